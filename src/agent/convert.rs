@@ -1,0 +1,75 @@
+//! History → model messages: custom roles mapped or dropped, replay made well-formed.
+
+use super::types::{Message, ToolResultMessage, UserMessage, now_ms};
+use crate::llm::LlmMessage;
+use std::collections::HashSet;
+
+/// Content of the result invented for a tool call that never got one.
+pub const NO_RESULT_PROVIDED: &str = "No result provided";
+
+/// The standard conversion: notifications become user input, notices are dropped.
+pub fn default_convert_to_llm(messages: &[Message]) -> Vec<LlmMessage> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::User(u) => Some(LlmMessage::User(u.clone())),
+            Message::Assistant(a) => Some(LlmMessage::Assistant(a.clone())),
+            Message::ToolResult(r) => Some(LlmMessage::ToolResult(r.clone())),
+            Message::Notification(n) => Some(LlmMessage::User(UserMessage {
+                content: n.content.clone(),
+                timestamp: n.timestamp,
+            })),
+            Message::Notice(_) => None,
+        })
+        .collect()
+}
+
+/// Makes a converted history safe to send: aborted and errored assistant messages are
+/// dropped, results that answer no kept call are dropped, and every kept tool call
+/// without a result gets an error result `No result provided` right after its message.
+pub fn sanitize_for_llm(messages: Vec<LlmMessage>) -> Vec<LlmMessage> {
+    let mut out = Vec::with_capacity(messages.len());
+    // Calls of the latest kept assistant message still waiting for a result, in order.
+    let mut open: Vec<(String, String)> = Vec::new();
+    let mut answered: HashSet<String> = HashSet::new();
+    for message in messages {
+        match message {
+            LlmMessage::Assistant(a) if a.is_failed() => {}
+            LlmMessage::ToolResult(r) => {
+                let belongs = open.iter().any(|(id, _)| *id == r.tool_call_id);
+                if belongs && answered.insert(r.tool_call_id.clone()) {
+                    out.push(LlmMessage::ToolResult(r));
+                }
+            }
+            other => {
+                close_open_calls(&mut out, &mut open, &answered);
+                answered.clear();
+                if let LlmMessage::Assistant(a) = &other {
+                    open = a.tool_calls().into_iter().map(|c| (c.id, c.name)).collect();
+                }
+                out.push(other);
+            }
+        }
+    }
+    close_open_calls(&mut out, &mut open, &answered);
+    out
+}
+
+fn close_open_calls(
+    out: &mut Vec<LlmMessage>,
+    open: &mut Vec<(String, String)>,
+    answered: &HashSet<String>,
+) {
+    for (id, name) in open.drain(..) {
+        if !answered.contains(&id) {
+            out.push(LlmMessage::ToolResult(ToolResultMessage {
+                tool_call_id: id,
+                tool_name: name,
+                content: NO_RESULT_PROVIDED.to_owned(),
+                details: serde_json::Value::Null,
+                is_error: true,
+                timestamp: now_ms(),
+            }));
+        }
+    }
+}

@@ -1,0 +1,347 @@
+//! The agent: types, events, the loop, and the `Agent` facade that owns state and queues.
+
+pub mod config;
+pub mod convert;
+pub mod event;
+pub mod queue;
+pub mod run_loop;
+mod state;
+pub mod tool;
+mod tool_exec;
+pub mod types;
+
+pub use config::{
+    AfterToolCall, AfterToolCallContext, AfterToolCallHook, BeforeToolCall, BeforeToolCallContext,
+    BeforeToolCallHook, ConvertToLlm, DEFAULT_MAX_TURNS, LoopConfig, ToolExecution,
+    TransformContext,
+};
+pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
+pub use queue::{QueueKind, QueueMode};
+pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_loop};
+pub use state::AgentState;
+pub use tool::{Tool, ToolDefinition, ToolResult, ToolSet, ToolUpdates};
+pub use tool_exec::{SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING};
+pub use types::*;
+
+use crate::llm::Provider;
+use futures::FutureExt;
+use queue::Queues;
+use state::Core;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+/// Why the agent refused a request.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum AgentError {
+    /// A run is already active.
+    #[error(
+        "The agent is already working. Use steer to redirect it now, or follow_up to queue \
+         a message for when it finishes."
+    )]
+    Busy,
+    /// `continue_run` found nothing to continue from.
+    #[error("Nothing to continue: {0}")]
+    NothingToContinue(String),
+    /// Called outside a Tokio runtime.
+    #[error("The agent needs a Tokio runtime to run; call it from inside one.")]
+    NoRuntime,
+}
+
+/// What a run starts with.
+enum Start {
+    /// These messages, first.
+    Messages(Vec<Message>),
+    /// The next queued follow-up message.
+    NextFollowUp,
+}
+
+/// Settings and hooks that only take effect at the start of the next run.
+struct Settings {
+    provider: Arc<dyn Provider>,
+    config: LoopConfig,
+}
+
+struct Inner {
+    core: Arc<Mutex<Core>>,
+    settings: Mutex<Settings>,
+    queues: Arc<Queues>,
+    sink: EventSink,
+    running: watch::Sender<bool>,
+}
+
+/// A stateful agent: one run at a time, with steering and follow-up queues and an
+/// event subscription. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct Agent {
+    inner: Arc<Inner>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // State is replaced whole under the lock, so a poisoned lock still holds a valid value.
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Agent {
+    /// An idle agent on `provider` and `model`, with default settings and no tools.
+    pub fn new(provider: Arc<dyn Provider>, model: impl Into<String>) -> Self {
+        let model = model.into();
+        let (running, _) = watch::channel(false);
+        let core = Arc::new(Mutex::new(Core::new(&model, running.clone())));
+        let sink_core = core.clone();
+        let sink = EventSink::new(move |event| lock(&sink_core).dispatch(event));
+        Self {
+            inner: Arc::new(Inner {
+                core,
+                settings: Mutex::new(Settings {
+                    provider,
+                    config: LoopConfig::new(model),
+                }),
+                queues: Arc::new(Queues::default()),
+                sink,
+                running,
+            }),
+        }
+    }
+
+    /// A consistent snapshot of the state, including the message being streamed.
+    pub fn state(&self) -> Arc<AgentState> {
+        lock(&self.inner.core).snapshot()
+    }
+
+    /// A receiver of every event, or only of the `kinds` given.
+    pub fn subscribe(&self, kinds: Option<&[EventKind]>) -> mpsc::UnboundedReceiver<AgentEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.inner.core).subscribe(tx, kinds.map(<[EventKind]>::to_vec));
+        rx
+    }
+
+    /// Starts a run with a user prompt; fails with `Busy` while a run is active.
+    pub fn prompt(&self, text: impl Into<String>) -> Result<(), AgentError> {
+        self.prompt_messages(vec![Message::user(text)])
+    }
+
+    /// Starts a run that first adds `messages` to the context.
+    pub fn prompt_messages(&self, messages: Vec<Message>) -> Result<(), AgentError> {
+        self.start(|_, _| Ok(Start::Messages(messages)))
+    }
+
+    /// Continues from the current context: retries after an error or abort, answers a
+    /// trailing user message or tool result, or delivers a queued message.
+    pub fn continue_run(&self) -> Result<(), AgentError> {
+        self.start(|state, queues| {
+            let tail = state
+                .messages
+                .iter()
+                .rev()
+                .find(|m| !matches!(m, Message::Notice(_)));
+            let resumable = match tail {
+                Some(Message::Assistant(a)) => a.is_failed(),
+                Some(_) => true,
+                None => false,
+            };
+            if resumable || queues.len(QueueKind::Steering) > 0 {
+                return Ok(Start::Messages(Vec::new()));
+            }
+            if queues.len(QueueKind::FollowUp) > 0 {
+                return Ok(Start::NextFollowUp);
+            }
+            Err(AgentError::NothingToContinue(if tail.is_none() {
+                "the conversation is empty; send a prompt first.".into()
+            } else {
+                "the assistant already answered and no message is queued; send a prompt.".into()
+            }))
+        })
+    }
+
+    fn start(
+        &self,
+        prompts: impl FnOnce(&AgentState, &Queues) -> Result<Start, AgentError>,
+    ) -> Result<(), AgentError> {
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| AgentError::NoRuntime)?;
+        let cancel = CancellationToken::new();
+        let (mut ctx, prompts) = {
+            let mut core = lock(&self.inner.core);
+            let state = core.snapshot();
+            if state.is_streaming {
+                return Err(AgentError::Busy);
+            }
+            let prompts = prompts(&state, &self.inner.queues)?;
+            core.begin_run(cancel.clone());
+            let ctx = AgentContext {
+                system_prompt: state.system_prompt.clone(),
+                messages: state.messages.as_ref().clone(),
+                tools: state.tools.clone(),
+            };
+            (ctx, prompts)
+        };
+        // Polling emits `queue_update`, which takes the core lock: only now is it free.
+        let prompts = match prompts {
+            Start::Messages(messages) => messages,
+            Start::NextFollowUp => self
+                .inner
+                .queues
+                .poll(QueueKind::FollowUp, &self.inner.sink),
+        };
+        let (provider, mut config) = {
+            let settings = lock(&self.inner.settings);
+            (settings.provider.clone(), settings.config.clone())
+        };
+        let state = self.state();
+        config.model = state.model.clone();
+        config.thinking = state.thinking;
+        let inner = self.inner.clone();
+        runtime.spawn(async move {
+            let env = RunEnv {
+                provider: provider.as_ref(),
+                config: &config,
+                queues: &inner.queues,
+                sink: &inner.sink,
+                cancel: &cancel,
+            };
+            let run = AssertUnwindSafe(run_loop(&mut ctx, prompts, &env)).catch_unwind();
+            if run.await.is_err() {
+                // The loop never panics by design; if it does, the agent must not stay busy.
+                inner.sink.emit(AgentEvent::MessageEnd {
+                    message: Message::notice(
+                        NoticeLevel::Error,
+                        "Internal error: the agent loop crashed. Your messages are kept; \
+                         send a message to continue.",
+                    ),
+                });
+                inner.sink.emit(AgentEvent::AgentEnd {
+                    messages: Vec::new(),
+                });
+            }
+        });
+        Ok(())
+    }
+
+    /// Queues a message injected at the next tool boundary (or the next run).
+    pub fn steer(&self, text: impl Into<String>) {
+        self.queue(QueueKind::Steering, Message::user(text));
+    }
+
+    /// Queues a message delivered when the agent would otherwise stop.
+    pub fn follow_up(&self, text: impl Into<String>) {
+        self.queue(QueueKind::FollowUp, Message::user(text));
+    }
+
+    /// Queues any message (e.g. a notification) on one of the queues.
+    pub fn queue(&self, kind: QueueKind, message: Message) {
+        self.inner.queues.push(kind, message, &self.inner.sink);
+    }
+
+    /// Empties one queue, or both with `None`; returns the removed messages so a UI
+    /// can give them back to the user.
+    pub fn clear_queue(&self, kind: Option<QueueKind>) -> Vec<Message> {
+        self.inner.queues.clear(kind, &self.inner.sink)
+    }
+
+    /// The messages waiting in a queue, oldest first.
+    pub fn queued(&self, kind: QueueKind) -> Vec<Message> {
+        self.inner.queues.snapshot(kind)
+    }
+
+    /// Sets how many messages one poll of a queue takes; applies at once, mid-run too.
+    pub fn set_queue_mode(&self, kind: QueueKind, mode: QueueMode) {
+        self.inner.queues.set_mode(kind, mode);
+    }
+
+    /// Aborts the active run, if any: the stream stops and tools are cancelled.
+    pub fn abort(&self) {
+        lock(&self.inner.core).abort();
+    }
+
+    /// Waits until no run is active.
+    pub async fn wait_for_idle(&self) {
+        let mut running = self.inner.running.subscribe();
+        // The sender lives as long as `self`, so this cannot fail while we wait.
+        let _ = running.wait_for(|busy| !busy).await;
+    }
+
+    /// Aborts any run, waits for it to end, then clears history, error and queues.
+    pub async fn reset(&self) {
+        self.abort();
+        self.wait_for_idle().await;
+        self.clear_queue(None);
+        lock(&self.inner.core).update(|s| {
+            s.messages = Arc::new(Vec::new());
+            s.error = None;
+        });
+    }
+
+    /// Replaces the history (e.g. with a resumed session); refused while running.
+    pub fn replace_messages(&self, messages: Vec<Message>) -> Result<(), AgentError> {
+        let mut core = lock(&self.inner.core);
+        if core.snapshot().is_streaming {
+            return Err(AgentError::Busy);
+        }
+        core.update(|s| s.messages = Arc::new(messages));
+        Ok(())
+    }
+
+    /// Sets the system prompt for the next run.
+    pub fn set_system_prompt(&self, prompt: impl Into<String>) {
+        let prompt = prompt.into();
+        lock(&self.inner.core).update(|s| s.system_prompt = prompt);
+    }
+
+    /// Sets the model for the next run.
+    pub fn set_model(&self, model: impl Into<String>) {
+        let model = model.into();
+        lock(&self.inner.core).update(|s| s.model = model);
+    }
+
+    /// Sets the thinking level for the next run.
+    pub fn set_thinking_level(&self, level: ThinkingLevel) {
+        lock(&self.inner.core).update(|s| s.thinking = level);
+    }
+
+    /// Sets the tools for the next run.
+    pub fn set_tools(&self, tools: Vec<Arc<dyn Tool>>) {
+        let tools = ToolSet::new(tools);
+        lock(&self.inner.core).update(|s| s.tools = tools);
+    }
+
+    /// Sets the provider for the next run.
+    pub fn set_provider(&self, provider: Arc<dyn Provider>) {
+        lock(&self.inner.settings).provider = provider;
+    }
+
+    /// Changes loop settings (turn limit, tool mode, hooks, conversion) for the next run.
+    pub fn configure(&self, change: impl FnOnce(&mut LoopConfig)) {
+        change(&mut lock(&self.inner.settings).config);
+    }
+
+    /// Sets the turn limit for the next run.
+    pub fn set_max_turns(&self, max_turns: u32) {
+        self.configure(|c| c.max_turns = max_turns);
+    }
+
+    /// Sets sequential or parallel tool execution for the next run.
+    pub fn set_tool_execution(&self, mode: ToolExecution) {
+        self.configure(|c| c.tool_execution = mode);
+    }
+
+    /// Installs (or removes) the `before_tool_call` hook.
+    pub fn set_before_tool_call(&self, hook: Option<BeforeToolCallHook>) {
+        self.configure(|c| c.before_tool_call = hook);
+    }
+
+    /// Installs (or removes) the `after_tool_call` hook.
+    pub fn set_after_tool_call(&self, hook: Option<AfterToolCallHook>) {
+        self.configure(|c| c.after_tool_call = hook);
+    }
+
+    /// Installs (or removes) the context transform run before each LLM call.
+    pub fn set_transform_context(&self, transform: Option<TransformContext>) {
+        self.configure(|c| c.transform_context = transform);
+    }
+
+    /// Replaces the history-to-model conversion.
+    pub fn set_convert_to_llm(&self, convert: ConvertToLlm) {
+        self.configure(|c| c.convert_to_llm = convert);
+    }
+}

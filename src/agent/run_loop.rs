@@ -1,0 +1,242 @@
+//! The agent loop: turns of one LLM call plus its tool calls, steering and follow-up.
+//!
+//! A pure function of (context, config, queues, provider) that reports everything it does
+//! as events; it holds no UI and no global state.
+
+use super::config::LoopConfig;
+use super::convert::sanitize_for_llm;
+use super::event::{AgentEvent, EventSink, apply_delta, finish_partial};
+use super::queue::{QueueKind, Queues};
+use super::tool::ToolSet;
+use super::tool_exec::execute_tool_calls;
+use super::types::{AssistantMessage, Message, NoticeLevel, StopReason};
+use crate::llm::{LlmEvent, LlmRequest, Provider};
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+/// Error text of an assistant message cut short by the user.
+pub const ABORTED_MESSAGE: &str = "Aborted by the user.";
+
+/// The context a run works on.
+#[derive(Clone, Debug, Default)]
+pub struct AgentContext {
+    /// The system prompt.
+    pub system_prompt: String,
+    /// The history; the run appends to it.
+    pub messages: Vec<Message>,
+    /// The tools the model may call.
+    pub tools: ToolSet,
+}
+
+/// What a run needs besides its context.
+pub struct RunEnv<'a> {
+    /// The model backend.
+    pub provider: &'a dyn Provider,
+    /// Model, limits, hooks.
+    pub config: &'a LoopConfig,
+    /// Steering and follow-up queues.
+    pub queues: &'a Queues,
+    /// Where events go.
+    pub sink: &'a EventSink,
+    /// Aborts the run.
+    pub cancel: &'a CancellationToken,
+}
+
+impl RunEnv<'_> {
+    /// Emits an event.
+    pub(crate) fn emit(&self, event: AgentEvent) {
+        self.sink.emit(event);
+    }
+}
+
+/// Runs the loop: injects `prompts` (none to continue from the current context), then
+/// turns until the model stops and both queues are empty. Emits `agent_start` first and
+/// `agent_end` last, and returns every message the run added.
+pub async fn run_loop(
+    ctx: &mut AgentContext,
+    prompts: Vec<Message>,
+    env: &RunEnv<'_>,
+) -> Vec<Message> {
+    let mut run = Run {
+        ctx,
+        env,
+        added: Vec::new(),
+    };
+    env.emit(AgentEvent::AgentStart);
+    run.turns(prompts).await;
+    let messages = run.added;
+    env.emit(AgentEvent::AgentEnd {
+        messages: messages.clone(),
+    });
+    messages
+}
+
+struct Run<'c, 'e, 'a> {
+    ctx: &'c mut AgentContext,
+    env: &'e RunEnv<'a>,
+    added: Vec<Message>,
+}
+
+impl Run<'_, '_, '_> {
+    /// Adds a complete message to the context, announcing it.
+    fn push(&mut self, message: Message) {
+        self.env.emit(AgentEvent::MessageStart {
+            message: message.clone(),
+        });
+        self.env.emit(AgentEvent::MessageEnd {
+            message: message.clone(),
+        });
+        self.record(message);
+    }
+
+    fn record(&mut self, message: Message) {
+        self.ctx.messages.push(message.clone());
+        self.added.push(message);
+    }
+
+    async fn turns(&mut self, prompts: Vec<Message>) {
+        let env = self.env;
+        let mut pending = prompts;
+        // The user may have typed while waiting: steering goes in before the first call.
+        pending.extend(env.queues.poll(QueueKind::Steering, env.sink));
+        let mut source = QueueKind::Steering;
+        let mut turn = 0u32;
+        loop {
+            loop {
+                if turn >= env.config.max_turns {
+                    self.stop_at_turn_limit(pending, source);
+                    return;
+                }
+                turn += 1;
+                env.emit(AgentEvent::TurnStart { turn });
+                for message in pending.drain(..) {
+                    self.push(message);
+                }
+                let assistant = self.stream_assistant().await;
+                let calls = if assistant.is_failed() {
+                    Vec::new()
+                } else {
+                    assistant.tool_calls()
+                };
+                let (results, steering) = if calls.is_empty() {
+                    (Vec::new(), Vec::new())
+                } else {
+                    execute_tool_calls(self.ctx.tools.clone(), calls.clone(), env).await
+                };
+                for result in &results {
+                    self.push(result.clone());
+                }
+                env.emit(AgentEvent::TurnEnd {
+                    message: Message::Assistant(assistant.clone()),
+                    tool_results: results,
+                });
+                if assistant.is_failed() || env.cancel.is_cancelled() {
+                    return;
+                }
+                pending = steering;
+                source = QueueKind::Steering;
+                if pending.is_empty() {
+                    pending = env.queues.poll(QueueKind::Steering, env.sink);
+                }
+                if calls.is_empty() && pending.is_empty() {
+                    break;
+                }
+            }
+            pending = env.queues.poll(QueueKind::FollowUp, env.sink);
+            source = QueueKind::FollowUp;
+            if pending.is_empty() {
+                return;
+            }
+        }
+    }
+
+    /// Ends the run with a notice; messages taken from a queue go back to its front.
+    fn stop_at_turn_limit(&mut self, pending: Vec<Message>, source: QueueKind) {
+        let env = self.env;
+        env.queues.push_front(source, pending, env.sink);
+        let limit = env.config.max_turns;
+        self.push(Message::notice(
+            NoticeLevel::Warning,
+            format!(
+                "Stopped after {limit} turns: the run reached its turn limit (max_turns = {limit}). \
+                 Send a message or continue to let the agent go on."
+            ),
+        ));
+    }
+
+    /// Streams one assistant message and adds it to the context.
+    async fn stream_assistant(&mut self) -> AssistantMessage {
+        let env = self.env;
+        let history = match &env.config.transform_context {
+            Some(transform) => transform(self.ctx.messages.clone(), env.cancel.clone()).await,
+            None => self.ctx.messages.clone(),
+        };
+        let request = LlmRequest {
+            system_prompt: self.ctx.system_prompt.clone(),
+            messages: sanitize_for_llm((env.config.convert_to_llm)(&history)),
+            tools: self.ctx.tools.definitions(),
+            model: env.config.model.clone(),
+            thinking: env.config.thinking,
+        };
+        let mut partial = AssistantMessage::empty(&env.config.model);
+        let mut raw_args = Vec::new();
+        env.emit(AgentEvent::MessageStart {
+            message: Message::Assistant(partial.clone()),
+        });
+        let mut stream = env.provider.stream(request, env.cancel.clone());
+        let message = loop {
+            let event = tokio::select! {
+                biased;
+                () = env.cancel.cancelled() => break ended(partial, raw_args, StopReason::Aborted, ABORTED_MESSAGE),
+                event = stream.next() => event,
+            };
+            match event {
+                Some(LlmEvent::Start) => {}
+                Some(LlmEvent::Delta(delta)) => {
+                    apply_delta(&mut partial, &mut raw_args, &delta);
+                    env.emit(AgentEvent::MessageUpdate { delta });
+                }
+                Some(LlmEvent::Done(message)) => break message,
+                Some(LlmEvent::Error(message)) => break as_failure(message),
+                None => {
+                    break ended(
+                        partial,
+                        raw_args,
+                        StopReason::Error,
+                        "The provider stream ended without a final message.",
+                    );
+                }
+            }
+        };
+        drop(stream);
+        env.emit(AgentEvent::MessageEnd {
+            message: Message::Assistant(message.clone()),
+        });
+        self.record(Message::Assistant(message.clone()));
+        message
+    }
+}
+
+/// The partial message, closed with a failure reason.
+fn ended(
+    mut partial: AssistantMessage,
+    raw_args: Vec<String>,
+    reason: StopReason,
+    text: &str,
+) -> AssistantMessage {
+    finish_partial(&mut partial, &raw_args);
+    partial.stop_reason = reason;
+    partial.error_message = Some(text.to_owned());
+    partial
+}
+
+/// A provider's error message, guaranteed to read as a failure.
+fn as_failure(mut message: AssistantMessage) -> AssistantMessage {
+    if !message.is_failed() {
+        message.stop_reason = StopReason::Error;
+    }
+    if message.error_message.is_none() {
+        message.error_message = Some("The provider reported an error without details.".into());
+    }
+    message
+}

@@ -1,0 +1,226 @@
+//! The `Tool` trait, tool results, partial-output updates and argument validation.
+
+use super::event::{AgentEvent, EventSink};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio_util::sync::CancellationToken;
+
+/// What a tool returns.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// Exactly what the model receives.
+    pub content: String,
+    /// Fuller data for the UI (diffs, exit codes...); never sent to the model.
+    #[serde(default)]
+    pub details: Value,
+    /// Whether the call failed; always serialised.
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    /// A successful result with text content.
+    pub fn text(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            details: Value::Null,
+            is_error: false,
+        }
+    }
+
+    /// A failed result the model can read and act on.
+    pub fn error(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+            details: Value::Null,
+            is_error: true,
+        }
+    }
+
+    /// The same result with `details` attached.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = details;
+        self
+    }
+}
+
+/// What providers send the model about a tool.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolDefinition {
+    /// Tool name.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub parameters: Value,
+}
+
+/// Lets a running tool publish partial output as `tool_execution_update` events.
+#[derive(Clone, Debug)]
+pub struct ToolUpdates {
+    sink: Option<EventSink>,
+    tool_call_id: String,
+    tool_name: String,
+    open: Arc<AtomicBool>,
+}
+
+impl ToolUpdates {
+    /// Updates for one call, delivered to `sink`.
+    pub fn new(sink: EventSink, tool_call_id: &str, tool_name: &str) -> Self {
+        Self {
+            sink: Some(sink),
+            tool_call_id: tool_call_id.to_owned(),
+            tool_name: tool_name.to_owned(),
+            open: Arc::new(AtomicBool::new(true)),
+        }
+    }
+
+    /// Updates that go nowhere (for calling a tool outside the loop).
+    pub fn discard() -> Self {
+        Self {
+            sink: None,
+            tool_call_id: String::new(),
+            tool_name: String::new(),
+            open: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Publishes partial output; ignored once the call has ended.
+    pub fn send(&self, partial: Value) {
+        if let Some(sink) = &self.sink
+            && self.open.load(Ordering::Acquire)
+        {
+            sink.emit(AgentEvent::ToolExecutionUpdate {
+                tool_call_id: self.tool_call_id.clone(),
+                tool_name: self.tool_name.clone(),
+                partial,
+            });
+        }
+    }
+
+    /// Stops delivery, so no update can follow the call's end event.
+    pub(crate) fn close(&self) {
+        self.open.store(false, Ordering::Release);
+    }
+}
+
+/// A capability the model can call.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// Unique name the model calls it by.
+    fn name(&self) -> &str;
+    /// Short human label for the UI.
+    fn label(&self) -> &str;
+    /// What it does, for the model.
+    fn description(&self) -> &str;
+    /// JSON Schema of the arguments.
+    fn parameters(&self) -> Value;
+    /// Runs the call; must return promptly once `cancel` fires.
+    async fn execute(
+        &self,
+        call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        updates: ToolUpdates,
+    ) -> ToolResult;
+}
+
+/// A tool together with its compiled argument validator.
+struct Entry {
+    tool: Arc<dyn Tool>,
+    validator: Result<jsonschema::Validator, String>,
+}
+
+/// The tools of an agent, with argument schemas compiled once.
+#[derive(Clone, Default)]
+pub struct ToolSet {
+    entries: Arc<Vec<Entry>>,
+}
+
+impl ToolSet {
+    /// Compiles the schemas of `tools`; a broken schema fails only that tool's calls.
+    pub fn new(tools: Vec<Arc<dyn Tool>>) -> Self {
+        let entries = tools
+            .into_iter()
+            .map(|tool| {
+                let validator = jsonschema::validator_for(&tool.parameters())
+                    .map_err(|e| format!("the tool's parameter schema is invalid: {e}"));
+                Entry { tool, validator }
+            })
+            .collect();
+        Self {
+            entries: Arc::new(entries),
+        }
+    }
+
+    /// The tool called `name`.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.find(name).map(|e| e.tool.clone())
+    }
+
+    /// The tools, in registration order.
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        self.entries.iter().map(|e| e.tool.clone()).collect()
+    }
+
+    /// Whether there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The definitions providers send to the model.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.entries
+            .iter()
+            .map(|e| ToolDefinition {
+                name: e.tool.name().to_owned(),
+                description: e.tool.description().to_owned(),
+                parameters: e.tool.parameters(),
+            })
+            .collect()
+    }
+
+    /// Checks `args` against the tool's schema; the error lists every failing path.
+    pub fn validate(&self, name: &str, args: &Value) -> Result<(), String> {
+        let Some(entry) = self.find(name) else {
+            return Err(format!("Tool \"{name}\" not found"));
+        };
+        let validator = entry
+            .validator
+            .as_ref()
+            .map_err(|e| format!("Cannot validate arguments for tool \"{name}\": {e}"))?;
+        let problems: Vec<String> = validator
+            .iter_errors(args)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                let path = if path.is_empty() {
+                    "/".to_owned()
+                } else {
+                    path
+                };
+                format!("  - {path}: {e}")
+            })
+            .collect();
+        if problems.is_empty() {
+            return Ok(());
+        }
+        let received = serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string());
+        Err(format!(
+            "Validation failed for tool \"{name}\":\n{}\n\nReceived arguments:\n{received}",
+            problems.join("\n")
+        ))
+    }
+
+    fn find(&self, name: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.tool.name() == name)
+    }
+}
+
+impl std::fmt::Debug for ToolSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.entries.iter().map(|e| e.tool.name()).collect();
+        f.debug_tuple("ToolSet").field(&names).finish()
+    }
+}
