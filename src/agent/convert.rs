@@ -27,6 +27,28 @@ pub fn default_convert_to_llm(messages: &[Message]) -> Vec<LlmMessage> {
 /// Makes a converted history safe to send: aborted and errored assistant messages are
 /// dropped, results that answer no kept call are dropped, and every kept tool call
 /// without a result gets an error result `No result provided` right after its message.
+///
+/// ```
+/// use claw_tui::agent::convert::{NO_RESULT_PROVIDED, sanitize_for_llm};
+/// use claw_tui::agent::{AssistantMessage, Block, StopReason, UserMessage};
+/// use claw_tui::llm::LlmMessage;
+///
+/// // The session was interrupted while `ls` ran: the call never got its result.
+/// let mut call = AssistantMessage::empty("model");
+/// call.stop_reason = StopReason::ToolUse;
+/// call.content.push(Block::ToolCall { id: "c1".into(), name: "ls".into(), args: serde_json::json!({}) });
+/// let history = vec![
+///     LlmMessage::User(UserMessage::new("list files")),
+///     LlmMessage::Assistant(call),
+///     LlmMessage::User(UserMessage::new("hello?")),
+/// ];
+/// let sent = sanitize_for_llm(history);
+/// assert_eq!(sent.len(), 4);
+/// match &sent[2] {
+///     LlmMessage::ToolResult(r) => assert!(r.is_error && r.content == NO_RESULT_PROVIDED),
+///     other => panic!("expected the invented result, got {other:?}"),
+/// }
+/// ```
 pub fn sanitize_for_llm(messages: Vec<LlmMessage>) -> Vec<LlmMessage> {
     let mut out = Vec::with_capacity(messages.len());
     // Calls of the latest kept assistant message still waiting for a result, in order.

@@ -57,6 +57,13 @@ enum Start {
     NextFollowUp,
 }
 
+/// How many messages wait in each queue.
+#[derive(Clone, Copy)]
+struct QueueLengths {
+    steering: usize,
+    follow_up: usize,
+}
+
 /// Settings and hooks that only take effect at the start of the next run.
 struct Settings {
     provider: Arc<dyn Provider>,
@@ -130,7 +137,7 @@ impl Agent {
     /// Continues from the current context: retries after an error or abort, answers a
     /// trailing user message or tool result, or delivers a queued message.
     pub fn continue_run(&self) -> Result<(), AgentError> {
-        self.start(|state, queues| {
+        self.start(|state, queued| {
             let tail = state
                 .messages
                 .iter()
@@ -141,10 +148,10 @@ impl Agent {
                 Some(_) => true,
                 None => false,
             };
-            if resumable || queues.len(QueueKind::Steering) > 0 {
+            if resumable || queued.steering > 0 {
                 return Ok(Start::Messages(Vec::new()));
             }
-            if queues.len(QueueKind::FollowUp) > 0 {
+            if queued.follow_up > 0 {
                 return Ok(Start::NextFollowUp);
             }
             Err(AgentError::NothingToContinue(if tail.is_none() {
@@ -157,9 +164,15 @@ impl Agent {
 
     fn start(
         &self,
-        prompts: impl FnOnce(&AgentState, &Queues) -> Result<Start, AgentError>,
+        prompts: impl FnOnce(&AgentState, QueueLengths) -> Result<Start, AgentError>,
     ) -> Result<(), AgentError> {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| AgentError::NoRuntime)?;
+        // Read before taking the core lock: queue changes take the queue lock, then the
+        // core lock (to emit), so holding core while asking the queues would deadlock.
+        let queued = QueueLengths {
+            steering: self.inner.queues.len(QueueKind::Steering),
+            follow_up: self.inner.queues.len(QueueKind::FollowUp),
+        };
         let cancel = CancellationToken::new();
         let (mut ctx, prompts) = {
             let mut core = lock(&self.inner.core);
@@ -167,7 +180,7 @@ impl Agent {
             if state.is_streaming {
                 return Err(AgentError::Busy);
             }
-            let prompts = prompts(&state, &self.inner.queues)?;
+            let prompts = prompts(&state, queued)?;
             core.begin_run(cancel.clone());
             let ctx = AgentContext {
                 system_prompt: state.system_prompt.clone(),

@@ -103,7 +103,8 @@ impl Run<'_, '_, '_> {
         let mut turn = 0u32;
         loop {
             loop {
-                if turn >= env.config.max_turns {
+                // A limit of 0 would drop the prompt unanswered; every run gets one turn.
+                if turn >= env.config.max_turns.max(1) {
                     self.stop_at_turn_limit(pending, source);
                     return;
                 }
@@ -154,7 +155,7 @@ impl Run<'_, '_, '_> {
     fn stop_at_turn_limit(&mut self, pending: Vec<Message>, source: QueueKind) {
         let env = self.env;
         env.queues.push_front(source, pending, env.sink);
-        let limit = env.config.max_turns;
+        let limit = env.config.max_turns.max(1);
         self.push(Message::notice(
             NoticeLevel::Warning,
             format!(

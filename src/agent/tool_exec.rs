@@ -150,7 +150,7 @@ async fn run_call(tools: &ToolSet, call: &ToolCall, env: &RunEnv<'_>) -> ToolRes
             tool_name: call.name.clone(),
             args: args.clone(),
         };
-        match guarded(hook(context)).await {
+        match guarded(async move { hook(context).await }).await {
             Ok(BeforeToolCall::Continue) => {}
             Ok(BeforeToolCall::Block { reason }) => return ToolResult::error(reason),
             Ok(BeforeToolCall::ReplaceArgs(new_args)) => {
@@ -180,7 +180,7 @@ async fn run_call(tools: &ToolSet, call: &ToolCall, env: &RunEnv<'_>) -> ToolRes
             args,
             result: result.clone(),
         };
-        match guarded(hook(context)).await {
+        match guarded(async move { hook(context).await }).await {
             Ok(change) => {
                 if let Some(content) = change.content {
                     result.content = content;

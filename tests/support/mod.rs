@@ -1,5 +1,11 @@
 //! Shared test helpers: a scripted in-process provider, small tools, event collection.
-#![allow(clippy::unwrap_used, clippy::expect_used, dead_code, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::new_ret_no_self,
+    dead_code,
+    missing_docs
+)]
 
 pub mod scripted;
 
