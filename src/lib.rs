@@ -1,6 +1,15 @@
 //! claw-tui: an LLM agent runtime with a full-screen terminal client.
 //!
-//! `agent` holds the loop and the `Agent` facade; `llm` the provider boundary.
+//! `agent` holds the loop and the `Agent` facade; `llm` the providers; `tools` the
+//! built-in tools; `config` and `cli` the settings; `headless` the scriptable modes.
 
 pub mod agent;
+pub mod cli;
+pub mod config;
+pub mod headless;
 pub mod llm;
+pub mod runtime;
+pub mod session;
+pub mod setup;
+pub mod tools;
+pub mod tui;

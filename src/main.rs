@@ -1,21 +1,55 @@
-//! The `claw-tui` binary.
+//! The `claw-tui` binary: flags → settings → a headless mode or the terminal client.
 
-/// What this build can do today, shown until the terminal client lands.
-const STATUS: &str = "\
-claw-tui — an LLM agent in your terminal
-
-This build contains the agent core: the turn loop (LLM call, then tool calls),
-its typed event stream, JSON-Schema-checked tools with before/after hooks,
-sequential or parallel tool execution, abort, and the steering and follow-up
-queues. It is exercised by `cargo test` and `cargo bench`.
-
-Not in this build yet: the full-screen client, the Anthropic and
-OpenAI-compatible providers, the offline demo model, the built-in tools, and
-background subagents and cron. Until they land, there is nothing to chat with.
-
-See README.md and docs/architecture.md.
-";
+use clap::Parser;
+use claw_tui::cli::{Cli, Mode};
+use claw_tui::config;
+use claw_tui::headless::{self, EXIT_USAGE};
+use claw_tui::tools::exec::{SANDBOX_SUBCOMMAND, sandbox_launcher_main};
 
 fn main() {
-    print!("{STATUS}");
+    // The exec sandbox launcher restricts itself and execs the shell before anything else.
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.get(1).is_some_and(|a| a == SANDBOX_SUBCOMMAND) {
+        std::process::exit(sandbox_launcher_main(&argv[2..]));
+    }
+    std::process::exit(run());
+}
+
+fn run() -> i32 {
+    let cli = Cli::parse();
+    let settings = match config::resolve(&cli, &|name| std::env::var(name).ok()) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for warning in &settings.warnings {
+        eprintln!("claw-tui: warning: {warning}");
+    }
+    if let Some(command) = &cli.command {
+        return headless::run_command(command, &settings);
+    }
+    if cli.mode == Mode::Text && !cli.print {
+        let inbox = claw_tui::tui::Inbox::new();
+        let (tools, unknown) = claw_tui::setup::build_registry(&settings, inbox.message_sender());
+        let mut warnings = settings.warnings.clone();
+        if !unknown.is_empty() {
+            warnings.push(format!("[tools] disabled names unknown tools: {}", unknown.join(", ")));
+        }
+        let agent = match claw_tui::setup::build_agent(&settings, &tools, inbox.approval_asker(cli.yes)) {
+            Ok(agent) => agent,
+            Err(e) => {
+                eprintln!("claw-tui: {e}");
+                return EXIT_USAGE;
+            }
+        };
+        let options = claw_tui::tui::Options {
+            prompt: cli.prompt.clone(),
+            warnings,
+            ..claw_tui::tui::Options::default()
+        };
+        return claw_tui::tui::run(&settings, agent, inbox, options);
+    }
+    headless::run_headless(&cli, &settings)
 }

@@ -109,6 +109,30 @@ pub enum AgentEvent {
         /// Whether it failed; always serialised.
         is_error: bool,
     },
+    /// A failed LLM request will be retried after a delay (nothing was streamed yet).
+    AutoRetryStart {
+        /// 1-based number of the retry.
+        attempt: u32,
+        /// Retries allowed in all.
+        max_attempts: u32,
+        /// Wait before the retry, in milliseconds.
+        delay_ms: u64,
+        /// Why the previous attempt failed.
+        reason: String,
+    },
+    /// The wait is over and the retry was sent.
+    AutoRetryEnd {
+        /// The retry's number.
+        attempt: u32,
+    },
+    /// A setting changed (`model`, `thinking`, `steering_mode`, `follow_up_mode`,
+    /// `tool_execution`), so UIs and the session file can follow.
+    SettingUpdate {
+        /// Which setting.
+        key: String,
+        /// Its new value.
+        value: Value,
+    },
     /// The steering or follow-up queue changed.
     QueueUpdate {
         /// Pending steering messages, oldest first.
@@ -141,6 +165,12 @@ pub enum EventKind {
     ToolExecutionUpdate,
     /// `tool_execution_end`
     ToolExecutionEnd,
+    /// `auto_retry_start`
+    AutoRetryStart,
+    /// `auto_retry_end`
+    AutoRetryEnd,
+    /// `setting_update`
+    SettingUpdate,
     /// `queue_update`
     QueueUpdate,
 }
@@ -159,6 +189,9 @@ impl AgentEvent {
             AgentEvent::ToolExecutionStart { .. } => EventKind::ToolExecutionStart,
             AgentEvent::ToolExecutionUpdate { .. } => EventKind::ToolExecutionUpdate,
             AgentEvent::ToolExecutionEnd { .. } => EventKind::ToolExecutionEnd,
+            AgentEvent::AutoRetryStart { .. } => EventKind::AutoRetryStart,
+            AgentEvent::AutoRetryEnd { .. } => EventKind::AutoRetryEnd,
+            AgentEvent::SettingUpdate { .. } => EventKind::SettingUpdate,
             AgentEvent::QueueUpdate { .. } => EventKind::QueueUpdate,
         }
     }

@@ -260,6 +260,18 @@ impl Agent {
     /// Sets how many messages one poll of a queue takes; applies at once, mid-run too.
     pub fn set_queue_mode(&self, kind: QueueKind, mode: QueueMode) {
         self.inner.queues.set_mode(kind, mode);
+        let key = match kind {
+            QueueKind::Steering => "steering_mode",
+            QueueKind::FollowUp => "follow_up_mode",
+        };
+        self.announce_setting(key, &mode);
+    }
+
+    fn announce_setting(&self, key: &str, value: &impl serde::Serialize) {
+        self.inner.sink.emit(AgentEvent::SettingUpdate {
+            key: key.to_owned(),
+            value: serde_json::to_value(value).unwrap_or_default(),
+        });
     }
 
     /// Aborts the active run, if any: the stream stops and tools are cancelled.
@@ -304,12 +316,14 @@ impl Agent {
     /// Sets the model for the next run.
     pub fn set_model(&self, model: impl Into<String>) {
         let model = model.into();
-        lock(&self.inner.core).update(|s| s.model = model);
+        lock(&self.inner.core).update(|s| s.model = model.clone());
+        self.announce_setting("model", &model);
     }
 
     /// Sets the thinking level for the next run.
     pub fn set_thinking_level(&self, level: ThinkingLevel) {
         lock(&self.inner.core).update(|s| s.thinking = level);
+        self.announce_setting("thinking", &level);
     }
 
     /// Sets the tools for the next run.
@@ -336,6 +350,7 @@ impl Agent {
     /// Sets sequential or parallel tool execution for the next run.
     pub fn set_tool_execution(&self, mode: ToolExecution) {
         self.configure(|c| c.tool_execution = mode);
+        self.announce_setting("tool_execution", &mode);
     }
 
     /// Installs (or removes) the `before_tool_call` hook.

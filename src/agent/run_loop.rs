@@ -193,6 +193,20 @@ impl Run<'_, '_, '_> {
             };
             match event {
                 Some(LlmEvent::Start) => {}
+                Some(LlmEvent::RetryStart {
+                    attempt,
+                    max_attempts,
+                    delay_ms,
+                    reason,
+                }) => env.emit(AgentEvent::AutoRetryStart {
+                    attempt,
+                    max_attempts,
+                    delay_ms,
+                    reason,
+                }),
+                Some(LlmEvent::RetryEnd { attempt }) => {
+                    env.emit(AgentEvent::AutoRetryEnd { attempt });
+                }
                 Some(LlmEvent::Delta(delta)) => {
                     apply_delta(&mut partial, &mut raw_args, &delta);
                     env.emit(AgentEvent::MessageUpdate { delta });

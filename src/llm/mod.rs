@@ -1,11 +1,39 @@
 //! The provider boundary: what the agent loop sends to a model and what streams back.
 
+mod accumulate;
+pub mod anthropic;
+pub mod demo;
+mod messages;
+pub mod openai;
+pub mod pricing;
+pub mod retry;
+pub mod secret;
+pub mod sse;
+mod transport;
+
+pub use anthropic::{AnthropicConfig, AnthropicProvider};
+pub use openai::{MaxTokensField, OpenAiCompat, OpenAiConfig, OpenAiProvider, SystemRole};
+pub use pricing::ModelPrices;
+pub use retry::RetryPolicy;
+pub use secret::Secret;
+
 use crate::agent::event::MessageDelta;
 use crate::agent::tool::ToolDefinition;
 use crate::agent::types::{AssistantMessage, ThinkingLevel, ToolResultMessage, UserMessage};
 use futures::stream::BoxStream;
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+/// Default longest silence from a server before a call is given up.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// Default longest TCP/TLS connect.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a provider could not be created (its HTTP client failed to initialise).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SetupError(pub String);
 
 /// A message in the form models accept: custom roles are already mapped or dropped.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +69,22 @@ pub enum LlmEvent {
     Start,
     /// A change to the message being produced.
     Delta(MessageDelta),
+    /// A failed attempt will be retried after `delay_ms` (nothing was streamed yet).
+    RetryStart {
+        /// 1-based number of the retry about to happen.
+        attempt: u32,
+        /// Retries allowed in all.
+        max_attempts: u32,
+        /// Wait before the retry, in milliseconds.
+        delay_ms: u64,
+        /// Why the previous attempt failed.
+        reason: String,
+    },
+    /// The retry announced by `RetryStart` has been sent.
+    RetryEnd {
+        /// The retry's number.
+        attempt: u32,
+    },
     /// The final message (stop reason `stop`, `length` or `tool_use`).
     Done(AssistantMessage),
     /// The call failed or was aborted; the partial message carries `error_message`.

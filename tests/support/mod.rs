@@ -4,9 +4,12 @@
     clippy::expect_used,
     clippy::new_ret_no_self,
     dead_code,
+    unused_imports,
     missing_docs
 )]
 
+pub mod bin;
+pub mod fake_llm;
 pub mod scripted;
 
 use claw_tui::agent::{AgentEvent, Message, Tool, ToolResult, ToolUpdates};
@@ -74,6 +77,9 @@ pub fn label(event: &AgentEvent) -> String {
         }
         AgentEvent::ToolExecutionEnd { tool_call_id, .. } => format!("tool_end:{tool_call_id}"),
         AgentEvent::QueueUpdate { .. } => "queue_update".into(),
+        AgentEvent::AutoRetryStart { attempt, .. } => format!("auto_retry_start:{attempt}"),
+        AgentEvent::AutoRetryEnd { attempt } => format!("auto_retry_end:{attempt}"),
+        AgentEvent::SettingUpdate { key, .. } => format!("setting_update:{key}"),
     }
 }
 

@@ -1,0 +1,142 @@
+//! Decoding throughput: a 20,000-token streamed reply, as raw response bytes in 4 KiB
+//! reads, through the providers' own decode path (`decode_body`: SSE parsing, JSON,
+//! deltas, the final message) in both wire formats. Target: at least 50 MB/s.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use bytes::Bytes;
+use claw_tui::llm::{
+    AnthropicConfig, AnthropicProvider, LlmEvent, LlmStream, OpenAiConfig, OpenAiProvider,
+};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use futures::StreamExt;
+use serde_json::json;
+use std::convert::Infallible;
+use tokio_util::sync::CancellationToken;
+
+const TOKENS: usize = 20_000;
+const READ_SIZE: usize = 4096;
+
+/// The text of token `i`: mostly words, with the escapes real text has.
+fn token(i: usize) -> String {
+    match i % 50 {
+        0 => "\n\n".to_owned(),
+        1 => " \"quoted\"".to_owned(),
+        2 => " naïve".to_owned(),
+        _ => format!(" word{}", i % 997),
+    }
+}
+
+fn anthropic_body() -> Vec<u8> {
+    let event = |name: &str, data: serde_json::Value| format!("event: {name}\ndata: {data}\n\n");
+    let mut out = event(
+        "message_start",
+        json!({"type": "message_start", "message": {"id": "msg_bench", "type": "message",
+               "role": "assistant", "model": "claude-sonnet-4-5", "content": [],
+               "stop_reason": null, "usage": {"input_tokens": 1200, "output_tokens": 1}}}),
+    );
+    out += &event(
+        "content_block_start",
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+    );
+    for i in 0..TOKENS {
+        out += &event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "text_delta", "text": token(i)}}),
+        );
+    }
+    out += &event(
+        "content_block_stop",
+        json!({"type": "content_block_stop", "index": 0}),
+    );
+    out += &event(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": TOKENS}}),
+    );
+    out += &event("message_stop", json!({"type": "message_stop"}));
+    out.into_bytes()
+}
+
+fn openai_body() -> Vec<u8> {
+    let chunk = |delta: serde_json::Value, finish: Option<&str>| {
+        let c = json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk",
+                       "created": 1_700_000_000, "model": "gpt-4o-2024-08-06",
+                       "system_fingerprint": "fp_bench",
+                       "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]});
+        format!("data: {c}\n\n")
+    };
+    let mut out = chunk(json!({"role": "assistant", "content": ""}), None);
+    for i in 0..TOKENS {
+        out += &chunk(json!({"content": token(i)}), None);
+    }
+    out += &chunk(json!({}), Some("stop"));
+    out += &format!(
+        "data: {}\n\n",
+        json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "choices": [],
+               "usage": {"prompt_tokens": 1200, "completion_tokens": TOKENS}})
+    );
+    out += "data: [DONE]\n\n";
+    out.into_bytes()
+}
+
+/// The body as the separate reads a socket would deliver.
+fn reads(body: &[u8]) -> Vec<Bytes> {
+    body.chunks(READ_SIZE).map(Bytes::copy_from_slice).collect()
+}
+
+fn body_stream(
+    reads: &[Bytes],
+) -> futures::stream::Iter<std::vec::IntoIter<Result<Bytes, Infallible>>> {
+    futures::stream::iter(reads.iter().cloned().map(Ok).collect::<Vec<_>>())
+}
+
+/// Drains the stream; checks every token arrived and the message completed.
+async fn drain(mut stream: LlmStream) -> usize {
+    let mut deltas = 0;
+    while let Some(event) = stream.next().await {
+        match event {
+            LlmEvent::Delta(_) => deltas += 1,
+            LlmEvent::Done(message) => assert!(message.text().len() > TOKENS),
+            LlmEvent::Error(message) => panic!("decode failed: {:?}", message.error_message),
+            _ => {}
+        }
+    }
+    assert!(deltas >= TOKENS, "{deltas} deltas");
+    deltas
+}
+
+fn sse_decode(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let anthropic = AnthropicProvider::new(AnthropicConfig::default()).unwrap();
+    let openai = OpenAiProvider::new(OpenAiConfig::default()).unwrap();
+    let anthropic_reads = reads(&anthropic_body());
+    let openai_reads = reads(&openai_body());
+
+    let mut group = c.benchmark_group("sse_decode_20k_tokens");
+    group.sample_size(20);
+
+    let size: usize = anthropic_reads.iter().map(Bytes::len).sum();
+    group.throughput(Throughput::Bytes(size as u64));
+    group.bench_function("anthropic", |b| {
+        b.to_async(&runtime).iter(|| {
+            let body = body_stream(&anthropic_reads);
+            drain(anthropic.decode_body("claude-sonnet-4-5", body, CancellationToken::new()))
+        });
+    });
+
+    let size: usize = openai_reads.iter().map(Bytes::len).sum();
+    group.throughput(Throughput::Bytes(size as u64));
+    group.bench_function("openai", |b| {
+        b.to_async(&runtime).iter(|| {
+            let body = body_stream(&openai_reads);
+            drain(openai.decode_body("gpt-4o", body, CancellationToken::new()))
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, sse_decode);
+criterion_main!(benches);

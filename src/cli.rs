@@ -1,0 +1,162 @@
+//! Command-line flags.
+
+use crate::agent::{ThinkingLevel, ToolExecution};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// How the process talks to its caller.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// The full-screen terminal client, or plain text with `--print`.
+    #[default]
+    Text,
+    /// Every agent event as one JSON object per line on stdout (needs a prompt).
+    Json,
+    /// A long-running process driven by JSON lines on stdin (see docs/rpc.md).
+    Rpc,
+}
+
+/// Thinking effort as a flag value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ThinkingFlag {
+    /// No extended thinking.
+    Off,
+    /// The smallest budget.
+    Minimal,
+    /// A small budget.
+    Low,
+    /// A medium budget.
+    Medium,
+    /// A large budget.
+    High,
+}
+
+impl From<ThinkingFlag> for ThinkingLevel {
+    fn from(flag: ThinkingFlag) -> Self {
+        match flag {
+            ThinkingFlag::Off => ThinkingLevel::Off,
+            ThinkingFlag::Minimal => ThinkingLevel::Minimal,
+            ThinkingFlag::Low => ThinkingLevel::Low,
+            ThinkingFlag::Medium => ThinkingLevel::Medium,
+            ThinkingFlag::High => ThinkingLevel::High,
+        }
+    }
+}
+
+/// Tool execution mode as a flag value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ToolExecutionFlag {
+    /// One call after another.
+    Sequential,
+    /// All calls of a message at once.
+    Parallel,
+}
+
+impl From<ToolExecutionFlag> for ToolExecution {
+    fn from(flag: ToolExecutionFlag) -> Self {
+        match flag {
+            ToolExecutionFlag::Sequential => ToolExecution::Sequential,
+            ToolExecutionFlag::Parallel => ToolExecution::Parallel,
+        }
+    }
+}
+
+/// claw-tui: an LLM agent in your terminal.
+#[derive(Clone, Debug, Default, Parser)]
+#[command(name = "claw-tui", version, about, long_about = None)]
+pub struct Cli {
+    /// Prompt to send at start (`-` reads it from stdin, with --print or --mode json).
+    pub prompt: Option<String>,
+
+    /// Run the prompt to completion, print the answer to stdout and exit.
+    #[arg(short = 'p', long = "print")]
+    pub print: bool,
+
+    /// Output mode: text, json (event lines) or rpc (JSON lines on stdin/stdout).
+    #[arg(long, value_enum, default_value_t = Mode::Text)]
+    pub mode: Mode,
+
+    /// Provider: a name from the config file, or anthropic, openai, demo.
+    #[arg(long)]
+    pub provider: Option<String>,
+
+    /// Model id.
+    #[arg(long)]
+    pub model: Option<String>,
+
+    /// API base URL (e.g. http://localhost:11434/v1 for Ollama).
+    #[arg(long)]
+    pub base_url: Option<String>,
+
+    /// Thinking effort.
+    #[arg(long, value_enum)]
+    pub thinking: Option<ThinkingFlag>,
+
+    /// Workspace directory the tools work in (default: the current directory).
+    #[arg(long)]
+    pub workspace: Option<PathBuf>,
+
+    /// Config file (default: the platform config dir's claw-tui/config.toml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+
+    /// Colour theme name.
+    #[arg(long)]
+    pub theme: Option<String>,
+
+    /// Run the tool calls of one message one after another or all at once.
+    #[arg(long, value_enum)]
+    pub tool_execution: Option<ToolExecutionFlag>,
+
+    /// Turns one run may take before it stops and asks.
+    #[arg(long)]
+    pub max_turns: Option<u32>,
+
+    /// Approve tool calls that would ask for approval.
+    #[arg(long)]
+    pub yes: bool,
+
+    /// Resume the most recent session of the workspace.
+    #[arg(short = 'c', long = "continue", conflicts_with = "session")]
+    pub continue_session: bool,
+
+    /// Resume a session by id, id prefix or file path.
+    #[arg(long)]
+    pub session: Option<String>,
+
+    /// When the resumed session is open elsewhere, continue in a new copy of it.
+    #[arg(long)]
+    pub fork: bool,
+
+    /// Write no session file.
+    #[arg(long)]
+    pub no_session: bool,
+
+    /// A command instead of a conversation.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Output format of `export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// A readable transcript.
+    Markdown,
+    /// One JSON document.
+    Json,
+}
+
+/// Subcommands.
+#[derive(Clone, Debug, PartialEq, Eq, Subcommand)]
+pub enum Command {
+    /// List the sessions of the workspace, most recent first.
+    Sessions,
+    /// Write a session as Markdown or JSON to stdout.
+    Export {
+        /// Session id, id prefix or file path.
+        session: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
+        format: ExportFormat,
+    },
+}

@@ -1,0 +1,436 @@
+//! Configuration: the TOML file, the environment and the flags, resolved into `Settings`.
+//!
+//! Precedence is flags > environment > file > defaults.
+
+use crate::agent::{DEFAULT_MAX_TURNS, ThinkingLevel, ToolExecution};
+use crate::cli::Cli;
+use crate::tools::ToolsConfig;
+use crate::tools::exec::ExecConfig;
+use crate::tools::web::WebConfig;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Model id the demo provider reports.
+pub const DEMO_MODEL: &str = "demo (offline)";
+
+/// Why the configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but could not be read.
+    #[error("cannot read the config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or has a wrong key or value.
+    #[error("invalid config file {path}, line {line}: {message}\n  {line}| {text}\nFix or remove that line.")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the problem.
+        line: usize,
+        /// The text of that line.
+        text: String,
+        /// What is wrong (names the key).
+        message: String,
+    },
+    /// The settings contradict each other.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Which wire format a provider speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    /// The Anthropic Messages API.
+    Anthropic,
+    /// OpenAI-compatible chat completions.
+    Openai,
+    /// The built-in offline demo model.
+    Demo,
+}
+
+/// Prices in US dollars per million tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceConfig {
+    /// Input tokens.
+    #[serde(default)]
+    pub input: f64,
+    /// Output tokens.
+    #[serde(default)]
+    pub output: f64,
+    /// Cached input read.
+    #[serde(default)]
+    pub cache_read: f64,
+    /// Cache write.
+    #[serde(default)]
+    pub cache_write: f64,
+}
+
+/// Quirks of OpenAI-compatible servers.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompatConfig {
+    /// Send `max_completion_tokens` instead of `max_tokens`.
+    pub max_completion_tokens: Option<bool>,
+    /// Send the system prompt with the `developer` role.
+    pub developer_role: Option<bool>,
+    /// Send `stream_options.include_usage` (some servers reject it).
+    pub stream_options: Option<bool>,
+    /// Send `reasoning_effort` for thinking levels.
+    pub reasoning_effort: Option<bool>,
+}
+
+/// One `[providers.NAME]` entry.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderEntry {
+    /// Wire format; defaults to the entry's name when that is anthropic, openai or demo.
+    pub api: Option<Api>,
+    /// API base URL.
+    pub base_url: Option<String>,
+    /// Model id.
+    pub model: Option<String>,
+    /// Environment variable holding the key.
+    pub api_key_env: Option<String>,
+    /// The key itself (prefer `api_key_env`; the file must then be private).
+    pub api_key: Option<String>,
+    /// Context window in tokens.
+    pub context_window: Option<u64>,
+    /// Output token limit per call.
+    pub max_tokens: Option<u32>,
+    /// Prices per million tokens.
+    pub prices: Option<PriceConfig>,
+    /// Server quirks (OpenAI-compatible only).
+    #[serde(default)]
+    pub compat: CompatConfig,
+}
+
+/// `[agent]` settings.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSection {
+    /// Turn limit per run.
+    pub max_turns: Option<u32>,
+    /// `sequential` or `parallel`.
+    pub tool_execution: Option<ToolExecution>,
+    /// Thinking level.
+    pub thinking: Option<ThinkingLevel>,
+    /// Extra instructions appended to the system prompt.
+    pub instructions: Option<String>,
+    /// LLM idle timeout in seconds.
+    pub idle_timeout_secs: Option<u64>,
+}
+
+/// The config file as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// Provider used when no flag says otherwise.
+    pub provider: Option<String>,
+    /// Colour theme.
+    pub theme: Option<String>,
+    /// Agent loop settings.
+    #[serde(default)]
+    pub agent: AgentSection,
+    /// Named providers.
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderEntry>,
+    /// `[tools]`: disabled tools, workspace confinement.
+    #[serde(default)]
+    pub tools: ToolsConfig,
+    /// `[exec]`: sandbox, approval, time limits.
+    #[serde(default)]
+    pub exec: ExecConfig,
+    /// `[web]`: search key and base URL, fetch allow-list.
+    #[serde(default)]
+    pub web: WebConfig,
+}
+
+/// The provider chosen, with everything needed to build it.
+#[derive(Clone, PartialEq)]
+pub struct ProviderSpec {
+    /// The name it was chosen by.
+    pub name: String,
+    /// Wire format.
+    pub api: Api,
+    /// Base URL (None: the API's default).
+    pub base_url: Option<String>,
+    /// Model id.
+    pub model: String,
+    /// The key, if any.
+    pub api_key: Option<String>,
+    /// Where the key came from, for error messages (never the key itself).
+    pub api_key_source: String,
+    /// Output token limit per call.
+    pub max_tokens: Option<u32>,
+    /// Context window in tokens.
+    pub context_window: Option<u64>,
+    /// Prices, when configured.
+    pub prices: Option<PriceConfig>,
+    /// Server quirks.
+    pub compat: CompatConfig,
+}
+
+impl std::fmt::Debug for ProviderSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderSpec")
+            .field("name", &self.name)
+            .field("api", &self.api)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("api_key_source", &self.api_key_source)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Everything resolved: what the app runs with.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The provider.
+    pub provider: ProviderSpec,
+    /// Directory the tools work in.
+    pub workspace: PathBuf,
+    /// Thinking level.
+    pub thinking: ThinkingLevel,
+    /// Tool execution mode.
+    pub tool_execution: ToolExecution,
+    /// Turn limit per run.
+    pub max_turns: u32,
+    /// Colour theme name.
+    pub theme: String,
+    /// Approve tool calls that would ask.
+    pub yes: bool,
+    /// Extra system prompt instructions.
+    pub instructions: Option<String>,
+    /// LLM idle timeout in seconds.
+    pub idle_timeout_secs: u64,
+    /// Milliseconds between the demo model's chunks (`CLAW_TUI_DEMO_PACE_MS`).
+    pub demo_pace_ms: u64,
+    /// The config file read (or that would have been read).
+    pub config_path: PathBuf,
+    /// Where sessions and cron jobs live.
+    pub data_dir: PathBuf,
+    /// Where logs go.
+    pub state_dir: PathBuf,
+    /// `[tools]`, `[exec]`, `[web]` tables for the tools.
+    pub file: FileConfig,
+    /// Problems worth telling the user that do not stop the app.
+    pub warnings: Vec<String>,
+}
+
+/// The platform directories: (config file, data dir, state dir).
+pub fn default_paths() -> (PathBuf, PathBuf, PathBuf) {
+    match directories::ProjectDirs::from("", "", "claw-tui") {
+        Some(dirs) => (
+            dirs.config_dir().join("config.toml"),
+            dirs.data_dir().to_path_buf(),
+            dirs.state_dir().unwrap_or(dirs.data_dir()).to_path_buf(),
+        ),
+        None => {
+            let base = std::env::temp_dir().join("claw-tui");
+            (base.join("config.toml"), base.join("data"), base.join("state"))
+        }
+    }
+}
+
+/// Reads and parses a config file; a missing file is an empty config.
+pub fn load_file(path: &Path) -> Result<FileConfig, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileConfig::default()),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    parse_file(path, &text)
+}
+
+/// Parses config text; errors name the file, the line and the key.
+pub fn parse_file(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
+    toml::from_str(text).map_err(|e| {
+        let offset = e.span().map_or(0, |s| s.start);
+        let line = text[..offset.min(text.len())].matches('\n').count() + 1;
+        ConfigError::Parse {
+            path: path.to_path_buf(),
+            line,
+            text: text.lines().nth(line - 1).unwrap_or_default().trim_end().to_owned(),
+            message: e.message().trim().to_owned(),
+        }
+    })
+}
+
+/// Resolves flags, environment (`env` looks a variable up) and the config file.
+pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, ConfigError> {
+    let (default_config, data_dir, state_dir) = default_paths();
+    let config_path = cli.config.clone().unwrap_or(default_config);
+    let file = load_file(&config_path)?;
+    let mut warnings = Vec::new();
+    let provider = resolve_provider(cli, env, &file, &config_path, &mut warnings)?;
+    let workspace = match &cli.workspace {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir().map_err(|e| {
+            ConfigError::Invalid(format!("cannot read the current directory: {e}; pass --workspace DIR"))
+        })?,
+    };
+    let workspace = workspace.canonicalize().map_err(|e| {
+        ConfigError::Invalid(format!("workspace {} is not usable: {e}", workspace.display()))
+    })?;
+    if !workspace.is_dir() {
+        return Err(ConfigError::Invalid(format!(
+            "workspace {} is not a directory",
+            workspace.display()
+        )));
+    }
+    Ok(Settings {
+        workspace,
+        thinking: cli
+            .thinking
+            .map(ThinkingLevel::from)
+            .or(file.agent.thinking)
+            .unwrap_or_default(),
+        tool_execution: cli
+            .tool_execution
+            .map(ToolExecution::from)
+            .or(file.agent.tool_execution)
+            .unwrap_or_default(),
+        max_turns: cli.max_turns.or(file.agent.max_turns).unwrap_or(DEFAULT_MAX_TURNS),
+        theme: cli
+            .theme
+            .clone()
+            .or_else(|| file.theme.clone())
+            .unwrap_or_else(|| "dark".into()),
+        yes: cli.yes,
+        instructions: file.agent.instructions.clone(),
+        idle_timeout_secs: file.agent.idle_timeout_secs.unwrap_or(120),
+        demo_pace_ms: env("CLAW_TUI_DEMO_PACE_MS")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(4),
+        provider,
+        config_path,
+        data_dir,
+        state_dir,
+        file,
+        warnings,
+    })
+}
+
+fn builtin_api(name: &str) -> Option<Api> {
+    match name {
+        "anthropic" => Some(Api::Anthropic),
+        "openai" => Some(Api::Openai),
+        "demo" => Some(Api::Demo),
+        _ => None,
+    }
+}
+
+fn resolve_provider(
+    cli: &Cli,
+    env: &dyn Fn(&str) -> Option<String>,
+    file: &FileConfig,
+    config_path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<ProviderSpec, ConfigError> {
+    let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+    let name = cli
+        .provider
+        .clone()
+        .or_else(|| set("CLAW_TUI_PROVIDER"))
+        .or_else(|| file.provider.clone())
+        .unwrap_or_else(|| {
+            if set("ANTHROPIC_API_KEY").is_some() {
+                "anthropic".into()
+            } else if set("OPENAI_API_KEY").is_some() {
+                "openai".into()
+            } else {
+                "demo".into()
+            }
+        });
+    let entry = file.providers.get(&name).cloned().unwrap_or_default();
+    let api = entry.api.or_else(|| builtin_api(&name)).ok_or_else(|| {
+        let known: Vec<&str> = file.providers.keys().map(String::as_str).collect();
+        ConfigError::Invalid(format!(
+            "unknown provider \"{name}\": use anthropic, openai, demo{}{}, or add [providers.{name}] \
+             with api = \"anthropic\" or \"openai\" to {}",
+            if known.is_empty() { "" } else { ", " },
+            known.join(", "),
+            config_path.display()
+        ))
+    })?;
+    let (key_var, url_var, default_model) = match api {
+        Api::Anthropic => ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "claude-sonnet-4-5"),
+        Api::Openai => ("OPENAI_API_KEY", "OPENAI_BASE_URL", "gpt-4.1"),
+        Api::Demo => ("", "", DEMO_MODEL),
+    };
+    let key_var = entry.api_key_env.clone().unwrap_or_else(|| key_var.to_owned());
+    let (api_key, api_key_source) = match (api, set(&key_var), &entry.api_key) {
+        (Api::Demo, _, _) => (None, String::new()),
+        (_, Some(key), _) => (Some(key), format!("the environment variable {key_var}")),
+        (_, None, Some(key)) => {
+            if let Some(w) = readable_by_others(config_path) {
+                warnings.push(w);
+            }
+            (
+                Some(key.clone()),
+                format!("api_key in [providers.{name}] of {}", config_path.display()),
+            )
+        }
+        (_, None, None) => (None, format!("the environment variable {key_var} (not set)")),
+    };
+    let base_url = cli
+        .base_url
+        .clone()
+        .or_else(|| (!url_var.is_empty()).then(|| set(url_var)).flatten())
+        .or_else(|| entry.base_url.clone());
+    let model = match api {
+        Api::Demo => DEMO_MODEL.to_owned(),
+        _ => cli
+            .model
+            .clone()
+            .or_else(|| set("CLAW_TUI_MODEL"))
+            .or_else(|| entry.model.clone())
+            .unwrap_or_else(|| default_model.to_owned()),
+    };
+    if api != Api::Demo && api_key.is_none() && base_url.is_none() {
+        return Err(ConfigError::Invalid(format!(
+            "provider \"{name}\" needs an API key: set {key_var}, or set api_key_env in \
+             [providers.{name}] of {} (a custom --base-url for a local server needs no key)",
+            config_path.display()
+        )));
+    }
+    Ok(ProviderSpec {
+        name,
+        api,
+        base_url,
+        model,
+        api_key,
+        api_key_source,
+        max_tokens: entry.max_tokens,
+        context_window: entry.context_window,
+        prices: entry.prices,
+        compat: entry.compat,
+    })
+}
+
+/// A warning when a file holding a key can be read by group or others.
+fn readable_by_others(path: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode();
+    (mode & 0o077 != 0).then(|| {
+        format!(
+            "{} holds an API key and is readable by other users (mode {:o}); run: chmod 600 {}",
+            path.display(),
+            mode & 0o777,
+            path.display()
+        )
+    })
+}

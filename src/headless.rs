@@ -1,0 +1,139 @@
+//! The scriptable modes: `--print` (text), `--mode json` (event lines) and `--mode rpc`.
+
+mod launch;
+pub mod rpc;
+
+pub use launch::{run_command, run_headless};
+
+use crate::agent::{Agent, AgentEvent, Message, ToolCall};
+use std::io::Write;
+
+/// Exit code of a run that finished normally.
+pub const EXIT_OK: i32 = 0;
+/// Exit code of a run that ended in an error, an abort or the turn limit.
+pub const EXIT_RUN_FAILED: i32 = 1;
+/// Exit code of a usage or configuration error.
+pub const EXIT_USAGE: i32 = 2;
+
+/// Writes one JSON line to stdout and flushes it, so readers see each event at once.
+pub fn write_json_line(value: &impl serde::Serialize) {
+    let mut out = std::io::stdout().lock();
+    if let Ok(line) = serde_json::to_string(value) {
+        // A closed stdout (reader gone) is not worth crashing over.
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+}
+
+/// Runs one prompt to completion. In text mode prints the final answer to stdout and a
+/// line per tool call to stderr; in JSON mode prints every event as a JSON line.
+pub async fn run_prompt(agent: &Agent, prompt: String, json: bool) -> i32 {
+    let mut events = agent.subscribe(None);
+    if let Err(e) = agent.prompt(prompt) {
+        eprintln!("claw-tui: {e}");
+        return EXIT_RUN_FAILED;
+    }
+    let mut calls: Vec<ToolCall> = Vec::new();
+    let mut added = Vec::new();
+    while let Some(event) = events.recv().await {
+        if json {
+            write_json_line(&event);
+        } else {
+            describe_on_stderr(&event, &mut calls);
+        }
+        if let AgentEvent::AgentEnd { messages } = event {
+            added = messages;
+            break;
+        }
+    }
+    finish(&added, json)
+}
+
+/// Decides the exit code from what the run added, printing the answer or the failure.
+fn finish(added: &[Message], json: bool) -> i32 {
+    if let Some(Message::Notice(notice)) = added.last() {
+        eprintln!("claw-tui: {}", notice.text);
+        return EXIT_RUN_FAILED;
+    }
+    match added.iter().rev().find_map(Message::as_assistant) {
+        Some(a) if a.is_failed() => {
+            let why = a.error_message.as_deref().unwrap_or("the run failed");
+            eprintln!("claw-tui: {why}");
+            EXIT_RUN_FAILED
+        }
+        Some(a) => {
+            if !json {
+                println!("{}", a.text().trim_end());
+            }
+            EXIT_OK
+        }
+        None => {
+            eprintln!("claw-tui: the run produced no answer");
+            EXIT_RUN_FAILED
+        }
+    }
+}
+
+/// One short stderr line per tool call (when it ends) and per retry.
+fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
+    match event {
+        AgentEvent::ToolExecutionStart {
+            tool_call_id,
+            tool_name,
+            args,
+        } => calls.push(ToolCall {
+            id: tool_call_id.clone(),
+            name: tool_name.clone(),
+            args: args.clone(),
+        }),
+        AgentEvent::ToolExecutionEnd {
+            tool_call_id,
+            tool_name,
+            result,
+            is_error,
+        } => {
+            let args = calls
+                .iter()
+                .find(|c| c.id == *tool_call_id)
+                .map(|c| summarize_args(&c.args))
+                .unwrap_or_default();
+            let line = if *is_error {
+                let first = result.content.lines().next().unwrap_or_default();
+                format!("✗ {tool_name} {args} — {}", clip(first, 100))
+            } else {
+                format!("✓ {tool_name} {args}")
+            };
+            eprintln!("{}", line.trim_end());
+        }
+        AgentEvent::AutoRetryStart {
+            attempt,
+            max_attempts,
+            delay_ms,
+            reason,
+        } => eprintln!(
+            "retry {attempt}/{max_attempts} in {:.1} s: {}",
+            *delay_ms as f64 / 1000.0,
+            clip(reason, 100)
+        ),
+        _ => {}
+    }
+}
+
+/// The most telling argument of a call, shortened to one line.
+pub fn summarize_args(args: &serde_json::Value) -> String {
+    let key_order = ["command", "path", "url", "query", "task", "action"];
+    let text = key_order
+        .iter()
+        .find_map(|k| args.get(*k).and_then(|v| v.as_str()).map(str::to_owned))
+        .unwrap_or_else(|| args.to_string());
+    clip(&text.replace('\n', " "), 80)
+}
+
+/// At most `max` characters, with an ellipsis when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    format!("{cut}…")
+}

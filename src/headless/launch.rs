@@ -1,0 +1,180 @@
+//! Starting a headless run: prompt, agent, session, mode; and the session subcommands.
+
+use super::rpc::{PendingApprovals, serve};
+use super::{EXIT_OK, EXIT_USAGE, run_prompt};
+use crate::agent::{Agent, Message, QueueKind};
+use crate::cli::{Cli, Command, ExportFormat, Mode};
+use crate::config::Settings;
+use crate::session::{self, OpenedSession, export};
+use crate::setup;
+use crate::tools::exec::{ApprovalAsker, ApprovalDecision};
+use crate::tools::message::{MessageSender, OutboundMessage};
+use std::io::Read;
+use std::sync::Arc;
+
+/// Runs `--print`, `--mode json` or `--mode rpc`; returns the exit code.
+pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
+    let prompt = if cli.mode == Mode::Rpc {
+        None
+    } else {
+        match read_prompt(cli.prompt.as_deref()) {
+            Ok(prompt) => Some(prompt),
+            Err(e) => {
+                eprintln!("claw-tui: {e}");
+                return EXIT_USAGE;
+            }
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("claw-tui: cannot start the async runtime: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    runtime.block_on(async {
+        let approvals = PendingApprovals::default();
+        let asker: ApprovalAsker = match (&prompt, cli.yes) {
+            (None, _) => {
+                let approvals = approvals.clone();
+                Arc::new(move |request| {
+                    let approvals = approvals.clone();
+                    Box::pin(async move { approvals.ask(request).await })
+                })
+            }
+            // Nobody can answer in print or JSON mode: deny unless --yes approved up front.
+            (Some(_), yes) => Arc::new(move |_| {
+                Box::pin(async move { if yes { ApprovalDecision::Allow } else { ApprovalDecision::Deny } })
+            }),
+        };
+        let outbound: MessageSender = Arc::new(|m: OutboundMessage| {
+            eprintln!("[message to {}:{}] {}", m.channel, m.chat_id, m.content);
+        });
+        let (tools, unknown) = setup::build_registry(settings, outbound);
+        if !unknown.is_empty() {
+            eprintln!("claw-tui: warning: [tools] disabled names unknown tools: {}", unknown.join(", "));
+        }
+        let agent = match setup::build_agent(settings, &tools, asker) {
+            Ok(agent) => agent,
+            Err(e) => {
+                eprintln!("claw-tui: {e}");
+                return EXIT_USAGE;
+            }
+        };
+        let opened = match session::open_session(cli, settings) {
+            Ok(opened) => opened,
+            Err(e) => {
+                eprintln!("claw-tui: {e}");
+                return EXIT_USAGE;
+            }
+        };
+        let recording = opened.map(|opened| {
+            restore(&agent, &opened);
+            session::record_events(&agent, opened.writer)
+        });
+        let code = match prompt {
+            Some(prompt) => run_prompt(&agent, prompt, cli.mode == Mode::Json).await,
+            None => serve(&agent, approvals, tokio::io::stdin()).await,
+        };
+        agent.wait_for_idle().await;
+        if let Some((finish, task)) = recording {
+            // `state()` returns only after the last event was handed to the recorder.
+            let _ = agent.state();
+            let _ = finish.send(());
+            let _ = task.await;
+        }
+        code
+    })
+}
+
+/// Puts a resumed session's history and pending queues back into the agent.
+fn restore(agent: &Agent, opened: &OpenedSession) {
+    for note in &opened.notes {
+        eprintln!("claw-tui: {note}");
+    }
+    let Some(data) = &opened.resumed else {
+        return;
+    };
+    if let Err(e) = agent.replace_messages(data.messages.clone()) {
+        eprintln!("claw-tui: cannot restore the session: {e}");
+    }
+    for text in &data.steering {
+        agent.queue(QueueKind::Steering, Message::user(text.clone()));
+    }
+    for text in &data.follow_up {
+        agent.queue(QueueKind::FollowUp, Message::user(text.clone()));
+    }
+}
+
+/// The prompt for a headless run: the argument, or stdin for `-`.
+fn read_prompt(arg: Option<&str>) -> Result<String, String> {
+    let prompt = match arg {
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
+            text
+        }
+        Some(text) => text.to_owned(),
+        None => {
+            return Err(
+                "--print and --mode json need a prompt: claw-tui -p \"PROMPT\" (or -p - to read stdin)".into(),
+            );
+        }
+    };
+    if prompt.trim().is_empty() {
+        return Err("the prompt is empty".into());
+    }
+    Ok(prompt)
+}
+
+/// Runs `claw-tui sessions` or `claw-tui export`.
+pub fn run_command(command: &Command, settings: &Settings) -> i32 {
+    match command {
+        Command::Sessions => {
+            let sessions = session::list_sessions(&settings.data_dir, &settings.workspace);
+            if sessions.is_empty() {
+                println!("No sessions in {} yet.", settings.workspace.display());
+            }
+            for s in sessions {
+                let prompt = s.first_prompt.as_deref().unwrap_or("(no prompt)").replace('\n', " ");
+                println!(
+                    "{}  started {}  last {}  {:>4} messages  {}",
+                    &s.id[..s.id.len().min(12)],
+                    local_time(s.created),
+                    local_time(s.last_activity),
+                    s.message_count,
+                    super::clip(&prompt, 60)
+                );
+            }
+            EXIT_OK
+        }
+        Command::Export { session: key, format } => {
+            let loaded = session::find_session(&settings.data_dir, &settings.workspace, key)
+                .and_then(|path| session::load(&path));
+            match loaded {
+                Ok(data) => {
+                    for warning in &data.warnings {
+                        eprintln!("claw-tui: warning: {warning}");
+                    }
+                    match format {
+                        ExportFormat::Markdown => print!("{}", export::to_markdown(&data)),
+                        ExportFormat::Json => println!("{}", export::to_json(&data)),
+                    }
+                    EXIT_OK
+                }
+                Err(e) => {
+                    eprintln!("claw-tui: {e}");
+                    EXIT_USAGE
+                }
+            }
+        }
+    }
+}
+
+fn local_time(ms: u64) -> String {
+    chrono::DateTime::from_timestamp_millis(i64::try_from(ms).unwrap_or(0))
+        .map(|t| t.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_default()
+}

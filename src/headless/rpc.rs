@@ -1,0 +1,196 @@
+//! `--mode rpc`: commands as JSON lines on stdin, events and responses as JSON lines on
+//! stdout. The protocol is documented in docs/rpc.md.
+
+use super::write_json_line;
+use crate::agent::{Agent, AgentEvent, QueueKind, QueueMode};
+use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+/// A command read from stdin.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Command {
+    Prompt { content: String },
+    Steer { content: String },
+    FollowUp { content: String },
+    Abort,
+    GetState,
+    SetQueueMode { queue: QueueName, mode: QueueMode },
+    Approve { id: String, decision: ApprovalDecision },
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum QueueName {
+    Steering,
+    FollowUp,
+}
+
+const COMMANDS: &str = "prompt, steer, follow_up, abort, get_state, set_queue_mode, approve";
+
+/// Approval requests waiting for an `approve` command, by id.
+#[derive(Clone, Default)]
+pub struct PendingApprovals {
+    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<ApprovalDecision>>>>,
+}
+
+impl PendingApprovals {
+    /// Prints an `approval_request` line and waits for the matching `approve` command;
+    /// denies when the process shuts down first.
+    pub async fn ask(&self, request: ApprovalRequest) -> ApprovalDecision {
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.insert(request.id.clone(), tx);
+        }
+        let mut line = json!({"type": "approval_request"});
+        if let (Some(map), Ok(Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(&request)) {
+            map.extend(fields);
+        }
+        write_json_line(&line);
+        rx.await.unwrap_or(ApprovalDecision::Deny)
+    }
+
+    fn resolve(&self, id: &str, decision: ApprovalDecision) -> bool {
+        let sender = self.waiting.lock().ok().and_then(|mut w| w.remove(id));
+        sender.is_some_and(|tx| tx.send(decision).is_ok())
+    }
+}
+
+/// Serves RPC commands from `input` until EOF, then waits for the running prompt to
+/// finish; returns the exit code.
+pub async fn serve(agent: &Agent, approvals: PendingApprovals, input: impl AsyncRead + Unpin) -> i32 {
+    let events = agent.subscribe(None);
+    let (done_tx, done_rx) = oneshot::channel();
+    let forwarder = tokio::spawn(forward_events(events, done_rx));
+    let mut lines = BufReader::new(input).lines();
+    loop {
+        match lines.next_line().await {
+            Ok(Some(line)) if line.trim().is_empty() => {}
+            Ok(Some(line)) => write_json_line(&handle_line(agent, &approvals, &line)),
+            Ok(None) => break,
+            Err(e) => {
+                write_json_line(&json!({"type": "response", "ok": false, "error": format!("cannot read stdin: {e}")}));
+                break;
+            }
+        }
+    }
+    agent.wait_for_idle().await;
+    // `state()` takes the lock under which `agent_end` is handed to subscribers, so after
+    // it every event of the run is in the forwarder's channel.
+    let _ = agent.state();
+    let _ = done_tx.send(());
+    let _ = forwarder.await;
+    super::EXIT_OK
+}
+
+async fn forward_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, mut done: oneshot::Receiver<()>) {
+    loop {
+        tokio::select! {
+            biased;
+            event = events.recv() => match event {
+                Some(event) => write_json_line(&event),
+                None => return,
+            },
+            _ = &mut done => {
+                while let Ok(event) = events.try_recv() {
+                    write_json_line(&event);
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// Runs one command line and returns its response object.
+fn handle_line(agent: &Agent, approvals: &PendingApprovals, line: &str) -> Value {
+    let value: Value = match serde_json::from_str(line) {
+        Ok(value) => value,
+        Err(e) => return failure(None, format!("invalid JSON ({e}); send one JSON object per line")),
+    };
+    let name = value.get("type").and_then(Value::as_str).map(str::to_owned);
+    let command: Command = match serde_json::from_value(value) {
+        Ok(command) => command,
+        Err(e) => {
+            let error = match &name {
+                Some(n) if !COMMANDS.split(", ").any(|c| c == n) => {
+                    format!("unknown command type \"{n}\"; expected one of {COMMANDS}")
+                }
+                Some(n) => format!("bad \"{n}\" command: {e}"),
+                None => format!("missing \"type\"; expected one of {COMMANDS}"),
+            };
+            return failure(name.as_deref(), error);
+        }
+    };
+    let name = name.unwrap_or_default();
+    match command {
+        Command::Prompt { content } => match agent.prompt(content.clone()) {
+            Ok(()) => success(&name, json!({})),
+            Err(_) => {
+                // Scripts should not have to track run state: a busy agent queues instead.
+                agent.follow_up(content);
+                success(&name, json!({"queued": "follow_up", "note": "the agent is busy; queued as a follow-up"}))
+            }
+        },
+        Command::Steer { content } => {
+            agent.steer(content);
+            success(&name, json!({}))
+        }
+        Command::FollowUp { content } => {
+            agent.follow_up(content);
+            success(&name, json!({}))
+        }
+        Command::Abort => {
+            agent.abort();
+            success(&name, json!({}))
+        }
+        Command::GetState => success(&name, json!({"state": state_json(agent)})),
+        Command::SetQueueMode { queue, mode } => {
+            let kind = match queue {
+                QueueName::Steering => QueueKind::Steering,
+                QueueName::FollowUp => QueueKind::FollowUp,
+            };
+            agent.set_queue_mode(kind, mode);
+            success(&name, json!({}))
+        }
+        Command::Approve { id, decision } => {
+            if approvals.resolve(&id, decision) {
+                success(&name, json!({}))
+            } else {
+                failure(Some(&name), format!("no approval request with id \"{id}\" is waiting"))
+            }
+        }
+    }
+}
+
+fn state_json(agent: &Agent) -> Value {
+    let state = agent.state();
+    let texts = |kind| agent.queued(kind).iter().map(|m| m.preview_text()).collect::<Vec<_>>();
+    json!({
+        "model": state.model,
+        "thinking": state.thinking,
+        "is_streaming": state.is_streaming,
+        "error": state.error,
+        "pending_tool_calls": state.pending_tool_calls,
+        "steering": texts(QueueKind::Steering),
+        "follow_up": texts(QueueKind::FollowUp),
+        "message_count": state.messages.len(),
+        "messages": *state.messages,
+    })
+}
+
+fn success(command: &str, extra: Value) -> Value {
+    let mut response = json!({"type": "response", "command": command, "ok": true});
+    if let (Some(map), Value::Object(extra)) = (response.as_object_mut(), extra) {
+        map.extend(extra);
+    }
+    response
+}
+
+fn failure(command: Option<&str>, error: String) -> Value {
+    json!({"type": "response", "command": command, "ok": false, "error": error})
+}

@@ -1,0 +1,269 @@
+//! The Messages API request body: system prompt, merged user turns, tool results,
+//! replayed thinking, tools and the thinking budget.
+
+use super::REDACTED_THINKING_PREFIX;
+use crate::agent::types::{AssistantMessage, Block, ThinkingLevel, ToolResultMessage};
+use crate::llm::{LlmMessage, LlmRequest};
+use serde_json::{Map, Value, json};
+
+/// The thinking budget of a level (`None` when off); the API's minimum is 1,024.
+pub fn thinking_budget(level: ThinkingLevel) -> Option<u32> {
+    match level {
+        ThinkingLevel::Off => None,
+        ThinkingLevel::Minimal => Some(1_024),
+        ThinkingLevel::Low => Some(2_048),
+        ThinkingLevel::Medium => Some(8_192),
+        ThinkingLevel::High => Some(16_384),
+        ThinkingLevel::Xhigh => Some(32_000),
+    }
+}
+
+/// The output-token ceiling of a Claude model: 32,000 for Opus 4 and 4.1, 8,192 for
+/// Claude 3.5 Haiku, 64,000 for the other 4.x models and Claude 3.7 Sonnet, else 32,000.
+pub fn output_limit(model: &str) -> u32 {
+    let name = model.rsplit('/').next().unwrap_or(model).replace('.', "-");
+    if name.starts_with("claude-opus-4") && !name.starts_with("claude-opus-4-5") {
+        32_000
+    } else if name.starts_with("claude-3-5-haiku") {
+        8_192
+    } else if name.starts_with("claude-sonnet-4")
+        || name.starts_with("claude-haiku-4")
+        || name.starts_with("claude-opus-4-5")
+        || name.starts_with("claude-3-7-sonnet")
+    {
+        64_000
+    } else {
+        32_000
+    }
+}
+
+/// `max_tokens` and the thinking budget: the budget comes on top of the answer's tokens,
+/// both within `limit`, and `max_tokens` always exceeds the budget as the API requires.
+pub(crate) fn plan_tokens(max_tokens: u32, limit: u32, level: ThinkingLevel) -> (u32, Option<u32>) {
+    let limit = limit.max(2_048);
+    let Some(budget) = thinking_budget(level) else {
+        return (max_tokens.clamp(1, limit), None);
+    };
+    let total = max_tokens.saturating_add(budget).min(limit);
+    let budget = budget.min(total.saturating_sub(1_024)).max(1_024);
+    (total.max(budget + 1), Some(budget))
+}
+
+/// The request body for `request`.
+pub(crate) fn body(request: &LlmRequest, max_tokens: u32, limit: u32) -> Value {
+    let (max_tokens, budget) = plan_tokens(max_tokens, limit, request.thinking);
+    let mut body = Map::new();
+    body.insert("model".into(), json!(request.model));
+    body.insert("max_tokens".into(), json!(max_tokens));
+    body.insert("stream".into(), json!(true));
+    if !request.system_prompt.is_empty() {
+        body.insert("system".into(), json!(request.system_prompt));
+    }
+    body.insert("messages".into(), Value::Array(messages(&request.messages)));
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if let Some(budget) = budget {
+        body.insert(
+            "thinking".into(),
+            json!({"type": "enabled", "budget_tokens": budget}),
+        );
+    }
+    Value::Object(body)
+}
+
+/// The conversation as alternating turns: consecutive user-side content (tool results,
+/// then a steering or follow-up message) forms one user turn, tool results first.
+fn messages(history: &[LlmMessage]) -> Vec<Value> {
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for message in history {
+        let (role, blocks) = match message {
+            LlmMessage::User(user) if user.content.trim().is_empty() => continue,
+            LlmMessage::User(user) => ("user", vec![json!({"type": "text", "text": user.content})]),
+            LlmMessage::Assistant(assistant) => ("assistant", assistant_blocks(assistant)),
+            LlmMessage::ToolResult(result) => ("user", vec![tool_result(result)]),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last, content)) if *last == role => content.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    }
+    turns
+        .into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect()
+}
+
+fn assistant_blocks(message: &AssistantMessage) -> Vec<Value> {
+    message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            Block::Text { text } if text.is_empty() => None,
+            Block::Text { text } => Some(json!({"type": "text", "text": text})),
+            // Only signed thinking can be replayed; unsigned reasoning (another provider,
+            // a cut stream) would be rejected, so it stays out of the request.
+            Block::Thinking {
+                thinking,
+                signature: Some(signature),
+            } if !signature.is_empty() => {
+                Some(match signature.strip_prefix(REDACTED_THINKING_PREFIX) {
+                    Some(data) => json!({"type": "redacted_thinking", "data": data}),
+                    None => {
+                        json!({"type": "thinking", "thinking": thinking, "signature": signature})
+                    }
+                })
+            }
+            Block::Thinking { .. } => None,
+            Block::ToolCall { id, name, args } => {
+                let input = if args.is_object() {
+                    args.clone()
+                } else {
+                    json!({})
+                };
+                Some(json!({"type": "tool_use", "id": tool_id(id), "name": name, "input": input}))
+            }
+        })
+        .collect()
+}
+
+fn tool_result(result: &ToolResultMessage) -> Value {
+    let mut block = Map::new();
+    block.insert("type".into(), json!("tool_result"));
+    block.insert("tool_use_id".into(), json!(tool_id(&result.tool_call_id)));
+    if !result.content.is_empty() {
+        block.insert("content".into(), json!(result.content));
+    }
+    block.insert("is_error".into(), json!(result.is_error));
+    Value::Object(block)
+}
+
+/// A call id the API accepts (`^[a-zA-Z0-9_-]{1,64}$`): ids minted by other providers
+/// are mapped the same way for the call and its result, so they still match.
+fn tool_id(id: &str) -> String {
+    let mapped: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if mapped.is_empty() {
+        "tool_call".to_owned()
+    } else {
+        mapped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::types::{StopReason, UserMessage};
+
+    fn assistant(content: Vec<Block>) -> LlmMessage {
+        let mut m = AssistantMessage::empty("claude-sonnet-4-5");
+        m.content = content;
+        m.stop_reason = StopReason::ToolUse;
+        LlmMessage::Assistant(m)
+    }
+
+    fn result(id: &str, content: &str, is_error: bool) -> LlmMessage {
+        LlmMessage::ToolResult(ToolResultMessage {
+            tool_call_id: id.into(),
+            tool_name: "t".into(),
+            content: content.into(),
+            details: Value::Null,
+            is_error,
+            timestamp: 0,
+        })
+    }
+
+    #[test]
+    fn budgets_fit_under_the_limit_and_below_max_tokens() {
+        assert_eq!(
+            plan_tokens(16_384, 64_000, ThinkingLevel::Off),
+            (16_384, None)
+        );
+        assert_eq!(
+            plan_tokens(16_384, 64_000, ThinkingLevel::Medium),
+            (24_576, Some(8_192))
+        );
+        let (total, budget) = plan_tokens(16_384, 32_000, ThinkingLevel::Xhigh);
+        assert_eq!(total, 32_000);
+        assert!(budget.unwrap() < total && budget.unwrap() >= 1_024);
+        let (total, budget) = plan_tokens(100, 4_096, ThinkingLevel::Minimal);
+        assert!(total > budget.unwrap(), "{total} {budget:?}");
+        assert_eq!(output_limit("claude-opus-4-1-20250805"), 32_000);
+        assert_eq!(output_limit("claude-opus-4-5"), 64_000);
+        assert_eq!(output_limit("claude-sonnet-4-5-20250929"), 64_000);
+    }
+
+    #[test]
+    fn tool_results_and_steering_share_one_user_turn() {
+        let history = vec![
+            LlmMessage::User(UserMessage::new("go")),
+            assistant(vec![
+                Block::Thinking {
+                    thinking: "plan".into(),
+                    signature: Some("c2ln".into()),
+                },
+                Block::Thinking {
+                    thinking: "unsigned".into(),
+                    signature: None,
+                },
+                Block::Text {
+                    text: String::new(),
+                },
+                Block::ToolCall {
+                    id: "call:1".into(),
+                    name: "a".into(),
+                    args: Value::Null,
+                },
+            ]),
+            result("call:1", "", true),
+            LlmMessage::User(UserMessage::new("   ")),
+            LlmMessage::User(UserMessage::new("steer")),
+        ];
+        let turns = messages(&history);
+        assert_eq!(turns.len(), 3);
+        assert_eq!(
+            turns[1]["content"],
+            json!([
+                {"type": "thinking", "thinking": "plan", "signature": "c2ln"},
+                {"type": "tool_use", "id": "call_1", "name": "a", "input": {}}
+            ])
+        );
+        assert_eq!(
+            turns[2],
+            json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "call_1", "is_error": true},
+                {"type": "text", "text": "steer"}
+            ]})
+        );
+    }
+
+    #[test]
+    fn redacted_thinking_is_replayed_as_such() {
+        let signature = format!("{REDACTED_THINKING_PREFIX}opaque==");
+        let turns = messages(&[assistant(vec![Block::Thinking {
+            thinking: "[redacted]".into(),
+            signature: Some(signature),
+        }])]);
+        assert_eq!(
+            turns[0]["content"],
+            json!([{"type": "redacted_thinking", "data": "opaque=="}])
+        );
+    }
+}

@@ -1,0 +1,200 @@
+//! The Chat Completions request body.
+
+use super::{MaxTokensField, OpenAiConfig, SystemRole};
+use crate::agent::types::{AssistantMessage, ThinkingLevel};
+use crate::llm::{LlmMessage, LlmRequest};
+use serde_json::{Map, Value, json};
+
+/// `reasoning_effort` of a thinking level (`None` when off).
+fn reasoning_effort(level: ThinkingLevel) -> Option<&'static str> {
+    match level {
+        ThinkingLevel::Off => None,
+        ThinkingLevel::Minimal | ThinkingLevel::Low => Some("low"),
+        ThinkingLevel::Medium => Some("medium"),
+        ThinkingLevel::High | ThinkingLevel::Xhigh => Some("high"),
+    }
+}
+
+/// The request body for `request` under `config`'s compat settings.
+pub(crate) fn body(request: &LlmRequest, config: &OpenAiConfig) -> Value {
+    let compat = &config.compat;
+    let mut body = Map::new();
+    body.insert("model".into(), json!(request.model));
+    body.insert("stream".into(), json!(true));
+    if compat.stream_options {
+        body.insert("stream_options".into(), json!({"include_usage": true}));
+    }
+    if let Some(limit) = config.max_tokens {
+        let field = match compat.max_tokens_field {
+            MaxTokensField::MaxTokens => "max_tokens",
+            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+        };
+        body.insert(field.into(), json!(limit));
+    }
+    if compat.reasoning_effort
+        && let Some(effort) = reasoning_effort(request.thinking)
+    {
+        body.insert("reasoning_effort".into(), json!(effort));
+    }
+    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+    if !request.system_prompt.is_empty() {
+        let role = match compat.system_role {
+            SystemRole::System => "system",
+            SystemRole::Developer => "developer",
+        };
+        messages.push(json!({"role": role, "content": request.system_prompt}));
+    }
+    for message in &request.messages {
+        match message {
+            LlmMessage::User(user) => {
+                messages.push(json!({"role": "user", "content": user.content}));
+            }
+            LlmMessage::Assistant(assistant) => {
+                if let Some(m) = assistant_message(assistant) {
+                    messages.push(m);
+                }
+            }
+            LlmMessage::ToolResult(result) => messages.push(json!({
+                "role": "tool",
+                "tool_call_id": result.tool_call_id,
+                "content": result.content,
+            })),
+        }
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.parameters
+                }})
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    Value::Object(body)
+}
+
+/// An earlier answer: its text and tool calls (reasoning is not sent back: Chat
+/// Completions has no field for it). `None` when nothing is left to send.
+fn assistant_message(message: &AssistantMessage) -> Option<Value> {
+    let text = message.text();
+    let calls: Vec<Value> = message
+        .tool_calls()
+        .into_iter()
+        .map(|call| {
+            let arguments = if call.args.is_null() {
+                "{}".to_owned()
+            } else {
+                call.args.to_string()
+            };
+            json!({"id": call.id, "type": "function",
+                   "function": {"name": call.name, "arguments": arguments}})
+        })
+        .collect();
+    if text.is_empty() && calls.is_empty() {
+        return None;
+    }
+    let mut out = Map::new();
+    out.insert("role".into(), json!("assistant"));
+    out.insert(
+        "content".into(),
+        if text.is_empty() {
+            Value::Null
+        } else {
+            json!(text)
+        },
+    );
+    if !calls.is_empty() {
+        out.insert("tool_calls".into(), Value::Array(calls));
+    }
+    Some(Value::Object(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::tool::ToolDefinition;
+    use crate::agent::types::{Block, ToolResultMessage, UserMessage};
+    use crate::llm::OpenAiCompat;
+
+    fn request(thinking: ThinkingLevel) -> LlmRequest {
+        let mut call = AssistantMessage::empty("m");
+        call.content = vec![
+            Block::Thinking {
+                thinking: "hidden".into(),
+                signature: None,
+            },
+            Block::ToolCall {
+                id: "call_1".into(),
+                name: "ls".into(),
+                args: json!({"path": "."}),
+            },
+        ];
+        LlmRequest {
+            system_prompt: "be brief".into(),
+            messages: vec![
+                LlmMessage::User(UserMessage::new("list")),
+                LlmMessage::Assistant(call),
+                LlmMessage::ToolResult(ToolResultMessage {
+                    tool_call_id: "call_1".into(),
+                    tool_name: "ls".into(),
+                    content: "a.txt".into(),
+                    details: Value::Null,
+                    is_error: false,
+                    timestamp: 0,
+                }),
+                LlmMessage::User(UserMessage::new("and hidden files?")),
+            ],
+            tools: vec![ToolDefinition {
+                name: "ls".into(),
+                description: "list".into(),
+                parameters: json!({"type": "object"}),
+            }],
+            model: "m".into(),
+            thinking,
+        }
+    }
+
+    #[test]
+    fn generic_compat_body() {
+        let mut config = OpenAiConfig::compatible("Ollama", "http://x/v1");
+        config.max_tokens = Some(100);
+        let body = body(&request(ThinkingLevel::High), &config);
+        assert_eq!(body["max_tokens"], 100);
+        assert!(body.get("reasoning_effort").is_none());
+        assert_eq!(body["stream_options"], json!({"include_usage": true}));
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": "list"},
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",
+                    "function": {"name": "ls", "arguments": "{\"path\":\".\"}"}}]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "a.txt"},
+                {"role": "user", "content": "and hidden files?"}
+            ])
+        );
+        assert_eq!(body["tools"][0]["function"]["name"], "ls");
+    }
+
+    #[test]
+    fn openai_compat_body() {
+        let mut config = OpenAiConfig::openai();
+        config.max_tokens = Some(100);
+        config.compat = OpenAiCompat {
+            stream_options: false,
+            ..OpenAiCompat::openai()
+        };
+        let body = body(&request(ThinkingLevel::Minimal), &config);
+        assert_eq!(body["max_completion_tokens"], 100);
+        assert!(body.get("max_tokens").is_none());
+        assert!(body.get("stream_options").is_none());
+        assert_eq!(body["reasoning_effort"], "low");
+        assert_eq!(body["messages"][0]["role"], "developer");
+        let off = super::body(&request(ThinkingLevel::Off), &config);
+        assert!(off.get("reasoning_effort").is_none());
+    }
+}

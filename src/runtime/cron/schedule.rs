@@ -1,0 +1,359 @@
+//! Schedules: checking what the model asked for, storing it, and computing fire times.
+//! Every function here takes `now`/`after` explicitly, so it is pure and testable.
+//!
+//! Cron expressions follow croner's (Vixie-cron) DST rules in the job's zone: a wall
+//! time skipped by a spring-forward change fires when the clock resumes (02:30 becomes
+//! 03:00 that day); a time repeated by a fall-back change fires once, at its first
+//! occurrence, while interval patterns (`*/30 * * * *`) fire in both repeated halves.
+//! `every_seconds` is plain elapsed time and ignores DST.
+
+use super::expr::parse_cron_expr;
+use super::zone::{Zone, local_zone_name, parse_tz};
+use crate::tools::cron::CronSchedule;
+use chrono::{DateTime, Local, NaiveDateTime, TimeZone, Utc};
+use croner::Cron;
+use serde::{Deserialize, Serialize};
+
+/// The longest `every_seconds` accepted: a year. Longer intervals read better as
+/// `cron_expr` or `at`, and keep the millisecond arithmetic far from overflow.
+pub const MAX_EVERY_SECONDS: u64 = 366 * 24 * 3600;
+
+/// How many earlier due slots [`CompiledSchedule::due`] counts before it stops.
+pub const DUE_COUNT_CAP: u64 = 1000;
+
+/// A checked schedule as stored in `jobs.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum JobSchedule {
+    /// Fires at `anchor + k * seconds` for k = 1, 2, ...
+    Every {
+        /// The interval.
+        seconds: u64,
+        /// When the job was created (or its interval last restarted).
+        anchor: DateTime<Utc>,
+    },
+    /// Fires when the wall clock in `tz` matches `expr`.
+    Cron {
+        /// The cron expression, 5 or 6 fields.
+        expr: String,
+        /// IANA zone name; `None` follows the system's local zone.
+        tz: Option<String>,
+    },
+    /// Fires once.
+    At {
+        /// The instant to fire at.
+        at: DateTime<Utc>,
+    },
+}
+
+/// Checks `input` as of `now`, resolving defaults: a cron expression without `tz` gets
+/// the system's local zone, and an `at` time without an offset is read in it.
+pub fn validate(input: &CronSchedule, now: DateTime<Utc>) -> Result<JobSchedule, String> {
+    validate_with_local(input, now, local_zone_name().as_deref())
+}
+
+/// [`validate`] with the local zone given by name (`None`: chrono's `Local`).
+pub fn validate_with_local(
+    input: &CronSchedule,
+    now: DateTime<Utc>,
+    local: Option<&str>,
+) -> Result<JobSchedule, String> {
+    let schedule = match input {
+        CronSchedule::EverySeconds(0) => {
+            return Err("every_seconds must be at least 1.".to_owned());
+        }
+        CronSchedule::EverySeconds(s) if *s > MAX_EVERY_SECONDS => {
+            return Err(format!(
+                "every_seconds {s} is longer than a year; use cron_expr for long \
+                 intervals or at for a single time."
+            ));
+        }
+        CronSchedule::EverySeconds(seconds) => JobSchedule::Every {
+            seconds: *seconds,
+            anchor: truncate_to_millis(now),
+        },
+        CronSchedule::Expr { expr, tz } => {
+            let tz = match tz.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+                Some(name) => Some(parse_tz(name)?.name().to_owned()),
+                None => local
+                    .map(|n| parse_tz(n).map(|tz| tz.name().to_owned()))
+                    .transpose()?,
+            };
+            parse_cron_expr(expr)?;
+            JobSchedule::Cron {
+                expr: expr.split_whitespace().collect::<Vec<_>>().join(" "),
+                tz,
+            }
+        }
+        CronSchedule::At(text) => {
+            let zone = Zone::from_stored(local)?;
+            let at = parse_at(text, &zone)?;
+            if at <= now {
+                return Err(format!(
+                    "at \"{}\" is in the past: it is {}, and now is {}. Give a future time.",
+                    text.trim(),
+                    local_text(at),
+                    local_text(now)
+                ));
+            }
+            JobSchedule::At { at }
+        }
+    };
+    let compiled = CompiledSchedule::compile(&schedule)?;
+    if compiled.next_after(now).is_none() {
+        return Err(format!(
+            "{} never fires: no date matches it (e.g. February 30). Check the day-of-month \
+             and month fields.",
+            compiled.describe()
+        ));
+    }
+    Ok(schedule)
+}
+
+/// Reads an ISO 8601 date-time. With an offset (`Z`, `+01:00`) it is exact; without one
+/// it is a wall-clock time in `zone`.
+pub fn parse_at(text: &str, zone: &Zone) -> Result<DateTime<Utc>, String> {
+    let text = text.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Ok(t.with_timezone(&Utc));
+    }
+    for format in ["%Y-%m-%dT%H:%M%:z", "%Y-%m-%d %H:%M%:z", "%Y-%m-%dT%H:%M%z"] {
+        if let Ok(t) = DateTime::parse_from_str(text, format) {
+            return Ok(t.with_timezone(&Utc));
+        }
+    }
+    for format in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(naive) = NaiveDateTime::parse_from_str(text, format) {
+            return zone.resolve_naive(&naive);
+        }
+    }
+    Err(format!(
+        "at \"{text}\" is not an ISO 8601 date-time. Use e.g. 2026-03-08T14:30:00+01:00, \
+         2026-03-08T14:30:00Z, or 2026-03-08T14:30 for {}.",
+        zone.label()
+    ))
+}
+
+/// The due slots in a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Due {
+    /// The earliest slot in the window.
+    pub first: DateTime<Utc>,
+    /// The latest slot in the window.
+    pub latest: DateTime<Utc>,
+    /// Slots in the window before `latest` (so `first` is one of them unless this is
+    /// 0), counted up to [`DUE_COUNT_CAP`].
+    pub earlier: u64,
+}
+
+/// A schedule ready for fire-time computation (the cron expression parsed once).
+#[derive(Clone, Debug)]
+pub struct CompiledSchedule {
+    kind: Kind,
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    Every {
+        period_ms: i64,
+        anchor_ms: i64,
+    },
+    Cron {
+        cron: Box<Cron>,
+        zone: Zone,
+        expr: String,
+    },
+    At(DateTime<Utc>),
+}
+
+impl CompiledSchedule {
+    /// Prepares a stored schedule; fails if it no longer parses (e.g. an edited file).
+    pub fn compile(schedule: &JobSchedule) -> Result<Self, String> {
+        let kind = match schedule {
+            JobSchedule::Every { seconds, anchor } => {
+                if *seconds == 0 || *seconds > MAX_EVERY_SECONDS {
+                    return Err(format!("every_seconds {seconds} is out of range"));
+                }
+                Kind::Every {
+                    period_ms: i64::try_from(*seconds).unwrap_or(i64::MAX) * 1000,
+                    anchor_ms: anchor.timestamp_millis(),
+                }
+            }
+            JobSchedule::Cron { expr, tz } => Kind::Cron {
+                cron: Box::new(parse_cron_expr(expr)?),
+                zone: Zone::from_stored(tz.as_deref())?,
+                expr: expr.clone(),
+            },
+            JobSchedule::At { at } => Kind::At(*at),
+        };
+        Ok(Self { kind })
+    }
+
+    /// The first fire time strictly after `after`; `None` if there is none.
+    pub fn next_after(&self, after: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        match &self.kind {
+            Kind::Every {
+                period_ms,
+                anchor_ms,
+            } => {
+                let k = (after.timestamp_millis() - anchor_ms)
+                    .div_euclid(*period_ms)
+                    .saturating_add(1)
+                    .max(1);
+                from_millis(anchor_ms.checked_add(k.checked_mul(*period_ms)?)?)
+            }
+            Kind::Cron { cron, zone, .. } => match zone {
+                Zone::Named(tz) => cron
+                    .find_next_occurrence(&after.with_timezone(tz), false)
+                    .ok()
+                    .map(|t| t.with_timezone(&Utc)),
+                Zone::Local => cron
+                    .find_next_occurrence(&after.with_timezone(&Local), false)
+                    .ok()
+                    .map(|t| t.with_timezone(&Utc)),
+            },
+            Kind::At(at) => (*at > after).then_some(*at),
+        }
+    }
+
+    /// The slots in `(after, upto]`, if any: the first, the latest, and a count of the
+    /// ones before the latest. Agrees with [`Self::next_after`]: whenever
+    /// `next_after(after) <= upto` there is a due slot, so handling it always advances.
+    pub fn due(&self, after: DateTime<Utc>, upto: DateTime<Utc>) -> Option<Due> {
+        let first = self.next_after(after).filter(|t| *t <= upto)?;
+        match &self.kind {
+            Kind::Every {
+                period_ms,
+                anchor_ms,
+            } => {
+                let k_hi = (upto.timestamp_millis() - anchor_ms).div_euclid(*period_ms);
+                let latest = anchor_ms
+                    .checked_add(k_hi.checked_mul(*period_ms)?)
+                    .and_then(from_millis)
+                    .filter(|t| *t >= first)
+                    .unwrap_or(first);
+                let earlier = (latest.timestamp_millis() - first.timestamp_millis()) / period_ms;
+                Some(Due {
+                    first,
+                    latest,
+                    earlier: u64::try_from(earlier).unwrap_or(0).min(DUE_COUNT_CAP),
+                })
+            }
+            Kind::Cron { cron, zone, .. } => {
+                let latest = previous(cron, zone, upto, true)
+                    .filter(|t| *t >= first)
+                    .unwrap_or(first);
+                let mut earlier = 0;
+                let mut cursor = latest;
+                while earlier < DUE_COUNT_CAP && cursor > first {
+                    match previous(cron, zone, cursor, false) {
+                        Some(t) if t >= first => {
+                            earlier += 1;
+                            cursor = t;
+                        }
+                        _ => break,
+                    }
+                }
+                Some(Due {
+                    first,
+                    latest,
+                    earlier,
+                })
+            }
+            Kind::At(_) => Some(Due {
+                first,
+                latest: first,
+                earlier: 0,
+            }),
+        }
+    }
+
+    /// Whether this is a one-shot schedule, done after its slot.
+    pub fn is_one_shot(&self) -> bool {
+        matches!(self.kind, Kind::At(_))
+    }
+
+    /// The schedule in words, e.g. `every 5 minutes` or
+    /// `cron "30 14 * * WED" in Europe/Berlin (At 14:30, on Wednesday)`.
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            Kind::Every { period_ms, .. } => {
+                every_text(u64::try_from(period_ms / 1000).unwrap_or(0))
+            }
+            Kind::Cron { cron, zone, expr } => format!(
+                "cron \"{expr}\" in {} ({})",
+                zone.label(),
+                cron.describe().trim_end_matches('.')
+            ),
+            Kind::At(at) => format!("once at {}", local_text(*at)),
+        }
+    }
+}
+
+/// A stored schedule in words, even when it no longer compiles.
+pub fn describe_stored(schedule: &JobSchedule) -> String {
+    match CompiledSchedule::compile(schedule) {
+        Ok(c) => c.describe(),
+        Err(_) => match schedule {
+            JobSchedule::Every { seconds, .. } => every_text(*seconds),
+            JobSchedule::Cron { expr, tz } => format!(
+                "cron \"{expr}\" in {}",
+                tz.as_deref().unwrap_or("local time")
+            ),
+            JobSchedule::At { at } => format!("once at {}", local_text(*at)),
+        },
+    }
+}
+
+/// `every 90 seconds`, `every 5 minutes`, `every hour`, `every 2 days`.
+pub fn every_text(seconds: u64) -> String {
+    let (n, unit) = match seconds {
+        s if s >= 86_400 && s % 86_400 == 0 => (s / 86_400, "day"),
+        s if s >= 3600 && s % 3600 == 0 => (s / 3600, "hour"),
+        s if s >= 60 && s % 60 == 0 => (s / 60, "minute"),
+        s => (s, "second"),
+    };
+    if n == 1 {
+        format!("every {unit}")
+    } else {
+        format!("every {n} {unit}s")
+    }
+}
+
+/// An instant in the system's local zone, e.g. `2026-03-11 14:30:00 +01:00`.
+pub fn local_text(t: DateTime<Utc>) -> String {
+    t.with_timezone(&Local)
+        .format("%Y-%m-%d %H:%M:%S %:z")
+        .to_string()
+}
+
+fn previous(
+    cron: &Cron,
+    zone: &Zone,
+    from: DateTime<Utc>,
+    inclusive: bool,
+) -> Option<DateTime<Utc>> {
+    match zone {
+        Zone::Named(tz) => cron
+            .find_previous_occurrence(&from.with_timezone(tz), inclusive)
+            .ok()
+            .map(|t| t.with_timezone(&Utc)),
+        Zone::Local => cron
+            .find_previous_occurrence(&from.with_timezone(&Local), inclusive)
+            .ok()
+            .map(|t| t.with_timezone(&Utc)),
+    }
+}
+
+fn from_millis(ms: i64) -> Option<DateTime<Utc>> {
+    Utc.timestamp_millis_opt(ms).single()
+}
+
+fn truncate_to_millis(t: DateTime<Utc>) -> DateTime<Utc> {
+    from_millis(t.timestamp_millis()).unwrap_or(t)
+}

@@ -1,0 +1,319 @@
+//! The scheduler task: one per workspace across all processes (the `scheduler.lock`
+//! holder). It sleeps until the earliest next slot, capped at the recheck interval so
+//! that jobs written by other processes and wall-clock jumps (suspend) are noticed;
+//! changes made through this process's service wake it at once.
+
+use super::schedule::local_text;
+use super::service::{CronService, Inner};
+use super::store::{RunRecord, RunStatus};
+use super::{CronError, CronFired, FiredCallback};
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// What a scheduler task is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchedulerRole {
+    /// Not yet tried the lock.
+    Starting,
+    /// Another process (or service) fires this workspace's jobs; this one retries the
+    /// lock every recheck interval and takes over when that one exits.
+    Standby,
+    /// This task fires the jobs.
+    Active,
+    /// Stopped; it fires nothing.
+    Stopped,
+}
+
+/// Controls a running scheduler; dropping it stops the scheduler.
+#[derive(Debug)]
+pub struct SchedulerHandle {
+    cancel: CancellationToken,
+    role: watch::Receiver<SchedulerRole>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl SchedulerHandle {
+    /// The current role.
+    pub fn role(&self) -> SchedulerRole {
+        *self.role.borrow()
+    }
+
+    /// A receiver that sees every role change.
+    pub fn watch_role(&self) -> watch::Receiver<SchedulerRole> {
+        self.role.clone()
+    }
+
+    /// Stops the scheduler and waits until it has released the lock.
+    pub async fn stop(mut self) {
+        self.cancel.cancel();
+        if let Some(task) = self.task.take() {
+            // A join error means the task panicked, which already ended it.
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for SchedulerHandle {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
+
+impl CronService {
+    /// Starts firing this workspace's jobs, calling `on_fire` for each fired slot, if
+    /// no other process does already (otherwise it stands by and takes over later).
+    /// Call it only in long-running processes (TUI, rpc); needs a tokio runtime.
+    pub fn start_scheduler(&self, on_fire: FiredCallback) -> Result<SchedulerHandle, CronError> {
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
+            CronError::Invalid(
+                "The cron scheduler needs a tokio runtime; start it from async code.".to_owned(),
+            )
+        })?;
+        let cancel = CancellationToken::new();
+        let (role_tx, role) = watch::channel(SchedulerRole::Starting);
+        let task = runtime.spawn(run(
+            Arc::clone(&self.inner),
+            on_fire,
+            cancel.clone(),
+            role_tx,
+        ));
+        Ok(SchedulerHandle {
+            cancel,
+            role,
+            task: Some(task),
+        })
+    }
+}
+
+async fn run(
+    inner: Arc<Inner>,
+    on_fire: FiredCallback,
+    cancel: CancellationToken,
+    role: watch::Sender<SchedulerRole>,
+) {
+    let recheck = inner
+        .options
+        .recheck_interval
+        .max(Duration::from_millis(10));
+    let lock = loop {
+        match inner.store.try_lock_scheduler() {
+            Ok(Some(lock)) => break lock,
+            Ok(None) => set_role(&role, SchedulerRole::Standby),
+            Err(e) => {
+                tracing::warn!("cron scheduler: {e}");
+                set_role(&role, SchedulerRole::Standby);
+            }
+        }
+        tokio::select! {
+            () = cancel.cancelled() => {
+                set_role(&role, SchedulerRole::Stopped);
+                return;
+            }
+            () = tokio::time::sleep(recheck) => {}
+        }
+    };
+    set_role(&role, SchedulerRole::Active);
+    if let Err(e) = recover_interrupted(&inner) {
+        tracing::warn!("cron scheduler: {e}");
+    }
+    loop {
+        let wait = match tick(&inner, &on_fire) {
+            Ok(()) => next_wait(&inner, recheck),
+            Err(e) => {
+                tracing::warn!("cron scheduler: {e}; retrying in {recheck:?}");
+                recheck
+            }
+        };
+        tokio::select! {
+            () = cancel.cancelled() => break,
+            () = tokio::time::sleep(wait) => {}
+            () = inner.wake.notified() => {}
+        }
+    }
+    drop(lock);
+    set_role(&role, SchedulerRole::Stopped);
+}
+
+/// Publishes `value` only if it differs, so watchers wake on real changes.
+fn set_role(role: &watch::Sender<SchedulerRole>, value: SchedulerRole) {
+    role.send_if_modified(|current| std::mem::replace(current, value) != value);
+}
+
+/// Picks up changes from other processes, then fires whatever is due.
+fn tick(inner: &Inner, on_fire: &FiredCallback) -> Result<(), CronError> {
+    inner.refresh()?;
+    let now = inner.now();
+    if earliest_next(inner).is_some_and(|t| t <= now) {
+        let fires = claim_due(inner, now)?;
+        if !fires.is_empty() {
+            deliver(inner, on_fire, fires)?;
+        }
+    }
+    Ok(())
+}
+
+fn earliest_next(inner: &Inner) -> Option<DateTime<Utc>> {
+    inner
+        .snapshot()
+        .jobs
+        .iter()
+        .filter_map(|j| j.next_fire())
+        .min()
+}
+
+fn next_wait(inner: &Inner, recheck: Duration) -> Duration {
+    let now = inner.now();
+    match earliest_next(inner) {
+        None => recheck,
+        Some(next) => match (next - now).to_std() {
+            Ok(wait) if !wait.is_zero() => wait.min(recheck),
+            // Still due right after a tick means the slot could not be handled; wait
+            // a moment instead of spinning.
+            _ => Duration::from_secs(1).min(recheck),
+        },
+    }
+}
+
+/// Records every due slot as handled, durably, before anything is delivered: the
+/// latest slot becomes a `firing` run (or `missed` if older than the grace window) and
+/// older ones one `missed` run. Returns what to deliver.
+fn claim_due(inner: &Inner, now: DateTime<Utc>) -> Result<Vec<CronFired>, CronError> {
+    let grace = chrono::Duration::from_std(inner.options.grace).unwrap_or(chrono::Duration::MAX);
+    let (fires, file, stamp) = inner.store.update(|file| {
+        let snapshot = inner.snapshot();
+        let compiled: HashMap<&str, _> = snapshot
+            .jobs
+            .iter()
+            .map(|j| (j.record.id.as_str(), j))
+            .collect();
+        let mut fires = Vec::new();
+        for job in file.jobs.iter_mut().filter(|j| !j.paused && !j.done) {
+            let fresh;
+            let schedule = match compiled.get(job.id.as_str()) {
+                Some(l) if l.record.schedule == job.schedule => &l.compiled,
+                _ => {
+                    fresh = super::CompiledSchedule::compile(&job.schedule);
+                    &fresh
+                }
+            };
+            let Ok(schedule) = schedule else { continue };
+            let Some(due) = schedule.due(job.handled_until, now) else {
+                continue;
+            };
+            if due.earlier > 0 {
+                let more = if due.earlier >= super::schedule::DUE_COUNT_CAP {
+                    "+"
+                } else {
+                    ""
+                };
+                job.push_run(RunRecord {
+                    slot: due.first,
+                    recorded_at: now,
+                    status: RunStatus::Missed,
+                    note: Some(format!(
+                        "{}{more} slot(s) from {} on passed while no scheduler was running",
+                        due.earlier,
+                        local_text(due.first)
+                    )),
+                });
+            }
+            let late = now - due.latest;
+            if late <= grace {
+                job.push_run(RunRecord {
+                    slot: due.latest,
+                    recorded_at: now,
+                    status: RunStatus::Firing,
+                    note: None,
+                });
+                fires.push(CronFired {
+                    job_id: job.id.clone(),
+                    name: job.name.clone(),
+                    message: job.message.clone(),
+                    scheduled_at: due.latest,
+                });
+            } else {
+                job.push_run(RunRecord {
+                    slot: due.latest,
+                    recorded_at: now,
+                    status: RunStatus::Missed,
+                    note: Some(format!(
+                        "{} late, past the {} grace window",
+                        super::relative_text(late),
+                        super::relative_text(grace)
+                    )),
+                });
+            }
+            job.handled_until = job.handled_until.max(due.latest);
+            if schedule.is_one_shot() {
+                job.done = true;
+            }
+        }
+        fires.sort_by_key(|f| f.scheduled_at);
+        Ok(fires)
+    })?;
+    inner.install(file, stamp);
+    Ok(fires)
+}
+
+/// Calls `on_fire` for each claimed slot, then records the outcome.
+fn deliver(inner: &Inner, on_fire: &FiredCallback, fires: Vec<CronFired>) -> Result<(), CronError> {
+    let outcomes: Vec<(String, DateTime<Utc>, bool)> = fires
+        .into_iter()
+        .map(|fired| {
+            let key = (fired.job_id.clone(), fired.scheduled_at);
+            // A panicking handler must not take the scheduler down with it.
+            let ok = std::panic::catch_unwind(AssertUnwindSafe(|| on_fire(fired))).is_ok();
+            (key.0, key.1, ok)
+        })
+        .collect();
+    let (_, file, stamp) = inner.store.update(|file| {
+        for (id, slot, ok) in &outcomes {
+            let run = file.jobs.iter_mut().find(|j| j.id == *id).and_then(|j| {
+                j.runs
+                    .iter_mut()
+                    .rev()
+                    .find(|r| r.slot == *slot && r.status == RunStatus::Firing)
+            });
+            if let Some(run) = run {
+                if *ok {
+                    run.status = RunStatus::Fired;
+                } else {
+                    run.status = RunStatus::Failed;
+                    run.note = Some("the fired handler panicked; not retried".to_owned());
+                }
+            }
+        }
+        Ok(())
+    })?;
+    inner.install(file, stamp);
+    Ok(())
+}
+
+/// Turns `firing` runs left by a scheduler that died mid-delivery into `failed`. Only
+/// the lock holder calls this, so no live scheduler is delivering them.
+fn recover_interrupted(inner: &Inner) -> Result<(), CronError> {
+    let (_, file, stamp) = inner.store.update(|file| {
+        for run in file
+            .jobs
+            .iter_mut()
+            .flat_map(|j| j.runs.iter_mut())
+            .filter(|r| r.status == RunStatus::Firing)
+        {
+            run.status = RunStatus::Failed;
+            run.note = Some(
+                "claw-tui stopped while delivering this; not retried, so it is never \
+                 delivered twice"
+                    .to_owned(),
+            );
+        }
+        Ok(())
+    })?;
+    inner.install(file, stamp);
+    Ok(())
+}

@@ -1,0 +1,333 @@
+//! [`CronService`]: the jobs of one workspace, shared by the tool, the dashboard and the
+//! scheduler. Each change re-reads `jobs.json` under the lock, applies itself and writes
+//! the file back, so processes sharing the workspace never lose each other's changes.
+
+use super::schedule::{CompiledSchedule, describe_stored, validate};
+use super::store::{FileStamp, JobRecord, JobsFile, Store};
+use super::{CronError, CronJobInfo, CronOptions};
+use crate::tools::cron::CronSchedule;
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::{Notify, watch};
+
+/// Longest automatic job name, taken from the message when no name is given.
+const AUTO_NAME_CHARS: usize = 40;
+
+/// The cron jobs of one workspace. Cheap to clone; clones share everything.
+///
+/// Methods do short blocking file I/O (a read and an atomic write under `flock`);
+/// async callers should use the [`crate::tools::cron::CronBackend`] impl, which moves
+/// them to a blocking thread.
+#[derive(Clone)]
+pub struct CronService {
+    pub(super) inner: Arc<Inner>,
+}
+
+pub(super) struct Inner {
+    pub(super) store: Store,
+    pub(super) options: CronOptions,
+    snapshot: Mutex<Snapshot>,
+    /// Wakes the scheduler to recompute its sleep after a change in this process.
+    pub(super) wake: Notify,
+    feed: watch::Sender<Vec<CronJobInfo>>,
+}
+
+/// The jobs as last read or written, with their schedules compiled once.
+#[derive(Default)]
+pub(super) struct Snapshot {
+    pub(super) jobs: Vec<Loaded>,
+    stamp: Option<FileStamp>,
+}
+
+pub(super) struct Loaded {
+    pub(super) record: JobRecord,
+    pub(super) compiled: Result<CompiledSchedule, String>,
+    /// `next_fire`, computed once: it depends only on the record, which a `Loaded`
+    /// never changes, and the scheduler asks for it on every wake.
+    next: Option<DateTime<Utc>>,
+}
+
+impl Loaded {
+    pub(super) fn new(record: JobRecord, compiled: Result<CompiledSchedule, String>) -> Self {
+        let next = if record.paused || record.done {
+            None
+        } else {
+            compiled
+                .as_ref()
+                .ok()
+                .and_then(|c| c.next_after(record.handled_until))
+        };
+        Self {
+            record,
+            compiled,
+            next,
+        }
+    }
+
+    /// The next slot this job would fire, if it is active.
+    pub(super) fn next_fire(&self) -> Option<DateTime<Utc>> {
+        self.next
+    }
+
+    fn info(&self) -> CronJobInfo {
+        let last = self.record.runs.last();
+        CronJobInfo {
+            id: self.record.id.clone(),
+            name: self.record.name.clone(),
+            message: self.record.message.clone(),
+            schedule: match &self.compiled {
+                Ok(c) => c.describe(),
+                Err(_) => describe_stored(&self.record.schedule),
+            },
+            next_fire: self.next_fire(),
+            paused: self.record.paused,
+            done: self.record.done,
+            last_status: last.map(|r| r.status),
+            last_run_at: last.map(|r| r.recorded_at),
+            problem: self.compiled.as_ref().err().cloned(),
+        }
+    }
+}
+
+/// The result of pause or resume.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobChange {
+    /// The job after the call.
+    pub job: CronJobInfo,
+    /// False when it already was in the requested state.
+    pub changed: bool,
+}
+
+impl CronService {
+    /// Opens the jobs of `workspace` stored under `data_dir`, creating the directory.
+    /// Fails if `jobs.json` is unreadable or from a newer version. Does not fire
+    /// anything; see [`Self::start_scheduler`].
+    pub fn open(
+        data_dir: &Path,
+        workspace: &Path,
+        options: CronOptions,
+    ) -> Result<Self, CronError> {
+        let store = Store::new(data_dir, workspace)?;
+        let (file, stamp) = store.load()?;
+        let inner = Arc::new(Inner {
+            store,
+            options,
+            snapshot: Mutex::new(Snapshot::default()),
+            wake: Notify::new(),
+            feed: watch::Sender::new(Vec::new()),
+        });
+        inner.install(file, stamp);
+        Ok(Self { inner })
+    }
+
+    /// The directory holding this workspace's `jobs.json` and lock files.
+    pub fn dir(&self) -> &Path {
+        self.inner.store.dir()
+    }
+
+    /// Adds a job; nothing is stored if the schedule is invalid.
+    pub fn add(
+        &self,
+        name: Option<String>,
+        message: String,
+        schedule: CronSchedule,
+    ) -> Result<CronJobInfo, CronError> {
+        if message.trim().is_empty() {
+            return Err(CronError::Invalid(
+                "The message is empty; give the text to deliver when the job fires.".to_owned(),
+            ));
+        }
+        let now = self.inner.now();
+        let schedule = validate(&schedule, now).map_err(CronError::Invalid)?;
+        let name = name
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| auto_name(&message));
+        let id = self.inner.change(|file| {
+            let id = format!("cron-{}", file.next_id);
+            file.next_id += 1;
+            file.jobs.push(JobRecord {
+                id: id.clone(),
+                name,
+                message,
+                schedule,
+                created_at: now,
+                paused: false,
+                done: false,
+                handled_until: now,
+                runs: Vec::new(),
+            });
+            Ok(id)
+        })?;
+        self.inner.job_info(&id)
+    }
+
+    /// All jobs, re-read from disk so changes by other processes show.
+    pub fn list(&self) -> Result<Vec<CronJobInfo>, CronError> {
+        self.inner.refresh()?;
+        Ok(self.inner.infos())
+    }
+
+    /// Deletes a job; returns it as it was.
+    pub fn remove(&self, id: &str) -> Result<CronJobInfo, CronError> {
+        let id = id.trim();
+        let removed = self.inner.change(|file| {
+            let at = file
+                .jobs
+                .iter()
+                .position(|j| j.id == id)
+                .ok_or_else(|| CronError::NotFound(id.to_owned()))?;
+            Ok(file.jobs.remove(at))
+        })?;
+        let compiled = CompiledSchedule::compile(&removed.schedule);
+        Ok(Loaded::new(removed, compiled).info())
+    }
+
+    /// Stops a job from firing. Slots that pass while paused are skipped, not missed.
+    pub fn pause(&self, id: &str) -> Result<JobChange, CronError> {
+        let id = id.trim();
+        let changed = self.inner.change(|file| {
+            let job = file.job_mut(id)?;
+            let changed = !job.paused;
+            job.paused = true;
+            Ok(changed)
+        })?;
+        Ok(JobChange {
+            job: self.inner.job_info(id)?,
+            changed,
+        })
+    }
+
+    /// Lets a paused job fire again, from its next slot after now.
+    pub fn resume(&self, id: &str) -> Result<JobChange, CronError> {
+        let id = id.trim();
+        let now = self.inner.now();
+        let changed = self.inner.change(|file| {
+            let job = file.job_mut(id)?;
+            if job.done {
+                return Err(CronError::Invalid(format!(
+                    "Cron job \"{}\" ({id}) was a one-time job and has already had its time; \
+                     add a new job instead.",
+                    job.name
+                )));
+            }
+            if !job.paused {
+                return Ok(false);
+            }
+            job.paused = false;
+            job.handled_until = job.handled_until.max(now);
+            Ok(true)
+        })?;
+        Ok(JobChange {
+            job: self.inner.job_info(id)?,
+            changed,
+        })
+    }
+
+    /// The dashboard feed: the job list, updated after every change, fire and reload.
+    pub fn subscribe(&self) -> watch::Receiver<Vec<CronJobInfo>> {
+        self.inner.feed.subscribe()
+    }
+
+    /// The next fire time of every loaded job, as computed when the jobs were last
+    /// loaded or changed (no file access).
+    pub fn next_fires(&self) -> Vec<(String, Option<DateTime<Utc>>)> {
+        self.inner
+            .snapshot()
+            .jobs
+            .iter()
+            .map(|j| (j.record.id.clone(), j.next_fire()))
+            .collect()
+    }
+
+    /// The current time on the service's clock.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.inner.now()
+    }
+}
+
+impl Inner {
+    pub(super) fn now(&self) -> DateTime<Utc> {
+        self.options.clock.now()
+    }
+
+    pub(super) fn snapshot(&self) -> MutexGuard<'_, Snapshot> {
+        // A panic while holding the lock cannot leave the snapshot half-built (it is
+        // replaced whole), so a poisoned lock is still good to use.
+        self.snapshot.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Applies `f` to the file under the lock, then refreshes the snapshot and the feed
+    /// and wakes the scheduler.
+    pub(super) fn change<R>(
+        &self,
+        f: impl FnOnce(&mut JobsFile) -> Result<R, CronError>,
+    ) -> Result<R, CronError> {
+        let (result, file, stamp) = self.store.update(f)?;
+        self.install(file, stamp);
+        self.wake.notify_one();
+        Ok(result)
+    }
+
+    /// Re-reads `jobs.json` if another process replaced it.
+    pub(super) fn refresh(&self) -> Result<bool, CronError> {
+        let current = self.store.stamp();
+        if current.is_some() && current == self.snapshot().stamp {
+            return Ok(false);
+        }
+        let (file, stamp) = self.store.load()?;
+        self.install(file, stamp);
+        Ok(true)
+    }
+
+    /// Replaces the snapshot with `file`, compiling only schedules that changed.
+    pub(super) fn install(&self, file: JobsFile, stamp: Option<FileStamp>) {
+        let mut snapshot = self.snapshot();
+        let mut previous: HashMap<String, Loaded> = std::mem::take(&mut snapshot.jobs)
+            .into_iter()
+            .map(|l| (l.record.id.clone(), l))
+            .collect();
+        let jobs = file
+            .jobs
+            .into_iter()
+            .map(|record| {
+                let reused = previous
+                    .remove(&record.id)
+                    .filter(|p| p.record.schedule == record.schedule)
+                    .map(|p| p.compiled);
+                let compiled =
+                    reused.unwrap_or_else(|| CompiledSchedule::compile(&record.schedule));
+                Loaded::new(record, compiled)
+            })
+            .collect();
+        *snapshot = Snapshot { jobs, stamp };
+        let infos = snapshot.jobs.iter().map(Loaded::info).collect();
+        drop(snapshot);
+        self.feed.send_replace(infos);
+    }
+
+    pub(super) fn infos(&self) -> Vec<CronJobInfo> {
+        self.snapshot().jobs.iter().map(Loaded::info).collect()
+    }
+
+    fn job_info(&self, id: &str) -> Result<CronJobInfo, CronError> {
+        self.snapshot()
+            .jobs
+            .iter()
+            .find(|j| j.record.id == id)
+            .map(Loaded::info)
+            .ok_or_else(|| CronError::NotFound(id.to_owned()))
+    }
+}
+
+/// A name from the start of the message, for jobs added without one.
+fn auto_name(message: &str) -> String {
+    let line = message.trim().lines().next().unwrap_or_default().trim();
+    let mut name: String = line.chars().take(AUTO_NAME_CHARS).collect();
+    if line.chars().count() > AUTO_NAME_CHARS {
+        name.push('…');
+    }
+    name
+}

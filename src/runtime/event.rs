@@ -1,0 +1,67 @@
+//! Events about background work, delivered to the UI and the JSON modes on a channel of
+//! their own so they never interleave with the main run's `AgentEvent` sequence.
+
+use super::subagents::SubagentInfo;
+use crate::agent::AgentEvent;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+/// Something the runtime (not the main agent's run) reports.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RuntimeEvent {
+    /// One event of a subagent's own loop, tagged with where it belongs: the tool-call
+    /// tree nests it under the `spawn` call `parent_tool_call_id`.
+    SubagentEvent {
+        /// The subagent, e.g. `subagent-3`.
+        subagent_id: String,
+        /// The main agent's `spawn` call that started it.
+        parent_tool_call_id: String,
+        /// The subagent's event, unchanged.
+        event: AgentEvent,
+    },
+    /// A subagent's status, turns, tokens or current tool changed (for the dashboard).
+    SubagentUpdate {
+        /// Its state after the change.
+        info: SubagentInfo,
+    },
+    /// The number of notifications waiting for the main agent's run to end changed.
+    PendingNotifications {
+        /// How many wait now.
+        count: usize,
+    },
+}
+
+/// Where runtime events go; cheap to clone. A consumer that went away is not an error:
+/// background work carries on without a UI (e.g. while the app quits).
+#[derive(Clone, Debug, Default)]
+pub struct RuntimeEventSender {
+    tx: Option<mpsc::UnboundedSender<RuntimeEvent>>,
+}
+
+impl RuntimeEventSender {
+    /// A sender delivering to `tx`.
+    pub fn new(tx: mpsc::UnboundedSender<RuntimeEvent>) -> Self {
+        Self { tx: Some(tx) }
+    }
+
+    /// A sender that drops every event (headless `-p` mode, tests that do not look).
+    pub fn discard() -> Self {
+        Self { tx: None }
+    }
+
+    /// Delivers one event, if anyone is listening.
+    pub fn send(&self, event: RuntimeEvent) {
+        if let Some(tx) = &self.tx {
+            // The receiver is gone only when the UI has shut down; nothing to tell it.
+            let _ = tx.send(event);
+        }
+    }
+}
+
+/// A new runtime-event channel: give the sender to the runtime, read the receiver in
+/// the UI or JSON output loop.
+pub fn runtime_channel() -> (RuntimeEventSender, mpsc::UnboundedReceiver<RuntimeEvent>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (RuntimeEventSender::new(tx), rx)
+}

@@ -1,0 +1,316 @@
+//! The supervisor: the single owner of the main agent's runs. User input (`Submit`,
+//! `Steer`) and system notifications (subagent results, cron fires from the bus's
+//! `system` channel) all go through it, and it decides under one lock whether each
+//! starts a run or waits, so a keypress never races a run a cron job just started.
+//!
+//! A notification that arrives while a run is active waits in a pending queue (its size
+//! is reported as [`RuntimeEvent::PendingNotifications`]) and is delivered, wrapped as
+//! `[SYSTEM NOTIFICATION]`, as soon as the run ends; notifications are never dropped
+//! and keep their order. Each keeps its origin `chat_id`, but until sessions can be
+//! addressed, every notification goes to the active session's agent.
+
+use super::bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
+use super::event::{RuntimeEvent, RuntimeEventSender};
+use crate::agent::{Agent, AgentError, EventKind, Message, NotificationMessage, QueueKind};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+/// The prefix that marks a notification for the model.
+pub const NOTIFICATION_PREFIX: &str = "[SYSTEM NOTIFICATION]";
+
+/// What the UI or RPC asks the main agent to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SupervisorInput {
+    /// A message: starts a run when idle, else waits as a follow-up.
+    Submit(String),
+    /// A correction: starts a run when idle, else is injected at the next tool boundary.
+    Steer(String),
+}
+
+/// What the supervisor did with an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SupervisorOutcome {
+    /// The agent was idle; a run started with the input.
+    Started,
+    /// A run is active; the input waits as a follow-up.
+    QueuedFollowUp,
+    /// A run is active; the input waits as steering.
+    QueuedSteering,
+}
+
+struct State {
+    pending: VecDeque<InboundMessage>,
+    /// The count last reported, so only changes are sent.
+    reported: usize,
+    /// Set by `abort`: nothing starts on its own until the next input or notification.
+    held: bool,
+}
+
+struct Inner {
+    agent: Agent,
+    events: RuntimeEventSender,
+    runtime: tokio::runtime::Handle,
+    state: Mutex<State>,
+}
+
+/// Owns the main agent's runs; cheap to clone. The background task it starts stops
+/// when the last clone is dropped or on [`Supervisor::stop`].
+#[derive(Clone)]
+pub struct Supervisor {
+    inner: Arc<Inner>,
+    stop: CancellationToken,
+    task: Arc<Mutex<Option<JoinHandle<()>>>>,
+    _guard: Arc<DropGuard>,
+}
+
+/// Wraps a bus message as the notification the model reads.
+pub fn to_notification(message: &InboundMessage) -> Message {
+    Message::Notification(NotificationMessage {
+        source: message.sender_id.clone(),
+        content: format!("{NOTIFICATION_PREFIX}\n{}", message.content),
+        timestamp: message.timestamp,
+    })
+}
+
+impl Supervisor {
+    /// Takes charge of `agent`, consumes the bus's `system` channel (its backlog first)
+    /// and reports to `events`. Must be called inside a Tokio runtime.
+    pub fn start(
+        agent: Agent,
+        bus: &MessageBus,
+        events: RuntimeEventSender,
+    ) -> Result<Self, AgentError> {
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| AgentError::NoRuntime)?;
+        let ends = agent.subscribe(Some(&[EventKind::AgentEnd]));
+        let inbound = bus.subscribe(SYSTEM_CHANNEL);
+        let inner = Arc::new(Inner {
+            agent,
+            events,
+            runtime: runtime.clone(),
+            state: Mutex::new(State {
+                pending: VecDeque::new(),
+                reported: 0,
+                held: false,
+            }),
+        });
+        let stop = CancellationToken::new();
+        let task = runtime.spawn(serve(inner.clone(), bus.clone(), inbound, ends, stop.clone()));
+        Ok(Self {
+            inner,
+            task: Arc::new(Mutex::new(Some(task))),
+            _guard: Arc::new(stop.clone().drop_guard()),
+            stop,
+        })
+    }
+
+    /// The main agent, for subscribing, reading state and changing settings. Start
+    /// runs only through the supervisor, or its decisions are no longer atomic.
+    pub fn agent(&self) -> &Agent {
+        &self.inner.agent
+    }
+
+    /// Handles one input atomically; see [`SupervisorInput`].
+    pub fn send(&self, input: SupervisorInput) -> SupervisorOutcome {
+        match input {
+            SupervisorInput::Submit(text) => self.submit(text),
+            SupervisorInput::Steer(text) => self.steer(text),
+        }
+    }
+
+    /// A user message: starts a run when idle, else queues it as a follow-up.
+    pub fn submit(&self, text: impl Into<String>) -> SupervisorOutcome {
+        self.input(text.into(), QueueKind::FollowUp)
+    }
+
+    /// A user correction: starts a run when idle, else queues it as steering.
+    pub fn steer(&self, text: impl Into<String>) -> SupervisorOutcome {
+        self.input(text.into(), QueueKind::Steering)
+    }
+
+    fn input(&self, text: String, kind: QueueKind) -> SupervisorOutcome {
+        let inner = &self.inner;
+        let _runtime = inner.runtime.enter();
+        let mut state = inner.lock();
+        state.held = false;
+        // Notifications still waiting arrived first, so they go first in the same run.
+        let mut messages: Vec<Message> = state.pending.iter().map(to_notification).collect();
+        messages.push(Message::user(text.clone()));
+        match inner.agent.prompt_messages(messages) {
+            Ok(()) => {
+                state.pending.clear();
+                inner.report(&mut state);
+                SupervisorOutcome::Started
+            }
+            // Busy: a run is active right now. If it ends before the message is queued,
+            // its `agent_end` makes the serve task start a run for the queued message.
+            Err(_) => {
+                inner.agent.queue(kind, Message::user(text));
+                match kind {
+                    QueueKind::FollowUp => SupervisorOutcome::QueuedFollowUp,
+                    QueueKind::Steering => SupervisorOutcome::QueuedSteering,
+                }
+            }
+        }
+    }
+
+    /// Delivers a notification: at once when idle, else after the active run ends.
+    pub fn notify(&self, message: InboundMessage) {
+        self.inner.notify(message);
+    }
+
+    /// Aborts the active run. What is still waiting (notifications, queued messages)
+    /// stays until the next input or notification, so the agent does not restart
+    /// right after the user stopped it.
+    pub fn abort(&self) {
+        let mut state = self.inner.lock();
+        state.held = true;
+        self.inner.agent.abort();
+    }
+
+    /// How many notifications wait for the active run to end.
+    pub fn pending_count(&self) -> usize {
+        self.inner.lock().pending.len()
+    }
+
+    /// The notifications waiting, oldest first (e.g. to keep them when quitting).
+    pub fn pending(&self) -> Vec<InboundMessage> {
+        self.inner.lock().pending.iter().cloned().collect()
+    }
+
+    /// Stops consuming the bus (later messages wait in its backlog) and stops starting
+    /// runs on its own; returns once that is done. The agent and any active run are left
+    /// as they are; notifications not yet delivered stay in [`Supervisor::pending`].
+    pub async fn stop(&self) {
+        self.stop.cancel();
+        let task = self
+            .task
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(task) = task {
+            // The task only ends by returning; a join error would mean it panicked, and
+            // there is nothing left to stop either way.
+            let _ = task.await;
+        }
+    }
+}
+
+impl std::fmt::Debug for Supervisor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Supervisor")
+            .field("pending", &self.pending_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every change is a push, a clear or a flag; a poisoned state is still valid.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn report(&self, state: &mut State) {
+        let count = state.pending.len();
+        if count != state.reported {
+            state.reported = count;
+            self.events
+                .send(RuntimeEvent::PendingNotifications { count });
+        }
+    }
+
+    fn notify(&self, message: InboundMessage) {
+        let _runtime = self.runtime.enter();
+        let mut state = self.lock();
+        state.held = false;
+        state.pending.push_back(message);
+        self.pump(&mut state);
+    }
+
+    /// Starts a run for whatever waits, if the agent is idle and not held.
+    fn pump(&self, state: &mut State) {
+        if !state.held && !self.agent.state().is_streaming {
+            self.deliver(state);
+        }
+        self.report(state);
+    }
+
+    /// The agent is idle: pending notifications and steering go in one run; otherwise
+    /// the oldest follow-up starts one (the run takes the others when it ends).
+    fn deliver(&self, state: &mut State) {
+        let agent = &self.agent;
+        let steering = agent.clear_queue(Some(QueueKind::Steering));
+        let mut messages: Vec<Message> = state.pending.iter().map(to_notification).collect();
+        messages.extend(steering.iter().cloned());
+        let mut follow_ups = Vec::new();
+        if messages.is_empty() {
+            follow_ups = agent.clear_queue(Some(QueueKind::FollowUp));
+            if follow_ups.is_empty() {
+                return;
+            }
+            messages.push(follow_ups.remove(0));
+        }
+        let first_follow_up = (steering.is_empty() && state.pending.is_empty())
+            .then(|| messages.first().cloned())
+            .flatten();
+        match agent.prompt_messages(messages) {
+            Ok(()) => state.pending.clear(),
+            // Someone started a run behind the supervisor's back: put everything back.
+            Err(_) => {
+                for m in steering {
+                    agent.queue(QueueKind::Steering, m);
+                }
+                if let Some(m) = first_follow_up {
+                    agent.queue(QueueKind::FollowUp, m);
+                }
+            }
+        }
+        for m in follow_ups {
+            agent.queue(QueueKind::FollowUp, m);
+        }
+    }
+
+    /// A run ended (or something else changed): deliver what waits.
+    fn on_idle(&self) {
+        let _runtime = self.runtime.enter();
+        let mut state = self.lock();
+        self.pump(&mut state);
+    }
+}
+
+/// Feeds bus messages and run ends to the supervisor until stopped.
+async fn serve(
+    inner: Arc<Inner>,
+    bus: MessageBus,
+    mut inbound: mpsc::UnboundedReceiver<InboundMessage>,
+    mut ends: mpsc::UnboundedReceiver<crate::agent::AgentEvent>,
+    stop: CancellationToken,
+) {
+    let mut bus_open = true;
+    loop {
+        tokio::select! {
+            biased;
+            () = stop.cancelled() => break,
+            message = inbound.recv(), if bus_open => match message {
+                Some(message) => inner.notify(message),
+                // Another consumer took over the channel; runs still need pumping.
+                None => bus_open = false,
+            },
+            end = ends.recv() => match end {
+                Some(_) => inner.on_idle(),
+                None => break,
+            },
+        }
+    }
+    if bus_open {
+        bus.unsubscribe(SYSTEM_CHANNEL);
+        // Messages already handed to this receiver stay with the supervisor, in order.
+        let mut state = inner.lock();
+        while let Ok(message) = inbound.try_recv() {
+            state.pending.push_back(message);
+        }
+        inner.report(&mut state);
+    }
+}

@@ -1,0 +1,156 @@
+//! Durable sessions: one append-only JSON Lines file per conversation.
+//!
+//! The first line is a header; then one line per completed message, queue change and
+//! setting change. A dedicated writer task appends lines as they happen and `fsync`s at
+//! every turn end, run end and before exit, so a crash loses at most the message that
+//! was still streaming.
+
+pub mod export;
+mod file;
+mod open;
+mod writer;
+
+pub use file::{SessionData, SessionSummary, find_session, list_sessions, load, sessions_dir};
+pub use open::{OpenedSession, open_session};
+pub use writer::{SessionWriter, record_events};
+
+use crate::agent::Message;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The format version this build writes and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Why a session could not be opened or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// File system trouble.
+    #[error("session file {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Written by a newer claw-tui.
+    #[error(
+        "session file {path} has format version {found}, newer than this claw-tui understands \
+         (version {FORMAT_VERSION}); upgrade claw-tui to open it"
+    )]
+    NewerVersion {
+        /// The file.
+        path: String,
+        /// Its version.
+        found: u32,
+    },
+    /// Not a session file.
+    #[error("{path} is not a claw-tui session file: {reason}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Another process writes this session.
+    #[error(
+        "session {path} is open in another claw-tui process; close it there, or pass --fork \
+         to continue in a new session that starts from a copy of its history"
+    )]
+    Locked {
+        /// The file.
+        path: String,
+    },
+    /// No session matched.
+    #[error("{0}")]
+    NotFound(String),
+}
+
+impl SessionError {
+    fn io(path: &Path, source: std::io::Error) -> Self {
+        SessionError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
+/// The first line of a session file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// Format version.
+    pub version: u32,
+    /// Session id.
+    pub id: String,
+    /// Workspace the session belongs to.
+    pub workspace: String,
+    /// Provider name at creation.
+    pub provider: String,
+    /// Model at creation.
+    pub model: String,
+    /// Creation time, ms since the epoch.
+    pub created: u64,
+}
+
+/// One line of a session file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Entry {
+    /// The header (first line only).
+    Header(Header),
+    /// A completed message.
+    Message {
+        /// When it was recorded.
+        timestamp: u64,
+        /// The message.
+        message: Message,
+    },
+    /// The queues changed; the full pending texts.
+    Queue {
+        /// When.
+        timestamp: u64,
+        /// Pending steering messages.
+        steering: Vec<String>,
+        /// Pending follow-up messages.
+        follow_up: Vec<String>,
+    },
+    /// A setting changed (model, thinking level, queue modes...).
+    Setting {
+        /// When.
+        timestamp: u64,
+        /// Which setting.
+        key: String,
+        /// Its new value.
+        value: serde_json::Value,
+    },
+    /// System notifications waiting for delivery.
+    PendingNotifications {
+        /// When.
+        timestamp: u64,
+        /// Their texts, oldest first.
+        pending: Vec<String>,
+    },
+}
+
+/// A fresh random session id (128 bits, hex).
+pub fn new_session_id() -> String {
+    format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..))
+}
+
+/// A directory-name-safe slug for a workspace path: readable tail plus a hash of the
+/// full path, so two workspaces with the same name stay apart.
+pub fn workspace_slug(workspace: &Path) -> String {
+    let name: String = workspace
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "root".into())
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' })
+        .take(40)
+        .collect();
+    // FNV-1a: stable across builds and platforms, unlike std's hasher.
+    let hash = workspace
+        .to_string_lossy()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("{name}-{:08x}", hash as u32)
+}

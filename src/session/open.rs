@@ -1,0 +1,66 @@
+//! Choosing the session a process writes: new, resumed (`-c`, `--session`), forked, or none.
+
+use super::file::{SessionData, find_session, list_sessions, load};
+use super::writer::SessionWriter;
+use super::SessionError;
+use crate::cli::Cli;
+use crate::config::Settings;
+
+/// The session a process runs in.
+pub struct OpenedSession {
+    /// Appends to the file.
+    pub writer: SessionWriter,
+    /// What was resumed (history, queues), if anything.
+    pub resumed: Option<SessionData>,
+    /// Things to tell the user (torn line skipped, nothing to continue...).
+    pub notes: Vec<String>,
+}
+
+/// Opens the session the flags ask for; `None` with `--no-session`.
+pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSession>, SessionError> {
+    if cli.no_session {
+        return Ok(None);
+    }
+    let (data_dir, workspace) = (&settings.data_dir, &settings.workspace);
+    let (provider, model) = (&settings.provider.name, &settings.provider.model);
+    let mut notes = Vec::new();
+    let target = if let Some(key) = &cli.session {
+        Some(find_session(data_dir, workspace, key)?)
+    } else if cli.continue_session {
+        let latest = list_sessions(data_dir, workspace).into_iter().next().map(|s| s.path);
+        if latest.is_none() {
+            notes.push("no earlier session in this workspace; starting a new one".into());
+        }
+        latest
+    } else {
+        None
+    };
+    let Some(path) = target else {
+        let writer = SessionWriter::create(data_dir, workspace, provider, model)?;
+        return Ok(Some(OpenedSession {
+            writer,
+            resumed: None,
+            notes,
+        }));
+    };
+    let data = load(&path)?;
+    notes.extend(data.warnings.iter().cloned());
+    let writer = match SessionWriter::resume(&data) {
+        Ok(writer) => writer,
+        Err(SessionError::Locked { .. }) if cli.fork => {
+            let writer = SessionWriter::fork(&data, data_dir, workspace, provider, model)?;
+            notes.push(format!(
+                "session {} is open elsewhere; continuing in a new session {} with a copy of its history",
+                data.id(),
+                writer.id()
+            ));
+            writer
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(Some(OpenedSession {
+        writer,
+        resumed: Some(data),
+        notes,
+    }))
+}

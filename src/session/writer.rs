@@ -1,0 +1,207 @@
+//! The writer: a dedicated thread appending lines, syncing at turn boundaries.
+
+use super::file::{SessionData, sessions_dir};
+use super::{Entry, FORMAT_VERSION, Header, SessionError, new_session_id};
+use crate::agent::{Agent, AgentEvent, now_ms};
+use nix::fcntl::{Flock, FlockArg};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use tokio::sync::oneshot;
+
+enum Command {
+    Line(String),
+    Sync,
+    Close(oneshot::Sender<()>),
+}
+
+/// Appends to one locked session file from a dedicated thread.
+pub struct SessionWriter {
+    id: String,
+    path: PathBuf,
+    tx: mpsc::Sender<Command>,
+}
+
+impl SessionWriter {
+    /// Starts a new session file for `workspace` under `data_dir`.
+    pub fn create(
+        data_dir: &Path,
+        workspace: &Path,
+        provider: &str,
+        model: &str,
+    ) -> Result<Self, SessionError> {
+        let dir = sessions_dir(data_dir, workspace);
+        std::fs::create_dir_all(&dir).map_err(|e| SessionError::io(&dir, e))?;
+        let id = new_session_id();
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+        let path = dir.join(format!("{stamp}_{id}.jsonl"));
+        let header = Header {
+            version: FORMAT_VERSION,
+            id: id.clone(),
+            workspace: workspace.display().to_string(),
+            provider: provider.to_owned(),
+            model: model.to_owned(),
+            created: now_ms(),
+        };
+        let writer = Self::open(&path, id)?;
+        writer.append(&Entry::Header(header));
+        writer.sync();
+        Ok(writer)
+    }
+
+    /// Continues an existing session: later lines append to the same file.
+    pub fn resume(data: &SessionData) -> Result<Self, SessionError> {
+        Self::open(&data.path, data.id().to_owned())
+    }
+
+    /// A new session starting from a copy of `data`'s history and queues.
+    pub fn fork(
+        data: &SessionData,
+        data_dir: &Path,
+        workspace: &Path,
+        provider: &str,
+        model: &str,
+    ) -> Result<Self, SessionError> {
+        let writer = Self::create(data_dir, workspace, provider, model)?;
+        for message in &data.messages {
+            writer.append(&Entry::Message {
+                timestamp: now_ms(),
+                message: message.clone(),
+            });
+        }
+        writer.append(&Entry::Queue {
+            timestamp: now_ms(),
+            steering: data.steering.clone(),
+            follow_up: data.follow_up.clone(),
+        });
+        writer.sync();
+        Ok(writer)
+    }
+
+    fn open(path: &Path, id: String) -> Result<Self, SessionError> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| SessionError::io(path, e))?;
+        let file = Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|_| SessionError::Locked {
+            path: path.display().to_string(),
+        })?;
+        let (tx, rx) = mpsc::channel();
+        let thread_path = path.to_path_buf();
+        std::thread::Builder::new()
+            .name("session-writer".into())
+            .spawn(move || write_loop(file, &rx, &thread_path))
+            .map_err(|e| SessionError::io(path, e))?;
+        Ok(Self {
+            id,
+            path: path.to_path_buf(),
+            tx,
+        })
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The session file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one entry (written at once, synced at the next `sync`).
+    pub fn append(&self, entry: &Entry) {
+        if let Ok(line) = serde_json::to_string(entry) {
+            let _ = self.tx.send(Command::Line(line));
+        }
+    }
+
+    /// Flushes everything written so far to the disk.
+    pub fn sync(&self) {
+        let _ = self.tx.send(Command::Sync);
+    }
+
+    /// Syncs and closes the file, waiting until it is done.
+    pub async fn close(self) {
+        let (done, wait) = oneshot::channel();
+        if self.tx.send(Command::Close(done)).is_ok() {
+            let _ = wait.await;
+        }
+    }
+}
+
+fn write_loop(mut file: Flock<File>, rx: &mpsc::Receiver<Command>, path: &Path) {
+    let mut failed = false;
+    while let Ok(command) = rx.recv() {
+        let result = match command {
+            Command::Line(mut line) => {
+                line.push('\n');
+                // One write per line: the kernel has it even if the process is killed.
+                file.write_all(line.as_bytes())
+            }
+            Command::Sync => file.sync_data(),
+            Command::Close(done) => {
+                let _ = file.sync_all();
+                let _ = done.send(());
+                return;
+            }
+        };
+        if let Err(e) = result
+            && !failed
+        {
+            failed = true;
+            tracing::error!("cannot write session file {}: {e}", path.display());
+        }
+    }
+    // The writer was dropped without `close`: still make what was written durable.
+    let _ = file.sync_all();
+}
+
+/// Records an agent's messages and queue changes into `writer` until `finish` is sent;
+/// then drains what is left, syncs and closes the file.
+pub fn record_events(agent: &Agent, writer: SessionWriter) -> (oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
+    let mut events = agent.subscribe(None);
+    let (finish, mut finished) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                biased;
+                event = events.recv() => match event {
+                    Some(event) => record(&writer, &event),
+                    None => break,
+                },
+                _ = &mut finished => {
+                    while let Ok(event) = events.try_recv() {
+                        record(&writer, &event);
+                    }
+                    break;
+                }
+            }
+        }
+        writer.close().await;
+    });
+    (finish, task)
+}
+
+fn record(writer: &SessionWriter, event: &AgentEvent) {
+    match event {
+        AgentEvent::MessageEnd { message } => writer.append(&Entry::Message {
+            timestamp: now_ms(),
+            message: message.clone(),
+        }),
+        AgentEvent::QueueUpdate { steering, follow_up } => writer.append(&Entry::Queue {
+            timestamp: now_ms(),
+            steering: steering.clone(),
+            follow_up: follow_up.clone(),
+        }),
+        AgentEvent::SettingUpdate { key, value } => writer.append(&Entry::Setting {
+            timestamp: now_ms(),
+            key: key.clone(),
+            value: value.clone(),
+        }),
+        AgentEvent::TurnEnd { .. } | AgentEvent::AgentEnd { .. } => writer.sync(),
+        _ => {}
+    }
+}

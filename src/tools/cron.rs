@@ -1,0 +1,239 @@
+//! The `cron` tool: schedules messages to the agent through a [`CronBackend`] that the
+//! runtime provides. The tool checks the flat arguments and turns them into typed calls.
+
+use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::tools::args::{optional_text, optional_u64_min, required_str};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// When a job fires.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CronSchedule {
+    /// Repeatedly, every so many seconds (at least 1).
+    EverySeconds(u64),
+    /// On a cron expression, in a time zone (default: local time).
+    Expr {
+        /// The cron expression.
+        expr: String,
+        /// IANA time zone name, e.g. `Europe/Berlin`.
+        tz: Option<String>,
+    },
+    /// Once, at an ISO 8601 date-time.
+    At(String),
+}
+
+/// Stores and runs scheduled jobs; implemented by the runtime. Each method returns the
+/// text the model gets back, or an error for the model.
+#[async_trait]
+pub trait CronBackend: Send + Sync {
+    /// Adds a job delivering `message` on `schedule`.
+    async fn add(
+        &self,
+        name: Option<String>,
+        message: String,
+        schedule: CronSchedule,
+    ) -> Result<String, String>;
+    /// Describes all jobs.
+    async fn list(&self) -> Result<String, String>;
+    /// Deletes a job.
+    async fn remove(&self, id: &str) -> Result<String, String>;
+    /// Stops a job from firing until resumed.
+    async fn pause(&self, id: &str) -> Result<String, String>;
+    /// Lets a paused job fire again.
+    async fn resume(&self, id: &str) -> Result<String, String>;
+}
+
+/// One checked `cron` call.
+#[derive(Debug, PartialEq, Eq)]
+enum Request {
+    Add {
+        name: Option<String>,
+        message: String,
+        schedule: CronSchedule,
+    },
+    List,
+    Remove(String),
+    Pause(String),
+    Resume(String),
+}
+
+/// Checks arguments and forwards them to a [`CronBackend`].
+pub struct CronTool {
+    backend: Arc<dyn CronBackend>,
+}
+
+impl CronTool {
+    /// The tool over `backend`.
+    pub fn new(backend: Arc<dyn CronBackend>) -> Self {
+        Self { backend }
+    }
+}
+
+#[async_trait]
+impl Tool for CronTool {
+    fn name(&self) -> &str {
+        "cron"
+    }
+
+    fn label(&self) -> &str {
+        "Schedule"
+    }
+
+    fn description(&self) -> &str {
+        "Schedule messages to yourself. action=add needs message and exactly one schedule: \
+         every_seconds (repeat), cron_expr (with optional tz, e.g. \"0 9 * * 1-5\") or at \
+         (once, ISO 8601 date-time); name is optional. action=list shows jobs and their \
+         ids; remove, pause and resume take id."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "action": {"type": "string", "enum": ["add", "list", "remove", "pause", "resume"]},
+                "name": {"type": "string", "description": "Short job name (add)"},
+                "message": {"type": "string", "description": "Text delivered to you when the job fires (add)"},
+                "every_seconds": {"type": "integer", "minimum": 1, "description": "Repeat interval in seconds (add)"},
+                "cron_expr": {"type": "string", "description": "Cron expression (add)"},
+                "tz": {"type": "string", "description": "IANA time zone for cron_expr, e.g. Europe/Berlin"},
+                "at": {"type": "string", "description": "One-time ISO 8601 date-time (add)"},
+                "id": {"type": "string", "description": "Job id (remove, pause, resume)"}
+            },
+            "required": ["action"]
+        })
+    }
+
+    async fn execute(
+        &self,
+        _call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        _updates: ToolUpdates,
+    ) -> ToolResult {
+        let request = match parse(&args) {
+            Ok(r) => r,
+            Err(e) => return ToolResult::error(e),
+        };
+        let backend = &self.backend;
+        let call = async {
+            match request {
+                Request::Add {
+                    name,
+                    message,
+                    schedule,
+                } => backend.add(name, message, schedule).await,
+                Request::List => backend.list().await,
+                Request::Remove(id) => backend.remove(&id).await,
+                Request::Pause(id) => backend.pause(&id).await,
+                Request::Resume(id) => backend.resume(&id).await,
+            }
+        };
+        tokio::select! {
+            result = call => match result {
+                Ok(text) => ToolResult::text(text),
+                Err(e) => ToolResult::error(e),
+            },
+            () = cancel.cancelled() => ToolResult::error("Cancelled: the cron action was aborted."),
+        }
+    }
+}
+
+fn parse(args: &Value) -> Result<Request, String> {
+    let action = required_str(args, "action")?;
+    match action {
+        "add" => parse_add(args),
+        "list" => Ok(Request::List),
+        "remove" => Ok(Request::Remove(job_id(args, action)?)),
+        "pause" => Ok(Request::Pause(job_id(args, action)?)),
+        "resume" => Ok(Request::Resume(job_id(args, action)?)),
+        other => Err(format!(
+            "Unknown action \"{other}\". Use one of: add, list, remove, pause, resume."
+        )),
+    }
+}
+
+fn parse_add(args: &Value) -> Result<Request, String> {
+    let message = optional_text(args, "message")?
+        .ok_or("action \"add\" needs \"message\": the text delivered to you when the job fires.")?;
+    let every = optional_u64_min(args, "every_seconds", 1)?;
+    let expr = optional_text(args, "cron_expr")?;
+    let at = optional_text(args, "at")?;
+    let tz = optional_text(args, "tz")?;
+    let given: Vec<&str> = [
+        every.map(|_| "every_seconds"),
+        expr.map(|_| "cron_expr"),
+        at.map(|_| "at"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if given.len() > 1 {
+        return Err(format!(
+            "action \"add\" takes exactly one schedule, but got {}. Keep one of \
+             every_seconds, cron_expr or at.",
+            given.join(" and ")
+        ));
+    }
+    if tz.is_some() && expr.is_none() {
+        return Err(
+            "tz applies only to cron_expr. Remove tz, or schedule with cron_expr.".to_owned(),
+        );
+    }
+    let schedule = match (every, expr, at) {
+        (Some(seconds), _, _) => CronSchedule::EverySeconds(seconds),
+        (_, Some(expr), _) => CronSchedule::Expr {
+            expr: expr.trim().to_owned(),
+            tz: tz.map(|t| t.trim().to_owned()),
+        },
+        (_, _, Some(at)) => CronSchedule::At(at.trim().to_owned()),
+        (None, None, None) => {
+            return Err(
+                "action \"add\" needs a schedule: give exactly one of every_seconds (repeat \
+                 every N seconds), cron_expr (cron expression, optional tz) or at (once, \
+                 ISO 8601 date-time)."
+                    .to_owned(),
+            );
+        }
+    };
+    Ok(Request::Add {
+        name: optional_text(args, "name")?.map(|n| n.trim().to_owned()),
+        message: message.to_owned(),
+        schedule,
+    })
+}
+
+fn job_id(args: &Value, action: &str) -> Result<String, String> {
+    optional_text(args, "id")?
+        .map(|id| id.trim().to_owned())
+        .ok_or_else(|| {
+            format!("action \"{action}\" needs \"id\"; action \"list\" shows the job ids.")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedules_are_typed() {
+        let r = parse(
+            &json!({"action": "add", "message": "m", "cron_expr": " 0 9 * * * ", "tz": "UTC"}),
+        );
+        assert_eq!(
+            r,
+            Ok(Request::Add {
+                name: None,
+                message: "m".into(),
+                schedule: CronSchedule::Expr {
+                    expr: "0 9 * * *".into(),
+                    tz: Some("UTC".into())
+                }
+            })
+        );
+        let r = parse(&json!({"action": "pause", "id": "j1"}));
+        assert_eq!(r, Ok(Request::Pause("j1".into())));
+    }
+}

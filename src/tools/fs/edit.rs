@@ -1,0 +1,253 @@
+//! `edit_file`: replaces one exact, unique snippet, keeping the file's line endings.
+
+use super::{atomic_write, io_failure, resolve_then};
+use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::tools::Workspace;
+use crate::tools::args::required_str;
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use similar::TextDiff;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Most diff lines shown to the model; `details` always has the whole diff.
+const MAX_DIFF_LINES: usize = 80;
+const BOM: &str = "\u{feff}";
+
+/// Edits files inside the workspace by exact replacement.
+pub struct EditFileTool {
+    workspace: Arc<Workspace>,
+}
+
+impl EditFileTool {
+    /// The tool over `workspace`.
+    pub fn new(workspace: Arc<Workspace>) -> Self {
+        Self { workspace }
+    }
+}
+
+#[async_trait]
+impl Tool for EditFileTool {
+    fn name(&self) -> &str {
+        "edit_file"
+    }
+
+    fn label(&self) -> &str {
+        "Edit file"
+    }
+
+    fn description(&self) -> &str {
+        "Replace exact text in a file. old_text must match the file exactly (including \
+         whitespace and indentation) and occur exactly once; include enough surrounding \
+         lines to make it unique. Line endings are kept as the file has them. Returns a \
+         diff of the change."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File to edit"},
+                "old_text": {"type": "string", "description": "Exact text to find (must occur once)"},
+                "new_text": {"type": "string", "description": "Text to put in its place"}
+            },
+            "required": ["path", "old_text", "new_text"]
+        })
+    }
+
+    async fn execute(
+        &self,
+        _call_id: &str,
+        args: Value,
+        _cancel: CancellationToken,
+        _updates: ToolUpdates,
+    ) -> ToolResult {
+        let parsed = required_str(&args, "path").and_then(|p| {
+            Ok((
+                p.to_owned(),
+                required_str(&args, "old_text")?.to_owned(),
+                required_str(&args, "new_text")?.to_owned(),
+            ))
+        });
+        let (shown, old_text, new_text) = match parsed {
+            Ok(p) => p,
+            Err(e) => return ToolResult::error(e),
+        };
+        // Not cancellable once started: reading, replacing and one atomic write are quick.
+        let target = shown.clone();
+        resolve_then(&self.workspace, &target, move |path| {
+            edit(&path, &shown, &old_text, &new_text)
+        })
+        .await
+    }
+}
+
+fn edit(path: &Path, shown: &str, old_text: &str, new_text: &str) -> ToolResult {
+    let old_lf = old_text.replace("\r\n", "\n");
+    let new_lf = new_text.replace("\r\n", "\n");
+    if old_lf.is_empty() {
+        return ToolResult::error(
+            "Error: old_text is empty. Give the exact text to replace; to write a whole file, \
+             use write_file.",
+        );
+    }
+    if old_lf == new_lf {
+        return ToolResult::error(format!(
+            "Error: old_text and new_text are the same, so nothing would change in {shown}."
+        ));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return ToolResult::error(format!(
+            "Error: {shown} is not a regular file; edit_file only edits files."
+        ));
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return ToolResult::error(format!(
+                "Error: File not found: {shown}. Check the path, or use write_file to create it."
+            ));
+        }
+        Err(e) => return ToolResult::error(io_failure("read", shown, &e)),
+    };
+    let Ok(original) = String::from_utf8(bytes) else {
+        return ToolResult::error(format!(
+            "Error: {shown} is not UTF-8 text; edit_file only edits text files."
+        ));
+    };
+    let (bom, body) = match original.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", original.as_str()),
+    };
+    let eol = line_ending(body);
+
+    // The model writes LF; match in the file's own line endings. A file with mixed
+    // endings may hold the snippet with LF, so that form is tried too.
+    let mut forms = vec![(old_lf.replace('\n', eol), new_lf.replace('\n', eol))];
+    if eol != "\n" {
+        forms.push((old_lf.clone(), new_lf.clone()));
+    }
+    let found = forms
+        .iter()
+        .map(|(old, new)| (old, new, count_overlapping(body, old)))
+        .find(|(_, _, n)| *n > 0);
+    let (old, new) = match found {
+        None => {
+            return ToolResult::error(format!("Error: old_text not found in {shown}"));
+        }
+        Some((_, _, n)) if n > 1 => {
+            return ToolResult::error(format!(
+                "Warning: old_text found {n} times in {shown}. Please provide a more unique \
+                 text snippet. No changes made."
+            ));
+        }
+        Some((old, new, _)) => (old, new),
+    };
+
+    let mut updated = body.replacen(old.as_str(), new, 1);
+    restore_final_newline(body, &mut updated, eol);
+    if let Err(e) = atomic_write(path, format!("{bom}{updated}").as_bytes()) {
+        return ToolResult::error(io_failure("write", shown, &e));
+    }
+
+    let before = body.replace("\r\n", "\n");
+    let after = updated.replace("\r\n", "\n");
+    let diff = TextDiff::from_lines(&before, &after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string();
+    let first_changed_line = before
+        .lines()
+        .zip(after.lines())
+        .take_while(|(a, b)| a == b)
+        .count()
+        + 1;
+    ToolResult::text(format!(
+        "Edited {shown}: replaced 1 occurrence.\n\n{}",
+        short_diff(&diff)
+    ))
+    .with_details(json!({
+        "path": path.to_string_lossy(),
+        "diff": diff,
+        "first_changed_line": first_changed_line,
+    }))
+}
+
+/// The file's dominant line ending.
+fn line_ending(text: &str) -> &'static str {
+    let crlf = text.matches("\r\n").count();
+    let lf = text.matches('\n').count() - crlf;
+    if crlf > lf { "\r\n" } else { "\n" }
+}
+
+/// How many times `needle` occurs, overlaps included: `aa` in `aaa` is ambiguous.
+fn count_overlapping(haystack: &str, needle: &str) -> usize {
+    let mut count = 0;
+    let mut start = 0;
+    while let Some(pos) = haystack[start..].find(needle) {
+        count += 1;
+        let at = start + pos;
+        start = at + haystack[at..].chars().next().map_or(1, char::len_utf8);
+    }
+    count
+}
+
+/// Gives `updated` the final newline `original` had, or did not have: an edit at the
+/// end of the file must not add or drop it by accident.
+fn restore_final_newline(original: &str, updated: &mut String, eol: &str) {
+    let had = original.ends_with('\n');
+    let has = updated.ends_with('\n');
+    if had && !has && !updated.is_empty() {
+        updated.push_str(eol);
+    } else if !had && has {
+        let cut = if updated.ends_with("\r\n") { 2 } else { 1 };
+        updated.truncate(updated.len() - cut);
+    }
+}
+
+/// The diff, cut to a length worth showing a model.
+fn short_diff(diff: &str) -> String {
+    let total = diff.lines().count();
+    if total <= MAX_DIFF_LINES {
+        return diff.trim_end().to_owned();
+    }
+    let head: Vec<&str> = diff.lines().take(MAX_DIFF_LINES).collect();
+    format!(
+        "{}\n... ({} more diff lines not shown)",
+        head.join("\n"),
+        total - MAX_DIFF_LINES
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlapping_matches_count() {
+        assert_eq!(count_overlapping("aaa", "aa"), 2);
+        assert_eq!(count_overlapping("abcabc", "abc"), 2);
+        assert_eq!(count_overlapping("\u{e9}\u{e9}", "\u{e9}"), 2);
+        assert_eq!(count_overlapping("abc", "x"), 0);
+    }
+
+    #[test]
+    fn dominant_line_ending_wins() {
+        assert_eq!(line_ending("a\r\nb\r\nc\n"), "\r\n");
+        assert_eq!(line_ending("a\nb\r\nc\n"), "\n");
+        assert_eq!(line_ending("no newline"), "\n");
+    }
+
+    #[test]
+    fn final_newline_state_is_kept() {
+        let mut s = "a\r\nb".to_owned();
+        restore_final_newline("a\r\nx\r\n", &mut s, "\r\n");
+        assert_eq!(s, "a\r\nb\r\n");
+        let mut s = "a\nb\n".to_owned();
+        restore_final_newline("a\nx", &mut s, "\n");
+        assert_eq!(s, "a\nb");
+    }
+}

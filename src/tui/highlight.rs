@@ -1,0 +1,163 @@
+//! Syntax highlighting of code blocks with syntect, off the UI thread.
+//!
+//! The syntax and theme sets load in a worker thread on the first request, never at
+//! start-up; results come back as `Msg::Highlighted` and are cached by a key of
+//! (theme, language, code), so each block is highlighted once.
+
+use super::msg::{HighlightRequest, HighlightedCode, Msg};
+use ratatui::style::{Color, Modifier, Style};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use syntect::easy::HighlightLines;
+use syntect::highlighting::{FontStyle, ThemeSet};
+use syntect::parsing::SyntaxSet;
+use syntect::util::LinesWithEndings;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Code blocks larger than this are shown plain: highlighting them would take seconds.
+pub const MAX_HIGHLIGHT_BYTES: usize = 512 * 1024;
+
+/// Highlighted blocks by key.
+pub type HighlightCache = HashMap<u64, HighlightedCode>;
+
+/// The cache key of a block: the same code in the same language and theme is
+/// highlighted once.
+pub fn highlight_key(theme: &str, lang: &str, code: &str) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    theme.hash(&mut hasher);
+    lang.hash(&mut hasher);
+    code.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The syntaxes and themes, loaded once.
+pub struct Sets {
+    syntaxes: SyntaxSet,
+    themes: ThemeSet,
+}
+
+impl Sets {
+    /// Loads syntect's bundled syntaxes and themes (tens of milliseconds: never call
+    /// this on the UI thread).
+    pub fn load() -> Self {
+        Self {
+            syntaxes: SyntaxSet::load_defaults_newlines(),
+            themes: ThemeSet::load_defaults(),
+        }
+    }
+
+    /// Highlights one block; unknown languages and themes give plain pieces.
+    pub fn highlight(&self, lang: &str, code: &str, theme: &str) -> HighlightedCode {
+        let syntax = self
+            .syntaxes
+            .find_syntax_by_token(lang)
+            .or_else(|| self.syntaxes.find_syntax_by_name(lang))
+            .unwrap_or_else(|| self.syntaxes.find_syntax_plain_text());
+        let Some(theme) = self.themes.themes.get(theme) else {
+            return plain(code);
+        };
+        let mut lines = HighlightLines::new(syntax, theme);
+        let mut out = Vec::new();
+        for line in LinesWithEndings::from(code) {
+            let pieces = match lines.highlight_line(line, &self.syntaxes) {
+                Ok(pieces) => pieces,
+                // A grammar that fails on a line leaves the rest of the block plain.
+                Err(_) => return plain(code),
+            };
+            out.push(
+                pieces
+                    .into_iter()
+                    .map(|(style, text)| (convert(style), text.trim_end_matches(['\n', '\r']).to_owned()))
+                    .filter(|(_, text)| !text.is_empty())
+                    .collect(),
+            );
+        }
+        Arc::new(out)
+    }
+}
+
+fn plain(code: &str) -> HighlightedCode {
+    Arc::new(code.split('\n').map(|l| vec![(Style::default(), l.to_owned())]).collect())
+}
+
+fn convert(style: syntect::highlighting::Style) -> Style {
+    let fg = style.foreground;
+    let mut out = Style::default().fg(Color::Rgb(fg.r, fg.g, fg.b));
+    if style.font_style.contains(FontStyle::BOLD) {
+        out = out.add_modifier(Modifier::BOLD);
+    }
+    if style.font_style.contains(FontStyle::ITALIC) {
+        out = out.add_modifier(Modifier::ITALIC);
+    }
+    if style.font_style.contains(FontStyle::UNDERLINE) {
+        out = out.add_modifier(Modifier::UNDERLINED);
+    }
+    out
+}
+
+/// A handle on the highlighting thread; the thread starts with the first request.
+#[derive(Default)]
+pub struct Highlighter {
+    requests: Option<std::sync::mpsc::Sender<HighlightRequest>>,
+}
+
+impl Highlighter {
+    /// Queues a block; the answer is sent to `reply` as `Msg::Highlighted`.
+    pub fn request(&mut self, request: HighlightRequest, reply: &UnboundedSender<Msg>) {
+        if self.requests.is_none() {
+            let (tx, rx) = std::sync::mpsc::channel::<HighlightRequest>();
+            let reply = reply.clone();
+            let spawned = std::thread::Builder::new()
+                .name("claw-highlight".into())
+                .spawn(move || {
+                    let sets = Sets::load();
+                    while let Ok(req) = rx.recv() {
+                        let lines = sets.highlight(&req.lang, &req.code, &req.theme);
+                        if reply.send(Msg::Highlighted { key: req.key, lines }).is_err() {
+                            return;
+                        }
+                    }
+                });
+            match spawned {
+                Ok(_) => self.requests = Some(tx),
+                Err(e) => {
+                    tracing::warn!("cannot start the highlighting thread: {e}; code stays plain");
+                    return;
+                }
+            }
+        }
+        if let Some(tx) = &self.requests {
+            // The thread only ends when the app does; a failed send just leaves code plain.
+            let _ = tx.send(request);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_gets_colours_and_unknown_languages_stay_readable() {
+        let sets = Sets::load();
+        let lines = sets.highlight("rust", "fn main() {\n    let x = 1;\n}", "base16-ocean.dark");
+        assert_eq!(lines.len(), 3);
+        let text: String = lines[1].iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(text, "    let x = 1;");
+        let colours: std::collections::HashSet<_> = lines[0].iter().map(|(s, _)| s.fg).collect();
+        assert!(colours.len() > 1, "keywords and names should differ: {colours:?}");
+        let other = sets.highlight("no-such-language", "a\nb", "base16-ocean.dark");
+        assert_eq!(other.len(), 2);
+        assert_eq!(sets.highlight("rust", "x", "no-such-theme")[0][0].1, "x");
+    }
+
+    #[test]
+    fn keys_differ_by_theme_language_and_code() {
+        let k = highlight_key("t", "rust", "x");
+        assert_eq!(k, highlight_key("t", "rust", "x"));
+        assert_ne!(k, highlight_key("u", "rust", "x"));
+        assert_ne!(k, highlight_key("t", "py", "x"));
+        assert_ne!(k, highlight_key("t", "rust", "y"));
+    }
+}

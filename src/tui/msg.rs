@@ -1,0 +1,205 @@
+//! What flows into `App::update` (`Msg`) and what comes out of it (`Effect`), plus the
+//! row types the background runtime feeds the dashboard with.
+
+use crate::agent::{AgentEvent, NoticeLevel, QueueKind, QueueMode, ThinkingLevel, ToolExecution};
+use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
+use crate::tools::message::OutboundMessage;
+use crossterm::event::Event;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+/// Highlighted code: one entry per line, each a list of (style, text) pieces.
+pub type HighlightedCode = Arc<Vec<Vec<(ratatui::style::Style, String)>>>;
+
+/// Everything the app reacts to.
+#[derive(Clone, Debug)]
+pub enum Msg {
+    /// A terminal event: key, paste, resize, mouse, focus.
+    Term(Event),
+    /// An event of the main agent.
+    Agent(AgentEvent),
+    /// An event of a subagent, started by the `spawn` call `parent_call_id`; its tool
+    /// calls appear under that call in the tree.
+    Subagent {
+        /// The `spawn` tool call that started the subagent.
+        parent_call_id: String,
+        /// The subagent's event.
+        event: AgentEvent,
+    },
+    /// The current subagents (replaces the previous list).
+    Subagents(Vec<SubagentRow>),
+    /// The current cron jobs (replaces the previous list).
+    CronJobs(Vec<CronRow>),
+    /// How many system notifications wait to be delivered to the agent.
+    PendingNotifications(usize),
+    /// A message the agent sent with the `message` tool.
+    Outbound(OutboundMessage),
+    /// A tool call waits for the user's approval.
+    Approval(ApprovalRequest),
+    /// Messages taken back out of the queues, to be edited in the composer.
+    QueueRestored(Vec<String>),
+    /// A code block was highlighted (`key` identifies language, code and theme).
+    Highlighted {
+        /// The block's cache key.
+        key: u64,
+        /// The styled lines.
+        lines: HighlightedCode,
+    },
+    /// The composer history read from the data dir, oldest first.
+    HistoryLoaded(Vec<String>),
+    /// The workspace's files, relative paths, for `@path` completion.
+    WorkspaceFiles(Vec<String>),
+    /// The external editor (Ctrl+G) closed: the new text, or why it failed.
+    EditorDone(Result<String, String>),
+    /// A fresh session replaced the old one (`/new`).
+    SessionReset,
+    /// Something for the user to read in the chat.
+    Notice(NoticeLevel, String),
+    /// Time passed (spinner frames, elapsed times, hints that expire).
+    Tick,
+    /// A frame is about to be drawn: bring the layout caches up to date.
+    Frame,
+}
+
+/// What `update` asks the runtime side to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// Start a run with this prompt (queued as a follow-up if the agent is busy).
+    Prompt(String),
+    /// Queue a follow-up message.
+    FollowUp(String),
+    /// Queue a steering message.
+    Steer(String),
+    /// Abort the run: stream and tools.
+    Abort,
+    /// Empty both queues and send their texts back as `Msg::QueueRestored`.
+    RestoreQueued,
+    /// Exit the app.
+    Quit,
+    /// Suspend to the shell (Ctrl+Z).
+    Suspend,
+    /// Edit this text in `$EDITOR`; the result comes back as `Msg::EditorDone`.
+    OpenEditor(String),
+    /// Append an entry to the persisted composer history.
+    SaveHistory(String),
+    /// List the workspace's files (answered with `Msg::WorkspaceFiles`).
+    ListFiles,
+    /// Highlight a code block (answered with `Msg::Highlighted`).
+    Highlight(HighlightRequest),
+    /// Put this text on the clipboard (OSC 52).
+    Copy(String),
+    /// Use this model from the next run on.
+    SetModel(String),
+    /// Use this thinking level from the next run on.
+    SetThinking(ThinkingLevel),
+    /// Set how many messages a queue delivers at once.
+    SetQueueMode(QueueKind, QueueMode),
+    /// Run tool calls one after another or together.
+    SetToolExecution(ToolExecution),
+    /// Start a fresh session (answered with `Msg::SessionReset`).
+    NewSession,
+    /// Answer an approval request.
+    Approve {
+        /// The request's id.
+        id: String,
+        /// The answer.
+        decision: ApprovalDecision,
+    },
+    /// Cancel a subagent.
+    CancelSubagent(String),
+    /// Pause a cron job.
+    PauseCron(String),
+    /// Resume a paused cron job.
+    ResumeCron(String),
+    /// Delete a cron job.
+    DeleteCron(String),
+    /// Turn mouse capture on or off.
+    SetMouseCapture(bool),
+}
+
+/// A code block to highlight.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HighlightRequest {
+    /// Cache key of (theme, language, code).
+    pub key: u64,
+    /// The fence's language tag (`rust`, `py`, `json`...).
+    pub lang: String,
+    /// The code.
+    pub code: String,
+    /// The syntect theme.
+    pub theme: String,
+}
+
+/// The state of a subagent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubagentStatus {
+    /// Working.
+    Running,
+    /// Finished with a result.
+    Done,
+    /// Ended with an error.
+    Failed,
+    /// Cancelled by the user or the agent.
+    Cancelled,
+}
+
+impl SubagentStatus {
+    /// The word shown in the dashboard.
+    pub fn label(self) -> &'static str {
+        match self {
+            SubagentStatus::Running => "working",
+            SubagentStatus::Done => "done",
+            SubagentStatus::Failed => "failed",
+            SubagentStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One subagent in the dashboard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubagentRow {
+    /// Its id.
+    pub id: String,
+    /// Short name given by the agent.
+    pub label: String,
+    /// Its state.
+    pub status: SubagentStatus,
+    /// Turns taken so far.
+    pub turns: u32,
+    /// Tokens used so far (input + output).
+    pub tokens: u64,
+    /// When it started (elapsed time is computed from this while it works).
+    pub started: SystemTime,
+    /// When it ended, once it has.
+    pub ended: Option<SystemTime>,
+    /// The tool it is running right now.
+    pub current_tool: Option<String>,
+}
+
+/// The outcome of a cron job's last run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CronRunStatus {
+    /// Has not fired yet.
+    Never,
+    /// Delivered its message.
+    Ok,
+    /// Failed to deliver.
+    Failed,
+}
+
+/// One scheduled job in the dashboard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CronRow {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// The schedule as the user reads it (`every 30 s`, `0 9 * * 1-5`...).
+    pub schedule: String,
+    /// When it fires next (`None` once a one-shot job has fired, or while paused).
+    pub next_fire: Option<SystemTime>,
+    /// Whether it is paused.
+    pub paused: bool,
+    /// How the last run went.
+    pub last_status: CronRunStatus,
+}

@@ -1,0 +1,268 @@
+//! The runtime side: one `select!` loop over terminal input, agent events and the inbox,
+//! a frame scheduler (coalesced draws, at most 60 per second, none while nothing
+//! changed, a 10 Hz tick only while work runs), and the executor of `Effect`s.
+
+use super::app::App;
+use super::highlight::Highlighter;
+use super::msg::{Effect, Msg};
+use super::terminal::{self, Term};
+use super::view::view;
+use super::{Approvals, Background, history};
+use crate::agent::{Agent, AgentError, AgentEvent, NoticeLevel};
+use crossterm::event::{Event, EventStream};
+use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use crossterm::{execute, queue};
+use futures::StreamExt;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::time::Instant;
+
+/// Shortest time between two frames (60 per second).
+const FRAME: Duration = Duration::from_micros(16_667);
+/// Spinner and elapsed-time period while work runs.
+const TICK: Duration = Duration::from_millis(100);
+
+/// How the loop ended.
+pub(super) enum Exit {
+    /// The user quit.
+    Quit,
+    /// A signal asked the process to stop; the exit code to use.
+    Signal(i32),
+}
+
+/// What the effects need: the agent, the inbox, the background runtime.
+pub(super) struct Runtime {
+    pub agent: Agent,
+    pub tx: UnboundedSender<Msg>,
+    pub approvals: Approvals,
+    pub background: Option<Arc<dyn Background>>,
+    pub data_dir: PathBuf,
+    pub workspace: PathBuf,
+    pub highlighter: Highlighter,
+    agent_events: UnboundedReceiver<AgentEvent>,
+    pending: VecDeque<Msg>,
+    quit: bool,
+    /// The terminal was handed over (editor, suspend): input and screen need a reset.
+    handed_over: bool,
+}
+
+impl Runtime {
+    /// A runtime for `agent`, answering into `tx`.
+    pub fn new(
+        agent: Agent,
+        tx: UnboundedSender<Msg>,
+        approvals: Approvals,
+        background: Option<Arc<dyn Background>>,
+        data_dir: PathBuf,
+        workspace: PathBuf,
+    ) -> Self {
+        // Subscribed before anything can start a run, so no event is missed.
+        let agent_events = agent.subscribe(None);
+        Self {
+            agent_events,
+            agent,
+            tx,
+            approvals,
+            background,
+            data_dir,
+            workspace,
+            highlighter: Highlighter::default(),
+            pending: VecDeque::new(),
+            quit: false,
+            handed_over: false,
+        }
+    }
+
+    /// Feeds a message to the app and carries out what it asks, until nothing is left.
+    pub fn dispatch(&mut self, app: &mut App, term: &mut Term, msg: Msg) {
+        self.pending.push_back(msg);
+        while let Some(msg) = self.pending.pop_front() {
+            for effect in app.update(msg) {
+                self.execute(effect, term);
+            }
+        }
+    }
+
+    fn background(&mut self, what: &str, act: impl FnOnce(&dyn Background) -> Result<(), String>) {
+        let result = match &self.background {
+            Some(b) => act(b.as_ref()),
+            None => Err(format!("cannot {what}: no background runtime is running in this session.")),
+        };
+        if let Err(e) = result {
+            self.pending.push_back(Msg::Notice(NoticeLevel::Error, e));
+        }
+    }
+
+    /// Carries out one effect.
+    pub fn execute(&mut self, effect: Effect, term: &mut Term) {
+        let agent = self.agent.clone();
+        match effect {
+            Effect::Prompt(text) => match agent.prompt(text.clone()) {
+                Ok(()) => {}
+                // The agent started meanwhile (a notification): the text waits its turn.
+                Err(AgentError::Busy) => agent.follow_up(text),
+                Err(e) => self.pending.push_back(Msg::Notice(NoticeLevel::Error, e.to_string())),
+            },
+            Effect::FollowUp(text) => agent.follow_up(text),
+            Effect::Steer(text) => agent.steer(text),
+            Effect::Abort => agent.abort(),
+            Effect::RestoreQueued => {
+                let texts = agent.clear_queue(None).iter().map(|m| m.preview_text()).collect();
+                self.pending.push_back(Msg::QueueRestored(texts));
+            }
+            Effect::Quit => self.quit = true,
+            Effect::Suspend => {
+                if let Err(e) = terminal::suspend() {
+                    tracing::warn!("suspend failed: {e}");
+                }
+                self.handed_over = true;
+            }
+            Effect::OpenEditor(text) => {
+                let result = terminal::edit_externally(&text);
+                self.pending.push_back(Msg::EditorDone(result));
+                self.handed_over = true;
+            }
+            Effect::SaveHistory(text) => {
+                let dir = self.data_dir.clone();
+                tokio::task::spawn_blocking(move || {
+                    if let Err(e) = history::append(&dir, &text) {
+                        tracing::warn!("cannot save the history: {e}");
+                    }
+                });
+            }
+            Effect::ListFiles => {
+                let root = self.workspace.clone();
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let _ = tx.send(Msg::WorkspaceFiles(history::list_files(&root)));
+                });
+            }
+            Effect::Highlight(request) => self.highlighter.request(request, &self.tx),
+            Effect::Copy(text) => {
+                if let Err(e) = terminal::copy_osc52(term.backend_mut(), &text) {
+                    self.pending.push_back(Msg::Notice(NoticeLevel::Error, format!("cannot copy: {e}")));
+                }
+            }
+            Effect::SetModel(name) => agent.set_model(name),
+            Effect::SetThinking(level) => agent.set_thinking_level(level),
+            Effect::SetQueueMode(kind, mode) => agent.set_queue_mode(kind, mode),
+            Effect::SetToolExecution(mode) => agent.set_tool_execution(mode),
+            Effect::NewSession => {
+                let tx = self.tx.clone();
+                tokio::spawn(async move {
+                    agent.reset().await;
+                    let _ = tx.send(Msg::SessionReset);
+                });
+            }
+            Effect::Approve { id, decision } => self.approvals.resolve(&id, decision),
+            Effect::CancelSubagent(id) => self.background("cancel the subagent", |b| b.cancel_subagent(&id)),
+            Effect::PauseCron(id) => self.background("pause the job", |b| b.pause_cron(&id)),
+            Effect::ResumeCron(id) => self.background("resume the job", |b| b.resume_cron(&id)),
+            Effect::DeleteCron(id) => self.background("delete the job", |b| b.delete_cron(&id)),
+            Effect::SetMouseCapture(on) => {
+                if let Err(e) = terminal::set_mouse(on) {
+                    tracing::warn!("cannot change mouse capture: {e}");
+                }
+            }
+        }
+    }
+
+    /// Draws one frame inside a synchronized update.
+    fn draw(&mut self, app: &mut App, term: &mut Term) -> std::io::Result<()> {
+        let effects = app.update(Msg::Frame);
+        for effect in effects {
+            self.execute(effect, term);
+        }
+        queue!(term.backend_mut(), BeginSynchronizedUpdate)?;
+        term.draw(|frame| view(app, frame))?;
+        execute!(term.backend_mut(), EndSynchronizedUpdate)?;
+        Ok(())
+    }
+
+    /// Runs until the user quits or a signal arrives.
+    pub async fn run(
+        &mut self,
+        app: &mut App,
+        term: &mut Term,
+        inbox: &mut UnboundedReceiver<Msg>,
+    ) -> std::io::Result<Exit> {
+        let mut input = EventStream::new();
+        let mut sigterm = signal(SignalKind::terminate())?;
+        let mut sighup = signal(SignalKind::hangup())?;
+        let mut last_tick = Instant::now();
+        self.draw(app, term)?;
+        let mut last_draw = Instant::now();
+        loop {
+            let draw_at = app.needs_draw().then(|| (last_draw + FRAME).max(Instant::now()));
+            let tick_at = if app.busy() {
+                Some(last_tick + TICK)
+            } else {
+                app.next_deadline().map(Instant::from_std)
+            };
+            tokio::select! {
+                biased;
+                _ = sigterm.recv() => return Ok(Exit::Signal(128 + 15)),
+                _ = sighup.recv() => return Ok(Exit::Signal(128 + 1)),
+                event = input.next() => match event {
+                    Some(Ok(event)) => self.pending.push_back(Msg::Term(event)),
+                    Some(Err(e)) => return Err(e),
+                    None => return Ok(Exit::Quit),
+                },
+                event = self.agent_events.recv() => {
+                    if let Some(event) = event {
+                        self.pending.push_back(Msg::Agent(event));
+                    }
+                }
+                msg = inbox.recv() => {
+                    if let Some(msg) = msg {
+                        self.pending.push_back(msg);
+                    }
+                }
+                () = sleep_until(draw_at) => {}
+                () = sleep_until(tick_at) => {
+                    last_tick = Instant::now();
+                    self.pending.push_back(Msg::Tick);
+                }
+            }
+            // Everything already queued is applied before the next frame.
+            while let Ok(event) = self.agent_events.try_recv() {
+                self.pending.push_back(Msg::Agent(event));
+            }
+            while let Ok(msg) = inbox.try_recv() {
+                self.pending.push_back(msg);
+            }
+            while let Some(msg) = self.pending.pop_front() {
+                for effect in app.update(msg) {
+                    self.execute(effect, term);
+                }
+            }
+            if self.quit {
+                return Ok(Exit::Quit);
+            }
+            if self.handed_over {
+                self.handed_over = false;
+                // The old reader may have lost bytes to the editor; start a fresh one and
+                // repaint everything.
+                input = EventStream::new();
+                term.clear()?;
+                let size = term.size()?;
+                self.dispatch(app, term, Msg::Term(Event::Resize(size.width, size.height)));
+            }
+            if app.needs_draw() && Instant::now() >= last_draw + FRAME {
+                self.draw(app, term)?;
+                last_draw = Instant::now();
+            }
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

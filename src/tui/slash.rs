@@ -1,0 +1,161 @@
+//! Slash commands: parsing and completion.
+
+use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
+
+/// Every command: name, argument synopsis, what it does.
+pub const COMMANDS: [(&str, &str, &str); 9] = [
+    ("/help", "", "keys and commands"),
+    ("/model", "NAME", "use another model from the next run on"),
+    ("/thinking", "off|minimal|low|medium|high|xhigh", "thinking effort from the next run on"),
+    ("/steering", "all|one", "deliver queued steering messages together or one by one"),
+    ("/followup", "all|one", "deliver queued follow-ups together or one by one"),
+    ("/tools", "sequential|parallel", "run a message's tool calls one by one or together"),
+    ("/copy", "[code]", "copy the last answer (or its last code block) via OSC 52"),
+    ("/new", "", "start a fresh session"),
+    ("/quit", "", "quit"),
+];
+
+const THINKING: [&str; 6] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/// A parsed command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Show the help overlay.
+    Help,
+    /// Switch model.
+    Model(String),
+    /// Set the thinking level.
+    Thinking(ThinkingLevel),
+    /// Set the steering queue's mode.
+    Steering(QueueMode),
+    /// Set the follow-up queue's mode.
+    FollowUp(QueueMode),
+    /// Set the tool execution mode.
+    Tools(ToolExecution),
+    /// Copy the last answer, or its last code block.
+    Copy {
+        /// Only the last code block.
+        code: bool,
+    },
+    /// A fresh session.
+    New,
+    /// Quit.
+    Quit,
+}
+
+fn queue_mode(arg: &str, command: &str) -> Result<QueueMode, String> {
+    match arg {
+        "all" => Ok(QueueMode::All),
+        "one" | "one-at-a-time" => Ok(QueueMode::OneAtATime),
+        _ => Err(format!("{command} takes all or one, e.g. {command} all")),
+    }
+}
+
+/// Parses a composer text starting with `/`; `None` when it is not a command.
+pub fn parse(text: &str) -> Option<Result<Command, String>> {
+    let text = text.trim();
+    if !text.starts_with('/') {
+        return None;
+    }
+    let (name, arg) = match text.split_once(char::is_whitespace) {
+        Some((n, a)) => (n, a.trim()),
+        None => (text, ""),
+    };
+    let command = match name {
+        "/help" => Ok(Command::Help),
+        "/model" if arg.is_empty() => Err("/model needs a model name, e.g. /model gpt-4.1".into()),
+        "/model" => Ok(Command::Model(arg.to_owned())),
+        "/thinking" => match THINKING.iter().position(|l| *l == arg) {
+            Some(i) => Ok(Command::Thinking(
+                [
+                    ThinkingLevel::Off,
+                    ThinkingLevel::Minimal,
+                    ThinkingLevel::Low,
+                    ThinkingLevel::Medium,
+                    ThinkingLevel::High,
+                    ThinkingLevel::Xhigh,
+                ][i],
+            )),
+            None => Err(format!("/thinking takes one of {}", THINKING.join(", "))),
+        },
+        "/steering" => queue_mode(arg, "/steering").map(Command::Steering),
+        "/followup" => queue_mode(arg, "/followup").map(Command::FollowUp),
+        "/tools" => match arg {
+            "sequential" => Ok(Command::Tools(ToolExecution::Sequential)),
+            "parallel" => Ok(Command::Tools(ToolExecution::Parallel)),
+            _ => Err("/tools takes sequential or parallel".into()),
+        },
+        "/copy" => match arg {
+            "" => Ok(Command::Copy { code: false }),
+            "code" => Ok(Command::Copy { code: true }),
+            _ => Err("/copy copies the last answer; /copy code its last code block".into()),
+        },
+        "/new" => Ok(Command::New),
+        "/quit" | "/exit" => Ok(Command::Quit),
+        other => {
+            let names: Vec<&str> = COMMANDS.iter().map(|(n, _, _)| *n).collect();
+            Err(format!(
+                "unknown command {other}; the commands are {}. To send a message that starts \
+                 with /, put a space before it.",
+                names.join(", ")
+            ))
+        }
+    };
+    Some(command)
+}
+
+/// Candidates for the text before the cursor and how many characters they replace.
+pub fn complete(before_cursor: &str, models: &[String]) -> (Vec<String>, usize) {
+    let filter = |options: Vec<String>, partial: &str| -> (Vec<String>, usize) {
+        let items: Vec<String> = options.into_iter().filter(|o| o.starts_with(partial)).collect();
+        // A finished word needs no popup.
+        if items.len() == 1 && items[0] == partial {
+            return (Vec::new(), 0);
+        }
+        (items, partial.chars().count())
+    };
+    match before_cursor.split_once(' ') {
+        None => filter(COMMANDS.iter().map(|(n, _, _)| (*n).to_owned()).collect(), before_cursor),
+        Some((command, arg)) => {
+            if arg.contains(' ') {
+                return (Vec::new(), 0);
+            }
+            let options: Vec<String> = match command {
+                "/model" => models.to_vec(),
+                "/thinking" => THINKING.iter().map(|s| (*s).to_owned()).collect(),
+                "/steering" | "/followup" => vec!["all".into(), "one".into()],
+                "/tools" => vec!["sequential".into(), "parallel".into()],
+                "/copy" => vec!["code".into()],
+                _ => Vec::new(),
+            };
+            filter(options, arg)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse_with_arguments_and_explain_mistakes() {
+        assert_eq!(parse("hello"), None);
+        assert_eq!(parse("/new"), Some(Ok(Command::New)));
+        assert_eq!(parse("/model  gpt-x "), Some(Ok(Command::Model("gpt-x".into()))));
+        assert_eq!(parse("/steering all"), Some(Ok(Command::Steering(QueueMode::All))));
+        assert_eq!(parse("/followup one"), Some(Ok(Command::FollowUp(QueueMode::OneAtATime))));
+        assert_eq!(parse("/thinking high"), Some(Ok(Command::Thinking(ThinkingLevel::High))));
+        assert_eq!(parse("/copy code"), Some(Ok(Command::Copy { code: true })));
+        assert!(parse("/tools fast").unwrap().unwrap_err().contains("sequential or parallel"));
+        assert!(parse("/nope").unwrap().unwrap_err().contains("/help"));
+    }
+
+    #[test]
+    fn completion_covers_names_and_arguments() {
+        assert_eq!(complete("/t", &[]).0, ["/thinking", "/tools"]);
+        assert_eq!(complete("/new", &[]).0, Vec::<String>::new());
+        let models = vec!["gpt-4.1".to_owned(), "gpt-4o".to_owned(), "o3".to_owned()];
+        assert_eq!(complete("/model gpt", &models), (vec!["gpt-4.1".to_owned(), "gpt-4o".to_owned()], 3));
+        assert_eq!(complete("/steering a", &[]).0, ["all"]);
+    }
+}

@@ -1,0 +1,184 @@
+//! Terminal hygiene: raw mode and the alternate screen on the way in; everything undone
+//! on the way out, whether by quitting, an error, a panic, a signal, suspending (Ctrl+Z)
+//! or handing the terminal to `$EDITOR`.
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
+use crossterm::{cursor, execute};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use std::io::{self, BufWriter, Stdout, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The terminal the app draws on; writes are buffered and flushed once per frame.
+pub type Term = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+
+/// Whether the terminal is in the app's mode (so a panic knows to restore it).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Whether the mouse is captured (restored after suspend and the editor).
+static MOUSE: AtomicBool = AtomicBool::new(false);
+
+/// Switches to raw mode and the alternate screen, with bracketed paste, unambiguous
+/// key codes (so Shift+Enter can be told apart where the terminal supports it) and,
+/// when asked, mouse capture.
+pub fn enter(mouse: bool) -> io::Result<()> {
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    MOUSE.store(mouse, Ordering::SeqCst);
+    let mut out = io::stdout();
+    execute!(
+        out,
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES),
+        cursor::Hide
+    )?;
+    if mouse {
+        execute!(out, EnableMouseCapture)?;
+    }
+    Ok(())
+}
+
+/// Undoes `enter`; safe to call more than once and from a panic hook.
+pub fn leave() {
+    if !ACTIVE.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = io::stdout();
+    // Best effort: each step is tried even if an earlier one failed.
+    if MOUSE.load(Ordering::SeqCst) {
+        let _ = execute!(out, DisableMouseCapture);
+    }
+    let _ = execute!(out, PopKeyboardEnhancementFlags);
+    let _ = execute!(out, DisableBracketedPaste);
+    let _ = execute!(out, LeaveAlternateScreen, cursor::Show);
+    let _ = disable_raw_mode();
+    let _ = out.flush();
+}
+
+/// Turns mouse capture on or off.
+pub fn set_mouse(on: bool) -> io::Result<()> {
+    MOUSE.store(on, Ordering::SeqCst);
+    if on {
+        execute!(io::stdout(), EnableMouseCapture)
+    } else {
+        execute!(io::stdout(), DisableMouseCapture)
+    }
+}
+
+/// Creates the ratatui terminal over buffered stdout.
+pub fn terminal() -> io::Result<Term> {
+    Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(1 << 16, io::stdout())))
+}
+
+/// Restores the terminal before a panic on the UI thread is reported (by color-eyre's
+/// hook); panics elsewhere go to the log, since printing them would garble the screen.
+pub fn install_panic_hook() {
+    let ui_thread = std::thread::current().id();
+    let (panic_hook, _) = color_eyre::config::HookBuilder::default()
+        .display_env_section(false)
+        .into_hooks();
+    let report = panic_hook.into_panic_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        tracing::error!("panic: {info}");
+        if std::thread::current().id() == ui_thread || !ACTIVE.load(Ordering::SeqCst) {
+            leave();
+            report(info);
+        }
+    }));
+}
+
+/// Gives the terminal back to the shell and stops the process (Ctrl+Z); returns once
+/// the shell resumes it, with the app's terminal mode back on.
+pub fn suspend() -> io::Result<()> {
+    let mouse = MOUSE.load(Ordering::SeqCst);
+    leave();
+    nix::sys::signal::raise(nix::sys::signal::Signal::SIGTSTP).map_err(io::Error::other)?;
+    enter(mouse)
+}
+
+/// Runs `$VISUAL`/`$EDITOR` (default `vi`) on `text` with the terminal handed over;
+/// returns the edited text.
+pub fn edit_externally(text: &str) -> Result<String, String> {
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
+        .unwrap_or_else(|| "vi".into());
+    let mut file = tempfile::Builder::new()
+        .prefix("claw-tui-message-")
+        .suffix(".md")
+        .tempfile()
+        .map_err(|e| format!("cannot create a temporary file for the editor: {e}"))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| format!("cannot write the temporary file for the editor: {e}"))?;
+    let mouse = MOUSE.load(Ordering::SeqCst);
+    leave();
+    let mut words = editor.split_whitespace();
+    let program = words.next().unwrap_or("vi");
+    let status = std::process::Command::new(program)
+        .args(words)
+        .arg(file.path())
+        .status();
+    let entered = enter(mouse);
+    let status = status.map_err(|e| {
+        format!("cannot start the editor \"{editor}\": {e}. Set $EDITOR to an editor that is installed.")
+    })?;
+    entered.map_err(|e| format!("cannot restore the terminal after the editor: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "the editor \"{editor}\" exited with {status}; your message was left as it was."
+        ));
+    }
+    std::fs::read_to_string(file.path()).map_err(|e| format!("cannot read back the edited message: {e}"))
+}
+
+/// Writes `text` to the clipboard with OSC 52 (works over SSH in most terminals).
+pub fn copy_osc52(out: &mut impl Write, text: &str) -> io::Result<()> {
+    write!(out, "\u{1b}]52;c;{}\u{7}", base64(text.as_bytes()))?;
+    out.flush()
+}
+
+/// Standard base64 with padding.
+pub fn base64(bytes: &[u8]) -> String {
+    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(TABLE[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_the_rfc_vectors() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+        let mut out = Vec::new();
+        copy_osc52(&mut out, "hi").unwrap();
+        assert_eq!(out, b"\x1b]52;c;aGk=\x07");
+    }
+}

@@ -1,0 +1,147 @@
+//! Resolution of flags, environment and config file.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use claw_tui::agent::{ThinkingLevel, ToolExecution};
+use claw_tui::cli::{Cli, ThinkingFlag};
+use claw_tui::config::{Api, ConfigError, DEMO_MODEL, resolve};
+use clap::Parser;
+use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt;
+use tempfile::TempDir;
+
+struct Case {
+    dir: TempDir,
+    env: HashMap<String, String>,
+}
+
+impl Case {
+    fn new(config: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("config.toml"), config).unwrap();
+        Self {
+            dir,
+            env: HashMap::new(),
+        }
+    }
+
+    fn env(mut self, k: &str, v: &str) -> Self {
+        self.env.insert(k.into(), v.into());
+        self
+    }
+
+    fn cli(&self, args: &[&str]) -> Cli {
+        let config = self.dir.path().join("config.toml");
+        let mut all = vec!["claw-tui".to_owned(), "--config".into(), config.display().to_string()];
+        all.extend(["--workspace".into(), self.dir.path().display().to_string()]);
+        all.extend(args.iter().map(|s| (*s).to_owned()));
+        Cli::parse_from(all)
+    }
+
+    fn resolve(&self, args: &[&str]) -> Result<claw_tui::config::Settings, ConfigError> {
+        let env = self.env.clone();
+        resolve(&self.cli(args), &move |k| env.get(k).cloned())
+    }
+}
+
+#[test]
+fn no_keys_means_the_demo_provider() {
+    let s = Case::new("").resolve(&[]).unwrap();
+    assert_eq!(s.provider.api, Api::Demo);
+    assert_eq!(s.provider.model, DEMO_MODEL);
+    assert_eq!(s.max_turns, 50);
+    assert_eq!(s.tool_execution, ToolExecution::Parallel);
+}
+
+#[test]
+fn anthropic_key_wins_over_openai_key_and_names_its_source() {
+    let s = Case::new("")
+        .env("ANTHROPIC_API_KEY", "sk-ant-x")
+        .env("OPENAI_API_KEY", "sk-o")
+        .resolve(&[])
+        .unwrap();
+    assert_eq!(s.provider.api, Api::Anthropic);
+    assert_eq!(s.provider.api_key.as_deref(), Some("sk-ant-x"));
+    assert!(s.provider.api_key_source.contains("ANTHROPIC_API_KEY"));
+    assert!(!format!("{:?}", s.provider).contains("sk-ant-x"), "Debug never shows the key");
+    let s = Case::new("").env("OPENAI_API_KEY", "sk-o").resolve(&[]).unwrap();
+    assert_eq!(s.provider.api, Api::Openai);
+}
+
+#[test]
+fn flags_beat_env_beat_file() {
+    let case = Case::new(
+        "provider = \"openai\"\n[agent]\nmax_turns = 7\nthinking = \"low\"\n[providers.openai]\nmodel = \"from-file\"\nbase_url = \"http://file\"\n",
+    )
+    .env("OPENAI_API_KEY", "k")
+    .env("OPENAI_BASE_URL", "http://env");
+    let s = case.resolve(&[]).unwrap();
+    assert_eq!(s.provider.model, "from-file");
+    assert_eq!(s.provider.base_url.as_deref(), Some("http://env"));
+    assert_eq!(s.max_turns, 7);
+    assert_eq!(s.thinking, ThinkingLevel::Low);
+    let s = case
+        .resolve(&["--model", "flag-model", "--base-url", "http://flag", "--max-turns", "3", "--thinking", "high"])
+        .unwrap();
+    assert_eq!(s.provider.model, "flag-model");
+    assert_eq!(s.provider.base_url.as_deref(), Some("http://flag"));
+    assert_eq!(s.max_turns, 3);
+    assert_eq!(s.thinking, ThinkingLevel::from(ThinkingFlag::High));
+}
+
+#[test]
+fn named_provider_entry_with_custom_key_env() {
+    let case = Case::new(
+        "provider = \"local\"\n[providers.local]\napi = \"openai\"\nbase_url = \"http://localhost:11434/v1\"\nmodel = \"llama3.2\"\napi_key_env = \"LOCAL_KEY\"\n[providers.local.compat]\nmax_completion_tokens = true\n",
+    )
+    .env("LOCAL_KEY", "lk");
+    let s = case.resolve(&[]).unwrap();
+    assert_eq!(s.provider.name, "local");
+    assert_eq!(s.provider.api, Api::Openai);
+    assert_eq!(s.provider.model, "llama3.2");
+    assert_eq!(s.provider.api_key.as_deref(), Some("lk"));
+    assert!(s.provider.api_key_source.contains("LOCAL_KEY"));
+    assert_eq!(s.provider.compat.max_completion_tokens, Some(true));
+}
+
+#[test]
+fn custom_base_url_needs_no_key_but_the_default_url_does() {
+    let case = Case::new("");
+    let s = case.resolve(&["--provider", "openai", "--base-url", "http://127.0.0.1:8080/v1"]).unwrap();
+    assert_eq!(s.provider.api_key, None);
+    let err = case.resolve(&["--provider", "anthropic"]).unwrap_err().to_string();
+    assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
+}
+
+#[test]
+fn key_in_a_world_readable_file_warns() {
+    let case = Case::new("[providers.anthropic]\napi_key = \"sk-ant-file\"\n");
+    let path = case.dir.path().join("config.toml");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let s = case.resolve(&["--provider", "anthropic"]).unwrap();
+    assert_eq!(s.provider.api_key.as_deref(), Some("sk-ant-file"));
+    assert!(s.provider.api_key_source.contains("config.toml"));
+    assert_eq!(s.warnings.len(), 1);
+    assert!(s.warnings[0].contains("chmod 600"), "{:?}", s.warnings);
+    assert!(!s.warnings[0].contains("sk-ant-file"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let s = case.resolve(&["--provider", "anthropic"]).unwrap();
+    assert!(s.warnings.is_empty());
+}
+
+#[test]
+fn broken_file_names_file_line_and_key() {
+    let case = Case::new("[agent]\n\ntool_execution = \"sideways\"\n");
+    let err = case.resolve(&[]).unwrap_err().to_string();
+    assert!(err.contains("config.toml"), "{err}");
+    assert!(err.contains("line 3"), "{err}");
+    assert!(err.contains("tool_execution"), "{err}");
+}
+
+#[test]
+fn tools_and_web_sections_are_read() {
+    let case = Case::new("[tools]\ndisabled = [\"web_search\"]\nallow_outside_workspace = true\n[web]\nallow_hosts = [\"127.0.0.1\"]\n");
+    let s = case.resolve(&[]).unwrap();
+    assert_eq!(s.file.tools.disabled, ["web_search"]);
+    assert!(s.file.tools.allow_outside_workspace);
+    assert_eq!(s.file.web.allow_hosts, ["127.0.0.1"]);
+}

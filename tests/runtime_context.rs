@@ -1,0 +1,244 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! The system prompt: identity, AGENTS.md from the git root down plus the global one,
+//! memory, skills, truncation of oversized files, and missing files.
+
+use chrono::NaiveDate;
+use claw_tui::runtime::context::{
+    MAX_FILE_BYTES, Skill, agents_files, build_system_prompt, build_system_prompt_on,
+    discover_skills, parse_skill,
+};
+use std::fs;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn date() -> NaiveDate {
+    NaiveDate::from_ymd_opt(2025, 1, 15).unwrap()
+}
+
+fn names(tools: &[&str]) -> Vec<String> {
+    tools.iter().map(|t| (*t).to_owned()).collect()
+}
+
+/// outside/ (AGENTS.md, not a repo) > repo/ (.git, AGENTS.md) > repo/app/ (AGENTS.md)
+/// = workspace; config/ holds the global AGENTS.md.
+struct Layout {
+    _dir: TempDir,
+    repo: PathBuf,
+    workspace: PathBuf,
+    config: PathBuf,
+}
+
+fn layout() -> Layout {
+    let dir = TempDir::new().unwrap();
+    let outside = dir.path().join("outside");
+    let repo = outside.join("repo");
+    let workspace = repo.join("app");
+    let config = dir.path().join("config");
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    fs::create_dir_all(&workspace).unwrap();
+    fs::create_dir_all(&config).unwrap();
+    write(&outside.join("AGENTS.md"), "OUTSIDE RULES");
+    write(&repo.join("AGENTS.md"), "ROOT RULES");
+    write(&workspace.join("AGENTS.md"), "WORKSPACE RULES");
+    write(&config.join("AGENTS.md"), "GLOBAL RULES");
+    Layout {
+        repo: repo.canonicalize().unwrap(),
+        workspace: workspace.canonicalize().unwrap(),
+        config,
+        _dir: dir,
+    }
+}
+
+#[test]
+fn agents_files_run_from_global_through_the_git_root_down_to_the_workspace() {
+    let l = layout();
+    assert_eq!(
+        agents_files(&l.workspace, &l.config),
+        [
+            l.config.join("AGENTS.md"),
+            l.repo.join("AGENTS.md"),
+            l.workspace.join("AGENTS.md"),
+        ]
+    );
+    let prompt = build_system_prompt_on(date(), &l.workspace, &l.config, &[], None);
+    let at = |needle: &str| prompt.find(needle).unwrap_or_else(|| panic!("{needle} missing"));
+    assert!(at("GLOBAL RULES") < at("ROOT RULES"));
+    assert!(at("ROOT RULES") < at("WORKSPACE RULES"));
+    assert!(!prompt.contains("OUTSIDE RULES"), "above the git root");
+    assert!(prompt.contains(&format!("## {}", l.repo.join("AGENTS.md").display())));
+}
+
+#[test]
+fn without_a_git_repository_only_the_workspace_and_global_files_apply() {
+    let dir = TempDir::new().unwrap();
+    let parent = dir.path().join("parent");
+    let workspace = parent.join("ws");
+    let config = dir.path().join("config");
+    write(&parent.join("AGENTS.md"), "PARENT RULES");
+    write(&workspace.join("AGENTS.md"), "WS RULES");
+    let files = agents_files(&workspace, &config);
+    assert_eq!(files, [workspace.canonicalize().unwrap().join("AGENTS.md")]);
+    let prompt = build_system_prompt_on(date(), &workspace, &config, &[], None);
+    assert!(prompt.contains("WS RULES"));
+    assert!(!prompt.contains("PARENT RULES"));
+}
+
+#[test]
+fn identity_names_the_workspace_date_and_tools() {
+    let l = layout();
+    let tools = names(&["read_file", "exec", "spawn"]);
+    let prompt = build_system_prompt_on(date(), &l.workspace, &l.config, &tools, None);
+    assert!(prompt.starts_with("You are claw-tui"));
+    assert!(prompt.contains(&format!("Workspace: {}", l.workspace.display())));
+    assert!(prompt.contains("Today's date: 2025-01-15 (Wednesday)"));
+    assert!(prompt.contains("Available tools: read_file, exec, spawn"));
+    assert!(prompt.contains("[SYSTEM NOTIFICATION]"), "spawn is available");
+    assert!(prompt.contains(".claw-tui/MEMORY.md"));
+
+    let plain = build_system_prompt_on(date(), &l.workspace, &l.config, &names(&["read_file"]), None);
+    assert!(!plain.contains("[SYSTEM NOTIFICATION]"), "no background tools, no mention");
+
+    // The dated wrapper uses today's local date.
+    let today = chrono::Local::now().date_naive();
+    let now = build_system_prompt(&l.workspace, &l.config, &tools, None);
+    let yesterday = today.pred_opt().unwrap();
+    assert!(
+        now.contains(&today.format("%Y-%m-%d").to_string())
+            || now.contains(&yesterday.format("%Y-%m-%d").to_string())
+    );
+}
+
+#[test]
+fn memory_skills_and_extra_instructions_are_included() {
+    let l = layout();
+    write(
+        &l.workspace.join(".claw-tui/MEMORY.md"),
+        "- The user prefers tabs.\n",
+    );
+    write(
+        &l.workspace.join(".claw-tui/skills/release/SKILL.md"),
+        "---\nname: release\ndescription: \"Cut a release: bump, tag, publish\"\n---\n# Release\nSteps...",
+    );
+    write(
+        &l.workspace.join(".claw-tui/skills/triage/SKILL.md"),
+        "# Triage incoming issues\n\nLabel them.",
+    );
+    // A global skill of the same name is hidden by the workspace one.
+    write(
+        &l.config.join("skills/release/SKILL.md"),
+        "---\nname: release\ndescription: the old global way\n---\n",
+    );
+    write(
+        &l.config.join("skills/deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: >\n  Deploy to production\n  after checks.\n---\nbody",
+    );
+    // A directory without SKILL.md is not a skill.
+    fs::create_dir_all(l.workspace.join(".claw-tui/skills/empty")).unwrap();
+
+    let skills = discover_skills(&l.workspace, &l.config);
+    let summary: Vec<(&str, &str)> = skills
+        .iter()
+        .map(|s| (s.name.as_str(), s.description.as_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("deploy", "Deploy to production after checks."),
+            ("release", "Cut a release: bump, tag, publish"),
+            ("triage", "Triage incoming issues"),
+        ]
+    );
+    assert_eq!(
+        skills[0],
+        Skill {
+            name: "deploy".into(),
+            description: "Deploy to production after checks.".into(),
+            path: l.config.join("skills/deploy/SKILL.md"),
+        }
+    );
+    assert_eq!(
+        skills[1].path,
+        l.workspace.join(".claw-tui/skills/release/SKILL.md")
+    );
+
+    let prompt = build_system_prompt_on(
+        date(),
+        &l.workspace,
+        &l.config,
+        &[],
+        Some("Always answer in French."),
+    );
+    assert!(prompt.contains("# Memory (.claw-tui/MEMORY.md)\n\n- The user prefers tabs."));
+    assert!(prompt.contains(&format!(
+        "- release: Cut a release: bump, tag, publish ({})",
+        skills[1].path.display()
+    )));
+    assert!(!prompt.contains("the old global way"));
+    assert!(prompt.trim_end().ends_with("# Additional instructions\n\nAlways answer in French."));
+}
+
+#[test]
+fn missing_files_leave_only_the_identity() {
+    let dir = TempDir::new().unwrap();
+    let workspace = dir.path().join("ws");
+    fs::create_dir_all(&workspace).unwrap();
+    let prompt =
+        build_system_prompt_on(date(), &workspace, &dir.path().join("no-config"), &[], Some("  "));
+    assert!(prompt.contains("Available tools: none"));
+    for section in ["# Instructions", "# Memory", "# Skills", "# Additional"] {
+        assert!(!prompt.contains(section), "{section} without files");
+    }
+    // Blank files count as missing.
+    write(&workspace.join("AGENTS.md"), "\n   \n");
+    let again = build_system_prompt_on(date(), &workspace, dir.path(), &[], None);
+    assert!(!again.contains("# Instructions"));
+}
+
+#[test]
+fn an_oversized_file_is_truncated_with_a_note() {
+    let l = layout();
+    // Multi-byte characters straddle the cut, which must not produce broken text.
+    let big = "é".repeat(MAX_FILE_BYTES);
+    write(&l.workspace.join("AGENTS.md"), &big);
+    let prompt = build_system_prompt_on(date(), &l.workspace, &l.config, &[], None);
+    let note = format!(
+        "[Truncated: {} is {} bytes; only the first {MAX_FILE_BYTES} bytes are shown here. \
+         Read the rest with read_file if you need it.]",
+        l.workspace.join("AGENTS.md").display(),
+        big.len()
+    );
+    assert!(prompt.contains(&note));
+    let kept = prompt.matches('é').count();
+    assert_eq!(kept, MAX_FILE_BYTES / 2, "exactly the first 32 KB");
+    assert!(!prompt.contains('\u{fffd}'));
+    assert!(prompt.contains("ROOT RULES"), "other files are unaffected");
+}
+
+#[test]
+fn skill_descriptions_fall_back_to_the_first_heading_or_line() {
+    assert_eq!(
+        parse_skill("# Write changelogs\nMore text", "changelog"),
+        ("changelog".to_owned(), "Write changelogs".to_owned())
+    );
+    assert_eq!(
+        parse_skill("\n\nJust a line of text.\nSecond line.", "plain"),
+        ("plain".to_owned(), "Just a line of text.".to_owned())
+    );
+    assert_eq!(
+        parse_skill("---\nname: 'quoted'\n---\n## Heading after frontmatter\n", "dir"),
+        ("quoted".to_owned(), "Heading after frontmatter".to_owned())
+    );
+    assert_eq!(
+        parse_skill("", "blank"),
+        ("blank".to_owned(), "(no description)".to_owned())
+    );
+    let long = format!("---\ndescription: {}\n---\n", "word ".repeat(100));
+    let (_, description) = parse_skill(&long, "long");
+    assert_eq!(description.chars().count(), 200);
+    assert!(description.ends_with('…'));
+}
