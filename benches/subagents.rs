@@ -149,7 +149,9 @@ async fn run_all() {
     results.sort();
     let mut expected: Vec<String> = (1..=SUBAGENTS)
         .map(|n| {
-            format!("[Subagent \"Task {n}\" (subagent-{n}) completed]\nresult for task-{n}: payload-{n}")
+            format!(
+                "[Subagent \"Task {n}\" (subagent-{n}) completed]\nresult for task-{n}: payload-{n}"
+            )
         })
         .collect();
     expected.sort();

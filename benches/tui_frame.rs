@@ -91,6 +91,13 @@ fn bench(c: &mut Criterion) {
         let (mut app, bytes) = app_with(count, &sets);
         eprintln!("{count} messages: {:.2} MB of text, {} rows at {WIDTH} columns", bytes as f64 / 1e6, app.transcript.total_rows());
         let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
+        {
+            let area = ratatui::layout::Rect::new(0, 0, WIDTH, HEIGHT);
+            let mut buf = ratatui::buffer::Buffer::empty(area);
+            c.bench_function(&format!("TMP view only, {count}"), |b| b.iter(|| { buf.reset(); claw_tui::tui::view::draw(&app, area, &mut buf); }));
+            c.bench_function(&format!("TMP reset only, {count}"), |b| b.iter(|| { buf.reset(); }));
+            c.bench_function(&format!("TMP frame msg, {count}"), |b| b.iter(|| { app.update(Msg::Frame); }));
+        }
         // A full frame: the view draws every cell and the terminal diffs the buffers.
         c.bench_function(&format!("chat frame 200x50, {count} messages"), |b| {
             b.iter(|| {

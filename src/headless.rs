@@ -5,7 +5,9 @@ pub mod rpc;
 
 pub use launch::{run_command, run_headless};
 
-use crate::agent::{Agent, AgentEvent, Message, ToolCall};
+use crate::agent::{AgentEvent, Message, ToolCall};
+use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
+use tokio::sync::mpsc::UnboundedReceiver;
 use std::io::Write;
 
 /// Exit code of a run that finished normally.
@@ -25,28 +27,53 @@ pub fn write_json_line(value: &impl serde::Serialize) {
     }
 }
 
-/// Runs one prompt to completion. In text mode prints the final answer to stdout and a
-/// line per tool call to stderr; in JSON mode prints every event as a JSON line.
-pub async fn run_prompt(agent: &Agent, prompt: String, json: bool) -> i32 {
-    let mut events = agent.subscribe(None);
-    if let Err(e) = agent.prompt(prompt) {
-        eprintln!("claw-tui: {e}");
-        return EXIT_RUN_FAILED;
-    }
+/// Runs one prompt to completion, including the runs that deliver the results of
+/// subagents it started. In text mode prints the final answer to stdout and a line per
+/// tool call to stderr; in JSON mode prints every agent and runtime event as a JSON line.
+pub async fn run_prompt(
+    supervisor: &Supervisor,
+    subagents: &SubagentManager,
+    runtime_events: &mut UnboundedReceiver<RuntimeEvent>,
+    prompt: String,
+    json: bool,
+) -> i32 {
+    let mut events = supervisor.agent().subscribe(None);
+    supervisor.submit(prompt);
     let mut calls: Vec<ToolCall> = Vec::new();
-    let mut added = Vec::new();
-    while let Some(event) = events.recv().await {
-        if json {
-            write_json_line(&event);
-        } else {
-            describe_on_stderr(&event, &mut calls);
-        }
-        if let AgentEvent::AgentEnd { messages } = event {
-            added = messages;
-            break;
+    let mut last_run = Vec::new();
+    let mut delivered = 0;
+    loop {
+        tokio::select! {
+            event = events.recv() => {
+                let Some(event) = event else { break };
+                if json {
+                    write_json_line(&event);
+                } else {
+                    describe_on_stderr(&event, &mut calls);
+                }
+                if let AgentEvent::AgentEnd { messages } = event {
+                    delivered += messages.iter().filter(|m| matches!(m, Message::Notification(_))).count();
+                    let failed = messages.iter().rev().find_map(Message::as_assistant).is_some_and(|a| a.is_failed());
+                    last_run = messages;
+                    if failed || background_done(supervisor, subagents, delivered) {
+                        break;
+                    }
+                }
+            }
+            Some(event) = runtime_events.recv() => {
+                if json {
+                    write_json_line(&event);
+                }
+            }
         }
     }
-    finish(&added, json)
+    finish(&last_run, json)
+}
+
+/// True when no subagent is still working and every result reached the main agent.
+fn background_done(supervisor: &Supervisor, subagents: &SubagentManager, delivered: usize) -> bool {
+    let all = subagents.list();
+    all.iter().all(|s| s.status.is_finished()) && delivered >= all.len() && supervisor.pending_count() == 0
 }
 
 /// Decides the exit code from what the run added, printing the answer or the failure.

@@ -32,8 +32,9 @@ fn run() -> i32 {
     }
     if cli.mode == Mode::Text && !cli.print {
         let inbox = claw_tui::tui::Inbox::new();
-        let (tools, unknown) = claw_tui::setup::build_registry(&settings, inbox.message_sender());
+        let mut tools = claw_tui::setup::build_registry(&settings, inbox.message_sender());
         let mut warnings = settings.warnings.clone();
+        let unknown = tools.apply_config(&settings.file.tools);
         if !unknown.is_empty() {
             warnings.push(format!("[tools] disabled names unknown tools: {}", unknown.join(", ")));
         }

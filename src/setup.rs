@@ -1,16 +1,25 @@
-//! Builds the main agent from resolved settings: provider, tools, prompt, limits.
+//! Builds the main runtime from resolved settings: provider, tools, subagents, the main
+//! agent and the supervisor that owns it.
 
 use crate::agent::Agent;
+use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
+use crate::llm::Provider;
+use crate::llm::demo::DemoProvider;
+use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
+use crate::runtime::{
+    MessageBus, RuntimeEvent, SubagentConfig, SubagentManager, Supervisor, build_system_prompt,
+    runtime_channel,
+};
 use crate::tools::ToolRegistry;
 use crate::tools::exec::{ApprovalAsker, ExecTool, approval_hook};
 use crate::tools::fs::file_tools;
 use crate::tools::message::{MessageSender, MessageTool};
+use crate::tools::spawn::SpawnTool;
 use crate::tools::web::{WebFetchTool, WebSearchTool};
-use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
-use crate::llm::Provider;
-use crate::llm::demo::DemoProvider;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 /// The provider the settings name.
 pub fn build_provider(spec: &ProviderSpec, settings: &Settings) -> Result<Arc<dyn Provider>, String> {
@@ -19,32 +28,13 @@ pub fn build_provider(spec: &ProviderSpec, settings: &Settings) -> Result<Arc<dy
             Duration::from_millis(settings.demo_pace_ms),
             settings.config_path.display().to_string(),
         )?)),
-        Api::Anthropic | Api::Openai => Err(format!(
-            "the {:?} provider is not available in this build; use --provider demo",
-            spec.api
-        )),
+        Api::Anthropic | Api::Openai => crate::providers::build_remote_provider(spec, settings.idle_timeout_secs),
     }
 }
 
-/// The system prompt: who the agent is, where it works, and the user's instructions.
-pub fn system_prompt(settings: &Settings) -> String {
-    let mut prompt = format!(
-        "You are claw-tui, a coding and operations agent working in a terminal.\n\
-         Workspace: {}\n\
-         Use the tools to inspect and change files and to run commands; paths are relative \
-         to the workspace. Be concise; show the user what you did and what you found.",
-        settings.workspace.display()
-    );
-    if let Some(extra) = &settings.instructions {
-        prompt.push_str("\n\n");
-        prompt.push_str(extra);
-    }
-    prompt
-}
-
-/// The main agent's tools; `outbound` delivers what the `message` tool sends.
-/// Returns the registry and the names of disabled tools that did not exist.
-pub fn build_registry(settings: &Settings, outbound: MessageSender) -> (ToolRegistry, Vec<String>) {
+/// The tools every agent may get (files, exec, web, message); `outbound` delivers what
+/// the `message` tool sends.
+pub fn build_registry(settings: &Settings, outbound: MessageSender) -> ToolRegistry {
     let workspace = Arc::new(settings.file.tools.workspace(settings.workspace.clone()));
     let mut registry = ToolRegistry::new();
     for tool in file_tools(workspace) {
@@ -57,28 +47,112 @@ pub fn build_registry(settings: &Settings, outbound: MessageSender) -> (ToolRegi
     registry.register(Arc::new(WebSearchTool::new(settings.file.web.clone())));
     registry.register(Arc::new(WebFetchTool::new(settings.file.web.clone())));
     registry.register(Arc::new(MessageTool::new(outbound)));
-    let unknown = registry.apply_config(&settings.file.tools);
-    (registry, unknown)
+    registry
 }
 
-/// The main agent for `settings`, with `tools`; `asker` answers `exec` approval requests
-/// when `[exec] approval = "ask"`.
+/// A main agent over `tools` without the background runtime (no subagents, no
+/// supervisor): for front-ends that drive the agent directly.
 pub fn build_agent(
     settings: &Settings,
     tools: &ToolRegistry,
     asker: ApprovalAsker,
 ) -> Result<Agent, String> {
     let provider = build_provider(&settings.provider, settings)?;
-    let model = match settings.provider.api {
+    let agent = Agent::new(provider, model_name(settings));
+    configure_main_agent(&agent, settings, tools, asker);
+    Ok(agent)
+}
+
+fn model_name(settings: &Settings) -> String {
+    match settings.provider.api {
         Api::Demo => DEMO_MODEL.to_owned(),
         _ => settings.provider.model.clone(),
-    };
-    let agent = Agent::new(provider, model);
-    agent.set_system_prompt(system_prompt(settings));
+    }
+}
+
+fn configure_main_agent(agent: &Agent, settings: &Settings, tools: &ToolRegistry, asker: ApprovalAsker) {
+    agent.set_system_prompt(build_system_prompt(
+        &settings.workspace,
+        &config_dir(settings),
+        &tools.names(),
+        settings.instructions.as_deref(),
+    ));
     agent.set_thinking_level(settings.thinking);
     agent.set_tool_execution(settings.tool_execution);
     agent.set_max_turns(settings.max_turns);
     agent.set_tools(tools.tools());
     agent.set_before_tool_call(Some(approval_hook(settings.file.exec.approval, asker)));
-    Ok(agent)
+}
+
+/// Everything a session of claw-tui runs on.
+pub struct MainRuntime {
+    /// The single owner of the main agent's runs: send prompts and steering through it.
+    pub supervisor: Supervisor,
+    /// The main agent (subscribe, state, settings).
+    pub agent: Agent,
+    /// Background subagents.
+    pub subagents: SubagentManager,
+    /// The inbound bus (`system` channel: subagent and cron results).
+    pub bus: MessageBus,
+    /// Subagent and notification events for the UI and the JSON modes.
+    pub events: mpsc::UnboundedReceiver<RuntimeEvent>,
+    /// Warnings for the user (unknown disabled tools...).
+    pub warnings: Vec<String>,
+}
+
+/// The config directory (holds the global AGENTS.md and skills).
+fn config_dir(settings: &Settings) -> PathBuf {
+    settings
+        .config_path
+        .parent()
+        .map_or_else(|| settings.workspace.clone(), PathBuf::from)
+}
+
+/// Starts the main runtime; must run inside a Tokio runtime. `asker` answers `exec`
+/// approval requests when `[exec] approval = "ask"`.
+pub fn start_runtime(
+    settings: &Settings,
+    outbound: MessageSender,
+    asker: ApprovalAsker,
+) -> Result<MainRuntime, String> {
+    let provider = build_provider(&settings.provider, settings)?;
+    let model = model_name(settings);
+    let mut registry = build_registry(settings, outbound);
+    let bus = MessageBus::new();
+    let (events_tx, events) = runtime_channel();
+    let config_dir = config_dir(settings);
+    let subagent_prompt = build_system_prompt(
+        &settings.workspace,
+        &config_dir,
+        &registry.exclude(&crate::tools::SUBAGENT_EXCLUDED).names(),
+        Some(SUBAGENT_SYSTEM_PROMPT),
+    );
+    let subagents = SubagentManager::new(
+        provider.clone(),
+        &registry,
+        bus.clone(),
+        events_tx.clone(),
+        SubagentConfig {
+            system_prompt: subagent_prompt,
+            thinking: settings.thinking,
+            ..SubagentConfig::new(model.clone())
+        },
+    );
+    registry.register(Arc::new(SpawnTool::new(Arc::new(subagents.clone()))));
+    let warnings = registry
+        .apply_config(&settings.file.tools)
+        .into_iter()
+        .map(|name| format!("[tools] disabled names an unknown tool: {name}"))
+        .collect();
+    let agent = Agent::new(provider, model);
+    configure_main_agent(&agent, settings, &registry, asker);
+    let supervisor = Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
+    Ok(MainRuntime {
+        supervisor,
+        agent,
+        subagents,
+        bus,
+        events,
+        warnings,
+    })
 }

@@ -150,3 +150,17 @@ fn hitting_the_turn_limit_exits_1_with_the_reason_on_stderr() {
     assert!(stdout.is_empty(), "{stdout}");
     assert!(stderr.contains("turn limit"), "{stderr}");
 }
+
+#[test]
+fn print_mode_waits_for_a_spawned_subagent_and_prints_the_final_answer() {
+    let sb = Sandbox::new();
+    std::fs::write(sb.workspace().join("marker.txt"), "x").unwrap();
+    let mut cmd = sb.command();
+    cmd.args(["-p", "spawn list files"]);
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("A background job reported back"), "{stdout}");
+    assert!(stdout.contains("[Subagent \"Task 1\" (subagent-1) completed]"), "{stdout}");
+    assert!(stdout.contains("marker.txt"), "{stdout}");
+    assert!(stderr.contains("✓ spawn list files"), "{stderr}");
+}

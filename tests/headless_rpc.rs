@@ -121,25 +121,41 @@ fn bad_lines_get_an_error_response_and_the_process_keeps_running() {
 }
 
 #[test]
-fn steering_sent_while_idle_is_delivered_with_the_next_prompt() {
+fn steering_sent_while_idle_starts_a_run_with_it() {
     let mut rpc = Rpc::start(0);
     rpc.send(r#"{"type":"steer","content":"read notes.txt"}"#);
-    assert_eq!(rpc.response("steer")["ok"], true);
-    rpc.send(r#"{"type":"prompt","content":"hello"}"#);
+    let response = rpc.response("steer");
+    assert_eq!(response["ok"], true);
     let lines = rpc.until(|l| is_type(l, "agent_end"));
-    let end = lines.last().unwrap();
-    let users: Vec<&str> = end["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| m["content"].as_str().unwrap())
-        .collect();
-    assert_eq!(users, ["hello", "read notes.txt"]);
-    // The demo model answers the latest user message: the steering one.
     let call = lines.iter().find(|l| is_type(l, "tool_execution_start")).expect("a tool call");
     assert_eq!(call["tool_name"], "read_file");
     assert_eq!(call["args"]["path"], "notes.txt");
+    let result = lines.iter().find(|l| is_type(l, "tool_execution_end")).unwrap();
+    assert_eq!(result["result"]["content"], "alpha\nbeta");
+    rpc.close_and_wait();
+}
+
+#[test]
+fn spawn_runs_a_subagent_whose_events_and_result_come_back() {
+    let mut rpc = Rpc::start(0);
+    rpc.send(r#"{"type":"prompt","content":"spawn list files"}"#);
+    let lines = rpc.until(|l| {
+        is_type(l, "message_end")
+            && l["message"]["role"] == "notification"
+            && l["message"]["content"].as_str().unwrap_or("").contains("completed")
+    });
+    let nested = lines
+        .iter()
+        .find(|l| is_type(l, "subagent_event") && l["event"]["type"] == "tool_execution_start")
+        .expect("the subagent's own tool call is reported, wrapped");
+    assert_eq!(nested["event"]["tool_name"], "list_dir");
+    assert_eq!(nested["subagent_id"], "subagent-1");
+    let spawn_call = lines.iter().find(|l| is_type(l, "tool_execution_start")).unwrap();
+    assert_eq!(spawn_call["tool_name"], "spawn");
+    assert_eq!(nested["parent_tool_call_id"], spawn_call["tool_call_id"]);
+    let note = lines.last().unwrap()["message"]["content"].as_str().unwrap().to_owned();
+    assert!(note.contains("[Subagent \"Task 1\" (subagent-1) completed]"), "{note}");
+    assert!(note.contains("notes.txt"), "the subagent's answer quotes list_dir: {note}");
     rpc.close_and_wait();
 }
 

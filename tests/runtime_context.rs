@@ -66,7 +66,11 @@ fn agents_files_run_from_global_through_the_git_root_down_to_the_workspace() {
         ]
     );
     let prompt = build_system_prompt_on(date(), &l.workspace, &l.config, &[], None);
-    let at = |needle: &str| prompt.find(needle).unwrap_or_else(|| panic!("{needle} missing"));
+    let at = |needle: &str| {
+        prompt
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} missing"))
+    };
     assert!(at("GLOBAL RULES") < at("ROOT RULES"));
     assert!(at("ROOT RULES") < at("WORKSPACE RULES"));
     assert!(!prompt.contains("OUTSIDE RULES"), "above the git root");
@@ -97,11 +101,23 @@ fn identity_names_the_workspace_date_and_tools() {
     assert!(prompt.contains(&format!("Workspace: {}", l.workspace.display())));
     assert!(prompt.contains("Today's date: 2025-01-15 (Wednesday)"));
     assert!(prompt.contains("Available tools: read_file, exec, spawn"));
-    assert!(prompt.contains("[SYSTEM NOTIFICATION]"), "spawn is available");
+    assert!(
+        prompt.contains("[SYSTEM NOTIFICATION]"),
+        "spawn is available"
+    );
     assert!(prompt.contains(".claw-tui/MEMORY.md"));
 
-    let plain = build_system_prompt_on(date(), &l.workspace, &l.config, &names(&["read_file"]), None);
-    assert!(!plain.contains("[SYSTEM NOTIFICATION]"), "no background tools, no mention");
+    let plain = build_system_prompt_on(
+        date(),
+        &l.workspace,
+        &l.config,
+        &names(&["read_file"]),
+        None,
+    );
+    assert!(
+        !plain.contains("[SYSTEM NOTIFICATION]"),
+        "no background tools, no mention"
+    );
 
     // The dated wrapper uses today's local date.
     let today = chrono::Local::now().date_naive();
@@ -179,7 +195,11 @@ fn memory_skills_and_extra_instructions_are_included() {
         skills[1].path.display()
     )));
     assert!(!prompt.contains("the old global way"));
-    assert!(prompt.trim_end().ends_with("# Additional instructions\n\nAlways answer in French."));
+    assert!(
+        prompt
+            .trim_end()
+            .ends_with("# Additional instructions\n\nAlways answer in French.")
+    );
 }
 
 #[test]
@@ -187,8 +207,13 @@ fn missing_files_leave_only_the_identity() {
     let dir = TempDir::new().unwrap();
     let workspace = dir.path().join("ws");
     fs::create_dir_all(&workspace).unwrap();
-    let prompt =
-        build_system_prompt_on(date(), &workspace, &dir.path().join("no-config"), &[], Some("  "));
+    let prompt = build_system_prompt_on(
+        date(),
+        &workspace,
+        &dir.path().join("no-config"),
+        &[],
+        Some("  "),
+    );
     assert!(prompt.contains("Available tools: none"));
     for section in ["# Instructions", "# Memory", "# Skills", "# Additional"] {
         assert!(!prompt.contains(section), "{section} without files");
@@ -230,7 +255,10 @@ fn skill_descriptions_fall_back_to_the_first_heading_or_line() {
         ("plain".to_owned(), "Just a line of text.".to_owned())
     );
     assert_eq!(
-        parse_skill("---\nname: 'quoted'\n---\n## Heading after frontmatter\n", "dir"),
+        parse_skill(
+            "---\nname: 'quoted'\n---\n## Heading after frontmatter\n",
+            "dir"
+        ),
         ("quoted".to_owned(), "Heading after frontmatter".to_owned())
     );
     assert_eq!(

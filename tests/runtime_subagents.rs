@@ -120,7 +120,12 @@ async fn the_turn_limit_is_reported_as_a_failure_with_the_partial_answer() {
     f.provider.route(
         "dig deep",
         vec![
-            text_and_call("Found the config; checking logs next.", "c1", "echo", json!({"text": "a"})),
+            text_and_call(
+                "Found the config; checking logs next.",
+                "c1",
+                "echo",
+                json!({"text": "a"}),
+            ),
             Reply::tool_calls(&[("c2", "echo", json!({"text": "b"}))]),
         ],
     );
@@ -135,19 +140,25 @@ async fn the_turn_limit_is_reported_as_a_failure_with_the_partial_answer() {
     assert_eq!(info.label, "Research");
     assert_eq!(
         system_messages(&f.bus),
-        ["[Subagent \"Research\" (subagent-1) failed]\nIt reached its turn limit (2 turns) \
+        [
+            "[Subagent \"Research\" (subagent-1) failed]\nIt reached its turn limit (2 turns) \
           before finishing the task, so the task is not done. Its last partial answer:\n\
-          Found the config; checking logs next."]
+          Found the config; checking logs next."
+        ]
     );
 }
 
 #[tokio::test]
 async fn a_failed_model_call_is_reported_with_its_reason() {
     let f = fixture(&full_registry(), |_| {});
-    f.provider.route("fail", vec![Reply::error("quota exhausted")]);
+    f.provider
+        .route("fail", vec![Reply::error("quota exhausted")]);
     f.manager.spawn_task("call-1", "fail".into(), None).unwrap();
     timeout(DEADLINE, f.manager.wait_all()).await.unwrap();
-    assert_eq!(f.manager.get("subagent-1").unwrap().status, SubagentStatus::Failed);
+    assert_eq!(
+        f.manager.get("subagent-1").unwrap().status,
+        SubagentStatus::Failed
+    );
     assert_eq!(
         system_messages(&f.bus),
         ["[Subagent \"Task 1\" (subagent-1) failed]\nIts model call failed: quota exhausted"]
@@ -172,15 +183,25 @@ async fn cancel_aborts_a_running_subagent_and_its_tools() {
     let mut f = fixture(&registry, |_| {});
     f.provider.route(
         "wait forever",
-        vec![text_and_call("Waiting for the build.", "c1", "wait", json!({"text": "x"}))],
+        vec![text_and_call(
+            "Waiting for the build.",
+            "c1",
+            "wait",
+            json!({"text": "x"}),
+        )],
     );
-    f.manager.spawn_task("call-1", "wait forever".into(), None).unwrap();
+    f.manager
+        .spawn_task("call-1", "wait forever".into(), None)
+        .unwrap();
     timeout(DEADLINE, started.recv()).await.unwrap().unwrap();
     until_runtime(&mut f.events, |e| {
         matches!(e, RuntimeEvent::SubagentUpdate { info } if info.current_tool.as_deref() == Some("wait"))
     })
     .await;
-    assert_eq!(f.manager.get("subagent-1").unwrap().current_tool.as_deref(), Some("wait"));
+    assert_eq!(
+        f.manager.get("subagent-1").unwrap().current_tool.as_deref(),
+        Some("wait")
+    );
 
     f.manager.cancel("subagent-1").unwrap();
     timeout(DEADLINE, cancelled.recv()).await.unwrap().unwrap();
@@ -190,15 +211,22 @@ async fn cancel_aborts_a_running_subagent_and_its_tools() {
     assert_eq!(info.current_tool, None);
     assert_eq!(
         system_messages(&f.bus),
-        ["[Subagent \"Task 1\" (subagent-1) cancelled]\nIt was cancelled by the user before \
-          it finished. Its last partial answer:\nWaiting for the build."]
+        [
+            "[Subagent \"Task 1\" (subagent-1) cancelled]\nIt was cancelled by the user before \
+          it finished. Its last partial answer:\nWaiting for the build."
+        ]
     );
     let again = f.manager.cancel("subagent-1").unwrap_err();
     assert_eq!(
         again,
         "Subagent subagent-1 has already ended (cancelled); there is nothing to cancel."
     );
-    assert!(f.manager.cancel("subagent-9").unwrap_err().contains("No subagent has the id subagent-9"));
+    assert!(
+        f.manager
+            .cancel("subagent-9")
+            .unwrap_err()
+            .contains("No subagent has the id subagent-9")
+    );
 }
 
 #[tokio::test]
@@ -229,7 +257,10 @@ async fn the_concurrency_limit_queues_extra_spawns_in_order() {
     for (i, r) in receipts.iter().take(4).enumerate() {
         assert_eq!((r.queued_position, r.running), (None, i + 1));
     }
-    assert_eq!((receipts[4].queued_position, receipts[4].running), (Some(1), 4));
+    assert_eq!(
+        (receipts[4].queued_position, receipts[4].running),
+        (Some(1), 4)
+    );
     assert_eq!(receipts[5].queued_position, Some(2));
     assert_eq!(
         receipts[4].describe(),
@@ -246,8 +277,14 @@ async fn the_concurrency_limit_queues_extra_spawns_in_order() {
     gates[2].notify_one();
     let seen = until_runtime(&mut f.events, |e| is_status(e, "subagent-5", Running)).await;
     let order = statuses(&seen);
-    let done_3 = order.iter().position(|s| *s == ("subagent-3".into(), Done)).unwrap();
-    let run_5 = order.iter().position(|s| *s == ("subagent-5".into(), Running)).unwrap();
+    let done_3 = order
+        .iter()
+        .position(|s| *s == ("subagent-3".into(), Done))
+        .unwrap();
+    let run_5 = order
+        .iter()
+        .position(|s| *s == ("subagent-5".into(), Running))
+        .unwrap();
     assert!(done_3 < run_5, "{order:?}");
     assert_eq!(f.manager.get("subagent-6").unwrap().status, Queued);
     assert_eq!(f.manager.running(), 4);
@@ -259,11 +296,21 @@ async fn the_concurrency_limit_queues_extra_spawns_in_order() {
     timeout(DEADLINE, f.manager.wait_all()).await.unwrap();
     assert!(f.manager.list().iter().all(|i| i.status == Done));
     let mut results = system_messages(&f.bus);
-    assert_eq!(results[0], "[Subagent \"Task 3\" (subagent-3) completed]\nresult 3");
+    assert_eq!(
+        results[0],
+        "[Subagent \"Task 3\" (subagent-3) completed]\nresult 3"
+    );
     results.sort();
     assert_eq!(results.len(), 6);
     for (i, r) in results.iter().enumerate() {
-        assert!(r.ends_with(&format!("(subagent-{}) completed]\nresult {}", i + 1, i + 1)), "{r}");
+        assert!(
+            r.ends_with(&format!(
+                "(subagent-{}) completed]\nresult {}",
+                i + 1,
+                i + 1
+            )),
+            "{r}"
+        );
     }
 }
 
@@ -273,26 +320,44 @@ async fn a_queued_subagent_can_be_cancelled_before_it_starts() {
     let gate = Arc::new(Notify::new());
     f.provider.route(
         "first",
-        vec![Reply::Gated(Vec::new(), gate.clone(), match Reply::text(&["one"]) {
-            Reply::Events(e) => e,
-            _ => unreachable!(),
-        })],
+        vec![Reply::Gated(
+            Vec::new(),
+            gate.clone(),
+            match Reply::text(&["one"]) {
+                Reply::Events(e) => e,
+                _ => unreachable!(),
+            },
+        )],
     );
     f.provider.route("second", vec![Reply::text(&["two"])]);
     f.manager.spawn_task("c1", "first".into(), None).unwrap();
-    let queued = f.manager.spawn_task("c2", "second".into(), Some("Later".into())).unwrap();
+    let queued = f
+        .manager
+        .spawn_task("c2", "second".into(), Some("Later".into()))
+        .unwrap();
     assert_eq!(queued.queued_position, Some(1));
     f.manager.cancel("subagent-2").unwrap();
-    assert_eq!(f.manager.get("subagent-2").unwrap().status, SubagentStatus::Cancelled);
+    assert_eq!(
+        f.manager.get("subagent-2").unwrap().status,
+        SubagentStatus::Cancelled
+    );
     assert_eq!(
         system_messages(&f.bus),
-        ["[Subagent \"Later\" (subagent-2) cancelled]\nIt was cancelled by the user before it \
-          finished. It had not written any answer yet."]
+        [
+            "[Subagent \"Later\" (subagent-2) cancelled]\nIt was cancelled by the user before it \
+          finished. It had not written any answer yet."
+        ]
     );
     gate.notify_one();
     timeout(DEADLINE, f.manager.wait_all()).await.unwrap();
-    assert!(f.provider.requests("second").is_empty(), "a cancelled spawn never runs");
-    assert_eq!(f.manager.get("subagent-1").unwrap().status, SubagentStatus::Done);
+    assert!(
+        f.provider.requests("second").is_empty(),
+        "a cancelled spawn never runs"
+    );
+    assert_eq!(
+        f.manager.get("subagent-1").unwrap().status,
+        SubagentStatus::Done
+    );
 }
 
 #[tokio::test]
@@ -304,11 +369,20 @@ async fn shutdown_cancels_everything_quietly_and_refuses_new_spawns() {
     f.manager.spawn_task("c2", "never".into(), None).unwrap();
     timeout(DEADLINE, f.manager.shutdown()).await.unwrap();
     let status: Vec<SubagentStatus> = f.manager.list().iter().map(|i| i.status).collect();
-    assert_eq!(status, [SubagentStatus::Cancelled, SubagentStatus::Cancelled]);
-    assert!(system_messages(&f.bus).is_empty(), "nobody is left to read results");
+    assert_eq!(
+        status,
+        [SubagentStatus::Cancelled, SubagentStatus::Cancelled]
+    );
+    assert!(
+        system_messages(&f.bus).is_empty(),
+        "nobody is left to read results"
+    );
     assert!(f.provider.requests("never").is_empty());
     let refused = f.manager.spawn_task("c3", "more".into(), None).unwrap_err();
-    assert_eq!(refused, "claw-tui is shutting down; no new subagents can start.");
+    assert_eq!(
+        refused,
+        "claw-tui is shutting down; no new subagents can start."
+    );
 }
 
 #[tokio::test]
@@ -376,7 +450,10 @@ async fn subagent_events_are_forwarded_tagged_with_the_spawn_call() {
     let labels = support::labels(&forwarded);
     assert_eq!(labels.first().map(String::as_str), Some("agent_start"));
     assert_eq!(labels.last().map(String::as_str), Some("agent_end"));
-    assert!(labels.contains(&"tool_start:sub-c1".to_owned()), "{labels:?}");
+    assert!(
+        labels.contains(&"tool_start:sub-c1".to_owned()),
+        "{labels:?}"
+    );
     assert!(labels.contains(&"tool_end:sub-c1".to_owned()), "{labels:?}");
 
     let json = serde_json::to_value(RuntimeEvent::SubagentEvent {
@@ -420,6 +497,9 @@ async fn elapsed_time_counts_from_the_start_and_freezes_at_the_end() {
 async fn an_empty_task_is_refused() {
     let f = fixture(&full_registry(), |_| {});
     let err = f.manager.spawn_task("c", "   ".into(), None).unwrap_err();
-    assert_eq!(err, "The task is empty; describe what the subagent should do.");
+    assert_eq!(
+        err,
+        "The task is empty; describe what the subagent should do."
+    );
     assert!(f.manager.list().is_empty());
 }

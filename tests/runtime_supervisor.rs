@@ -6,9 +6,7 @@
 mod runtime_support;
 mod support;
 
-use claw_tui::agent::{
-    Agent, AgentEvent, EventKind, Message, NotificationMessage, ToolExecution,
-};
+use claw_tui::agent::{Agent, AgentEvent, EventKind, Message, NotificationMessage, ToolExecution};
 use claw_tui::llm::{LlmMessage, LlmRequest};
 use claw_tui::runtime::{
     InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentManager,
@@ -69,9 +67,10 @@ fn fixture(replies: Vec<Reply>) -> Fixture {
 }
 
 async fn pending_reaches(rx: &mut mpsc::UnboundedReceiver<RuntimeEvent>, count: usize) {
-    until_runtime(rx, |e| {
-        matches!(e, RuntimeEvent::PendingNotifications { count: c } if *c == count)
-    })
+    until_runtime(
+        rx,
+        |e| matches!(e, RuntimeEvent::PendingNotifications { count: c } if *c == count),
+    )
     .await;
 }
 
@@ -84,11 +83,20 @@ async fn submit_and_steer_start_a_run_when_idle_and_queue_while_running() {
         Reply::text(&["steered from idle"]),
     ]);
     let sup = &f.supervisor;
-    assert_eq!(sup.send(SupervisorInput::Submit("hello".into())), SupervisorOutcome::Started);
+    assert_eq!(
+        sup.send(SupervisorInput::Submit("hello".into())),
+        SupervisorOutcome::Started
+    );
     // The run is active from the moment `Started` is returned: no window for a race.
     assert!(sup.agent().state().is_streaming);
-    assert_eq!(sup.submit("and also this"), SupervisorOutcome::QueuedFollowUp);
-    assert_eq!(sup.steer("focus on tests"), SupervisorOutcome::QueuedSteering);
+    assert_eq!(
+        sup.submit("and also this"),
+        SupervisorOutcome::QueuedFollowUp
+    );
+    assert_eq!(
+        sup.steer("focus on tests"),
+        SupervisorOutcome::QueuedSteering
+    );
     gate.notify_one();
     until_agent_end(&mut f.agent_events).await;
 
@@ -97,7 +105,10 @@ async fn submit_and_steer_start_a_run_when_idle_and_queue_while_running() {
     // polled yet), the follow-up when the model stopped.
     assert_eq!(requests.len(), 2);
     assert_eq!(user_texts(&requests[0]), ["hello", "focus on tests"]);
-    assert_eq!(user_texts(&requests[1]), ["hello", "focus on tests", "and also this"]);
+    assert_eq!(
+        user_texts(&requests[1]),
+        ["hello", "focus on tests", "and also this"]
+    );
 
     assert_eq!(
         sup.send(SupervisorInput::Steer("now this".into())),
@@ -112,8 +123,10 @@ async fn submit_and_steer_start_a_run_when_idle_and_queue_while_running() {
 #[tokio::test]
 async fn a_notification_while_idle_starts_a_run_at_once() {
     let mut f = fixture(vec![Reply::text(&["noted"])]);
-    f.bus
-        .publish(system("cron", "[Cron job \"standup\" (job-1) fired]\nPost the standup."));
+    f.bus.publish(system(
+        "cron",
+        "[Cron job \"standup\" (job-1) fired]\nPost the standup.",
+    ));
     until_agent_end(&mut f.agent_events).await;
     let requests = f.provider.requests();
     assert_eq!(requests.len(), 1);
@@ -123,7 +136,9 @@ async fn a_notification_while_idle_starts_a_run_at_once() {
     );
     let state = f.supervisor.agent().state();
     match &state.messages[0] {
-        Message::Notification(NotificationMessage { source, content, .. }) => {
+        Message::Notification(NotificationMessage {
+            source, content, ..
+        }) => {
             assert_eq!(source, "cron");
             assert!(content.starts_with("[SYSTEM NOTIFICATION]\n[Cron job"));
         }
@@ -135,7 +150,10 @@ async fn a_notification_while_idle_starts_a_run_at_once() {
 #[tokio::test]
 async fn notifications_during_a_run_wait_and_follow_it_in_order() {
     let gate = Arc::new(Notify::new());
-    let mut f = fixture(vec![gated_text(&gate, "busy answer"), Reply::text(&["handled both"])]);
+    let mut f = fixture(vec![
+        gated_text(&gate, "busy answer"),
+        Reply::text(&["handled both"]),
+    ]);
     assert_eq!(f.supervisor.submit("work"), SupervisorOutcome::Started);
     f.bus.publish(system("subagent", "first result"));
     f.bus.publish(system("cron", "second result"));
@@ -143,7 +161,11 @@ async fn notifications_during_a_run_wait_and_follow_it_in_order() {
     pending_reaches(&mut f.runtime_events, 2).await;
     assert_eq!(f.supervisor.pending_count(), 2);
     assert_eq!(
-        f.supervisor.pending().iter().map(|m| m.content.as_str()).collect::<Vec<_>>(),
+        f.supervisor
+            .pending()
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect::<Vec<_>>(),
         ["first result", "second result"]
     );
 
@@ -188,7 +210,11 @@ async fn after_an_abort_waiting_notifications_ride_along_with_the_next_input() {
     assert_eq!(requests.len(), 2);
     assert_eq!(
         user_texts(&requests[1]),
-        ["long task", "[SYSTEM NOTIFICATION]\nresult while busy", "hi"]
+        [
+            "long task",
+            "[SYSTEM NOTIFICATION]\nresult while busy",
+            "hi"
+        ]
     );
     assert_eq!(f.supervisor.pending_count(), 0);
 }
@@ -209,7 +235,11 @@ async fn a_new_notification_releases_the_hold_after_an_abort() {
     let requests = f.provider.requests();
     assert_eq!(
         user_texts(&requests[1]),
-        ["long task", "[SYSTEM NOTIFICATION]\none", "[SYSTEM NOTIFICATION]\ntwo"]
+        [
+            "long task",
+            "[SYSTEM NOTIFICATION]\none",
+            "[SYSTEM NOTIFICATION]\ntwo"
+        ]
     );
 }
 
@@ -230,8 +260,12 @@ async fn a_backlog_published_before_the_supervisor_starts_is_delivered() {
     let mut ends = agent.subscribe(Some(&[EventKind::AgentEnd]));
     let bus = MessageBus::new();
     bus.publish(system("cron", "fired while starting up"));
-    let _sup = Supervisor::start(agent, &bus, claw_tui::runtime::RuntimeEventSender::discard())
-        .unwrap();
+    let _sup = Supervisor::start(
+        agent,
+        &bus,
+        claw_tui::runtime::RuntimeEventSender::discard(),
+    )
+    .unwrap();
     until_agent_end(&mut ends).await;
     assert_eq!(
         user_texts(&provider.requests()[0]),
@@ -271,13 +305,26 @@ async fn subagent_results_reach_the_main_agent_after_its_run_in_order() {
     let mut ends = agent.subscribe(Some(&[EventKind::AgentEnd]));
     let sup = Supervisor::start(agent, &bus, tx).unwrap();
 
-    assert_eq!(sup.submit("run A and B in the background"), SupervisorOutcome::Started);
-    until_runtime(&mut runtime_events, |e| is_status(e, "subagent-1", SubagentStatus::Done)).await;
+    assert_eq!(
+        sup.submit("run A and B in the background"),
+        SupervisorOutcome::Started
+    );
+    until_runtime(&mut runtime_events, |e| {
+        is_status(e, "subagent-1", SubagentStatus::Done)
+    })
+    .await;
     pending_reaches(&mut runtime_events, 1).await;
     b_gate.notify_one();
-    until_runtime(&mut runtime_events, |e| is_status(e, "subagent-2", SubagentStatus::Done)).await;
+    until_runtime(&mut runtime_events, |e| {
+        is_status(e, "subagent-2", SubagentStatus::Done)
+    })
+    .await;
     pending_reaches(&mut runtime_events, 2).await;
-    assert_eq!(main_provider.requests().len(), 2, "the main run is still busy");
+    assert_eq!(
+        main_provider.requests().len(),
+        2,
+        "the main run is still busy"
+    );
 
     main_gate.notify_one();
     until_agent_end(&mut ends).await;
@@ -296,7 +343,9 @@ async fn subagent_results_reach_the_main_agent_after_its_run_in_order() {
     let tail: Vec<String> = history[history.len() - 3..]
         .iter()
         .map(|m| match m {
-            Message::Notification(n) => format!("{}: {}", n.source, n.content.lines().nth(1).unwrap()),
+            Message::Notification(n) => {
+                format!("{}: {}", n.source, n.content.lines().nth(1).unwrap())
+            }
             other => other.preview_text(),
         })
         .collect();
@@ -310,7 +359,10 @@ async fn subagent_results_reach_the_main_agent_after_its_run_in_order() {
     );
     let infos = manager.list();
     assert_eq!(
-        infos.iter().map(|i| (i.parent_tool_call_id.as_str(), i.label.as_str())).collect::<Vec<_>>(),
+        infos
+            .iter()
+            .map(|i| (i.parent_tool_call_id.as_str(), i.label.as_str()))
+            .collect::<Vec<_>>(),
         [("call-a", "A"), ("call-b", "B")]
     );
 }
@@ -341,6 +393,39 @@ async fn a_keypress_racing_a_notification_is_neither_lost_nor_duplicated() {
                 break;
             }
         }
-        assert!(f.supervisor.agent().queued(claw_tui::agent::QueueKind::FollowUp).is_empty());
+        assert!(
+            f.supervisor
+                .agent()
+                .queued(claw_tui::agent::QueueKind::FollowUp)
+                .is_empty()
+        );
     }
+}
+
+#[tokio::test]
+async fn a_follow_up_left_queued_when_a_run_fails_starts_the_next_run() {
+    let gate = Arc::new(Notify::new());
+    let failing = match Reply::error("overloaded") {
+        Reply::Events(events) => Reply::Gated(Vec::new(), gate.clone(), events),
+        _ => unreachable!(),
+    };
+    let mut f = fixture(vec![failing, Reply::text(&["answering the follow-up"])]);
+    assert_eq!(f.supervisor.submit("first"), SupervisorOutcome::Started);
+    assert_eq!(
+        f.supervisor.submit("later"),
+        SupervisorOutcome::QueuedFollowUp
+    );
+    // A failed run stops without taking follow-ups; the supervisor sends it on its own.
+    gate.notify_one();
+    until_agent_end(&mut f.agent_events).await;
+    until_agent_end(&mut f.agent_events).await;
+    let requests = f.provider.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(user_texts(&requests[1]), ["first", "later"]);
+    assert!(
+        f.supervisor
+            .agent()
+            .queued(claw_tui::agent::QueueKind::FollowUp)
+            .is_empty()
+    );
 }

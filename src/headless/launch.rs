@@ -50,17 +50,16 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
         let outbound: MessageSender = Arc::new(|m: OutboundMessage| {
             eprintln!("[message to {}:{}] {}", m.channel, m.chat_id, m.content);
         });
-        let (tools, unknown) = setup::build_registry(settings, outbound);
-        if !unknown.is_empty() {
-            eprintln!("claw-tui: warning: [tools] disabled names unknown tools: {}", unknown.join(", "));
-        }
-        let agent = match setup::build_agent(settings, &tools, asker) {
-            Ok(agent) => agent,
+        let mut main = match setup::start_runtime(settings, outbound, asker) {
+            Ok(main) => main,
             Err(e) => {
                 eprintln!("claw-tui: {e}");
                 return EXIT_USAGE;
             }
         };
+        for warning in &main.warnings {
+            eprintln!("claw-tui: warning: {warning}");
+        }
         let opened = match session::open_session(cli, settings) {
             Ok(opened) => opened,
             Err(e) => {
@@ -68,15 +67,21 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
                 return EXIT_USAGE;
             }
         };
+        let agent = main.agent.clone();
         let recording = opened.map(|opened| {
             restore(&agent, &opened);
             session::record_events(&agent, opened.writer)
         });
         let code = match prompt {
-            Some(prompt) => run_prompt(&agent, prompt, cli.mode == Mode::Json).await,
-            None => serve(&agent, approvals, tokio::io::stdin()).await,
+            Some(prompt) => {
+                let json = cli.mode == Mode::Json;
+                run_prompt(&main.supervisor, &main.subagents, &mut main.events, prompt, json).await
+            }
+            None => serve(&main.supervisor, main.events, approvals, tokio::io::stdin()).await,
         };
         agent.wait_for_idle().await;
+        main.subagents.shutdown().await;
+        main.supervisor.stop().await;
         if let Some((finish, task)) = recording {
             // `state()` returns only after the last event was handed to the recorder.
             let _ = agent.state();

@@ -3,6 +3,7 @@
 
 use super::write_json_line;
 use crate::agent::{Agent, AgentEvent, QueueKind, QueueMode};
+use crate::runtime::{RuntimeEvent, Supervisor, SupervisorOutcome};
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -63,15 +64,21 @@ impl PendingApprovals {
 
 /// Serves RPC commands from `input` until EOF, then waits for the running prompt to
 /// finish; returns the exit code.
-pub async fn serve(agent: &Agent, approvals: PendingApprovals, input: impl AsyncRead + Unpin) -> i32 {
+pub async fn serve(
+    supervisor: &Supervisor,
+    runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
+    approvals: PendingApprovals,
+    input: impl AsyncRead + Unpin,
+) -> i32 {
+    let agent = supervisor.agent();
     let events = agent.subscribe(None);
     let (done_tx, done_rx) = oneshot::channel();
-    let forwarder = tokio::spawn(forward_events(events, done_rx));
+    let forwarder = tokio::spawn(forward_events(events, runtime_events, done_rx));
     let mut lines = BufReader::new(input).lines();
     loop {
         match lines.next_line().await {
             Ok(Some(line)) if line.trim().is_empty() => {}
-            Ok(Some(line)) => write_json_line(&handle_line(agent, &approvals, &line)),
+            Ok(Some(line)) => write_json_line(&handle_line(supervisor, &approvals, &line)),
             Ok(None) => break,
             Err(e) => {
                 write_json_line(&json!({"type": "response", "ok": false, "error": format!("cannot read stdin: {e}")}));
@@ -88,7 +95,11 @@ pub async fn serve(agent: &Agent, approvals: PendingApprovals, input: impl Async
     super::EXIT_OK
 }
 
-async fn forward_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, mut done: oneshot::Receiver<()>) {
+async fn forward_events(
+    mut events: mpsc::UnboundedReceiver<AgentEvent>,
+    mut runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
+    mut done: oneshot::Receiver<()>,
+) {
     loop {
         tokio::select! {
             biased;
@@ -96,6 +107,7 @@ async fn forward_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, mut don
                 Some(event) => write_json_line(&event),
                 None => return,
             },
+            Some(event) = runtime_events.recv() => write_json_line(&event),
             _ = &mut done => {
                 while let Ok(event) = events.try_recv() {
                     write_json_line(&event);
@@ -107,7 +119,8 @@ async fn forward_events(mut events: mpsc::UnboundedReceiver<AgentEvent>, mut don
 }
 
 /// Runs one command line and returns its response object.
-fn handle_line(agent: &Agent, approvals: &PendingApprovals, line: &str) -> Value {
+fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str) -> Value {
+    let agent = supervisor.agent();
     let value: Value = match serde_json::from_str(line) {
         Ok(value) => value,
         Err(e) => return failure(None, format!("invalid JSON ({e}); send one JSON object per line")),
@@ -128,24 +141,21 @@ fn handle_line(agent: &Agent, approvals: &PendingApprovals, line: &str) -> Value
     };
     let name = name.unwrap_or_default();
     match command {
-        Command::Prompt { content } => match agent.prompt(content.clone()) {
-            Ok(()) => success(&name, json!({})),
-            Err(_) => {
-                // Scripts should not have to track run state: a busy agent queues instead.
-                agent.follow_up(content);
-                success(&name, json!({"queued": "follow_up", "note": "the agent is busy; queued as a follow-up"}))
-            }
+        // The supervisor decides atomically: idle starts a run, busy queues.
+        Command::Prompt { content } => match supervisor.submit(content) {
+            SupervisorOutcome::Started => success(&name, json!({})),
+            _ => success(&name, json!({"queued": "follow_up", "note": "the agent is busy; queued as a follow-up"})),
         },
-        Command::Steer { content } => {
-            agent.steer(content);
-            success(&name, json!({}))
-        }
+        Command::Steer { content } => match supervisor.steer(content) {
+            SupervisorOutcome::Started => success(&name, json!({"note": "the agent was idle; started a run"})),
+            _ => success(&name, json!({"queued": "steering"})),
+        },
         Command::FollowUp { content } => {
             agent.follow_up(content);
             success(&name, json!({}))
         }
         Command::Abort => {
-            agent.abort();
+            supervisor.abort();
             success(&name, json!({}))
         }
         Command::GetState => success(&name, json!({"state": state_json(agent)})),

@@ -9,6 +9,7 @@ use super::{LlmEvent, LlmMessage, LlmRequest, LlmStream, Provider};
 use crate::agent::event::MessageDelta;
 use crate::agent::types::{AssistantMessage, Block, StopReason, Usage};
 use crate::config::DEMO_MODEL;
+use crate::runtime::NOTIFICATION_PREFIX;
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -27,6 +28,7 @@ struct Script {
     result: String,
     failed: String,
     missing_tool: String,
+    notification: String,
 }
 
 /// The demo provider.
@@ -63,6 +65,13 @@ impl DemoProvider {
                     .replace("{output}", &fence_safe(&result.content));
                 (text, None)
             }
+            Some(LlmMessage::User(user)) if user.content.starts_with(NOTIFICATION_PREFIX) => {
+                let text = self
+                    .script
+                    .notification
+                    .replace("{output}", &fence_safe(user.content[NOTIFICATION_PREFIX.len()..].trim()));
+                (text, None)
+            }
             Some(LlmMessage::User(user)) => match parse_request(&user.content) {
                 Some((tool, args)) if request.tools.iter().any(|t| t.name == tool) => (
                     self.script.calling.replace("{tool}", &tool),
@@ -90,9 +99,6 @@ fn parse_request(text: &str) -> Option<(String, Value)> {
             .then(|| text[prefix.len()..].trim().to_owned())
             .filter(|r| !r.is_empty())
     };
-    if lower.contains("list files") || lower == "ls" {
-        return Some(("list_dir".into(), json!({"path": "."})));
-    }
     if let Some(path) = rest("read ") {
         return Some(("read_file".into(), json!({"path": path})));
     }
@@ -113,6 +119,9 @@ fn parse_request(text: &str) -> Option<(String, Value)> {
             "cron".into(),
             json!({"action": "add", "every_seconds": seconds, "message": message.join(" ")}),
         ));
+    }
+    if lower.contains("list files") || lower == "ls" {
+        return Some(("list_dir".into(), json!({"path": "."})));
     }
     None
 }

@@ -121,7 +121,9 @@ impl MessageBus {
 
     /// How many messages wait in the channel's backlog.
     pub fn backlog_len(&self, channel: &str) -> usize {
-        self.lock().get(channel).map_or(0, |route| route.backlog.len())
+        self.lock()
+            .get(channel)
+            .map_or(0, |route| route.backlog.len())
     }
 
     /// Whether the channel has a live subscriber.

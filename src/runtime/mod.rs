@@ -16,6 +16,7 @@ pub mod subagents;
 pub mod supervisor;
 
 pub use bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
+pub use context::build_system_prompt;
 pub use event::{RuntimeEvent, RuntimeEventSender, runtime_channel};
-pub use subagents::{SubagentConfig, SubagentInfo, SubagentManager, SubagentStatus};
-pub use supervisor::{Supervisor, SupervisorInput, SupervisorOutcome};
+pub use subagents::{SpawnReceipt, SubagentConfig, SubagentInfo, SubagentManager, SubagentStatus};
+pub use supervisor::{NOTIFICATION_PREFIX, Supervisor, SupervisorInput, SupervisorOutcome};

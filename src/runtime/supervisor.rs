@@ -97,7 +97,13 @@ impl Supervisor {
             }),
         });
         let stop = CancellationToken::new();
-        let task = runtime.spawn(serve(inner.clone(), bus.clone(), inbound, ends, stop.clone()));
+        let task = runtime.spawn(serve(
+            inner.clone(),
+            bus.clone(),
+            inbound,
+            ends,
+            stop.clone(),
+        ));
         Ok(Self {
             inner,
             task: Arc::new(Mutex::new(Some(task))),
@@ -185,11 +191,7 @@ impl Supervisor {
     /// as they are; notifications not yet delivered stay in [`Supervisor::pending`].
     pub async fn stop(&self) {
         self.stop.cancel();
-        let task = self
-            .task
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        let task = self.task.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(task) = task {
             // The task only ends by returning; a join error would mean it panicked, and
             // there is nothing left to stop either way.
@@ -244,26 +246,27 @@ impl Inner {
         let steering = agent.clear_queue(Some(QueueKind::Steering));
         let mut messages: Vec<Message> = state.pending.iter().map(to_notification).collect();
         messages.extend(steering.iter().cloned());
-        let mut follow_ups = Vec::new();
+        let mut follow_ups = VecDeque::new();
+        let mut first_follow_up = None;
         if messages.is_empty() {
-            follow_ups = agent.clear_queue(Some(QueueKind::FollowUp));
-            if follow_ups.is_empty() {
+            // Only here when a follow-up was queued just as a run ended (see `input`).
+            follow_ups = agent.clear_queue(Some(QueueKind::FollowUp)).into();
+            let Some(first) = follow_ups.pop_front() else {
                 return;
-            }
-            messages.push(follow_ups.remove(0));
+            };
+            messages.push(first.clone());
+            first_follow_up = Some(first);
         }
-        let first_follow_up = (steering.is_empty() && state.pending.is_empty())
-            .then(|| messages.first().cloned())
-            .flatten();
         match agent.prompt_messages(messages) {
             Ok(()) => state.pending.clear(),
-            // Someone started a run behind the supervisor's back: put everything back.
+            // A run was started behind the supervisor's back: put the queues back as
+            // they were; the pending notifications stay pending.
             Err(_) => {
                 for m in steering {
                     agent.queue(QueueKind::Steering, m);
                 }
-                if let Some(m) = first_follow_up {
-                    agent.queue(QueueKind::FollowUp, m);
+                if let Some(first) = first_follow_up {
+                    follow_ups.push_front(first);
                 }
             }
         }

@@ -123,7 +123,12 @@ pub fn statuses(events: &[RuntimeEvent]) -> Vec<(String, SubagentStatus)> {
         if let RuntimeEvent::SubagentUpdate { info } = event {
             let SubagentInfo { id, status, .. } = info;
             // Progress updates repeat the status; keep only the changes.
-            if !out.iter().rev().find(|(i, _)| i == id).is_some_and(|(_, s)| s == status) {
+            if !out
+                .iter()
+                .rev()
+                .find(|(i, _)| i == id)
+                .is_some_and(|(_, s)| s == status)
+            {
                 out.push((id.clone(), *status));
             }
         }
