@@ -6,10 +6,12 @@ use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
 use crate::llm::Provider;
 use crate::llm::demo::DemoProvider;
 use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
+use crate::runtime::cron::{CronFired, CronOptions, CronService, SchedulerHandle};
 use crate::runtime::{
-    MessageBus, RuntimeEvent, SubagentConfig, SubagentManager, Supervisor, build_system_prompt,
-    runtime_channel,
+    InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentManager,
+    Supervisor, build_system_prompt, runtime_channel,
 };
+use crate::tools::cron::CronTool;
 use crate::tools::ToolRegistry;
 use crate::tools::exec::{ApprovalAsker, ExecTool, approval_hook};
 use crate::tools::fs::file_tools;
@@ -96,8 +98,25 @@ pub struct MainRuntime {
     pub bus: MessageBus,
     /// Subagent and notification events for the UI and the JSON modes.
     pub events: mpsc::UnboundedReceiver<RuntimeEvent>,
+    /// The workspace's cron jobs (None when the job file could not be opened).
+    pub cron: Option<CronService>,
     /// Warnings for the user (unknown disabled tools...).
     pub warnings: Vec<String>,
+}
+
+impl MainRuntime {
+    /// Starts firing cron jobs into the bus's `system` channel (long-running processes
+    /// only: the TUI and `--mode rpc`). Keep the handle: dropping it stops the timer.
+    pub fn start_cron_scheduler(&self) -> Result<Option<SchedulerHandle>, String> {
+        let Some(cron) = &self.cron else {
+            return Ok(None);
+        };
+        let bus = self.bus.clone();
+        let on_fire = Arc::new(move |fired: CronFired| {
+            bus.publish(InboundMessage::new(SYSTEM_CHANNEL, "cron", "cli:direct", fired.notification()));
+        });
+        cron.start_scheduler(on_fire).map(Some).map_err(|e| e.to_string())
+    }
 }
 
 /// The config directory (holds the global AGENTS.md and skills).
@@ -139,11 +158,23 @@ pub fn start_runtime(
         },
     );
     registry.register(Arc::new(SpawnTool::new(Arc::new(subagents.clone()))));
-    let warnings = registry
-        .apply_config(&settings.file.tools)
-        .into_iter()
-        .map(|name| format!("[tools] disabled names an unknown tool: {name}"))
-        .collect();
+    let mut warnings: Vec<String> = Vec::new();
+    let cron = match CronService::open(&settings.data_dir, &settings.workspace, CronOptions::default()) {
+        Ok(cron) => {
+            registry.register(Arc::new(CronTool::new(Arc::new(cron.clone()))));
+            Some(cron)
+        }
+        Err(e) => {
+            warnings.push(format!("cron jobs are unavailable: {e}"));
+            None
+        }
+    };
+    warnings.extend(
+        registry
+            .apply_config(&settings.file.tools)
+            .into_iter()
+            .map(|name| format!("[tools] disabled names an unknown tool: {name}")),
+    );
     let agent = Agent::new(provider, model);
     configure_main_agent(&agent, settings, &registry, asker);
     let supervisor = Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
@@ -153,6 +184,7 @@ pub fn start_runtime(
         subagents,
         bus,
         events,
+        cron,
         warnings,
     })
 }

@@ -68,6 +68,19 @@ impl Rpc {
         }
     }
 
+    /// Lines until each predicate has matched at least one line (in any order).
+    fn until_all(&self, preds: &[&dyn Fn(&Value) -> bool]) -> Vec<Value> {
+        let mut seen: Vec<Value> = Vec::new();
+        while !preds.iter().all(|p| seen.iter().any(|l| p(l))) {
+            let line = self
+                .lines
+                .recv_timeout(DEADLINE)
+                .unwrap_or_else(|_| panic!("no matching line; saw {seen:#?}"));
+            seen.push(line);
+        }
+        seen
+    }
+
     fn response(&self, command: &str) -> Value {
         self.until(|l| l["type"] == "response" && l["command"] == command).pop().unwrap()
     }
@@ -88,7 +101,8 @@ fn is_type(line: &Value, t: &str) -> bool {
 fn prompt_runs_and_events_are_printed_bare() {
     let mut rpc = Rpc::start(0);
     rpc.send(r#"{"type":"prompt","content":"hello"}"#);
-    let lines = rpc.until(|l| is_type(l, "agent_end"));
+    // The response and the run's events come from different tasks, in either order.
+    let lines = rpc.until_all(&[&|l| is_type(l, "agent_end"), &|l| is_type(l, "response")]);
     assert!(lines.iter().any(|l| l == &json!({"type":"response","command":"prompt","ok":true})));
     assert!(lines.iter().any(|l| is_type(l, "agent_start")));
     assert!(lines.iter().any(|l| is_type(l, "message_update") && l["delta"]["kind"] == "text"));
@@ -124,9 +138,9 @@ fn bad_lines_get_an_error_response_and_the_process_keeps_running() {
 fn steering_sent_while_idle_starts_a_run_with_it() {
     let mut rpc = Rpc::start(0);
     rpc.send(r#"{"type":"steer","content":"read notes.txt"}"#);
-    let response = rpc.response("steer");
+    let lines = rpc.until_all(&[&|l| is_type(l, "agent_end"), &|l| is_type(l, "response")]);
+    let response = lines.iter().find(|l| is_type(l, "response")).unwrap();
     assert_eq!(response["ok"], true);
-    let lines = rpc.until(|l| is_type(l, "agent_end"));
     let call = lines.iter().find(|l| is_type(l, "tool_execution_start")).expect("a tool call");
     assert_eq!(call["tool_name"], "read_file");
     assert_eq!(call["args"]["path"], "notes.txt");
@@ -139,11 +153,17 @@ fn steering_sent_while_idle_starts_a_run_with_it() {
 fn spawn_runs_a_subagent_whose_events_and_result_come_back() {
     let mut rpc = Rpc::start(0);
     rpc.send(r#"{"type":"prompt","content":"spawn list files"}"#);
-    let lines = rpc.until(|l| {
+    let mut lines = rpc.until(|l| {
         is_type(l, "message_end")
             && l["message"]["role"] == "notification"
             && l["message"]["content"].as_str().unwrap_or("").contains("completed")
     });
+    let note = lines.last().unwrap()["message"]["content"].as_str().unwrap().to_owned();
+    // Runtime events travel on their own channel: they may print after the notification.
+    let nested_call = |l: &Value| is_type(l, "subagent_event") && l["event"]["type"] == "tool_execution_start";
+    if !lines.iter().any(nested_call) {
+        lines.extend(rpc.until(nested_call));
+    }
     let nested = lines
         .iter()
         .find(|l| is_type(l, "subagent_event") && l["event"]["type"] == "tool_execution_start")
@@ -153,7 +173,6 @@ fn spawn_runs_a_subagent_whose_events_and_result_come_back() {
     let spawn_call = lines.iter().find(|l| is_type(l, "tool_execution_start")).unwrap();
     assert_eq!(spawn_call["tool_name"], "spawn");
     assert_eq!(nested["parent_tool_call_id"], spawn_call["tool_call_id"]);
-    let note = lines.last().unwrap()["message"]["content"].as_str().unwrap().to_owned();
     assert!(note.contains("[Subagent \"Task 1\" (subagent-1) completed]"), "{note}");
     assert!(note.contains("notes.txt"), "the subagent's answer quotes list_dir: {note}");
     rpc.close_and_wait();
@@ -223,5 +242,24 @@ fn set_queue_mode_is_acknowledged_and_validated() {
     rpc.send(r#"{"type":"set_queue_mode","queue":"steering","mode":"sometimes"}"#);
     let bad = rpc.response("set_queue_mode");
     assert_eq!(bad["ok"], false);
+    rpc.close_and_wait();
+}
+
+#[test]
+fn a_cron_job_added_by_the_model_fires_into_the_main_agent() {
+    let mut rpc = Rpc::start(0);
+    rpc.send(r#"{"type":"prompt","content":"every 1 seconds check the build"}"#);
+    let lines = rpc.until(|l| {
+        is_type(l, "message_end")
+            && l["message"]["role"] == "notification"
+            && l["message"]["content"].as_str().unwrap_or("").contains("fired]")
+    });
+    let added = lines
+        .iter()
+        .find(|l| is_type(l, "tool_execution_end") && l["tool_name"] == "cron")
+        .expect("the cron tool ran");
+    assert_eq!(added["is_error"], false, "{added}");
+    let note = lines.last().unwrap()["message"]["content"].as_str().unwrap().to_owned();
+    assert!(note.contains("check the build"), "{note}");
     rpc.close_and_wait();
 }

@@ -3,8 +3,6 @@
 //! calls, thinking and its replay, usage and cost, stop reasons, request bodies, the agent
 //! loop end to end.
 
-// The shared support module re-exports helpers this file does not use.
-#[allow(unused_imports)]
 mod support;
 
 use claw_tui::agent::{

@@ -3,8 +3,6 @@
 //! timeout (a real 200 ms one), abort closes the connection, and HTTP errors explain
 //! themselves (which key, which model, what the server said).
 
-// The shared support module re-exports helpers this file does not use.
-#[allow(unused_imports)]
 mod support;
 
 use claw_tui::agent::{MessageDelta, StopReason};

@@ -3,8 +3,6 @@
 //! tool-call fragments (by index and by id), finish reasons, usage and cost, request
 //! bodies and compat flags, keyless local servers, the agent loop end to end.
 
-// The shared support module re-exports helpers this file does not use.
-#[allow(unused_imports)]
 mod support;
 
 use claw_tui::agent::{

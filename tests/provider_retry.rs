@@ -3,8 +3,6 @@
 //! `overloaded_error` event), repeated failures, refused connections, and what is never
 //! retried. Backoff runs at a 10 ms base so nothing here waits long.
 
-// The shared support module re-exports helpers this file does not use.
-#[allow(unused_imports)]
 mod support;
 
 use claw_tui::agent::StopReason;

@@ -339,6 +339,15 @@ fn invalid_expressions_name_the_field_and_position() {
             ["field 1 (seconds)", "\"60\"", "column 1", "0-59"],
         ),
         (
+            "0,,5 9 * * *",
+            [
+                "field 1 (minute)",
+                "\"0,,5\"",
+                "column 1",
+                "empty list item",
+            ],
+        ),
+        (
             "0 0 9 * * 8",
             ["field 6 (day-of-week)", "\"8\"", "column 11", "0-7"],
         ),

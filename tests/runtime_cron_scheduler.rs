@@ -48,8 +48,16 @@ async fn fires_at_the_scheduled_instant() {
         jobs[0].last_status == Some(RunStatus::Fired)
     })
     .await;
-    let info = &service.list().unwrap()[0];
-    assert_eq!(info.next_fire, Some(t0() + secs(180)));
+    let jobs = service.list().unwrap();
+    assert_eq!(jobs[0].next_fire, Some(t0() + secs(180)));
+    // What the model reads: the last run's status and the next fire, relative and local.
+    let text = claw_tui::runtime::cron::list_text(&jobs, clock.now());
+    assert!(
+        text.contains("- cron-1 \"tick\" (active): every minute"),
+        "{text}"
+    );
+    assert!(text.contains("next: in 1m ("), "{text}");
+    assert!(text.contains("last run: fired at "), "{text}");
 }
 
 #[tokio::test(start_paused = true)]

@@ -74,10 +74,24 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
         });
         let code = match prompt {
             Some(prompt) => {
+                // `-p` loads the jobs for the cron tool but never fires them.
                 let json = cli.mode == Mode::Json;
                 run_prompt(&main.supervisor, &main.subagents, &mut main.events, prompt, json).await
             }
-            None => serve(&main.supervisor, main.events, approvals, tokio::io::stdin()).await,
+            None => {
+                let scheduler = match main.start_cron_scheduler() {
+                    Ok(scheduler) => scheduler,
+                    Err(e) => {
+                        eprintln!("claw-tui: warning: cron jobs will not fire: {e}");
+                        None
+                    }
+                };
+                let code = serve(&main.supervisor, main.events, approvals, tokio::io::stdin()).await;
+                if let Some(scheduler) = scheduler {
+                    scheduler.stop().await;
+                }
+                code
+            }
         };
         agent.wait_for_idle().await;
         main.subagents.shutdown().await;

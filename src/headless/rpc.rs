@@ -180,6 +180,10 @@ fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str
 fn state_json(agent: &Agent) -> Value {
     let state = agent.state();
     let texts = |kind| agent.queued(kind).iter().map(|m| m.preview_text()).collect::<Vec<_>>();
+    let mut usage = crate::agent::Usage::default();
+    for message in state.messages.iter().filter_map(crate::agent::Message::as_assistant) {
+        usage.add(&message.usage);
+    }
     json!({
         "model": state.model,
         "thinking": state.thinking,
@@ -188,6 +192,7 @@ fn state_json(agent: &Agent) -> Value {
         "pending_tool_calls": state.pending_tool_calls,
         "steering": texts(QueueKind::Steering),
         "follow_up": texts(QueueKind::FollowUp),
+        "usage": usage,
         "message_count": state.messages.len(),
         "messages": *state.messages,
     })

@@ -149,11 +149,16 @@ fn split_fields(expr: &str) -> Vec<(usize, &str)> {
     fields
 }
 
-/// Checks that a field's words are names it knows: croner replaces `MON` by 1 and `JAN`
-/// by 1 anywhere in the expression, so `MON` in the month field would mean January.
+/// Checks a field's shape before croner sees it: no empty list items, and only words
+/// the field knows (croner replaces `MON` and `JAN` by 1 anywhere in the expression,
+/// so `MON` in the month field would mean January).
 fn check_words(text: &str, spec: &FieldSpec) -> Result<(), String> {
     if let Some(ch) = text.chars().find(|c| !c.is_ascii()) {
         return Err(format!("the character '{ch}' is not allowed."));
+    }
+    // croner skips empty list items, which would hide a typo such as "0,,5".
+    if text.split(',').any(str::is_empty) {
+        return Err("it has an empty list item (a doubled comma, or one at an end).".to_owned());
     }
     for word in text
         .split(|c: char| !c.is_ascii_alphabetic())

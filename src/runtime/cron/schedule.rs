@@ -155,6 +155,8 @@ pub struct Due {
 #[derive(Clone, Debug)]
 pub struct CompiledSchedule {
     kind: Kind,
+    /// The words, made once: croner's `describe` costs about as much as a parse.
+    description: String,
 }
 
 #[derive(Clone, Debug)]
@@ -191,7 +193,8 @@ impl CompiledSchedule {
             },
             JobSchedule::At { at } => Kind::At(*at),
         };
-        Ok(Self { kind })
+        let description = describe_kind(&kind);
+        Ok(Self { kind, description })
     }
 
     /// The first fire time strictly after `after`; `None` if there is none.
@@ -281,17 +284,19 @@ impl CompiledSchedule {
     /// The schedule in words, e.g. `every 5 minutes` or
     /// `cron "30 14 * * WED" in Europe/Berlin (At 14:30, on Wednesday)`.
     pub fn describe(&self) -> String {
-        match &self.kind {
-            Kind::Every { period_ms, .. } => {
-                every_text(u64::try_from(period_ms / 1000).unwrap_or(0))
-            }
-            Kind::Cron { cron, zone, expr } => format!(
-                "cron \"{expr}\" in {} ({})",
-                zone.label(),
-                cron.describe().trim_end_matches('.')
-            ),
-            Kind::At(at) => format!("once at {}", local_text(*at)),
-        }
+        self.description.clone()
+    }
+}
+
+fn describe_kind(kind: &Kind) -> String {
+    match kind {
+        Kind::Every { period_ms, .. } => every_text(u64::try_from(period_ms / 1000).unwrap_or(0)),
+        Kind::Cron { cron, zone, expr } => format!(
+            "cron \"{expr}\" in {} ({})",
+            zone.label(),
+            cron.describe().trim_end_matches('.')
+        ),
+        Kind::At(at) => format!("once at {}", local_text(*at)),
     }
 }
 

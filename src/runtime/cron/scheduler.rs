@@ -187,16 +187,28 @@ fn claim_due(inner: &Inner, now: DateTime<Utc>) -> Result<Vec<CronFired>, CronEr
     let grace = chrono::Duration::from_std(inner.options.grace).unwrap_or(chrono::Duration::MAX);
     let (fires, file, stamp) = inner.store.update(|file| {
         let snapshot = inner.snapshot();
-        let compiled: HashMap<&str, _> = snapshot
+        let loaded: HashMap<&str, _> = snapshot
             .jobs
             .iter()
             .map(|j| (j.record.id.as_str(), j))
             .collect();
         let mut fires = Vec::new();
         for job in file.jobs.iter_mut().filter(|j| !j.paused && !j.done) {
+            let known = loaded
+                .get(job.id.as_str())
+                .filter(|l| l.record.schedule == job.schedule);
+            // Most jobs are not due; their cached next fire says so without computing.
+            if let Some(l) = known
+                && l.record.handled_until == job.handled_until
+                && !l.record.paused
+                && !l.record.done
+                && l.next_fire().is_none_or(|t| t > now)
+            {
+                continue;
+            }
             let fresh;
-            let schedule = match compiled.get(job.id.as_str()) {
-                Some(l) if l.record.schedule == job.schedule => &l.compiled,
+            let schedule = match known {
+                Some(l) => &l.compiled,
                 _ => {
                     fresh = super::CompiledSchedule::compile(&job.schedule);
                     &fresh
