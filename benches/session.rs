@@ -14,7 +14,8 @@ fn message(i: usize) -> Message {
     } else {
         let mut a = AssistantMessage::empty("bench");
         a.content.push(Block::Text {
-            text: format!("Answer {i}.\n\n```rust\nfn main() {{ println!(\"{i}\"); }}\n```\n").repeat(3),
+            text: format!("Answer {i}.\n\n```rust\nfn main() {{ println!(\"{i}\"); }}\n```\n")
+                .repeat(3),
         });
         Message::Assistant(a)
     }

@@ -26,7 +26,9 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     /// The file is not valid TOML or has a wrong key or value.
-    #[error("invalid config file {path}, line {line}: {message}\n  {line}| {text}\nFix or remove that line.")]
+    #[error(
+        "invalid config file {path}, line {line}: {message}\n  {line}| {text}\nFix or remove that line."
+    )]
     Parse {
         /// The file.
         path: PathBuf,
@@ -235,7 +237,11 @@ pub fn default_paths() -> (PathBuf, PathBuf, PathBuf) {
         ),
         None => {
             let base = std::env::temp_dir().join("claw-tui");
-            (base.join("config.toml"), base.join("data"), base.join("state"))
+            (
+                base.join("config.toml"),
+                base.join("data"),
+                base.join("state"),
+            )
         }
     }
 }
@@ -263,7 +269,12 @@ pub fn parse_file(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
         ConfigError::Parse {
             path: path.to_path_buf(),
             line,
-            text: text.lines().nth(line - 1).unwrap_or_default().trim_end().to_owned(),
+            text: text
+                .lines()
+                .nth(line - 1)
+                .unwrap_or_default()
+                .trim_end()
+                .to_owned(),
             message: e.message().trim().to_owned(),
         }
     })
@@ -279,11 +290,16 @@ pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settin
     let workspace = match &cli.workspace {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().map_err(|e| {
-            ConfigError::Invalid(format!("cannot read the current directory: {e}; pass --workspace DIR"))
+            ConfigError::Invalid(format!(
+                "cannot read the current directory: {e}; pass --workspace DIR"
+            ))
         })?,
     };
     let workspace = workspace.canonicalize().map_err(|e| {
-        ConfigError::Invalid(format!("workspace {} is not usable: {e}", workspace.display()))
+        ConfigError::Invalid(format!(
+            "workspace {} is not usable: {e}",
+            workspace.display()
+        ))
     })?;
     if !workspace.is_dir() {
         return Err(ConfigError::Invalid(format!(
@@ -303,7 +319,10 @@ pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settin
             .map(ToolExecution::from)
             .or(file.agent.tool_execution)
             .unwrap_or_default(),
-        max_turns: cli.max_turns.or(file.agent.max_turns).unwrap_or(DEFAULT_MAX_TURNS),
+        max_turns: cli
+            .max_turns
+            .or(file.agent.max_turns)
+            .unwrap_or(DEFAULT_MAX_TURNS),
         theme: cli
             .theme
             .clone()
@@ -367,11 +386,18 @@ fn resolve_provider(
         ))
     })?;
     let (key_var, url_var, default_model) = match api {
-        Api::Anthropic => ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "claude-sonnet-4-5"),
+        Api::Anthropic => (
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "claude-sonnet-4-5",
+        ),
         Api::Openai => ("OPENAI_API_KEY", "OPENAI_BASE_URL", "gpt-4.1"),
         Api::Demo => ("", "", DEMO_MODEL),
     };
-    let key_var = entry.api_key_env.clone().unwrap_or_else(|| key_var.to_owned());
+    let key_var = entry
+        .api_key_env
+        .clone()
+        .unwrap_or_else(|| key_var.to_owned());
     let (api_key, api_key_source) = match (api, set(&key_var), &entry.api_key) {
         (Api::Demo, _, _) => (None, String::new()),
         (_, Some(key), _) => (Some(key), format!("the environment variable {key_var}")),
@@ -384,7 +410,10 @@ fn resolve_provider(
                 format!("api_key in [providers.{name}] of {}", config_path.display()),
             )
         }
-        (_, None, None) => (None, format!("the environment variable {key_var} (not set)")),
+        (_, None, None) => (
+            None,
+            format!("the environment variable {key_var} (not set)"),
+        ),
     };
     let base_url = cli
         .base_url

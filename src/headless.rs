@@ -7,8 +7,8 @@ pub use launch::{run_command, run_headless};
 
 use crate::agent::{AgentEvent, Message, ToolCall};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
-use tokio::sync::mpsc::UnboundedReceiver;
 use std::io::Write;
+use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Exit code of a run that finished normally.
 pub const EXIT_OK: i32 = 0;
@@ -73,7 +73,9 @@ pub async fn run_prompt(
 /// True when no subagent is still working and every result reached the main agent.
 fn background_done(supervisor: &Supervisor, subagents: &SubagentManager, delivered: usize) -> bool {
     let all = subagents.list();
-    all.iter().all(|s| s.status.is_finished()) && delivered >= all.len() && supervisor.pending_count() == 0
+    all.iter().all(|s| s.status.is_finished())
+        && delivered >= all.len()
+        && supervisor.pending_count() == 0
 }
 
 /// Decides the exit code from what the run added, printing the answer or the failure.

@@ -31,26 +31,7 @@ fn run() -> i32 {
         return headless::run_command(command, &settings);
     }
     if cli.mode == Mode::Text && !cli.print {
-        let inbox = claw_tui::tui::Inbox::new();
-        let mut tools = claw_tui::setup::build_registry(&settings, inbox.message_sender());
-        let mut warnings = settings.warnings.clone();
-        let unknown = tools.apply_config(&settings.file.tools);
-        if !unknown.is_empty() {
-            warnings.push(format!("[tools] disabled names unknown tools: {}", unknown.join(", ")));
-        }
-        let agent = match claw_tui::setup::build_agent(&settings, &tools, inbox.approval_asker(cli.yes)) {
-            Ok(agent) => agent,
-            Err(e) => {
-                eprintln!("claw-tui: {e}");
-                return EXIT_USAGE;
-            }
-        };
-        let options = claw_tui::tui::Options {
-            prompt: cli.prompt.clone(),
-            warnings,
-            ..claw_tui::tui::Options::default()
-        };
-        return claw_tui::tui::run(&settings, agent, inbox, options);
+        return claw_tui::tui::launch(&settings, cli.prompt.clone(), cli.yes);
     }
     headless::run_headless(&cli, &settings)
 }

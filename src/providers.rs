@@ -11,7 +11,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// The HTTP provider `spec` names (not the demo).
-pub fn build_remote_provider(spec: &ProviderSpec, idle_timeout_secs: u64) -> Result<Arc<dyn Provider>, String> {
+pub fn build_remote_provider(
+    spec: &ProviderSpec,
+    idle_timeout_secs: u64,
+) -> Result<Arc<dyn Provider>, String> {
     let idle_timeout = Duration::from_secs(idle_timeout_secs.max(1));
     let prices: BTreeMap<String, ModelPrices> = spec
         .prices
@@ -74,7 +77,11 @@ fn compat(mut base: OpenAiCompat, user: &crate::config::CompatConfig) -> OpenAiC
         };
     }
     if let Some(on) = user.developer_role {
-        base.system_role = if on { SystemRole::Developer } else { SystemRole::System };
+        base.system_role = if on {
+            SystemRole::Developer
+        } else {
+            SystemRole::System
+        };
     }
     if let Some(on) = user.stream_options {
         base.stream_options = on;

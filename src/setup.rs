@@ -5,14 +5,14 @@ use crate::agent::Agent;
 use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
 use crate::llm::Provider;
 use crate::llm::demo::DemoProvider;
-use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
 use crate::runtime::cron::{CronFired, CronOptions, CronService, SchedulerHandle};
+use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
 use crate::runtime::{
     InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentManager,
     Supervisor, build_system_prompt, runtime_channel,
 };
-use crate::tools::cron::CronTool;
 use crate::tools::ToolRegistry;
+use crate::tools::cron::CronTool;
 use crate::tools::exec::{ApprovalAsker, ExecTool, approval_hook};
 use crate::tools::fs::file_tools;
 use crate::tools::message::{MessageSender, MessageTool};
@@ -24,13 +24,18 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// The provider the settings name.
-pub fn build_provider(spec: &ProviderSpec, settings: &Settings) -> Result<Arc<dyn Provider>, String> {
+pub fn build_provider(
+    spec: &ProviderSpec,
+    settings: &Settings,
+) -> Result<Arc<dyn Provider>, String> {
     match spec.api {
         Api::Demo => Ok(Arc::new(DemoProvider::new(
             Duration::from_millis(settings.demo_pace_ms),
             settings.config_path.display().to_string(),
         )?)),
-        Api::Anthropic | Api::Openai => crate::providers::build_remote_provider(spec, settings.idle_timeout_secs),
+        Api::Anthropic | Api::Openai => {
+            crate::providers::build_remote_provider(spec, settings.idle_timeout_secs)
+        }
     }
 }
 
@@ -72,7 +77,12 @@ fn model_name(settings: &Settings) -> String {
     }
 }
 
-fn configure_main_agent(agent: &Agent, settings: &Settings, tools: &ToolRegistry, asker: ApprovalAsker) {
+fn configure_main_agent(
+    agent: &Agent,
+    settings: &Settings,
+    tools: &ToolRegistry,
+    asker: ApprovalAsker,
+) {
     agent.set_system_prompt(build_system_prompt(
         &settings.workspace,
         &config_dir(settings),
@@ -113,9 +123,16 @@ impl MainRuntime {
         };
         let bus = self.bus.clone();
         let on_fire = Arc::new(move |fired: CronFired| {
-            bus.publish(InboundMessage::new(SYSTEM_CHANNEL, "cron", "cli:direct", fired.notification()));
+            bus.publish(InboundMessage::new(
+                SYSTEM_CHANNEL,
+                "cron",
+                "cli:direct",
+                fired.notification(),
+            ));
         });
-        cron.start_scheduler(on_fire).map(Some).map_err(|e| e.to_string())
+        cron.start_scheduler(on_fire)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -159,7 +176,11 @@ pub fn start_runtime(
     );
     registry.register(Arc::new(SpawnTool::new(Arc::new(subagents.clone()))));
     let mut warnings: Vec<String> = Vec::new();
-    let cron = match CronService::open(&settings.data_dir, &settings.workspace, CronOptions::default()) {
+    let cron = match CronService::open(
+        &settings.data_dir,
+        &settings.workspace,
+        CronOptions::default(),
+    ) {
         Ok(cron) => {
             registry.register(Arc::new(CronTool::new(Arc::new(cron.clone()))));
             Some(cron)
@@ -177,7 +198,8 @@ pub fn start_runtime(
     );
     let agent = Agent::new(provider, model);
     configure_main_agent(&agent, settings, &registry, asker);
-    let supervisor = Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
+    let supervisor =
+        Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
     Ok(MainRuntime {
         supervisor,
         agent,

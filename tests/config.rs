@@ -1,10 +1,10 @@
 //! Resolution of flags, environment and config file.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use clap::Parser;
 use claw_tui::agent::{ThinkingLevel, ToolExecution};
 use claw_tui::cli::{Cli, ThinkingFlag};
 use claw_tui::config::{Api, ConfigError, DEMO_MODEL, resolve};
-use clap::Parser;
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use tempfile::TempDir;
@@ -31,7 +31,11 @@ impl Case {
 
     fn cli(&self, args: &[&str]) -> Cli {
         let config = self.dir.path().join("config.toml");
-        let mut all = vec!["claw-tui".to_owned(), "--config".into(), config.display().to_string()];
+        let mut all = vec![
+            "claw-tui".to_owned(),
+            "--config".into(),
+            config.display().to_string(),
+        ];
         all.extend(["--workspace".into(), self.dir.path().display().to_string()]);
         all.extend(args.iter().map(|s| (*s).to_owned()));
         Cli::parse_from(all)
@@ -62,8 +66,14 @@ fn anthropic_key_wins_over_openai_key_and_names_its_source() {
     assert_eq!(s.provider.api, Api::Anthropic);
     assert_eq!(s.provider.api_key.as_deref(), Some("sk-ant-x"));
     assert!(s.provider.api_key_source.contains("ANTHROPIC_API_KEY"));
-    assert!(!format!("{:?}", s.provider).contains("sk-ant-x"), "Debug never shows the key");
-    let s = Case::new("").env("OPENAI_API_KEY", "sk-o").resolve(&[]).unwrap();
+    assert!(
+        !format!("{:?}", s.provider).contains("sk-ant-x"),
+        "Debug never shows the key"
+    );
+    let s = Case::new("")
+        .env("OPENAI_API_KEY", "sk-o")
+        .resolve(&[])
+        .unwrap();
     assert_eq!(s.provider.api, Api::Openai);
 }
 
@@ -80,7 +90,16 @@ fn flags_beat_env_beat_file() {
     assert_eq!(s.max_turns, 7);
     assert_eq!(s.thinking, ThinkingLevel::Low);
     let s = case
-        .resolve(&["--model", "flag-model", "--base-url", "http://flag", "--max-turns", "3", "--thinking", "high"])
+        .resolve(&[
+            "--model",
+            "flag-model",
+            "--base-url",
+            "http://flag",
+            "--max-turns",
+            "3",
+            "--thinking",
+            "high",
+        ])
         .unwrap();
     assert_eq!(s.provider.model, "flag-model");
     assert_eq!(s.provider.base_url.as_deref(), Some("http://flag"));
@@ -106,9 +125,19 @@ fn named_provider_entry_with_custom_key_env() {
 #[test]
 fn custom_base_url_needs_no_key_but_the_default_url_does() {
     let case = Case::new("");
-    let s = case.resolve(&["--provider", "openai", "--base-url", "http://127.0.0.1:8080/v1"]).unwrap();
+    let s = case
+        .resolve(&[
+            "--provider",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:8080/v1",
+        ])
+        .unwrap();
     assert_eq!(s.provider.api_key, None);
-    let err = case.resolve(&["--provider", "anthropic"]).unwrap_err().to_string();
+    let err = case
+        .resolve(&["--provider", "anthropic"])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
 }
 
@@ -139,7 +168,9 @@ fn broken_file_names_file_line_and_key() {
 
 #[test]
 fn tools_and_web_sections_are_read() {
-    let case = Case::new("[tools]\ndisabled = [\"web_search\"]\nallow_outside_workspace = true\n[web]\nallow_hosts = [\"127.0.0.1\"]\n");
+    let case = Case::new(
+        "[tools]\ndisabled = [\"web_search\"]\nallow_outside_workspace = true\n[web]\nallow_hosts = [\"127.0.0.1\"]\n",
+    );
     let s = case.resolve(&[]).unwrap();
     assert_eq!(s.file.tools.disabled, ["web_search"]);
     assert!(s.file.tools.allow_outside_workspace);

@@ -17,16 +17,27 @@ fn print_mode_prints_the_final_answer_and_exits_0() {
     assert_eq!(code, 0, "stderr: {stderr}");
     assert!(stdout.contains("offline demo model"), "{stdout}");
     assert!(stdout.contains("list files"), "{stdout}");
-    assert!(stdout.contains(&sb.config_path().display().to_string()), "{stdout}");
+    assert!(
+        stdout.contains(&sb.config_path().display().to_string()),
+        "{stdout}"
+    );
 }
 
 #[test]
 fn print_mode_reads_the_prompt_from_stdin_with_a_dash() {
     let sb = Sandbox::new();
     let mut cmd = sb.command();
-    cmd.args(["-p", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.args(["-p", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(b"what can you do?\n").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"what can you do?\n")
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("offline demo model"));
@@ -61,7 +72,10 @@ fn broken_config_file_names_the_file_line_and_key_and_exits_2() {
     let (code, stdout, stderr) = run(cmd);
     assert_eq!(code, 2);
     assert!(stdout.is_empty());
-    assert!(stderr.contains(&sb.config_path().display().to_string()), "{stderr}");
+    assert!(
+        stderr.contains(&sb.config_path().display().to_string()),
+        "{stderr}"
+    );
     assert!(stderr.contains("line 4"), "{stderr}");
     assert!(stderr.contains("max_turns"), "{stderr}");
 }
@@ -74,7 +88,10 @@ fn misspelled_config_key_is_reported() {
     cmd.args(["-p", "hi"]);
     let (code, _, stderr) = run(cmd);
     assert_eq!(code, 2);
-    assert!(stderr.contains("max_turn") && stderr.contains("line 2"), "{stderr}");
+    assert!(
+        stderr.contains("max_turn") && stderr.contains("line 2"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -136,7 +153,10 @@ fn failing_tool_call_is_one_line_with_the_error() {
     assert_eq!(code, 0, "the run itself succeeds: {stderr}");
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{stderr}");
-    assert!(lines[0].starts_with("✗ read_file ../outside.txt — "), "{stderr}");
+    assert!(
+        lines[0].starts_with("✗ read_file ../outside.txt — "),
+        "{stderr}"
+    );
     assert!(stdout.contains("reported an error"), "{stdout}");
 }
 
@@ -159,8 +179,14 @@ fn print_mode_waits_for_a_spawned_subagent_and_prints_the_final_answer() {
     cmd.args(["-p", "spawn list files"]);
     let (code, stdout, stderr) = run(cmd);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("A background job reported back"), "{stdout}");
-    assert!(stdout.contains("[Subagent \"Task 1\" (subagent-1) completed]"), "{stdout}");
+    assert!(
+        stdout.contains("A background job reported back"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[Subagent \"Task 1\" (subagent-1) completed]"),
+        "{stdout}"
+    );
     assert!(stdout.contains("marker.txt"), "{stdout}");
     assert!(stderr.contains("✓ spawn list files"), "{stderr}");
 }

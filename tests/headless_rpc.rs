@@ -33,8 +33,8 @@ impl Rpc {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let line = line.unwrap();
-                let value: Value =
-                    serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                let value: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
                 if tx.send(value).is_err() {
                     return;
                 }
@@ -59,7 +59,10 @@ impl Rpc {
     fn until(&self, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
         let mut seen = Vec::new();
         loop {
-            let line = self.lines.recv_timeout(DEADLINE).unwrap_or_else(|_| panic!("no matching line; saw {seen:#?}"));
+            let line = self
+                .lines
+                .recv_timeout(DEADLINE)
+                .unwrap_or_else(|_| panic!("no matching line; saw {seen:#?}"));
             let hit = pred(&line);
             seen.push(line);
             if hit {
@@ -71,7 +74,7 @@ impl Rpc {
     /// Lines until each predicate has matched at least one line (in any order).
     fn until_all(&self, preds: &[&dyn Fn(&Value) -> bool]) -> Vec<Value> {
         let mut seen: Vec<Value> = Vec::new();
-        while !preds.iter().all(|p| seen.iter().any(|l| p(l))) {
+        while !preds.iter().all(|p| seen.iter().any(p)) {
             let line = self
                 .lines
                 .recv_timeout(DEADLINE)
@@ -82,7 +85,9 @@ impl Rpc {
     }
 
     fn response(&self, command: &str) -> Value {
-        self.until(|l| l["type"] == "response" && l["command"] == command).pop().unwrap()
+        self.until(|l| l["type"] == "response" && l["command"] == command)
+            .pop()
+            .unwrap()
     }
 
     fn close_and_wait(mut self) -> (i32, Vec<Value>) {
@@ -103,9 +108,17 @@ fn prompt_runs_and_events_are_printed_bare() {
     rpc.send(r#"{"type":"prompt","content":"hello"}"#);
     // The response and the run's events come from different tasks, in either order.
     let lines = rpc.until_all(&[&|l| is_type(l, "agent_end"), &|l| is_type(l, "response")]);
-    assert!(lines.iter().any(|l| l == &json!({"type":"response","command":"prompt","ok":true})));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == &json!({"type":"response","command":"prompt","ok":true}))
+    );
     assert!(lines.iter().any(|l| is_type(l, "agent_start")));
-    assert!(lines.iter().any(|l| is_type(l, "message_update") && l["delta"]["kind"] == "text"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| is_type(l, "message_update") && l["delta"]["kind"] == "text")
+    );
     let (code, _) = rpc.close_and_wait();
     assert_eq!(code, 0);
 }
@@ -120,11 +133,19 @@ fn bad_lines_get_an_error_response_and_the_process_keeps_running() {
     rpc.send(r#"{"type":"frobnicate"}"#);
     let unknown = rpc.response("frobnicate");
     assert_eq!(unknown["ok"], false);
-    assert!(unknown["error"].as_str().unwrap().contains("unknown command type \"frobnicate\""));
+    assert!(
+        unknown["error"]
+            .as_str()
+            .unwrap()
+            .contains("unknown command type \"frobnicate\"")
+    );
     rpc.send(r#"{"type":"prompt"}"#);
     let missing = rpc.response("prompt");
     assert_eq!(missing["ok"], false);
-    assert!(missing["error"].as_str().unwrap().contains("content"), "{missing}");
+    assert!(
+        missing["error"].as_str().unwrap().contains("content"),
+        "{missing}"
+    );
     rpc.send(r#"{"type":"get_state"}"#);
     let state = rpc.response("get_state");
     assert_eq!(state["ok"], true);
@@ -141,10 +162,16 @@ fn steering_sent_while_idle_starts_a_run_with_it() {
     let lines = rpc.until_all(&[&|l| is_type(l, "agent_end"), &|l| is_type(l, "response")]);
     let response = lines.iter().find(|l| is_type(l, "response")).unwrap();
     assert_eq!(response["ok"], true);
-    let call = lines.iter().find(|l| is_type(l, "tool_execution_start")).expect("a tool call");
+    let call = lines
+        .iter()
+        .find(|l| is_type(l, "tool_execution_start"))
+        .expect("a tool call");
     assert_eq!(call["tool_name"], "read_file");
     assert_eq!(call["args"]["path"], "notes.txt");
-    let result = lines.iter().find(|l| is_type(l, "tool_execution_end")).unwrap();
+    let result = lines
+        .iter()
+        .find(|l| is_type(l, "tool_execution_end"))
+        .unwrap();
     assert_eq!(result["result"]["content"], "alpha\nbeta");
     rpc.close_and_wait();
 }
@@ -156,11 +183,18 @@ fn spawn_runs_a_subagent_whose_events_and_result_come_back() {
     let mut lines = rpc.until(|l| {
         is_type(l, "message_end")
             && l["message"]["role"] == "notification"
-            && l["message"]["content"].as_str().unwrap_or("").contains("completed")
+            && l["message"]["content"]
+                .as_str()
+                .unwrap_or("")
+                .contains("completed")
     });
-    let note = lines.last().unwrap()["message"]["content"].as_str().unwrap().to_owned();
+    let note = lines.last().unwrap()["message"]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     // Runtime events travel on their own channel: they may print after the notification.
-    let nested_call = |l: &Value| is_type(l, "subagent_event") && l["event"]["type"] == "tool_execution_start";
+    let nested_call =
+        |l: &Value| is_type(l, "subagent_event") && l["event"]["type"] == "tool_execution_start";
     if !lines.iter().any(nested_call) {
         lines.extend(rpc.until(nested_call));
     }
@@ -170,11 +204,20 @@ fn spawn_runs_a_subagent_whose_events_and_result_come_back() {
         .expect("the subagent's own tool call is reported, wrapped");
     assert_eq!(nested["event"]["tool_name"], "list_dir");
     assert_eq!(nested["subagent_id"], "subagent-1");
-    let spawn_call = lines.iter().find(|l| is_type(l, "tool_execution_start")).unwrap();
+    let spawn_call = lines
+        .iter()
+        .find(|l| is_type(l, "tool_execution_start"))
+        .unwrap();
     assert_eq!(spawn_call["tool_name"], "spawn");
     assert_eq!(nested["parent_tool_call_id"], spawn_call["tool_call_id"]);
-    assert!(note.contains("[Subagent \"Task 1\" (subagent-1) completed]"), "{note}");
-    assert!(note.contains("notes.txt"), "the subagent's answer quotes list_dir: {note}");
+    assert!(
+        note.contains("[Subagent \"Task 1\" (subagent-1) completed]"),
+        "{note}"
+    );
+    assert!(
+        note.contains("notes.txt"),
+        "the subagent's answer quotes list_dir: {note}"
+    );
     rpc.close_and_wait();
 }
 
@@ -183,7 +226,10 @@ fn follow_up_is_delivered_when_the_run_would_stop_and_queue_updates_show_it() {
     let mut rpc = Rpc::start(0);
     rpc.send(r#"{"type":"follow_up","content":"second question"}"#);
     let lines = rpc.until(|l| is_type(l, "queue_update"));
-    assert_eq!(lines.last().unwrap()["follow_up"], json!(["second question"]));
+    assert_eq!(
+        lines.last().unwrap()["follow_up"],
+        json!(["second question"])
+    );
     rpc.send(r#"{"type":"prompt","content":"first question"}"#);
     let lines = rpc.until(|l| is_type(l, "agent_end"));
     let turns = lines.iter().filter(|l| is_type(l, "turn_start")).count();
@@ -231,7 +277,10 @@ fn eof_waits_for_the_running_prompt_to_finish() {
     rpc.send(r#"{"type":"prompt","content":"hello"}"#);
     let (code, rest) = rpc.close_and_wait();
     assert_eq!(code, 0);
-    assert!(rest.iter().any(|l| is_type(l, "agent_end")), "the run finished before exit");
+    assert!(
+        rest.iter().any(|l| is_type(l, "agent_end")),
+        "the run finished before exit"
+    );
 }
 
 #[test]
@@ -252,14 +301,20 @@ fn a_cron_job_added_by_the_model_fires_into_the_main_agent() {
     let lines = rpc.until(|l| {
         is_type(l, "message_end")
             && l["message"]["role"] == "notification"
-            && l["message"]["content"].as_str().unwrap_or("").contains("fired]")
+            && l["message"]["content"]
+                .as_str()
+                .unwrap_or("")
+                .contains("fired]")
     });
     let added = lines
         .iter()
         .find(|l| is_type(l, "tool_execution_end") && l["tool_name"] == "cron")
         .expect("the cron tool ran");
     assert_eq!(added["is_error"], false, "{added}");
-    let note = lines.last().unwrap()["message"]["content"].as_str().unwrap().to_owned();
+    let note = lines.last().unwrap()["message"]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(note.contains("check the build"), "{note}");
     rpc.close_and_wait();
 }

@@ -4,8 +4,8 @@
 mod support;
 
 use claw_tui::agent::{
-    Agent, AssistantMessage, Block, Message, NoticeLevel, NotificationMessage, StopReason, ToolResultMessage,
-    UserMessage,
+    Agent, AssistantMessage, Block, Message, NoticeLevel, NotificationMessage, StopReason,
+    ToolResultMessage, UserMessage,
 };
 use claw_tui::llm::LlmMessage;
 use claw_tui::session::{self, Entry, SessionError, SessionWriter, export};
@@ -22,7 +22,9 @@ fn every_kind() -> Vec<Message> {
             thinking: "hmm".into(),
             signature: Some("sig".into()),
         },
-        Block::Text { text: "calling".into() },
+        Block::Text {
+            text: "calling".into(),
+        },
         Block::ToolCall {
             id: "c1".into(),
             name: "echo".into(),
@@ -77,7 +79,10 @@ async fn every_message_kind_round_trips() {
     let writer = SessionWriter::create(data.path(), ws.path(), "demo", "m").unwrap();
     let messages = every_kind();
     for message in messages.clone() {
-        writer.append(&Entry::Message { timestamp: 1, message });
+        writer.append(&Entry::Message {
+            timestamp: 1,
+            message,
+        });
     }
     writer.append(&Entry::Queue {
         timestamp: 2,
@@ -116,13 +121,21 @@ async fn a_torn_last_line_is_skipped_with_a_warning() {
     });
     writer.close().await;
     let path = only_file(data.path());
-    let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-    file.write_all(br#"{"type":"message","timestamp":2,"message":{"role":"user","con"#).unwrap();
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(br#"{"type":"message","timestamp":2,"message":{"role":"user","con"#)
+        .unwrap();
     let loaded = session::load(&path).unwrap();
     assert_eq!(loaded.messages.len(), 1);
     assert_eq!(loaded.messages[0].preview_text(), "kept");
     assert_eq!(loaded.warnings.len(), 1);
-    assert!(loaded.warnings[0].contains("incomplete"), "{:?}", loaded.warnings);
+    assert!(
+        loaded.warnings[0].contains("incomplete"),
+        "{:?}",
+        loaded.warnings
+    );
 }
 
 #[test]
@@ -159,7 +172,9 @@ async fn a_session_has_one_writer_and_fork_copies_history() {
         }
         tokio::task::yield_now().await;
     };
-    let err = SessionWriter::resume(&loaded).err().expect("second writer refused");
+    let err = SessionWriter::resume(&loaded)
+        .err()
+        .expect("second writer refused");
     assert!(err.to_string().contains("--fork"), "{err}");
     let fork = SessionWriter::fork(&loaded, data.path(), ws.path(), "demo", "m").unwrap();
     assert_ne!(fork.path(), path);
@@ -168,7 +183,11 @@ async fn a_session_has_one_writer_and_fork_copies_history() {
     writer.close().await;
     assert_eq!(session::load(&fork_path).unwrap().messages, loaded.messages);
     let sessions = session::list_sessions(data.path(), ws.path());
-    assert_eq!(sessions.len(), 2, "two sessions in one workspace stay separate");
+    assert_eq!(
+        sessions.len(),
+        2,
+        "two sessions in one workspace stay separate"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -210,7 +229,14 @@ async fn a_resumed_session_continues_with_its_history_and_queues() {
             LlmMessage::ToolResult(r) => format!("tool:{}", r.content),
         })
         .collect();
-    assert_eq!(texts, ["user:first question", "assistant:first answer", "user:second question"]);
+    assert_eq!(
+        texts,
+        [
+            "user:first question",
+            "assistant:first answer",
+            "user:second question"
+        ]
+    );
 }
 
 #[test]
@@ -231,7 +257,10 @@ fn export_writes_markdown_and_json() {
     assert!(md.starts_with("# Session abc"), "{md}");
     assert!(md.contains("## User\n\nhi"), "{md}");
     assert!(md.contains("**Tool call `echo`**"), "{md}");
-    assert!(md.contains("**Tool result `echo`**\n\n```text\nx\n```"), "{md}");
+    assert!(
+        md.contains("**Tool result `echo`**\n\n```text\nx\n```"),
+        "{md}"
+    );
     assert!(md.contains("> hmm"), "{md}");
     assert!(md.contains("## Notification (cron)"), "{md}");
     let json: serde_json::Value = serde_json::from_str(&export::to_json(&data)).unwrap();

@@ -14,7 +14,11 @@ fn session_files(sb: &Sandbox) -> Vec<PathBuf> {
     let root = sb.dir.path().join("data/claw-tui/sessions");
     let mut out = Vec::new();
     for dir in std::fs::read_dir(&root).into_iter().flatten().flatten() {
-        for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             out.push(f.path());
         }
     }
@@ -55,7 +59,14 @@ fn print_mode_writes_a_session_and_continue_resumes_it() {
     assert_eq!(files.len(), 1, "resuming appends to the same file");
     assert_eq!(
         roles(&files[0]),
-        ["user", "assistant", "user", "assistant", "tool_result", "assistant"]
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "tool_result",
+            "assistant"
+        ]
     );
 
     let mut cmd = sb.command();
@@ -63,7 +74,10 @@ fn print_mode_writes_a_session_and_continue_resumes_it() {
     let (code, stdout, _) = run(cmd);
     assert_eq!(code, 0);
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
-    assert!(stdout.contains("hello") && stdout.contains("6 messages"), "{stdout}");
+    assert!(
+        stdout.contains("hello") && stdout.contains("6 messages"),
+        "{stdout}"
+    );
 
     let id: String = lines(&files[0])[0]["id"].as_str().unwrap().to_owned();
     let mut cmd = sb.command();
@@ -105,7 +119,10 @@ fn sigkill_mid_stream_keeps_every_completed_message() {
     let mut child = cmd.spawn().unwrap();
     let started = Instant::now();
     let file = loop {
-        assert!(started.elapsed() < DEADLINE, "the tool result never reached the session file");
+        assert!(
+            started.elapsed() < DEADLINE,
+            "the tool result never reached the session file"
+        );
         if let Some(f) = session_files(&sb).into_iter().next()
             && roles(&f).contains(&"tool_result".to_owned())
         {

@@ -54,34 +54,53 @@ fn prompt_stream_tool_call_steer_interrupt_and_quit() {
     // its result comes back in the chat.
     tui.send("list files\r");
     tui.wait_text("› list files");
-    let screen = tui.wait_for("the list_dir result", |s| s.contents().contains("returned:") && idle(s));
-    assert!(screen.contains("✓ list_dir"), "the tree shows the finished call:\n{screen}");
-    assert!(screen.contains("notes.txt"), "the tool's output is quoted:\n{screen}");
+    let screen = tui.wait_for("the list_dir result", |s| {
+        s.contents().contains("returned:") && idle(s)
+    });
+    assert!(
+        screen.contains("✓ list_dir"),
+        "the tree shows the finished call:\n{screen}"
+    );
+    assert!(
+        screen.contains("notes.txt"),
+        "the tool's output is quoted:\n{screen}"
+    );
 
     // A slow answer: its text appears piece by piece while the state says streaming.
     tui.send("hello\r");
     let partial = tui.wait_for("a partly streamed answer", |s| {
         status_line(s).contains("streaming") && s.contents().contains("offline demo model")
     });
-    assert!(!partial.contains("qwen2.5-coder"), "the end of the answer is not there yet");
+    assert!(
+        !partial.contains("qwen2.5-coder"),
+        "the end of the answer is not there yet"
+    );
 
     // Esc with text steers: the message waits in the queue strip, then is delivered.
     tui.send("then list files");
     tui.wait_text("then list files");
     tui.send("\x1b");
     tui.wait_for("the steering message in the queue strip", |s| {
-        s.contents().contains(" steer  then list files") || s.contents().contains("› then list files")
+        s.contents().contains(" steer  then list files")
+            || s.contents().contains("› then list files")
     });
     let screen = tui.wait_for("the steered turn to finish", |s| {
         s.contents().contains("› then list files") && idle(s)
     });
-    assert!(screen.contains("qwen2.5-coder") || screen.contains("returned:"), "{screen}");
+    assert!(
+        screen.contains("qwen2.5-coder") || screen.contains("returned:"),
+        "{screen}"
+    );
 
     // Esc with an empty composer interrupts a run.
     tui.send("hello again\r");
-    tui.wait_for("the next answer streaming", |s| status_line(s).contains("streaming"));
+    tui.wait_for("the next answer streaming", |s| {
+        status_line(s).contains("streaming")
+    });
     tui.send("\x1b");
-    tui.wait_for("the interruption", |s| s.contents().contains("interrupted") && idle(s));
+    tui.wait_for("the interruption", |s| {
+        s.contents().contains("interrupted") && idle(s)
+    });
 
     // Ctrl+C twice quits with the terminal restored.
     tui.send("\x03");
@@ -113,10 +132,13 @@ fn narrow_and_tiny_terminals_and_history_across_runs() {
     let mut tui = start(&sandbox, "0", &[]);
     tui.wait_text("Welcome to claw-tui");
     tui.send("read notes.txt\r");
-    tui.wait_for("the answer", |s| s.contents().contains("read_file") && idle(s));
+    tui.wait_for("the answer", |s| {
+        s.contents().contains("read_file") && idle(s)
+    });
     tui.send("\x04");
     assert_eq!(tui.wait_exit().0, 0);
-    let history = std::fs::read_to_string(sandbox.dir.path().join("data/claw-tui/history.jsonl")).unwrap();
+    let history =
+        std::fs::read_to_string(sandbox.dir.path().join("data/claw-tui/history.jsonl")).unwrap();
     assert_eq!(history, "\"read notes.txt\"\n");
 
     let config = sandbox.config_path();
@@ -154,13 +176,132 @@ fn narrow_and_tiny_terminals_and_history_across_runs() {
     assert_eq!(narrow.wait_exit().0, 0);
 
     let mut tiny = Tui::spawn(
-        &["--provider", "demo", "--config", config.to_str().unwrap(), "--workspace", workspace.to_str().unwrap()],
-        &[("XDG_DATA_HOME", data.to_str().unwrap()), ("XDG_STATE_HOME", state.to_str().unwrap())],
+        &[
+            "--provider",
+            "demo",
+            "--config",
+            config.to_str().unwrap(),
+            "--workspace",
+            workspace.to_str().unwrap(),
+        ],
+        &[
+            ("XDG_DATA_HOME", data.to_str().unwrap()),
+            ("XDG_STATE_HOME", state.to_str().unwrap()),
+        ],
         &workspace,
         30,
         8,
     );
-    tiny.wait_text("Terminal too small (30×8)");
+    tiny.wait_text("Terminal too small: 30×8");
     tiny.send("\x04");
     assert_eq!(tiny.wait_exit().0, 0);
+}
+
+#[test]
+fn approval_overlay_editor_and_sigterm() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config("[exec]\napproval = \"ask\"\n");
+    let editor = sandbox.dir.path().join("fake-editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nprintf 'written in the editor' > \"$1\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = sandbox.config_path();
+    let workspace = sandbox.workspace();
+    let data = sandbox.dir.path().join("data");
+    let mut tui = Tui::spawn(
+        &[
+            "--provider",
+            "demo",
+            "--config",
+            config.to_str().unwrap(),
+            "--workspace",
+            workspace.to_str().unwrap(),
+        ],
+        &[
+            ("CLAW_TUI_DEMO_PACE_MS", "0"),
+            ("XDG_DATA_HOME", data.to_str().unwrap()),
+            (
+                "XDG_STATE_HOME",
+                sandbox.dir.path().join("state").to_str().unwrap(),
+            ),
+            ("EDITOR", editor.to_str().unwrap()),
+        ],
+        &workspace,
+        120,
+        40,
+    );
+    tui.wait_text("Welcome to claw-tui");
+
+    // A command needs approval: the overlay shows it; n denies, then y allows.
+    tui.send("run echo approved-output\r");
+    let screen = tui.wait_text("Approve exec?");
+    assert!(screen.contains("$ echo approved-output"), "{screen}");
+    tui.send("n");
+    tui.wait_for("the denial reported", |s| {
+        s.contents().contains("reported an error") && idle(s)
+    });
+    tui.send("run echo approved-output\r");
+    tui.wait_text("Approve exec?");
+    tui.send("y");
+    tui.wait_for("the approved command's output", |s| {
+        s.contents().contains("✓ exec echo approved-output") && idle(s)
+    });
+
+    // Ctrl+Z gives the terminal back and takes it again. (Here the kernel drops the stop
+    // signal, as for any process group without a job-control shell, so it resumes at once.)
+    tui.send("\x1a");
+    tui.send("back");
+    tui.wait_for("the client back after Ctrl+Z", |s| {
+        s.alternate_screen() && s.contents().contains("back")
+    });
+
+    // Ctrl+G hands the message to $EDITOR and takes its text back.
+    tui.send(" draft");
+    tui.wait_text("back draft");
+    tui.send("\x07");
+    tui.wait_text("written in the editor");
+
+    // SIGTERM restores the terminal too.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(tui.pid()),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let (code, alternate, cursor_hidden) = tui.wait_exit();
+    assert_eq!((code, alternate, cursor_hidden), (143, false, false));
+}
+
+#[test]
+fn theme_errors_are_reported_before_the_screen_is_taken() {
+    let sandbox = Sandbox::new();
+    let mut cmd = sandbox.command();
+    cmd.args(["--provider", "demo", "--theme", "nope"]);
+    let (code, stdout, stderr) = support::bin::run(cmd);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("unknown theme \"nope\"") && stderr.contains("dark, light, high-contrast"),
+        "{stderr}"
+    );
+
+    let themes = sandbox.dir.path().join("config/themes");
+    std::fs::create_dir_all(&themes).unwrap();
+    let dark = include_str!("../themes/dark.toml");
+    std::fs::write(
+        themes.join("mine.toml"),
+        dark.replace("link = \"#8fa1b3\"\n", ""),
+    )
+    .unwrap();
+    let mut cmd = sandbox.command();
+    cmd.args(["--provider", "demo", "--theme", "mine"]);
+    let (code, _, stderr) = support::bin::run(cmd);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("mine.toml") && stderr.contains("colors.link"),
+        "{stderr}"
+    );
 }

@@ -4,7 +4,10 @@
 
 mod tui_common;
 
-use claw_tui::agent::{AgentEvent, AssistantMessage, Block, Message, MessageDelta, SKIPPED_FOR_STEERING, StopReason, ToolResult};
+use claw_tui::agent::{
+    AgentEvent, AssistantMessage, Block, Message, MessageDelta, SKIPPED_FOR_STEERING, StopReason,
+    ToolResult,
+};
 use claw_tui::tools::message::OutboundMessage;
 use claw_tui::tui::highlight::Sets;
 use claw_tui::tui::{App, Effect, Msg, view};
@@ -66,7 +69,10 @@ impl Clock {
 
 fn user(text: &str) -> Vec<AgentEvent> {
     let m = Message::user(text);
-    vec![AgentEvent::MessageStart { message: m.clone() }, AgentEvent::MessageEnd { message: m }]
+    vec![
+        AgentEvent::MessageStart { message: m.clone() },
+        AgentEvent::MessageEnd { message: m },
+    ]
 }
 
 fn assistant(blocks: Vec<Block>, stop: StopReason) -> AssistantMessage {
@@ -93,7 +99,13 @@ fn text(t: &str) -> Block {
 /// A finished assistant message announcing tool calls.
 fn answer(clock: &Clock, app: &mut App, ms: u64, blocks: Vec<Block>, stop: StopReason) {
     let m = Message::Assistant(assistant(blocks, stop));
-    clock.at(app, ms, agent(AgentEvent::MessageStart { message: Message::Assistant(AssistantMessage::default()) }));
+    clock.at(
+        app,
+        ms,
+        agent(AgentEvent::MessageStart {
+            message: Message::Assistant(AssistantMessage::default()),
+        }),
+    );
     clock.at(app, ms, agent(AgentEvent::MessageEnd { message: m }));
 }
 
@@ -140,11 +152,24 @@ fn streaming_markdown_with_a_highlighted_code_block() {
     let mut app = app();
     let clock = Clock::new(&mut app);
     run_start(&clock, &mut app, "How do I print in Rust?");
-    clock.at(&mut app, 10, agent(AgentEvent::MessageStart { message: Message::Assistant(AssistantMessage::default()) }));
+    clock.at(
+        &mut app,
+        10,
+        agent(AgentEvent::MessageStart {
+            message: Message::Assistant(AssistantMessage::default()),
+        }),
+    );
     let reply = "# Printing\n\nUse the **`println!`** macro; it *formats* like [format!](https://doc.rust-lang.org/std/macro.format.html).\n\n```rust\nfn main() {\n    let name = \"world\";\n    println!(\"hello {name}\");\n}\n```\n\n| macro | target |\n|---|---|\n| `print!` | stdout |\n| `eprintln!` | stderr |\n\n> Tip: `dbg!` prints the expression too.\n\n1. write it\n2. run `cargo run`\n\nThe output goes to standard out";
     for (i, chunk) in reply.as_bytes().chunks(7).enumerate() {
-        let delta = MessageDelta::Text { index: 0, text: String::from_utf8_lossy(chunk).into_owned() };
-        clock.at(&mut app, 20 + i as u64, agent(AgentEvent::MessageUpdate { delta }));
+        let delta = MessageDelta::Text {
+            index: 0,
+            text: String::from_utf8_lossy(chunk).into_owned(),
+        };
+        clock.at(
+            &mut app,
+            20 + i as u64,
+            agent(AgentEvent::MessageUpdate { delta }),
+        );
     }
     assert_eq!(app.state_word(), "streaming");
     let terminal = draw(&mut app);
@@ -152,10 +177,18 @@ fn streaming_markdown_with_a_highlighted_code_block() {
     // The code block is highlighted: its line has several colours.
     let buffer = terminal.backend().buffer();
     let row = (0..buffer.area.height)
-        .find(|y| (0..buffer.area.width).map(|x| buffer[(x, *y)].symbol()).collect::<String>().contains("let name"))
+        .find(|y| {
+            (0..buffer.area.width)
+                .map(|x| buffer[(x, *y)].symbol())
+                .collect::<String>()
+                .contains("let name")
+        })
         .unwrap();
     let colours: std::collections::HashSet<_> = (0..72).map(|x| buffer[(x, row)].fg).collect();
-    assert!(colours.len() >= 3, "highlighted code has several colours: {colours:?}");
+    assert!(
+        colours.len() >= 3,
+        "highlighted code has several colours: {colours:?}"
+    );
 }
 
 #[test]
@@ -163,9 +196,29 @@ fn a_running_exec_with_live_output() {
     let mut app = app();
     let clock = Clock::new(&mut app);
     run_start(&clock, &mut app, "run the tests");
-    answer(&clock, &mut app, 100, vec![text("Running the test suite."), call("c1", "exec", json!({"command": "cargo test --all"}))], StopReason::ToolUse);
-    start(&clock, &mut app, 200, "c1", "exec", json!({"command": "cargo test --all"}));
-    for (ms, out) in [(400, "running 12 tests\ntest parse::empty ... ok\n"), (900, "test parse::nested ... ok\ntest wrap::long ... ok\n"), (1400, "test wrap::wide ... ok\n")] {
+    answer(
+        &clock,
+        &mut app,
+        100,
+        vec![
+            text("Running the test suite."),
+            call("c1", "exec", json!({"command": "cargo test --all"})),
+        ],
+        StopReason::ToolUse,
+    );
+    start(
+        &clock,
+        &mut app,
+        200,
+        "c1",
+        "exec",
+        json!({"command": "cargo test --all"}),
+    );
+    for (ms, out) in [
+        (400, "running 12 tests\ntest parse::empty ... ok\n"),
+        (900, "test parse::nested ... ok\ntest wrap::long ... ok\n"),
+        (1400, "test wrap::wide ... ok\n"),
+    ] {
         let event = AgentEvent::ToolExecutionUpdate {
             tool_call_id: "c1".into(),
             tool_name: "exec".into(),
@@ -191,15 +244,36 @@ fn skipped_calls_after_a_steer() {
     ];
     answer(&clock, &mut app, 100, calls, StopReason::ToolUse);
     start(&clock, &mut app, 150, "a", "list_dir", json!({"path": "."}));
-    let queue = AgentEvent::QueueUpdate { steering: vec!["don't delete anything".into()], follow_up: vec!["then summarise".into()] };
+    let queue = AgentEvent::QueueUpdate {
+        steering: vec!["don't delete anything".into()],
+        follow_up: vec!["then summarise".into()],
+    };
     clock.at(&mut app, 200, agent(queue));
-    end(&clock, &mut app, 420, "a", "list_dir", "Cargo.toml\nsrc/\ntarget/", false);
-    for (id, name, args) in [("b", "read_file", json!({"path": "Cargo.toml"})), ("c", "exec", json!({"command": "rm -rf target"}))] {
+    end(
+        &clock,
+        &mut app,
+        420,
+        "a",
+        "list_dir",
+        "Cargo.toml\nsrc/\ntarget/",
+        false,
+    );
+    for (id, name, args) in [
+        ("b", "read_file", json!({"path": "Cargo.toml"})),
+        ("c", "exec", json!({"command": "rm -rf target"})),
+    ] {
         start(&clock, &mut app, 430, id, name, args);
         end(&clock, &mut app, 430, id, name, SKIPPED_FOR_STEERING, true);
     }
     insta::assert_snapshot!("skipped_after_steer_queued", draw(&mut app).backend());
-    clock.at(&mut app, 500, agent(AgentEvent::QueueUpdate { steering: vec![], follow_up: vec!["then summarise".into()] }));
+    clock.at(
+        &mut app,
+        500,
+        agent(AgentEvent::QueueUpdate {
+            steering: vec![],
+            follow_up: vec!["then summarise".into()],
+        }),
+    );
     clock.at(&mut app, 500, agent(AgentEvent::TurnStart { turn: 2 }));
     for e in user("don't delete anything") {
         clock.at(&mut app, 500, agent(e));
@@ -212,16 +286,69 @@ fn nested_subagent_calls() {
     let mut app = app();
     let clock = Clock::new(&mut app);
     run_start(&clock, &mut app, "count the lines in the background");
-    answer(&clock, &mut app, 50, vec![call("s1", "spawn", json!({"task": "count lines of src", "label": "count lines"}))], StopReason::ToolUse);
-    start(&clock, &mut app, 60, "s1", "spawn", json!({"task": "count lines of src", "label": "count lines"}));
-    let nested = |event: AgentEvent| Msg::Subagent { parent_call_id: "s1".into(), event };
-    let sub_start = |id: &str, name: &str, args: Value| AgentEvent::ToolExecutionStart { tool_call_id: id.into(), tool_name: name.into(), args };
-    clock.at(&mut app, 100, nested(sub_start("n1", "list_dir", json!({"path": "src"}))));
+    answer(
+        &clock,
+        &mut app,
+        50,
+        vec![call(
+            "s1",
+            "spawn",
+            json!({"task": "count lines of src", "label": "count lines"}),
+        )],
+        StopReason::ToolUse,
+    );
+    start(
+        &clock,
+        &mut app,
+        60,
+        "s1",
+        "spawn",
+        json!({"task": "count lines of src", "label": "count lines"}),
+    );
+    let nested = |event: AgentEvent| Msg::Subagent {
+        parent_call_id: "s1".into(),
+        event,
+    };
+    let sub_start = |id: &str, name: &str, args: Value| AgentEvent::ToolExecutionStart {
+        tool_call_id: id.into(),
+        tool_name: name.into(),
+        args,
+    };
+    clock.at(
+        &mut app,
+        100,
+        nested(sub_start("n1", "list_dir", json!({"path": "src"}))),
+    );
     let done = ToolResult::text("main.rs\nlib.rs");
-    clock.at(&mut app, 180, nested(AgentEvent::ToolExecutionEnd { tool_call_id: "n1".into(), tool_name: "list_dir".into(), result: done, is_error: false }));
-    clock.at(&mut app, 200, nested(sub_start("n2", "exec", json!({"command": "wc -l src/*.rs"}))));
+    clock.at(
+        &mut app,
+        180,
+        nested(AgentEvent::ToolExecutionEnd {
+            tool_call_id: "n1".into(),
+            tool_name: "list_dir".into(),
+            result: done,
+            is_error: false,
+        }),
+    );
+    clock.at(
+        &mut app,
+        200,
+        nested(sub_start(
+            "n2",
+            "exec",
+            json!({"command": "wc -l src/*.rs"}),
+        )),
+    );
     let partial = json!({"stdout": "  120 src/main.rs\n", "stderr": "wc: warning: odd file\n"});
-    clock.at(&mut app, 300, nested(AgentEvent::ToolExecutionUpdate { tool_call_id: "n2".into(), tool_name: "exec".into(), partial }));
+    clock.at(
+        &mut app,
+        300,
+        nested(AgentEvent::ToolExecutionUpdate {
+            tool_call_id: "n2".into(),
+            tool_name: "exec".into(),
+            partial,
+        }),
+    );
     clock.at(&mut app, 1300, Msg::Tick);
     insta::assert_snapshot!("nested_subagent", draw(&mut app).backend());
 }
@@ -233,13 +360,17 @@ fn the_dashboard_with_jobs() {
     let mut done = subagent("sa-2");
     done.status = claw_tui::tui::SubagentStatus::Done;
     done.label = "summarise logs".into();
-    done.ended = Some(epoch() - Duration::from_secs(20));
+    done.elapsed = Duration::from_secs(75);
     done.current_tool = None;
     clock.at(&mut app, 0, Msg::Subagents(vec![subagent("sa-1"), done]));
     let mut tomorrow = cron("job-3", false);
     tomorrow.next_fire = Some(epoch() + Duration::from_secs(86_400 + 3_600));
     tomorrow.last_status = claw_tui::tui::CronRunStatus::Never;
-    clock.at(&mut app, 0, Msg::CronJobs(vec![cron("job-1", false), cron("job-2", true), tomorrow]));
+    clock.at(
+        &mut app,
+        0,
+        Msg::CronJobs(vec![cron("job-1", false), cron("job-2", true), tomorrow]),
+    );
     clock.at(&mut app, 0, Msg::PendingNotifications(2));
     for _ in 0..3 {
         clock.at(&mut app, 0, key(KeyCode::Tab));
@@ -253,9 +384,26 @@ fn narrow_layout_and_too_small() {
     let mut app = sized(80, 24);
     let clock = Clock::new(&mut app);
     run_start(&clock, &mut app, "list files");
-    answer(&clock, &mut app, 20, vec![text("Sure, calling `list_dir` for that."), call("a", "list_dir", json!({"path": "."}))], StopReason::ToolUse);
+    answer(
+        &clock,
+        &mut app,
+        20,
+        vec![
+            text("Sure, calling `list_dir` for that."),
+            call("a", "list_dir", json!({"path": "."})),
+        ],
+        StopReason::ToolUse,
+    );
     start(&clock, &mut app, 30, "a", "list_dir", json!({"path": "."}));
-    end(&clock, &mut app, 75, "a", "list_dir", "README.md\nsrc/", false);
+    end(
+        &clock,
+        &mut app,
+        75,
+        "a",
+        "list_dir",
+        "README.md\nsrc/",
+        false,
+    );
     insta::assert_snapshot!("narrow_chat", draw(&mut app).backend());
     clock.at(&mut app, 80, key(KeyCode::Tab));
     clock.at(&mut app, 80, key(KeyCode::Tab));
@@ -280,9 +428,34 @@ fn tool_detail_overlay() {
     let mut app = app();
     let clock = Clock::new(&mut app);
     run_start(&clock, &mut app, "read the manifest");
-    answer(&clock, &mut app, 20, vec![call("r", "read_file", json!({"path": "Cargo.toml", "offset": 1, "limit": 40}))], StopReason::ToolUse);
-    start(&clock, &mut app, 30, "r", "read_file", json!({"path": "Cargo.toml", "offset": 1, "limit": 40}));
-    end(&clock, &mut app, 42, "r", "read_file", "[package]\nname = \"claw-tui\"\nversion = \"0.1.0\"", false);
+    answer(
+        &clock,
+        &mut app,
+        20,
+        vec![call(
+            "r",
+            "read_file",
+            json!({"path": "Cargo.toml", "offset": 1, "limit": 40}),
+        )],
+        StopReason::ToolUse,
+    );
+    start(
+        &clock,
+        &mut app,
+        30,
+        "r",
+        "read_file",
+        json!({"path": "Cargo.toml", "offset": 1, "limit": 40}),
+    );
+    end(
+        &clock,
+        &mut app,
+        42,
+        "r",
+        "read_file",
+        "[package]\nname = \"claw-tui\"\nversion = \"0.1.0\"",
+        false,
+    );
     clock.at(&mut app, 50, key(KeyCode::Tab));
     clock.at(&mut app, 50, key(KeyCode::Tab));
     clock.at(&mut app, 50, key(KeyCode::Enter));
@@ -299,19 +472,76 @@ fn notices_cards_errors_retries_and_new_messages_below() {
         }
     }
     run_start(&clock, &mut app, "remind me");
-    let retry = AgentEvent::AutoRetryStart { attempt: 1, max_attempts: 3, delay_ms: 2000, reason: "HTTP 529 overloaded: the server is busy".into() };
+    let retry = AgentEvent::AutoRetryStart {
+        attempt: 1,
+        max_attempts: 3,
+        delay_ms: 2000,
+        reason: "HTTP 529 overloaded: the server is busy".into(),
+    };
     clock.at(&mut app, 10, agent(retry));
     assert_eq!(app.state_word(), "retrying");
-    clock.at(&mut app, 2010, agent(AgentEvent::AutoRetryEnd { attempt: 1 }));
-    answer(&clock, &mut app, 2100, vec![Block::Thinking { thinking: "The user wants a reminder.\nI will send one.".into(), signature: None }, text("Sending a reminder now.")], StopReason::Stop);
-    clock.at(&mut app, 2200, Msg::Outbound(OutboundMessage { channel: "cli".into(), chat_id: "direct".into(), content: "Stand-up in 5 minutes!".into() }));
-    let notification = Message::Notification(claw_tui::agent::NotificationMessage { source: "cron".into(), content: "job-1 fired: check the build".into(), timestamp: 0 });
-    clock.at(&mut app, 2300, agent(AgentEvent::MessageEnd { message: notification }));
+    clock.at(
+        &mut app,
+        2010,
+        agent(AgentEvent::AutoRetryEnd { attempt: 1 }),
+    );
+    answer(
+        &clock,
+        &mut app,
+        2100,
+        vec![
+            Block::Thinking {
+                thinking: "The user wants a reminder.\nI will send one.".into(),
+                signature: None,
+            },
+            text("Sending a reminder now."),
+        ],
+        StopReason::Stop,
+    );
+    clock.at(
+        &mut app,
+        2200,
+        Msg::Outbound(OutboundMessage {
+            channel: "cli".into(),
+            chat_id: "direct".into(),
+            content: "Stand-up in 5 minutes!".into(),
+        }),
+    );
+    let notification = Message::Notification(claw_tui::agent::NotificationMessage {
+        source: "cron".into(),
+        content: "job-1 fired: check the build".into(),
+        timestamp: 0,
+    });
+    clock.at(
+        &mut app,
+        2300,
+        agent(AgentEvent::MessageEnd {
+            message: notification,
+        }),
+    );
     let mut failed = assistant(vec![text("Checking")], StopReason::Error);
-    failed.error_message = Some("The server closed the connection. Check your network and send the message again.".into());
-    clock.at(&mut app, 2400, agent(AgentEvent::MessageStart { message: Message::Assistant(AssistantMessage::default()) }));
-    clock.at(&mut app, 2400, agent(AgentEvent::MessageEnd { message: Message::Assistant(failed) }));
-    clock.at(&mut app, 2500, agent(AgentEvent::AgentEnd { messages: vec![] }));
+    failed.error_message = Some(
+        "The server closed the connection. Check your network and send the message again.".into(),
+    );
+    clock.at(
+        &mut app,
+        2400,
+        agent(AgentEvent::MessageStart {
+            message: Message::Assistant(AssistantMessage::default()),
+        }),
+    );
+    clock.at(
+        &mut app,
+        2400,
+        agent(AgentEvent::MessageEnd {
+            message: Message::Assistant(failed),
+        }),
+    );
+    clock.at(
+        &mut app,
+        2500,
+        agent(AgentEvent::AgentEnd { messages: vec![] }),
+    );
     insta::assert_snapshot!("notices_and_cards", draw(&mut app).backend());
     // Scrolled up, new content shows a marker instead of moving the view.
     clock.at(&mut app, 2600, key(KeyCode::PageUp));

@@ -18,16 +18,26 @@ fn enter_sends_a_prompt_when_idle_and_a_follow_up_while_running() {
     typed(&mut app, "hello");
     assert_eq!(
         app.update(key(KeyCode::Enter)),
-        [Effect::SaveHistory("hello".into()), Effect::Prompt("hello".into())]
+        [
+            Effect::SaveHistory("hello".into()),
+            Effect::Prompt("hello".into())
+        ]
     );
     assert!(app.composer.is_blank());
-    assert_eq!(app.update(key(KeyCode::Enter)), [], "an empty composer sends nothing");
+    assert_eq!(
+        app.update(key(KeyCode::Enter)),
+        [],
+        "an empty composer sends nothing"
+    );
 
     app.update(agent(AgentEvent::AgentStart));
     typed(&mut app, "and then this");
     assert_eq!(
         app.update(key(KeyCode::Enter)),
-        [Effect::SaveHistory("and then this".into()), Effect::FollowUp("and then this".into())]
+        [
+            Effect::SaveHistory("and then this".into()),
+            Effect::FollowUp("and then this".into())
+        ]
     );
     typed(&mut app, "and then this");
     assert_eq!(
@@ -48,7 +58,10 @@ fn newline_keys_insert_line_breaks() {
     assert_eq!(app.update(ctrl('j')), []);
     typed(&mut app, "d");
     assert_eq!(app.composer.text(), "a\nb\nc\nd");
-    assert_eq!(app.update(key(KeyCode::Enter)).last(), Some(&Effect::Prompt("a\nb\nc\nd".into())));
+    assert_eq!(
+        app.update(key(KeyCode::Enter)).last(),
+        Some(&Effect::Prompt("a\nb\nc\nd".into()))
+    );
 }
 
 #[test]
@@ -57,13 +70,31 @@ fn esc_steers_with_text_and_interrupts_without() {
     app.update(agent(AgentEvent::AgentStart));
     typed(&mut app, "focus on the tests");
     let t0 = Instant::now();
-    assert_eq!(app.update_at(key(KeyCode::Esc), t0), [Effect::Steer("focus on the tests".into())]);
+    assert_eq!(
+        app.update_at(key(KeyCode::Esc), t0),
+        [Effect::Steer("focus on the tests".into())]
+    );
     assert!(app.composer.is_blank());
-    assert!(app.hint.as_ref().unwrap().0.contains("Esc again to interrupt"));
+    assert!(
+        app.hint
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("Esc again to interrupt")
+    );
 
     // A double press must not turn the steer into an abort.
-    assert_eq!(app.update_at(key(KeyCode::Esc), t0 + Duration::from_millis(300)), []);
-    assert!(app.hint.as_ref().unwrap().0.contains("Esc again to interrupt"));
+    assert_eq!(
+        app.update_at(key(KeyCode::Esc), t0 + Duration::from_millis(300)),
+        []
+    );
+    assert!(
+        app.hint
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("Esc again to interrupt")
+    );
 
     // Later, Esc on the empty composer interrupts and asks for the queue back.
     assert_eq!(
@@ -71,7 +102,25 @@ fn esc_steers_with_text_and_interrupts_without() {
         [Effect::RestoreQueued, Effect::Abort]
     );
     app.update(Msg::QueueRestored(vec!["first".into(), "second".into()]));
-    assert_eq!(app.composer.text(), "first\nsecond", "nothing typed is lost");
+    assert_eq!(
+        app.composer.text(),
+        "first\nsecond",
+        "nothing typed is lost"
+    );
+
+    // Keys typed between a steer and the next Esc end the double press at once.
+    app.update(key(KeyCode::Enter));
+    typed(&mut app, "again");
+    assert_eq!(
+        app.update_at(key(KeyCode::Esc), t0 + Duration::from_millis(1300)),
+        [Effect::Steer("again".into())]
+    );
+    app.update(with(KeyCode::Char('x'), KeyModifiers::NONE));
+    app.update(key(KeyCode::Backspace));
+    assert_eq!(
+        app.update_at(key(KeyCode::Esc), t0 + Duration::from_millis(1400)),
+        [Effect::RestoreQueued, Effect::Abort]
+    );
 }
 
 #[test]
@@ -92,7 +141,11 @@ fn overlays_take_esc_first() {
     typed(&mut app, "keep me");
     app.update(key(KeyCode::F(1)));
     assert_eq!(app.overlay, Some(Overlay::Help { scroll: 0 }));
-    assert_eq!(app.update(key(KeyCode::Esc)), [], "Esc closes the help, it does not steer");
+    assert_eq!(
+        app.update(key(KeyCode::Esc)),
+        [],
+        "Esc closes the help, it does not steer"
+    );
     assert_eq!(app.overlay, None);
     assert_eq!(app.composer.text(), "keep me");
 
@@ -101,9 +154,16 @@ fn overlays_take_esc_first() {
     app.update(Msg::Approval(request("call-1", "rm -rf build")));
     assert_eq!(
         app.update(key(KeyCode::Esc)),
-        [Effect::Approve { id: "call-1".into(), decision: ApprovalDecision::Deny }]
+        [Effect::Approve {
+            id: "call-1".into(),
+            decision: ApprovalDecision::Deny
+        }]
     );
-    assert_eq!(app.overlay, Some(Overlay::Help { scroll: 0 }), "the help is still open under it");
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Help { scroll: 0 }),
+        "the help is still open under it"
+    );
     assert_eq!(app.update(key(KeyCode::Esc)), []);
     assert_eq!(app.overlay, None);
 }
@@ -114,15 +174,37 @@ fn approval_keys_answer_in_order() {
     app.update(Msg::Approval(request("a", "ls")));
     app.update(Msg::Approval(request("b", "make")));
     app.update(Msg::Approval(request("c", "cargo test")));
-    assert_eq!(app.update(key(KeyCode::Char('x'))), [], "other keys do nothing");
-    assert_eq!(app.update(key(KeyCode::Char('y'))), [Effect::Approve { id: "a".into(), decision: ApprovalDecision::Allow }]);
+    assert_eq!(
+        app.update(key(KeyCode::Char('x'))),
+        [],
+        "other keys do nothing"
+    );
+    assert_eq!(
+        app.update(key(KeyCode::Char('y'))),
+        [Effect::Approve {
+            id: "a".into(),
+            decision: ApprovalDecision::Allow
+        }]
+    );
     assert_eq!(
         app.update(key(KeyCode::Char('a'))),
-        [Effect::Approve { id: "b".into(), decision: ApprovalDecision::AllowSession }]
+        [Effect::Approve {
+            id: "b".into(),
+            decision: ApprovalDecision::AllowSession
+        }]
     );
-    assert_eq!(app.update(key(KeyCode::Char('n'))), [Effect::Approve { id: "c".into(), decision: ApprovalDecision::Deny }]);
+    assert_eq!(
+        app.update(key(KeyCode::Char('n'))),
+        [Effect::Approve {
+            id: "c".into(),
+            decision: ApprovalDecision::Deny
+        }]
+    );
     assert!(app.approvals.is_empty());
-    assert!(app.composer.is_blank(), "answer keys never reach the composer");
+    assert!(
+        app.composer.is_blank(),
+        "answer keys never reach the composer"
+    );
 }
 
 #[test]
@@ -132,17 +214,36 @@ fn ctrl_c_interrupts_or_clears_and_twice_quits() {
     let t0 = Instant::now();
     assert_eq!(app.update_at(ctrl('c'), t0), []);
     assert!(app.composer.is_blank());
-    assert!(app.hint.as_ref().unwrap().0.contains("Ctrl+C again to quit"));
-    assert_eq!(app.update_at(ctrl('c'), t0 + Duration::from_millis(400)), [Effect::Quit]);
+    assert!(
+        app.hint
+            .as_ref()
+            .unwrap()
+            .0
+            .contains("Ctrl+C again to quit")
+    );
+    assert_eq!(
+        app.update_at(ctrl('c'), t0 + Duration::from_millis(400)),
+        [Effect::Quit]
+    );
 
     let mut app = self::app();
     assert_eq!(app.update_at(ctrl('c'), t0), []);
-    assert_eq!(app.update_at(ctrl('c'), t0 + Duration::from_millis(1500)), [], "too slow: not a double press");
+    assert_eq!(
+        app.update_at(ctrl('c'), t0 + Duration::from_millis(1500)),
+        [],
+        "too slow: not a double press"
+    );
 
     let mut app = self::app();
     app.update(agent(AgentEvent::AgentStart));
-    assert_eq!(app.update_at(ctrl('c'), t0), [Effect::RestoreQueued, Effect::Abort]);
-    assert_eq!(app.update_at(ctrl('c'), t0 + Duration::from_millis(200)), [Effect::Quit]);
+    assert_eq!(
+        app.update_at(ctrl('c'), t0),
+        [Effect::RestoreQueued, Effect::Abort]
+    );
+    assert_eq!(
+        app.update_at(ctrl('c'), t0 + Duration::from_millis(200)),
+        [Effect::Quit]
+    );
 }
 
 #[test]
@@ -151,7 +252,11 @@ fn ctrl_d_quits_only_on_an_empty_composer() {
     typed(&mut app, "ab");
     app.update(key(KeyCode::Left));
     assert_eq!(app.update(ctrl('d')), []);
-    assert_eq!(app.composer.text(), "a", "Ctrl+D deletes the character under the cursor");
+    assert_eq!(
+        app.composer.text(),
+        "a",
+        "Ctrl+D deletes the character under the cursor"
+    );
     app.update(key(KeyCode::Backspace));
     assert_eq!(app.update(ctrl('d')), [Effect::Quit]);
 }
@@ -159,19 +264,37 @@ fn ctrl_d_quits_only_on_an_empty_composer() {
 #[test]
 fn global_keys() {
     let mut app = app();
-    assert_eq!(app.update(with(KeyCode::Up, KeyModifiers::ALT)), [Effect::RestoreQueued]);
+    assert_eq!(
+        app.update(with(KeyCode::Up, KeyModifiers::ALT)),
+        [Effect::RestoreQueued]
+    );
     assert_eq!(app.update(ctrl('z')), [Effect::Suspend]);
     typed(&mut app, "edit me");
-    assert_eq!(app.update(ctrl('g')), [Effect::OpenEditor("edit me".into())]);
+    assert_eq!(
+        app.update(ctrl('g')),
+        [Effect::OpenEditor("edit me".into())]
+    );
     app.update(Msg::EditorDone(Ok("edited\n".into())));
     assert_eq!(app.composer.text(), "edited");
-    app.update(Msg::EditorDone(Err("the editor \"nano\" exited with 1".into())));
-    assert_eq!(app.composer.text(), "edited", "a failed edit keeps the text");
+    app.update(Msg::EditorDone(Err(
+        "the editor \"nano\" exited with 1".into()
+    )));
+    assert_eq!(
+        app.composer.text(),
+        "edited",
+        "a failed edit keeps the text"
+    );
     assert!(!app.expand_thinking);
     app.update(ctrl('t'));
     assert!(app.expand_thinking);
-    assert_eq!(app.update(key(KeyCode::F(12))), [Effect::SetMouseCapture(false)]);
-    assert_eq!(app.update(key(KeyCode::F(12))), [Effect::SetMouseCapture(true)]);
+    assert_eq!(
+        app.update(key(KeyCode::F(12))),
+        [Effect::SetMouseCapture(false)]
+    );
+    assert_eq!(
+        app.update(key(KeyCode::F(12))),
+        [Effect::SetMouseCapture(true)]
+    );
 }
 
 #[test]
@@ -183,11 +306,17 @@ fn tab_cycles_focus_and_typing_elsewhere_goes_to_the_composer() {
             app.focus
         })
         .collect();
-    assert_eq!(order, [Focus::Chat, Focus::Tree, Focus::Dashboard, Focus::Composer]);
+    assert_eq!(
+        order,
+        [Focus::Chat, Focus::Tree, Focus::Dashboard, Focus::Composer]
+    );
     app.update(with(KeyCode::BackTab, KeyModifiers::SHIFT));
     assert_eq!(app.focus, Focus::Dashboard);
     app.update(key(KeyCode::Char('h')));
-    assert_eq!((app.focus, app.composer.text().as_str()), (Focus::Composer, "h"));
+    assert_eq!(
+        (app.focus, app.composer.text().as_str()),
+        (Focus::Composer, "h")
+    );
 }
 
 #[test]
@@ -232,17 +361,34 @@ fn slash_commands_become_effects() {
         app.update(key(KeyCode::Esc));
         app.update(key(KeyCode::Enter))
     };
-    assert!(run(&mut app, "/steering all").contains(&Effect::SetQueueMode(QueueKind::Steering, QueueMode::All)));
+    assert!(
+        run(&mut app, "/steering all")
+            .contains(&Effect::SetQueueMode(QueueKind::Steering, QueueMode::All))
+    );
     assert_eq!(app.steering_mode, QueueMode::All);
-    assert!(run(&mut app, "/followup all").contains(&Effect::SetQueueMode(QueueKind::FollowUp, QueueMode::All)));
+    assert!(
+        run(&mut app, "/followup all")
+            .contains(&Effect::SetQueueMode(QueueKind::FollowUp, QueueMode::All))
+    );
     assert!(run(&mut app, "/model gpt-x").contains(&Effect::SetModel("gpt-x".into())));
     assert_eq!(app.model, "gpt-x");
     assert!(run(&mut app, "/new").contains(&Effect::NewSession));
     assert!(run(&mut app, "/quit").contains(&Effect::Quit));
     let effects = run(&mut app, "/bogus");
-    assert!(!effects.iter().any(|e| !matches!(e, Effect::SaveHistory(_))), "{effects:?}");
-    assert!(!run(&mut app, "/copy").iter().any(|e| matches!(e, Effect::Copy(_))), "no answer to copy yet");
-    assert_eq!(run(&mut app, " /etc/hosts is odd").last(), Some(&Effect::Prompt("/etc/hosts is odd".into())));
+    assert!(
+        !effects.iter().any(|e| !matches!(e, Effect::SaveHistory(_))),
+        "{effects:?}"
+    );
+    assert!(
+        !run(&mut app, "/copy")
+            .iter()
+            .any(|e| matches!(e, Effect::Copy(_))),
+        "no answer to copy yet"
+    );
+    assert_eq!(
+        run(&mut app, " /etc/hosts is odd").last(),
+        Some(&Effect::Prompt("/etc/hosts is odd".into()))
+    );
     run(&mut app, "/help");
     assert_eq!(app.overlay, Some(Overlay::Help { scroll: 0 }));
 }
@@ -251,14 +397,24 @@ fn slash_commands_become_effects() {
 fn slash_completion_opens_and_tab_completes() {
     let mut app = app();
     typed(&mut app, "/ste");
-    assert_eq!(app.composer.completion.as_ref().unwrap().items, ["/steering"]);
+    assert_eq!(
+        app.composer.completion.as_ref().unwrap().items,
+        ["/steering"]
+    );
     app.update(key(KeyCode::Tab));
     assert_eq!(app.composer.text(), "/steering ");
-    assert_eq!(app.focus, Focus::Composer, "Tab completed instead of moving the focus");
+    assert_eq!(
+        app.focus,
+        Focus::Composer,
+        "Tab completed instead of moving the focus"
+    );
     typed(&mut app, "a");
     assert_eq!(
         app.update(key(KeyCode::Enter)),
-        [Effect::SaveHistory("/steering all".into()), Effect::SetQueueMode(QueueKind::Steering, QueueMode::All)],
+        [
+            Effect::SaveHistory("/steering all".into()),
+            Effect::SetQueueMode(QueueKind::Steering, QueueMode::All)
+        ],
         "Enter completes and runs a finished command"
     );
 }
@@ -269,14 +425,24 @@ fn at_paths_ask_for_the_file_list_once() {
     typed(&mut app, "see @sr");
     let effects = app.update(key(KeyCode::Char('c')));
     assert!(effects.is_empty(), "the first @ already asked");
-    app.update(Msg::WorkspaceFiles(vec!["src/".into(), "src/lib.rs".into(), "README.md".into()]));
-    assert_eq!(app.composer.completion.as_ref().unwrap().items, ["src/", "src/lib.rs"]);
+    app.update(Msg::WorkspaceFiles(vec![
+        "src/".into(),
+        "src/lib.rs".into(),
+        "README.md".into(),
+    ]));
+    assert_eq!(
+        app.composer.completion.as_ref().unwrap().items,
+        ["src/", "src/lib.rs"]
+    );
     app.update(key(KeyCode::Down));
     app.update(key(KeyCode::Tab));
     assert_eq!(app.composer.text(), "see @src/lib.rs ");
 
     let mut fresh = self::app();
-    let effects: Vec<Effect> = "x @".chars().flat_map(|c| fresh.update(key(KeyCode::Char(c)))).collect();
+    let effects: Vec<Effect> = "x @"
+        .chars()
+        .flat_map(|c| fresh.update(key(KeyCode::Char(c))))
+        .collect();
     assert_eq!(effects, [Effect::ListFiles]);
 }
 
@@ -304,26 +470,59 @@ fn tree_and_dashboard_keys() {
     assert_eq!(app.focus, Focus::Tree);
     assert_eq!(app.tree_selected.as_deref(), Some("c1"));
     let effects = app.update(key(KeyCode::Enter));
-    assert_eq!(app.overlay, Some(Overlay::Detail { call_id: "c1".into(), scroll: 0 }));
-    assert!(matches!(effects.as_slice(), [Effect::Highlight(r)] if r.lang == "json" && r.code.contains("\"ls\"")));
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Detail {
+            call_id: "c1".into(),
+            scroll: 0
+        })
+    );
+    assert!(
+        matches!(effects.as_slice(), [Effect::Highlight(r)] if r.lang == "json" && r.code.contains("\"ls\""))
+    );
     app.update(key(KeyCode::Down));
-    assert_eq!(app.overlay, Some(Overlay::Detail { call_id: "c1".into(), scroll: 1 }));
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Detail {
+            call_id: "c1".into(),
+            scroll: 1
+        })
+    );
     app.update(key(KeyCode::Esc));
     assert_eq!(app.overlay, None);
 
     app.update(Msg::Subagents(vec![subagent("sa-1")]));
-    app.update(Msg::CronJobs(vec![cron("job-1", false), cron("job-2", true)]));
+    app.update(Msg::CronJobs(vec![
+        cron("job-1", false),
+        cron("job-2", true),
+    ]));
     app.update(key(KeyCode::Tab));
     assert_eq!(app.focus, Focus::Dashboard);
-    assert_eq!(app.update(key(KeyCode::Char('x'))), [Effect::CancelSubagent("sa-1".into())]);
+    assert_eq!(
+        app.update(key(KeyCode::Char('x'))),
+        [Effect::CancelSubagent("sa-1".into())]
+    );
     app.update(key(KeyCode::Down));
-    assert_eq!(app.update(key(KeyCode::Char('p'))), [Effect::PauseCron("job-1".into())]);
+    assert_eq!(
+        app.update(key(KeyCode::Char('p'))),
+        [Effect::PauseCron("job-1".into())]
+    );
     app.update(key(KeyCode::Down));
-    assert_eq!(app.update(key(KeyCode::Char('p'))), [Effect::ResumeCron("job-2".into())]);
+    assert_eq!(
+        app.update(key(KeyCode::Char('p'))),
+        [Effect::ResumeCron("job-2".into())]
+    );
     assert_eq!(app.update(key(KeyCode::Char('d'))), []);
     assert!(matches!(app.overlay, Some(Overlay::ConfirmDelete { ref id, .. }) if id == "job-2"));
-    assert_eq!(app.update(key(KeyCode::Char('y'))), [Effect::DeleteCron("job-2".into())]);
+    assert_eq!(
+        app.update(key(KeyCode::Char('y'))),
+        [Effect::DeleteCron("job-2".into())]
+    );
     app.update(key(KeyCode::Char('d')));
-    assert_eq!(app.update(key(KeyCode::Char('n'))), [], "any other key keeps the job");
+    assert_eq!(
+        app.update(key(KeyCode::Char('n'))),
+        [],
+        "any other key keeps the job"
+    );
     assert_eq!(app.overlay, None);
 }

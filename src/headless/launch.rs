@@ -25,7 +25,10 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
             }
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("claw-tui: cannot start the async runtime: {e}");
@@ -44,7 +47,13 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
             }
             // Nobody can answer in print or JSON mode: deny unless --yes approved up front.
             (Some(_), yes) => Arc::new(move |_| {
-                Box::pin(async move { if yes { ApprovalDecision::Allow } else { ApprovalDecision::Deny } })
+                Box::pin(async move {
+                    if yes {
+                        ApprovalDecision::Allow
+                    } else {
+                        ApprovalDecision::Deny
+                    }
+                })
             }),
         };
         let outbound: MessageSender = Arc::new(|m: OutboundMessage| {
@@ -76,7 +85,14 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
             Some(prompt) => {
                 // `-p` loads the jobs for the cron tool but never fires them.
                 let json = cli.mode == Mode::Json;
-                run_prompt(&main.supervisor, &main.subagents, &mut main.events, prompt, json).await
+                run_prompt(
+                    &main.supervisor,
+                    &main.subagents,
+                    &mut main.events,
+                    prompt,
+                    json,
+                )
+                .await
             }
             None => {
                 let scheduler = match main.start_cron_scheduler() {
@@ -86,7 +102,8 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
                         None
                     }
                 };
-                let code = serve(&main.supervisor, main.events, approvals, tokio::io::stdin()).await;
+                let code =
+                    serve(&main.supervisor, main.events, approvals, tokio::io::stdin()).await;
                 if let Some(scheduler) = scheduler {
                     scheduler.stop().await;
                 }
@@ -157,7 +174,11 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
                 println!("No sessions in {} yet.", settings.workspace.display());
             }
             for s in sessions {
-                let prompt = s.first_prompt.as_deref().unwrap_or("(no prompt)").replace('\n', " ");
+                let prompt = s
+                    .first_prompt
+                    .as_deref()
+                    .unwrap_or("(no prompt)")
+                    .replace('\n', " ");
                 println!(
                     "{}  started {}  last {}  {:>4} messages  {}",
                     &s.id[..s.id.len().min(12)],
@@ -169,7 +190,10 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
             }
             EXIT_OK
         }
-        Command::Export { session: key, format } => {
+        Command::Export {
+            session: key,
+            format,
+        } => {
             let loaded = session::find_session(&settings.data_dir, &settings.workspace, key)
                 .and_then(|path| session::load(&path));
             match loaded {
@@ -194,6 +218,10 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
 
 fn local_time(ms: u64) -> String {
     chrono::DateTime::from_timestamp_millis(i64::try_from(ms).unwrap_or(0))
-        .map(|t| t.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M").to_string())
+        .map(|t| {
+            t.with_timezone(&chrono::Local)
+                .format("%Y-%m-%d %H:%M")
+                .to_string()
+        })
         .unwrap_or_default()
 }

@@ -16,13 +16,25 @@ use tokio::sync::{mpsc, oneshot};
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Command {
-    Prompt { content: String },
-    Steer { content: String },
-    FollowUp { content: String },
+    Prompt {
+        content: String,
+    },
+    Steer {
+        content: String,
+    },
+    FollowUp {
+        content: String,
+    },
     Abort,
     GetState,
-    SetQueueMode { queue: QueueName, mode: QueueMode },
-    Approve { id: String, decision: ApprovalDecision },
+    SetQueueMode {
+        queue: QueueName,
+        mode: QueueMode,
+    },
+    Approve {
+        id: String,
+        decision: ApprovalDecision,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -49,7 +61,9 @@ impl PendingApprovals {
             waiting.insert(request.id.clone(), tx);
         }
         let mut line = json!({"type": "approval_request"});
-        if let (Some(map), Ok(Value::Object(fields))) = (line.as_object_mut(), serde_json::to_value(&request)) {
+        if let (Some(map), Ok(Value::Object(fields))) =
+            (line.as_object_mut(), serde_json::to_value(&request))
+        {
             map.extend(fields);
         }
         write_json_line(&line);
@@ -81,7 +95,9 @@ pub async fn serve(
             Ok(Some(line)) => write_json_line(&handle_line(supervisor, &approvals, &line)),
             Ok(None) => break,
             Err(e) => {
-                write_json_line(&json!({"type": "response", "ok": false, "error": format!("cannot read stdin: {e}")}));
+                write_json_line(
+                    &json!({"type": "response", "ok": false, "error": format!("cannot read stdin: {e}")}),
+                );
                 break;
             }
         }
@@ -123,7 +139,12 @@ fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str
     let agent = supervisor.agent();
     let value: Value = match serde_json::from_str(line) {
         Ok(value) => value,
-        Err(e) => return failure(None, format!("invalid JSON ({e}); send one JSON object per line")),
+        Err(e) => {
+            return failure(
+                None,
+                format!("invalid JSON ({e}); send one JSON object per line"),
+            );
+        }
     };
     let name = value.get("type").and_then(Value::as_str).map(str::to_owned);
     let command: Command = match serde_json::from_value(value) {
@@ -144,10 +165,15 @@ fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str
         // The supervisor decides atomically: idle starts a run, busy queues.
         Command::Prompt { content } => match supervisor.submit(content) {
             SupervisorOutcome::Started => success(&name, json!({})),
-            _ => success(&name, json!({"queued": "follow_up", "note": "the agent is busy; queued as a follow-up"})),
+            _ => success(
+                &name,
+                json!({"queued": "follow_up", "note": "the agent is busy; queued as a follow-up"}),
+            ),
         },
         Command::Steer { content } => match supervisor.steer(content) {
-            SupervisorOutcome::Started => success(&name, json!({"note": "the agent was idle; started a run"})),
+            SupervisorOutcome::Started => {
+                success(&name, json!({"note": "the agent was idle; started a run"}))
+            }
             _ => success(&name, json!({"queued": "steering"})),
         },
         Command::FollowUp { content } => {
@@ -171,7 +197,10 @@ fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str
             if approvals.resolve(&id, decision) {
                 success(&name, json!({}))
             } else {
-                failure(Some(&name), format!("no approval request with id \"{id}\" is waiting"))
+                failure(
+                    Some(&name),
+                    format!("no approval request with id \"{id}\" is waiting"),
+                )
             }
         }
     }
@@ -179,9 +208,19 @@ fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str
 
 fn state_json(agent: &Agent) -> Value {
     let state = agent.state();
-    let texts = |kind| agent.queued(kind).iter().map(|m| m.preview_text()).collect::<Vec<_>>();
+    let texts = |kind| {
+        agent
+            .queued(kind)
+            .iter()
+            .map(|m| m.preview_text())
+            .collect::<Vec<_>>()
+    };
     let mut usage = crate::agent::Usage::default();
-    for message in state.messages.iter().filter_map(crate::agent::Message::as_assistant) {
+    for message in state
+        .messages
+        .iter()
+        .filter_map(crate::agent::Message::as_assistant)
+    {
         usage.add(&message.usage);
     }
     json!({

@@ -66,10 +66,10 @@ impl DemoProvider {
                 (text, None)
             }
             Some(LlmMessage::User(user)) if user.content.starts_with(NOTIFICATION_PREFIX) => {
-                let text = self
-                    .script
-                    .notification
-                    .replace("{output}", &fence_safe(user.content[NOTIFICATION_PREFIX.len()..].trim()));
+                let text = self.script.notification.replace(
+                    "{output}",
+                    &fence_safe(user.content[NOTIFICATION_PREFIX.len()..].trim()),
+                );
                 (text, None)
             }
             Some(LlmMessage::User(user)) => match parse_request(&user.content) {

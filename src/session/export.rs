@@ -10,7 +10,11 @@ pub fn to_markdown(data: &SessionData) -> String {
     let mut out = String::new();
     if let Some(h) = &data.header {
         let _ = writeln!(out, "# Session {}\n", h.id);
-        let _ = writeln!(out, "- workspace: `{}`\n- model: {} ({})\n", h.workspace, h.model, h.provider);
+        let _ = writeln!(
+            out,
+            "- workspace: `{}`\n- model: {} ({})\n",
+            h.workspace, h.model, h.provider
+        );
     }
     for message in &data.messages {
         match message {
@@ -31,7 +35,8 @@ pub fn to_markdown(data: &SessionData) -> String {
                             out.push('\n');
                         }
                         Block::ToolCall { name, args, .. } => {
-                            let _ = writeln!(out, "**Tool call `{name}`**\n\n```json\n{args:#}\n```\n");
+                            let _ =
+                                writeln!(out, "**Tool call `{name}`**\n\n```json\n{args:#}\n```\n");
                         }
                     }
                 }
@@ -50,7 +55,12 @@ pub fn to_markdown(data: &SessionData) -> String {
                 );
             }
             Message::Notification(n) => {
-                let _ = writeln!(out, "## Notification ({})\n\n{}\n", n.source, n.content.trim_end());
+                let _ = writeln!(
+                    out,
+                    "## Notification ({})\n\n{}\n",
+                    n.source,
+                    n.content.trim_end()
+                );
             }
             Message::Notice(n) => {
                 let _ = writeln!(out, "*{}*\n", n.text.trim_end());
@@ -62,11 +72,7 @@ pub fn to_markdown(data: &SessionData) -> String {
 
 /// A code fence longer than any backtick run in `text`.
 fn fence_for(text: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     "`".repeat(longest.max(2) + 1)
 }
 

@@ -79,7 +79,10 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
                 continue;
             }
             Err(e) if i == 0 => {
-                return Err(invalid(path, format!("the first line is not a session header ({e})")));
+                return Err(invalid(
+                    path,
+                    format!("the first line is not a session header ({e})"),
+                ));
             }
             Err(e) => {
                 // A line from a newer version we cannot read must not be silently dropped.
@@ -126,7 +129,11 @@ fn fold(data: &mut SessionData, entry: Entry, path: &Path) -> Result<(), Session
             data.steering = steering;
             data.follow_up = follow_up;
         }
-        Entry::Setting { timestamp, key, value } => {
+        Entry::Setting {
+            timestamp,
+            key,
+            value,
+        } => {
             data.last_activity = timestamp;
             data.settings.insert(key, value);
         }
@@ -164,7 +171,11 @@ pub fn list_sessions(data_dir: &Path, workspace: &Path) -> Vec<SessionSummary> {
             })
         })
         .collect();
-    sessions.sort_by(|a, b| b.last_activity.cmp(&a.last_activity).then(b.created.cmp(&a.created)));
+    sessions.sort_by(|a, b| {
+        b.last_activity
+            .cmp(&a.last_activity)
+            .then(b.created.cmp(&a.created))
+    });
     sessions
 }
 

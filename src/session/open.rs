@@ -1,8 +1,8 @@
 //! Choosing the session a process writes: new, resumed (`-c`, `--session`), forked, or none.
 
+use super::SessionError;
 use super::file::{SessionData, find_session, list_sessions, load};
 use super::writer::SessionWriter;
-use super::SessionError;
 use crate::cli::Cli;
 use crate::config::Settings;
 
@@ -27,7 +27,10 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
     let target = if let Some(key) = &cli.session {
         Some(find_session(data_dir, workspace, key)?)
     } else if cli.continue_session {
-        let latest = list_sessions(data_dir, workspace).into_iter().next().map(|s| s.path);
+        let latest = list_sessions(data_dir, workspace)
+            .into_iter()
+            .next()
+            .map(|s| s.path);
         if latest.is_none() {
             notes.push("no earlier session in this workspace; starting a new one".into());
         }

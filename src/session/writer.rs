@@ -85,8 +85,10 @@ impl SessionWriter {
             .append(true)
             .open(path)
             .map_err(|e| SessionError::io(path, e))?;
-        let file = Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|_| SessionError::Locked {
-            path: path.display().to_string(),
+        let file = Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|_| {
+            SessionError::Locked {
+                path: path.display().to_string(),
+            }
         })?;
         let (tx, rx) = mpsc::channel();
         let thread_path = path.to_path_buf();
@@ -161,7 +163,10 @@ fn write_loop(mut file: Flock<File>, rx: &mpsc::Receiver<Command>, path: &Path) 
 
 /// Records an agent's messages and queue changes into `writer` until `finish` is sent;
 /// then drains what is left, syncs and closes the file.
-pub fn record_events(agent: &Agent, writer: SessionWriter) -> (oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
+pub fn record_events(
+    agent: &Agent,
+    writer: SessionWriter,
+) -> (oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
     let mut events = agent.subscribe(None);
     let (finish, mut finished) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
@@ -191,7 +196,10 @@ fn record(writer: &SessionWriter, event: &AgentEvent) {
             timestamp: now_ms(),
             message: message.clone(),
         }),
-        AgentEvent::QueueUpdate { steering, follow_up } => writer.append(&Entry::Queue {
+        AgentEvent::QueueUpdate {
+            steering,
+            follow_up,
+        } => writer.append(&Entry::Queue {
             timestamp: now_ms(),
             steering: steering.clone(),
             follow_up: follow_up.clone(),

@@ -19,6 +19,10 @@ use std::time::{Duration, Instant, SystemTime};
 /// A second press of Esc within this long after a steer does not interrupt; a second
 /// Ctrl+C within this long quits.
 pub const DOUBLE_PRESS: Duration = Duration::from_secs(1);
+/// Shortest time between two highlight requests for the answer being streamed.
+pub const STREAM_HIGHLIGHT_GAP: Duration = Duration::from_millis(250);
+/// How long a status-bar hint stays.
+pub const HINT: Duration = Duration::from_secs(2);
 /// Spinner frames.
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -161,12 +165,15 @@ pub struct App {
     pub chat: ChatScroll,
     pub(super) highlights: HighlightCache,
     pub(super) pending_highlights: HashMap<u64, Vec<usize>>,
+    last_stream_highlight: Option<Instant>,
     /// The tool-call tree.
     pub calls: CallTree,
     /// The call selected in the tree.
     pub tree_selected: Option<String>,
     /// Subagents for the dashboard.
     pub subagents: Vec<SubagentRow>,
+    /// When each subagent row arrived (its elapsed time counts on from there).
+    pub(super) subagents_seen: Vec<Instant>,
     /// Cron jobs for the dashboard.
     pub cron: Vec<CronRow>,
     /// System notifications waiting for the agent.
@@ -187,6 +194,8 @@ pub struct App {
     pub now: Instant,
     clock_base: (Instant, SystemTime),
     pub(super) dirty: bool,
+    /// Whether the user's own input changed the screen (drawn sooner than streamed text).
+    pub(super) input_changed: bool,
     pub(super) last_total_rows: usize,
 }
 
@@ -223,9 +232,11 @@ impl App {
             },
             highlights: HighlightCache::default(),
             pending_highlights: HashMap::new(),
+            last_stream_highlight: None,
             calls: CallTree::default(),
             tree_selected: None,
             subagents: Vec::new(),
+            subagents_seen: Vec::new(),
             cron: Vec::new(),
             pending_notifications: 0,
             dashboard_selected: 0,
@@ -239,6 +250,7 @@ impl App {
             now: Instant::now(),
             clock_base: (Instant::now(), SystemTime::now()),
             dirty: true,
+            input_changed: false,
             last_total_rows: 0,
             config,
         }
@@ -259,6 +271,21 @@ impl App {
         }
     }
 
+    /// How long subagent `i` has run, counting on from its last update while it works.
+    pub fn subagent_elapsed(&self, i: usize) -> Duration {
+        let Some(row) = self.subagents.get(i) else {
+            return Duration::ZERO;
+        };
+        let since = self
+            .subagents_seen
+            .get(i)
+            .map_or(Duration::ZERO, |t| self.now.saturating_duration_since(*t));
+        match row.status {
+            super::msg::SubagentStatus::Running => row.elapsed + since,
+            _ => row.elapsed,
+        }
+    }
+
     /// Colours.
     pub fn theme(&self) -> &Theme {
         &self.config.theme
@@ -269,11 +296,20 @@ impl App {
         self.dirty
     }
 
+    /// Whether the change came from the user (keys, paste, resize), which is drawn at the
+    /// full frame rate; streamed output is drawn at a lower one.
+    pub fn input_changed(&self) -> bool {
+        self.input_changed
+    }
+
     /// Whether work is going on (the spinner turns, times count up).
     pub fn busy(&self) -> bool {
         self.running
             || self.calls.any_running()
-            || self.subagents.iter().any(|s| s.status == super::msg::SubagentStatus::Running)
+            || self
+                .subagents
+                .iter()
+                .any(|s| s.status == super::msg::SubagentStatus::Running)
     }
 
     /// When the screen changes by itself next (a hint expiring, a cron countdown).
@@ -301,9 +337,16 @@ impl App {
 
     /// The areas of the current frame.
     pub fn areas(&self) -> Areas {
-        let queue_rows = u16::try_from(self.queued_steering.len() + self.queued_follow_up.len()).unwrap_or(u16::MAX);
-        let composer_rows = self.composer.rows(self.size.width.saturating_sub(2));
-        layout::areas(self.size, queue_rows, composer_rows, self.focus)
+        self.areas_in(self.size)
+    }
+
+    /// The areas in a screen of `size` (the view lays out the frame it is given, which
+    /// can differ from the last size `update` saw for one frame after a resize).
+    pub fn areas_in(&self, size: Rect) -> Areas {
+        let queue_rows = u16::try_from(self.queued_steering.len() + self.queued_follow_up.len())
+            .unwrap_or(u16::MAX);
+        let composer_rows = self.composer.rows(size.width.saturating_sub(2));
+        layout::areas(size, queue_rows, composer_rows, self.focus)
     }
 
     /// The chat's text area (inside its border).
@@ -314,11 +357,11 @@ impl App {
     /// The first visible chat row.
     pub fn chat_top(&self, height: usize) -> usize {
         let max_top = self.transcript.total_rows().saturating_sub(height);
-        if self.chat.follow { max_top } else { self.chat.top.min(max_top) }
-    }
-
-    pub(super) fn render_ctx(&self) -> (Theme, bool) {
-        (self.config.theme.clone(), self.expand_thinking)
+        if self.chat.follow {
+            max_top
+        } else {
+            self.chat.top.min(max_top)
+        }
     }
 
     /// Shows a status-bar hint for `for_how_long`.
@@ -330,17 +373,17 @@ impl App {
     /// code on screen.
     pub(super) fn prepare_frame(&mut self) -> Vec<Effect> {
         self.dirty = false;
+        self.input_changed = false;
         let mut effects = Vec::new();
         self.calls.refresh_rows();
         let Some(inner) = self.chat_inner() else {
             return effects;
         };
-        let (theme, expand) = self.render_ctx();
         let ctx = RenderCtx {
-            theme: &theme,
+            theme: &self.config.theme,
             highlights: &self.highlights,
             cards: &self.cards,
-            expand_thinking: expand,
+            expand_thinking: self.expand_thinking,
         };
         let rendered = self.transcript.layout(inner.width, &ctx);
         let total = self.transcript.total_rows();
@@ -351,10 +394,27 @@ impl App {
         let height = usize::from(inner.height);
         let top = self.chat_top(height);
         let visible = self.transcript.entries_in(top, height);
-        let mut wanted: Vec<(usize, Vec<_>)> = rendered
-            .into_iter()
-            .filter(|(i, _)| visible.contains(i) || Some(*i) == self.streaming_entry)
-            .collect();
+        let mut wanted: Vec<(usize, Vec<_>)> = Vec::new();
+        for (entry, requests) in rendered {
+            if Some(entry) == self.streaming_entry {
+                // While an answer streams, only its newest code block is highlighted, at
+                // most a few times a second: each result re-renders the whole answer, and
+                // a fast stream would otherwise highlight every block it scrolls past.
+                let newest = requests
+                    .into_iter()
+                    .rev()
+                    .find(|r| !self.pending_highlights.contains_key(&r.key));
+                let due = self
+                    .last_stream_highlight
+                    .is_none_or(|t| self.now.saturating_duration_since(t) >= STREAM_HIGHLIGHT_GAP);
+                if let Some(request) = newest.filter(|_| due) {
+                    self.last_stream_highlight = Some(self.now);
+                    wanted.push((entry, vec![request]));
+                }
+            } else if visible.contains(&entry) {
+                wanted.push((entry, requests));
+            }
+        }
         wanted.extend(self.transcript.missing_highlights(visible, &ctx));
         for (entry, requests) in wanted {
             self.transcript.highlights_requested(entry);

@@ -69,7 +69,11 @@ impl CallNode {
     /// The first non-empty line of the result.
     pub fn preview(&self) -> Option<&str> {
         let result = self.result.as_ref()?;
-        result.content.lines().map(str::trim).find(|l| !l.is_empty())
+        result
+            .content
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
     }
 
     /// Elapsed time: the final duration, or the time running so far.
@@ -111,13 +115,14 @@ impl CallNode {
     }
 
     fn finish(&mut self, result: &ToolResult, now: Instant) {
-        self.status = if result.content == SKIPPED_FOR_STEERING || result.content == SKIPPED_FOR_ABORT {
-            CallStatus::Skipped
-        } else if result.is_error {
-            CallStatus::Failed
-        } else {
-            CallStatus::Done
-        };
+        self.status =
+            if result.content == SKIPPED_FOR_STEERING || result.content == SKIPPED_FOR_ABORT {
+                CallStatus::Skipped
+            } else if result.is_error {
+                CallStatus::Failed
+            } else {
+                CallStatus::Done
+            };
         self.duration = self.started.map(|s| now.saturating_duration_since(s));
         self.result = Some(result.clone());
     }
@@ -225,21 +230,34 @@ impl CallTree {
         let turn = self.turn_for_new_call();
         let calls = &mut self.turns[turn].calls;
         calls.push(CallNode::new(id, name, args));
-        self.paths.insert(id.to_owned(), (turn, vec![calls.len() - 1]));
+        self.paths
+            .insert(id.to_owned(), (turn, vec![calls.len() - 1]));
         self.rows_dirty = true;
     }
 
     /// Applies a main-agent tool event; returns the id of the call it changed.
     pub fn apply(&mut self, event: &AgentEvent, now: Instant) -> Option<String> {
         match event {
-            AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args } => {
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => {
                 self.announce(tool_call_id, tool_name, args);
                 self.node_mut(tool_call_id)?.start(args, now);
             }
-            AgentEvent::ToolExecutionUpdate { tool_call_id, partial, .. } => {
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                partial,
+                ..
+            } => {
                 self.node_mut(tool_call_id)?.update(partial);
             }
-            AgentEvent::ToolExecutionEnd { tool_call_id, result, .. } => {
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                result,
+                ..
+            } => {
                 self.node_mut(tool_call_id)?.finish(result, now);
             }
             _ => return None,
@@ -259,7 +277,11 @@ impl CallTree {
             return false;
         };
         match event {
-            AgentEvent::ToolExecutionStart { tool_call_id, tool_name, args } => {
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => {
                 let Some(parent_node) = self.node_mut(parent) else {
                     return false;
                 };
@@ -270,11 +292,19 @@ impl CallTree {
                 child_path.push(parent_node.children.len() - 1);
                 self.paths.insert(tool_call_id.clone(), (turn, child_path));
             }
-            AgentEvent::ToolExecutionUpdate { tool_call_id, partial, .. } => match self.node_mut(tool_call_id) {
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                partial,
+                ..
+            } => match self.node_mut(tool_call_id) {
                 Some(node) => node.update(partial),
                 None => return false,
             },
-            AgentEvent::ToolExecutionEnd { tool_call_id, result, .. } => match self.node_mut(tool_call_id) {
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                result,
+                ..
+            } => match self.node_mut(tool_call_id) {
                 Some(node) => node.finish(result, now),
                 None => return false,
             },
@@ -287,7 +317,9 @@ impl CallTree {
     /// Whether any call is executing.
     pub fn any_running(&self) -> bool {
         fn running(nodes: &[CallNode]) -> bool {
-            nodes.iter().any(|n| n.status == CallStatus::Running || running(&n.children))
+            nodes
+                .iter()
+                .any(|n| n.status == CallStatus::Running || running(&n.children))
         }
         self.turns.iter().any(|t| running(&t.calls))
     }

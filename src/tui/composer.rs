@@ -111,7 +111,8 @@ impl Composer {
 
     /// Inserts text at the cursor (a paste keeps its line breaks).
     pub fn insert(&mut self, text: &str) {
-        self.textarea.insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+        self.textarea
+            .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
     }
 
     /// Inserts a line break.
@@ -236,7 +237,11 @@ impl Composer {
             (CompletionKind::Command, items, replace)
         } else if let Some(partial) = word.strip_prefix('@') {
             match files {
-                Some(files) => (CompletionKind::Path, match_paths(files, partial), partial.chars().count()),
+                Some(files) => (
+                    CompletionKind::Path,
+                    match_paths(files, partial),
+                    partial.chars().count(),
+                ),
                 None => {
                     self.wants_files = true;
                     return;
@@ -250,7 +255,11 @@ impl Composer {
         }
         let selected = previous
             .filter(|p| p.kind == kind)
-            .and_then(|p| p.items.get(p.selected).and_then(|s| items.iter().position(|i| i == s)))
+            .and_then(|p| {
+                p.items
+                    .get(p.selected)
+                    .and_then(|s| items.iter().position(|i| i == s))
+            })
             .unwrap_or(0);
         self.completion = Some(Completion {
             kind,
@@ -316,7 +325,11 @@ pub fn match_paths(files: &[String], partial: &str) -> Vec<String> {
         })
         .collect();
     scored.sort();
-    scored.into_iter().take(COMPLETION_ITEMS).map(|(_, _, f)| f.clone()).collect()
+    scored
+        .into_iter()
+        .take(COMPLETION_ITEMS)
+        .map(|(_, _, f)| f.clone())
+        .collect()
 }
 
 #[cfg(test)]
@@ -349,7 +362,11 @@ mod tests {
         c.insert("look at @ma");
         c.refresh_completion(None, &[]);
         assert!(c.wants_files && c.completion.is_none());
-        let files = vec!["src/main.rs".to_owned(), "Makefile".to_owned(), "docs/x.md".to_owned()];
+        let files = vec![
+            "src/main.rs".to_owned(),
+            "Makefile".to_owned(),
+            "docs/x.md".to_owned(),
+        ];
         c.refresh_completion(Some(&files), &[]);
         let popup = c.completion.clone().unwrap();
         assert_eq!(popup.items, ["Makefile", "src/main.rs"]);

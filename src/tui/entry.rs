@@ -135,7 +135,10 @@ pub fn render_block_part(
 }
 
 fn thinking_lines(thinking: &str, ctx: &RenderCtx<'_>, out: &mut Vec<StyledLine>) {
-    let style = ctx.theme.fg(Token::Thinking).add_modifier(Modifier::ITALIC | Modifier::DIM);
+    let style = ctx
+        .theme
+        .fg(Token::Thinking)
+        .add_modifier(Modifier::ITALIC | Modifier::DIM);
     let text = clean(thinking.trim());
     let words = text.split_whitespace().count();
     if !ctx.expand_thinking {
@@ -146,7 +149,10 @@ fn thinking_lines(thinking: &str, ctx: &RenderCtx<'_>, out: &mut Vec<StyledLine>
         ));
         return;
     }
-    out.push(StyledLine::plain(format!("▾ thinking ({words} words)"), style));
+    out.push(StyledLine::plain(
+        format!("▾ thinking ({words} words)"),
+        style,
+    ));
     for line in text.lines() {
         out.push(StyledLine::plain(line.to_owned(), style).with_prefix(vec![Span::raw("  ")]));
     }
@@ -182,9 +188,16 @@ fn tool_card(id: &str, name: &str, args: &serde_json::Value, ctx: &RenderCtx<'_>
     let (symbol, token) = status_symbol(status);
     let mut spans = vec![
         Span::styled(format!("{symbol} "), theme.fg(token)),
-        Span::styled(name.to_owned(), theme.fg(Token::Tool).add_modifier(Modifier::BOLD)),
+        Span::styled(
+            name.to_owned(),
+            theme.fg(Token::Tool).add_modifier(Modifier::BOLD),
+        ),
     ];
-    let summary = if args.is_null() { String::new() } else { summarize_args(args) };
+    let summary = if args.is_null() {
+        String::new()
+    } else {
+        summarize_args(args)
+    };
     if !summary.is_empty() {
         spans.push(Span::styled(format!(" {}", clean(&summary)), theme.text()));
     }
@@ -209,7 +222,10 @@ pub fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut Vec<Sty
     match message.stop_reason {
         StopReason::Aborted => out.push(StyledLine::plain("⏹ interrupted", theme.dim())),
         StopReason::Error => {
-            let why = message.error_message.as_deref().unwrap_or("the request failed");
+            let why = message
+                .error_message
+                .as_deref()
+                .unwrap_or("the request failed");
             let style = theme.fg(Token::Error);
             out.push(hanging(format!("✗ {}", clean(why)), style));
             out.push(StyledLine::plain(
@@ -232,7 +248,11 @@ pub fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<StyledLine>)
             let style = theme.fg(Token::User).add_modifier(Modifier::BOLD);
             let marker = Span::styled("› ", theme.fg(Token::User));
             for (i, line) in clean(text).split('\n').enumerate() {
-                let first = if i == 0 { marker.clone() } else { Span::raw("  ") };
+                let first = if i == 0 {
+                    marker.clone()
+                } else {
+                    Span::raw("  ")
+                };
                 out.push(StyledLine {
                     first_prefix: vec![first],
                     rest_prefix: vec![Span::raw("  ")],
@@ -256,7 +276,10 @@ pub fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<StyledLine>)
         }
         EntryKind::Outbound(m) => {
             let head = theme.fg(Token::Message).add_modifier(Modifier::BOLD);
-            out.push(StyledLine::plain(format!("✉ message to {}:{}", m.channel, m.chat_id), head));
+            out.push(StyledLine::plain(
+                format!("✉ message to {}:{}", m.channel, m.chat_id),
+                head,
+            ));
             prefixed_text("┃ ", &m.content, theme.fg(Token::Message), out);
         }
         EntryKind::Retry {
@@ -270,7 +293,10 @@ pub fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<StyledLine>)
                 *delay_ms as f64 / 1000.0,
                 clip(reason.lines().next().unwrap_or_default(), 200)
             );
-            out.push(hanging(text, theme.fg(Token::Warning).add_modifier(Modifier::DIM)));
+            out.push(hanging(
+                text,
+                theme.fg(Token::Warning).add_modifier(Modifier::DIM),
+            ));
         }
         EntryKind::Assistant(_) => {}
     }
@@ -285,11 +311,20 @@ fn hanging(text: String, style: ratatui::style::Style) -> StyledLine {
     }
 }
 
-fn prefixed_text(prefix: &str, text: &str, style: ratatui::style::Style, out: &mut Vec<StyledLine>) {
+fn prefixed_text(
+    prefix: &str,
+    text: &str,
+    style: ratatui::style::Style,
+    out: &mut Vec<StyledLine>,
+) {
     let pad = " ".repeat(prefix.chars().count());
     let bar = prefix.trim_end().chars().all(|c| "│┃".contains(c));
     for (i, line) in clean(text).split('\n').enumerate() {
-        let first = if i == 0 || bar { prefix.to_owned() } else { pad.clone() };
+        let first = if i == 0 || bar {
+            prefix.to_owned()
+        } else {
+            pad.clone()
+        };
         let rest = if bar { prefix.to_owned() } else { pad.clone() };
         out.push(StyledLine {
             first_prefix: vec![Span::styled(first, style)],

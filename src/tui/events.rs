@@ -76,7 +76,10 @@ impl App {
             }
             AgentEvent::AutoRetryEnd { .. } => self.retrying = false,
             AgentEvent::SettingUpdate { key, value } => self.setting(&key, value),
-            AgentEvent::QueueUpdate { steering, follow_up } => {
+            AgentEvent::QueueUpdate {
+                steering,
+                follow_up,
+            } => {
                 self.queued_steering = steering;
                 self.queued_follow_up = follow_up;
             }

@@ -68,7 +68,12 @@ impl Sets {
             out.push(
                 pieces
                     .into_iter()
-                    .map(|(style, text)| (convert(style), text.trim_end_matches(['\n', '\r']).to_owned()))
+                    .map(|(style, text)| {
+                        (
+                            convert(style),
+                            text.trim_end_matches(['\n', '\r']).to_owned(),
+                        )
+                    })
                     .filter(|(_, text)| !text.is_empty())
                     .collect(),
             );
@@ -78,7 +83,11 @@ impl Sets {
 }
 
 fn plain(code: &str) -> HighlightedCode {
-    Arc::new(code.split('\n').map(|l| vec![(Style::default(), l.to_owned())]).collect())
+    Arc::new(
+        code.split('\n')
+            .map(|l| vec![(Style::default(), l.to_owned())])
+            .collect(),
+    )
 }
 
 fn convert(style: syntect::highlighting::Style) -> Style {
@@ -114,7 +123,13 @@ impl Highlighter {
                     let sets = Sets::load();
                     while let Ok(req) = rx.recv() {
                         let lines = sets.highlight(&req.lang, &req.code, &req.theme);
-                        if reply.send(Msg::Highlighted { key: req.key, lines }).is_err() {
+                        if reply
+                            .send(Msg::Highlighted {
+                                key: req.key,
+                                lines,
+                            })
+                            .is_err()
+                        {
                             return;
                         }
                     }
@@ -141,12 +156,19 @@ mod tests {
     #[test]
     fn rust_gets_colours_and_unknown_languages_stay_readable() {
         let sets = Sets::load();
-        let lines = sets.highlight("rust", "fn main() {\n    let x = 1;\n}", "base16-ocean.dark");
+        let lines = sets.highlight(
+            "rust",
+            "fn main() {\n    let x = 1;\n}",
+            "base16-ocean.dark",
+        );
         assert_eq!(lines.len(), 3);
         let text: String = lines[1].iter().map(|(_, t)| t.as_str()).collect();
         assert_eq!(text, "    let x = 1;");
         let colours: std::collections::HashSet<_> = lines[0].iter().map(|(s, _)| s.fg).collect();
-        assert!(colours.len() > 1, "keywords and names should differ: {colours:?}");
+        assert!(
+            colours.len() > 1,
+            "keywords and names should differ: {colours:?}"
+        );
         let other = sets.highlight("no-such-language", "a\nb", "base16-ocean.dark");
         assert_eq!(other.len(), 2);
         assert_eq!(sets.highlight("rust", "x", "no-such-theme")[0][0].1, "x");

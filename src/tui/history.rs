@@ -80,7 +80,10 @@ mod tests {
         append(&data, "two\nlines \"quoted\"").unwrap();
         assert_eq!(load(&data).unwrap(), ["first", "two\nlines \"quoted\""]);
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(history_path(&data)).unwrap().permissions().mode();
+        let mode = std::fs::metadata(history_path(&data))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o077, 0);
     }
 

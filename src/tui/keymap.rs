@@ -40,21 +40,45 @@ pub enum Action {
 
 /// Every action with its config name and a description for the help overlay.
 pub const ACTIONS: [(Action, &str, &str); 15] = [
-    (Action::Submit, "submit", "send; while the agent works: queue a follow-up"),
+    (
+        Action::Submit,
+        "submit",
+        "send; while the agent works: queue a follow-up",
+    ),
     (Action::Newline, "newline", "new line in the message"),
-    (Action::Interrupt, "interrupt", "close overlay · steer with text · interrupt when empty"),
-    (Action::Cancel, "cancel", "interrupt, or clear the message; twice: quit"),
+    (
+        Action::Interrupt,
+        "interrupt",
+        "close overlay · steer with text · interrupt when empty",
+    ),
+    (
+        Action::Cancel,
+        "cancel",
+        "interrupt, or clear the message; twice: quit",
+    ),
     (Action::Quit, "quit", "quit (empty message)"),
     (Action::Suspend, "suspend", "suspend to the shell"),
     (Action::FocusNext, "focus_next", "next pane"),
     (Action::FocusPrev, "focus_prev", "previous pane"),
-    (Action::PullQueue, "pull_queue", "pull queued messages back for editing"),
-    (Action::ToggleThinking, "toggle_thinking", "expand/collapse thinking"),
+    (
+        Action::PullQueue,
+        "pull_queue",
+        "pull queued messages back for editing",
+    ),
+    (
+        Action::ToggleThinking,
+        "toggle_thinking",
+        "expand/collapse thinking",
+    ),
     (Action::Help, "help", "this help"),
     (Action::Editor, "editor", "edit the message in $EDITOR"),
     (Action::PageUp, "page_up", "scroll the chat up"),
     (Action::PageDown, "page_down", "scroll the chat down"),
-    (Action::ToggleMouse, "toggle_mouse", "mouse capture on/off (off: select text)"),
+    (
+        Action::ToggleMouse,
+        "toggle_mouse",
+        "mouse capture on/off (off: select text)",
+    ),
 ];
 
 /// A key with its modifiers, as bound.
@@ -82,7 +106,9 @@ impl KeyChord {
             got.remove(KeyModifiers::SHIFT);
         }
         let code_matches = match (self.code, key.code) {
-            (KeyCode::Char(a), KeyCode::Char(b)) => a.eq_ignore_ascii_case(&b) && (a == b || !got.is_empty()),
+            (KeyCode::Char(a), KeyCode::Char(b)) => {
+                a.eq_ignore_ascii_case(&b) && (a == b || !got.is_empty())
+            }
             // Terminals report Shift+Tab as BackTab, sometimes with Shift set.
             (KeyCode::BackTab, KeyCode::BackTab) => {
                 want.remove(KeyModifiers::SHIFT);
@@ -150,7 +176,11 @@ pub fn parse_chord(text: &str) -> Result<KeyChord, String> {
             "ctrl" | "control" | "c" => KeyModifiers::CONTROL,
             "alt" | "meta" | "option" | "m" => KeyModifiers::ALT,
             "shift" | "s" => KeyModifiers::SHIFT,
-            other => return Err(format!("unknown modifier \"{other}\" in \"{text}\" (use ctrl, alt, shift)")),
+            other => {
+                return Err(format!(
+                    "unknown modifier \"{other}\" in \"{text}\" (use ctrl, alt, shift)"
+                ));
+            }
         };
     }
     let code = match key {
@@ -171,7 +201,9 @@ pub fn parse_chord(text: &str) -> Result<KeyChord, String> {
         "backspace" => KeyCode::Backspace,
         "delete" | "del" => KeyCode::Delete,
         k if k.starts_with('f') && k.len() > 1 && k[1..].chars().all(|c| c.is_ascii_digit()) => {
-            let n: u8 = k[1..].parse().map_err(|_| format!("\"{text}\": no such function key"))?;
+            let n: u8 = k[1..]
+                .parse()
+                .map_err(|_| format!("\"{text}\": no such function key"))?;
             if !(1..=24).contains(&n) {
                 return Err(format!("\"{text}\": function keys go from f1 to f24"));
             }
@@ -232,15 +264,25 @@ impl KeyMap {
                 .map(|(a, _, _)| *a)
                 .ok_or_else(|| {
                     let names: Vec<&str> = ACTIONS.iter().map(|(_, n, _)| *n).collect();
-                    format!("[keys]: unknown action `{name}`; the actions are {}", names.join(", "))
+                    format!(
+                        "[keys]: unknown action `{name}`; the actions are {}",
+                        names.join(", ")
+                    )
                 })?;
             let texts: Vec<&str> = match value {
                 toml::Value::String(s) => vec![s.as_str()],
                 toml::Value::Array(items) => items
                     .iter()
-                    .map(|v| v.as_str().ok_or_else(|| format!("[keys] `{name}`: every key must be a string")))
+                    .map(|v| {
+                        v.as_str()
+                            .ok_or_else(|| format!("[keys] `{name}`: every key must be a string"))
+                    })
                     .collect::<Result<_, _>>()?,
-                _ => return Err(format!("[keys] `{name}`: give a key like \"ctrl+g\" or a list of keys")),
+                _ => {
+                    return Err(format!(
+                        "[keys] `{name}`: give a key like \"ctrl+g\" or a list of keys"
+                    ));
+                }
             };
             let chords = texts
                 .iter()
@@ -288,13 +330,34 @@ mod tests {
     #[test]
     fn defaults_resolve_the_documented_keys() {
         let map = KeyMap::default();
-        assert_eq!(map.action(&key(KeyCode::Enter, KeyModifiers::NONE)), Some(Action::Submit));
-        assert_eq!(map.action(&key(KeyCode::Enter, KeyModifiers::SHIFT)), Some(Action::Newline));
-        assert_eq!(map.action(&key(KeyCode::Char('j'), KeyModifiers::CONTROL)), Some(Action::Newline));
-        assert_eq!(map.action(&key(KeyCode::BackTab, KeyModifiers::NONE)), Some(Action::FocusPrev));
-        assert_eq!(map.action(&key(KeyCode::Char('c'), KeyModifiers::CONTROL)), Some(Action::Cancel));
-        assert_eq!(map.action(&key(KeyCode::Char('c'), KeyModifiers::NONE)), None);
-        assert_eq!(map.action(&key(KeyCode::Char('C'), KeyModifiers::SHIFT)), None);
+        assert_eq!(
+            map.action(&key(KeyCode::Enter, KeyModifiers::NONE)),
+            Some(Action::Submit)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Enter, KeyModifiers::SHIFT)),
+            Some(Action::Newline)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('j'), KeyModifiers::CONTROL)),
+            Some(Action::Newline)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::BackTab, KeyModifiers::NONE)),
+            Some(Action::FocusPrev)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Some(Action::Cancel)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('c'), KeyModifiers::NONE)),
+            None
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Char('C'), KeyModifiers::SHIFT)),
+            None
+        );
     }
 
     #[test]
@@ -311,10 +374,17 @@ mod tests {
 
     #[test]
     fn a_keys_table_overrides_and_names_bad_keys() {
-        let table: toml::Table = toml::from_str("submit = \"ctrl+s\"\nnewline = [\"enter\"]").unwrap();
+        let table: toml::Table =
+            toml::from_str("submit = \"ctrl+s\"\nnewline = [\"enter\"]").unwrap();
         let map = KeyMap::from_table(&table).unwrap();
-        assert_eq!(map.action(&key(KeyCode::Char('s'), KeyModifiers::CONTROL)), Some(Action::Submit));
-        assert_eq!(map.action(&key(KeyCode::Enter, KeyModifiers::NONE)), Some(Action::Newline));
+        assert_eq!(
+            map.action(&key(KeyCode::Char('s'), KeyModifiers::CONTROL)),
+            Some(Action::Submit)
+        );
+        assert_eq!(
+            map.action(&key(KeyCode::Enter, KeyModifiers::NONE)),
+            Some(Action::Newline)
+        );
         let bad: toml::Table = toml::from_str("sumbit = \"enter\"").unwrap();
         assert!(KeyMap::from_table(&bad).unwrap_err().contains("`sumbit`"));
         let bad: toml::Table = toml::from_str("submit = \"ctrl+nope\"").unwrap();

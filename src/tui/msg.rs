@@ -6,7 +6,7 @@ use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use crate::tools::message::OutboundMessage;
 use crossterm::event::Event;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// Highlighted code: one entry per line, each a list of (style, text) pieces.
 pub type HighlightedCode = Arc<Vec<Vec<(ratatui::style::Style, String)>>>;
@@ -28,6 +28,8 @@ pub enum Msg {
     },
     /// The current subagents (replaces the previous list).
     Subagents(Vec<SubagentRow>),
+    /// One subagent changed (added, or replaced by id).
+    SubagentUpdate(SubagentRow),
     /// The current cron jobs (replaces the previous list).
     CronJobs(Vec<CronRow>),
     /// How many system notifications wait to be delivered to the agent.
@@ -133,6 +135,8 @@ pub struct HighlightRequest {
 /// The state of a subagent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SubagentStatus {
+    /// Waiting for a free slot.
+    Queued,
     /// Working.
     Running,
     /// Finished with a result.
@@ -141,16 +145,20 @@ pub enum SubagentStatus {
     Failed,
     /// Cancelled by the user or the agent.
     Cancelled,
+    /// Stopped at its turn limit before finishing.
+    TurnLimit,
 }
 
 impl SubagentStatus {
     /// The word shown in the dashboard.
     pub fn label(self) -> &'static str {
         match self {
+            SubagentStatus::Queued => "queued",
             SubagentStatus::Running => "working",
             SubagentStatus::Done => "done",
             SubagentStatus::Failed => "failed",
             SubagentStatus::Cancelled => "cancelled",
+            SubagentStatus::TurnLimit => "stopped at its turn limit",
         }
     }
 }
@@ -168,10 +176,8 @@ pub struct SubagentRow {
     pub turns: u32,
     /// Tokens used so far (input + output).
     pub tokens: u64,
-    /// When it started (elapsed time is computed from this while it works).
-    pub started: SystemTime,
-    /// When it ended, once it has.
-    pub ended: Option<SystemTime>,
+    /// Time it has run, as of this row (the dashboard counts on while it works).
+    pub elapsed: Duration,
     /// The tool it is running right now.
     pub current_tool: Option<String>,
 }
@@ -181,8 +187,12 @@ pub struct SubagentRow {
 pub enum CronRunStatus {
     /// Has not fired yet.
     Never,
+    /// Delivering right now.
+    Firing,
     /// Delivered its message.
     Ok,
+    /// Not delivered: the app was not running at the time.
+    Missed,
     /// Failed to deliver.
     Failed,
 }
@@ -200,6 +210,8 @@ pub struct CronRow {
     pub next_fire: Option<SystemTime>,
     /// Whether it is paused.
     pub paused: bool,
+    /// A one-shot job that has fired.
+    pub done: bool,
     /// How the last run went.
     pub last_status: CronRunStatus,
 }

@@ -9,8 +9,9 @@ use super::terminal::{self, Term};
 use super::view::view;
 use super::{Approvals, Background, history};
 use crate::agent::{Agent, AgentError, AgentEvent, NoticeLevel};
+use crate::runtime::Supervisor;
 use crossterm::event::{Event, EventStream};
-use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
 use futures::StreamExt;
 use std::collections::VecDeque;
@@ -21,8 +22,12 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
-/// Shortest time between two frames (60 per second).
+/// Shortest time between two frames after input (60 per second).
 const FRAME: Duration = Duration::from_micros(16_667);
+/// Shortest time between two frames that only show streamed output (30 per second): a
+/// following chat scrolls, so each such frame rewrites the whole pane, and half the
+/// frames halve what is written to the terminal without a visible difference.
+const STREAM_FRAME: Duration = Duration::from_micros(33_333);
 /// Spinner and elapsed-time period while work runs.
 const TICK: Duration = Duration::from_millis(100);
 
@@ -37,6 +42,7 @@ pub(super) enum Exit {
 /// What the effects need: the agent, the inbox, the background runtime.
 pub(super) struct Runtime {
     pub agent: Agent,
+    pub supervisor: Option<Supervisor>,
     pub tx: UnboundedSender<Msg>,
     pub approvals: Approvals,
     pub background: Option<Arc<dyn Background>>,
@@ -54,6 +60,7 @@ impl Runtime {
     /// A runtime for `agent`, answering into `tx`.
     pub fn new(
         agent: Agent,
+        supervisor: Option<Supervisor>,
         tx: UnboundedSender<Msg>,
         approvals: Approvals,
         background: Option<Arc<dyn Background>>,
@@ -65,6 +72,7 @@ impl Runtime {
         Self {
             agent_events,
             agent,
+            supervisor,
             tx,
             approvals,
             background,
@@ -87,31 +95,60 @@ impl Runtime {
         }
     }
 
-    fn background(&mut self, what: &str, act: impl FnOnce(&dyn Background) -> Result<(), String>) {
-        let result = match &self.background {
-            Some(b) => act(b.as_ref()),
-            None => Err(format!("cannot {what}: no background runtime is running in this session.")),
+    /// Runs a dashboard action on a blocking thread; a failure comes back as a notice.
+    fn background(
+        &mut self,
+        what: &'static str,
+        act: impl FnOnce(&dyn Background) -> Result<(), String> + Send + 'static,
+    ) {
+        let Some(background) = self.background.clone() else {
+            let why = format!("cannot {what}: no background runtime is running in this session.");
+            self.pending.push_back(Msg::Notice(NoticeLevel::Error, why));
+            return;
         };
-        if let Err(e) = result {
-            self.pending.push_back(Msg::Notice(NoticeLevel::Error, e));
-        }
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = act(background.as_ref()) {
+                let _ = tx.send(Msg::Notice(
+                    NoticeLevel::Error,
+                    format!("cannot {what}: {e}"),
+                ));
+            }
+        });
     }
 
     /// Carries out one effect.
     pub fn execute(&mut self, effect: Effect, term: &mut Term) {
         let agent = self.agent.clone();
         match effect {
+            // The supervisor decides between a run and a follow-up under its own lock.
+            Effect::Prompt(text) | Effect::FollowUp(text) if self.supervisor.is_some() => {
+                if let Some(s) = &self.supervisor {
+                    s.submit(text);
+                }
+            }
             Effect::Prompt(text) => match agent.prompt(text.clone()) {
                 Ok(()) => {}
-                // The agent started meanwhile (a notification): the text waits its turn.
+                // The agent started meanwhile: the text waits its turn.
                 Err(AgentError::Busy) => agent.follow_up(text),
-                Err(e) => self.pending.push_back(Msg::Notice(NoticeLevel::Error, e.to_string())),
+                Err(e) => self
+                    .pending
+                    .push_back(Msg::Notice(NoticeLevel::Error, e.to_string())),
             },
             Effect::FollowUp(text) => agent.follow_up(text),
-            Effect::Steer(text) => agent.steer(text),
-            Effect::Abort => agent.abort(),
+            Effect::Steer(text) => match &self.supervisor {
+                Some(s) => {
+                    s.steer(text);
+                }
+                None => agent.steer(text),
+            },
+            Effect::Abort => self.abort(),
             Effect::RestoreQueued => {
-                let texts = agent.clear_queue(None).iter().map(|m| m.preview_text()).collect();
+                let texts = agent
+                    .clear_queue(None)
+                    .iter()
+                    .map(|m| m.preview_text())
+                    .collect();
                 self.pending.push_back(Msg::QueueRestored(texts));
             }
             Effect::Quit => self.quit = true,
@@ -144,7 +181,8 @@ impl Runtime {
             Effect::Highlight(request) => self.highlighter.request(request, &self.tx),
             Effect::Copy(text) => {
                 if let Err(e) = terminal::copy_osc52(term.backend_mut(), &text) {
-                    self.pending.push_back(Msg::Notice(NoticeLevel::Error, format!("cannot copy: {e}")));
+                    self.pending
+                        .push_back(Msg::Notice(NoticeLevel::Error, format!("cannot copy: {e}")));
                 }
             }
             Effect::SetModel(name) => agent.set_model(name),
@@ -159,15 +197,30 @@ impl Runtime {
                 });
             }
             Effect::Approve { id, decision } => self.approvals.resolve(&id, decision),
-            Effect::CancelSubagent(id) => self.background("cancel the subagent", |b| b.cancel_subagent(&id)),
-            Effect::PauseCron(id) => self.background("pause the job", |b| b.pause_cron(&id)),
-            Effect::ResumeCron(id) => self.background("resume the job", |b| b.resume_cron(&id)),
-            Effect::DeleteCron(id) => self.background("delete the job", |b| b.delete_cron(&id)),
+            Effect::CancelSubagent(id) => {
+                self.background("cancel the subagent", move |b| b.cancel_subagent(&id))
+            }
+            Effect::PauseCron(id) => self.background("pause the job", move |b| b.pause_cron(&id)),
+            Effect::ResumeCron(id) => {
+                self.background("resume the job", move |b| b.resume_cron(&id))
+            }
+            Effect::DeleteCron(id) => {
+                self.background("delete the job", move |b| b.delete_cron(&id))
+            }
             Effect::SetMouseCapture(on) => {
                 if let Err(e) = terminal::set_mouse(on) {
                     tracing::warn!("cannot change mouse capture: {e}");
                 }
             }
+        }
+    }
+
+    /// Aborts the active run (through the supervisor, which then starts nothing on its
+    /// own until the next input).
+    pub fn abort(&self) {
+        match &self.supervisor {
+            Some(s) => s.abort(),
+            None => self.agent.abort(),
         }
     }
 
@@ -197,7 +250,9 @@ impl Runtime {
         self.draw(app, term)?;
         let mut last_draw = Instant::now();
         loop {
-            let draw_at = app.needs_draw().then(|| (last_draw + FRAME).max(Instant::now()));
+            let draw_at = app
+                .needs_draw()
+                .then(|| (last_draw + FRAME).max(Instant::now()));
             let tick_at = if app.busy() {
                 Some(last_tick + TICK)
             } else {
@@ -248,15 +303,27 @@ impl Runtime {
                 // The old reader may have lost bytes to the editor; start a fresh one and
                 // repaint everything.
                 input = EventStream::new();
-                term.clear()?;
+                // `Terminal::clear` would ask the terminal for the cursor position and wait
+                // for the answer; clearing directly and drawing an empty frame resets
+                // ratatui's idea of the screen just the same.
+                execute!(term.backend_mut(), Clear(ClearType::All))?;
+                term.draw(|_| {})?;
                 let size = term.size()?;
                 self.dispatch(app, term, Msg::Term(Event::Resize(size.width, size.height)));
             }
-            if app.needs_draw() && Instant::now() >= last_draw + FRAME {
+            if app.needs_draw() && Instant::now() >= last_draw + frame_gap(app) {
                 self.draw(app, term)?;
                 last_draw = Instant::now();
             }
         }
+    }
+}
+
+fn frame_gap(app: &App) -> Duration {
+    if app.input_changed() {
+        FRAME
+    } else {
+        STREAM_FRAME
     }
 }
 

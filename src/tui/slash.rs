@@ -6,11 +6,31 @@ use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 pub const COMMANDS: [(&str, &str, &str); 9] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
-    ("/thinking", "off|minimal|low|medium|high|xhigh", "thinking effort from the next run on"),
-    ("/steering", "all|one", "deliver queued steering messages together or one by one"),
-    ("/followup", "all|one", "deliver queued follow-ups together or one by one"),
-    ("/tools", "sequential|parallel", "run a message's tool calls one by one or together"),
-    ("/copy", "[code]", "copy the last answer (or its last code block) via OSC 52"),
+    (
+        "/thinking",
+        "off|minimal|low|medium|high|xhigh",
+        "thinking effort from the next run on",
+    ),
+    (
+        "/steering",
+        "all|one",
+        "deliver queued steering messages together or one by one",
+    ),
+    (
+        "/followup",
+        "all|one",
+        "deliver queued follow-ups together or one by one",
+    ),
+    (
+        "/tools",
+        "sequential|parallel",
+        "run a message's tool calls one by one or together",
+    ),
+    (
+        "/copy",
+        "[code]",
+        "copy the last answer (or its last code block) via OSC 52",
+    ),
     ("/new", "", "start a fresh session"),
     ("/quit", "", "quit"),
 ];
@@ -107,7 +127,10 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
 /// Candidates for the text before the cursor and how many characters they replace.
 pub fn complete(before_cursor: &str, models: &[String]) -> (Vec<String>, usize) {
     let filter = |options: Vec<String>, partial: &str| -> (Vec<String>, usize) {
-        let items: Vec<String> = options.into_iter().filter(|o| o.starts_with(partial)).collect();
+        let items: Vec<String> = options
+            .into_iter()
+            .filter(|o| o.starts_with(partial))
+            .collect();
         // A finished word needs no popup.
         if items.len() == 1 && items[0] == partial {
             return (Vec::new(), 0);
@@ -115,7 +138,10 @@ pub fn complete(before_cursor: &str, models: &[String]) -> (Vec<String>, usize) 
         (items, partial.chars().count())
     };
     match before_cursor.split_once(' ') {
-        None => filter(COMMANDS.iter().map(|(n, _, _)| (*n).to_owned()).collect(), before_cursor),
+        None => filter(
+            COMMANDS.iter().map(|(n, _, _)| (*n).to_owned()).collect(),
+            before_cursor,
+        ),
         Some((command, arg)) => {
             if arg.contains(' ') {
                 return (Vec::new(), 0);
@@ -141,12 +167,29 @@ mod tests {
     fn commands_parse_with_arguments_and_explain_mistakes() {
         assert_eq!(parse("hello"), None);
         assert_eq!(parse("/new"), Some(Ok(Command::New)));
-        assert_eq!(parse("/model  gpt-x "), Some(Ok(Command::Model("gpt-x".into()))));
-        assert_eq!(parse("/steering all"), Some(Ok(Command::Steering(QueueMode::All))));
-        assert_eq!(parse("/followup one"), Some(Ok(Command::FollowUp(QueueMode::OneAtATime))));
-        assert_eq!(parse("/thinking high"), Some(Ok(Command::Thinking(ThinkingLevel::High))));
+        assert_eq!(
+            parse("/model  gpt-x "),
+            Some(Ok(Command::Model("gpt-x".into())))
+        );
+        assert_eq!(
+            parse("/steering all"),
+            Some(Ok(Command::Steering(QueueMode::All)))
+        );
+        assert_eq!(
+            parse("/followup one"),
+            Some(Ok(Command::FollowUp(QueueMode::OneAtATime)))
+        );
+        assert_eq!(
+            parse("/thinking high"),
+            Some(Ok(Command::Thinking(ThinkingLevel::High)))
+        );
         assert_eq!(parse("/copy code"), Some(Ok(Command::Copy { code: true })));
-        assert!(parse("/tools fast").unwrap().unwrap_err().contains("sequential or parallel"));
+        assert!(
+            parse("/tools fast")
+                .unwrap()
+                .unwrap_err()
+                .contains("sequential or parallel")
+        );
         assert!(parse("/nope").unwrap().unwrap_err().contains("/help"));
     }
 
@@ -155,7 +198,10 @@ mod tests {
         assert_eq!(complete("/t", &[]).0, ["/thinking", "/tools"]);
         assert_eq!(complete("/new", &[]).0, Vec::<String>::new());
         let models = vec!["gpt-4.1".to_owned(), "gpt-4o".to_owned(), "o3".to_owned()];
-        assert_eq!(complete("/model gpt", &models), (vec!["gpt-4.1".to_owned(), "gpt-4o".to_owned()], 3));
+        assert_eq!(
+            complete("/model gpt", &models),
+            (vec!["gpt-4.1".to_owned(), "gpt-4o".to_owned()], 3)
+        );
         assert_eq!(complete("/steering a", &[]).0, ["all"]);
     }
 }

@@ -6,7 +6,9 @@ use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
     KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
-use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -71,7 +73,10 @@ pub fn set_mouse(on: bool) -> io::Result<()> {
 
 /// Creates the ratatui terminal over buffered stdout.
 pub fn terminal() -> io::Result<Term> {
-    Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(1 << 16, io::stdout())))
+    Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(
+        1 << 16,
+        io::stdout(),
+    )))
 }
 
 /// Restores the terminal before a panic on the UI thread is reported (by color-eyre's
@@ -125,7 +130,9 @@ pub fn edit_externally(text: &str) -> Result<String, String> {
         .status();
     let entered = enter(mouse);
     let status = status.map_err(|e| {
-        format!("cannot start the editor \"{editor}\": {e}. Set $EDITOR to an editor that is installed.")
+        format!(
+            "cannot start the editor \"{editor}\": {e}. Set $EDITOR to an editor that is installed."
+        )
     })?;
     entered.map_err(|e| format!("cannot restore the terminal after the editor: {e}"))?;
     if !status.success() {
@@ -133,7 +140,8 @@ pub fn edit_externally(text: &str) -> Result<String, String> {
             "the editor \"{editor}\" exited with {status}; your message was left as it was."
         ));
     }
-    std::fs::read_to_string(file.path()).map_err(|e| format!("cannot read back the edited message: {e}"))
+    std::fs::read_to_string(file.path())
+        .map_err(|e| format!("cannot read back the edited message: {e}"))
 }
 
 /// Writes `text` to the clipboard with OSC 52 (works over SSH in most terminals).
@@ -147,7 +155,11 @@ pub fn base64(bytes: &[u8]) -> String {
     const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {

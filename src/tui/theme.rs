@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 pub const BUILTIN_THEMES: [(&str, &str); 3] = [
     ("dark", include_str!("../../themes/dark.toml")),
     ("light", include_str!("../../themes/light.toml")),
-    ("high-contrast", include_str!("../../themes/high-contrast.toml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.toml"),
+    ),
 ];
 
 /// The colour tokens a theme file must define under `[colors]`.
@@ -139,7 +142,8 @@ impl Theme {
             None => Err(ThemeError::Unknown {
                 name: name.to_owned(),
                 builtin: BUILTIN_THEMES.map(|(n, _)| n).join(", "),
-                dir: user_dir.map_or_else(|| "<config dir>/themes".into(), |d| d.display().to_string()),
+                dir: user_dir
+                    .map_or_else(|| "<config dir>/themes".into(), |d| d.display().to_string()),
             }),
         }
     }
@@ -150,7 +154,8 @@ impl Theme {
             source_name: source_name.to_owned(),
             message,
         };
-        let table: toml::Table = toml::from_str(text).map_err(|e| invalid(format!("not valid TOML: {}", e.message().trim())))?;
+        let table: toml::Table = toml::from_str(text)
+            .map_err(|e| invalid(format!("not valid TOML: {}", e.message().trim())))?;
         let mut name = None;
         let mut syntax_theme = None;
         let mut colors_table = None;
@@ -159,7 +164,9 @@ impl Theme {
                 ("name", toml::Value::String(s)) => name = Some(s.clone()),
                 ("syntax_theme", toml::Value::String(s)) => syntax_theme = Some(s.clone()),
                 ("colors", toml::Value::Table(t)) => colors_table = Some(t),
-                ("name" | "syntax_theme", _) => return Err(invalid(format!("`{key}` must be a string"))),
+                ("name" | "syntax_theme", _) => {
+                    return Err(invalid(format!("`{key}` must be a string")));
+                }
                 ("colors", _) => return Err(invalid("`colors` must be a table ([colors])".into())),
                 _ => {
                     return Err(invalid(format!(
@@ -168,7 +175,8 @@ impl Theme {
                 }
             }
         }
-        let colors_table = colors_table.ok_or_else(|| invalid("missing the [colors] table".into()))?;
+        let colors_table =
+            colors_table.ok_or_else(|| invalid("missing the [colors] table".into()))?;
         for key in colors_table.keys() {
             if !TOKENS.contains(&key.as_str()) {
                 return Err(invalid(format!(
@@ -182,7 +190,8 @@ impl Theme {
             let value = colors_table
                 .get(token)
                 .ok_or_else(|| invalid(format!("missing key `colors.{token}`")))?;
-            *slot = parse_color(value).map_err(|why| invalid(format!("bad value for `colors.{token}`: {why}")))?;
+            *slot = parse_color(value)
+                .map_err(|why| invalid(format!("bad value for `colors.{token}`: {why}")))?;
         }
         Ok(Theme {
             name: name.unwrap_or_else(|| source_name.to_owned()),
@@ -247,7 +256,9 @@ impl Theme {
         if self.no_color {
             return Style::default().add_modifier(Modifier::REVERSED);
         }
-        Style::default().bg(self.color(Token::StatusBg)).fg(self.color(Token::StatusFg))
+        Style::default()
+            .bg(self.color(Token::StatusBg))
+            .fg(self.color(Token::StatusFg))
     }
 }
 
@@ -270,7 +281,12 @@ pub fn parse_color(value: &toml::Value) -> Result<Color, String> {
                 .map_err(|_| format!("{n} is not an ANSI colour index 0-255"));
         }
         toml::Value::String(s) => s.trim().to_ascii_lowercase(),
-        other => return Err(format!("expected a colour string, found {}", other.type_str())),
+        other => {
+            return Err(format!(
+                "expected a colour string, found {}",
+                other.type_str()
+            ));
+        }
     };
     if let Some(hex) = text.strip_prefix('#') {
         let valid = hex.len() == 6 && hex.chars().all(|c| c.is_ascii_hexdigit());
@@ -330,24 +346,41 @@ mod tests {
         let dark = BUILTIN_THEMES[0].1;
         let missing = dark.replace("warning = \"#ebcb8b\"\n", "");
         let err = Theme::parse(&missing, "x.toml").unwrap_err().to_string();
-        assert!(err.contains("x.toml") && err.contains("colors.warning"), "{err}");
+        assert!(
+            err.contains("x.toml") && err.contains("colors.warning"),
+            "{err}"
+        );
         let bad = dark.replace("\"#ebcb8b\"", "\"#ebcb8\"");
         let err = Theme::parse(&bad, "x.toml").unwrap_err().to_string();
-        assert!(err.contains("colors.warning") && err.contains("#rrggbb"), "{err}");
+        assert!(
+            err.contains("colors.warning") && err.contains("#rrggbb"),
+            "{err}"
+        );
         let extra = format!("{dark}\nsparkle = \"red\"\n");
         let err = Theme::parse(&extra, "x.toml").unwrap_err().to_string();
         assert!(err.contains("colors.sparkle"), "{err}");
-        let err = Theme::parse("name = 3\n[colors]\n", "y.toml").unwrap_err().to_string();
+        let err = Theme::parse("name = 3\n[colors]\n", "y.toml")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("`name`"), "{err}");
     }
 
     #[test]
     fn colours_parse_in_every_form() {
         use toml::Value;
-        assert_eq!(parse_color(&Value::String("#0a0B0c".into())), Ok(Color::Rgb(10, 11, 12)));
-        assert_eq!(parse_color(&Value::String("Light-Blue".into())), Ok(Color::LightBlue));
+        assert_eq!(
+            parse_color(&Value::String("#0a0B0c".into())),
+            Ok(Color::Rgb(10, 11, 12))
+        );
+        assert_eq!(
+            parse_color(&Value::String("Light-Blue".into())),
+            Ok(Color::LightBlue)
+        );
         assert_eq!(parse_color(&Value::Integer(42)), Ok(Color::Indexed(42)));
-        assert_eq!(parse_color(&Value::String("reset".into())), Ok(Color::Reset));
+        assert_eq!(
+            parse_color(&Value::String("reset".into())),
+            Ok(Color::Reset)
+        );
         assert!(parse_color(&Value::Integer(300)).is_err());
         assert!(parse_color(&Value::String("mauve".into())).is_err());
     }
@@ -355,12 +388,22 @@ mod tests {
     #[test]
     fn user_themes_override_and_unknown_names_explain() {
         let dir = tempfile::tempdir().unwrap();
-        let custom = BUILTIN_THEMES[0].1.replace("name = \"dark\"", "name = \"mine\"");
+        let custom = BUILTIN_THEMES[0]
+            .1
+            .replace("name = \"dark\"", "name = \"mine\"");
         std::fs::write(dir.path().join("mine.toml"), custom).unwrap();
         assert_eq!(Theme::load("mine", Some(dir.path())).unwrap().name, "mine");
-        assert_eq!(Theme::load("light", Some(dir.path())).unwrap().name, "light");
-        let err = Theme::load("nope", Some(dir.path())).unwrap_err().to_string();
-        assert!(err.contains("dark, light, high-contrast") && err.contains("nope.toml"), "{err}");
+        assert_eq!(
+            Theme::load("light", Some(dir.path())).unwrap().name,
+            "light"
+        );
+        let err = Theme::load("nope", Some(dir.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("dark, light, high-contrast") && err.contains("nope.toml"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -368,6 +411,10 @@ mod tests {
         let theme = Theme::fallback().without_color();
         assert_eq!(theme.fg(Token::Error), Style::default());
         assert!(theme.selection().add_modifier.contains(Modifier::REVERSED));
-        assert!(no_color_requested(Some("1")) && !no_color_requested(Some("")) && !no_color_requested(None));
+        assert!(
+            no_color_requested(Some("1"))
+                && !no_color_requested(Some(""))
+                && !no_color_requested(None)
+        );
     }
 }

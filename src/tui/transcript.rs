@@ -6,11 +6,14 @@
 //! `tail`. Row offsets are prefix sums, so finding the first visible entry is a binary
 //! search: the cost of a frame does not grow with the transcript.
 
-use super::entry::{BlockTag, EntryKind, RenderCtx, block_tag, ending_lines, gap_between, render_block_part, render_simple};
+use super::entry::{
+    BlockTag, EntryKind, RenderCtx, block_tag, ending_lines, gap_between, render_block_part,
+    render_simple,
+};
 use super::markdown::SplitScanner;
 use super::msg::HighlightRequest;
 use super::wrap::{StyledLine, wrap_into};
-use crate::agent::event::{apply_delta, finish_partial};
+use crate::agent::event::apply_delta;
 use crate::agent::{AssistantMessage, Block, MessageDelta};
 use ratatui::text::Line;
 
@@ -111,7 +114,12 @@ impl Entry {
         missing
     }
 
-    fn render_streaming(&mut self, width: u16, ctx: &RenderCtx<'_>, missing: &mut Vec<HighlightRequest>) {
+    fn render_streaming(
+        &mut self,
+        width: u16,
+        ctx: &RenderCtx<'_>,
+        missing: &mut Vec<HighlightRequest>,
+    ) {
         let EntryKind::Assistant(message) = &self.kind else {
             return;
         };
@@ -171,7 +179,13 @@ impl Entry {
                     tail_lines.push(StyledLine::blank());
                 }
                 // Code in the unfinished tail is highlighted once it is part of the head.
-                render_block_part(block, p.offset..text.len(), ctx, &mut tail_lines, &mut ignored);
+                render_block_part(
+                    block,
+                    p.offset..text.len(),
+                    ctx,
+                    &mut tail_lines,
+                    &mut ignored,
+                );
             }
             Block::Text { .. } => {}
             other => {
@@ -234,10 +248,9 @@ impl Transcript {
             return;
         };
         if let EntryKind::Assistant(message) = &mut entry.kind {
+            // Arguments stay unparsed until the message ends: parsing each fragment would
+            // cost the square of their length.
             apply_delta(message, &mut entry.raw_args, delta);
-            if matches!(delta, MessageDelta::ToolCallArgs { .. }) {
-                finish_partial_args(message, &entry.raw_args);
-            }
             if entry.dirty == Dirty::Clean {
                 entry.dirty = Dirty::Tail;
                 self.dirty.push(index);
@@ -273,7 +286,11 @@ impl Transcript {
 
     /// Renders what changed at `width` and updates the offsets. Returns, per entry
     /// rendered, the code blocks it shows without a highlight.
-    pub fn layout(&mut self, width: u16, ctx: &RenderCtx<'_>) -> Vec<(usize, Vec<HighlightRequest>)> {
+    pub fn layout(
+        &mut self,
+        width: u16,
+        ctx: &RenderCtx<'_>,
+    ) -> Vec<(usize, Vec<HighlightRequest>)> {
         if width != self.width {
             self.width = width;
             self.invalidate_all();
@@ -350,7 +367,10 @@ impl Transcript {
         if self.offsets.len() < 2 {
             return 0..0;
         }
-        let first = self.offsets.partition_point(|&o| o <= top).saturating_sub(1);
+        let first = self
+            .offsets
+            .partition_point(|&o| o <= top)
+            .saturating_sub(1);
         let last = self.offsets.partition_point(|&o| o < top + height);
         first..last.min(self.entries.len()).max(first)
     }
@@ -385,10 +405,4 @@ impl Transcript {
             ..Transcript::default()
         };
     }
-}
-
-/// Tool-call arguments are parsed as soon as their JSON is complete, so the inline card
-/// can show a summary before the message ends.
-fn finish_partial_args(message: &mut AssistantMessage, raw_args: &[String]) {
-    finish_partial(message, raw_args);
 }

@@ -172,7 +172,9 @@ impl<'a> RowBuilder<'a> {
 
     fn push(&mut self, text: &str, style: Style, w: usize) {
         match self.current.last_mut() {
-            Some(last) if self.has_content && last.style == style => last.content.to_mut().push_str(text),
+            Some(last) if self.has_content && last.style == style => {
+                last.content.to_mut().push_str(text)
+            }
             _ => self.current.push(Span::styled(text.to_owned(), style)),
         }
         self.used += w;
@@ -326,7 +328,10 @@ mod tests {
             spans: vec![Span::raw("alpha beta gamma delta")],
             ..StyledLine::default()
         };
-        assert_eq!(texts(&wrap(&[line], 12)), ["• alpha beta", "  gamma", "  delta"]);
+        assert_eq!(
+            texts(&wrap(&[line], 12)),
+            ["• alpha beta", "  gamma", "  delta"]
+        );
     }
 
     #[test]
@@ -345,7 +350,10 @@ mod tests {
     fn wide_characters_count_two_cells() {
         let line = StyledLine::plain("日本語のテキスト", Style::default());
         let rows = wrap(&[line], 6);
-        assert!(rows.iter().all(|r| str_width(&texts(std::slice::from_ref(r))[0]) <= 6));
+        assert!(
+            rows.iter()
+                .all(|r| str_width(&texts(std::slice::from_ref(r))[0]) <= 6)
+        );
         assert_eq!(rows.len(), 3);
     }
 

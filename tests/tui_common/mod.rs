@@ -70,8 +70,7 @@ pub fn subagent(id: &str) -> SubagentRow {
         status: SubagentStatus::Running,
         turns: 3,
         tokens: 12_400,
-        started: epoch() - Duration::from_secs(95),
-        ended: None,
+        elapsed: Duration::from_secs(95),
         current_tool: Some("exec".into()),
     }
 }
@@ -84,6 +83,11 @@ pub fn cron(id: &str, paused: bool) -> CronRow {
         schedule: "every 300s".into(),
         next_fire: Some(epoch() + Duration::from_secs(300)),
         paused,
-        last_status: if paused { CronRunStatus::Failed } else { CronRunStatus::Ok },
+        done: false,
+        last_status: if paused {
+            CronRunStatus::Failed
+        } else {
+            CronRunStatus::Ok
+        },
     }
 }

@@ -61,7 +61,11 @@ impl Tui {
         let writer = pair.master.take_writer().unwrap();
         let shared = Arc::new((
             Mutex::new(Shared {
-                parser: vt100::Parser::new(std::num::NonZeroU16::new(rows).unwrap(), std::num::NonZeroU16::new(cols).unwrap(), 0),
+                parser: vt100::Parser::new(
+                    std::num::NonZeroU16::new(rows).unwrap(),
+                    std::num::NonZeroU16::new(cols).unwrap(),
+                    0,
+                ),
                 closed: false,
                 bytes: 0,
             }),
@@ -73,7 +77,8 @@ impl Tui {
             loop {
                 let n = reader.read(&mut buf).unwrap_or(0);
                 let (lock, cvar) = &*feed;
-                let mut s = lock.lock().unwrap();
+                // A test that failed while holding the lock must not hide its message.
+                let mut s = lock.lock().unwrap_or_else(|p| p.into_inner());
                 if n == 0 {
                     s.closed = true;
                     cvar.notify_all();
@@ -139,7 +144,16 @@ impl Tui {
             s = cvar.wait_timeout(s, deadline - Instant::now()).unwrap().0;
         }
         let screen = s.parser.screen();
-        (status.exit_code(), screen.alternate_screen(), screen.hide_cursor())
+        (
+            status.exit_code(),
+            screen.alternate_screen(),
+            screen.hide_cursor(),
+        )
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> i32 {
+        self.child.process_id().unwrap() as i32
     }
 
     /// Bytes the process has written so far.
@@ -156,5 +170,10 @@ impl Drop for Tui {
 
 /// The row of the screen that holds the status bar (the last one).
 pub fn status_line(screen: &vt100::Screen) -> String {
-    screen.contents().lines().last().unwrap_or_default().to_owned()
+    screen
+        .contents()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned()
 }

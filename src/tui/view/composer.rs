@@ -1,5 +1,6 @@
 //! The composer, the queue strip above it and the completion popup.
 
+use super::put_line;
 use crate::tui::app::App;
 use crate::tui::keymap::Action;
 use crate::tui::layout::Focus;
@@ -21,7 +22,11 @@ pub fn draw_queue(app: &App, area: Rect, buf: &mut Buffer) {
         .queued_steering
         .iter()
         .map(|t| ("steer", t, Token::Warning))
-        .chain(app.queued_follow_up.iter().map(|t| ("follow-up", t, Token::Accent)));
+        .chain(
+            app.queued_follow_up
+                .iter()
+                .map(|t| ("follow-up", t, Token::Accent)),
+        );
     let total = app.queued_steering.len() + app.queued_follow_up.len();
     for (i, (label, text, token)) in items.take(usize::from(area.height)).enumerate() {
         let y = area.y + i as u16;
@@ -31,7 +36,12 @@ pub fn draw_queue(app: &App, area: Rect, buf: &mut Buffer) {
             first_line(text)
         };
         let line = Line::from(vec![
-            Span::styled(format!(" {label} "), theme.fg(token).add_modifier(Modifier::REVERSED | Modifier::BOLD)),
+            Span::styled(
+                format!(" {label} "),
+                theme
+                    .fg(token)
+                    .add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            ),
             Span::raw(" "),
             Span::styled(shown, theme.text()),
         ]);
@@ -43,7 +53,11 @@ fn first_line(text: &str) -> String {
     let clean = clean(text);
     let mut lines = clean.lines();
     let first = lines.next().unwrap_or_default().to_owned();
-    if lines.next().is_some() { format!("{first} …") } else { first }
+    if lines.next().is_some() {
+        format!("{first} …")
+    } else {
+        first
+    }
 }
 
 /// Draws the composer: a top border with the keys that matter now, then the text.
@@ -61,21 +75,52 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             keys.label(Action::PullQueue)
         )
     } else {
-        format!(" {}: send · {}: newline ", keys.label(Action::Submit), keys.label(Action::Newline))
+        format!(
+            " {}: send · {}: newline ",
+            keys.label(Action::Submit),
+            keys.label(Action::Newline)
+        )
     };
     let focused = app.focus == Focus::Composer;
-    let block = Block::default()
-        .borders(Borders::TOP)
-        .border_style(theme.border(focused))
-        .title(Span::styled(hint, theme.dim()));
-    let body = block.inner(area);
-    block.render(area, buf);
+    let rule = "─".repeat(usize::from(area.width));
+    buf.set_stringn(
+        area.x,
+        area.y,
+        rule,
+        usize::from(area.width),
+        theme.border(focused),
+    );
+    put_line(
+        buf,
+        area.x,
+        area.y,
+        &Line::from(Span::styled(hint, theme.dim())),
+        area.width,
+    );
+    let body = Rect {
+        y: area.y + 1,
+        height: area.height - 1,
+        ..area
+    };
     if focused {
         app.composer.textarea().render(body, buf);
     } else {
         // Unfocused, the cursor is hidden and only the text is shown.
-        for (i, line) in app.composer.textarea().lines().iter().take(usize::from(body.height)).enumerate() {
-            buf.set_stringn(body.x, body.y + i as u16, line, usize::from(body.width), theme.dim());
+        for (i, line) in app
+            .composer
+            .textarea()
+            .lines()
+            .iter()
+            .take(usize::from(body.height))
+            .enumerate()
+        {
+            buf.set_stringn(
+                body.x,
+                body.y + i as u16,
+                line,
+                usize::from(body.width),
+                theme.dim(),
+            );
         }
     }
 }
@@ -114,10 +159,25 @@ pub fn draw_completion(app: &App, composer: Rect, buf: &mut Buffer) {
         .title(Span::styled(" Tab: complete ", theme.dim()));
     let body = block.inner(area);
     block.render(area, buf);
-    for (i, item) in completion.items.iter().take(usize::from(body.height)).enumerate() {
+    for (i, item) in completion
+        .items
+        .iter()
+        .take(usize::from(body.height))
+        .enumerate()
+    {
         let y = body.y + i as u16;
-        let style = if i == completion.selected { theme.selection().add_modifier(Modifier::BOLD) } else { theme.text() };
+        let style = if i == completion.selected {
+            theme.selection().add_modifier(Modifier::BOLD)
+        } else {
+            theme.text()
+        };
         buf.set_style(Rect::new(body.x, y, body.width, 1), style);
-        buf.set_stringn(body.x + 1, y, item, usize::from(body.width.saturating_sub(1)), style);
+        buf.set_stringn(
+            body.x + 1,
+            y,
+            item,
+            usize::from(body.width.saturating_sub(1)),
+            style,
+        );
     }
 }

@@ -1,40 +1,51 @@
 //! The dashboard pane: subagents, cron jobs and pending notifications.
 
-use super::{focused, pane_block};
+use super::{focused, pane_frame};
 use crate::tui::app::{App, SPINNER};
 use crate::tui::entry::format_duration;
 use crate::tui::layout::{Focus, inner};
 use crate::tui::msg::{CronRunStatus, SubagentStatus};
 use crate::tui::theme::Token;
+use crate::tui::wrap::clean;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
 use std::time::{Duration, SystemTime};
 
 /// Draws the dashboard into `area`.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let is_focused = focused(app, Focus::Dashboard);
-    pane_block(app, " Dashboard ".into(), is_focused).render(area, buf);
+    pane_frame(app, area, " Dashboard ", is_focused, buf);
     let body = inner(area);
     let mut lines: Vec<(Line<'static>, bool)> = Vec::new();
-    let header = |text: String| Line::from(Span::styled(text, theme.fg(Token::Accent).add_modifier(Modifier::BOLD)));
-    lines.push((header(format!("Subagents ({})", app.subagents.len())), false));
+    let header = |text: String| {
+        Line::from(Span::styled(
+            text,
+            theme.fg(Token::Accent).add_modifier(Modifier::BOLD),
+        ))
+    };
+    lines.push((
+        header(format!("Subagents ({})", app.subagents.len())),
+        false,
+    ));
     if app.subagents.is_empty() {
         lines.push((Line::from(Span::styled("  none", theme.dim())), false));
     }
     for (i, s) in app.subagents.iter().enumerate() {
         let selected = is_focused && app.dashboard_selected == i;
-        for line in subagent_lines(app, s) {
+        for line in subagent_lines(app, i, s) {
             lines.push((line, selected));
         }
     }
     lines.push((Line::default(), false));
     lines.push((header(format!("Cron ({})", app.cron.len())), false));
     if app.cron.is_empty() {
-        lines.push((Line::from(Span::styled("  no scheduled jobs", theme.dim())), false));
+        lines.push((
+            Line::from(Span::styled("  no scheduled jobs", theme.dim())),
+            false,
+        ));
     }
     for (i, job) in app.cron.iter().enumerate() {
         let selected = is_focused && app.dashboard_selected == app.subagents.len() + i;
@@ -44,11 +55,24 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
     lines.push((Line::default(), false));
     let pending = app.pending_notifications;
-    let style = if pending > 0 { theme.fg(Token::Notify) } else { theme.dim() };
-    lines.push((Line::from(Span::styled(format!("Pending notifications: {pending}"), style)), false));
+    let style = if pending > 0 {
+        theme.fg(Token::Notify)
+    } else {
+        theme.dim()
+    };
+    lines.push((
+        Line::from(Span::styled(
+            format!("Pending notifications: {pending}"),
+            style,
+        )),
+        false,
+    ));
     if is_focused {
         lines.push((
-            Line::from(Span::styled("x cancel subagent · p pause/resume · d delete job", theme.dim())),
+            Line::from(Span::styled(
+                "x cancel subagent · p pause/resume · d delete job",
+                theme.dim(),
+            )),
             false,
         ));
     }
@@ -64,19 +88,19 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn subagent_lines(app: &App, s: &crate::tui::msg::SubagentRow) -> [Line<'static>; 2] {
+fn subagent_lines(app: &App, i: usize, s: &crate::tui::msg::SubagentRow) -> [Line<'static>; 2] {
     let theme = app.theme();
     let (symbol, token) = match s.status {
+        SubagentStatus::Queued => ("○", Token::Dim),
         SubagentStatus::Running => (SPINNER[app.spinner % SPINNER.len()], Token::Tool),
         SubagentStatus::Done => ("✓", Token::Success),
         SubagentStatus::Failed => ("✗", Token::Error),
-        SubagentStatus::Cancelled => ("⊘", Token::Warning),
+        SubagentStatus::Cancelled | SubagentStatus::TurnLimit => ("⊘", Token::Warning),
     };
-    let end = s.ended.unwrap_or_else(|| app.wall());
-    let elapsed = end.duration_since(s.started).unwrap_or_default();
+    let elapsed = app.subagent_elapsed(i);
     let first = Line::from(vec![
         Span::styled(format!("  {symbol} "), theme.fg(token)),
-        Span::styled(s.label.clone(), theme.text().add_modifier(Modifier::BOLD)),
+        Span::styled(clean(&s.label), theme.text().add_modifier(Modifier::BOLD)),
         Span::styled(format!("  {}", s.id), theme.dim()),
     ]);
     let mut details = vec![Span::styled(
@@ -99,11 +123,15 @@ fn cron_lines(app: &App, job: &crate::tui::msg::CronRow) -> [Line<'static>; 2] {
     let theme = app.theme();
     let (last, token) = match job.last_status {
         CronRunStatus::Never => ("not run yet", Token::Dim),
+        CronRunStatus::Firing => ("firing now", Token::Tool),
         CronRunStatus::Ok => ("last ok", Token::Success),
+        CronRunStatus::Missed => ("last missed", Token::Warning),
         CronRunStatus::Failed => ("last failed", Token::Error),
     };
     let next = if job.paused {
         "paused".to_owned()
+    } else if job.done {
+        "done".to_owned()
     } else {
         match job.next_fire {
             Some(at) => format!("next {} ({})", relative(app.wall(), at), clock(app, at)),
@@ -112,7 +140,7 @@ fn cron_lines(app: &App, job: &crate::tui::msg::CronRow) -> [Line<'static>; 2] {
     };
     let first = Line::from(vec![
         Span::styled("  ◷ ", theme.fg(Token::Accent)),
-        Span::styled(job.name.clone(), theme.text().add_modifier(Modifier::BOLD)),
+        Span::styled(clean(&job.name), theme.text().add_modifier(Modifier::BOLD)),
         Span::styled(format!("  {}", job.id), theme.dim()),
     ]);
     let second = Line::from(vec![
@@ -143,13 +171,25 @@ fn clock(app: &App, at: SystemTime) -> String {
     match app.config.time_zone {
         Some(tz) => {
             let t = utc.with_timezone(&tz);
-            let today = chrono::DateTime::<chrono::Utc>::from(app.wall()).with_timezone(&tz).date_naive();
-            if same_day(t.date_naive(), today) { t.format("%H:%M:%S").to_string() } else { t.format("%b %d %H:%M").to_string() }
+            let today = chrono::DateTime::<chrono::Utc>::from(app.wall())
+                .with_timezone(&tz)
+                .date_naive();
+            if same_day(t.date_naive(), today) {
+                t.format("%H:%M:%S").to_string()
+            } else {
+                t.format("%b %d %H:%M").to_string()
+            }
         }
         None => {
             let t = utc.with_timezone(&chrono::Local);
-            let today = chrono::DateTime::<chrono::Utc>::from(app.wall()).with_timezone(&chrono::Local).date_naive();
-            if same_day(t.date_naive(), today) { t.format("%H:%M:%S").to_string() } else { t.format("%b %d %H:%M").to_string() }
+            let today = chrono::DateTime::<chrono::Utc>::from(app.wall())
+                .with_timezone(&chrono::Local)
+                .date_naive();
+            if same_day(t.date_naive(), today) {
+                t.format("%H:%M:%S").to_string()
+            } else {
+                t.format("%b %d %H:%M").to_string()
+            }
         }
     }
 }

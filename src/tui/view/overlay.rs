@@ -52,7 +52,10 @@ fn frame(app: &App, area: Rect, title: String, buf: &mut Buffer) -> Rect {
         .borders(Borders::ALL)
         .border_type(BorderType::Double)
         .border_style(theme.border(true))
-        .title(Span::styled(title, theme.fg(Token::Accent).add_modifier(Modifier::BOLD)));
+        .title(Span::styled(
+            title,
+            theme.fg(Token::Accent).add_modifier(Modifier::BOLD),
+        ));
     let body = block.inner(area);
     block.render(area, buf);
     body
@@ -61,7 +64,12 @@ fn frame(app: &App, area: Rect, title: String, buf: &mut Buffer) -> Rect {
 fn scrolled(lines: &[Line<'static>], body: Rect, scroll: u16, buf: &mut Buffer) {
     let max = lines.len().saturating_sub(usize::from(body.height));
     let top = usize::from(scroll).min(max);
-    for (i, line) in lines.iter().skip(top).take(usize::from(body.height)).enumerate() {
+    for (i, line) in lines
+        .iter()
+        .skip(top)
+        .take(usize::from(body.height))
+        .enumerate()
+    {
         buf.set_line(body.x, body.y + i as u16, line, body.width);
     }
 }
@@ -93,17 +101,38 @@ fn help(app: &App, area: Rect, scroll: u16, buf: &mut Buffer) {
         }
     };
     for (action, _, what) in ACTIONS {
-        let keys: Vec<String> = app.config.keymap.chords(action).iter().map(|c| c.label()).collect();
+        let keys: Vec<String> = app
+            .config
+            .keymap
+            .chords(action)
+            .iter()
+            .map(|c| c.label())
+            .collect();
         lines.extend(row(keys.join(", "), what));
     }
     lines.extend(row("?".into(), "this help (empty message)"));
     lines.push(StyledLine::blank());
     lines.push(StyledLine::plain("In the panes", head));
-    lines.extend(row("Up/Down, Home/End".into(), "chat: scroll · tools: select a call"));
-    lines.extend(row("Enter".into(), "tools: open the call's arguments and result"));
-    lines.extend(row("x / p / d".into(), "dashboard: cancel subagent · pause/resume job · delete job"));
-    lines.extend(row("Up/Down".into(), "message: history (on the first/last line)"));
-    lines.extend(row("@path".into(), "message: complete a workspace file with Tab"));
+    lines.extend(row(
+        "Up/Down, Home/End".into(),
+        "chat: scroll · tools: select a call",
+    ));
+    lines.extend(row(
+        "Enter".into(),
+        "tools: open the call's arguments and result",
+    ));
+    lines.extend(row(
+        "x / p / d".into(),
+        "dashboard: cancel subagent · pause/resume job · delete job",
+    ));
+    lines.extend(row(
+        "Up/Down".into(),
+        "message: history (on the first/last line)",
+    ));
+    lines.extend(row(
+        "@path".into(),
+        "message: complete a workspace file with Tab",
+    ));
     lines.push(StyledLine::blank());
     lines.push(StyledLine::plain("Commands", head));
     for (name, args, what) in COMMANDS {
@@ -119,7 +148,10 @@ fn detail(app: &App, area: Rect, call_id: &str, scroll: u16, buf: &mut Buffer) {
     };
     let rect = centered(area, 80, area.height.saturating_sub(4));
     let (symbol, _) = status_symbol(node.status);
-    let timing = node.elapsed(app.now).map(format_duration).unwrap_or_default();
+    let timing = node
+        .elapsed(app.now)
+        .map(format_duration)
+        .unwrap_or_default();
     let title = format!(" {symbol} {} {timing} · ↑↓ scroll · Esc closes ", node.name);
     let body = frame(app, rect, title, buf);
     let head = theme.fg(Token::Accent).add_modifier(Modifier::BOLD);
@@ -129,7 +161,10 @@ fn detail(app: &App, area: Rect, call_id: &str, scroll: u16, buf: &mut Buffer) {
     let highlighted = app.highlights.get(&key);
     for (i, text) in args.split('\n').enumerate() {
         let spans = match highlighted.and_then(|h| h.get(i)) {
-            Some(pieces) => pieces.iter().map(|(s, t)| Span::styled(t.clone(), *s)).collect(),
+            Some(pieces) => pieces
+                .iter()
+                .map(|(s, t)| Span::styled(t.clone(), *s))
+                .collect(),
             None => vec![Span::styled(text.to_owned(), theme.fg(Token::Code))],
         };
         lines.push(StyledLine {
@@ -141,9 +176,17 @@ fn detail(app: &App, area: Rect, call_id: &str, scroll: u16, buf: &mut Buffer) {
     lines.push(StyledLine::blank());
     let (label, body_text, style) = match (&node.result, node.status) {
         (Some(r), _) => (
-            if r.is_error { "Result (error)" } else { "Result" },
+            if r.is_error {
+                "Result (error)"
+            } else {
+                "Result"
+            },
             r.content.clone(),
-            if r.is_error { theme.fg(Token::Error) } else { theme.text() },
+            if r.is_error {
+                theme.fg(Token::Error)
+            } else {
+                theme.text()
+            },
         ),
         (None, CallStatus::Running) => (
             "Output so far",
@@ -160,6 +203,22 @@ fn detail(app: &App, area: Rect, call_id: &str, scroll: u16, buf: &mut Buffer) {
             ..StyledLine::default()
         });
     }
+    if let Some(details) = node
+        .result
+        .as_ref()
+        .map(|r| &r.details)
+        .filter(|d| !d.is_null())
+    {
+        lines.push(StyledLine::blank());
+        lines.push(StyledLine::plain("Details", head));
+        for text in clean(&pretty_json(details)).split('\n') {
+            lines.push(StyledLine {
+                spans: vec![Span::styled(text.to_owned(), theme.dim())],
+                wrap: WrapKind::Char,
+                ..StyledLine::default()
+            });
+        }
+    }
     scrolled(&wrap(&lines, body.width), body, scroll, buf);
 }
 
@@ -168,7 +227,10 @@ fn confirm(app: &App, area: Rect, id: &str, name: &str, buf: &mut Buffer) {
     let rect = centered(area, 50, 5);
     let body = frame(app, rect, " Delete cron job? ".into(), buf);
     let lines = vec![
-        StyledLine::plain(format!("Delete \"{name}\" ({id})? It will not fire again."), theme.text()),
+        StyledLine::plain(
+            format!("Delete \"{name}\" ({id})? It will not fire again."),
+            theme.text(),
+        ),
         StyledLine::plain("y/Enter: delete · any other key: keep", theme.dim()),
     ];
     scrolled(&wrap(&lines, body.width), body, 0, buf);
@@ -191,12 +253,17 @@ fn approval(app: &App, area: Rect, buf: &mut Buffer) {
         Some(command) => {
             lines.push(StyledLine::plain("The agent wants to run:", theme.text()));
             for text in clean(command).split('\n') {
-                lines.push(StyledLine {
-                    spans: vec![Span::styled(text.to_owned(), theme.fg(Token::Code).add_modifier(Modifier::BOLD))],
-                    wrap: WrapKind::Char,
-                    ..StyledLine::default()
-                }
-                .with_prefix(vec![Span::styled("  $ ", theme.dim())]));
+                lines.push(
+                    StyledLine {
+                        spans: vec![Span::styled(
+                            text.to_owned(),
+                            theme.fg(Token::Code).add_modifier(Modifier::BOLD),
+                        )],
+                        wrap: WrapKind::Char,
+                        ..StyledLine::default()
+                    }
+                    .with_prefix(vec![Span::styled("  $ ", theme.dim())]),
+                );
             }
             for (key, label) in [("cwd", "in"), ("timeout", "timeout (s)")] {
                 if let Some(v) = request.args.get(key).filter(|v| !v.is_null()) {
@@ -215,7 +282,12 @@ fn approval(app: &App, area: Rect, buf: &mut Buffer) {
     lines.push(StyledLine::blank());
     let key = |k: &str, what: &str, token: Token| {
         vec![
-            Span::styled(format!(" {k} "), theme.fg(token).add_modifier(Modifier::REVERSED | Modifier::BOLD)),
+            Span::styled(
+                format!(" {k} "),
+                theme
+                    .fg(token)
+                    .add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            ),
             Span::styled(format!(" {what}   "), theme.text()),
         ]
     };

@@ -35,7 +35,11 @@ pub fn parts(app: &App) -> Vec<String> {
         parts.push(format!("ctx {}%", app.totals.context_tokens * 100 / window));
     }
     parts.push(format!("${:.4}", usage.cost));
-    parts.push(format!("queues steer:{} follow-up:{}", mode(app.steering_mode), mode(app.follow_up_mode)));
+    parts.push(format!(
+        "queues steer:{} follow-up:{}",
+        mode(app.steering_mode),
+        mode(app.follow_up_mode)
+    ));
     parts
 }
 
@@ -57,7 +61,11 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
                 "retrying" => Token::Warning,
                 _ => Token::Tool,
             };
-            let spinner = if app.running { format!("{} ", SPINNER[app.spinner % SPINNER.len()]) } else { String::new() };
+            let spinner = if app.running {
+                format!("{} ", SPINNER[app.spinner % SPINNER.len()])
+            } else {
+                String::new()
+            };
             spans.push(Span::styled(
                 format!("{spinner}{part}"),
                 base.patch(theme.fg(token)).add_modifier(Modifier::BOLD),
@@ -65,7 +73,11 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             // The hint goes right after the state word, so narrow terminals show it too.
             if let Some((hint, _)) = &app.hint {
                 spans.push(sep.clone());
-                spans.push(Span::styled(hint.clone(), base.patch(theme.fg(Token::Warning)).add_modifier(Modifier::BOLD)));
+                spans.push(Span::styled(
+                    hint.clone(),
+                    base.patch(theme.fg(Token::Warning))
+                        .add_modifier(Modifier::BOLD),
+                ));
             }
         } else {
             spans.push(Span::styled(part, base));
@@ -79,7 +91,14 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let room = usize::from(area.width).saturating_sub(used + 2);
     if room >= 8 {
         let shown = if str_width(&workspace) > room {
-            let tail: String = workspace.chars().rev().take(room - 2).collect::<Vec<_>>().into_iter().rev().collect();
+            let tail: String = workspace
+                .chars()
+                .rev()
+                .take(room - 2)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
             format!(" …{tail}")
         } else {
             workspace

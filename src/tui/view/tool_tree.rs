@@ -1,7 +1,7 @@
 //! The tool-call tree pane: turns, calls with status, duration and a result preview,
 //! live output under running calls, a subagent's calls under its `spawn`.
 
-use super::{focused, pane_block};
+use super::{focused, pane_frame, put_line};
 use crate::tui::app::{App, SPINNER};
 use crate::tui::calls::{CallStatus, TreeRow};
 use crate::tui::entry::{format_duration, status_symbol};
@@ -12,13 +12,12 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
 
 /// Draws the tree into `area`.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let is_focused = focused(app, Focus::Tree);
-    pane_block(app, " Tools ".into(), is_focused).render(area, buf);
+    pane_frame(app, area, " Tools ", is_focused, buf);
     let body = inner(area);
     let rows = app.calls.rows();
     if rows.is_empty() {
@@ -31,7 +30,10 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         .tree_selected
         .as_deref()
         .filter(|_| is_focused)
-        .and_then(|sel| rows.iter().position(|r| matches!(r, TreeRow::Call { id, .. } if id == sel)));
+        .and_then(|sel| {
+            rows.iter()
+                .position(|r| matches!(r, TreeRow::Call { id, .. } if id == sel))
+        });
     let top = match selected_row {
         // Keep the selection in view, with its preview line when there is room.
         Some(row) => (row + 2).saturating_sub(height).min(row),
@@ -40,7 +42,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     for (i, row) in rows.iter().skip(top).take(height).enumerate() {
         let y = body.y + i as u16;
         let line = row_line(app, row);
-        buf.set_line(body.x, y, &line, body.width);
+        put_line(buf, body.x, y, &line, body.width);
         if Some(top + i) == selected_row {
             buf.set_style(Rect::new(body.x, y, body.width, 1), theme.selection());
         }
@@ -68,10 +70,16 @@ fn row_line(app: &App, row: &TreeRow) -> Line<'static> {
             let mut spans = vec![
                 Span::raw(indent(*depth)),
                 Span::styled(format!("{symbol} "), theme.fg(token)),
-                Span::styled(node.name.clone(), theme.fg(Token::Tool).add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    node.name.clone(),
+                    theme.fg(Token::Tool).add_modifier(Modifier::BOLD),
+                ),
             ];
             if !node.summary.is_empty() {
-                spans.push(Span::styled(format!(" {}", clean(&node.summary)), theme.text()));
+                spans.push(Span::styled(
+                    format!(" {}", clean(&node.summary)),
+                    theme.text(),
+                ));
             }
             let timing = match node.status {
                 CallStatus::Skipped => Some("skipped".to_owned()),

@@ -10,6 +10,9 @@ use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Par
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
+mod split;
+pub use split::SplitScanner;
+
 /// What rendering needs besides the source.
 pub struct MdContext<'a> {
     /// Colours.
@@ -52,8 +55,14 @@ struct Renderer<'a, 'o> {
 
 /// Renders markdown `src` into logical lines appended to `out`; code blocks with no
 /// cached highlight are listed in `missing` (when the context asks for requests).
-pub fn render(src: &str, ctx: &MdContext<'_>, out: &mut Vec<StyledLine>, missing: &mut Vec<HighlightRequest>) {
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+pub fn render(
+    src: &str,
+    ctx: &MdContext<'_>,
+    out: &mut Vec<StyledLine>,
+    missing: &mut Vec<HighlightRequest>,
+) {
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut r = Renderer {
         ctx,
         out,
@@ -138,11 +147,13 @@ impl Renderer<'_, '_> {
         self.flush();
         if self.needs_gap {
             self.needs_gap = false;
-            let (first, rest) = self.prefixes(false);
-            // Inside a list item the gap keeps the item's indent but shows no marker.
-            let _ = rest;
+            let (first, _) = self.prefixes(false);
+            // A blank line between blocks keeps the quote bars, so a quote reads as one.
             self.out.push(StyledLine {
-                first_prefix: first.into_iter().filter(|s| s.content.trim() == "│").collect(),
+                first_prefix: first
+                    .into_iter()
+                    .filter(|s| s.content.trim() == "│")
+                    .collect(),
                 ..StyledLine::default()
             });
         }
@@ -235,7 +246,9 @@ impl Renderer<'_, '_> {
             Tag::CodeBlock(kind) => {
                 self.gap();
                 let lang = match kind {
-                    CodeBlockKind::Fenced(info) => info.split_whitespace().next().unwrap_or("").to_owned(),
+                    CodeBlockKind::Fenced(info) => {
+                        info.split_whitespace().next().unwrap_or("").to_owned()
+                    }
                     CodeBlockKind::Indented => String::new(),
                 };
                 self.code = Some((lang, String::new()));
@@ -264,7 +277,10 @@ impl Renderer<'_, '_> {
                     }
                     _ => "• ".to_owned(),
                 };
-                self.containers.push(Container::Item { marker, used: false });
+                self.containers.push(Container::Item {
+                    marker,
+                    used: false,
+                });
             }
             Tag::Table(alignments) => {
                 self.gap();
@@ -306,13 +322,18 @@ impl Renderer<'_, '_> {
                 self.text("[image: ");
             }
             Tag::HtmlBlock | Tag::FootnoteDefinition(_) | Tag::MetadataBlock(_) => self.gap(),
-            Tag::DefinitionList | Tag::DefinitionListTitle | Tag::DefinitionListDefinition => self.flush(),
+            Tag::DefinitionList | Tag::DefinitionListTitle | Tag::DefinitionListDefinition => {
+                self.flush()
+            }
         }
     }
 
     fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::Paragraph | TagEnd::HtmlBlock | TagEnd::FootnoteDefinition | TagEnd::MetadataBlock(_) => {
+            TagEnd::Paragraph
+            | TagEnd::HtmlBlock
+            | TagEnd::FootnoteDefinition
+            | TagEnd::MetadataBlock(_) => {
                 self.flush();
                 self.needs_gap = true;
             }
@@ -373,7 +394,13 @@ impl Renderer<'_, '_> {
             TagEnd::Link => {
                 self.pop_style();
                 let url = self.links.pop().unwrap_or_default();
-                let shown: String = self.spans.iter().rev().take(1).map(|s| s.content.to_string()).collect();
+                let shown: String = self
+                    .spans
+                    .iter()
+                    .rev()
+                    .take(1)
+                    .map(|s| s.content.to_string())
+                    .collect();
                 if !url.is_empty() && shown != url && !url.starts_with('#') {
                     let dim = self.ctx.theme.dim();
                     self.spans.push(Span::styled(format!(" <{url}>"), dim));
@@ -383,7 +410,9 @@ impl Renderer<'_, '_> {
                 self.links.pop();
                 self.text("]");
             }
-            TagEnd::DefinitionList | TagEnd::DefinitionListTitle | TagEnd::DefinitionListDefinition => self.flush(),
+            TagEnd::DefinitionList
+            | TagEnd::DefinitionListTitle
+            | TagEnd::DefinitionListDefinition => self.flush(),
         }
     }
 
@@ -446,7 +475,11 @@ impl Renderer<'_, '_> {
         let sep = Span::styled(" │ ", theme.dim());
         for (r, row) in table.rows.iter().enumerate() {
             let header = r < table.head_rows;
-            let style = if header { self.ctx.base.add_modifier(Modifier::BOLD) } else { self.ctx.base };
+            let style = if header {
+                self.ctx.base.add_modifier(Modifier::BOLD)
+            } else {
+                self.ctx.base
+            };
             let mut spans = Vec::new();
             for (c, width) in widths.iter().enumerate() {
                 if c > 0 {
@@ -459,7 +492,10 @@ impl Renderer<'_, '_> {
                     Some(Alignment::Center) => (pad / 2, pad - pad / 2),
                     _ => (0, pad),
                 };
-                spans.push(Span::styled(format!("{}{cell}{}", " ".repeat(left), " ".repeat(right)), style));
+                spans.push(Span::styled(
+                    format!("{}{cell}{}", " ".repeat(left), " ".repeat(right)),
+                    style,
+                ));
             }
             self.emit(StyledLine {
                 spans,
@@ -474,137 +510,5 @@ impl Renderer<'_, '_> {
     }
 }
 
-/// Finds where a growing markdown text can be cut so that the part before the cut
-/// renders the same now as it will when the text is complete: after a blank line that
-/// is outside any code fence. Scans each line once, however often it is called.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SplitScanner {
-    scanned: usize,
-    fence: Option<(char, usize)>,
-    boundary: usize,
-}
-
-impl SplitScanner {
-    /// The latest cut point in `src` (which only ever grows between calls).
-    pub fn advance(&mut self, src: &str) -> usize {
-        if self.scanned > src.len() || !src.is_char_boundary(self.scanned) {
-            *self = SplitScanner::default();
-        }
-        while let Some(rel) = src[self.scanned..].find('\n') {
-            let end = self.scanned + rel + 1;
-            let line = &src[self.scanned..end - 1];
-            self.scan_line(line, end);
-            self.scanned = end;
-        }
-        self.boundary
-    }
-
-    fn scan_line(&mut self, line: &str, end: usize) {
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        let body = line.trim_start_matches(' ');
-        let fence_char = body.chars().next().filter(|c| *c == '`' || *c == '~');
-        if indent <= 3
-            && let Some(ch) = fence_char
-        {
-            let run = body.chars().take_while(|c| *c == ch).count();
-            if run >= 3 {
-                match self.fence {
-                    None => self.fence = Some((ch, run)),
-                    Some((open, len)) if open == ch && run >= len && body[run..].trim().is_empty() => {
-                        self.fence = None;
-                    }
-                    Some(_) => {}
-                }
-                return;
-            }
-        }
-        if self.fence.is_none() && line.trim().is_empty() {
-            self.boundary = end;
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tui::wrap::wrap;
-
-    fn lines(src: &str) -> Vec<String> {
-        let theme = Theme::fallback();
-        let cache = HighlightCache::default();
-        let ctx = MdContext {
-            theme: &theme,
-            highlights: &cache,
-            base: Style::default(),
-            request_highlights: true,
-        };
-        let mut out = Vec::new();
-        let mut missing = Vec::new();
-        render(src, &ctx, &mut out, &mut missing);
-        wrap(&out, 60)
-            .iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
-            .collect()
-    }
-
-    #[test]
-    fn blocks_render_with_gaps_markers_and_no_syntax() {
-        let out = lines("# Title\n\nSome *em* and `code`.\n\n- one\n- two\n  1. nested\n\n> quoted\n\n---\n");
-        assert_eq!(
-            out,
-            [
-                "Title",
-                "",
-                "Some em and code.",
-                "",
-                "• one",
-                "• two",
-                "  1. nested",
-                "",
-                "│ quoted",
-                "",
-                "────────────────────────────────────────────────────────────",
-            ]
-        );
-    }
-
-    #[test]
-    fn code_blocks_and_tables() {
-        let out = lines("```rust\nfn main() {}\n```\n\n| a | bb |\n|---|---:|\n| ccc | d |\n");
-        assert_eq!(out, ["▏ rust", "▏ fn main() {}", "", "a   │ bb", "────┼───", "ccc │  d"]);
-    }
-
-    #[test]
-    fn links_show_their_target() {
-        assert_eq!(lines("[docs](https://x.y/z)"), ["docs <https://x.y/z>"]);
-        assert_eq!(lines("<https://x.y>"), ["https://x.y"]);
-    }
-
-    #[test]
-    fn missing_highlights_are_requested_once_per_block() {
-        let theme = Theme::fallback();
-        let cache = HighlightCache::default();
-        let ctx = MdContext {
-            theme: &theme,
-            highlights: &cache,
-            base: Style::default(),
-            request_highlights: true,
-        };
-        let (mut out, mut missing) = (Vec::new(), Vec::new());
-        render("```py\nx = 1\n```\n", &ctx, &mut out, &mut missing);
-        assert_eq!(missing.len(), 1);
-        assert_eq!(missing[0].lang, "py");
-        assert_eq!(missing[0].code, "x = 1");
-    }
-
-    #[test]
-    fn the_split_point_stays_out_of_code_fences() {
-        let mut s = SplitScanner::default();
-        assert_eq!(s.advance("para one\n"), 0);
-        assert_eq!(s.advance("para one\n\npara"), 10);
-        let with_fence = "para one\n\n```\ncode\n\nmore\n";
-        assert_eq!(s.advance(with_fence), 10);
-        let closed = format!("{with_fence}```\n\nafter");
-        assert_eq!(s.advance(&closed), closed.len() - "after".len());
-    }
-}
+mod tests;

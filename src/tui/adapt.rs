@@ -1,0 +1,109 @@
+//! The background runtime's reports as `Msg`s, and its controls as a [`Background`].
+
+use super::Background;
+use super::msg::{CronRow, CronRunStatus, Msg, SubagentRow, SubagentStatus};
+use crate::runtime::cron::{CronJobInfo, CronService, RunStatus};
+use crate::runtime::{RuntimeEvent, SubagentInfo, SubagentManager};
+use std::time::{Duration, SystemTime};
+
+impl From<&SubagentInfo> for SubagentRow {
+    fn from(info: &SubagentInfo) -> Self {
+        use crate::runtime::SubagentStatus as S;
+        SubagentRow {
+            id: info.id.clone(),
+            label: info.label.clone(),
+            status: match info.status {
+                S::Queued => SubagentStatus::Queued,
+                S::Running => SubagentStatus::Running,
+                S::Done => SubagentStatus::Done,
+                S::Failed => SubagentStatus::Failed,
+                S::Cancelled => SubagentStatus::Cancelled,
+                S::TurnLimit => SubagentStatus::TurnLimit,
+            },
+            turns: info.turns,
+            tokens: info.tokens,
+            elapsed: Duration::from_millis(info.elapsed_ms),
+            current_tool: info.current_tool.clone(),
+        }
+    }
+}
+
+impl From<&CronJobInfo> for CronRow {
+    fn from(job: &CronJobInfo) -> Self {
+        CronRow {
+            id: job.id.clone(),
+            name: job.name.clone(),
+            schedule: job.schedule.clone(),
+            next_fire: job.next_fire.map(SystemTime::from),
+            paused: job.paused,
+            done: job.done,
+            last_status: match job.last_status {
+                None => CronRunStatus::Never,
+                Some(RunStatus::Firing) => CronRunStatus::Firing,
+                Some(RunStatus::Fired) => CronRunStatus::Ok,
+                Some(RunStatus::Missed) => CronRunStatus::Missed,
+                Some(RunStatus::Failed) => CronRunStatus::Failed,
+            },
+        }
+    }
+}
+
+impl From<RuntimeEvent> for Msg {
+    fn from(event: RuntimeEvent) -> Self {
+        match event {
+            RuntimeEvent::SubagentEvent {
+                parent_tool_call_id,
+                event,
+                ..
+            } => Msg::Subagent {
+                parent_call_id: parent_tool_call_id,
+                event,
+            },
+            RuntimeEvent::SubagentUpdate { info } => Msg::SubagentUpdate(SubagentRow::from(&info)),
+            RuntimeEvent::PendingNotifications { count } => Msg::PendingNotifications(count),
+        }
+    }
+}
+
+/// The cron jobs as dashboard rows.
+pub fn cron_rows(jobs: &[CronJobInfo]) -> Msg {
+    Msg::CronJobs(jobs.iter().map(CronRow::from).collect())
+}
+
+/// The dashboard's actions on the runtime's subagent manager and cron service.
+#[derive(Clone, Default)]
+pub struct RuntimeControls {
+    /// Cancels subagents.
+    pub subagents: Option<SubagentManager>,
+    /// Pauses, resumes and deletes jobs.
+    pub cron: Option<CronService>,
+}
+
+impl RuntimeControls {
+    fn cron(&self) -> Result<&CronService, String> {
+        self.cron
+            .as_ref()
+            .ok_or_else(|| "cron jobs are not available in this session.".to_owned())
+    }
+}
+
+impl Background for RuntimeControls {
+    fn cancel_subagent(&self, id: &str) -> Result<(), String> {
+        match &self.subagents {
+            Some(manager) => manager.cancel(id),
+            None => Err("subagents are not available in this session.".into()),
+        }
+    }
+
+    fn pause_cron(&self, id: &str) -> Result<(), String> {
+        self.cron()?.pause(id).map(drop).map_err(|e| e.to_string())
+    }
+
+    fn resume_cron(&self, id: &str) -> Result<(), String> {
+        self.cron()?.resume(id).map(drop).map_err(|e| e.to_string())
+    }
+
+    fn delete_cron(&self, id: &str) -> Result<(), String> {
+        self.cron()?.remove(id).map(drop).map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,289 @@
+//! Starting the client: theme, keys and logging first (errors before the screen is
+//! taken), then the terminal, the runtime loop, and a clean exit.
+
+use super::adapt::{RuntimeControls, cron_rows};
+use super::app::{App, AppConfig};
+use super::keymap::KeyMap;
+use super::msg::{Effect, Msg};
+use super::theme::{Theme, no_color_requested, user_theme_dir};
+use super::{Inbox, MsgSender, Options, history, runtime, terminal};
+use crate::agent::{Agent, NoticeLevel};
+use crate::config::Settings;
+use crate::headless::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE};
+use crossterm::event::Event;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// The workspace with the home directory shortened to `~`.
+fn display_path(path: &Path) -> String {
+    if let Some(dirs) = directories::BaseDirs::new()
+        && let Ok(rest) = path.strip_prefix(dirs.home_dir())
+    {
+        return format!("~/{}", rest.display());
+    }
+    path.display().to_string()
+}
+
+/// Sends tracing output to `claw-tui.log` in the state dir (never to the screen).
+fn init_logging(state_dir: &Path) {
+    let level = match std::env::var("CLAW_TUI_LOG").ok().as_deref() {
+        Some("trace") => tracing::Level::TRACE,
+        Some("debug") => tracing::Level::DEBUG,
+        Some("warn") => tracing::Level::WARN,
+        Some("error") => tracing::Level::ERROR,
+        _ => tracing::Level::INFO,
+    };
+    let file = std::fs::create_dir_all(state_dir).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(state_dir.join("claw-tui.log"))
+    });
+    if let Ok(file) = file {
+        let _ = tracing_subscriber::fmt()
+            .with_writer(Mutex::new(file))
+            .with_ansi(false)
+            .with_max_level(level)
+            .try_init();
+    }
+}
+
+/// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
+/// for the user to fix before the client starts.
+fn app_config(
+    settings: &Settings,
+    keys: Option<&toml::Table>,
+    model: String,
+) -> Result<AppConfig, String> {
+    let theme = Theme::load(
+        &settings.theme,
+        user_theme_dir(&settings.config_path).as_deref(),
+    )
+    .map_err(|e| e.to_string())?;
+    let theme = if no_color_requested(std::env::var("NO_COLOR").ok().as_deref()) {
+        theme.without_color()
+    } else {
+        theme
+    };
+    let keymap = match keys {
+        Some(table) => KeyMap::from_table(table)?,
+        None => KeyMap::default(),
+    };
+    let mut models: Vec<String> = vec![model.clone()];
+    for entry in settings.file.providers.values() {
+        if let Some(m) = &entry.model
+            && !models.contains(m)
+        {
+            models.push(m.clone());
+        }
+    }
+    Ok(AppConfig {
+        theme,
+        keymap,
+        provider: settings.provider.name.clone(),
+        model,
+        models,
+        context_window: settings.provider.context_window,
+        workspace: display_path(&settings.workspace),
+        thinking: settings.thinking,
+        tool_execution: settings.tool_execution,
+        mouse_capture: true,
+        time_zone: None,
+    })
+}
+
+/// Forwards the runtime's events and cron job lists into the inbox.
+fn forward_runtime(options: &mut Options, tx: &MsgSender) {
+    if let Some(mut events) = options.runtime_events.take() {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            while let Some(event) = events.recv().await {
+                if tx.send(Msg::from(event)).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    if let Some(mut jobs) = options.cron_jobs.take() {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            loop {
+                let msg = cron_rows(&jobs.borrow_and_update());
+                if tx.send(msg).is_err() || jobs.changed().await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+fn tokio_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+/// Runs the full-screen client over `agent` until the user quits; returns the exit code.
+///
+/// Needs a terminal on stdin/stdout. Builds its own Tokio runtime. The agent is used
+/// directly unless `options.supervisor` owns its runs.
+pub fn run(settings: &Settings, agent: Agent, inbox: Inbox, options: Options) -> i32 {
+    let config = match app_config(settings, options.keys.as_ref(), agent.state().model.clone()) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    init_logging(&settings.state_dir);
+    let runtime = match tokio_runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let code = runtime.block_on(client(settings, config, agent, inbox, options));
+    // Tools may still be running (an exec that ignores cancellation); do not wait on them.
+    runtime.shutdown_background();
+    code
+}
+
+/// Runs the client with the whole background runtime (supervisor, subagents, cron):
+/// what `claw-tui` without a headless mode does. `approve_all` is `--yes`.
+pub fn launch(settings: &Settings, prompt: Option<String>, approve_all: bool) -> i32 {
+    init_logging(&settings.state_dir);
+    let runtime = match tokio_runtime() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let code = runtime.block_on(async {
+        let inbox = Inbox::new();
+        let main = match crate::setup::start_runtime(
+            settings,
+            inbox.message_sender(),
+            inbox.approval_asker(approve_all),
+        ) {
+            Ok(main) => main,
+            Err(e) => {
+                eprintln!("claw-tui: {e}");
+                return EXIT_USAGE;
+            }
+        };
+        let config = match app_config(settings, None, main.agent.state().model.clone()) {
+            Ok(config) => config,
+            Err(e) => {
+                eprintln!("claw-tui: {e}");
+                return EXIT_USAGE;
+            }
+        };
+        let mut warnings = settings.warnings.clone();
+        warnings.extend(main.warnings.iter().cloned());
+        // Keep the handle: dropping it stops the timer.
+        let _scheduler = match main.start_cron_scheduler() {
+            Ok(handle) => handle,
+            Err(e) => {
+                warnings.push(format!("cron jobs will not fire in this session: {e}"));
+                None
+            }
+        };
+        let options = Options {
+            prompt,
+            warnings,
+            background: Some(Arc::new(RuntimeControls {
+                subagents: Some(main.subagents.clone()),
+                cron: main.cron.clone(),
+            })),
+            keys: None,
+            runtime_events: Some(main.events),
+            cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
+            supervisor: Some(main.supervisor.clone()),
+        };
+        let code = client(settings, config, main.agent.clone(), inbox, options).await;
+        main.supervisor.stop().await;
+        main.subagents.shutdown().await;
+        code
+    });
+    runtime.shutdown_background();
+    code
+}
+
+/// Takes the terminal, runs the loop, gives the terminal back.
+async fn client(
+    settings: &Settings,
+    config: AppConfig,
+    agent: Agent,
+    inbox: Inbox,
+    mut options: Options,
+) -> i32 {
+    terminal::install_panic_hook();
+    if let Err(e) = terminal::enter(config.mouse_capture) {
+        terminal::leave();
+        eprintln!(
+            "claw-tui: cannot set up the terminal ({e}). Run claw-tui in an interactive \
+             terminal, or use -p \"PROMPT\" for a one-shot answer."
+        );
+        return EXIT_USAGE;
+    }
+    let mut term = match terminal::terminal() {
+        Ok(term) => term,
+        Err(e) => {
+            terminal::leave();
+            eprintln!("claw-tui: cannot open the terminal: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let Inbox {
+        tx,
+        mut rx,
+        approvals,
+    } = inbox;
+    forward_runtime(&mut options, &tx);
+    let mut rt = runtime::Runtime::new(
+        agent.clone(),
+        options.supervisor.take(),
+        tx,
+        approvals,
+        options.background.take(),
+        settings.data_dir.clone(),
+        settings.workspace.clone(),
+    );
+    let mut app = App::new(config);
+    if let Ok(size) = term.size() {
+        rt.dispatch(
+            &mut app,
+            &mut term,
+            Msg::Term(Event::Resize(size.width, size.height)),
+        );
+    }
+    for warning in options.warnings {
+        rt.dispatch(
+            &mut app,
+            &mut term,
+            Msg::Notice(NoticeLevel::Warning, warning),
+        );
+    }
+    // A small file, read before the first key can ask for it.
+    match history::load(&settings.data_dir) {
+        Ok(entries) => rt.dispatch(&mut app, &mut term, Msg::HistoryLoaded(entries)),
+        Err(e) => tracing::warn!("cannot read the history: {e}"),
+    }
+    if let Some(prompt) = options.prompt.filter(|p| !p.trim().is_empty()) {
+        rt.execute(Effect::Prompt(prompt), &mut term);
+    }
+    let result = rt.run(&mut app, &mut term, &mut rx).await;
+    rt.abort();
+    terminal::leave();
+    match result {
+        Ok(runtime::Exit::Quit) => EXIT_OK,
+        Ok(runtime::Exit::Signal(code)) => code,
+        Err(e) => {
+            eprintln!("claw-tui: the terminal failed: {e}");
+            EXIT_RUN_FAILED
+        }
+    }
+}
