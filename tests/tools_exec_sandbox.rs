@@ -12,15 +12,28 @@ use exec_support::*;
 use serde_json::json;
 use std::path::PathBuf;
 
-/// A directory outside both the temp dir and the workspace (under the target dir).
+/// A directory outside both the temp dir and the workspace: under the target dir, or
+/// (when the checkout itself lives in the temp dir) under /var/tmp or the home directory.
 fn outside_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let temp = std::env::temp_dir().canonicalize().unwrap();
-    assert!(
-        !dir.path().canonicalize().unwrap().starts_with(&temp),
-        "the target dir is inside the temp dir; this test needs a place outside it"
-    );
-    dir
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let candidates = [
+        Some(PathBuf::from(env!("CARGO_TARGET_TMPDIR"))),
+        Some(PathBuf::from("/var/tmp")),
+        home,
+    ];
+    for base in candidates.into_iter().flatten() {
+        let Ok(canonical) = base.canonicalize() else {
+            continue;
+        };
+        if canonical.starts_with(&temp) {
+            continue;
+        }
+        if let Ok(dir) = tempfile::tempdir_in(&base) {
+            return dir;
+        }
+    }
+    panic!("no writable directory outside the temp dir for this test");
 }
 
 #[tokio::test]
