@@ -21,13 +21,15 @@ fn answer(i: usize) -> String {
          arithmetic (wrapping, so it never panics), see \
          [the docs](https://doc.rust-lang.org/std/primitive.u64.html).\n\n\
          ```rust\nfn step_{i}(x: u64) -> u64 {{\n    x.wrapping_mul({i}).rotate_left(7)\n}}\n```\n\n\
-         - checked: yes\n- cost: {i} ns\n"
+         - checked: yes\n- cost: {i} ns\n- reviewed: by the benchmark harness\n"
     )
 }
 
 fn message_events(i: usize) -> Vec<AgentEvent> {
     let message = if i.is_multiple_of(2) {
-        Message::user(format!("Please explain step {i} and show the code for it."))
+        Message::user(format!(
+            "Please explain step {i} and show the code for it, with the reasoning."
+        ))
     } else {
         Message::Assistant(AssistantMessage {
             content: vec![Block::Text { text: answer(i) }],

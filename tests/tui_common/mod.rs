@@ -1,6 +1,8 @@
 //! Helpers for the TUI tests: an app at a known size, keys, agent events, rows.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code, missing_docs)]
 
+pub mod scene;
+
 use claw_tui::agent::AgentEvent;
 use claw_tui::tools::exec::ApprovalRequest;
 use claw_tui::tui::{App, AppConfig, CronRow, CronRunStatus, Msg, SubagentRow, SubagentStatus};

@@ -6,12 +6,14 @@ use super::highlight::{HighlightCache, MAX_HIGHLIGHT_BYTES, highlight_key};
 use super::msg::HighlightRequest;
 use super::theme::{Theme, Token};
 use super::wrap::{StyledLine, WrapKind, clean, str_width};
-use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
 mod split;
+mod table;
 pub use split::SplitScanner;
+use table::Table;
 
 /// What rendering needs besides the source.
 pub struct MdContext<'a> {
@@ -29,14 +31,6 @@ enum Container {
     Quote,
     List(Option<u64>),
     Item { marker: String, used: bool },
-}
-
-struct Table {
-    alignments: Vec<Alignment>,
-    rows: Vec<Vec<String>>,
-    cell: String,
-    in_head: bool,
-    head_rows: usize,
 }
 
 struct Renderer<'a, 'o> {
@@ -284,13 +278,7 @@ impl Renderer<'_, '_> {
             }
             Tag::Table(alignments) => {
                 self.gap();
-                self.table = Some(Table {
-                    alignments,
-                    rows: Vec::new(),
-                    cell: String::new(),
-                    in_head: false,
-                    head_rows: 0,
-                });
+                self.table = Some(Table::new(alignments));
             }
             Tag::TableHead => {
                 if let Some(t) = &mut self.table {
@@ -367,7 +355,9 @@ impl Renderer<'_, '_> {
             }
             TagEnd::Table => {
                 if let Some(table) = self.table.take() {
-                    self.table_lines(table);
+                    for line in table.lines(self.ctx.theme, self.ctx.base) {
+                        self.emit(line);
+                    }
                 }
                 self.needs_gap = true;
             }
@@ -460,52 +450,6 @@ impl Renderer<'_, '_> {
                 }
                 .with_prefix(vec![bar.clone()]),
             );
-        }
-    }
-
-    fn table_lines(&mut self, table: Table) {
-        let columns = table.rows.iter().map(Vec::len).max().unwrap_or(0);
-        let mut widths = vec![0usize; columns];
-        for row in &table.rows {
-            for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(str_width(cell));
-            }
-        }
-        let theme = self.ctx.theme;
-        let sep = Span::styled(" │ ", theme.dim());
-        for (r, row) in table.rows.iter().enumerate() {
-            let header = r < table.head_rows;
-            let style = if header {
-                self.ctx.base.add_modifier(Modifier::BOLD)
-            } else {
-                self.ctx.base
-            };
-            let mut spans = Vec::new();
-            for (c, width) in widths.iter().enumerate() {
-                if c > 0 {
-                    spans.push(sep.clone());
-                }
-                let cell = row.get(c).map_or("", String::as_str);
-                let pad = width.saturating_sub(str_width(cell));
-                let (left, right) = match table.alignments.get(c) {
-                    Some(Alignment::Right) => (pad, 0),
-                    Some(Alignment::Center) => (pad / 2, pad - pad / 2),
-                    _ => (0, pad),
-                };
-                spans.push(Span::styled(
-                    format!("{}{cell}{}", " ".repeat(left), " ".repeat(right)),
-                    style,
-                ));
-            }
-            self.emit(StyledLine {
-                spans,
-                wrap: WrapKind::Char,
-                ..StyledLine::default()
-            });
-            if header && r + 1 == table.head_rows {
-                let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-                self.emit(StyledLine::plain(rule.join("─┼─"), theme.dim()));
-            }
         }
     }
 }
