@@ -5,71 +5,14 @@
 mod support;
 
 use claw_tui::agent::{
-    AfterToolCall, AfterToolCallContext, AfterToolCallHook, Agent, AgentEvent, BeforeToolCall,
-    BeforeToolCallContext, BeforeToolCallHook, Message, ToolResult, ToolResultMessage,
+    AfterToolCall, AfterToolCallContext, AfterToolCallHook, AgentEvent, BeforeToolCall,
+    BeforeToolCallContext, BeforeToolCallHook, ToolResult,
 };
-use claw_tui::llm::LlmMessage;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 use support::*;
-
-/// An agent on a scripted provider with `tools`.
-fn agent_with(
-    replies: Vec<Reply>,
-    tools: Vec<Arc<dyn claw_tui::agent::Tool>>,
-) -> (Agent, Arc<ScriptedProvider>) {
-    let provider = ScriptedProvider::new(replies);
-    let agent = Agent::new(provider.clone(), "scripted");
-    agent.set_tools(tools);
-    (agent, provider)
-}
-
-/// Prompts and collects the run's events.
-async fn run(agent: &Agent, prompt: &str) -> Vec<AgentEvent> {
-    let mut rx = agent.subscribe(None);
-    agent.prompt(prompt).unwrap();
-    until_agent_end(&mut rx).await
-}
-
-/// The tool result messages that entered the context, in order.
-fn tool_results(events: &[AgentEvent]) -> Vec<ToolResultMessage> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageEnd {
-                message: Message::ToolResult(r),
-            } => Some(r.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The tool results the model received in `request`.
-fn sent_results(request: &claw_tui::llm::LlmRequest) -> Vec<ToolResultMessage> {
-    request
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            LlmMessage::ToolResult(r) => Some(r.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The final answer text of the run.
-fn final_text(events: &[AgentEvent]) -> String {
-    let Some(AgentEvent::AgentEnd { messages }) = events.last() else {
-        panic!("the run did not end with agent_end")
-    };
-    messages
-        .iter()
-        .rev()
-        .find_map(Message::as_assistant)
-        .map(|a| a.text())
-        .unwrap_or_default()
-}
 
 fn before_hook<F, Fut>(f: F) -> Option<BeforeToolCallHook>
 where

@@ -472,6 +472,7 @@ async fn subagent_events_are_forwarded_tagged_with_the_spawn_call() {
 
 #[tokio::test(start_paused = true)]
 async fn elapsed_time_counts_from_the_start_and_freezes_at_the_end() {
+    // The tool's own work takes 5 s of the paused (auto-advancing) test clock.
     let slow = FnTool::new("slow", text_schema(), |_, _, _, _| async {
         tokio::time::sleep(std::time::Duration::from_secs(5)).await;
         ToolResult::text("slept")
@@ -489,7 +490,8 @@ async fn elapsed_time_counts_from_the_start_and_freezes_at_the_end() {
     f.manager.wait_all().await;
     let elapsed = f.manager.get("subagent-1").unwrap().elapsed_ms;
     assert!((5_000..5_100).contains(&elapsed), "{elapsed}");
-    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    // Paused clock: move it a minute on; a finished subagent's elapsed time must not grow.
+    tokio::time::advance(std::time::Duration::from_secs(60)).await;
     assert_eq!(f.manager.get("subagent-1").unwrap().elapsed_ms, elapsed);
 }
 

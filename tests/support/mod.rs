@@ -10,6 +10,7 @@
 
 pub mod bin;
 pub mod fake_llm;
+pub mod runs;
 pub mod scripted;
 
 use claw_tui::agent::{AgentEvent, Message, Tool, ToolResult, ToolUpdates};
@@ -21,6 +22,7 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
+pub use runs::{agent_with, final_text, run, sent_results, tool_results};
 pub use scripted::{Reply, ScriptedProvider};
 
 /// Upper bound for waiting on an event that must come; a failure, never a synchronisation.
