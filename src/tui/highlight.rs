@@ -3,6 +3,12 @@
 //! The syntax and theme sets load in a worker thread on the first request, never at
 //! start-up; results come back as `Msg::Highlighted` and are cached by a key of
 //! (theme, language, code), so each block is highlighted once.
+//!
+//! syntect runs on Oniguruma (`default-onig` in Cargo.toml), not fancy-regex: every
+//! grammar pattern is compiled on first use and kept, and the pure-Rust engine's
+//! compiled regexes (Unicode classes as byte automata, forward and reverse, plus lazy-DFA
+//! caches) cost 0.3–15 MB per language — about 70 MB for a reply with a dozen languages,
+//! against about 6 MB with Oniguruma, which also compiles ten times faster.
 
 use super::msg::{HighlightRequest, HighlightedCode, Msg};
 use ratatui::style::{Color, Modifier, Style};
@@ -49,6 +55,7 @@ impl Sets {
 
     /// Highlights one block; unknown languages and themes give plain pieces.
     pub fn highlight(&self, lang: &str, code: &str, theme: &str) -> HighlightedCode {
+        let lang = alias(lang);
         let syntax = self
             .syntaxes
             .find_syntax_by_token(lang)
@@ -65,20 +72,37 @@ impl Sets {
                 // A grammar that fails on a line leaves the rest of the block plain.
                 Err(_) => return plain(code),
             };
-            out.push(
-                pieces
-                    .into_iter()
-                    .map(|(style, text)| {
-                        (
-                            convert(style),
-                            text.trim_end_matches(['\n', '\r']).to_owned(),
-                        )
-                    })
-                    .filter(|(_, text)| !text.is_empty())
-                    .collect(),
-            );
+            // Scopes split a line far more finely than its colours do (`fn`, ` `, `main`
+            // are three scopes, often two colours): merging equal neighbours keeps fewer
+            // strings in the cache and fewer spans in every frame.
+            let mut merged: Vec<(Style, String)> = Vec::with_capacity(pieces.len());
+            for (style, text) in pieces {
+                let text = text.trim_end_matches(['\n', '\r']);
+                if text.is_empty() {
+                    continue;
+                }
+                let style = convert(style);
+                match merged.last_mut() {
+                    Some((last, joined)) if *last == style => joined.push_str(text),
+                    _ => merged.push((style, text.to_owned())),
+                }
+            }
+            out.push(merged);
         }
         Arc::new(out)
+    }
+}
+
+/// Fence names that syntect's bundled set does not know, mapped to the grammar that
+/// serves them best: TypeScript and JSX have no grammar of their own there, and the
+/// JavaScript one colours their keywords, strings and comments.
+fn alias(lang: &str) -> &str {
+    match lang.to_ascii_lowercase().as_str() {
+        "shell" | "shellscript" | "console" => "bash",
+        "ts" | "typescript" | "tsx" | "mts" | "cts" | "jsx" | "mjs" | "cjs" => "js",
+        "golang" => "go",
+        "jsonc" | "json5" => "json",
+        _ => lang,
     }
 }
 
@@ -172,6 +196,42 @@ mod tests {
         let other = sets.highlight("no-such-language", "a\nb", "base16-ocean.dark");
         assert_eq!(other.len(), 2);
         assert_eq!(sets.highlight("rust", "x", "no-such-theme")[0][0].1, "x");
+    }
+
+    #[test]
+    fn common_languages_and_their_aliases_get_colours() {
+        let sets = Sets::load();
+        let samples = [
+            ("rust", "fn main() { let x = \"s\"; }"),
+            ("python", "def f(x):\n    return \"s\""),
+            ("js", "const x = function () { return 'a'; };"),
+            ("ts", "const x = function () { return 'a'; };"),
+            ("go", "func main() { x := \"s\" }"),
+            ("c", "int main(void) { return 0; }"),
+            ("cpp", "int main() { return 0; }"),
+            ("bash", "if [ -f x ]; then echo \"s\"; fi"),
+            ("shell", "if [ -f x ]; then echo \"s\"; fi"),
+            ("json", "{\"a\": 1, \"b\": true}"),
+            ("yaml", "a: 1\nb: [x, y]"),
+            ("markdown", "# Title\n\n*x*"),
+            ("diff", "--- a\n+++ b\n-x\n+y"),
+        ];
+        for (lang, code) in samples {
+            let lines = sets.highlight(lang, code, "base16-ocean.dark");
+            let colours: std::collections::HashSet<_> =
+                lines.iter().flatten().map(|(s, _)| s.fg).collect();
+            assert!(colours.len() > 1, "{lang} stayed one colour: {lines:?}");
+            let text: Vec<String> = lines
+                .iter()
+                .map(|l| l.iter().map(|(_, t)| t.as_str()).collect())
+                .collect();
+            assert_eq!(text.join("\n"), code, "{lang} lost text");
+            for line in lines.iter() {
+                for pair in line.windows(2) {
+                    assert_ne!(pair[0].0, pair[1].0, "{lang}: equal neighbours unmerged");
+                }
+            }
+        }
     }
 
     #[test]

@@ -10,8 +10,9 @@
 use super::expr::parse_cron_expr;
 use super::zone::{Zone, local_zone_name, parse_tz};
 use crate::tools::cron::CronSchedule;
-use chrono::{DateTime, Local, NaiveDateTime, TimeZone, Utc};
-use croner::Cron;
+use chrono::{DateTime, Local, LocalResult, NaiveDateTime, TimeZone, Utc};
+use chrono_tz::{GapInfo, Tz};
+use croner::{Cron, JobType};
 use serde::{Deserialize, Serialize};
 
 /// The longest `every_seconds` accepted: a year. Longer intervals read better as
@@ -169,6 +170,9 @@ enum Kind {
         cron: Box<Cron>,
         zone: Zone,
         expr: String,
+        /// One second, minute and hour (croner's `JobType::FixedTime`), worked out once:
+        /// croner counts the set values of three fields to tell.
+        fixed_time: bool,
     },
     At(DateTime<Utc>),
 }
@@ -186,11 +190,15 @@ impl CompiledSchedule {
                     anchor_ms: anchor.timestamp_millis(),
                 }
             }
-            JobSchedule::Cron { expr, tz } => Kind::Cron {
-                cron: Box::new(parse_cron_expr(expr)?),
-                zone: Zone::from_stored(tz.as_deref())?,
-                expr: expr.clone(),
-            },
+            JobSchedule::Cron { expr, tz } => {
+                let cron = parse_cron_expr(expr)?;
+                Kind::Cron {
+                    fixed_time: cron.determine_job_type() == JobType::FixedTime,
+                    cron: Box::new(cron),
+                    zone: Zone::from_stored(tz.as_deref())?,
+                    expr: expr.clone(),
+                }
+            }
             JobSchedule::At { at } => Kind::At(*at),
         };
         let description = describe_kind(&kind);
@@ -210,11 +218,20 @@ impl CompiledSchedule {
                     .max(1);
                 from_millis(anchor_ms.checked_add(k.checked_mul(*period_ms)?)?)
             }
-            Kind::Cron { cron, zone, .. } => match zone {
-                Zone::Named(tz) => cron
-                    .find_next_occurrence(&after.with_timezone(tz), false)
-                    .ok()
-                    .map(|t| t.with_timezone(&Utc)),
+            Kind::Cron {
+                cron,
+                zone,
+                fixed_time,
+                ..
+            } => match zone {
+                Zone::Named(tz) => fixed_time
+                    .then(|| next_fixed_time(cron, tz, after))
+                    .flatten()
+                    .or_else(|| {
+                        cron.find_next_occurrence(&after.with_timezone(tz), false)
+                            .ok()
+                            .map(|t| t.with_timezone(&Utc))
+                    }),
                 Zone::Local => cron
                     .find_next_occurrence(&after.with_timezone(&Local), false)
                     .ok()
@@ -291,7 +308,9 @@ impl CompiledSchedule {
 fn describe_kind(kind: &Kind) -> String {
     match kind {
         Kind::Every { period_ms, .. } => every_text(u64::try_from(period_ms / 1000).unwrap_or(0)),
-        Kind::Cron { cron, zone, expr } => format!(
+        Kind::Cron {
+            cron, zone, expr, ..
+        } => format!(
             "cron \"{expr}\" in {} ({})",
             zone.label(),
             cron.describe().trim_end_matches('.')
@@ -337,6 +356,39 @@ pub fn local_text(t: DateTime<Utc>) -> String {
         .to_string()
 }
 
+/// Croner's next fire for a fixed-time job (one second, minute and hour) in `tz`, found
+/// on the bare wall clock; `None` leaves the case to croner.
+///
+/// Croner's search in a zone moves its cursor exactly as the same search on the bare
+/// wall clock does, up to the first matching wall time `w`: an unmatched time steps on
+/// the same way whether it exists, repeats or is skipped. A fixed-time job then returns
+/// `w` when it happens once. When a DST gap skips `w`, croner steps one second at a time
+/// to the gap's end `e`, resolving each second in the zone (up to 3,600 lookups, which
+/// made the searches right before a gap twice as slow as any other), and returns `e` if
+/// it is on `w`'s date (so the date still matches) and after `after`; that rule is
+/// applied here from the gap's bounds. Everything else (`w` in a repeated hour, a gap
+/// ending the next day, a gap over croner's two-hour limit, a search error) goes to
+/// croner. `fast_path_agrees_with_croner_around_dst_changes` holds the two together.
+fn next_fixed_time(cron: &Cron, tz: &Tz, after: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let wall = after.with_timezone(tz).naive_local();
+    let w = cron.find_next_occurrence(&wall, false).ok()?;
+    match tz.from_local_datetime(&w) {
+        LocalResult::Single(t) => Some(t.with_timezone(&Utc)),
+        LocalResult::Ambiguous(..) => None,
+        LocalResult::None => {
+            let end = GapInfo::new(&w, tz)?.end?;
+            let steps = (end.naive_local() - w).num_seconds();
+            let croner_rule = end.naive_local().date() == w.date()
+                && (1..=MAX_GAP_WALK_SECONDS).contains(&steps)
+                && end > after;
+            croner_rule.then(|| end.with_timezone(&Utc))
+        }
+    }
+}
+
+/// How far croner walks out of a DST gap before it gives up (its `MAX_GAP_SEARCH_SECONDS`).
+const MAX_GAP_WALK_SECONDS: i64 = 2 * 3600;
+
 fn previous(
     cron: &Cron,
     zone: &Zone,
@@ -361,4 +413,70 @@ fn from_millis(ms: i64) -> Option<DateTime<Utc>> {
 
 fn truncate_to_millis(t: DateTime<Utc>) -> DateTime<Utc> {
     from_millis(t.timestamp_millis()).unwrap_or(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The wall-clock path gives croner's own answer (in the zone, second by second)
+    /// for fixed-time and interval jobs at instants every 17 minutes across DST changes:
+    /// gaps and repeated hours, half-hour shifts (Lord Howe), changes at midnight (São
+    /// Paulo 2018, Havana), one that ends the next day (Nuuk) and a skipped day (Apia 2011).
+    #[test]
+    fn fast_path_agrees_with_croner_around_dst_changes() {
+        let exprs = [
+            "30 2 * * *",
+            "15 30 2 * * SUN",
+            "0 0 * * *",
+            "30 0 * * *",
+            "0 3 * * *",
+            "45 1 * * *",
+            "0 12 29-31 12 *",
+            "*/30 * * * *",
+            "0 9 * * MON-FRI",
+            "30 23 * * *",
+            "30 23 * * SAT",
+        ];
+        let cases = [
+            ("America/New_York", "2026-03-08T07:00:00Z"),
+            ("America/New_York", "2026-11-01T06:00:00Z"),
+            ("Europe/Berlin", "2026-03-29T01:00:00Z"),
+            ("Europe/Berlin", "2026-10-25T01:00:00Z"),
+            ("Australia/Lord_Howe", "2026-10-03T15:30:00Z"),
+            ("Australia/Lord_Howe", "2026-04-04T15:00:00Z"),
+            ("America/Sao_Paulo", "2018-11-04T03:00:00Z"),
+            ("America/Havana", "2026-03-08T05:00:00Z"),
+            ("Pacific/Apia", "2011-12-30T10:00:00Z"),
+            // Saturday 23:00 jumps to Sunday 00:00: the gap's end is on the next day.
+            ("America/Nuuk", "2026-03-29T01:00:00Z"),
+        ];
+        for (zone, change) in cases {
+            let tz = parse_tz(zone).unwrap();
+            let change = DateTime::parse_from_rfc3339(change)
+                .unwrap()
+                .with_timezone(&Utc);
+            for expr in exprs {
+                let compiled = CompiledSchedule::compile(&JobSchedule::Cron {
+                    expr: expr.to_owned(),
+                    tz: Some(zone.to_owned()),
+                })
+                .unwrap();
+                let cron = parse_cron_expr(expr).unwrap();
+                // Every 17 minutes from 26 hours before the change to 26 hours after.
+                for step in -92..=92 {
+                    let after = change + chrono::Duration::seconds(step * 17 * 60 + 13);
+                    let croner = cron
+                        .find_next_occurrence(&after.with_timezone(&tz), false)
+                        .ok()
+                        .map(|t| t.with_timezone(&Utc));
+                    assert_eq!(
+                        compiled.next_after(after),
+                        croner,
+                        "{expr} in {zone} after {after}"
+                    );
+                }
+            }
+        }
+    }
 }
