@@ -1,9 +1,10 @@
 //! Next-fire computation for 1,000 loaded cron jobs (a mix of intervals, cron
 //! expressions in several time zones, and one-shot times). Target: under 5 ms for all.
 //!
-//! Also measured: the same right before New York's spring-forward gap, where croner
-//! walks the skipped hour second by second for the jobs scheduled inside it (the
-//! worst case), and loading the jobs (`CronService::open`: read, parse, compile).
+//! Also measured: the same right before New York's spring-forward gap, where the jobs
+//! scheduled inside the skipped hour fire at its end (croner finds that end by walking
+//! the hour second by second; `CompiledSchedule` takes it from the zone's data), and
+//! loading the jobs (`CronService::open`: read, parse, compile).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use chrono::{DateTime, Duration, Utc};
@@ -94,6 +95,7 @@ fn jobs_file() -> JobsFile {
                 done: false,
                 handled_until: now(),
                 runs: Vec::new(),
+                session: None,
             })
             .collect(),
     }

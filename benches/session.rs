@@ -1,10 +1,16 @@
-//! Session store: appending 10,000 messages (with an fsync every turn of 10 messages)
-//! and loading a 10,000-message session back.
+//! Session store: appending 10,000 messages (with an fsync every turn of 10 messages),
+//! loading a 10,000-message session back, and resuming it in the client: load, rebuild
+//! the chat and the tool tree, and draw the last screen at 120×40.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use claw_tui::agent::{AssistantMessage, Block, Message};
 use claw_tui::session::{self, Entry, SessionWriter};
+use claw_tui::tui::msg::LoadedSession;
+use claw_tui::tui::{App, AppConfig, Msg, view};
 use criterion::{Criterion, criterion_group, criterion_main};
+use crossterm::event::Event;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 
 const MESSAGES: usize = 10_000;
 
@@ -52,6 +58,23 @@ fn sessions(c: &mut Criterion) {
     let path = runtime.block_on(write_session(data.path(), ws.path()));
     group.bench_function("load_10k_message_session", |b| {
         b.iter(|| assert_eq!(session::load(&path).unwrap().messages.len(), MESSAGES));
+    });
+    group.bench_function("resume_10k_message_session_to_last_screen", |b| {
+        b.iter(|| {
+            let data = session::load(&path).unwrap();
+            let mut app = App::new(AppConfig::for_tests());
+            app.update(Msg::Term(Event::Resize(120, 40)));
+            app.update(Msg::SessionLoaded(Box::new(LoadedSession {
+                id: Some(data.id().to_owned()),
+                messages: data.messages,
+                resumed: true,
+                ..LoadedSession::default()
+            })));
+            app.update(Msg::Frame);
+            let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+            terminal.draw(|frame| view(&app, frame)).unwrap();
+            terminal
+        });
     });
     group.finish();
 }

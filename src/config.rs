@@ -11,6 +11,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod ui;
+pub use ui::UiSection;
+
 /// Model id the demo provider reports.
 pub const DEMO_MODEL: &str = "demo (offline)";
 
@@ -135,8 +138,14 @@ pub struct AgentSection {
 pub struct FileConfig {
     /// Provider used when no flag says otherwise.
     pub provider: Option<String>,
-    /// Colour theme.
+    /// Colour theme (older spelling of `[ui] theme`).
     pub theme: Option<String>,
+    /// `[ui]`: theme and mouse capture.
+    #[serde(default)]
+    pub ui: UiSection,
+    /// `[keys]`: action = key or list of keys, checked when the file is read.
+    #[serde(default)]
+    pub keys: toml::Table,
     /// Agent loop settings.
     #[serde(default)]
     pub agent: AgentSection,
@@ -263,21 +272,28 @@ pub fn load_file(path: &Path) -> Result<FileConfig, ConfigError> {
 
 /// Parses config text; errors name the file, the line and the key.
 pub fn parse_file(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
-    toml::from_str(text).map_err(|e| {
+    let file: FileConfig = toml::from_str(text).map_err(|e| {
         let offset = e.span().map_or(0, |s| s.start);
-        let line = text[..offset.min(text.len())].matches('\n').count() + 1;
-        ConfigError::Parse {
-            path: path.to_path_buf(),
-            line,
-            text: text
-                .lines()
-                .nth(line - 1)
-                .unwrap_or_default()
-                .trim_end()
-                .to_owned(),
-            message: e.message().trim().to_owned(),
-        }
-    })
+        parse_error(path, text, offset, e.message())
+    })?;
+    ui::check_keys(path, text, &file)?;
+    Ok(file)
+}
+
+/// A `Parse` error at byte `offset` of `text`.
+fn parse_error(path: &Path, text: &str, offset: usize, message: &str) -> ConfigError {
+    let line = text[..offset.min(text.len())].matches('\n').count() + 1;
+    ConfigError::Parse {
+        path: path.to_path_buf(),
+        line,
+        text: text
+            .lines()
+            .nth(line - 1)
+            .unwrap_or_default()
+            .trim_end()
+            .to_owned(),
+        message: message.trim().to_owned(),
+    }
 }
 
 /// Resolves flags, environment (`env` looks a variable up) and the config file.
@@ -326,6 +342,7 @@ pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settin
         theme: cli
             .theme
             .clone()
+            .or_else(|| file.ui.theme.clone())
             .or_else(|| file.theme.clone())
             .unwrap_or_else(|| "dark".into()),
         yes: cli.yes,

@@ -11,6 +11,7 @@ use crate::runtime::{
     InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentManager,
     Supervisor, build_system_prompt, runtime_channel,
 };
+use crate::session::{SessionData, SessionRouter, SessionWriter};
 use crate::tools::ToolRegistry;
 use crate::tools::cron::CronTool;
 use crate::tools::exec::{ApprovalAsker, ExecTool, approval_hook};
@@ -115,6 +116,17 @@ pub struct MainRuntime {
 }
 
 impl MainRuntime {
+    /// The handle that ties sessions to this runtime.
+    pub fn session_binding(&self, settings: &Settings) -> SessionBinding {
+        SessionBinding {
+            supervisor: self.supervisor.clone(),
+            subagents: self.subagents.clone(),
+            cron: self.cron.clone(),
+            data_dir: settings.data_dir.clone(),
+            workspace: settings.workspace.clone(),
+        }
+    }
+
     /// Starts firing cron jobs into the bus's `system` channel (long-running processes
     /// only: the TUI and `--mode rpc`). Keep the handle: dropping it stops the timer.
     pub fn start_cron_scheduler(&self) -> Result<Option<SchedulerHandle>, String> {
@@ -123,16 +135,67 @@ impl MainRuntime {
         };
         let bus = self.bus.clone();
         let on_fire = Arc::new(move |fired: CronFired| {
+            // No session: whichever one is active gets it.
+            let chat_id = fired.session.clone().unwrap_or_default();
             bus.publish(InboundMessage::new(
                 SYSTEM_CHANNEL,
                 "cron",
-                "cli:direct",
+                chat_id,
                 fired.notification(),
             ));
         });
         cron.start_scheduler(on_fire)
             .map(Some)
             .map_err(|e| e.to_string())
+    }
+}
+
+/// What a session needs from the runtime: the parts whose work goes back to it.
+#[derive(Clone)]
+pub struct SessionBinding {
+    supervisor: Supervisor,
+    subagents: SubagentManager,
+    cron: Option<CronService>,
+    data_dir: PathBuf,
+    workspace: PathBuf,
+}
+
+impl SessionBinding {
+    /// Makes `writer`'s session the active one: notifications addressed to it are
+    /// delivered (the undelivered ones in `resumed`, its file as read, first, once the
+    /// supervisor is released), those for other sessions are recorded in them, and
+    /// subagents and cron jobs started from now on report back to it. A copy (`resumed`
+    /// is another session's) starts with nothing pending: those stay with the original.
+    pub fn enter(&self, writer: &SessionWriter, resumed: Option<&SessionData>) {
+        let id = writer.id().to_owned();
+        self.subagents.set_origin(id.clone());
+        if let Some(cron) = &self.cron {
+            cron.set_origin(Some(id.clone()));
+        }
+        let (pending, inbox_offset) = match resumed {
+            Some(data) if data.id() == id => {
+                (data.pending_notifications.clone(), data.inbox_offset)
+            }
+            _ => (Vec::new(), 0),
+        };
+        let router = SessionRouter::new(
+            id,
+            writer.appender(),
+            &self.data_dir,
+            &self.workspace,
+            inbox_offset,
+        );
+        self.supervisor.attach(Arc::new(router), pending);
+    }
+
+    /// Holds notifications back while the agent's history is being replaced.
+    pub fn hold(&self) {
+        self.supervisor.hold_for_switch();
+    }
+
+    /// Delivers what waits for the active session, now that its history is in place.
+    pub fn release(&self) {
+        self.supervisor.release();
     }
 }
 

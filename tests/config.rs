@@ -5,6 +5,8 @@ use clap::Parser;
 use claw_tui::agent::{ThinkingLevel, ToolExecution};
 use claw_tui::cli::{Cli, ThinkingFlag};
 use claw_tui::config::{Api, ConfigError, DEMO_MODEL, resolve};
+use claw_tui::tui::keymap::{Action, KeyMap};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use tempfile::TempDir;
@@ -175,4 +177,82 @@ fn tools_and_web_sections_are_read() {
     assert_eq!(s.file.tools.disabled, ["web_search"]);
     assert!(s.file.tools.allow_outside_workspace);
     assert_eq!(s.file.web.allow_hosts, ["127.0.0.1"]);
+}
+
+#[test]
+fn theme_comes_from_the_flag_then_ui_then_the_top_level_key() {
+    assert_eq!(Case::new("").resolve(&[]).unwrap().theme, "dark");
+    let old = Case::new("theme = \"light\"\n");
+    assert_eq!(old.resolve(&[]).unwrap().theme, "light");
+    let both = Case::new("theme = \"light\"\n[ui]\ntheme = \"high-contrast\"\n");
+    assert_eq!(both.resolve(&[]).unwrap().theme, "high-contrast");
+    assert_eq!(
+        both.resolve(&["--theme", "dark"]).unwrap().theme,
+        "dark",
+        "the flag wins over the file"
+    );
+}
+
+#[test]
+fn ui_mouse_is_read_and_unknown_ui_keys_are_named() {
+    let s = Case::new("[ui]\nmouse = false\n").resolve(&[]).unwrap();
+    assert_eq!(s.file.ui.mouse, Some(false));
+    assert_eq!(Case::new("").resolve(&[]).unwrap().file.ui.mouse, None);
+    let err = Case::new("[ui]\ntheme = \"dark\"\ncolour = \"blue\"\n")
+        .resolve(&[])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("colour"), "{err}");
+    assert!(err.contains("line 3"), "{err}");
+    assert!(
+        err.contains("theme") && err.contains("mouse"),
+        "lists the keys: {err}"
+    );
+}
+
+#[test]
+fn keys_section_is_kept_and_feeds_the_key_map() {
+    let s = Case::new("[keys]\nsubmit = \"ctrl+s\"\nnewline = [\"enter\", \"ctrl+j\"]\n")
+        .resolve(&[])
+        .unwrap();
+    assert_eq!(s.file.keys.len(), 2);
+    let map = KeyMap::from_table(&s.file.keys).unwrap();
+    assert_eq!(
+        map.action(&KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL)),
+        Some(Action::Submit)
+    );
+    assert_eq!(
+        map.action(&KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+        Some(Action::Newline)
+    );
+    assert!(Case::new("").resolve(&[]).unwrap().file.keys.is_empty());
+}
+
+#[test]
+fn bad_keys_are_config_errors_naming_the_action_and_line() {
+    let err = Case::new("provider = \"demo\"\n[keys]\nsubmit = \"ctrl+nope\"\n")
+        .resolve(&[])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`submit`") && err.contains("nope"), "{err}");
+    assert!(
+        err.contains("config.toml") && err.contains("line 3"),
+        "{err}"
+    );
+    let err = Case::new("[keys]\nsumbit = \"ctrl+s\"\n")
+        .resolve(&[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`sumbit`") && err.contains("submit, newline"),
+        "{err}"
+    );
+    let err = Case::new("[keys]\nhelp = \"f2\"\nnewline = \"enter\"\n")
+        .resolve(&[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 3") && err.contains("`submit`") && err.contains("`newline`"),
+        "a key bound twice points at the entry: {err}"
+    );
 }

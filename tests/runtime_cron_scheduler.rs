@@ -35,6 +35,7 @@ async fn fires_at_the_scheduled_instant() {
             name: "tick".into(),
             message: "Check the queue".into(),
             scheduled_at: t0() + secs(60),
+            session: None,
         }
     );
     assert_eq!(

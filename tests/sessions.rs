@@ -8,6 +8,7 @@ use claw_tui::agent::{
     ToolResultMessage, UserMessage,
 };
 use claw_tui::llm::LlmMessage;
+use claw_tui::runtime::InboundMessage;
 use claw_tui::session::{self, Entry, SessionError, SessionWriter, export};
 use serde_json::json;
 use std::io::Write;
@@ -94,19 +95,25 @@ async fn every_message_kind_round_trips() {
         key: "model".into(),
         value: json!("other"),
     });
+    let first = InboundMessage::new("system", "cron", "x", "n");
+    let second = InboundMessage::new("system", "subagent", "x", "m");
     writer.append(&Entry::PendingNotifications {
         timestamp: 4,
-        pending: vec!["n".into()],
+        pending: vec![first.clone()],
+        inbox_offset: 0,
     });
     let id = writer.id().to_owned();
+    let path = writer.path().to_path_buf();
     writer.close().await;
+    // A notification another session left in this one's inbox joins the list.
+    session::record_undelivered(&path, &second).unwrap();
     let loaded = session::load(&only_file(data.path())).unwrap();
     assert_eq!(loaded.id(), id);
     assert_eq!(loaded.messages, messages);
     assert_eq!(loaded.steering, ["s"]);
     assert_eq!(loaded.follow_up, ["f"]);
     assert_eq!(loaded.settings["model"], json!("other"));
-    assert_eq!(loaded.pending_notifications, ["n"]);
+    assert_eq!(loaded.pending_notifications, [first, second]);
     assert!(loaded.warnings.is_empty());
 }
 

@@ -8,33 +8,7 @@ use support::bin::Sandbox;
 use tui_pty::{Tui, status_line};
 
 fn start(sandbox: &Sandbox, pace_ms: &str, extra: &[&str]) -> Tui {
-    let config = sandbox.config_path();
-    let workspace = sandbox.workspace();
-    let data = sandbox.dir.path().join("data");
-    let state = sandbox.dir.path().join("state");
-    let xdg_config = sandbox.dir.path().join("config");
-    let mut args = vec![
-        "--provider",
-        "demo",
-        "--config",
-        config.to_str().unwrap(),
-        "--workspace",
-        workspace.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    Tui::spawn(
-        &args,
-        &[
-            ("CLAW_TUI_DEMO_PACE_MS", pace_ms),
-            ("XDG_DATA_HOME", data.to_str().unwrap()),
-            ("XDG_STATE_HOME", state.to_str().unwrap()),
-            ("XDG_CONFIG_HOME", xdg_config.to_str().unwrap()),
-            ("EDITOR", "true"),
-        ],
-        &workspace,
-        120,
-        40,
-    )
+    Tui::demo(sandbox.dir.path(), pace_ms, extra)
 }
 
 fn idle(screen: &vt100::Screen) -> bool {

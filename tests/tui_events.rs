@@ -10,6 +10,7 @@ use claw_tui::agent::{
 };
 use claw_tui::tools::exec::{ApprovalDecision, ApprovalRequest};
 use claw_tui::tui::calls::{CallStatus, TreeRow};
+use claw_tui::tui::msg::LoadedSession;
 use claw_tui::tui::view::status;
 use claw_tui::tui::{App, Effect, Inbox, Msg};
 use crossterm::event::KeyCode;
@@ -293,13 +294,15 @@ fn a_new_session_clears_everything_but_the_composer_history() {
     app.update(agent(AgentEvent::AgentEnd { messages: vec![] }));
     typed(&mut app, "/new");
     app.update(key(KeyCode::Enter));
-    app.update(Msg::SessionReset);
+    let effects = app.update(Msg::SessionLoaded(Box::new(LoadedSession {
+        id: Some("0123456789abcdef".into()),
+        ..LoadedSession::default()
+    })));
+    assert_eq!(effects, [Effect::SessionReady]);
     app.update(Msg::Frame);
     assert!(app.calls.rows().is_empty());
-    assert_eq!(
-        rows_text(&app),
-        ["ℹ New session: the conversation was cleared."]
-    );
+    assert_eq!(rows_text(&app), ["ℹ New session 01234567."]);
+    assert_eq!(app.session_id.as_deref(), Some("0123456789abcdef"));
     assert_eq!(app.composer.history(), ["/new"]);
 }
 

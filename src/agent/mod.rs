@@ -337,6 +337,11 @@ impl Agent {
         lock(&self.inner.settings).provider = provider;
     }
 
+    /// The provider the next run will use (e.g. to list its models).
+    pub fn provider(&self) -> Arc<dyn Provider> {
+        lock(&self.inner.settings).provider.clone()
+    }
+
     /// Changes loop settings (turn limit, tool mode, hooks, conversion) for the next run.
     pub fn configure(&self, change: impl FnOnce(&mut LoopConfig)) {
         change(&mut lock(&self.inner.settings).config);

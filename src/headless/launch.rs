@@ -77,8 +77,10 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
             }
         };
         let agent = main.agent.clone();
+        let binding = main.session_binding(settings);
         let recording = opened.map(|opened| {
             restore(&agent, &opened);
+            binding.enter(&opened.writer, opened.resumed.as_ref());
             session::record_events(&agent, opened.writer)
         });
         let code = match prompt {
@@ -95,6 +97,8 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
                 .await
             }
             None => {
+                // A resumed session's undelivered notifications go to the agent now.
+                main.supervisor.release();
                 let scheduler = match main.start_cron_scheduler() {
                     Ok(scheduler) => scheduler,
                     Err(e) => {

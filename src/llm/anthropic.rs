@@ -3,6 +3,7 @@
 mod decode;
 mod request;
 
+use super::models::ModelList;
 use super::pricing::{ModelPrices, prices_for};
 use super::retry::RetryPolicy;
 use super::secret::Secret;
@@ -12,6 +13,7 @@ use super::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, LlmRequest, LlmStream
 use bytes::Bytes;
 use decode::AnthropicDecoder;
 use futures::Stream;
+use futures::future::BoxFuture;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -85,11 +87,20 @@ impl AnthropicConfig {
     }
 
     fn url(&self) -> String {
+        self.endpoint("messages")
+    }
+
+    fn models_url(&self) -> String {
+        self.endpoint("models")
+    }
+
+    /// `{base}/v1/{path}`, whether or not the base URL already ends in `/v1`.
+    fn endpoint(&self, path: &str) -> String {
         let base = self.base_url.trim_end_matches('/');
         if base.ends_with("/v1") {
-            format!("{base}/messages")
+            format!("{base}/{path}")
         } else {
-            format!("{base}/v1/messages")
+            format!("{base}/v1/{path}")
         }
     }
 }
@@ -211,6 +222,28 @@ impl Provider for AnthropicProvider {
         };
         transport::stream(http, self.decoder(&request.model), self.limits(), cancel)
     }
+
+    /// `GET /v1/models`, following its pages.
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, String>> {
+        Box::pin(async move {
+            let key_sent = self.config.api_key.as_ref().is_some_and(|k| !k.is_empty());
+            if !key_sent && self.config.is_official() {
+                return Err(format!(
+                    "no Anthropic API key is set ({}), so the model list was not asked for",
+                    self.config.api_key_source
+                ));
+            }
+            ModelList {
+                client: &self.client,
+                headers: self.headers()?,
+                timeout: self.config.idle_timeout,
+                provider: "Anthropic",
+                url: self.config.models_url(),
+            }
+            .paged()
+            .await
+        })
+    }
 }
 
 #[cfg(test)]
@@ -230,7 +263,9 @@ mod tests {
     fn endpoint_urls() {
         let mut config = AnthropicConfig::default();
         assert_eq!(config.url(), "https://api.anthropic.com/v1/messages");
+        assert_eq!(config.models_url(), "https://api.anthropic.com/v1/models");
         config.base_url = "http://127.0.0.1:9/v1/".into();
         assert_eq!(config.url(), "http://127.0.0.1:9/v1/messages");
+        assert_eq!(config.models_url(), "http://127.0.0.1:9/v1/models");
     }
 }

@@ -11,6 +11,7 @@ use crate::agent::types::{AssistantMessage, Block, StopReason, Usage};
 use crate::config::DEMO_MODEL;
 use crate::runtime::NOTIFICATION_PREFIX;
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -215,6 +216,10 @@ impl Provider for DemoProvider {
                 }
             })
             .boxed()
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, String>> {
+        Box::pin(async { Ok(vec![DEMO_MODEL.to_owned()]) })
     }
 }
 

@@ -4,6 +4,7 @@ mod accumulate;
 pub mod anthropic;
 pub mod demo;
 mod messages;
+mod models;
 pub mod openai;
 pub mod pricing;
 pub mod retry;
@@ -20,6 +21,7 @@ pub use secret::Secret;
 use crate::agent::event::MessageDelta;
 use crate::agent::tool::ToolDefinition;
 use crate::agent::types::{AssistantMessage, ThinkingLevel, ToolResultMessage, UserMessage};
+use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -101,4 +103,10 @@ pub type LlmStream = BoxStream<'static, LlmEvent>;
 pub trait Provider: Send + Sync {
     /// Starts one call; `cancel` stops the stream.
     fn stream(&self, request: LlmRequest, cancel: CancellationToken) -> LlmStream;
+
+    /// The model ids the server offers (for `/model` completion); empty when the
+    /// provider has no such list. Errors say what failed, for the log.
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, String>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
 }

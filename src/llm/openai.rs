@@ -4,6 +4,7 @@
 mod decode;
 mod request;
 
+use super::models::ModelList;
 use super::pricing::{ModelPrices, prices_for};
 use super::retry::RetryPolicy;
 use super::secret::Secret;
@@ -13,6 +14,7 @@ use super::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, LlmRequest, LlmStream
 use bytes::Bytes;
 use decode::OpenAiDecoder;
 use futures::Stream;
+use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -153,6 +155,10 @@ impl OpenAiConfig {
     fn url(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
+
+    fn models_url(&self) -> String {
+        format!("{}/models", self.base_url.trim_end_matches('/'))
+    }
 }
 
 /// Streams answers from an OpenAI-compatible Chat Completions endpoint.
@@ -272,6 +278,29 @@ impl Provider for OpenAiProvider {
         };
         transport::stream(http, self.decoder(&request.model), self.limits(), cancel)
     }
+
+    /// `GET {base_url}/models`, answered alike by OpenAI, Ollama, vLLM, llama.cpp and
+    /// OpenRouter.
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, String>> {
+        Box::pin(async move {
+            let key_sent = self.config.api_key.as_ref().is_some_and(|k| !k.is_empty());
+            if !key_sent && self.config.is_official() {
+                return Err(format!(
+                    "no {} API key is set ({}), so the model list was not asked for",
+                    self.config.name, self.config.api_key_source
+                ));
+            }
+            ModelList {
+                client: &self.client,
+                headers: self.headers()?,
+                timeout: self.config.idle_timeout,
+                provider: &self.config.name,
+                url: self.config.models_url(),
+            }
+            .single()
+            .await
+        })
+    }
 }
 
 #[cfg(test)]
@@ -294,6 +323,7 @@ mod tests {
         );
         let ollama = OpenAiConfig::compatible("Ollama", "http://localhost:11434/v1/");
         assert_eq!(ollama.url(), "http://localhost:11434/v1/chat/completions");
+        assert_eq!(ollama.models_url(), "http://localhost:11434/v1/models");
         assert_eq!(ollama.compat, OpenAiCompat::generic());
     }
 }

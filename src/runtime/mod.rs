@@ -19,4 +19,6 @@ pub use bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
 pub use context::build_system_prompt;
 pub use event::{RuntimeEvent, RuntimeEventSender, runtime_channel};
 pub use subagents::{SpawnReceipt, SubagentConfig, SubagentInfo, SubagentManager, SubagentStatus};
-pub use supervisor::{NOTIFICATION_PREFIX, Supervisor, SupervisorInput, SupervisorOutcome};
+pub use supervisor::{
+    NOTIFICATION_PREFIX, NotificationStore, Supervisor, SupervisorInput, SupervisorOutcome,
+};

@@ -6,8 +6,9 @@
 //! A notification that arrives while a run is active waits in a pending queue (its size
 //! is reported as [`RuntimeEvent::PendingNotifications`]) and is delivered, wrapped as
 //! `[SYSTEM NOTIFICATION]`, as soon as the run ends; notifications are never dropped
-//! and keep their order. Each keeps its origin `chat_id`, but until sessions can be
-//! addressed, every notification goes to the active session's agent.
+//! and keep their order. Each keeps its origin `chat_id` (the session that started the
+//! work): one addressed to a session that is not the active one is handed to the
+//! [`NotificationStore`], which records it in that session for delivery on resume.
 
 use super::bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
 use super::event::{RuntimeEvent, RuntimeEventSender};
@@ -41,12 +42,32 @@ pub enum SupervisorOutcome {
     QueuedSteering,
 }
 
+/// Where notifications are kept on record: the active session's pending list, and the
+/// sessions that are not active. Implemented by the session store.
+pub trait NotificationStore: Send + Sync {
+    /// The active session's id; a notification with another (non-empty) chat id is
+    /// not for it.
+    fn session_id(&self) -> &str;
+    /// The active session's pending notifications changed (called in order, under the
+    /// supervisor's lock: keep it quick).
+    fn pending_changed(&self, pending: &[InboundMessage]);
+    /// Records `message` in the session it is addressed to, for delivery when that
+    /// session is resumed. Returns it when that is impossible (no such session), so it
+    /// is delivered to the active one instead of being lost.
+    fn park(&self, message: InboundMessage) -> Option<InboundMessage>;
+}
+
 struct State {
     pending: VecDeque<InboundMessage>,
     /// The count last reported, so only changes are sent.
     reported: usize,
+    /// `pending` changed since the store last heard about it.
+    unrecorded: bool,
     /// Set by `abort`: nothing starts on its own until the next input or notification.
     held: bool,
+    /// Set while the active session is being switched: nothing is delivered.
+    switching: bool,
+    store: Option<Arc<dyn NotificationStore>>,
 }
 
 struct Inner {
@@ -93,7 +114,10 @@ impl Supervisor {
             state: Mutex::new(State {
                 pending: VecDeque::new(),
                 reported: 0,
+                unrecorded: false,
                 held: false,
+                switching: false,
+                store: None,
             }),
         });
         let stop = CancellationToken::new();
@@ -146,7 +170,7 @@ impl Supervisor {
         messages.push(Message::user(text.clone()));
         match inner.agent.prompt_messages(messages) {
             Ok(()) => {
-                state.pending.clear();
+                state.clear_pending();
                 inner.report(&mut state);
                 SupervisorOutcome::Started
             }
@@ -174,6 +198,48 @@ impl Supervisor {
         let mut state = self.inner.lock();
         state.held = true;
         self.inner.agent.abort();
+    }
+
+    /// Stops delivering notifications until [`Supervisor::release`]; they keep
+    /// arriving and wait. Call before replacing the agent's history with another
+    /// session's.
+    pub fn hold_for_switch(&self) {
+        self.inner.lock().switching = true;
+    }
+
+    /// Makes `store`'s session the active one, with `restored` (its own pending
+    /// notifications, from its file) first in line. Pending notifications addressed to
+    /// the previous session stay on record there (its store hears the final list, so
+    /// call this before closing its file); the others move along. Nothing is delivered
+    /// before the next input or [`Supervisor::release`].
+    pub fn attach(&self, store: Arc<dyn NotificationStore>, restored: Vec<InboundMessage>) {
+        let _runtime = self.inner.runtime.enter();
+        let mut state = self.inner.lock();
+        let previous: Vec<InboundMessage> = state.pending.drain(..).collect();
+        let (stay, moving): (Vec<_>, Vec<_>) = match &state.store {
+            Some(old) => previous
+                .into_iter()
+                .partition(|m| !m.chat_id.is_empty() && m.chat_id == old.session_id()),
+            None => (Vec::new(), previous),
+        };
+        if let Some(old) = &state.store {
+            old.pending_changed(&stay);
+        }
+        state.pending = restored.into_iter().chain(moving).collect();
+        state.store = Some(store);
+        state.held = true;
+        state.unrecorded = true;
+        self.inner.report(&mut state);
+    }
+
+    /// Delivers what waits now if the agent is idle (after [`Supervisor::attach`] or
+    /// [`Supervisor::hold_for_switch`], or to lift the hold an abort leaves).
+    pub fn release(&self) {
+        let _runtime = self.inner.runtime.enter();
+        let mut state = self.inner.lock();
+        state.held = false;
+        state.switching = false;
+        self.inner.pump(&mut state);
     }
 
     /// How many notifications wait for the active run to end.
@@ -208,6 +274,30 @@ impl std::fmt::Debug for Supervisor {
     }
 }
 
+impl State {
+    /// A notification for another session goes there; `Some` if it is for this one.
+    fn route(&self, message: InboundMessage) -> Option<InboundMessage> {
+        match &self.store {
+            Some(store) if !message.chat_id.is_empty() && message.chat_id != store.session_id() => {
+                store.park(message)
+            }
+            _ => Some(message),
+        }
+    }
+
+    fn push_pending(&mut self, message: InboundMessage) {
+        self.pending.push_back(message);
+        self.unrecorded = true;
+    }
+
+    fn clear_pending(&mut self) {
+        if !self.pending.is_empty() {
+            self.pending.clear();
+            self.unrecorded = true;
+        }
+    }
+}
+
 impl Inner {
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every change is a push, a clear or a flag; a poisoned state is still valid.
@@ -215,6 +305,13 @@ impl Inner {
     }
 
     fn report(&self, state: &mut State) {
+        if state.unrecorded
+            && let Some(store) = &state.store
+        {
+            state.unrecorded = false;
+            let pending: Vec<InboundMessage> = state.pending.iter().cloned().collect();
+            store.pending_changed(&pending);
+        }
         let count = state.pending.len();
         if count != state.reported {
             state.reported = count;
@@ -226,14 +323,17 @@ impl Inner {
     fn notify(&self, message: InboundMessage) {
         let _runtime = self.runtime.enter();
         let mut state = self.lock();
+        let Some(message) = state.route(message) else {
+            return;
+        };
         state.held = false;
-        state.pending.push_back(message);
+        state.push_pending(message);
         self.pump(&mut state);
     }
 
     /// Starts a run for whatever waits, if the agent is idle and not held.
     fn pump(&self, state: &mut State) {
-        if !state.held && !self.agent.state().is_streaming {
+        if !state.held && !state.switching && !self.agent.state().is_streaming {
             self.deliver(state);
         }
         self.report(state);
@@ -258,7 +358,7 @@ impl Inner {
             first_follow_up = Some(first);
         }
         match agent.prompt_messages(messages) {
-            Ok(()) => state.pending.clear(),
+            Ok(()) => state.clear_pending(),
             // A run was started behind the supervisor's back: put the queues back as
             // they were; the pending notifications stay pending.
             Err(_) => {
@@ -312,7 +412,9 @@ async fn serve(
         // Messages already handed to this receiver stay with the supervisor, in order.
         let mut state = inner.lock();
         while let Ok(message) = inbound.try_recv() {
-            state.pending.push_back(message);
+            if let Some(message) = state.route(message) {
+                state.push_pending(message);
+            }
         }
         inner.report(&mut state);
     }

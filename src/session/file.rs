@@ -2,6 +2,7 @@
 
 use super::{Entry, FORMAT_VERSION, Header, SessionError, workspace_slug};
 use crate::agent::Message;
+use crate::runtime::InboundMessage;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -18,8 +19,10 @@ pub struct SessionData {
     pub steering: Vec<String>,
     /// Follow-up messages still pending at the last queue change.
     pub follow_up: Vec<String>,
-    /// Notifications not yet delivered.
-    pub pending_notifications: Vec<String>,
+    /// Notifications not yet delivered, oldest first (the inbox's included).
+    pub pending_notifications: Vec<InboundMessage>,
+    /// How much of the inbox file `pending_notifications` includes (bytes).
+    pub inbox_offset: u64,
     /// The latest value of each setting.
     pub settings: BTreeMap<String, serde_json::Value>,
     /// When the last line was written (ms since the epoch).
@@ -94,6 +97,7 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
     if data.header.is_none() {
         return Err(invalid(path, "it has no header line".into()));
     }
+    super::route::read_inbox(&mut data);
     Ok(data)
 }
 
@@ -137,9 +141,14 @@ fn fold(data: &mut SessionData, entry: Entry, path: &Path) -> Result<(), Session
             data.last_activity = timestamp;
             data.settings.insert(key, value);
         }
-        Entry::PendingNotifications { timestamp, pending } => {
-            data.last_activity = timestamp;
+        // Not activity: switching away or a notification from elsewhere is not use.
+        Entry::PendingNotifications {
+            pending,
+            inbox_offset,
+            ..
+        } => {
             data.pending_notifications = pending;
+            data.inbox_offset = inbox_offset;
         }
     }
     Ok(())
@@ -177,6 +186,20 @@ pub fn list_sessions(data_dir: &Path, workspace: &Path) -> Vec<SessionSummary> {
             .then(b.created.cmp(&a.created))
     });
     sessions
+}
+
+/// The file of the session `id` in `workspace` (file names end in `_<id>.jsonl`), without
+/// reading any session.
+pub fn session_path_by_id(data_dir: &Path, workspace: &Path, id: &str) -> Option<PathBuf> {
+    let suffix = format!("_{id}.jsonl");
+    std::fs::read_dir(sessions_dir(data_dir, workspace))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().ends_with(&suffix))
+        })
 }
 
 /// Finds a session by path, id or unique id prefix.

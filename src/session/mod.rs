@@ -8,13 +8,19 @@
 pub mod export;
 mod file;
 mod open;
+mod route;
 mod writer;
 
-pub use file::{SessionData, SessionSummary, find_session, list_sessions, load, sessions_dir};
+pub use file::{
+    SessionData, SessionSummary, find_session, list_sessions, load, session_path_by_id,
+    sessions_dir,
+};
 pub use open::{OpenedSession, open_session};
-pub use writer::{SessionWriter, record_events};
+pub use route::{SessionRouter, inbox_path, record_undelivered};
+pub use writer::{SessionAppender, SessionWriter, record_events};
 
 use crate::agent::Message;
+use crate::runtime::InboundMessage;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -122,12 +128,15 @@ pub enum Entry {
         /// Its new value.
         value: serde_json::Value,
     },
-    /// System notifications waiting for delivery.
+    /// System notifications waiting for delivery (replaces the earlier list).
     PendingNotifications {
         /// When.
         timestamp: u64,
-        /// Their texts, oldest first.
-        pending: Vec<String>,
+        /// The notifications, oldest first.
+        pending: Vec<InboundMessage>,
+        /// How much of the session's inbox file the list already includes (bytes).
+        #[serde(default)]
+        inbox_offset: u64,
     },
 }
 

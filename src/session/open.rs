@@ -46,21 +46,21 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
             notes,
         }));
     };
-    let data = load(&path)?;
-    notes.extend(data.warnings.iter().cloned());
-    let writer = match SessionWriter::resume(&data) {
-        Ok(writer) => writer,
+    let (writer, data) = match SessionWriter::resume_file(&path) {
+        Ok(pair) => pair,
         Err(SessionError::Locked { .. }) if cli.fork => {
+            let data = load(&path)?;
             let writer = SessionWriter::fork(&data, data_dir, workspace, provider, model)?;
             notes.push(format!(
                 "session {} is open elsewhere; continuing in a new session {} with a copy of its history",
                 data.id(),
                 writer.id()
             ));
-            writer
+            (writer, data)
         }
         Err(e) => return Err(e),
     };
+    notes.splice(0..0, data.warnings.iter().cloned());
     Ok(Some(OpenedSession {
         writer,
         resumed: Some(data),

@@ -50,9 +50,25 @@ impl SessionWriter {
         Ok(writer)
     }
 
-    /// Continues an existing session: later lines append to the same file.
+    /// Continues an existing session: later lines append to the same file. Prefer
+    /// [`Self::resume_file`], which reads the file only once it holds the lock.
     pub fn resume(data: &SessionData) -> Result<Self, SessionError> {
         Self::open(&data.path, data.id().to_owned())
+    }
+
+    /// Locks the session file at `path`, then reads it: nothing written before the lock
+    /// is missed, and nobody else writes it after.
+    pub fn resume_file(path: &Path) -> Result<(Self, SessionData), SessionError> {
+        if !path.is_file() {
+            return Err(SessionError::NotFound(format!(
+                "no session file {}",
+                path.display()
+            )));
+        }
+        let mut writer = Self::open(path, String::new())?;
+        let data = super::file::load(path)?;
+        writer.id = data.id().to_owned();
+        Ok((writer, data))
     }
 
     /// A new session starting from a copy of `data`'s history and queues.
@@ -115,8 +131,13 @@ impl SessionWriter {
 
     /// Appends one entry (written at once, synced at the next `sync`).
     pub fn append(&self, entry: &Entry) {
-        if let Ok(line) = serde_json::to_string(entry) {
-            let _ = self.tx.send(Command::Line(line));
+        send_entry(&self.tx, entry);
+    }
+
+    /// A handle that appends to this file from elsewhere, until it is closed.
+    pub fn appender(&self) -> SessionAppender {
+        SessionAppender {
+            tx: self.tx.clone(),
         }
     }
 
@@ -131,6 +152,26 @@ impl SessionWriter {
         if self.tx.send(Command::Close(done)).is_ok() {
             let _ = wait.await;
         }
+    }
+}
+
+/// Appends entries to an open session file (see [`SessionWriter::appender`]); after
+/// the writer is closed, appends go nowhere.
+#[derive(Clone)]
+pub struct SessionAppender {
+    tx: mpsc::Sender<Command>,
+}
+
+impl SessionAppender {
+    /// Appends one entry.
+    pub fn append(&self, entry: &Entry) {
+        send_entry(&self.tx, entry);
+    }
+}
+
+fn send_entry(tx: &mpsc::Sender<Command>, entry: &Entry) {
+    if let Ok(line) = serde_json::to_string(entry) {
+        let _ = tx.send(Command::Line(line));
     }
 }
 

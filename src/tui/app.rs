@@ -7,7 +7,7 @@ use super::entry::{CardInfo, RenderCtx};
 use super::highlight::HighlightCache;
 use super::keymap::KeyMap;
 use super::layout::{self, Areas, Focus};
-use super::msg::{CronRow, Effect, SubagentRow};
+use super::msg::{CronRow, Effect, SessionRow, SubagentRow};
 use super::theme::Theme;
 use super::transcript::Transcript;
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution, Usage};
@@ -94,6 +94,20 @@ pub enum Overlay {
         /// Its name.
         name: String,
     },
+    /// The `/sessions` picker.
+    Sessions {
+        /// The sessions, most recent first.
+        rows: Vec<SessionRow>,
+        /// The highlighted row.
+        selected: usize,
+    },
+    /// "That session is open elsewhere: continue in a copy?"
+    ConfirmFork {
+        /// The session file.
+        path: std::path::PathBuf,
+        /// Its id.
+        id: String,
+    },
 }
 
 /// The chat's scroll position.
@@ -178,12 +192,20 @@ pub struct App {
     pub cron: Vec<CronRow>,
     /// System notifications waiting for the agent.
     pub pending_notifications: usize,
+    /// The session being recorded (`None` with `--no-session`).
+    pub session_id: Option<String>,
+    /// A switch to another session is under way (input waits for it).
+    pub switching_session: bool,
     /// Selected dashboard row (subagents first, then cron jobs).
     pub dashboard_selected: usize,
     /// The composer.
     pub composer: Composer,
     pub(super) files: Option<Vec<String>>,
     pub(super) files_requested: bool,
+    /// The server's models, once listed (`/model` completes from the configured names
+    /// until then, and when the server offers none).
+    pub(super) server_models: Option<Vec<String>>,
+    pub(super) models_requested: bool,
     pub(super) last_steer: Option<Instant>,
     pub(super) last_cancel: Option<Instant>,
     /// A short message in the status bar, until the instant given.
@@ -239,10 +261,14 @@ impl App {
             subagents_seen: Vec::new(),
             cron: Vec::new(),
             pending_notifications: 0,
+            session_id: None,
+            switching_session: false,
             dashboard_selected: 0,
             composer,
             files: None,
             files_requested: false,
+            server_models: None,
+            models_requested: false,
             last_steer: None,
             last_cancel: None,
             hint: None,

@@ -49,6 +49,8 @@ pub struct Composer {
     dismissed: Option<String>,
     /// Whether `@` was typed and the file list is needed.
     pub wants_files: bool,
+    /// Whether `/model` is being typed and the server's model list is wanted.
+    pub wants_models: bool,
 }
 
 impl Composer {
@@ -62,6 +64,7 @@ impl Composer {
             completion: None,
             dismissed: None,
             wants_files: false,
+            wants_models: false,
         };
         composer.set_text("", theme);
         composer
@@ -220,6 +223,11 @@ impl Composer {
     /// model names known.
     pub fn refresh_completion(&mut self, files: Option<&[String]>, models: &[String]) {
         let text = self.text();
+        // "/m" already names /model alone: the list is asked for while the rest is typed.
+        let command = text.split(char::is_whitespace).next().unwrap_or_default();
+        if command.len() >= 2 && "/model".starts_with(command) {
+            self.wants_models = true;
+        }
         if self.dismissed.as_deref() == Some(text.as_str()) {
             self.completion = None;
             return;

@@ -120,7 +120,7 @@ impl App {
         }
     }
 
-    fn message_end(&mut self, message: Message) {
+    pub(super) fn message_end(&mut self, message: Message) {
         match message {
             Message::Assistant(m) => {
                 let usage = &m.usage;
@@ -171,7 +171,7 @@ impl App {
     }
 
     /// Updates a call's inline card and re-renders the message that shows it.
-    fn refresh_card(&mut self, id: &str) {
+    pub(super) fn refresh_card(&mut self, id: &str) {
         if self.refresh_card_state(id)
             && let Some(&entry) = self.call_entries.get(id)
         {

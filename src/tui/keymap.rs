@@ -120,6 +120,15 @@ impl KeyChord {
         code_matches && want == got
     }
 
+    /// Whether the chord is a printable character typed without Ctrl or Alt: bound to an
+    /// action, that character could no longer be typed.
+    pub fn types_text(&self) -> bool {
+        matches!(self.code, KeyCode::Char(_))
+            && !self
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+    }
+
     /// How the chord is written in the help and in config files.
     pub fn label(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
@@ -286,13 +295,53 @@ impl KeyMap {
             };
             let chords = texts
                 .iter()
-                .map(|t| parse_chord(t).map_err(|e| format!("[keys] `{name}`: {e}")))
+                .map(|t| {
+                    let chord = parse_chord(t).map_err(|e| format!("[keys] `{name}`: {e}"))?;
+                    if chord.types_text() {
+                        return Err(format!(
+                            "[keys] `{name}`: \"{t}\" is a key you type text with; add a \
+                             modifier (e.g. \"ctrl+{t}\") or use a function key"
+                        ));
+                    }
+                    Ok(chord)
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             if let Some(slot) = map.bindings.iter_mut().find(|(a, _)| *a == action) {
                 slot.1 = chords;
             }
         }
+        map.check_conflicts()?;
         Ok(map)
+    }
+
+    /// Fails when one key would trigger two actions (only the first would ever run).
+    fn check_conflicts(&self) -> Result<(), String> {
+        let name = |action: Action| {
+            ACTIONS
+                .iter()
+                .find(|(a, _, _)| *a == action)
+                .map_or("?", |(_, n, _)| *n)
+        };
+        for (i, (first, chords)) in self.bindings.iter().enumerate() {
+            for (second, others) in &self.bindings[i + 1..] {
+                let clash = chords.iter().find(|c| {
+                    others.iter().any(|o| {
+                        c.matches(&KeyEvent::new(o.code, o.modifiers))
+                            || o.matches(&KeyEvent::new(c.code, c.modifiers))
+                    })
+                });
+                if let Some(chord) = clash {
+                    return Err(format!(
+                        "[keys]: {} is bound to both `{}` and `{}`; give one of them \
+                         another key in [keys]",
+                        chord.label(),
+                        name(*first),
+                        name(*second)
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The action bound to `key`, if any.
@@ -389,5 +438,28 @@ mod tests {
         assert!(KeyMap::from_table(&bad).unwrap_err().contains("`sumbit`"));
         let bad: toml::Table = toml::from_str("submit = \"ctrl+nope\"").unwrap();
         assert!(KeyMap::from_table(&bad).unwrap_err().contains("`submit`"));
+    }
+
+    #[test]
+    fn a_key_for_two_actions_or_a_typing_key_is_refused() {
+        let clash: toml::Table = toml::from_str("newline = \"enter\"").unwrap();
+        let err = KeyMap::from_table(&clash).unwrap_err();
+        assert!(
+            err.contains("Enter") && err.contains("`submit`") && err.contains("`newline`"),
+            "{err}"
+        );
+        let clash: toml::Table = toml::from_str("help = \"ctrl+t\"").unwrap();
+        let err = KeyMap::from_table(&clash).unwrap_err();
+        assert!(
+            err.contains("`toggle_thinking`") && err.contains("`help`"),
+            "{err}"
+        );
+        let typing: toml::Table = toml::from_str("help = \"h\"").unwrap();
+        let err = KeyMap::from_table(&typing).unwrap_err();
+        assert!(err.contains("`help`") && err.contains("ctrl+h"), "{err}");
+        let unbound: toml::Table = toml::from_str("help = []").unwrap();
+        let map = KeyMap::from_table(&unbound).unwrap();
+        assert_eq!(map.label(Action::Help), "unbound");
+        assert_eq!(map.action(&key(KeyCode::F(1), KeyModifiers::NONE)), None);
     }
 }

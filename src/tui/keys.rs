@@ -65,6 +65,10 @@ impl App {
             self.files_requested = true;
             effects.push(Effect::ListFiles);
         }
+        if self.composer.wants_models && !self.models_requested {
+            self.models_requested = true;
+            effects.push(Effect::ListModels);
+        }
         effects
     }
 
@@ -72,6 +76,11 @@ impl App {
     pub(super) fn submit(&mut self) -> Vec<Effect> {
         if self.composer.is_blank() {
             self.dirty = false;
+            return Vec::new();
+        }
+        if self.switching_session {
+            // The history is being replaced: the text stays until the session is shown.
+            self.set_hint("switching sessions… press Enter again in a moment", HINT);
             return Vec::new();
         }
         let text = self.take_composer();
@@ -173,7 +182,8 @@ impl App {
                     }
                 }
             }
-            Command::New => vec![Effect::NewSession],
+            Command::New => self.new_session(),
+            Command::Sessions => vec![Effect::ListSessions],
             Command::Quit => vec![Effect::Quit],
         }
     }

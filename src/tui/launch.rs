@@ -4,15 +4,21 @@
 use super::adapt::{RuntimeControls, cron_rows};
 use super::app::{App, AppConfig};
 use super::keymap::KeyMap;
-use super::msg::{Effect, Msg};
+use super::msg::{Effect, LoadedSession, Msg};
+use super::session_host::{SessionHost, open_for_client};
 use super::theme::{Theme, no_color_requested, user_theme_dir};
 use super::{Inbox, MsgSender, Options, history, runtime, terminal};
 use crate::agent::{Agent, NoticeLevel};
+use crate::cli::Cli;
 use crate::config::Settings;
 use crate::headless::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE};
 use crossterm::event::Event;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+
+/// How long quitting waits for an interrupted run to settle, so its last messages are
+/// recorded (a tool that ignores cancellation is not waited for).
+const QUIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The workspace with the home directory shortened to `~`.
 fn display_path(path: &Path) -> String {
@@ -49,7 +55,8 @@ fn init_logging(state_dir: &Path) {
 }
 
 /// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
-/// for the user to fix before the client starts.
+/// for the user to fix before the client starts. `keys` replaces the config file's
+/// `[keys]` table when given.
 fn app_config(
     settings: &Settings,
     keys: Option<&toml::Table>,
@@ -65,10 +72,7 @@ fn app_config(
     } else {
         theme
     };
-    let keymap = match keys {
-        Some(table) => KeyMap::from_table(table)?,
-        None => KeyMap::default(),
-    };
+    let keymap = KeyMap::from_table(keys.unwrap_or(&settings.file.keys))?;
     let mut models: Vec<String> = vec![model.clone()];
     for entry in settings.file.providers.values() {
         if let Some(m) = &entry.model
@@ -87,7 +91,7 @@ fn app_config(
         workspace: display_path(&settings.workspace),
         thinking: settings.thinking,
         tool_execution: settings.tool_execution,
-        mouse_capture: true,
+        mouse_capture: settings.file.ui.mouse.unwrap_or(true),
         time_zone: None,
     })
 }
@@ -144,16 +148,33 @@ pub fn run(settings: &Settings, agent: Agent, inbox: Inbox, options: Options) ->
             return EXIT_USAGE;
         }
     };
-    let code = runtime.block_on(client(settings, config, agent, inbox, options));
+    let sessions = SessionHost::new(agent.clone(), None, settings, false);
+    let session = (
+        sessions,
+        LoadedSession {
+            quiet: true,
+            ..LoadedSession::default()
+        },
+    );
+    let code = runtime.block_on(client(settings, config, agent, inbox, options, session));
     // Tools may still be running (an exec that ignores cancellation); do not wait on them.
     runtime.shutdown_background();
     code
 }
 
 /// Runs the client with the whole background runtime (supervisor, subagents, cron):
-/// what `claw-tui` without a headless mode does. `approve_all` is `--yes`.
-pub fn launch(settings: &Settings, prompt: Option<String>, approve_all: bool) -> i32 {
+/// what `claw-tui` without a headless mode does, in the session the flags choose
+/// (`-c`, `--session`, `--fork`, `--no-session`).
+pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
     init_logging(&settings.state_dir);
+    // Before the screen is taken: a session in use is offered as a copy on the terminal.
+    let opened = match open_for_client(cli, settings) {
+        Ok(opened) => opened,
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            return EXIT_USAGE;
+        }
+    };
     let runtime = match tokio_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -166,7 +187,7 @@ pub fn launch(settings: &Settings, prompt: Option<String>, approve_all: bool) ->
         let main = match crate::setup::start_runtime(
             settings,
             inbox.message_sender(),
-            inbox.approval_asker(approve_all),
+            inbox.approval_asker(cli.yes),
         ) {
             Ok(main) => main,
             Err(e) => {
@@ -183,6 +204,14 @@ pub fn launch(settings: &Settings, prompt: Option<String>, approve_all: bool) ->
         };
         let mut warnings = settings.warnings.clone();
         warnings.extend(main.warnings.iter().cloned());
+        let sessions = SessionHost::new(
+            main.agent.clone(),
+            Some(main.session_binding(settings)),
+            settings,
+            !cli.no_session,
+        );
+        let first = sessions.begin(opened).await;
+        // After the session is in place, so a fire at start-up reaches its history.
         // Keep the handle: dropping it stops the timer.
         let _scheduler = match main.start_cron_scheduler() {
             Ok(handle) => handle,
@@ -192,7 +221,7 @@ pub fn launch(settings: &Settings, prompt: Option<String>, approve_all: bool) ->
             }
         };
         let options = Options {
-            prompt,
+            prompt: cli.prompt.clone(),
             warnings,
             background: Some(Arc::new(RuntimeControls {
                 subagents: Some(main.subagents.clone()),
@@ -203,9 +232,21 @@ pub fn launch(settings: &Settings, prompt: Option<String>, approve_all: bool) ->
             cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
             supervisor: Some(main.supervisor.clone()),
         };
-        let code = client(settings, config, main.agent.clone(), inbox, options).await;
+        let session = (sessions.clone(), first);
+        let code = client(
+            settings,
+            config,
+            main.agent.clone(),
+            inbox,
+            options,
+            session,
+        )
+        .await;
+        // What is still pending is recorded in the session before it is closed.
+        let _ = tokio::time::timeout(QUIT_GRACE, main.agent.wait_for_idle()).await;
         main.supervisor.stop().await;
         main.subagents.shutdown().await;
+        sessions.close().await;
         code
     });
     runtime.shutdown_background();
@@ -219,6 +260,7 @@ async fn client(
     agent: Agent,
     inbox: Inbox,
     mut options: Options,
+    (sessions, first): (SessionHost, LoadedSession),
 ) -> i32 {
     terminal::install_panic_hook();
     if let Err(e) = terminal::enter(config.mouse_capture) {
@@ -249,8 +291,8 @@ async fn client(
         tx,
         approvals,
         options.background.take(),
-        settings.data_dir.clone(),
-        settings.workspace.clone(),
+        settings,
+        sessions,
     );
     let mut app = App::new(config);
     if let Ok(size) = term.size() {
@@ -260,6 +302,7 @@ async fn client(
             Msg::Term(Event::Resize(size.width, size.height)),
         );
     }
+    rt.dispatch(&mut app, &mut term, Msg::SessionLoaded(Box::new(first)));
     for warning in options.warnings {
         rt.dispatch(
             &mut app,
@@ -276,6 +319,10 @@ async fn client(
         rt.execute(Effect::Prompt(prompt), &mut term);
     }
     let result = rt.run(&mut app, &mut term, &mut rx).await;
+    // Quitting: nothing new may start, what waits is recorded in the session.
+    if let Some(supervisor) = &rt.supervisor {
+        supervisor.hold_for_switch();
+    }
     rt.abort();
     terminal::leave();
     match result {

@@ -5,6 +5,7 @@ use crate::agent::{AgentEvent, NoticeLevel, QueueKind, QueueMode, ThinkingLevel,
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use crate::tools::message::OutboundMessage;
 use crossterm::event::Event;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -51,10 +52,24 @@ pub enum Msg {
     HistoryLoaded(Vec<String>),
     /// The workspace's files, relative paths, for `@path` completion.
     WorkspaceFiles(Vec<String>),
+    /// The model ids the server offers, for `/model` completion.
+    ModelsListed(Vec<String>),
     /// The external editor (Ctrl+G) closed: the new text, or why it failed.
     EditorDone(Result<String, String>),
-    /// A fresh session replaced the old one (`/new`).
-    SessionReset,
+    /// Another session replaced the current one (start-up, `/new`, `/sessions`):
+    /// rebuild the chat, the tool tree and the usage totals from its history.
+    SessionLoaded(Box<LoadedSession>),
+    /// The workspace's sessions, most recent first, for the `/sessions` picker.
+    Sessions(Vec<SessionRow>),
+    /// A switch of sessions failed; the current one goes on.
+    SessionFailed(String),
+    /// The session chosen is written by another claw-tui process: offer a copy.
+    SessionLocked {
+        /// Its file.
+        path: PathBuf,
+        /// Its id.
+        id: String,
+    },
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
     /// Time passed (spinner frames, elapsed times, hints that expire).
@@ -86,6 +101,9 @@ pub enum Effect {
     SaveHistory(String),
     /// List the workspace's files (answered with `Msg::WorkspaceFiles`).
     ListFiles,
+    /// Ask the server for its models (answered with `Msg::ModelsListed`, or not at all
+    /// when it offers no list).
+    ListModels,
     /// Highlight a code block (answered with `Msg::Highlighted`).
     Highlight(HighlightRequest),
     /// Put this text on the clipboard (OSC 52).
@@ -98,8 +116,21 @@ pub enum Effect {
     SetQueueMode(QueueKind, QueueMode),
     /// Run tool calls one after another or together.
     SetToolExecution(ToolExecution),
-    /// Start a fresh session (answered with `Msg::SessionReset`).
+    /// Start a fresh session (answered with `Msg::SessionLoaded`).
     NewSession,
+    /// List the workspace's sessions (answered with `Msg::Sessions`).
+    ListSessions,
+    /// Switch to the session in this file (answered with `Msg::SessionLoaded`, or
+    /// `Msg::SessionLocked` when another process writes it); `fork` continues in a new
+    /// session that starts from a copy of its history.
+    OpenSession {
+        /// The session file.
+        path: PathBuf,
+        /// Copy instead of resuming.
+        fork: bool,
+    },
+    /// The chat shows the loaded session: notifications waiting for it may start now.
+    SessionReady,
     /// Answer an approval request.
     Approve {
         /// The request's id.
@@ -214,4 +245,38 @@ pub struct CronRow {
     pub done: bool,
     /// How the last run went.
     pub last_status: CronRunStatus,
+}
+
+/// A session the client switched to.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoadedSession {
+    /// Its id (`None` when sessions are off: `--no-session`).
+    pub id: Option<String>,
+    /// Its history.
+    pub messages: Vec<crate::agent::Message>,
+    /// Messages that were queued when it was last written, offered back in the composer.
+    pub queued: Vec<String>,
+    /// Whether it continues an earlier session (rather than starting empty).
+    pub resumed: bool,
+    /// A fresh session at start-up: nothing to announce.
+    pub quiet: bool,
+    /// Things to tell the user (a copy was made, a torn line was skipped...).
+    pub notes: Vec<String>,
+}
+
+/// One row of the `/sessions` picker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRow {
+    /// Session id.
+    pub id: String,
+    /// Its file.
+    pub path: PathBuf,
+    /// Creation time.
+    pub created: SystemTime,
+    /// Last write.
+    pub last_activity: SystemTime,
+    /// The first user prompt.
+    pub first_prompt: Option<String>,
+    /// Messages recorded.
+    pub message_count: usize,
 }

@@ -5,6 +5,7 @@
 use super::app::App;
 use super::highlight::Highlighter;
 use super::msg::{Effect, Msg};
+use super::session_host::{SessionHost, Target};
 use super::terminal::{self, Term};
 use super::view::view;
 use super::{Approvals, Background, history};
@@ -49,6 +50,7 @@ pub(super) struct Runtime {
     pub data_dir: PathBuf,
     pub workspace: PathBuf,
     pub highlighter: Highlighter,
+    pub sessions: SessionHost,
     agent_events: UnboundedReceiver<AgentEvent>,
     pending: VecDeque<Msg>,
     quit: bool,
@@ -64,8 +66,8 @@ impl Runtime {
         tx: UnboundedSender<Msg>,
         approvals: Approvals,
         background: Option<Arc<dyn Background>>,
-        data_dir: PathBuf,
-        workspace: PathBuf,
+        settings: &crate::config::Settings,
+        sessions: SessionHost,
     ) -> Self {
         // Subscribed before anything can start a run, so no event is missed.
         let agent_events = agent.subscribe(None);
@@ -76,9 +78,10 @@ impl Runtime {
             tx,
             approvals,
             background,
-            data_dir,
-            workspace,
+            data_dir: settings.data_dir.clone(),
+            workspace: settings.workspace.clone(),
             highlighter: Highlighter::default(),
+            sessions,
             pending: VecDeque::new(),
             quit: false,
             handed_over: false,
@@ -178,6 +181,9 @@ impl Runtime {
                     let _ = tx.send(Msg::WorkspaceFiles(history::list_files(&root)));
                 });
             }
+            Effect::ListModels => {
+                super::model_list::fetch(self.agent.provider(), self.tx.clone());
+            }
             Effect::Highlight(request) => self.highlighter.request(request, &self.tx),
             Effect::Copy(text) => {
                 if let Err(e) = terminal::copy_osc52(term.backend_mut(), &text) {
@@ -189,13 +195,17 @@ impl Runtime {
             Effect::SetThinking(level) => agent.set_thinking_level(level),
             Effect::SetQueueMode(kind, mode) => agent.set_queue_mode(kind, mode),
             Effect::SetToolExecution(mode) => agent.set_tool_execution(mode),
-            Effect::NewSession => {
-                let tx = self.tx.clone();
-                tokio::spawn(async move {
-                    agent.reset().await;
-                    let _ = tx.send(Msg::SessionReset);
-                });
+            Effect::NewSession => self.sessions.switch(Target::New, &self.tx),
+            Effect::ListSessions => self.sessions.list(&self.tx),
+            Effect::OpenSession { path, fork } => {
+                let target = if fork {
+                    Target::Fork(path)
+                } else {
+                    Target::Open(path)
+                };
+                self.sessions.switch(target, &self.tx);
             }
+            Effect::SessionReady => self.sessions.release(),
             Effect::Approve { id, decision } => self.approvals.resolve(&id, decision),
             Effect::CancelSubagent(id) => {
                 self.background("cancel the subagent", move |b| b.cancel_subagent(&id))
@@ -252,7 +262,7 @@ impl Runtime {
         loop {
             let draw_at = app
                 .needs_draw()
-                .then(|| (last_draw + FRAME).max(Instant::now()));
+                .then(|| (last_draw + frame_gap(app)).max(Instant::now()));
             let tick_at = if app.busy() {
                 Some(last_tick + TICK)
             } else {
@@ -319,8 +329,10 @@ impl Runtime {
     }
 }
 
+/// The user's own input, and the end of a run (its last tokens), are drawn at the
+/// full frame rate; output streaming in is drawn at the lower one.
 fn frame_gap(app: &App) -> Duration {
-    if app.input_changed() {
+    if app.input_changed() || !app.running {
         FRAME
     } else {
         STREAM_FRAME

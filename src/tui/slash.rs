@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 9] = [
+pub const COMMANDS: [(&str, &str, &str); 10] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -32,6 +32,11 @@ pub const COMMANDS: [(&str, &str, &str); 9] = [
         "copy the last answer (or its last code block) via OSC 52",
     ),
     ("/new", "", "start a fresh session"),
+    (
+        "/sessions",
+        "",
+        "pick an earlier session of this workspace to continue",
+    ),
     ("/quit", "", "quit"),
 ];
 
@@ -59,6 +64,8 @@ pub enum Command {
     },
     /// A fresh session.
     New,
+    /// The session picker.
+    Sessions,
     /// Quit.
     Quit,
 }
@@ -111,6 +118,7 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
             _ => Err("/copy copies the last answer; /copy code its last code block".into()),
         },
         "/new" => Ok(Command::New),
+        "/sessions" => Ok(Command::Sessions),
         "/quit" | "/exit" => Ok(Command::Quit),
         other => {
             let names: Vec<&str> = COMMANDS.iter().map(|(n, _, _)| *n).collect();

@@ -112,6 +112,13 @@ impl App {
                 self.refresh_completion();
                 Vec::new()
             }
+            Msg::ModelsListed(models) => {
+                if !models.is_empty() {
+                    self.server_models = Some(models);
+                    self.refresh_completion();
+                }
+                Vec::new()
+            }
             Msg::EditorDone(result) => {
                 match result {
                     Ok(text) => {
@@ -122,8 +129,19 @@ impl App {
                 }
                 Vec::new()
             }
-            Msg::SessionReset => {
-                self.reset_session();
+            Msg::SessionLoaded(loaded) => self.load_session(*loaded),
+            Msg::Sessions(rows) => {
+                self.show_sessions(rows);
+                Vec::new()
+            }
+            Msg::SessionLocked { path, id } => {
+                self.switching_session = false;
+                self.overlay = Some(Overlay::ConfirmFork { path, id });
+                Vec::new()
+            }
+            Msg::SessionFailed(text) => {
+                self.switching_session = false;
+                self.notice(NoticeLevel::Error, text);
                 Vec::new()
             }
             Msg::Notice(level, text) => {
@@ -139,31 +157,12 @@ impl App {
             .push(super::entry::EntryKind::Notice(level, text.into()));
     }
 
-    fn reset_session(&mut self) {
-        self.transcript.clear();
-        self.calls.clear();
-        self.cards.clear();
-        self.call_entries.clear();
-        self.pending_highlights.clear();
-        self.streaming_entry = None;
-        self.totals = super::app::Totals::default();
-        self.turn = 0;
-        self.tree_selected = None;
-        self.chat.follow = true;
-        self.chat.unseen = false;
-        self.last_total_rows = 0;
-        self.notice(
-            NoticeLevel::Info,
-            "New session: the conversation was cleared.",
-        );
-    }
-
     fn clamp_dashboard(&mut self) {
         let n = self.subagents.len() + self.cron.len();
         self.dashboard_selected = self.dashboard_selected.min(n.saturating_sub(1));
     }
 
-    fn restore_to_composer(&mut self, texts: Vec<String>) {
+    pub(super) fn restore_to_composer(&mut self, texts: Vec<String>) {
         if texts.is_empty() {
             return;
         }
@@ -177,7 +176,10 @@ impl App {
     }
 
     pub(super) fn refresh_completion(&mut self) {
-        let mut models = self.config.models.clone();
+        let mut models = self
+            .server_models
+            .clone()
+            .unwrap_or_else(|| self.config.models.clone());
         if !models.contains(&self.model) {
             models.insert(0, self.model.clone());
         }
@@ -336,6 +338,8 @@ impl App {
                 };
                 Vec::new()
             }
+            Overlay::Sessions { .. } => self.sessions_key(key.code),
+            Overlay::ConfirmFork { .. } => self.fork_key(key.code),
             Overlay::ConfirmDelete { id, .. } => {
                 let id = id.clone();
                 self.overlay = None;

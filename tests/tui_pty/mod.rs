@@ -25,6 +25,37 @@ pub struct Tui {
 }
 
 impl Tui {
+    /// Starts the binary on the demo model at 120×40 in a sandbox laid out like
+    /// `support::bin::Sandbox` (`root/ws`, `root/config/config.toml`, data and state).
+    pub fn demo(root: &Path, pace_ms: &str, extra: &[&str]) -> Tui {
+        let config = root.join("config/config.toml");
+        let workspace = root.join("ws");
+        let (data, state, xdg_config) =
+            (root.join("data"), root.join("state"), root.join("config"));
+        let mut args = vec![
+            "--provider",
+            "demo",
+            "--config",
+            config.to_str().unwrap(),
+            "--workspace",
+            workspace.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        Tui::spawn(
+            &args,
+            &[
+                ("CLAW_TUI_DEMO_PACE_MS", pace_ms),
+                ("XDG_DATA_HOME", data.to_str().unwrap()),
+                ("XDG_STATE_HOME", state.to_str().unwrap()),
+                ("XDG_CONFIG_HOME", xdg_config.to_str().unwrap()),
+                ("EDITOR", "true"),
+            ],
+            &workspace,
+            120,
+            40,
+        )
+    }
+
     /// Starts the binary with `args` and `env` in a `cols`×`rows` terminal.
     pub fn spawn(args: &[&str], env: &[(&str, &str)], cwd: &Path, cols: u16, rows: u16) -> Tui {
         let pair = native_pty_system()

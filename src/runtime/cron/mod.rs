@@ -90,6 +90,8 @@ pub struct CronFired {
     pub message: String,
     /// The slot that fired (a delivery after a restart comes later than this).
     pub scheduled_at: DateTime<Utc>,
+    /// The session that added the job, which the notification goes back to.
+    pub session: Option<String>,
 }
 
 impl CronFired {

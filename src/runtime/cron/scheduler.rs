@@ -248,6 +248,7 @@ fn claim_due(inner: &Inner, now: DateTime<Utc>) -> Result<Vec<CronFired>, CronEr
                     name: job.name.clone(),
                     message: job.message.clone(),
                     scheduled_at: due.latest,
+                    session: job.session.clone(),
                 });
             } else {
                 job.push_run(RunRecord {

@@ -32,6 +32,8 @@ pub(super) struct Inner {
     /// Wakes the scheduler to recompute its sleep after a change in this process.
     pub(super) wake: Notify,
     feed: watch::Sender<Vec<CronJobInfo>>,
+    /// The session that jobs added from now on belong to.
+    origin: Mutex<Option<String>>,
 }
 
 /// The jobs as last read or written, with their schedules compiled once.
@@ -117,6 +119,7 @@ impl CronService {
             snapshot: Mutex::new(Snapshot::default()),
             wake: Notify::new(),
             feed: watch::Sender::new(Vec::new()),
+            origin: Mutex::new(None),
         });
         inner.install(file, stamp);
         Ok(Self { inner })
@@ -145,6 +148,12 @@ impl CronService {
             .map(|n| n.trim().to_owned())
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| auto_name(&message));
+        let session = self
+            .inner
+            .origin
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         let id = self.inner.change(|file| {
             let id = format!("cron-{}", file.next_id);
             file.next_id += 1;
@@ -158,10 +167,17 @@ impl CronService {
                 done: false,
                 handled_until: now,
                 runs: Vec::new(),
+                session: session.clone(),
             });
             Ok(id)
         })?;
         self.inner.job_info(&id)
+    }
+
+    /// Sets the session that jobs added from now on belong to (their fires are
+    /// delivered to it); `None` for jobs that go to whichever session is active.
+    pub fn set_origin(&self, session: Option<String>) {
+        *self.inner.origin.lock().unwrap_or_else(|p| p.into_inner()) = session;
     }
 
     /// All jobs, re-read from disk so changes by other processes show.

@@ -73,6 +73,9 @@ pub struct JobRecord {
     pub handled_until: DateTime<Utc>,
     /// The latest runs, oldest first, at most [`MAX_RUNS`].
     pub runs: Vec<RunRecord>,
+    /// The session that added it; its notifications go back there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
 }
 
 impl JobRecord {

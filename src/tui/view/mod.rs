@@ -4,6 +4,7 @@ pub mod chat;
 pub mod composer;
 pub mod dashboard;
 pub mod overlay;
+pub mod sessions;
 pub mod status;
 pub mod tool_tree;
 

@@ -26,6 +26,10 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         Some(Overlay::Help { scroll }) => help(app, area, *scroll, buf),
         Some(Overlay::Detail { call_id, scroll }) => detail(app, area, call_id, *scroll, buf),
         Some(Overlay::ConfirmDelete { id, name }) => confirm(app, area, id, name, buf),
+        Some(Overlay::Sessions { rows, selected }) => {
+            super::sessions::picker(app, area, rows, *selected, buf);
+        }
+        Some(Overlay::ConfirmFork { id, .. }) => super::sessions::confirm_fork(app, area, id, buf),
         None => {}
     }
     if !app.approvals.is_empty() {
@@ -33,7 +37,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn centered(area: Rect, width_percent: u16, height: u16) -> Rect {
+pub(super) fn centered(area: Rect, width_percent: u16, height: u16) -> Rect {
     let width = (area.width * width_percent / 100).max(30).min(area.width);
     let height = height.min(area.height);
     Rect {
@@ -44,7 +48,7 @@ fn centered(area: Rect, width_percent: u16, height: u16) -> Rect {
     }
 }
 
-fn frame(app: &App, area: Rect, title: String, buf: &mut Buffer) -> Rect {
+pub(super) fn frame(app: &App, area: Rect, title: String, buf: &mut Buffer) -> Rect {
     let theme = app.theme();
     Clear.render(area, buf);
     buf.set_style(area, theme.text());

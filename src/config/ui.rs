@@ -1,0 +1,44 @@
+//! The terminal client's sections: `[ui]` and the check of `[keys]`.
+
+use super::{ConfigError, FileConfig, parse_error};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// `[ui]` settings of the terminal client.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UiSection {
+    /// Colour theme (wins over the top-level `theme`; `--theme` wins over both).
+    pub theme: Option<String>,
+    /// Capture the mouse at start (wheel scrolling); `false` leaves text selection to
+    /// the terminal.
+    pub mouse: Option<bool>,
+}
+
+/// Rejects unknown actions, bad keys and clashes in `[keys]` when the file is read (so
+/// every mode refuses a broken file alike), pointing at the entry the problem names.
+pub(super) fn check_keys(path: &Path, text: &str, file: &FileConfig) -> Result<(), ConfigError> {
+    if file.keys.is_empty() {
+        return Ok(());
+    }
+    let Err(message) = crate::tui::keymap::KeyMap::from_table(&file.keys) else {
+        return Ok(());
+    };
+    #[derive(Deserialize)]
+    struct Spans {
+        #[serde(default)]
+        keys: BTreeMap<String, toml::Spanned<toml::Value>>,
+    }
+    let offset = toml::from_str::<Spans>(text)
+        .ok()
+        .and_then(|spans| {
+            spans
+                .keys
+                .iter()
+                .find(|(name, _)| message.contains(&format!("`{name}`")))
+                .map(|(_, value)| value.span().start)
+        })
+        .unwrap_or(0);
+    Err(parse_error(path, text, offset, &message))
+}

@@ -1,0 +1,131 @@
+//! Notifications and sessions. The active session records its pending notifications;
+//! one addressed to another session of the workspace goes to that session's inbox (a
+//! file beside it, appended without its lock, so it works whoever writes the session)
+//! and is delivered when the session is resumed.
+
+use super::file::{SessionData, session_path_by_id};
+use super::writer::SessionAppender;
+use super::{Entry, SessionError};
+use crate::agent::now_ms;
+use crate::runtime::InboundMessage;
+use crate::runtime::supervisor::NotificationStore;
+use std::fs::OpenOptions;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// The [`NotificationStore`] of one active session.
+pub struct SessionRouter {
+    id: String,
+    appender: SessionAppender,
+    data_dir: PathBuf,
+    workspace: PathBuf,
+    /// The part of this session's inbox already taken into its pending list.
+    inbox_offset: u64,
+}
+
+impl SessionRouter {
+    /// Routes for the session `id`, whose file `appender` writes to; `inbox_offset` is
+    /// how much of its inbox its pending list includes (`SessionData::inbox_offset`).
+    pub fn new(
+        id: String,
+        appender: SessionAppender,
+        data_dir: &Path,
+        workspace: &Path,
+        inbox_offset: u64,
+    ) -> Self {
+        Self {
+            id,
+            appender,
+            data_dir: data_dir.to_path_buf(),
+            workspace: workspace.to_path_buf(),
+            inbox_offset,
+        }
+    }
+}
+
+impl NotificationStore for SessionRouter {
+    fn session_id(&self) -> &str {
+        &self.id
+    }
+
+    fn pending_changed(&self, pending: &[InboundMessage]) {
+        self.appender.append(&Entry::PendingNotifications {
+            timestamp: now_ms(),
+            pending: pending.to_vec(),
+            inbox_offset: self.inbox_offset,
+        });
+    }
+
+    fn park(&self, message: InboundMessage) -> Option<InboundMessage> {
+        let Some(path) = session_path_by_id(&self.data_dir, &self.workspace, &message.chat_id)
+        else {
+            tracing::info!(
+                "no session {} in this workspace; its notification goes to the active one",
+                message.chat_id
+            );
+            return Some(message);
+        };
+        match record_undelivered(&path, &message) {
+            Ok(()) => None,
+            Err(e) => {
+                tracing::warn!("{e}; delivering the notification to the active session");
+                Some(message)
+            }
+        }
+    }
+}
+
+/// The inbox of the session file `session`: notifications from elsewhere, one JSON line
+/// each.
+pub fn inbox_path(session: &Path) -> PathBuf {
+    session.with_extension("inbox")
+}
+
+/// Appends `message` to the inbox of the session file `session`, to be delivered when
+/// that session is resumed.
+pub fn record_undelivered(session: &Path, message: &InboundMessage) -> Result<(), SessionError> {
+    let path = inbox_path(session);
+    let io = |e| SessionError::io(&path, e);
+    let mut line = serde_json::to_string(message).map_err(|e| io(std::io::Error::other(e)))?;
+    line.push('\n');
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(io)?;
+    // One write of a whole line with O_APPEND: concurrent appenders never interleave.
+    file.write_all(line.as_bytes()).map_err(io)?;
+    file.sync_data().map_err(io)
+}
+
+/// Adds the inbox lines the session's pending list does not include yet; a torn last
+/// line (its writer died mid-write) is left for later.
+pub(super) fn read_inbox(data: &mut SessionData) {
+    let path = inbox_path(&data.path);
+    let Ok(mut file) = std::fs::File::open(&path) else {
+        return;
+    };
+    let mut text = String::new();
+    if file.seek(SeekFrom::Start(data.inbox_offset)).is_err()
+        || file.read_to_string(&mut text).is_err()
+    {
+        data.warnings
+            .push(format!("cannot read the inbox {}", path.display()));
+        return;
+    }
+    let mut offset = data.inbox_offset;
+    for line in text.split_inclusive('\n') {
+        if !line.ends_with('\n') {
+            break;
+        }
+        offset += line.len() as u64;
+        match serde_json::from_str::<InboundMessage>(line) {
+            Ok(message) => data.pending_notifications.push(message),
+            Err(e) => data.warnings.push(format!(
+                "{}: an unreadable notification was skipped: {e}",
+                path.display()
+            )),
+        }
+    }
+    data.inbox_offset = offset;
+}

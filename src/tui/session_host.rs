@@ -1,0 +1,364 @@
+//! Sessions in the client (runtime side): the session file being recorded, switching to
+//! another one (`/new`, `/sessions`, a copy of one in use) and closing it on quit.
+
+use super::MsgSender;
+use super::msg::{LoadedSession, Msg, SessionRow};
+use crate::agent::{Agent, AgentEvent, EventKind, NoticeLevel, now_ms};
+use crate::cli::Cli;
+use crate::config::Settings;
+use crate::session::{
+    self, Entry, OpenedSession, SessionData, SessionError, SessionWriter, record_events,
+};
+use crate::setup::SessionBinding;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use tokio::sync::{Mutex, oneshot};
+use tokio::task::JoinHandle;
+
+/// Which session to switch to.
+pub(super) enum Target {
+    /// A fresh one.
+    New,
+    /// The one in this file.
+    Open(PathBuf),
+    /// A new one starting from a copy of the one in this file.
+    Fork(PathBuf),
+}
+
+/// The client's session: what is recorded and how to switch. Cheap to clone.
+#[derive(Clone)]
+pub(super) struct SessionHost {
+    state: Arc<Mutex<HostState>>,
+    binding: Option<SessionBinding>,
+}
+
+struct HostState {
+    agent: Agent,
+    data_dir: PathBuf,
+    workspace: PathBuf,
+    provider: String,
+    /// False with `--no-session`: nothing is written.
+    enabled: bool,
+    recording: Option<Recording>,
+}
+
+struct Recording {
+    id: String,
+    finish: oneshot::Sender<()>,
+    task: JoinHandle<()>,
+}
+
+impl SessionHost {
+    /// A host for `agent`; `binding` ties sessions to the background runtime, if any.
+    pub fn new(
+        agent: Agent,
+        binding: Option<SessionBinding>,
+        settings: &Settings,
+        enabled: bool,
+    ) -> Self {
+        Self {
+            state: Arc::new(Mutex::new(HostState {
+                agent,
+                data_dir: settings.data_dir.clone(),
+                workspace: settings.workspace.clone(),
+                provider: settings.provider.name.clone(),
+                enabled,
+                recording: None,
+            })),
+            binding,
+        }
+    }
+
+    /// Starts recording the session opened from the flags (`None`: sessions are off);
+    /// returns what the chat shows first.
+    pub async fn begin(&self, opened: Option<OpenedSession>) -> LoadedSession {
+        let mut state = self.state.lock().await;
+        let Some(opened) = opened else {
+            return LoadedSession {
+                quiet: true,
+                ..LoadedSession::default()
+            };
+        };
+        let loaded = match &opened.resumed {
+            Some(data) => {
+                if let Err(e) = state.agent.replace_messages(data.messages.clone()) {
+                    tracing::error!("cannot restore the session: {e}");
+                }
+                loaded_from(data, opened.writer.id())
+            }
+            None => LoadedSession {
+                id: Some(opened.writer.id().to_owned()),
+                quiet: opened.notes.is_empty(),
+                notes: opened.notes,
+                ..LoadedSession::default()
+            },
+        };
+        if let Some(binding) = &self.binding {
+            // Released when the chat shows the session (`Effect::SessionReady`).
+            binding.hold();
+            binding.enter(&opened.writer, opened.resumed.as_ref());
+        }
+        record(&mut state, opened.writer, opened.resumed.as_ref());
+        loaded
+    }
+
+    /// Lists the workspace's sessions into the picker (off the UI thread).
+    pub fn list(&self, tx: &MsgSender) {
+        let state = self.state.clone();
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let (enabled, data_dir, workspace) = {
+                let s = state.lock().await;
+                (s.enabled, s.data_dir.clone(), s.workspace.clone())
+            };
+            if !enabled {
+                let _ = tx.send(Msg::Notice(
+                    NoticeLevel::Info,
+                    "Sessions are off in this run (--no-session).".into(),
+                ));
+                return;
+            }
+            let rows = tokio::task::spawn_blocking(move || {
+                session::list_sessions(&data_dir, &workspace)
+                    .into_iter()
+                    .map(|s| SessionRow {
+                        id: s.id,
+                        path: s.path,
+                        created: at(s.created),
+                        last_activity: at(s.last_activity),
+                        first_prompt: s.first_prompt,
+                        message_count: s.message_count,
+                    })
+                    .collect()
+            })
+            .await
+            .unwrap_or_default();
+            let _ = tx.send(Msg::Sessions(rows));
+        });
+    }
+
+    /// Switches to `target` in the background; the chat hears back through `tx`.
+    pub fn switch(&self, target: Target, tx: &MsgSender) {
+        let host = self.clone();
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let msg = match host.switch_now(target).await {
+                Ok(loaded) => Msg::SessionLoaded(Box::new(loaded)),
+                Err(msg) => msg,
+            };
+            let _ = tx.send(msg);
+        });
+    }
+
+    async fn switch_now(&self, target: Target) -> Result<LoadedSession, Msg> {
+        let mut state = self.state.lock().await;
+        // Held first, so nothing starts a run between the check and the switch.
+        if let Some(binding) = &self.binding {
+            binding.hold();
+        }
+        let opened = self.open_target(&state, target).await;
+        let (writer, data) = match opened {
+            Ok(opened) => opened,
+            Err(msg) => {
+                self.release();
+                return Err(msg);
+            }
+        };
+        let agent = state.agent.clone();
+        let Some(writer) = writer else {
+            // Sessions are off: only the conversation is cleared.
+            agent.reset().await;
+            return Ok(LoadedSession::default());
+        };
+        if let Some(binding) = &self.binding {
+            // While the old file is still open: it hears its final pending list.
+            binding.enter(&writer, data.as_ref());
+        }
+        stop_recording(&mut state).await;
+        agent.reset().await;
+        let loaded = match &data {
+            Some(data) => {
+                if let Err(e) = agent.replace_messages(data.messages.clone()) {
+                    tracing::error!("cannot restore the session: {e}");
+                }
+                loaded_from(data, writer.id())
+            }
+            None => LoadedSession {
+                id: Some(writer.id().to_owned()),
+                ..LoadedSession::default()
+            },
+        };
+        record(&mut state, writer, data.as_ref());
+        Ok(loaded)
+    }
+
+    /// The file to switch to, locked, and what it holds (`None` writer: sessions off).
+    async fn open_target(
+        &self,
+        state: &HostState,
+        target: Target,
+    ) -> Result<(Option<SessionWriter>, Option<SessionData>), Msg> {
+        if state.agent.state().is_streaming {
+            return Err(error(
+                "A run is active: wait for it to finish or interrupt it (Esc) before switching sessions.",
+            ));
+        }
+        if !state.enabled {
+            return Ok((None, None));
+        }
+        let model = state.agent.state().model.clone();
+        let (data_dir, workspace) = (state.data_dir.clone(), state.workspace.clone());
+        let provider = state.provider.clone();
+        let opened = tokio::task::spawn_blocking(move || match target {
+            Target::New => SessionWriter::create(&data_dir, &workspace, &provider, &model)
+                .map(|writer| (writer, None)),
+            Target::Open(path) => {
+                SessionWriter::resume_file(&path).map(|(writer, data)| (writer, Some(data)))
+            }
+            Target::Fork(path) => session::load(&path).and_then(|data| {
+                SessionWriter::fork(&data, &data_dir, &workspace, &provider, &model)
+                    .map(|writer| (writer, Some(data)))
+            }),
+        })
+        .await
+        .map_err(|e| error(&format!("cannot open the session: {e}")))?;
+        match opened {
+            Ok((writer, data)) => Ok((Some(writer), data)),
+            Err(SessionError::Locked { path }) => {
+                let path = PathBuf::from(path);
+                let id = session::load(&path)
+                    .map(|d| d.id().to_owned())
+                    .unwrap_or_default();
+                Err(Msg::SessionLocked { path, id })
+            }
+            Err(e) => Err(error(&e.to_string())),
+        }
+    }
+
+    /// The chat shows the session: what waits for it may start now.
+    pub fn release(&self) {
+        if let Some(binding) = &self.binding {
+            binding.release();
+        }
+    }
+
+    /// Stops recording: everything recorded is synced and the file closed.
+    pub async fn close(&self) {
+        let mut state = self.state.lock().await;
+        stop_recording(&mut state).await;
+    }
+}
+
+/// Records the agent into `writer` (already entered, when there is a runtime).
+fn record(state: &mut HostState, writer: SessionWriter, data: Option<&SessionData>) {
+    if data.is_some_and(|d| !d.steering.is_empty() || !d.follow_up.is_empty()) {
+        forget_queue_when_a_run_starts(&state.agent, &writer);
+    }
+    let id = writer.id().to_owned();
+    let (finish, task) = record_events(&state.agent, writer);
+    state.recording = Some(Recording { id, finish, task });
+}
+
+/// The queued texts were offered back in the composer, not to the agent: once a run
+/// starts without them having been queued again, they are no longer pending.
+fn forget_queue_when_a_run_starts(agent: &Agent, writer: &SessionWriter) {
+    let mut events = agent.subscribe(Some(&[EventKind::AgentStart, EventKind::QueueUpdate]));
+    let appender = writer.appender();
+    tokio::spawn(async move {
+        if let Some(AgentEvent::AgentStart) = events.recv().await {
+            appender.append(&Entry::Queue {
+                timestamp: now_ms(),
+                steering: Vec::new(),
+                follow_up: Vec::new(),
+            });
+        }
+    });
+}
+
+async fn stop_recording(state: &mut HostState) {
+    if let Some(recording) = state.recording.take() {
+        tracing::info!("closing session {}", recording.id);
+        // `state()` returns only after the last event was handed to the recorder.
+        let _ = state.agent.state();
+        let _ = recording.finish.send(());
+        let _ = recording.task.await;
+    }
+}
+
+/// What the chat shows for `data` continued in the session `id` (its own, or a copy).
+fn loaded_from(data: &SessionData, id: &str) -> LoadedSession {
+    let mut notes: Vec<String> = data.warnings.clone();
+    let copy = data.id() != id;
+    if copy {
+        notes.push(format!(
+            "Continuing in a new session {} with a copy of session {}'s {} messages.",
+            short(id),
+            short(data.id()),
+            data.messages.len()
+        ));
+    } else if !data.pending_notifications.is_empty() {
+        notes.push(format!(
+            "{} notification(s) arrived for this session while it was not open; delivering them now.",
+            data.pending_notifications.len()
+        ));
+    }
+    LoadedSession {
+        id: Some(id.to_owned()),
+        messages: data.messages.clone(),
+        queued: data
+            .steering
+            .iter()
+            .chain(&data.follow_up)
+            .cloned()
+            .collect(),
+        resumed: !copy,
+        quiet: false,
+        notes,
+    }
+}
+
+fn short(id: &str) -> &str {
+    &id[..id.len().min(8)]
+}
+
+fn error(text: &str) -> Msg {
+    Msg::SessionFailed(text.to_owned())
+}
+
+fn at(ms: u64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_millis(ms)
+}
+
+/// Opens the session the flags ask for. One written by another process is offered as a
+/// copy on the terminal (before the screen is taken); `--fork` takes the copy unasked.
+pub(super) fn open_for_client(
+    cli: &Cli,
+    settings: &Settings,
+) -> Result<Option<OpenedSession>, String> {
+    match session::open_session(cli, settings) {
+        Err(SessionError::Locked { path }) if !cli.fork => {
+            eprint!(
+                "claw-tui: session {path} is open in another claw-tui process.\n\
+                 Continue in a new session that starts from a copy of its history? [Y/n] "
+            );
+            let mut answer = String::new();
+            let read = std::io::stdin()
+                .read_line(&mut answer)
+                .map_err(|e| format!("cannot read the answer: {e}"))?;
+            let answer = answer.trim().to_lowercase();
+            // End of input is no answer, not a yes.
+            if read == 0 || !(answer.is_empty() || answer == "y" || answer == "yes") {
+                return Err(format!(
+                    "session {path} was not opened; close the other claw-tui first, or pass --fork"
+                ));
+            }
+            let forked = Cli {
+                fork: true,
+                ..cli.clone()
+            };
+            session::open_session(&forked, settings).map_err(|e| e.to_string())
+        }
+        other => other.map_err(|e| e.to_string()),
+    }
+}
