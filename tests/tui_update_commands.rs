@@ -30,6 +30,8 @@ fn slash_commands_become_effects() {
     assert!(run(&mut app, "/model gpt-x").contains(&Effect::SetModel("gpt-x".into())));
     assert_eq!(app.model, "gpt-x");
     assert!(run(&mut app, "/new").contains(&Effect::NewSession));
+    // The runtime answers with the new session; until then prompts wait.
+    app.update(Msg::SessionLoaded(Box::default()));
     assert!(run(&mut app, "/quit").contains(&Effect::Quit));
     let effects = run(&mut app, "/bogus");
     assert!(

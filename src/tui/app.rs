@@ -455,6 +455,10 @@ impl App {
                 }
             }
         }
+        // A streamed answer that just ended gets its final rendering in the next frame.
+        if self.transcript.finishing() {
+            self.dirty = true;
+        }
         effects
     }
 }

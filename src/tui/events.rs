@@ -129,7 +129,8 @@ impl App {
                 if context > 0 {
                     self.totals.context_tokens = context;
                 }
-                let index = match self.streaming_entry.take() {
+                let streamed = self.streaming_entry.take();
+                let index = match streamed {
                     Some(i) => i,
                     None => self.transcript.push_streaming(m.clone()),
                 };
@@ -140,7 +141,11 @@ impl App {
                         self.refresh_card_state(&call.id);
                     }
                 }
-                self.transcript.finish(index, m);
+                if streamed.is_some() {
+                    self.transcript.finish_streamed(index, m);
+                } else {
+                    self.transcript.finish(index, m);
+                }
             }
             Message::User(u) => {
                 self.transcript.push(EntryKind::User(u.content));

@@ -78,11 +78,6 @@ impl App {
             self.dirty = false;
             return Vec::new();
         }
-        if self.switching_session {
-            // The history is being replaced: the text stays until the session is shown.
-            self.set_hint("switching sessions… press Enter again in a moment", HINT);
-            return Vec::new();
-        }
         let text = self.take_composer();
         let mut effects = Vec::new();
         if self.composer.remember(&text) {
@@ -92,6 +87,13 @@ impl App {
             && let Some(command) = slash::parse(&text)
         {
             effects.extend(self.command(command));
+            return effects;
+        }
+        if self.switching_session {
+            // The history is being replaced: the text waits until the session is shown.
+            let theme = self.config.theme.clone();
+            self.composer.set_text(&text, &theme);
+            self.set_hint("switching sessions… press Enter again in a moment", HINT);
             return effects;
         }
         // A leading space lets a message start with `/` without being a command.

@@ -206,6 +206,11 @@ pub struct Transcript {
     offsets: Vec<usize>,
     width: u16,
     dirty: Vec<usize>,
+    /// Streamed answers that ended: shown as streamed in one more frame (the last
+    /// tokens appear at the cost of a tail), then rendered in full.
+    finishing: Vec<usize>,
+    /// The ones whose extra frame was drawn.
+    finishing_ready: Vec<usize>,
 }
 
 impl Transcript {
@@ -258,6 +263,29 @@ impl Transcript {
         }
     }
 
+    /// Replaces the answer at `index`, which was streamed on screen, with its final
+    /// form. The next frame only adds the last tokens (a full render of a long answer
+    /// would hold them back); the full render follows in the frame after.
+    pub fn finish_streamed(&mut self, index: usize, message: AssistantMessage) {
+        let Some(entry) = self.entries.get_mut(index) else {
+            return;
+        };
+        if !entry.streaming {
+            return self.finish(index, message);
+        }
+        entry.kind = EntryKind::Assistant(message);
+        if entry.dirty == Dirty::Clean {
+            entry.dirty = Dirty::Tail;
+            self.dirty.push(index);
+        }
+        self.finishing.push(index);
+    }
+
+    /// Whether a streamed answer still waits for its full rendering.
+    pub fn finishing(&self) -> bool {
+        !self.finishing.is_empty() || !self.finishing_ready.is_empty()
+    }
+
     /// Replaces the answer at `index` with its final form.
     pub fn finish(&mut self, index: usize, message: AssistantMessage) {
         if let Some(entry) = self.entries.get_mut(index) {
@@ -295,6 +323,13 @@ impl Transcript {
             self.width = width;
             self.invalidate_all();
         }
+        for i in std::mem::take(&mut self.finishing_ready) {
+            if let Some(entry) = self.entries.get_mut(i) {
+                entry.streaming = false;
+            }
+            self.invalidate(i);
+        }
+        self.finishing_ready = std::mem::take(&mut self.finishing);
         let mut missing = Vec::new();
         if self.dirty.is_empty() && self.offsets.len() == self.entries.len() + 1 {
             return missing;

@@ -17,9 +17,10 @@ pub fn sets() -> &'static Sets {
     SETS.get_or_init(Sets::load)
 }
 
-/// Prepares a frame, answers its highlight requests as the worker would, and draws.
+/// Prepares frames until the app is settled (answering highlight requests as the
+/// worker would, and letting a just-finished answer get its full rendering), and draws.
 pub fn draw(app: &mut App) -> Terminal<TestBackend> {
-    for _ in 0..3 {
+    for _ in 0..4 {
         // The app's own clock, so durations in the snapshot do not depend on real time.
         let now = app.now;
         let effects = app.update_at(Msg::Frame, now);
@@ -30,7 +31,7 @@ pub fn draw(app: &mut App) -> Terminal<TestBackend> {
                 _ => None,
             })
             .collect();
-        if requests.is_empty() {
+        if requests.is_empty() && !app.needs_draw() {
             break;
         }
         for r in requests {
