@@ -7,6 +7,7 @@ use claw_tui::agent::{Agent, AgentEvent, EventKind, Message, QueueKind, QueueMod
 use claw_tui::llm::{LlmMessage, LlmRequest};
 use serde_json::json;
 use std::sync::Arc;
+use support::runs::user_texts;
 use support::*;
 use tokio::sync::Notify;
 
@@ -33,17 +34,6 @@ fn is_update(event: &AgentEvent) -> bool {
 }
 
 /// The texts of the user messages of a request, in order.
-fn user_texts(request: &LlmRequest) -> Vec<String> {
-    request
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            LlmMessage::User(u) => Some(u.content.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The text of the last message of a request, when it is a user message.
 fn last_user(request: &LlmRequest) -> Option<String> {
     match request.messages.last() {

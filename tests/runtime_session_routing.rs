@@ -7,13 +7,13 @@ mod runtime_cron_support;
 mod support;
 
 use claw_tui::agent::{Agent, AgentEvent, EventKind, Message};
-use claw_tui::llm::{LlmMessage, LlmRequest};
 use claw_tui::runtime::{InboundMessage, MessageBus, SYSTEM_CHANNEL, Supervisor, runtime_channel};
 use claw_tui::session::{self, SessionData, SessionRouter, SessionWriter, record_events};
 use claw_tui::tools::cron::CronSchedule;
 use runtime_cron_support::{Env, next, recorder, t0};
 use std::path::Path;
 use std::sync::Arc;
+use support::runs::user_texts;
 use support::{Reply, ScriptedProvider, until_agent_end};
 use tokio::sync::{Notify, mpsc};
 
@@ -68,17 +68,6 @@ impl Fixture {
 
 fn for_session(id: &str, content: &str) -> InboundMessage {
     InboundMessage::new(SYSTEM_CHANNEL, "subagent", id, content)
-}
-
-fn user_texts(request: &LlmRequest) -> Vec<String> {
-    request
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            LlmMessage::User(u) => Some(u.content.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 fn pending_in(path: &Path) -> Vec<String> {

@@ -7,7 +7,6 @@ mod runtime_support;
 mod support;
 
 use claw_tui::agent::{Agent, AgentEvent, EventKind, Message, NotificationMessage, ToolExecution};
-use claw_tui::llm::{LlmMessage, LlmRequest};
 use claw_tui::runtime::{
     InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentManager,
     SubagentStatus, Supervisor, SupervisorInput, SupervisorOutcome, runtime_channel,
@@ -16,6 +15,7 @@ use claw_tui::tools::spawn::SpawnTool;
 use runtime_support::{RoutingProvider, is_status, until_runtime};
 use serde_json::json;
 use std::sync::Arc;
+use support::runs::user_texts;
 use support::{Reply, ScriptedProvider, until_agent_end};
 use tokio::sync::{Notify, mpsc};
 
@@ -25,17 +25,6 @@ fn gated_text(gate: &Arc<Notify>, text: &str) -> Reply {
         Reply::Events(events) => Reply::Gated(Vec::new(), gate.clone(), events),
         _ => unreachable!(),
     }
-}
-
-fn user_texts(request: &LlmRequest) -> Vec<String> {
-    request
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            LlmMessage::User(u) => Some(u.content.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 fn system(sender: &str, content: &str) -> InboundMessage {

@@ -62,3 +62,15 @@ pub fn final_text(events: &[AgentEvent]) -> String {
         .map(|a| a.text())
         .unwrap_or_default()
 }
+
+/// The user messages' texts of a request, in order.
+pub fn user_texts(request: &claw_tui::llm::LlmRequest) -> Vec<String> {
+    request
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            LlmMessage::User(u) => Some(u.content.clone()),
+            _ => None,
+        })
+        .collect()
+}
