@@ -8,7 +8,7 @@ mod support;
 
 use claw_tui::agent::{Agent, AgentEvent, EventKind, Message};
 use claw_tui::runtime::{InboundMessage, MessageBus, SYSTEM_CHANNEL, Supervisor, runtime_channel};
-use claw_tui::session::{self, SessionData, SessionRouter, SessionWriter, record_events};
+use claw_tui::session::{self, Entry, SessionData, SessionRouter, SessionWriter, record_events};
 use claw_tui::tools::cron::CronSchedule;
 use runtime_cron_support::{Env, next, recorder, t0};
 use std::path::Path;
@@ -84,6 +84,10 @@ async fn a_notification_for_an_inactive_session_waits_in_it_until_it_is_resumed(
     let mut f = fixture(vec![Reply::text(&["noted"])]);
     let earlier = f.create();
     let earlier_id = earlier.id().to_owned();
+    earlier.append(&Entry::Message {
+        timestamp: 1,
+        message: Message::user("scan the repo in the background"),
+    });
     earlier.close().await;
     let active = f.create();
     f.enter(&active, None);
@@ -113,13 +117,11 @@ async fn a_notification_for_an_inactive_session_waits_in_it_until_it_is_resumed(
     let (finish, recording) = record_events(&agent, writer);
     f.supervisor.release();
     until_agent_end(&mut f.ends).await;
-    let request = &f.provider.requests()[0];
-    assert_eq!(user_texts(request).len(), 1);
-    assert!(
-        user_texts(request)[0].contains("[SYSTEM NOTIFICATION]")
-            && user_texts(request)[0].contains("subagent-1"),
-        "{request:?}"
-    );
+    // The resumed history, then the notification.
+    let texts = user_texts(&f.provider.requests()[0]);
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert_eq!(texts[0], "scan the repo in the background");
+    assert!(texts[1].contains("[SYSTEM NOTIFICATION]") && texts[1].contains("subagent-1"));
     let _ = agent.state();
     finish.send(()).unwrap();
     recording.await.unwrap();
@@ -241,5 +243,7 @@ async fn a_switch_leaves_the_old_sessions_notifications_with_it() {
     assert_eq!(texts.len(), 1);
     assert!(texts[0].contains("for anyone"), "{texts:?}");
     new.close().await;
-    assert!(pending_in(&f.path_of(&new_id)).is_empty());
+    // Nothing waits in the new session (and with no message it was not even kept).
+    let new_path = session::session_path_by_id(f.data.path(), f.ws.path(), &new_id);
+    assert!(new_path.is_none_or(|p| pending_in(&p).is_empty()));
 }

@@ -274,3 +274,32 @@ fn export_writes_markdown_and_json() {
     assert_eq!(json["header"]["id"], "abc");
     assert_eq!(json["messages"].as_array().unwrap().len(), 5);
 }
+
+#[tokio::test]
+async fn a_session_that_never_got_a_message_is_not_kept() {
+    let data = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let empty = SessionWriter::create(data.path(), ws.path(), "demo", "m").unwrap();
+    empty.append(&Entry::Setting {
+        timestamp: 1,
+        key: "model".into(),
+        value: json!("other"),
+    });
+    empty.close().await;
+    assert!(
+        walk(data.path()).is_empty(),
+        "starting and quitting leaves nothing"
+    );
+
+    let used = SessionWriter::create(data.path(), ws.path(), "demo", "m").unwrap();
+    used.append(&Entry::Message {
+        timestamp: 1,
+        message: Message::user("keep me"),
+    });
+    used.close().await;
+    let path = only_file(data.path());
+    // Resumed and closed without a new message: still kept.
+    let (again, _) = SessionWriter::resume_file(&path).unwrap();
+    again.close().await;
+    assert_eq!(session::load(&path).unwrap().messages.len(), 1);
+}

@@ -27,10 +27,13 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
     let target = if let Some(key) = &cli.session {
         Some(find_session(data_dir, workspace, key)?)
     } else if cli.continue_session {
-        let latest = list_sessions(data_dir, workspace)
-            .into_iter()
-            .next()
-            .map(|s| s.path);
+        // The latest with a conversation: one left empty by a crash is not it.
+        let sessions = list_sessions(data_dir, workspace);
+        let latest = sessions
+            .iter()
+            .find(|s| s.message_count > 0)
+            .or(sessions.first())
+            .map(|s| s.path.clone());
         if latest.is_none() {
             notes.push("no earlier session in this workspace; starting a new one".into());
         }

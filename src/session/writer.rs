@@ -7,7 +7,8 @@ use nix::fcntl::{Flock, FlockArg};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use tokio::sync::oneshot;
 
 enum Command {
@@ -21,6 +22,10 @@ pub struct SessionWriter {
     id: String,
     path: PathBuf,
     tx: mpsc::Sender<Command>,
+    /// Whether the file holds anything worth keeping (a message, a queued message, a
+    /// waiting notification): one that never did is removed on close, so starting and
+    /// quitting leaves nothing for `-c` to pick up.
+    keep: Arc<AtomicBool>,
 }
 
 impl SessionWriter {
@@ -44,7 +49,7 @@ impl SessionWriter {
             model: model.to_owned(),
             created: now_ms(),
         };
-        let writer = Self::open(&path, id)?;
+        let writer = Self::open(&path, id, true)?;
         writer.append(&Entry::Header(header));
         writer.sync();
         Ok(writer)
@@ -53,7 +58,7 @@ impl SessionWriter {
     /// Continues an existing session: later lines append to the same file. Prefer
     /// [`Self::resume_file`], which reads the file only once it holds the lock.
     pub fn resume(data: &SessionData) -> Result<Self, SessionError> {
-        Self::open(&data.path, data.id().to_owned())
+        Self::open(&data.path, data.id().to_owned(), false)
     }
 
     /// Locks the session file at `path`, then reads it: nothing written before the lock
@@ -65,7 +70,7 @@ impl SessionWriter {
                 path.display()
             )));
         }
-        let mut writer = Self::open(path, String::new())?;
+        let mut writer = Self::open(path, String::new(), false)?;
         let data = super::file::load(path)?;
         writer.id = data.id().to_owned();
         Ok((writer, data))
@@ -95,7 +100,7 @@ impl SessionWriter {
         Ok(writer)
     }
 
-    fn open(path: &Path, id: String) -> Result<Self, SessionError> {
+    fn open(path: &Path, id: String, created: bool) -> Result<Self, SessionError> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -116,6 +121,8 @@ impl SessionWriter {
             id,
             path: path.to_path_buf(),
             tx,
+            // An existing file is never removed: assume it has messages until read.
+            keep: Arc::new(AtomicBool::new(!created)),
         })
     }
 
@@ -131,13 +138,14 @@ impl SessionWriter {
 
     /// Appends one entry (written at once, synced at the next `sync`).
     pub fn append(&self, entry: &Entry) {
-        send_entry(&self.tx, entry);
+        send_entry(&self.tx, &self.keep, entry);
     }
 
     /// A handle that appends to this file from elsewhere, until it is closed.
     pub fn appender(&self) -> SessionAppender {
         SessionAppender {
             tx: self.tx.clone(),
+            keep: self.keep.clone(),
         }
     }
 
@@ -146,11 +154,21 @@ impl SessionWriter {
         let _ = self.tx.send(Command::Sync);
     }
 
-    /// Syncs and closes the file, waiting until it is done.
+    /// Syncs and closes the file, waiting until it is done. A session created here
+    /// that never got a message (and has nothing waiting in its inbox) is removed.
     pub async fn close(self) {
         let (done, wait) = oneshot::channel();
         if self.tx.send(Command::Close(done)).is_ok() {
             let _ = wait.await;
+        }
+        if !self.keep.load(Ordering::Relaxed)
+            && !super::route::inbox_path(&self.path).exists()
+            && let Err(e) = std::fs::remove_file(&self.path)
+        {
+            tracing::warn!(
+                "cannot remove the empty session {}: {e}",
+                self.path.display()
+            );
         }
     }
 }
@@ -160,16 +178,30 @@ impl SessionWriter {
 #[derive(Clone)]
 pub struct SessionAppender {
     tx: mpsc::Sender<Command>,
+    keep: Arc<AtomicBool>,
 }
 
 impl SessionAppender {
     /// Appends one entry.
     pub fn append(&self, entry: &Entry) {
-        send_entry(&self.tx, entry);
+        send_entry(&self.tx, &self.keep, entry);
     }
 }
 
-fn send_entry(tx: &mpsc::Sender<Command>, entry: &Entry) {
+fn send_entry(tx: &mpsc::Sender<Command>, keep: &AtomicBool, entry: &Entry) {
+    let worth_keeping = match entry {
+        Entry::Message { .. } => true,
+        Entry::Queue {
+            steering,
+            follow_up,
+            ..
+        } => !steering.is_empty() || !follow_up.is_empty(),
+        Entry::PendingNotifications { pending, .. } => !pending.is_empty(),
+        Entry::Header(_) | Entry::Setting { .. } => false,
+    };
+    if worth_keeping {
+        keep.store(true, Ordering::Relaxed);
+    }
     if let Ok(line) = serde_json::to_string(entry) {
         let _ = tx.send(Command::Line(line));
     }
