@@ -115,27 +115,8 @@ fn narrow_and_tiny_terminals_and_history_across_runs() {
         std::fs::read_to_string(sandbox.dir.path().join("data/claw-tui/history.jsonl")).unwrap();
     assert_eq!(history, "\"read notes.txt\"\n");
 
-    let config = sandbox.config_path();
-    let workspace = sandbox.workspace();
-    let data = sandbox.dir.path().join("data");
-    let state = sandbox.dir.path().join("state");
-    let mut narrow = Tui::spawn(
-        &[
-            "--provider",
-            "demo",
-            "--config",
-            config.to_str().unwrap(),
-            "--workspace",
-            workspace.to_str().unwrap(),
-        ],
-        &[
-            ("XDG_DATA_HOME", data.to_str().unwrap()),
-            ("XDG_STATE_HOME", state.to_str().unwrap()),
-        ],
-        &workspace,
-        80,
-        24,
-    );
+    let root = sandbox.dir.path();
+    let mut narrow = Tui::in_sandbox(root, &["--provider", "demo"], &[], (80, 24));
     narrow.wait_text("(Tab switches)");
     // The history of the first run is there: Up recalls it.
     narrow.send("\x1b[A");
@@ -149,23 +130,7 @@ fn narrow_and_tiny_terminals_and_history_across_runs() {
     narrow.send("\x04");
     assert_eq!(narrow.wait_exit().0, 0);
 
-    let mut tiny = Tui::spawn(
-        &[
-            "--provider",
-            "demo",
-            "--config",
-            config.to_str().unwrap(),
-            "--workspace",
-            workspace.to_str().unwrap(),
-        ],
-        &[
-            ("XDG_DATA_HOME", data.to_str().unwrap()),
-            ("XDG_STATE_HOME", state.to_str().unwrap()),
-        ],
-        &workspace,
-        30,
-        8,
-    );
+    let mut tiny = Tui::in_sandbox(root, &["--provider", "demo"], &[], (30, 8));
     tiny.wait_text("Terminal too small: 30×8");
     tiny.send("\x04");
     assert_eq!(tiny.wait_exit().0, 0);
@@ -183,30 +148,14 @@ fn approval_overlay_editor_and_sigterm() {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let config = sandbox.config_path();
-    let workspace = sandbox.workspace();
-    let data = sandbox.dir.path().join("data");
-    let mut tui = Tui::spawn(
-        &[
-            "--provider",
-            "demo",
-            "--config",
-            config.to_str().unwrap(),
-            "--workspace",
-            workspace.to_str().unwrap(),
-        ],
+    let mut tui = Tui::in_sandbox(
+        sandbox.dir.path(),
+        &["--provider", "demo"],
         &[
             ("CLAW_TUI_DEMO_PACE_MS", "0"),
-            ("XDG_DATA_HOME", data.to_str().unwrap()),
-            (
-                "XDG_STATE_HOME",
-                sandbox.dir.path().join("state").to_str().unwrap(),
-            ),
             ("EDITOR", editor.to_str().unwrap()),
         ],
-        &workspace,
-        120,
-        40,
+        (120, 40),
     );
     tui.wait_text("Welcome to claw-tui");
 

@@ -46,10 +46,8 @@ fn stream_slow_tool_steer_into_the_next_request_interrupt_and_quit() {
     let server = runtime.block_on(FakeLlm::start(vec![call, after_steer, endless]));
 
     let base_url = format!("{}/v1", server.url());
-    let config = sandbox.config_path();
-    let data = sandbox.dir.path().join("data");
-    let state = sandbox.dir.path().join("state");
-    let mut tui = Tui::spawn(
+    let mut tui = Tui::in_sandbox(
+        sandbox.dir.path(),
         &[
             "--provider",
             "openai",
@@ -57,18 +55,9 @@ fn stream_slow_tool_steer_into_the_next_request_interrupt_and_quit() {
             &base_url,
             "--model",
             "gpt-test",
-            "--config",
-            config.to_str().unwrap(),
-            "--workspace",
-            workspace.to_str().unwrap(),
         ],
-        &[
-            ("XDG_DATA_HOME", data.to_str().unwrap()),
-            ("XDG_STATE_HOME", state.to_str().unwrap()),
-        ],
-        &workspace,
-        120,
-        40,
+        &[],
+        (120, 40),
     );
     tui.wait_text("Welcome to claw-tui");
     tui.wait_for("the provider and model", |s| {

@@ -24,26 +24,7 @@ use vt100::MouseProtocolMode;
 /// The real binary on the demo model in a 120×40 pseudo-terminal, with `config`.
 fn spawn(sandbox: &Sandbox, config: &str) -> Tui {
     sandbox.write_config(config);
-    let dir = |name: &str| sandbox.dir.path().join(name).display().to_string();
-    let (config_path, workspace) = (sandbox.config_path(), sandbox.workspace());
-    Tui::spawn(
-        &[
-            "--provider",
-            "demo",
-            "--config",
-            config_path.to_str().unwrap(),
-            "--workspace",
-            workspace.to_str().unwrap(),
-        ],
-        &[
-            ("XDG_DATA_HOME", &dir("data")),
-            ("XDG_STATE_HOME", &dir("state")),
-            ("XDG_CONFIG_HOME", &dir("config")),
-        ],
-        &workspace,
-        120,
-        40,
-    )
+    Tui::in_sandbox(sandbox.dir.path(), &["--provider", "demo"], &[], (120, 40))
 }
 
 /// The mouse reporting mode once the welcome screen is up.

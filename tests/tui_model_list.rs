@@ -140,11 +140,8 @@ fn the_binary_completes_model_names_from_the_server_and_asks_only_when_needed() 
         ]}),
     )]));
     let base_url = format!("{}/v1", server.url());
-    let config = sandbox.config_path();
-    let workspace = sandbox.workspace();
-    let data = sandbox.dir.path().join("data");
-    let state = sandbox.dir.path().join("state");
-    let mut tui = Tui::spawn(
+    let mut tui = Tui::in_sandbox(
+        sandbox.dir.path(),
         &[
             "--provider",
             "openai",
@@ -152,18 +149,9 @@ fn the_binary_completes_model_names_from_the_server_and_asks_only_when_needed() 
             &base_url,
             "--model",
             "gpt-test",
-            "--config",
-            config.to_str().unwrap(),
-            "--workspace",
-            workspace.to_str().unwrap(),
         ],
-        &[
-            ("XDG_DATA_HOME", data.to_str().unwrap()),
-            ("XDG_STATE_HOME", state.to_str().unwrap()),
-        ],
-        &workspace,
-        120,
-        40,
+        &[],
+        (120, 40),
     );
     tui.wait_for("the ready screen", |s| {
         status_line(s).contains("openai · gpt-test")

@@ -28,32 +28,39 @@ impl Tui {
     /// Starts the binary on the demo model at 120×40 in a sandbox laid out like
     /// `support::bin::Sandbox` (`root/ws`, `root/config/config.toml`, data and state).
     pub fn demo(root: &Path, pace_ms: &str, extra: &[&str]) -> Tui {
+        let mut args = vec!["--provider", "demo"];
+        args.extend_from_slice(extra);
+        Tui::in_sandbox(
+            root,
+            &args,
+            &[("CLAW_TUI_DEMO_PACE_MS", pace_ms)],
+            (120, 40),
+        )
+    }
+
+    /// Starts the binary with `args` in the sandbox at `root` (its config file,
+    /// workspace, data, state and config dirs; `EDITOR=true`), `env` added last so it
+    /// can override, in a terminal of `size` (columns, rows).
+    pub fn in_sandbox(root: &Path, args: &[&str], env: &[(&str, &str)], size: (u16, u16)) -> Tui {
         let config = root.join("config/config.toml");
         let workspace = root.join("ws");
-        let (data, state, xdg_config) =
-            (root.join("data"), root.join("state"), root.join("config"));
-        let mut args = vec![
-            "--provider",
-            "demo",
+        let dir = |name: &str| root.join(name).display().to_string();
+        let (data, state, xdg_config) = (dir("data"), dir("state"), dir("config"));
+        let mut all_args = args.to_vec();
+        all_args.extend([
             "--config",
             config.to_str().unwrap(),
             "--workspace",
             workspace.to_str().unwrap(),
+        ]);
+        let mut all_env = vec![
+            ("XDG_DATA_HOME", data.as_str()),
+            ("XDG_STATE_HOME", state.as_str()),
+            ("XDG_CONFIG_HOME", xdg_config.as_str()),
+            ("EDITOR", "true"),
         ];
-        args.extend_from_slice(extra);
-        Tui::spawn(
-            &args,
-            &[
-                ("CLAW_TUI_DEMO_PACE_MS", pace_ms),
-                ("XDG_DATA_HOME", data.to_str().unwrap()),
-                ("XDG_STATE_HOME", state.to_str().unwrap()),
-                ("XDG_CONFIG_HOME", xdg_config.to_str().unwrap()),
-                ("EDITOR", "true"),
-            ],
-            &workspace,
-            120,
-            40,
-        )
+        all_env.extend_from_slice(env);
+        Tui::spawn(&all_args, &all_env, &workspace, size.0, size.1)
     }
 
     /// Starts the binary with `args` and `env` in a `cols`×`rows` terminal.
