@@ -2,7 +2,9 @@
 //! the loop and the `Agent` facade to one subscriber.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-#[path = "../tests/support/scripted.rs"]
+// The tests' scripted provider; the bench uses only its streaming part.
+#[allow(dead_code)]
+#[path = "../tests/it/support/scripted.rs"]
 mod scripted;
 
 use claw_tui::agent::{Agent, AgentEvent, Block, MessageDelta, StopReason};

@@ -1,0 +1,213 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! Replay sanitising: what of the history reaches the model (`sanitize_for_llm`).
+
+use crate::support::scripted::message;
+use crate::support::*;
+use claw_tui::agent::convert::{NO_RESULT_PROVIDED, sanitize_for_llm};
+use claw_tui::agent::{
+    Agent, AssistantMessage, Block, Message, NoticeLevel, StopReason, ToolResultMessage,
+    UserMessage,
+};
+use claw_tui::llm::{LlmMessage, LlmRequest};
+use serde_json::json;
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------
+
+fn assistant(content: Vec<Block>, stop_reason: StopReason) -> AssistantMessage {
+    message(content, stop_reason)
+}
+
+fn call(id: &str, name: &str) -> Block {
+    Block::ToolCall {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        args: json!({"text": id}),
+    }
+}
+
+fn text(t: &str) -> Block {
+    Block::Text { text: t.to_owned() }
+}
+
+fn result(id: &str, content: &str) -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id: id.to_owned(),
+        tool_name: "echo".to_owned(),
+        content: content.to_owned(),
+        details: serde_json::Value::Null,
+        is_error: false,
+        timestamp: 0,
+    }
+}
+
+fn failed(content: Vec<Block>, reason: StopReason, error: &str) -> AssistantMessage {
+    let mut m = assistant(content, reason);
+    m.error_message = Some(error.to_owned());
+    m
+}
+
+/// A compact, timestamp-free description of a model message, for comparing requests.
+fn describe(message: &LlmMessage) -> String {
+    match message {
+        LlmMessage::User(u) => format!("user:{}", u.content),
+        LlmMessage::Assistant(a) => {
+            let calls: Vec<String> = a.tool_calls().into_iter().map(|c| c.id).collect();
+            format!("assistant:{}{:?}:{:?}", a.text(), calls, a.stop_reason)
+        }
+        LlmMessage::ToolResult(r) => format!(
+            "result:{}:{}{}",
+            r.tool_call_id,
+            r.content,
+            if r.is_error { ":error" } else { "" }
+        ),
+    }
+}
+
+fn describe_request(request: &LlmRequest) -> Vec<String> {
+    request.messages.iter().map(describe).collect()
+}
+
+fn describe_all(messages: &[LlmMessage]) -> Vec<String> {
+    messages.iter().map(describe).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Replay
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn replay_drops_failed_messages_and_answers_dangling_calls() {
+    let provider = ScriptedProvider::new(vec![Reply::text(&["ok"])]);
+    let agent = Agent::new(provider.clone(), "scripted");
+    agent.set_tools(vec![echo_tool()]);
+    let mut rx = agent.subscribe(None);
+
+    agent
+        .replace_messages(vec![
+            Message::user("start"),
+            Message::Assistant(assistant(
+                vec![call("a", "echo"), call("b", "echo")],
+                StopReason::ToolUse,
+            )),
+            Message::ToolResult(result("a", "A")),
+            // `b` never got a result (the session was cut off).
+            Message::Assistant(failed(
+                vec![text("half"), call("x", "echo")],
+                StopReason::Aborted,
+                "aborted",
+            )),
+            Message::ToolResult(result("x", "result of an aborted call")),
+            Message::user("again"),
+            Message::Assistant(failed(vec![text("oops")], StopReason::Error, "boom")),
+            Message::notice(NoticeLevel::Warning, "shown to the user only"),
+        ])
+        .unwrap();
+    agent.prompt("go on").unwrap();
+    until_agent_end(&mut rx).await;
+
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        describe_request(&requests[0]),
+        [
+            "user:start".to_owned(),
+            "assistant:[\"a\", \"b\"]:ToolUse".to_owned(),
+            "result:a:A".to_owned(),
+            format!("result:b:{NO_RESULT_PROVIDED}:error"),
+            "user:again".to_owned(),
+            "user:go on".to_owned(),
+        ]
+    );
+    // The history itself is untouched: only the request is sanitised.
+    assert_eq!(agent.state().messages.len(), 10);
+}
+
+#[test]
+fn sanitize_keeps_a_well_formed_history_unchanged() {
+    let history = vec![
+        LlmMessage::User(UserMessage::new("q")),
+        LlmMessage::Assistant(assistant(
+            vec![call("a", "echo"), call("b", "echo")],
+            StopReason::ToolUse,
+        )),
+        LlmMessage::ToolResult(result("a", "A")),
+        LlmMessage::ToolResult(result("b", "B")),
+        LlmMessage::Assistant(assistant(vec![text("done")], StopReason::Stop)),
+    ];
+    assert_eq!(sanitize_for_llm(history.clone()), history);
+}
+
+#[test]
+fn sanitize_drops_failed_assistant_messages() {
+    let out = sanitize_for_llm(vec![
+        LlmMessage::User(UserMessage::new("q")),
+        LlmMessage::Assistant(failed(
+            vec![text("partial")],
+            StopReason::Aborted,
+            "aborted",
+        )),
+        LlmMessage::User(UserMessage::new("q again")),
+        LlmMessage::Assistant(failed(vec![], StopReason::Error, "boom")),
+    ]);
+    assert_eq!(describe_all(&out), ["user:q", "user:q again"]);
+}
+
+#[test]
+fn sanitize_answers_dangling_calls_right_after_their_message() {
+    let out = sanitize_for_llm(vec![
+        LlmMessage::User(UserMessage::new("q")),
+        LlmMessage::Assistant(assistant(
+            vec![call("a", "echo"), call("b", "echo")],
+            StopReason::ToolUse,
+        )),
+        LlmMessage::ToolResult(result("b", "B")),
+        LlmMessage::User(UserMessage::new("steer")),
+        LlmMessage::Assistant(assistant(vec![call("c", "echo")], StopReason::ToolUse)),
+    ]);
+    assert_eq!(
+        describe_all(&out),
+        [
+            "user:q".to_owned(),
+            "assistant:[\"a\", \"b\"]:ToolUse".to_owned(),
+            "result:b:B".to_owned(),
+            format!("result:a:{NO_RESULT_PROVIDED}:error"),
+            "user:steer".to_owned(),
+            "assistant:[\"c\"]:ToolUse".to_owned(),
+            format!("result:c:{NO_RESULT_PROVIDED}:error"),
+        ]
+    );
+    let LlmMessage::ToolResult(synthetic) = &out[3] else {
+        panic!("a synthetic result");
+    };
+    assert_eq!(
+        synthetic.tool_name, "echo",
+        "the synthetic result names the called tool"
+    );
+    assert!(synthetic.is_error);
+}
+
+#[test]
+fn sanitize_drops_results_that_answer_no_kept_call() {
+    let out = sanitize_for_llm(vec![
+        // Orphan: no call before it.
+        LlmMessage::ToolResult(result("ghost", "?")),
+        LlmMessage::User(UserMessage::new("q")),
+        LlmMessage::Assistant(failed(
+            vec![call("x", "echo")],
+            StopReason::Aborted,
+            "aborted",
+        )),
+        // Answers a call of a dropped message.
+        LlmMessage::ToolResult(result("x", "X")),
+        LlmMessage::Assistant(assistant(vec![call("a", "echo")], StopReason::ToolUse)),
+        LlmMessage::ToolResult(result("a", "A")),
+        // Duplicate answer.
+        LlmMessage::ToolResult(result("a", "A again")),
+    ]);
+    assert_eq!(
+        describe_all(&out),
+        ["user:q", "assistant:[\"a\"]:ToolUse", "result:a:A"]
+    );
+}

@@ -1,0 +1,4 @@
+//! Tests of the headless area.
+
+mod print;
+mod rpc;

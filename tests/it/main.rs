@@ -1,0 +1,12 @@
+//! claw-tui's integration tests: one crate, a module per area, the support code compiled once.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod agent;
+mod config;
+mod headless;
+mod provider;
+mod runtime;
+mod sessions;
+mod support;
+mod tools;
+mod tui;

@@ -1,0 +1,12 @@
+//! Tests of the runtime area.
+
+mod bus;
+mod context;
+mod cron_lock;
+mod cron_recovery;
+mod cron_schedule;
+mod cron_scheduler;
+mod cron_store;
+mod session_routing;
+mod subagents;
+mod supervisor;

@@ -1,0 +1,246 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! Notifications go back to the session that started the work: recorded in it when it
+//! is not the active one and delivered when it is resumed; the active session records
+//! its own pending notifications, so a restart does not lose them.
+
+use crate::support::cron::{Env, next, recorder, t0};
+use crate::support::runs::user_texts;
+use crate::support::{Reply, ScriptedProvider, until_agent_end};
+use claw_tui::agent::{Agent, AgentEvent, EventKind, Message};
+use claw_tui::runtime::{InboundMessage, MessageBus, SYSTEM_CHANNEL, Supervisor, runtime_channel};
+use claw_tui::session::{self, Entry, SessionData, SessionRouter, SessionWriter, record_events};
+use claw_tui::tools::cron::CronSchedule;
+use std::path::Path;
+use std::sync::Arc;
+use tokio::sync::{Notify, mpsc};
+
+struct Fixture {
+    data: tempfile::TempDir,
+    ws: tempfile::TempDir,
+    provider: Arc<ScriptedProvider>,
+    supervisor: Supervisor,
+    ends: mpsc::UnboundedReceiver<AgentEvent>,
+}
+
+fn fixture(replies: Vec<Reply>) -> Fixture {
+    let provider = ScriptedProvider::new(replies);
+    let agent = Agent::new(provider.clone(), "scripted");
+    let ends = agent.subscribe(Some(&[EventKind::AgentEnd]));
+    let (tx, _events) = runtime_channel();
+    let supervisor = Supervisor::start(agent, &MessageBus::new(), tx).unwrap();
+    Fixture {
+        data: tempfile::tempdir().unwrap(),
+        ws: tempfile::tempdir().unwrap(),
+        provider,
+        supervisor,
+        ends,
+    }
+}
+
+impl Fixture {
+    fn create(&self) -> SessionWriter {
+        SessionWriter::create(self.data.path(), self.ws.path(), "scripted", "m").unwrap()
+    }
+
+    /// Makes `writer`'s session the active one, as the client does on a switch
+    /// (delivery starts on `release`).
+    fn enter(&self, writer: &SessionWriter, resumed: Option<&SessionData>) {
+        let pending = resumed.map(|d| d.pending_notifications.clone());
+        let router = SessionRouter::new(
+            writer.id().to_owned(),
+            writer.appender(),
+            self.data.path(),
+            self.ws.path(),
+            resumed.map_or(0, |d| d.inbox_offset),
+        );
+        self.supervisor.hold_for_switch();
+        self.supervisor
+            .attach(Arc::new(router), pending.unwrap_or_default());
+    }
+
+    fn path_of(&self, id: &str) -> std::path::PathBuf {
+        session::session_path_by_id(self.data.path(), self.ws.path(), id).unwrap()
+    }
+}
+
+fn for_session(id: &str, content: &str) -> InboundMessage {
+    InboundMessage::new(SYSTEM_CHANNEL, "subagent", id, content)
+}
+
+fn pending_in(path: &Path) -> Vec<String> {
+    session::load(path)
+        .unwrap()
+        .pending_notifications
+        .into_iter()
+        .map(|m| m.content)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_notification_for_an_inactive_session_waits_in_it_until_it_is_resumed() {
+    let mut f = fixture(vec![Reply::text(&["noted"])]);
+    let earlier = f.create();
+    let earlier_id = earlier.id().to_owned();
+    earlier.append(&Entry::Message {
+        timestamp: 1,
+        message: Message::user("scan the repo in the background"),
+    });
+    earlier.close().await;
+    let active = f.create();
+    f.enter(&active, None);
+    f.supervisor.release();
+
+    f.supervisor.notify(for_session(
+        &earlier_id,
+        "[Subagent \"scan\" (subagent-1) completed]",
+    ));
+    assert!(
+        f.provider.requests().is_empty(),
+        "the active session's agent does not see it"
+    );
+    assert_eq!(f.supervisor.pending_count(), 0);
+    let earlier_path = f.path_of(&earlier_id);
+    assert_eq!(
+        pending_in(&earlier_path),
+        ["[Subagent \"scan\" (subagent-1) completed]"]
+    );
+
+    // Switching back: the session's history and its undelivered notification return.
+    active.close().await;
+    let (writer, data) = SessionWriter::resume_file(&earlier_path).unwrap();
+    let agent = f.supervisor.agent().clone();
+    agent.replace_messages(data.messages.clone()).unwrap();
+    f.enter(&writer, Some(&data));
+    let (finish, recording) = record_events(&agent, writer);
+    f.supervisor.release();
+    until_agent_end(&mut f.ends).await;
+    // The resumed history, then the notification.
+    let texts = user_texts(&f.provider.requests()[0]);
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert_eq!(texts[0], "scan the repo in the background");
+    assert!(texts[1].contains("[SYSTEM NOTIFICATION]") && texts[1].contains("subagent-1"));
+    let _ = agent.state();
+    finish.send(()).unwrap();
+    recording.await.unwrap();
+    let after = session::load(&earlier_path).unwrap();
+    assert!(after.pending_notifications.is_empty(), "delivered once");
+    assert!(
+        after
+            .messages
+            .iter()
+            .any(|m| matches!(m, Message::Notification(n) if n.content.contains("subagent-1")))
+    );
+}
+
+#[tokio::test]
+async fn a_notification_for_no_known_session_goes_to_the_active_one() {
+    let mut f = fixture(vec![Reply::text(&["ok"])]);
+    let active = f.create();
+    f.enter(&active, None);
+    f.supervisor.release();
+    f.supervisor.notify(for_session(
+        "cli:direct",
+        "[Cron job \"tick\" (cron-1) fired]",
+    ));
+    until_agent_end(&mut f.ends).await;
+    assert!(user_texts(&f.provider.requests()[0])[0].contains("cron-1"));
+}
+
+#[tokio::test]
+async fn the_active_session_records_what_waits_so_a_restart_delivers_it() {
+    let gate = Arc::new(Notify::new());
+    let text = match Reply::text(&["busy"]) {
+        Reply::Events(events) => Reply::Gated(Vec::new(), gate.clone(), events),
+        _ => unreachable!(),
+    };
+    let f = fixture(vec![text]);
+    let active = f.create();
+    let id = active.id().to_owned();
+    f.enter(&active, None);
+    f.supervisor.submit("work");
+    f.supervisor.notify(for_session(&id, "first result"));
+    f.supervisor.notify(for_session("", "second result"));
+    assert_eq!(f.supervisor.pending_count(), 2);
+    // The process dies here: the run never ends, nothing more is written.
+    active.close().await;
+    assert_eq!(
+        pending_in(&f.path_of(&id)),
+        ["first result", "second result"]
+    );
+
+    // A new process resumes the session: both are delivered, oldest first.
+    let mut g = fixture(vec![Reply::text(&["thanks"])]);
+    let (writer, data) = SessionWriter::resume_file(&f.path_of(&id)).unwrap();
+    g.data = f.data;
+    g.ws = f.ws;
+    g.enter(&writer, Some(&data));
+    g.supervisor.release();
+    until_agent_end(&mut g.ends).await;
+    let texts = user_texts(&g.provider.requests()[0]);
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(texts[0].contains("first result") && texts[1].contains("second result"));
+    gate.notify_one();
+}
+
+#[tokio::test(start_paused = true)]
+async fn cron_jobs_report_to_the_session_that_added_them() {
+    let env = Env::new();
+    let (service, _clock) = env.open_at(t0());
+    service.set_origin(Some("session-a".into()));
+    service
+        .add(
+            Some("a".into()),
+            "from a".into(),
+            CronSchedule::EverySeconds(60),
+        )
+        .unwrap();
+    service.set_origin(None);
+    service
+        .add(
+            Some("any".into()),
+            "from nowhere".into(),
+            CronSchedule::EverySeconds(90),
+        )
+        .unwrap();
+    let (on_fire, mut fired) = recorder();
+    let _scheduler = service.start_scheduler(on_fire).unwrap();
+    let first = next(&mut fired).await;
+    assert_eq!(
+        (first.name.as_str(), first.session.as_deref()),
+        ("a", Some("session-a"))
+    );
+    let second = next(&mut fired).await;
+    assert_eq!((second.name.as_str(), second.session), ("any", None));
+    // The origin is stored with the job, so it survives a restart.
+    let stored = env.jobs_json(&service);
+    assert_eq!(stored["jobs"][0]["session"], "session-a");
+    assert!(stored["jobs"][1].get("session").is_none());
+}
+
+#[tokio::test]
+async fn a_switch_leaves_the_old_sessions_notifications_with_it() {
+    let mut f = fixture(vec![Reply::text(&["ok"])]);
+    let old = f.create();
+    let old_id = old.id().to_owned();
+    f.enter(&old, None);
+    f.supervisor.release();
+
+    // Mid-switch: both wait; one is the old session's, one is for whoever is active.
+    f.supervisor.hold_for_switch();
+    f.supervisor.notify(for_session(&old_id, "for the old one"));
+    f.supervisor.notify(for_session("", "for anyone"));
+    let new = f.create();
+    let new_id = new.id().to_owned();
+    f.enter(&new, None);
+    old.close().await;
+    assert_eq!(pending_in(&f.path_of(&old_id)), ["for the old one"]);
+    f.supervisor.release();
+    until_agent_end(&mut f.ends).await;
+    let texts = user_texts(&f.provider.requests()[0]);
+    assert_eq!(texts.len(), 1);
+    assert!(texts[0].contains("for anyone"), "{texts:?}");
+    new.close().await;
+    // Nothing waits in the new session (and with no message it was not even kept).
+    let new_path = session::session_path_by_id(f.data.path(), f.ws.path(), &new_id);
+    assert!(new_path.is_none_or(|p| pending_in(&p).is_empty()));
+}

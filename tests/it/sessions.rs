@@ -1,0 +1,4 @@
+//! Tests of the sessions area.
+
+mod cli;
+mod store;

@@ -1,0 +1,148 @@
+//! Sessions through the real binary: written by default, `-c`, `sessions`, `export`,
+//! `--no-session`, and a SIGKILL mid-stream.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use crate::support::DEADLINE;
+use crate::support::bin::{Sandbox, run};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Instant;
+
+fn session_files(sb: &Sandbox) -> Vec<PathBuf> {
+    let root = sb.dir.path().join("data/claw-tui/sessions");
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            out.push(f.path());
+        }
+    }
+    out
+}
+
+fn lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn roles(path: &Path) -> Vec<String> {
+    lines(path)
+        .iter()
+        .filter(|l| l["type"] == "message")
+        .map(|l| l["message"]["role"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn print_mode_writes_a_session_and_continue_resumes_it() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.command();
+    cmd.args(["-p", "hello"]);
+    assert_eq!(run(cmd).0, 0);
+    let files = session_files(&sb);
+    assert_eq!(files.len(), 1);
+    assert_eq!(roles(&files[0]), ["user", "assistant"]);
+
+    let mut cmd = sb.command();
+    cmd.args(["-c", "-p", "list files"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    let files = session_files(&sb);
+    assert_eq!(files.len(), 1, "resuming appends to the same file");
+    assert_eq!(
+        roles(&files[0]),
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "tool_result",
+            "assistant"
+        ]
+    );
+
+    let mut cmd = sb.command();
+    cmd.arg("sessions");
+    let (code, stdout, _) = run(cmd);
+    assert_eq!(code, 0);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(
+        stdout.contains("hello") && stdout.contains("6 messages"),
+        "{stdout}"
+    );
+
+    let id: String = lines(&files[0])[0]["id"].as_str().unwrap().to_owned();
+    let mut cmd = sb.command();
+    cmd.args(["export", &id[..8], "--format", "markdown"]);
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("## User\n\nhello"), "{stdout}");
+    assert!(stdout.contains("**Tool result `list_dir`**"), "{stdout}");
+    let mut cmd = sb.command();
+    cmd.args(["export", &id, "--format", "json"]);
+    let (_, stdout, _) = run(cmd);
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["messages"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn no_session_writes_nothing_and_unknown_session_is_an_error() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.command();
+    cmd.args(["--no-session", "-p", "hello"]);
+    assert_eq!(run(cmd).0, 0);
+    assert!(session_files(&sb).is_empty());
+    let mut cmd = sb.command();
+    cmd.args(["--session", "nope", "-p", "hello"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("claw-tui sessions"), "{stderr}");
+}
+
+#[test]
+fn sigkill_mid_stream_keeps_every_completed_message() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.command();
+    // A slow stream: the second answer takes seconds, so the kill lands inside it.
+    cmd.args(["-p", "list files"])
+        .env("CLAW_TUI_DEMO_PACE_MS", "20")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let started = Instant::now();
+    let file = loop {
+        assert!(
+            started.elapsed() < DEADLINE,
+            "the tool result never reached the session file"
+        );
+        if let Some(f) = session_files(&sb).into_iter().next()
+            && roles(&f).contains(&"tool_result".to_owned())
+        {
+            break f;
+        }
+        std::thread::yield_now();
+    };
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    child.wait().unwrap();
+    assert_eq!(roles(&file), ["user", "assistant", "tool_result"]);
+
+    let mut cmd = sb.command();
+    cmd.args(["-c", "-p", "hello again"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        roles(&file),
+        ["user", "assistant", "tool_result", "user", "assistant"],
+        "the resumed session continues after the completed messages"
+    );
+}

@@ -1,0 +1,175 @@
+//! Shared test helpers: a scripted in-process provider, small tools, event collection.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::new_ret_no_self,
+    missing_docs
+)]
+
+pub mod bin;
+pub mod cron;
+pub mod exec;
+pub mod fake_llm;
+pub mod pty;
+pub mod runs;
+pub mod runtime;
+pub mod scripted;
+pub mod tui;
+pub mod web;
+
+use claw_tui::agent::{AgentEvent, Message, Tool, ToolResult, ToolUpdates};
+use serde_json::{Value, json};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+pub use runs::{agent_with, final_text, run, sent_results, tool_results};
+pub use scripted::{Reply, ScriptedProvider};
+
+/// Upper bound for waiting on an event that must come; a failure, never a synchronisation.
+pub const DEADLINE: Duration = Duration::from_secs(10);
+
+/// Receives events until (and including) `agent_end`.
+pub async fn until_agent_end(rx: &mut UnboundedReceiver<AgentEvent>) -> Vec<AgentEvent> {
+    let mut events = Vec::new();
+    loop {
+        let event = tokio::time::timeout(DEADLINE, rx.recv())
+            .await
+            .expect("timed out waiting for agent_end")
+            .expect("event channel closed");
+        let end = matches!(event, AgentEvent::AgentEnd { .. });
+        events.push(event);
+        if end {
+            return events;
+        }
+    }
+}
+
+/// Receives events until one matches `pred`, returning all received so far.
+pub async fn until(
+    rx: &mut UnboundedReceiver<AgentEvent>,
+    pred: impl Fn(&AgentEvent) -> bool,
+) -> Vec<AgentEvent> {
+    let mut events = Vec::new();
+    loop {
+        let event = tokio::time::timeout(DEADLINE, rx.recv())
+            .await
+            .expect("timed out waiting for an event")
+            .expect("event channel closed");
+        let hit = pred(&event);
+        events.push(event);
+        if hit {
+            return events;
+        }
+    }
+}
+
+/// A compact name for an event, for asserting sequences.
+pub fn label(event: &AgentEvent) -> String {
+    match event {
+        AgentEvent::AgentStart => "agent_start".into(),
+        AgentEvent::AgentEnd { .. } => "agent_end".into(),
+        AgentEvent::TurnStart { turn } => format!("turn_start:{turn}"),
+        AgentEvent::TurnEnd { .. } => "turn_end".into(),
+        AgentEvent::MessageStart { message } => format!("message_start:{}", role(message)),
+        AgentEvent::MessageUpdate { .. } => "message_update".into(),
+        AgentEvent::MessageEnd { message } => format!("message_end:{}", role(message)),
+        AgentEvent::ToolExecutionStart { tool_call_id, .. } => format!("tool_start:{tool_call_id}"),
+        AgentEvent::ToolExecutionUpdate { tool_call_id, .. } => {
+            format!("tool_update:{tool_call_id}")
+        }
+        AgentEvent::ToolExecutionEnd { tool_call_id, .. } => format!("tool_end:{tool_call_id}"),
+        AgentEvent::QueueUpdate { .. } => "queue_update".into(),
+        AgentEvent::AutoRetryStart { attempt, .. } => format!("auto_retry_start:{attempt}"),
+        AgentEvent::AutoRetryEnd { attempt } => format!("auto_retry_end:{attempt}"),
+        AgentEvent::SettingUpdate { key, .. } => format!("setting_update:{key}"),
+    }
+}
+
+/// Labels of all events.
+pub fn labels(events: &[AgentEvent]) -> Vec<String> {
+    events.iter().map(label).collect()
+}
+
+/// The serialised role of a message.
+pub fn role(message: &Message) -> &'static str {
+    match message {
+        Message::User(_) => "user",
+        Message::Assistant(_) => "assistant",
+        Message::ToolResult(_) => "tool_result",
+        Message::Notification(_) => "notification",
+        Message::Notice(_) => "notice",
+    }
+}
+
+type Handler = dyn Fn(
+        String,
+        Value,
+        CancellationToken,
+        ToolUpdates,
+    ) -> Pin<Box<dyn Future<Output = ToolResult> + Send>>
+    + Send
+    + Sync;
+
+/// A tool whose behaviour is a closure; the schema is given by the test.
+pub struct FnTool {
+    name: String,
+    schema: Value,
+    handler: Box<Handler>,
+}
+
+impl FnTool {
+    pub fn new<F, Fut>(name: &str, schema: Value, handler: F) -> Arc<dyn Tool>
+    where
+        F: Fn(String, Value, CancellationToken, ToolUpdates) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
+        Arc::new(Self {
+            name: name.to_owned(),
+            schema,
+            handler: Box::new(move |id, args, cancel, updates| {
+                Box::pin(handler(id, args, cancel, updates))
+            }),
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for FnTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn label(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        "a test tool"
+    }
+    fn parameters(&self) -> Value {
+        self.schema.clone()
+    }
+    async fn execute(
+        &self,
+        call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        updates: ToolUpdates,
+    ) -> ToolResult {
+        (self.handler)(call_id.to_owned(), args, cancel, updates).await
+    }
+}
+
+/// Schema of a tool taking one required string `text`.
+pub fn text_schema() -> Value {
+    json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+}
+
+/// A tool `echo {text}` returning the text.
+pub fn echo_tool() -> Arc<dyn Tool> {
+    FnTool::new("echo", text_schema(), |_, args, _, _| async move {
+        ToolResult::text(args["text"].as_str().unwrap_or_default().to_owned())
+    })
+}

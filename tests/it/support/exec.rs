@@ -1,0 +1,107 @@
+//! Helpers for the `exec` tool tests: a tool on a temp workspace, running calls,
+//! collecting streamed updates, and checking processes and kernel support.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use claw_tui::agent::{AgentEvent, EventSink, Tool, ToolResult, ToolUpdates};
+use claw_tui::tools::exec::{ExecConfig, ExecTool};
+use serde_json::Value;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::path::Path;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Upper bound for anything that must finish; a failure guard, never a synchronisation.
+pub const DEADLINE: Duration = Duration::from_secs(20);
+
+/// The default config, with the test build of claw-tui as the sandbox launcher.
+pub fn config() -> ExecConfig {
+    ExecConfig {
+        launcher: Some(env!("CARGO_BIN_EXE_claw-tui").into()),
+        ..ExecConfig::default()
+    }
+}
+
+/// A tool with the default (sandboxed) config on `workspace`.
+pub fn tool(workspace: &Path) -> ExecTool {
+    ExecTool::new(workspace, config())
+}
+
+/// Runs one call to completion, discarding updates.
+pub async fn call(tool: &ExecTool, args: Value) -> ToolResult {
+    tokio::time::timeout(
+        DEADLINE,
+        tool.execute(
+            "call",
+            args,
+            CancellationToken::new(),
+            ToolUpdates::discard(),
+        ),
+    )
+    .await
+    .expect("exec did not finish in time")
+}
+
+/// An update channel for a call: the `ToolUpdates` to pass and the receiver of partials.
+pub fn updates() -> (ToolUpdates, mpsc::UnboundedReceiver<Value>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let sink = EventSink::new(move |event| {
+        if let AgentEvent::ToolExecutionUpdate { partial, .. } = event {
+            let _ = tx.send(partial);
+        }
+    });
+    (ToolUpdates::new(sink, "call", "exec"), rx)
+}
+
+/// Whether the kernel offers Landlock, asked directly with the raw syscall
+/// (`landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)`).
+pub fn kernel_has_landlock() -> bool {
+    // SAFETY: with a null attribute pointer and size 0 this flag only queries the ABI.
+    let abi = unsafe {
+        nix::libc::syscall(
+            nix::libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    };
+    abi >= 1
+}
+
+/// Whether `pid` has exited (gone, or a zombie nobody reaped yet).
+pub fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => {
+            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+            matches!(state.and_then(|s| s.chars().next()), Some('Z' | 'X'))
+        }
+    }
+}
+
+/// Waits (up to [`DEADLINE`]) for `pid` to exit; returns whether it did.
+///
+/// A killed process closes its files before it turns into a zombie, so a closed pipe
+/// does not yet mean `/proc` shows it dead; a pidfd becomes readable exactly at exit.
+pub async fn exits(pid: u32) -> bool {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { nix::libc::syscall(nix::libc::SYS_pidfd_open, pid as nix::libc::pid_t, 0) };
+    if fd < 0 {
+        // ESRCH: the process is already gone.
+        return process_gone(pid);
+    }
+    // SAFETY: the syscall returned a fresh descriptor that nothing else owns.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    // SAFETY: the AsyncFd owns the descriptor; nothing else uses or closes it.
+    let fd = unsafe {
+        tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE)
+    }
+    .map_err(|e| e.to_string())
+    .unwrap();
+    tokio::time::timeout(DEADLINE, fd.readable()).await.is_ok()
+}
+
+/// Whether `pid` is running (exists and is not a zombie).
+pub fn process_alive(pid: u32) -> bool {
+    !process_gone(pid)
+}

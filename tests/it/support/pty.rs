@@ -1,0 +1,209 @@
+//! Runs the real `claw-tui` binary in a pseudo-terminal and reads its screen with vt100.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Upper bound for the screen to reach a state; a failure, never a synchronisation.
+pub const DEADLINE: Duration = Duration::from_secs(30);
+
+struct Shared {
+    parser: vt100::Parser,
+    closed: bool,
+}
+
+/// A running binary on a pseudo-terminal.
+pub struct Tui {
+    shared: Arc<(Mutex<Shared>, Condvar)>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Tui {
+    /// Starts the binary on the demo model at 120×40 in a sandbox laid out like
+    /// `crate::support::bin::Sandbox` (`root/ws`, `root/config/config.toml`, data and state).
+    pub fn demo(root: &Path, pace_ms: &str, extra: &[&str]) -> Tui {
+        let mut args = vec!["--provider", "demo"];
+        args.extend_from_slice(extra);
+        Tui::in_sandbox(
+            root,
+            &args,
+            &[("CLAW_TUI_DEMO_PACE_MS", pace_ms)],
+            (120, 40),
+        )
+    }
+
+    /// Starts the binary with `args` in the sandbox at `root` (its config file,
+    /// workspace, data, state and config dirs; `EDITOR=true`), `env` added last so it
+    /// can override, in a terminal of `size` (columns, rows).
+    pub fn in_sandbox(root: &Path, args: &[&str], env: &[(&str, &str)], size: (u16, u16)) -> Tui {
+        let config = root.join("config/config.toml");
+        let workspace = root.join("ws");
+        let dir = |name: &str| root.join(name).display().to_string();
+        let (data, state, xdg_config) = (dir("data"), dir("state"), dir("config"));
+        let mut all_args = args.to_vec();
+        all_args.extend([
+            "--config",
+            config.to_str().unwrap(),
+            "--workspace",
+            workspace.to_str().unwrap(),
+        ]);
+        let mut all_env = vec![
+            ("XDG_DATA_HOME", data.as_str()),
+            ("XDG_STATE_HOME", state.as_str()),
+            ("XDG_CONFIG_HOME", xdg_config.as_str()),
+            ("EDITOR", "true"),
+        ];
+        all_env.extend_from_slice(env);
+        Tui::spawn(&all_args, &all_env, &workspace, size.0, size.1)
+    }
+
+    /// Starts the binary with `args` and `env` in a `cols`×`rows` terminal.
+    pub fn spawn(args: &[&str], env: &[(&str, &str)], cwd: &Path, cols: u16, rows: u16) -> Tui {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_claw-tui"));
+        for a in args {
+            cmd.arg(a);
+        }
+        cmd.cwd(cwd);
+        for var in [
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_BASE_URL",
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "CLAW_TUI_PROVIDER",
+            "CLAW_TUI_MODEL",
+            "NO_COLOR",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.env("TERM", "xterm-256color");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = pair.master.take_writer().unwrap();
+        let shared = Arc::new((
+            Mutex::new(Shared {
+                parser: vt100::Parser::new(
+                    std::num::NonZeroU16::new(rows).unwrap(),
+                    std::num::NonZeroU16::new(cols).unwrap(),
+                    0,
+                ),
+                closed: false,
+            }),
+            Condvar::new(),
+        ));
+        let feed = shared.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                let n = reader.read(&mut buf).unwrap_or(0);
+                let (lock, cvar) = &*feed;
+                // A test that failed while holding the lock must not hide its message.
+                let mut s = lock.lock().unwrap_or_else(|p| p.into_inner());
+                if n == 0 {
+                    s.closed = true;
+                    cvar.notify_all();
+                    return;
+                }
+                s.parser.process(&buf[..n]);
+                cvar.notify_all();
+            }
+        });
+        Tui {
+            shared,
+            writer,
+            child,
+            _master: pair.master,
+        }
+    }
+
+    /// Types bytes into the terminal.
+    pub fn send(&mut self, bytes: &str) {
+        self.writer.write_all(bytes.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// The screen as text.
+    pub fn text(&self) -> String {
+        self.shared.0.lock().unwrap().parser.screen().contents()
+    }
+
+    /// Waits until `pred` holds for the screen; panics with the screen at the deadline.
+    pub fn wait_for(&self, what: &str, pred: impl Fn(&vt100::Screen) -> bool) -> String {
+        let deadline = Instant::now() + DEADLINE;
+        let (lock, cvar) = &*self.shared;
+        let mut s = lock.lock().unwrap();
+        loop {
+            if pred(s.parser.screen()) {
+                return s.parser.screen().contents();
+            }
+            let now = Instant::now();
+            if now >= deadline || s.closed {
+                panic!(
+                    "timed out waiting for {what} (closed: {}); screen:\n{}",
+                    s.closed,
+                    s.parser.screen().contents()
+                );
+            }
+            s = cvar.wait_timeout(s, deadline - now).unwrap().0;
+        }
+    }
+
+    /// Waits until the screen shows `needle`.
+    pub fn wait_text(&self, needle: &str) -> String {
+        self.wait_for(&format!("{needle:?}"), |s| s.contents().contains(needle))
+    }
+
+    /// Waits for the process to exit and for its last output to be read.
+    pub fn wait_exit(&mut self) -> (u32, bool, bool) {
+        let status = self.child.wait().unwrap();
+        let (lock, cvar) = &*self.shared;
+        let deadline = Instant::now() + DEADLINE;
+        let mut s = lock.lock().unwrap();
+        while !s.closed && Instant::now() < deadline {
+            s = cvar.wait_timeout(s, deadline - Instant::now()).unwrap().0;
+        }
+        let screen = s.parser.screen();
+        (
+            status.exit_code(),
+            screen.alternate_screen(),
+            screen.hide_cursor(),
+        )
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> i32 {
+        self.child.process_id().unwrap() as i32
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+/// The row of the screen that holds the status bar (the last one).
+pub fn status_line(screen: &vt100::Screen) -> String {
+    screen
+        .contents()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned()
+}

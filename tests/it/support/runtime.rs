@@ -1,0 +1,137 @@
+//! Helpers shared by the runtime tests: a provider that routes each request to a
+//! script chosen by the conversation's first user message (a subagent's task), so
+//! concurrent subagents get deterministic answers whatever order they run in.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use crate::support::scripted::message;
+use crate::support::{DEADLINE, Reply, ScriptedProvider};
+use claw_tui::agent::{Block, MessageDelta, StopReason};
+use claw_tui::llm::{LlmEvent, LlmMessage, LlmRequest, LlmStream, Provider};
+use claw_tui::runtime::{RuntimeEvent, SubagentInfo, SubagentStatus};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+/// Routes requests by the first user message to one `ScriptedProvider` per task.
+#[derive(Default)]
+pub struct RoutingProvider {
+    routes: Mutex<HashMap<String, Arc<ScriptedProvider>>>,
+    unknown: Arc<ScriptedProvider>,
+}
+
+impl RoutingProvider {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    /// Scripts the conversation that starts with `task`.
+    pub fn route(&self, task: &str, replies: Vec<Reply>) -> Arc<ScriptedProvider> {
+        let provider = ScriptedProvider::new(replies);
+        self.routes
+            .lock()
+            .unwrap()
+            .insert(task.to_owned(), provider.clone());
+        provider
+    }
+
+    /// The requests made for `task`.
+    pub fn requests(&self, task: &str) -> Vec<LlmRequest> {
+        self.routes.lock().unwrap()[task].requests()
+    }
+}
+
+fn first_user(request: &LlmRequest) -> Option<String> {
+    request.messages.iter().find_map(|m| match m {
+        LlmMessage::User(u) => Some(u.content.clone()),
+        _ => None,
+    })
+}
+
+impl Provider for RoutingProvider {
+    fn stream(&self, request: LlmRequest, cancel: CancellationToken) -> LlmStream {
+        let route = first_user(&request)
+            .and_then(|task| self.routes.lock().unwrap().get(&task).cloned())
+            .unwrap_or_else(|| self.unknown.clone());
+        route.stream(request, cancel)
+    }
+}
+
+/// An answer with text followed by one tool call.
+pub fn text_and_call(text: &str, id: &str, name: &str, args: Value) -> Reply {
+    let events = vec![
+        LlmEvent::Start,
+        LlmEvent::Delta(MessageDelta::Text {
+            index: 0,
+            text: text.to_owned(),
+        }),
+        LlmEvent::Delta(MessageDelta::ToolCallStart {
+            index: 1,
+            id: id.to_owned(),
+            name: name.to_owned(),
+        }),
+        LlmEvent::Delta(MessageDelta::ToolCallArgs {
+            index: 1,
+            json: args.to_string(),
+        }),
+        LlmEvent::Done(message(
+            vec![
+                Block::Text {
+                    text: text.to_owned(),
+                },
+                Block::ToolCall {
+                    id: id.to_owned(),
+                    name: name.to_owned(),
+                    args,
+                },
+            ],
+            StopReason::ToolUse,
+        )),
+    ];
+    Reply::Events(events)
+}
+
+/// Receives runtime events until one matches `pred`; returns all received so far.
+pub async fn until_runtime(
+    rx: &mut UnboundedReceiver<RuntimeEvent>,
+    pred: impl Fn(&RuntimeEvent) -> bool,
+) -> Vec<RuntimeEvent> {
+    let mut events = Vec::new();
+    loop {
+        let event = tokio::time::timeout(DEADLINE, rx.recv())
+            .await
+            .expect("timed out waiting for a runtime event")
+            .expect("runtime event channel closed");
+        let hit = pred(&event);
+        events.push(event);
+        if hit {
+            return events;
+        }
+    }
+}
+
+/// Whether `event` reports subagent `id` reaching `status`.
+pub fn is_status(event: &RuntimeEvent, id: &str, status: SubagentStatus) -> bool {
+    matches!(event, RuntimeEvent::SubagentUpdate { info } if info.id == id && info.status == status)
+}
+
+/// The status updates in `events`, as `(id, status)`.
+pub fn statuses(events: &[RuntimeEvent]) -> Vec<(String, SubagentStatus)> {
+    let mut out: Vec<(String, SubagentStatus)> = Vec::new();
+    for event in events {
+        if let RuntimeEvent::SubagentUpdate { info } = event {
+            let SubagentInfo { id, status, .. } = info;
+            // Progress updates repeat the status; keep only the changes.
+            if !out
+                .iter()
+                .rev()
+                .find(|(i, _)| i == id)
+                .is_some_and(|(_, s)| s == status)
+            {
+                out.push((id.clone(), *status));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,11 @@
+//! Tests of the tools area.
+
+mod exec;
+mod exec_agent;
+mod exec_approval;
+mod exec_env;
+mod exec_sandbox;
+mod fs;
+mod message_spawn_cron;
+mod registry;
+mod web;

@@ -1,0 +1,12 @@
+//! Tests of the tui area.
+
+mod e2e;
+mod e2e_llm;
+mod e2e_sessions;
+mod events;
+mod keys_config;
+mod model_list;
+mod sessions;
+mod snapshots;
+mod update;
+mod update_commands;

@@ -1,0 +1,116 @@
+//! End to end: sessions in the real client (pseudo-terminal, demo model) — recorded,
+//! resumed with `-c`, `/new`, the `/sessions` picker, and a session in use elsewhere.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::bin::{Sandbox, run};
+use crate::support::pty::{Tui, status_line};
+use std::path::{Path, PathBuf};
+
+fn idle(screen: &vt100::Screen) -> bool {
+    status_line(screen).contains("idle")
+}
+
+fn session_files(root: &Path) -> Vec<PathBuf> {
+    let dir = root.join("data/claw-tui/sessions");
+    let mut files = Vec::new();
+    for slug in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(slug.path()).unwrap().flatten() {
+            files.push(file.path());
+        }
+    }
+    files.sort();
+    files
+}
+
+fn quit(mut tui: Tui) {
+    tui.send("\x04");
+    let (code, alternate, _) = tui.wait_exit();
+    assert_eq!((code, alternate), (0, false));
+}
+
+#[test]
+fn the_client_records_resumes_starts_new_and_picks_sessions() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.dir.path();
+    std::fs::write(sandbox.workspace().join("notes.txt"), "hello").unwrap();
+
+    let tui = Tui::demo(root, "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    let mut tui = tui;
+    tui.send("read notes.txt\r");
+    tui.wait_for("the read_file answer", |s| {
+        s.contents().contains("returned:") && idle(s)
+    });
+    quit(tui);
+    let files = session_files(root);
+    assert_eq!(files.len(), 1, "one session was recorded: {files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.contains("read notes.txt") && text.contains("\"tool_result\""));
+
+    // -c brings the chat and the tool tree back.
+    let mut tui = Tui::demo(root, "0", &["-c"]);
+    let screen = tui.wait_for("the resumed chat", |s| {
+        s.contents().contains("Resumed session") && idle(s)
+    });
+    assert!(screen.contains("› read notes.txt"), "{screen}");
+    assert!(
+        screen.contains("✓ read_file"),
+        "the tree is rebuilt:\n{screen}"
+    );
+
+    // /new clears the chat and starts a second file.
+    tui.send("/new\r");
+    let screen = tui.wait_text("New session");
+    assert!(!screen.contains("› read notes.txt"), "{screen}");
+    tui.send("hello\r");
+    tui.wait_for("the second session's answer", |s| {
+        s.contents().contains("› hello") && idle(s)
+    });
+    quit(tui);
+    assert_eq!(session_files(root).len(), 2);
+
+    // A plain start is a third session; the picker lists the two earlier ones (and
+    // this one once it has a message) and opens the chosen one.
+    let mut tui = Tui::demo(root, "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    tui.send("/sessions\r");
+    let screen = tui.wait_text("Sessions (");
+    assert!(
+        screen.contains("read notes.txt") && screen.contains("hello"),
+        "{screen}"
+    );
+    // Most recent first: "hello" is on top, the first session below it.
+    tui.send("\x1b[B");
+    tui.send("\r");
+    let screen = tui.wait_for("the picked session", |s| {
+        s.contents().contains("Resumed session") && s.contents().contains("› read notes.txt")
+    });
+    assert!(!screen.contains("› hello"), "{screen}");
+    quit(tui);
+}
+
+#[test]
+fn a_session_in_use_is_offered_as_a_copy() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.dir.path();
+    let mut cmd = sandbox.command();
+    cmd.args(["--provider", "demo", "-p", "hello there"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+
+    let first = Tui::demo(root, "0", &["-c"]);
+    first.wait_for("the first client on the session", |s| {
+        s.contents().contains("› hello there") && idle(s)
+    });
+
+    let mut second = Tui::demo(root, "0", &["-c"]);
+    second.wait_text("open in another claw-tui process");
+    second.send("y\r");
+    let screen = second.wait_for("the copy", |s| {
+        s.contents().contains("with a copy of session") && idle(s)
+    });
+    assert!(!screen.contains("Resumed session"), "{screen}");
+    quit(second);
+    quit(first);
+    assert_eq!(session_files(root).len(), 2, "the copy is a new session");
+}

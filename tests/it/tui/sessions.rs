@@ -1,0 +1,256 @@
+//! Sessions in the client's model: a loaded history rebuilds the chat, the tool tree and
+//! the usage totals; the `/sessions` picker and the "open a copy?" prompt.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::tui::scene::*;
+use crate::support::tui::*;
+use claw_tui::agent::{
+    AgentEvent, Message, NotificationMessage, StopReason, ToolResultMessage, Usage,
+};
+use claw_tui::tui::calls::{CallStatus, TreeRow};
+use claw_tui::tui::msg::{LoadedSession, SessionRow};
+use claw_tui::tui::{Effect, Msg, Overlay};
+use crossterm::event::KeyCode;
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn history() -> Vec<Message> {
+    let mut first = assistant(
+        vec![
+            text("Let me look."),
+            call("c1", "read_file", json!({"path": "notes.txt"})),
+            call("c2", "exec", json!({"command": "false"})),
+        ],
+        StopReason::ToolUse,
+    );
+    first.usage = Usage {
+        input: 1200,
+        output: 80,
+        ..Usage::default()
+    };
+    let mut second = assistant(vec![text("The notes say **hello**.")], StopReason::Stop);
+    second.usage = Usage {
+        input: 1500,
+        output: 20,
+        ..Usage::default()
+    };
+    let result = |id: &str, name: &str, content: &str, is_error: bool| {
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: id.into(),
+            tool_name: name.into(),
+            content: content.into(),
+            details: json!(null),
+            is_error,
+            timestamp: 0,
+        })
+    };
+    vec![
+        Message::user("what is in notes.txt?"),
+        Message::Assistant(first),
+        result("c1", "read_file", "hello", false),
+        result("c2", "exec", "exit code 1", true),
+        Message::Assistant(second),
+        Message::Notification(NotificationMessage {
+            source: "cron".into(),
+            content: "[SYSTEM NOTIFICATION]\n[Cron job \"tick\" (cron-1) fired]".into(),
+            timestamp: 0,
+        }),
+    ]
+}
+
+fn resumed(messages: Vec<Message>, queued: Vec<String>) -> Msg {
+    Msg::SessionLoaded(Box::new(LoadedSession {
+        id: Some("feedc0ffee123456".into()),
+        messages,
+        queued,
+        resumed: true,
+        ..LoadedSession::default()
+    }))
+}
+
+#[test]
+fn a_loaded_history_rebuilds_chat_tree_and_totals() {
+    let mut app = app();
+    typed(&mut app, "draft");
+    let effects = app.update(resumed(history(), vec!["then summarise".into()]));
+    assert_eq!(effects, [Effect::SessionReady]);
+    app.update(Msg::Frame);
+
+    let statuses: Vec<(String, CallStatus)> = ["c1", "c2"]
+        .iter()
+        .map(|id| {
+            let node = app.calls.node(id).unwrap();
+            (node.name.clone(), node.status)
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("read_file".to_owned(), CallStatus::Done),
+            ("exec".to_owned(), CallStatus::Failed)
+        ]
+    );
+    assert_eq!(app.calls.rows()[0], TreeRow::Turn(1));
+    assert_eq!(
+        (app.totals.usage.input, app.totals.usage.output),
+        (2700, 100)
+    );
+    assert_eq!(app.totals.context_tokens, 1520);
+    assert_eq!(app.session_id.as_deref(), Some("feedc0ffee123456"));
+    // Queued messages come back in the composer, before what was being typed.
+    assert_eq!(app.composer.text(), "then summarise\ndraft");
+
+    let screen = format!("{}", draw(&mut app).backend());
+    for needle in [
+        "what is in notes.txt?",
+        "The notes say hello.",
+        "Cron job \"tick\"",
+        "Resumed session feedc0ff: 6 messages.",
+        "✓ read_file",
+        "✗ exec",
+    ] {
+        assert!(screen.contains(needle), "{needle} missing:\n{screen}");
+    }
+}
+
+#[test]
+fn the_next_run_numbers_turns_after_the_loaded_ones() {
+    let mut app = app();
+    app.update(resumed(history(), Vec::new()));
+    assert_eq!(app.turn, 2);
+    app.update(agent(AgentEvent::AgentStart));
+    app.update(agent(AgentEvent::TurnStart { turn: 1 }));
+    app.update(agent(AgentEvent::ToolExecutionStart {
+        tool_call_id: "c3".into(),
+        tool_name: "list_dir".into(),
+        args: json!({}),
+    }));
+    app.update(Msg::Frame);
+    assert!(app.calls.rows().contains(&TreeRow::Turn(3)));
+}
+
+fn rows() -> Vec<SessionRow> {
+    let at = |minutes: u64| epoch() - Duration::from_secs(minutes * 60);
+    let row = |id: &str, minutes, prompt: Option<&str>, count| SessionRow {
+        id: id.into(),
+        path: PathBuf::from(format!("/data/{id}.jsonl")),
+        created: at(minutes + 30),
+        last_activity: at(minutes),
+        first_prompt: prompt.map(str::to_owned),
+        message_count: count,
+    };
+    vec![
+        row("aaaa1111bbbb2222", 0, Some("current work"), 4),
+        row("cccc3333dddd4444", 90, Some("fix the parser\nplease"), 12),
+        row("eeee5555ffff6666", 3 * 24 * 60, None, 0),
+    ]
+}
+
+#[test]
+fn the_picker_lists_sessions_and_opens_the_chosen_one() {
+    let mut app = app();
+    app.update(Msg::SessionLoaded(Box::new(LoadedSession {
+        id: Some("aaaa1111bbbb2222".into()),
+        quiet: true,
+        ..LoadedSession::default()
+    })));
+    typed(&mut app, "/sessions");
+    assert!(
+        app.update(key(KeyCode::Enter))
+            .contains(&Effect::ListSessions)
+    );
+    app.update(Msg::Sessions(rows()));
+    // The current session is first; the highlight starts on the next one.
+    assert!(matches!(
+        app.overlay,
+        Some(Overlay::Sessions { selected: 1, .. })
+    ));
+    insta::assert_snapshot!("session_picker", draw(&mut app).backend());
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Up));
+    assert_eq!(
+        app.update(key(KeyCode::Enter)),
+        [Effect::OpenSession {
+            path: PathBuf::from("/data/cccc3333dddd4444.jsonl"),
+            fork: false
+        }]
+    );
+    assert!(app.overlay.is_none());
+
+    // Esc closes the picker without doing anything.
+    app.update(Msg::Sessions(rows()));
+    assert!(app.update(key(KeyCode::Esc)).is_empty());
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn switching_is_refused_while_a_run_is_active() {
+    let mut app = app();
+    app.update(agent(AgentEvent::AgentStart));
+    app.update(Msg::Sessions(rows()));
+    assert!(app.update(key(KeyCode::Enter)).is_empty());
+    typed(&mut app, "/new");
+    assert!(
+        !app.update(key(KeyCode::Enter))
+            .contains(&Effect::NewSession)
+    );
+    app.update(Msg::Frame);
+    let screen = format!("{}", draw(&mut app).backend());
+    assert!(screen.contains("switching sessions."), "{screen}");
+    assert!(screen.contains("starting a new session."), "{screen}");
+}
+
+#[test]
+fn a_session_in_use_is_offered_as_a_copy() {
+    let mut app = app();
+    let path = PathBuf::from("/data/cccc.jsonl");
+    app.update(Msg::SessionLocked {
+        path: path.clone(),
+        id: "cccc3333dddd4444".into(),
+    });
+    let screen = format!("{}", draw(&mut app).backend());
+    assert!(
+        screen.contains("open in another claw-tui process"),
+        "{screen}"
+    );
+    assert_eq!(
+        app.update(key(KeyCode::Char('y'))),
+        [Effect::OpenSession { path, fork: true }]
+    );
+    app.update(Msg::SessionLocked {
+        path: PathBuf::from("/data/cccc.jsonl"),
+        id: "cccc3333dddd4444".into(),
+    });
+    assert!(app.update(key(KeyCode::Char('n'))).is_empty());
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn input_waits_while_a_switch_is_under_way() {
+    let mut app = app();
+    typed(&mut app, "/new");
+    assert!(
+        app.update(key(KeyCode::Enter))
+            .contains(&Effect::NewSession)
+    );
+    // A second switch or a prompt would race the history being replaced.
+    typed(&mut app, "/new");
+    assert!(
+        !app.update(key(KeyCode::Enter))
+            .contains(&Effect::NewSession)
+    );
+    app.update(ctrl('c'));
+    typed(&mut app, "hello");
+    let effects = app.update(key(KeyCode::Enter));
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::Prompt(_))),
+        "{effects:?}"
+    );
+    assert_eq!(app.composer.text(), "hello", "nothing typed is lost");
+    app.update(Msg::SessionFailed("cannot create the session file".into()));
+    assert!(
+        app.update(key(KeyCode::Enter))
+            .contains(&Effect::Prompt("hello".into()))
+    );
+}

@@ -1,0 +1,176 @@
+//! `App::update` for slash commands, completion, and the keys of the tree and dashboard.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::tui::*;
+use claw_tui::agent::{AgentEvent, QueueKind, QueueMode};
+use claw_tui::tui::layout::Focus;
+use claw_tui::tui::{Effect, Msg, Overlay};
+use crossterm::event::KeyCode;
+use serde_json::json;
+
+#[test]
+fn slash_commands_become_effects() {
+    let mut app = app();
+    let run = |app: &mut claw_tui::tui::App, text: &str| {
+        typed(app, text);
+        app.update(key(KeyCode::Esc));
+        app.update(key(KeyCode::Enter))
+    };
+    assert!(
+        run(&mut app, "/steering all")
+            .contains(&Effect::SetQueueMode(QueueKind::Steering, QueueMode::All))
+    );
+    assert_eq!(app.steering_mode, QueueMode::All);
+    assert!(
+        run(&mut app, "/followup all")
+            .contains(&Effect::SetQueueMode(QueueKind::FollowUp, QueueMode::All))
+    );
+    assert!(run(&mut app, "/model gpt-x").contains(&Effect::SetModel("gpt-x".into())));
+    assert_eq!(app.model, "gpt-x");
+    assert!(run(&mut app, "/new").contains(&Effect::NewSession));
+    // The runtime answers with the new session; until then prompts wait.
+    app.update(Msg::SessionLoaded(Box::default()));
+    assert!(run(&mut app, "/quit").contains(&Effect::Quit));
+    let effects = run(&mut app, "/bogus");
+    assert!(
+        !effects.iter().any(|e| !matches!(e, Effect::SaveHistory(_))),
+        "{effects:?}"
+    );
+    assert!(
+        !run(&mut app, "/copy")
+            .iter()
+            .any(|e| matches!(e, Effect::Copy(_))),
+        "no answer to copy yet"
+    );
+    assert_eq!(
+        run(&mut app, " /etc/hosts is odd").last(),
+        Some(&Effect::Prompt("/etc/hosts is odd".into()))
+    );
+    run(&mut app, "/help");
+    assert_eq!(app.overlay, Some(Overlay::Help { scroll: 0 }));
+}
+
+#[test]
+fn slash_completion_opens_and_tab_completes() {
+    let mut app = app();
+    typed(&mut app, "/ste");
+    assert_eq!(
+        app.composer.completion.as_ref().unwrap().items,
+        ["/steering"]
+    );
+    app.update(key(KeyCode::Tab));
+    assert_eq!(app.composer.text(), "/steering ");
+    assert_eq!(
+        app.focus,
+        Focus::Composer,
+        "Tab completed instead of moving the focus"
+    );
+    typed(&mut app, "a");
+    assert_eq!(
+        app.update(key(KeyCode::Enter)),
+        [
+            Effect::SaveHistory("/steering all".into()),
+            Effect::SetQueueMode(QueueKind::Steering, QueueMode::All)
+        ],
+        "Enter completes and runs a finished command"
+    );
+}
+
+#[test]
+fn at_paths_ask_for_the_file_list_once() {
+    let mut app = app();
+    typed(&mut app, "see @sr");
+    let effects = app.update(key(KeyCode::Char('c')));
+    assert!(effects.is_empty(), "the first @ already asked");
+    app.update(Msg::WorkspaceFiles(vec![
+        "src/".into(),
+        "src/lib.rs".into(),
+        "README.md".into(),
+    ]));
+    assert_eq!(
+        app.composer.completion.as_ref().unwrap().items,
+        ["src/", "src/lib.rs"]
+    );
+    app.update(key(KeyCode::Down));
+    app.update(key(KeyCode::Tab));
+    assert_eq!(app.composer.text(), "see @src/lib.rs ");
+
+    let mut fresh = self::app();
+    let effects: Vec<Effect> = "x @"
+        .chars()
+        .flat_map(|c| fresh.update(key(KeyCode::Char(c))))
+        .collect();
+    assert_eq!(effects, [Effect::ListFiles]);
+}
+
+#[test]
+fn tree_and_dashboard_keys() {
+    let mut app = app();
+    app.update(agent(AgentEvent::AgentStart));
+    app.update(agent(AgentEvent::TurnStart { turn: 1 }));
+    app.update(agent(AgentEvent::ToolExecutionStart {
+        tool_call_id: "c1".into(),
+        tool_name: "exec".into(),
+        args: json!({"command": "ls"}),
+    }));
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Tab));
+    assert_eq!(app.focus, Focus::Tree);
+    assert_eq!(app.tree_selected.as_deref(), Some("c1"));
+    let effects = app.update(key(KeyCode::Enter));
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Detail {
+            call_id: "c1".into(),
+            scroll: 0
+        })
+    );
+    assert!(
+        matches!(effects.as_slice(), [Effect::Highlight(r)] if r.lang == "json" && r.code.contains("\"ls\""))
+    );
+    app.update(key(KeyCode::Down));
+    assert_eq!(
+        app.overlay,
+        Some(Overlay::Detail {
+            call_id: "c1".into(),
+            scroll: 1
+        })
+    );
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.overlay, None);
+
+    app.update(Msg::Subagents(vec![subagent("sa-1")]));
+    app.update(Msg::CronJobs(vec![
+        cron("job-1", false),
+        cron("job-2", true),
+    ]));
+    app.update(key(KeyCode::Tab));
+    assert_eq!(app.focus, Focus::Dashboard);
+    assert_eq!(
+        app.update(key(KeyCode::Char('x'))),
+        [Effect::CancelSubagent("sa-1".into())]
+    );
+    app.update(key(KeyCode::Down));
+    assert_eq!(
+        app.update(key(KeyCode::Char('p'))),
+        [Effect::PauseCron("job-1".into())]
+    );
+    app.update(key(KeyCode::Down));
+    assert_eq!(
+        app.update(key(KeyCode::Char('p'))),
+        [Effect::ResumeCron("job-2".into())]
+    );
+    assert_eq!(app.update(key(KeyCode::Char('d'))), []);
+    assert!(matches!(app.overlay, Some(Overlay::ConfirmDelete { ref id, .. }) if id == "job-2"));
+    assert_eq!(
+        app.update(key(KeyCode::Char('y'))),
+        [Effect::DeleteCron("job-2".into())]
+    );
+    app.update(key(KeyCode::Char('d')));
+    assert_eq!(
+        app.update(key(KeyCode::Char('n'))),
+        [],
+        "any other key keeps the job"
+    );
+    assert_eq!(app.overlay, None);
+}
