@@ -1,8 +1,9 @@
 //! Background subagents: each is its own agent loop with no history, the tools the
-//! tool policy offers subagents, and a turn limit, started by the `spawn` tool. At most `max_concurrent` run at
-//! once; later spawns wait in order. Their events reach the UI wrapped as
-//! [`RuntimeEvent::SubagentEvent`], and their results reach the main agent through the
-//! bus's `system` channel, which the supervisor delivers when the main agent is free.
+//! tool policy offers subagents, and a turn limit, started by the `spawn` tool. At most
+//! `max_concurrent` run at once; later spawns wait in order. Their events reach the UI
+//! wrapped as [`RuntimeEvent::SubagentEvent`], and their results reach the main agent
+//! through the bus's `system` channel, which the supervisor delivers when the main agent
+//! is free.
 
 mod run;
 mod types;
