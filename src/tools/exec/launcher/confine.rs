@@ -67,6 +67,7 @@ pub(super) fn exec_shell(options: &LauncherOptions, reporter: &Reporter) -> ! {
     };
     sandbox.dropped_capabilities = dropped;
     reporter.send(&Report::Sandbox(sandbox));
+    close_inherited_descriptors();
     let Some((first, rest)) = options.program.split_first() else {
         exit_now(EXIT_EXEC_FAILED)
     };
@@ -78,6 +79,37 @@ pub(super) fn exec_shell(options: &LauncherOptions, reporter: &Reporter) -> ! {
         Path::new(first).display()
     );
     exit_now(EXIT_EXEC_FAILED)
+}
+
+/// Marks every descriptor above stderr close-on-exec: one opened before the sandbox
+/// (by claw-tui or a library, without the flag) would be a way past Landlock.
+fn close_inherited_descriptors() {
+    const CLOSE_RANGE_CLOEXEC: u32 = 4;
+    // SAFETY: close_range only changes flags of this process's descriptors.
+    let done = unsafe {
+        nix::libc::syscall(
+            nix::libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if done == 0 {
+        return;
+    }
+    // Kernels before 5.11: one by one.
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    let fds: Vec<i32> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter(|&fd| fd > 2)
+        .collect();
+    for fd in fds {
+        // SAFETY: sets a flag on a descriptor number; a closed one just fails.
+        unsafe { nix::libc::fcntl(fd, nix::libc::F_SETFD, nix::libc::FD_CLOEXEC) };
+    }
 }
 
 fn fail(reporter: &Reporter, reason: String) -> ! {
