@@ -5,7 +5,8 @@
 //! own environment and `/proc/PID/environ` and `/proc/PID/mem` of its parent, of the
 //! claw-tui that runs it and of the other claw-tui; the test also reads the launcher's
 //! environment from outside. With and without the pid namespace (then only Landlock,
-//! the dropped capabilities and the non-dumpable claw-tui stand in the way).
+//! the dropped capabilities and the non-dumpable claw-tui stand in the way), and with the
+//! sandbox off.
 
 use crate::support::bin::Sandbox;
 use crate::support::exec::DEADLINE;
@@ -103,10 +104,12 @@ fn wait_with_deadline(child: &mut Child) -> std::process::ExitStatus {
     }
 }
 
-fn probe_run(pid_namespace: bool) {
+/// Runs the probe with `settings` added to `[exec]`; `pid_namespace` says whether the
+/// command gets one (then the launcher has a child of its own, the namespace's init).
+fn probe_run(settings: &str, pid_namespace: bool) {
     let sb = Sandbox::new();
     sb.write_config(&format!(
-        "[exec]\npass_env = [\"{}\"]\nscrub_env = [\"corp_*\"]\npid_namespace = {pid_namespace}\n",
+        "[exec]\npass_env = [\"{}\"]\nscrub_env = [\"corp_*\"]\n{settings}\n",
         PASSED.0
     ));
     let ws = sb.workspace();
@@ -180,7 +183,7 @@ fn probe_run(pid_namespace: bool) {
         let environ = read(&out.join(format!("{who}.environ")));
         let err = read(&out.join(format!("{who}.err")));
         eprintln!(
-            "pid_namespace = {pid_namespace}: {who}: environ rc {}, mem rc {}: {}",
+            "{settings:?}: {who}: environ rc {}, mem rc {}: {}",
             read(&out.join(format!("{who}.rc"))).trim(),
             read(&out.join(format!("{who}.mem.rc"))).trim(),
             err.trim().replace('\n', " | ")
@@ -204,10 +207,17 @@ fn probe_run(pid_namespace: bool) {
 
 #[test]
 fn secrets_never_reach_a_command_in_its_pid_namespace() {
-    probe_run(true);
+    probe_run("", true);
 }
 
 #[test]
 fn secrets_never_reach_a_command_without_a_pid_namespace() {
-    probe_run(false);
+    probe_run("pid_namespace = false", false);
+}
+
+#[test]
+fn secrets_never_reach_a_command_with_the_sandbox_off() {
+    // No Landlock, no namespaces: the scrubbed environment, the dropped capabilities and
+    // the non-dumpable claw-tui still stand in the way.
+    probe_run("sandbox = \"off\"", false);
 }
