@@ -300,7 +300,20 @@ fn parse_error(path: &Path, text: &str, offset: usize, message: &str) -> ConfigE
 pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, ConfigError> {
     let (default_config, data_dir, state_dir) = default_paths();
     let config_path = cli.config.clone().unwrap_or(default_config);
-    let file = load_file(&config_path)?;
+    let mut file = load_file(&config_path)?;
+    file.exec.validate().map_err(|e| {
+        ConfigError::Invalid(format!(
+            "invalid config file {}: {e}",
+            config_path.display()
+        ))
+    })?;
+    // A provider key read from a variable of any name is a secret for `exec` too.
+    let key_vars: Vec<String> = file
+        .providers
+        .values()
+        .filter_map(|p| p.api_key_env.clone())
+        .collect();
+    file.exec.scrub_env.extend(key_vars);
     let mut warnings = Vec::new();
     let provider = resolve_provider(cli, env, &file, &config_path, &mut warnings)?;
     let workspace = match &cli.workspace {

@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod cli;
 pub mod config;
+pub mod doctor;
 pub mod headless;
 pub mod llm;
 pub mod providers;
