@@ -3,7 +3,7 @@
 use super::{io_failure, located_then, replace_file};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
-use crate::tools::workspace::{Access, Located};
+use crate::tools::workspace::{Access, Located, is_escape};
 use cap_std::fs::PermissionsExt;
 use crate::tools::args::required_str;
 use async_trait::async_trait;
@@ -85,6 +85,11 @@ fn write(located: &Located, shown: &str, content: &str) -> ToolResult {
         return is_dir();
     }
     if let Err(e) = tree.create_dir_all(parent) {
+        // "Exists" may hide that what exists is a symlink leading out: say that instead.
+        let e = match tree.metadata(parent) {
+            Err(beneath) if is_escape(&beneath) => beneath,
+            _ => e,
+        };
         return ToolResult::error(io_failure(
             "create the parent directories of",
             shown,

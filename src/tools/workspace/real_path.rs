@@ -42,7 +42,15 @@ pub(super) fn real_path(path: &Path) -> io::Result<PathBuf> {
                 if hops > MAX_SYMLINK_HOPS {
                     return Err(io::Error::other("too many levels of symbolic links"));
                 }
-                let target = std::fs::read_link(&candidate)?;
+                let target = match std::fs::read_link(&candidate) {
+                    Ok(target) => target,
+                    // Replaced by something else since it was looked at: look again.
+                    Err(e) if e.raw_os_error() == Some(nix::libc::EINVAL) => {
+                        pending.push_front(name);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 if target.is_absolute() {
                     out = PathBuf::new();
                 }

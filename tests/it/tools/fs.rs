@@ -10,7 +10,9 @@
 mod agent;
 mod confine;
 mod edit;
+mod escape;
 mod list;
+mod race;
 mod read;
 mod write;
 
