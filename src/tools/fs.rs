@@ -48,7 +48,10 @@ fn replace_file(dir: &Dir, name: &OsStr, bytes: &[u8], mode: Option<u32>) -> io:
     // Keep the temp name within NAME_MAX however long the target's name is.
     let stem: String = name.to_string_lossy().chars().take(100).collect();
     let mut options = OpenOptions::new();
-    options.write(true).create_new(true).mode(mode.unwrap_or(0o666));
+    options
+        .write(true)
+        .create_new(true)
+        .mode(mode.unwrap_or(0o666));
     let mut attempts = 0;
     let (tmp, file) = loop {
         let tmp = format!(".{stem}.{:08x}.tmp", fastrand::u32(..));

@@ -5,8 +5,8 @@ use super::{
 };
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
-use crate::tools::workspace::{Access, Located};
 use crate::tools::args::{optional_bool, optional_u64_min, required_str};
+use crate::tools::workspace::{Access, Located};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::fs::File;

@@ -174,9 +174,7 @@ impl Walk<'_> {
             };
             let entry_rel = rel.join(&name);
             let entry_path = path.join(&name);
-            if self.filtered
-                && (name == ".git" || rules.ignored(&entry_path, file_type.is_dir()))
-            {
+            if self.filtered && (name == ".git" || rules.ignored(&entry_path, file_type.is_dir())) {
                 continue;
             }
             visit(&Found {
@@ -197,9 +195,7 @@ impl Walk<'_> {
                     };
                     self.level(&sub, &entry_path, &entry_rel, depth + 1, &sub_rules, visit)?;
                 }
-                Err(e) => self
-                    .unreadable
-                    .push(format!("{}: {e}", shown(&entry_rel))),
+                Err(e) => self.unreadable.push(format!("{}: {e}", shown(&entry_rel))),
             }
         }
         ControlFlow::Continue(())
@@ -224,7 +220,9 @@ fn open_subdir(dir: &Dir, name: &OsString) -> io::Result<Dir> {
     options
         .read(true)
         .custom_flags((OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW).bits());
-    Ok(Dir::from_std_file(dir.open_with(name, &options)?.into_std()))
+    Ok(Dir::from_std_file(
+        dir.open_with(name, &options)?.into_std(),
+    ))
 }
 
 fn shown(rel: &Path) -> String {

@@ -3,10 +3,10 @@
 use super::{io_failure, located_then, replace_file};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
-use crate::tools::workspace::{Access, Located, is_escape};
-use cap_std::fs::PermissionsExt;
 use crate::tools::args::required_str;
+use crate::tools::workspace::{Access, Located, is_escape};
 use async_trait::async_trait;
+use cap_std::fs::PermissionsExt;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;

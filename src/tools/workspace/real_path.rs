@@ -73,12 +73,7 @@ pub(super) fn real_path(path: &Path) -> io::Result<PathBuf> {
 
 /// Puts the root of `path` into `out` and its names into `pending`, at the front (a
 /// symlink's target, resolved next) or at the back.
-fn push_components(
-    path: &Path,
-    out: &mut PathBuf,
-    pending: &mut VecDeque<OsString>,
-    front: bool,
-) {
+fn push_components(path: &Path, out: &mut PathBuf, pending: &mut VecDeque<OsString>, front: bool) {
     let mut names = Vec::new();
     for component in path.components() {
         match component {

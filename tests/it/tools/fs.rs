@@ -8,6 +8,7 @@
 //! limits and refusals, and a file tool driven by the real agent loop.
 
 mod agent;
+mod agent_hostile;
 mod confine;
 mod edit;
 mod escape;

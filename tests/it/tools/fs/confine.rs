@@ -34,7 +34,10 @@ fn locate_keeps_inside_paths_and_names_the_workspace_when_refusing() {
     assert_eq!(resolve(&ws, s.root.join("x")).unwrap(), s.root.join("x"));
     let located = ws.locate("a/b.txt", Access::Write).unwrap();
     assert_eq!(located.rel(), std::path::Path::new("a/b.txt"));
-    assert_eq!(ws.locate("", Access::Read).unwrap().rel(), std::path::Path::new("."));
+    assert_eq!(
+        ws.locate("", Access::Read).unwrap().rel(),
+        std::path::Path::new(".")
+    );
 
     for escape in ["..", "../secret.txt", "a/../../secret.txt"] {
         let err = resolve(&ws, escape).unwrap_err();
@@ -213,4 +216,54 @@ async fn opting_out_allows_paths_outside() {
             expected.parent().unwrap().canonicalize().unwrap()
         );
     }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn opting_out_reaches_outside_with_every_tool_and_through_links() {
+    use claw_tui::tools::fs::{EditFileTool, ListDirTool, ReadFileTool, WriteFileTool};
+    let s = Setup::new();
+    let ws = s.open_workspace();
+    std::os::unix::fs::symlink(&s.outer, s.root.join("o")).unwrap();
+    std::os::unix::fs::symlink("/", s.root.join("r")).unwrap();
+    let via_root = format!("nope/../r{}", s.outer.display());
+
+    let r = call(
+        &ReadFileTool::new(ws.clone()),
+        json!({"path": "nope/../o/secret.txt"}),
+    )
+    .await;
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(r.content, "top secret");
+    let r = call(
+        &EditFileTool::new(ws.clone()),
+        json!({"path": format!("{via_root}/secret.txt"), "old_text": "top", "new_text": "no"}),
+    )
+    .await;
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(
+        std::fs::read_to_string(s.outer.join("secret.txt")).unwrap(),
+        "no secret\n"
+    );
+    let r = call(
+        &WriteFileTool::new(ws.clone()),
+        json!({"path": "o/made/by/link.txt", "content": "out"}),
+    )
+    .await;
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(
+        std::fs::read_to_string(s.outer.join("made/by/link.txt")).unwrap(),
+        "out"
+    );
+    let r = call(&ListDirTool::new(ws.clone()), json!({"path": ".."})).await;
+    assert!(!r.is_error, "{r:?}");
+    assert!(
+        r.content.contains("[file] secret.txt (10 B)"),
+        "{}",
+        r.content
+    );
+    assert!(r.content.contains("[folder] ws/"), "{}", r.content);
+    // Inside, a link out is described by what it points at.
+    let r = call(&ListDirTool::new(ws), json!({})).await;
+    assert!(r.content.contains("[folder] o/ -> "), "{}", r.content);
 }

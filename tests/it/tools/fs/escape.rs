@@ -110,6 +110,15 @@ async fn missing_then_dotdot_then_a_link_made_by_ln_is_refused_by_every_tool() {
         every_tool_refuses(&s, &format!("{detour}o")).await;
         every_tool_refuses(&s, &through_root(&format!("{detour}r"), &s)).await;
     }
+    // A listing shows the links and where they point, without looking there.
+    let r = call(&s.list(), json!({"depth": 3})).await;
+    assert_eq!(
+        r.content,
+        format!(
+            "[link] o -> {} (outside the workspace)\n[link] r -> / (outside the workspace)",
+            s.outer.display()
+        )
+    );
 }
 
 #[tokio::test]
@@ -188,7 +197,11 @@ async fn symlink_loops_are_errors_not_hangs() {
     // A listing shows the loop without following it.
     let r = call(&s.list(), json!({"depth": 3})).await;
     assert!(!r.is_error, "{r:?}");
-    assert!(r.content.contains("[file] self -> self (unreadable)"), "{}", r.content);
+    assert!(
+        r.content.contains("[file] self -> self (unreadable)"),
+        "{}",
+        r.content
+    );
 }
 
 #[tokio::test]

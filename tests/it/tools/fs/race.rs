@@ -63,7 +63,13 @@ async fn swapping_a_directory_for_a_symlink_never_lets_a_call_out() {
                     if r.is_error {
                         // Refused, by the text check or by the kernel at the open, or
                         // failed on what the swap left in its way; never done outside.
-                        assert!(r.content.starts_with("Access denied") || r.content.starts_with("Error") || r.content.starts_with("Cannot"), "{}", r.content);
+                        assert!(
+                            r.content.starts_with("Access denied")
+                                || r.content.starts_with("Error")
+                                || r.content.starts_with("Cannot"),
+                            "{}",
+                            r.content
+                        );
                         seen.refused += 1;
                     } else {
                         seen.written.push(path.trim_start_matches("d/").to_owned());
@@ -129,4 +135,3 @@ async fn swapping_a_directory_for_a_symlink_never_lets_a_call_out() {
     assert!(probe.starts_with("probe"), "{probe}");
     assert_eq!(probe.contains('!'), all.edits > 0, "{probe}");
 }
-
