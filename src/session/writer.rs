@@ -216,6 +216,9 @@ fn write_loop(mut file: Flock<File>, rx: &mpsc::Receiver<Command>, path: &Path) 
             Command::Sync => file.sync_data(),
             Command::Close(done) => {
                 let _ = file.sync_all();
+                // The lock goes with the file: released before `close` returns, so the
+                // session can be resumed at once.
+                drop(file);
                 let _ = done.send(());
                 return;
             }
