@@ -5,7 +5,7 @@
 //! allows paths outside), through `cap-std`: on Linux that is `openat2` with
 //! `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS`, so the kernel itself refuses a `..`, an
 //! absolute symlink or a `/proc` magic link that would lead out of the tree, at the
-//! moment of the open. Working out the path from its text first ([`real_path`]) only
+//! moment of the open. Working out the path from its text first (`real_path`) only
 //! picks the tree and words the messages; a symlink swapped in meanwhile cannot take an
 //! open outside.
 
