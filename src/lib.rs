@@ -9,6 +9,7 @@ pub mod config;
 pub mod doctor;
 pub mod headless;
 pub mod llm;
+pub mod private_fs;
 pub mod providers;
 pub mod runtime;
 pub mod session;

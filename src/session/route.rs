@@ -88,11 +88,8 @@ pub fn record_undelivered(session: &Path, message: &InboundMessage) -> Result<()
     let io = |e| SessionError::io(&path, e);
     let mut line = serde_json::to_string(message).map_err(|e| io(std::io::Error::other(e)))?;
     line.push('\n');
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(io)?;
+    let mut file =
+        crate::private_fs::open(&path, OpenOptions::new().create(true).append(true)).map_err(io)?;
     // One write of a whole line with O_APPEND: concurrent appenders never interleave.
     file.write_all(line.as_bytes()).map_err(io)?;
     file.sync_data().map_err(io)
