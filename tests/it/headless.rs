@@ -1,4 +1,5 @@
 //! Tests of the headless area.
 
+mod cron_file;
 mod print;
 mod rpc;
