@@ -3,4 +3,5 @@
 mod cron_file;
 mod cron_two_processes;
 mod print;
+mod request_timeout;
 mod rpc;
