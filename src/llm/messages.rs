@@ -46,11 +46,11 @@ pub(crate) fn human(d: Duration) -> String {
 pub(crate) fn bytes_text(n: usize) -> String {
     const KIB: usize = 1024;
     const MIB: usize = 1024 * 1024;
-    if n >= MIB && n % MIB == 0 {
+    if n >= MIB && n.is_multiple_of(MIB) {
         format!("{} MiB", n / MIB)
     } else if n >= MIB {
         format!("{:.1} MiB", n as f64 / MIB as f64)
-    } else if n >= KIB && n % KIB == 0 {
+    } else if n >= KIB && n.is_multiple_of(KIB) {
         format!("{} KiB", n / KIB)
     } else {
         format!("{n} bytes")

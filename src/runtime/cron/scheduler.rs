@@ -127,9 +127,7 @@ async fn run(
     loop {
         // Until it works (the file may be unreadable now and fixed later).
         if !recovered {
-            recovered = recover_interrupted(&inner)
-                .inspect_err(|e| tracing::warn!("cron scheduler: {e}"))
-                .is_ok();
+            recovered = recover_interrupted(&inner).inspect_err(log).is_ok();
         }
         let result = if recovered {
             tick(&inner, &on_fire, watching_since)
@@ -139,7 +137,7 @@ async fn run(
         let wait = match result {
             Ok(()) => next_wait(&inner, recheck),
             Err(e) => {
-                tracing::warn!("cron scheduler: {e}; retrying in {recheck:?}");
+                log(&e);
                 recheck
             }
         };
@@ -151,6 +149,14 @@ async fn run(
     }
     drop(lock);
     set_role(&role, SchedulerRole::Stopped);
+}
+
+/// Logs a failed tick; trouble with `jobs.json` itself is reported (once) by the
+/// service, and would otherwise be logged at every recheck until it is fixed.
+fn log(error: &CronError) {
+    if !error.is_file_problem() {
+        tracing::warn!("cron scheduler: {error}; retrying at the next recheck");
+    }
 }
 
 /// Publishes `value` only if it differs, so watchers wake on real changes.

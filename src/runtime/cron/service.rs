@@ -350,7 +350,7 @@ impl Inner {
         }
         drop(problem);
         let message = format!(
-            "Cron jobs run again: {} can be read again.",
+            "Cron jobs run again: {} can be used again.",
             self.store.jobs_path().display()
         );
         tracing::info!("{message}");

@@ -80,7 +80,7 @@ async fn a_corrupt_file_at_start_keeps_the_tool_and_says_what_is_wrong() {
     let (is_error, text) = call(&tool, json!({"action": "list"})).await;
     assert!(!is_error, "{text}");
     let (ok, reported) = cron_status(&mut events).await;
-    assert!(ok && reported.contains("can be read again"), "{reported}");
+    assert!(ok && reported.contains("can be used again"), "{reported}");
     assert_eq!(service.problem(), None);
     let (is_error, text) = call(
         &tool,
