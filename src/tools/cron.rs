@@ -255,6 +255,28 @@ fn job_id(args: &Value, action: &str) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    #[tokio::test]
+    async fn without_a_store_every_call_says_why() {
+        let tool = CronTool::new(Arc::new(UnavailableCron::new(
+            "Cannot create the directory /data/cron: permission denied",
+        )));
+        for args in [
+            json!({"action": "list"}),
+            json!({"action": "add", "message": "m", "every_seconds": 5}),
+            json!({"action": "remove", "id": "cron-1"}),
+        ] {
+            let result = tool
+                .execute("c1", args, CancellationToken::new(), ToolUpdates::discard())
+                .await;
+            assert!(result.is_error);
+            assert_eq!(
+                result.content,
+                "Cron jobs are unavailable: Cannot create the directory /data/cron: \
+                 permission denied"
+            );
+        }
+    }
+
     #[test]
     fn schedules_are_typed() {
         let r = parse(
