@@ -2,6 +2,7 @@
 
 use super::Background;
 use super::msg::{CronRow, CronRunStatus, Msg, SubagentRow, SubagentStatus};
+use crate::agent::NoticeLevel;
 use crate::runtime::cron::{CronJobInfo, CronService, RunStatus};
 use crate::runtime::{RuntimeEvent, SubagentInfo, SubagentManager};
 use std::time::{Duration, SystemTime};
@@ -61,6 +62,14 @@ impl From<RuntimeEvent> for Msg {
             },
             RuntimeEvent::SubagentUpdate { info } => Msg::SubagentUpdate(SubagentRow::from(&info)),
             RuntimeEvent::PendingNotifications { count } => Msg::PendingNotifications(count),
+            RuntimeEvent::CronStatus { ok, message } => {
+                let level = if ok {
+                    NoticeLevel::Info
+                } else {
+                    NoticeLevel::Error
+                };
+                Msg::Notice(level, message)
+            }
         }
     }
 }

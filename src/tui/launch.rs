@@ -328,8 +328,10 @@ async fn client(
     match result {
         Ok(runtime::Exit::Quit) => EXIT_OK,
         Ok(runtime::Exit::Signal(code)) => code,
+        // As SIGHUP would: 128 + 1.
+        Ok(runtime::Exit::HangUp) => 129,
         Err(e) => {
-            eprintln!("claw-tui: the terminal failed: {e}");
+            terminal::tell(&format!("claw-tui: the terminal failed: {e}"));
             EXIT_RUN_FAILED
         }
     }

@@ -38,6 +38,8 @@ pub(super) enum Exit {
     Quit,
     /// A signal asked the process to stop; the exit code to use.
     Signal(i32),
+    /// The terminal went away (reads or writes fail with EIO or EPIPE).
+    HangUp,
 }
 
 /// What the effects need: the agent, the inbox, the background runtime.
@@ -246,8 +248,24 @@ impl Runtime {
         Ok(())
     }
 
-    /// Runs until the user quits or a signal arrives.
+    /// Runs until the user quits, a signal arrives or the terminal goes away.
     pub async fn run(
+        &mut self,
+        app: &mut App,
+        term: &mut Term,
+        inbox: &mut UnboundedReceiver<Msg>,
+    ) -> std::io::Result<Exit> {
+        match self.serve(app, term, inbox).await {
+            Err(e) if terminal::is_hangup(&e) => {
+                terminal::hung_up();
+                tracing::info!("the terminal is gone ({e}); saving and exiting");
+                Ok(Exit::HangUp)
+            }
+            other => other,
+        }
+    }
+
+    async fn serve(
         &mut self,
         app: &mut App,
         term: &mut Term,
@@ -271,7 +289,11 @@ impl Runtime {
             tokio::select! {
                 biased;
                 _ = sigterm.recv() => return Ok(Exit::Signal(128 + 15)),
-                _ = sighup.recv() => return Ok(Exit::Signal(128 + 1)),
+                _ = sighup.recv() => {
+                    // The terminal is gone, or going: nothing more is written to it.
+                    terminal::hung_up();
+                    return Ok(Exit::Signal(128 + 1));
+                }
                 event = input.next() => match event {
                     Some(Ok(event)) => self.pending.push_back(Msg::Term(event)),
                     Some(Err(e)) => return Err(e),

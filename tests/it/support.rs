@@ -11,6 +11,7 @@ pub mod cron;
 pub mod exec;
 pub mod fake_llm;
 pub mod pty;
+pub mod rpc;
 pub mod runs;
 pub mod runtime;
 pub mod scripted;
