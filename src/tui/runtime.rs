@@ -7,7 +7,7 @@ use super::highlight::Highlighter;
 use super::msg::{Effect, Msg};
 use super::session_host::{SessionHost, Target};
 use super::terminal::{self, Term};
-use super::view::view;
+use super::app::view;
 use super::{Approvals, Background, history};
 use crate::agent::{Agent, AgentError, AgentEvent, NoticeLevel};
 use crate::runtime::Supervisor;
@@ -332,7 +332,7 @@ impl Runtime {
 /// The user's own input, and the end of a run (its last tokens), are drawn at the
 /// full frame rate; output streaming in is drawn at the lower one.
 fn frame_gap(app: &App) -> Duration {
-    if app.input_changed() || !app.running {
+    if app.input_changed() || !app.status().running() {
         FRAME
     } else {
         STREAM_FRAME
