@@ -196,6 +196,60 @@ fn approval_overlay_editor_and_sigterm() {
 }
 
 #[test]
+fn the_editor_has_the_keyboard_until_it_exits_and_the_client_has_it_after() {
+    let sandbox = Sandbox::new();
+    // An editor that reads a line typed at the terminal, as a real one reads keys, and
+    // adds it to the message. It reads only once the test says so through a FIFO, so the
+    // line waits in the terminal meanwhile, with the client the only other reader.
+    let go = sandbox.dir.path().join("go.fifo");
+    nix::unistd::mkfifo(&go, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let editor = sandbox.dir.path().join("line-editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nprintf 'EDITOR READY> '\nread _ < \"$GO\"\nIFS= read -r line\n\
+         printf '%s %s' \"$(cat \"$1\")\" \"$line\" > \"$1\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut tui = Tui::in_sandbox(
+        sandbox.dir.path(),
+        &["--provider", "demo"],
+        &[
+            ("CLAW_TUI_DEMO_PACE_MS", "0"),
+            ("EDITOR", editor.to_str().unwrap()),
+            ("GO", go.to_str().unwrap()),
+        ],
+        (120, 40),
+    );
+    tui.wait_text("Welcome to claw-tui");
+    tui.send("draft");
+    tui.wait_text("draft");
+
+    // Ctrl+G: the editor has the terminal; a line typed now is the editor's, even while
+    // it does not read yet (the terminal echoes it once it holds it).
+    tui.send("\x07");
+    tui.wait_for("the editor's prompt", |s| {
+        !s.alternate_screen() && s.contents().contains("EDITOR READY>")
+    });
+    tui.send("typed in the editor\r");
+    tui.wait_text("EDITOR READY> typed in the editor");
+    std::fs::write(&go, "read now\n").unwrap();
+    tui.wait_for("the edited message back in the composer", |s| {
+        s.alternate_screen() && s.contents().contains("draft typed in the editor")
+    });
+
+    // Back in the client, keys reach it again: typing goes on, Enter sends.
+    tui.send(" and after");
+    tui.wait_text("draft typed in the editor and after");
+    tui.send("\r");
+    tui.wait_text("› draft typed in the editor and after");
+    tui.send("\x04");
+    let (code, alternate, _) = tui.wait_exit();
+    assert_eq!((code, alternate), (0, false));
+}
+
+#[test]
 fn theme_errors_are_reported_before_the_screen_is_taken() {
     let sandbox = Sandbox::new();
     let mut cmd = sandbox.command();
