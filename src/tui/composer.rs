@@ -102,14 +102,17 @@ impl Composer {
     pub(crate) fn handle_key(&mut self, key: &KeyEvent, action: Option<Action>) -> Handled {
         match action {
             Some(Action::Submit) => {
+                // What is sent, and whether that changes the screen, is the root's to say.
+                let mut handled = Handled::unchanged();
                 if self.completion.is_some() {
                     self.accept_completion();
+                    handled = Handled::changed();
                     // A completed command that is not finished yet waits for the rest.
                     if slash::parse(&self.text()).is_none_or(|c| c.is_err()) {
-                        return Handled::changed();
+                        return handled;
                     }
                 }
-                return Handled::changed().ask(Intent::Submit);
+                return handled.ask(Intent::Submit);
             }
             Some(Action::Newline) => {
                 self.textarea.insert_newline();

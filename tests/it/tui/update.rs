@@ -6,7 +6,9 @@ use claw_tui::agent::AgentEvent;
 use claw_tui::tools::exec::ApprovalDecision;
 use claw_tui::tui::layout::Focus;
 use claw_tui::tui::{Effect, Msg, Overlay};
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
+};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -331,6 +333,54 @@ fn key_releases_are_ignored() {
     release.kind = KeyEventKind::Release;
     assert_eq!(app.update(Msg::Term(Event::Key(release))), []);
     assert!(app.composer().is_blank());
+}
+
+#[test]
+fn only_what_changes_the_screen_asks_for_a_frame() {
+    let mut app = app();
+    app.update(Msg::Frame);
+    assert!(!app.needs_draw());
+    let mut release = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE);
+    release.kind = KeyEventKind::Release;
+    app.update(Msg::Term(Event::Key(release)));
+    app.update(Msg::Term(Event::FocusLost));
+    app.update(Msg::Term(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::Moved,
+        column: 3,
+        row: 3,
+        modifiers: KeyModifiers::NONE,
+    })));
+    app.update(key(KeyCode::Enter));
+    assert!(
+        !app.needs_draw(),
+        "a release, focus, a mouse move, Enter on nothing"
+    );
+    app.update(key(KeyCode::Tab));
+    assert!(app.needs_draw(), "the focus moves");
+    app.update(Msg::Frame);
+    app.update(key(KeyCode::F(5)));
+    assert!(!app.needs_draw(), "a key the chat pane does not use");
+
+    app.update(Msg::Approval(request("a", "ls")));
+    assert!(app.needs_draw(), "the approval prompt appears");
+    app.update(Msg::Frame);
+    app.update(key(KeyCode::Char('x')));
+    assert!(!app.needs_draw(), "a key the prompt does not answer to");
+    app.update(key(KeyCode::Char('y')));
+    assert!(app.needs_draw(), "the prompt closes");
+
+    app.update(Msg::Frame);
+    typed(&mut app, "h");
+    assert!(
+        app.needs_draw() && app.input_changed(),
+        "typing is drawn at once"
+    );
+    app.update(Msg::Frame);
+    app.update(agent(AgentEvent::AgentStart));
+    assert!(
+        app.needs_draw() && !app.input_changed(),
+        "the agent's events are drawn at the stream's pace"
+    );
 }
 
 #[test]
