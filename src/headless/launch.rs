@@ -7,7 +7,7 @@ use crate::cli::{Cli, Command, ExportFormat, Mode};
 use crate::config::Settings;
 use crate::session::{self, OpenedSession, export};
 use crate::setup;
-use crate::tools::exec::{ApprovalAsker, ApprovalDecision};
+use crate::tools::exec::Approver;
 use crate::tools::message::{MessageSender, OutboundMessage};
 use std::io::Read;
 use std::sync::Arc;
@@ -37,29 +37,22 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
     };
     runtime.block_on(async {
         let approvals = PendingApprovals::default();
-        let asker: ApprovalAsker = match (&prompt, cli.yes) {
+        let approver = match (&prompt, cli.yes) {
             (None, _) => {
                 let approvals = approvals.clone();
-                Arc::new(move |request| {
+                Approver::Ask(Arc::new(move |request| {
                     let approvals = approvals.clone();
                     Box::pin(async move { approvals.ask(request).await })
-                })
+                }))
             }
             // Nobody can answer in print or JSON mode: deny unless --yes approved up front.
-            (Some(_), yes) => Arc::new(move |_| {
-                Box::pin(async move {
-                    if yes {
-                        ApprovalDecision::Allow
-                    } else {
-                        ApprovalDecision::Deny
-                    }
-                })
-            }),
+            (Some(_), true) => Approver::AllowAll,
+            (Some(_), false) => Approver::Nobody,
         };
         let outbound: MessageSender = Arc::new(|m: OutboundMessage| {
             eprintln!("[message to {}:{}] {}", m.channel, m.chat_id, m.content);
         });
-        let mut main = match setup::start_runtime(settings, outbound, asker) {
+        let mut main = match setup::start_runtime(settings, outbound, approver) {
             Ok(main) => main,
             Err(e) => {
                 eprintln!("claw-tui: {e}");

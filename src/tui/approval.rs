@@ -75,10 +75,29 @@ impl ApprovalQueue {
             format!(" Approve {}? ", request.tool_name)
         };
         let mut lines = Vec::new();
+        // A subagent works unseen; say which one asks and for what task, so the user can
+        // judge the command by the job it is meant for.
+        let who = match &request.subagent {
+            Some(sub) => {
+                lines.push(StyledLine::plain(
+                    format!("Subagent {} \"{}\"", sub.id, clean(&sub.label)),
+                    theme.fg(Token::Warning).add_modifier(Modifier::BOLD),
+                ));
+                lines.push(StyledLine::plain(
+                    format!("  task: {}", task_summary(&sub.task)),
+                    theme.dim(),
+                ));
+                "The subagent"
+            }
+            None => "The agent",
+        };
         let command = request.args.get("command").and_then(Value::as_str);
         match command {
             Some(command) => {
-                lines.push(StyledLine::plain("The agent wants to run:", theme.text()));
+                lines.push(StyledLine::plain(
+                    format!("{who} wants to run:"),
+                    theme.text(),
+                ));
                 for text in clean(command).split('\n') {
                     lines.push(
                         StyledLine {
@@ -131,4 +150,15 @@ impl ApprovalQueue {
         let body = dialog(theme, rect, title, buf);
         scrolled(&rows, body, 0, buf);
     }
+}
+
+/// A subagent's task on one line, cut at 160 characters.
+fn task_summary(task: &str) -> String {
+    const MAX: usize = 160;
+    let flat = clean(task).split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= MAX {
+        return flat;
+    }
+    let cut: String = flat.chars().take(MAX - 1).collect();
+    format!("{cut}…")
 }

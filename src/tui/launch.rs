@@ -184,7 +184,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         let main = match crate::setup::start_runtime(
             settings,
             inbox.message_sender(),
-            inbox.approval_asker(cli.yes),
+            crate::tools::exec::Approver::Ask(inbox.approval_asker(cli.yes)),
         ) {
             Ok(main) => main,
             Err(e) => {

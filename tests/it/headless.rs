@@ -2,3 +2,4 @@
 
 mod print;
 mod rpc;
+mod subagent_approval;

@@ -8,5 +8,6 @@ mod cron_schedule;
 mod cron_scheduler;
 mod cron_store;
 mod session_routing;
+mod subagent_policy;
 mod subagents;
 mod supervisor;

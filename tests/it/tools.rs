@@ -7,5 +7,6 @@ mod exec_env;
 mod exec_sandbox;
 mod fs;
 mod message_spawn_cron;
+mod policy;
 mod registry;
 mod web;

@@ -8,5 +8,6 @@ mod keys_config;
 mod model_list;
 mod sessions;
 mod snapshots;
+mod subagent_approval;
 mod update;
 mod update_commands;

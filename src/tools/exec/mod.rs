@@ -8,7 +8,8 @@
 //!    write only in the workspace and the temp dir, applied by a launcher process
 //!    ([`sandbox_launcher_main`]), never to claw-tui itself.
 //! 5. Secrets (`*_API_KEY`, `*_TOKEN`) are removed from the command's environment.
-//! 6. An approval policy ([`approval_hook`]) installed as a `before_tool_call` hook.
+//! 6. Approval (`[exec] approval`), enforced in front of the tool by the tool policy
+//!    (`crate::tools::policy`) for every agent.
 //!
 //! Output streams as `tool_execution_update` events whose `partial` is
 //! `{"stdout": "...", "stderr": "..."}`: the complete lines since the previous update
@@ -24,9 +25,10 @@ mod shell;
 mod words;
 
 pub use approval::{
-    ALWAYS_DENY_REASON, ApprovalAsker, ApprovalDecision, ApprovalMode, ApprovalRequest,
-    USER_DENIED_REASON, approval_hook,
+    ALWAYS_DENY_REASON, ApprovalAsker, ApprovalDecision, ApprovalMode, ApprovalRequest, Approver,
+    NOBODY_TO_ASK_REASON, USER_DENIED_REASON,
 };
+pub(crate) use approval::{ApprovalGate, GateCall};
 pub use deny::{Refusal, check as check_deny_rules};
 pub use output::{KEEP_HEAD_CHARS, KEEP_TAIL_CHARS, MAX_RESULT_CHARS, truncate_middle};
 pub use sandbox::{SANDBOX_SUBCOMMAND, sandbox_launcher_main};
@@ -76,7 +78,7 @@ impl Default for SandboxMode {
 pub struct ExecConfig {
     /// Filesystem sandbox for commands.
     pub sandbox: SandboxMode,
-    /// Whether commands need the user's approval (see [`approval_hook`]).
+    /// Whether commands need the user's approval (enforced by the tool policy).
     pub approval: ApprovalMode,
     /// Time limit when the call gives none, in seconds.
     pub default_timeout_secs: u64,

@@ -8,16 +8,23 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 
-struct Rpc {
+/// The binary in `--mode rpc`: commands in, JSON lines out.
+pub(crate) struct Rpc {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<Value>,
-    _sandbox: Sandbox,
+    pub(crate) sandbox: Sandbox,
 }
 
 impl Rpc {
     fn start(pace_ms: u64) -> Self {
+        Self::start_with(pace_ms, "")
+    }
+
+    /// Started with `config` as its config file.
+    pub(crate) fn start_with(pace_ms: u64, config: &str) -> Self {
         let sandbox = Sandbox::new();
+        sandbox.write_config(config);
         std::fs::write(sandbox.workspace().join("notes.txt"), "alpha\nbeta\n").unwrap();
         let mut cmd = sandbox.command();
         cmd.args(["--mode", "rpc"])
@@ -43,18 +50,18 @@ impl Rpc {
             child,
             stdin,
             lines,
-            _sandbox: sandbox,
+            sandbox,
         }
     }
 
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().unwrap();
         writeln!(stdin, "{line}").unwrap();
         stdin.flush().unwrap();
     }
 
     /// Lines up to and including the first that matches.
-    fn until(&self, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+    pub(crate) fn until(&self, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
         let mut seen = Vec::new();
         loop {
             let line = self
@@ -70,7 +77,7 @@ impl Rpc {
     }
 
     /// Lines until each predicate has matched at least one line (in any order).
-    fn until_all(&self, preds: &[&dyn Fn(&Value) -> bool]) -> Vec<Value> {
+    pub(crate) fn until_all(&self, preds: &[&dyn Fn(&Value) -> bool]) -> Vec<Value> {
         let mut seen: Vec<Value> = Vec::new();
         while !preds.iter().all(|p| seen.iter().any(p)) {
             let line = self
@@ -82,13 +89,13 @@ impl Rpc {
         seen
     }
 
-    fn response(&self, command: &str) -> Value {
+    pub(crate) fn response(&self, command: &str) -> Value {
         self.until(|l| l["type"] == "response" && l["command"] == command)
             .pop()
             .unwrap()
     }
 
-    fn close_and_wait(mut self) -> (i32, Vec<Value>) {
+    pub(crate) fn close_and_wait(mut self) -> (i32, Vec<Value>) {
         drop(self.stdin.take());
         let status = self.child.wait().unwrap();
         let rest: Vec<Value> = self.lines.iter().collect();
@@ -96,7 +103,7 @@ impl Rpc {
     }
 }
 
-fn is_type(line: &Value, t: &str) -> bool {
+pub(crate) fn is_type(line: &Value, t: &str) -> bool {
     line["type"] == t
 }
 

@@ -71,8 +71,10 @@ pub fn agent(event: AgentEvent) -> Msg {
 pub fn request(id: &str, command: &str) -> ApprovalRequest {
     ApprovalRequest {
         id: id.into(),
+        tool_call_id: format!("call-{id}"),
         tool_name: "exec".into(),
         args: json!({"command": command, "timeout": 30}),
+        subagent: None,
     }
 }
 

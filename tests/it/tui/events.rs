@@ -346,8 +346,10 @@ async fn the_inbox_carries_outbound_messages_and_approvals() {
     let asker = inbox.approval_asker(false);
     let request = ApprovalRequest {
         id: "r1".into(),
+        tool_call_id: "c1".into(),
         tool_name: "exec".into(),
         args: json!({"command": "ls"}),
+        subagent: None,
     };
     let answer = tokio::spawn(asker(request.clone()));
     let outbound = inbox.recv().await.unwrap();
