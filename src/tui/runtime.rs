@@ -233,9 +233,9 @@ impl Runtime {
         }
     }
 
-    /// Lets the shell or the editor have the terminal until it gives it back. The input
-    /// stream must be gone by then (see `run`); the editor runs on a blocking thread, so
-    /// no runtime worker waits on it.
+    /// Lets the shell or the editor have the terminal until it gives it back, with input
+    /// suspended (see `run`); the editor runs on a blocking thread, so no runtime worker
+    /// waits on it.
     async fn hand_over(&mut self, handover: Handover) {
         match handover {
             Handover::Suspend => {
@@ -327,13 +327,14 @@ impl Runtime {
                 return Ok(Exit::Quit);
             }
             if let Some(handover) = self.handover.take() {
-                // Input is suspended while another program has the terminal: dropping the
-                // stream wakes its reader thread, which stops reading the terminal for
-                // good, so every key typed meanwhile goes to that program. A fresh stream
-                // resumes input afterwards.
-                drop(input);
+                // Input is suspended while another program has the terminal: the stream
+                // is not polled until it is back, and its reader thread reads the terminal
+                // only for a poll that found nothing, while the last poll delivered the
+                // key that asked for this. So every key typed meanwhile goes to that
+                // program, and the same stream resumes afterwards. (Dropping it and
+                // starting a fresh one would leave the old one's wake-up behind, which
+                // can make the new reader miss the next keys.)
                 self.hand_over(handover).await;
-                input = EventStream::new();
                 // `Terminal::clear` would ask the terminal for the cursor position and wait
                 // for the answer; clearing directly and drawing an empty frame resets
                 // ratatui's idea of the screen just the same.
