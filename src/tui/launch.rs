@@ -81,19 +81,16 @@ fn app_config(
             models.push(m.clone());
         }
     }
-    Ok(AppConfig {
-        theme,
-        keymap,
-        provider: settings.provider.name.clone(),
-        model,
-        models,
-        context_window: settings.provider.context_window,
-        workspace: display_path(&settings.workspace),
-        thinking: settings.thinking,
-        tool_execution: settings.tool_execution,
-        mouse_capture: settings.file.ui.mouse.unwrap_or(true),
-        time_zone: None,
-    })
+    let mut config = AppConfig::new(settings.provider.name.clone(), model);
+    config.theme = theme;
+    config.keymap = keymap;
+    config.models = models;
+    config.context_window = settings.provider.context_window;
+    config.workspace = display_path(&settings.workspace);
+    config.thinking = settings.thinking;
+    config.tool_execution = settings.tool_execution;
+    config.mouse_capture = settings.file.ui.mouse.unwrap_or(true);
+    Ok(config)
 }
 
 /// Forwards the runtime's events and cron job lists into the inbox.

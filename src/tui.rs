@@ -1,9 +1,12 @@
 //! The full-screen terminal client, Elm-style.
 //!
-//! `App` is the model; `App::update(Msg) -> Vec<Effect>` changes it without I/O; the pure
-//! [`view::view`] draws it; the runtime (`runtime.rs`) runs one `select!` loop over the
-//! terminal, the agent's events and the [`Inbox`], executes effects, and draws at most 60
-//! frames a second, only when something changed.
+//! `App` is the root of the model: it owns one part per piece of the screen (the
+//! [`composer`], the [`chat`], the [`tool_tree`], the [`dashboard`], the [`status`],
+//! the [`overlay`] stack and the approval prompt), each with its own keys and a pure
+//! `draw`. `App::update(Msg) -> Vec<Effect>` changes it without I/O; the pure [`view`]
+//! draws it; the runtime (`runtime.rs`) runs one `select!` loop over the terminal, the
+//! agent's events and the [`Inbox`], executes effects, and draws at most 60 frames a
+//! second, only when a part changed.
 //!
 //! Entry points: [`launch`] (the client with the whole background runtime) and [`run`]
 //! (the client over an agent you built). Other parts of the program talk to the client through an
@@ -11,35 +14,35 @@
 //! `Subagents`, `CronJobs` and `Subagent` events from the background runtime.
 
 pub mod adapt;
-pub mod app;
-pub mod calls;
+mod app;
+pub mod approval;
+pub mod chat;
 pub mod composer;
-pub mod entry;
-mod events;
+pub mod dashboard;
 pub mod highlight;
 pub mod history;
 pub mod keymap;
-mod keys;
 mod launch;
 pub mod layout;
 pub mod markdown;
 pub mod model_list;
 pub mod msg;
+pub mod overlay;
+mod part;
 mod runtime;
 mod session_host;
-mod sessions;
 pub mod slash;
+pub mod status;
 pub mod terminal;
 pub mod theme;
-pub mod transcript;
-mod update;
-pub mod view;
+pub mod tool_tree;
+mod widgets;
 pub mod wrap;
 
-pub use app::{App, AppConfig, Overlay};
+pub use app::{App, AppConfig, view};
 pub use launch::{launch, run};
-pub use msg::{CronRow, CronRunStatus, Effect, Msg, SubagentRow, SubagentStatus};
-pub use view::view;
+pub use msg::{CronRow, CronRunStatus, Effect, Msg, SubagentRow};
+pub use overlay::Overlay;
 
 use crate::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalRequest};
 use crate::tools::message::{MessageSender, OutboundMessage};

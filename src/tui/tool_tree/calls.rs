@@ -3,12 +3,13 @@
 
 use crate::agent::{AgentEvent, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResult};
 use crate::headless::summarize_args;
+use crate::tui::theme::Token;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 /// Output lines kept per running call (the tree shows the last few).
-pub const LIVE_LINES_KEPT: usize = 500;
+const LIVE_LINES_KEPT: usize = 500;
 
 /// Where a call is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +24,25 @@ pub enum CallStatus {
     Failed,
     /// Not run: a steering message or an abort came first.
     Skipped,
+}
+
+impl CallStatus {
+    /// The status symbol and its colour token.
+    pub fn symbol(self) -> (&'static str, Token) {
+        match self {
+            CallStatus::Queued => ("○", Token::Dim),
+            CallStatus::Running => ("◌", Token::Tool),
+            CallStatus::Done => ("✓", Token::Success),
+            CallStatus::Failed => ("✗", Token::Error),
+            CallStatus::Skipped => ("⤼", Token::Warning),
+        }
+    }
+}
+
+/// Arguments (or any JSON) as indented JSON, as the detail overlay and the approval
+/// prompt show it.
+pub(crate) fn pretty_json(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
 /// One tool call.
@@ -130,7 +150,7 @@ impl CallNode {
 
 /// The calls of one turn.
 #[derive(Clone, Debug)]
-pub struct TurnNode {
+pub(crate) struct TurnNode {
     /// Turn number within the session.
     pub number: u32,
     /// Its calls in the order the model made them.
@@ -166,13 +186,13 @@ pub enum TreeRow {
 }
 
 /// Live lines shown under a running call.
-pub const LIVE_LINES_SHOWN: usize = 4;
+const LIVE_LINES_SHOWN: usize = 4;
 
 /// All calls of the session.
 #[derive(Clone, Debug, Default)]
 pub struct CallTree {
     /// Turns that made calls, oldest first.
-    pub turns: Vec<TurnNode>,
+    turns: Vec<TurnNode>,
     paths: HashMap<String, (usize, Vec<usize>)>,
     turn_counter: u32,
     current_turn_open: bool,
@@ -182,7 +202,7 @@ pub struct CallTree {
 
 impl CallTree {
     /// A turn of the main agent began.
-    pub fn turn_started(&mut self) {
+    pub(crate) fn turn_started(&mut self) {
         self.turn_counter += 1;
         self.current_turn_open = false;
     }
@@ -223,7 +243,7 @@ impl CallTree {
     }
 
     /// Announces a call the model made (before it runs); known ids are left alone.
-    pub fn announce(&mut self, id: &str, name: &str, args: &Value) {
+    pub(crate) fn announce(&mut self, id: &str, name: &str, args: &Value) {
         if self.paths.contains_key(id) {
             return;
         }
@@ -236,7 +256,7 @@ impl CallTree {
     }
 
     /// Applies a main-agent tool event; returns the id of the call it changed.
-    pub fn apply(&mut self, event: &AgentEvent, now: Instant) -> Option<String> {
+    pub(crate) fn apply(&mut self, event: &AgentEvent, now: Instant) -> Option<String> {
         match event {
             AgentEvent::ToolExecutionStart {
                 tool_call_id,
@@ -272,7 +292,7 @@ impl CallTree {
     }
 
     /// Applies a subagent's tool event under the `spawn` call `parent`.
-    pub fn apply_nested(&mut self, parent: &str, event: &AgentEvent, now: Instant) -> bool {
+    pub(crate) fn apply_nested(&mut self, parent: &str, event: &AgentEvent, now: Instant) -> bool {
         let Some((turn, path)) = self.paths.get(parent).cloned() else {
             return false;
         };
@@ -325,7 +345,7 @@ impl CallTree {
     }
 
     /// Marks calls that never started as skipped (the run ended without them).
-    pub fn settle(&mut self) {
+    pub(crate) fn settle(&mut self) {
         fn settle(nodes: &mut [CallNode]) {
             for n in nodes {
                 if n.status == CallStatus::Queued {
@@ -341,7 +361,7 @@ impl CallTree {
     }
 
     /// Rebuilds the flattened rows if the tree changed since the last call.
-    pub fn refresh_rows(&mut self) {
+    pub(crate) fn refresh_rows(&mut self) {
         if !self.rows_dirty {
             return;
         }
@@ -394,7 +414,7 @@ impl CallTree {
     }
 
     /// Forgets everything (a new session).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         *self = CallTree::default();
     }
 }

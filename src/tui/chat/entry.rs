@@ -2,15 +2,16 @@
 //! blocks (markdown text, thinking, inline tool cards), notices, notifications,
 //! outbound messages and retries.
 
-use super::calls::{CallNode, CallStatus};
-use super::highlight::HighlightCache;
-use super::markdown::{self, MdContext};
-use super::msg::HighlightRequest;
-use super::theme::{Theme, Token};
-use super::wrap::{StyledLine, WrapKind, clean};
 use crate::agent::{AssistantMessage, Block, NoticeLevel, StopReason};
 use crate::headless::{clip, summarize_args};
 use crate::tools::message::OutboundMessage;
+use crate::tui::highlight::HighlightCache;
+use crate::tui::markdown::{self, MdContext};
+use crate::tui::msg::HighlightRequest;
+use crate::tui::theme::{Theme, Token};
+use crate::tui::tool_tree::{CallNode, CallStatus};
+use crate::tui::widgets::format_duration;
+use crate::tui::wrap::{StyledLine, WrapKind, clean};
 use ratatui::style::Modifier;
 use ratatui::text::Span;
 use std::collections::HashMap;
@@ -33,18 +34,23 @@ impl CardInfo {
             duration: node.duration,
         }
     }
+
+    /// Whether the card still shows the call queued or running.
+    pub fn is_pending(&self) -> bool {
+        matches!(self.status, CallStatus::Queued | CallStatus::Running)
+    }
 }
 
 /// Everything entry rendering reads besides the entry.
-pub struct RenderCtx<'a> {
+pub(super) struct RenderCtx<'a> {
     /// Colours.
-    pub theme: &'a Theme,
+    pub(super) theme: &'a Theme,
     /// Highlighted code blocks.
-    pub highlights: &'a HighlightCache,
+    pub(super) highlights: &'a HighlightCache,
     /// Tool call states by id.
-    pub cards: &'a HashMap<String, CardInfo>,
+    pub(super) cards: &'a HashMap<String, CardInfo>,
     /// Whether thinking blocks are expanded.
-    pub expand_thinking: bool,
+    pub(super) expand_thinking: bool,
 }
 
 /// The kinds of chat entries.
@@ -80,7 +86,7 @@ pub enum EntryKind {
 
 /// Kinds of assistant blocks, for deciding gaps between them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockTag {
+pub(super) enum BlockTag {
     /// Markdown text.
     Text,
     /// Thinking.
@@ -90,7 +96,7 @@ pub enum BlockTag {
 }
 
 /// The tag of a block.
-pub fn block_tag(block: &Block) -> BlockTag {
+pub(super) fn block_tag(block: &Block) -> BlockTag {
     match block {
         Block::Text { .. } => BlockTag::Text,
         Block::Thinking { .. } => BlockTag::Thinking,
@@ -99,7 +105,7 @@ pub fn block_tag(block: &Block) -> BlockTag {
 }
 
 /// Whether a blank line separates a block of kind `next` from one of kind `prev`.
-pub fn gap_between(prev: Option<BlockTag>, next: BlockTag) -> bool {
+pub(super) fn gap_between(prev: Option<BlockTag>, next: BlockTag) -> bool {
     match prev {
         None => false,
         Some(BlockTag::Tool) => next != BlockTag::Tool,
@@ -109,7 +115,7 @@ pub fn gap_between(prev: Option<BlockTag>, next: BlockTag) -> bool {
 
 /// Renders the part `range` of an assistant block (text blocks render in pieces while
 /// they stream; other blocks always whole).
-pub fn render_block_part(
+pub(super) fn render_block_part(
     block: &Block,
     range: std::ops::Range<usize>,
     ctx: &RenderCtx<'_>,
@@ -158,34 +164,11 @@ fn thinking_lines(thinking: &str, ctx: &RenderCtx<'_>, out: &mut Vec<StyledLine>
     }
 }
 
-/// Duration as `850ms`, `2.4s` or `3m05s`.
-pub fn format_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms < 60_000 {
-        format!("{:.1}s", d.as_secs_f64())
-    } else {
-        format!("{}m{:02}s", ms / 60_000, (ms / 1000) % 60)
-    }
-}
-
-/// The status symbol and its colour token.
-pub fn status_symbol(status: CallStatus) -> (&'static str, Token) {
-    match status {
-        CallStatus::Queued => ("○", Token::Dim),
-        CallStatus::Running => ("◌", Token::Tool),
-        CallStatus::Done => ("✓", Token::Success),
-        CallStatus::Failed => ("✗", Token::Error),
-        CallStatus::Skipped => ("⤼", Token::Warning),
-    }
-}
-
 fn tool_card(id: &str, name: &str, args: &serde_json::Value, ctx: &RenderCtx<'_>) -> StyledLine {
     let theme = ctx.theme;
     let info = ctx.cards.get(id);
     let status = info.map_or(CallStatus::Queued, |i| i.status);
-    let (symbol, token) = status_symbol(status);
+    let (symbol, token) = status.symbol();
     let mut spans = vec![
         Span::styled(format!("{symbol} "), theme.fg(token)),
         Span::styled(
@@ -218,7 +201,7 @@ fn tool_card(id: &str, name: &str, args: &serde_json::Value, ctx: &RenderCtx<'_>
 }
 
 /// Lines shown after an assistant message that failed or was interrupted.
-pub fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut Vec<StyledLine>) {
+pub(super) fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut Vec<StyledLine>) {
     match message.stop_reason {
         StopReason::Aborted => out.push(StyledLine::plain("⏹ interrupted", theme.dim())),
         StopReason::Error => {
@@ -242,7 +225,7 @@ pub fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut Vec<Sty
 }
 
 /// Renders a non-assistant entry.
-pub fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<StyledLine>) {
+pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<StyledLine>) {
     match kind {
         EntryKind::User(text) => {
             let style = theme.fg(Token::User).add_modifier(Modifier::BOLD);

@@ -10,11 +10,11 @@ use super::entry::{
     BlockTag, EntryKind, RenderCtx, block_tag, ending_lines, gap_between, render_block_part,
     render_simple,
 };
-use super::markdown::SplitScanner;
-use super::msg::HighlightRequest;
-use super::wrap::{StyledLine, wrap_into};
 use crate::agent::event::apply_delta;
 use crate::agent::{AssistantMessage, Block, MessageDelta};
+use crate::tui::markdown::SplitScanner;
+use crate::tui::msg::HighlightRequest;
+use crate::tui::wrap::{StyledLine, wrap_into};
 use ratatui::text::Line;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,13 +215,13 @@ pub struct Transcript {
 
 impl Transcript {
     /// Appends an entry; returns its index.
-    pub fn push(&mut self, kind: EntryKind) -> usize {
+    pub(super) fn push(&mut self, kind: EntryKind) -> usize {
         let streaming = false;
         self.push_entry(Entry::new(kind, streaming))
     }
 
     /// Appends an answer that is still arriving; returns its index.
-    pub fn push_streaming(&mut self, message: AssistantMessage) -> usize {
+    pub(super) fn push_streaming(&mut self, message: AssistantMessage) -> usize {
         self.push_entry(Entry::new(EntryKind::Assistant(message), true))
     }
 
@@ -248,7 +248,7 @@ impl Transcript {
     }
 
     /// Applies a streamed delta to the answer at `index`.
-    pub fn apply_delta(&mut self, index: usize, delta: &MessageDelta) {
+    pub(super) fn apply_delta(&mut self, index: usize, delta: &MessageDelta) {
         let Some(entry) = self.entries.get_mut(index) else {
             return;
         };
@@ -266,7 +266,7 @@ impl Transcript {
     /// Replaces the answer at `index`, which was streamed on screen, with its final
     /// form. The next frame only adds the last tokens (a full render of a long answer
     /// would hold them back); the full render follows in the frame after.
-    pub fn finish_streamed(&mut self, index: usize, message: AssistantMessage) {
+    pub(super) fn finish_streamed(&mut self, index: usize, message: AssistantMessage) {
         let Some(entry) = self.entries.get_mut(index) else {
             return;
         };
@@ -282,12 +282,12 @@ impl Transcript {
     }
 
     /// Whether a streamed answer still waits for its full rendering.
-    pub fn finishing(&self) -> bool {
+    pub(super) fn finishing(&self) -> bool {
         !self.finishing.is_empty() || !self.finishing_ready.is_empty()
     }
 
     /// Replaces the answer at `index` with its final form.
-    pub fn finish(&mut self, index: usize, message: AssistantMessage) {
+    pub(super) fn finish(&mut self, index: usize, message: AssistantMessage) {
         if let Some(entry) = self.entries.get_mut(index) {
             entry.kind = EntryKind::Assistant(message);
             entry.streaming = false;
@@ -296,7 +296,7 @@ impl Transcript {
     }
 
     /// Marks an entry for a full re-render.
-    pub fn invalidate(&mut self, index: usize) {
+    pub(super) fn invalidate(&mut self, index: usize) {
         if let Some(entry) = self.entries.get_mut(index) {
             if entry.dirty == Dirty::Clean {
                 self.dirty.push(index);
@@ -306,7 +306,7 @@ impl Transcript {
     }
 
     /// Marks every entry for a full re-render (thinking toggled, theme changed).
-    pub fn invalidate_all(&mut self) {
+    pub(super) fn invalidate_all(&mut self) {
         for i in 0..self.entries.len() {
             self.invalidate(i);
         }
@@ -314,7 +314,7 @@ impl Transcript {
 
     /// Renders what changed at `width` and updates the offsets. Returns, per entry
     /// rendered, the code blocks it shows without a highlight.
-    pub fn layout(
+    pub(super) fn layout(
         &mut self,
         width: u16,
         ctx: &RenderCtx<'_>,
@@ -363,7 +363,7 @@ impl Transcript {
 
     /// Renders again the entries in `range` that show code without a highlight and
     /// returns those blocks (asked only for what is on screen).
-    pub fn missing_highlights(
+    pub(super) fn missing_highlights(
         &mut self,
         range: std::ops::Range<usize>,
         ctx: &RenderCtx<'_>,
@@ -386,7 +386,7 @@ impl Transcript {
     }
 
     /// Marks that an entry's missing highlights were requested.
-    pub fn highlights_requested(&mut self, index: usize) {
+    pub(super) fn highlights_requested(&mut self, index: usize) {
         if let Some(e) = self.entries.get_mut(index) {
             e.needs_highlight = false;
         }
@@ -426,7 +426,7 @@ impl Transcript {
     }
 
     /// The text of the last answer, for `/copy`.
-    pub fn last_answer(&self) -> Option<String> {
+    pub(super) fn last_answer(&self) -> Option<String> {
         self.entries.iter().rev().find_map(|e| match &e.kind {
             EntryKind::Assistant(m) if !m.text().trim().is_empty() => Some(m.text()),
             _ => None,
@@ -434,7 +434,7 @@ impl Transcript {
     }
 
     /// Forgets every entry.
-    pub fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         *self = Transcript {
             width: self.width,
             ..Transcript::default()
