@@ -177,4 +177,7 @@ pub struct Options {
     /// The supervisor owning the agent's runs: prompts, steering and aborts go through
     /// it when given (so a keypress never races a notification), else to the agent.
     pub supervisor: Option<crate::runtime::Supervisor>,
+    /// The tool policy: `!command`s run the exec tool it gives the main agent (without
+    /// it they are refused).
+    pub policy: Option<crate::tools::policy::ToolPolicy>,
 }

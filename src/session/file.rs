@@ -53,6 +53,8 @@ pub struct SessionSummary {
     pub first_prompt: Option<String>,
     /// Messages recorded.
     pub message_count: usize,
+    /// Notifications waiting for it (its pending list and its inbox).
+    pub waiting: usize,
 }
 
 /// The directory holding a workspace's sessions.
@@ -174,6 +176,7 @@ pub fn list_sessions(data_dir: &Path, workspace: &Path) -> Vec<SessionSummary> {
                     _ => None,
                 }),
                 message_count: data.messages.len(),
+                waiting: data.pending_notifications.len(),
                 created: header.created,
                 last_activity: data.last_activity,
                 path,

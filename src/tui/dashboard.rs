@@ -69,9 +69,10 @@ impl Dashboard {
             .any(|s| s.status == SubagentStatus::Running)
     }
 
-    /// Whether cron countdowns are shown (they change every second).
-    pub(crate) fn counts_down(&self) -> bool {
-        !self.cron.is_empty()
+    /// Whether cron countdowns are shown (they change every second): only when the
+    /// pane is `visible` at all.
+    pub(crate) fn counts_down(&self, visible: bool) -> bool {
+        visible && self.cron.iter().any(|j| !j.paused && !j.done && j.next_fire.is_some())
     }
 
     /// The current subagents (replaces the list).

@@ -86,11 +86,62 @@ fn app_config(
     config.keymap = keymap;
     config.models = models;
     config.context_window = settings.provider.context_window;
+    if settings.provider.prices.is_some() {
+        config.priced_models = vec![settings.provider.model.clone()];
+    }
+    config.offline = settings.provider.api == crate::config::Api::Demo;
+    config.base_url = settings.provider.base_url.clone();
+    config.sandbox = sandbox_words(&settings.file.exec);
+    config.themes = theme_names(user_theme_dir(&settings.config_path).as_deref());
     config.workspace = display_path(&settings.workspace);
     config.thinking = settings.thinking;
     config.tool_execution = settings.tool_execution;
     config.mouse_capture = settings.file.ui.mouse.unwrap_or(true);
     Ok(config)
+}
+
+/// How commands are sandboxed, as `/status` says it.
+fn sandbox_words(exec: &crate::tools::exec::ExecConfig) -> String {
+    use crate::tools::exec::{NetworkMode, SandboxMode};
+    let mut words = vec![match exec.sandbox {
+        SandboxMode::WorkspaceWrite => "workspace-write (Landlock)",
+        SandboxMode::Off => "off (no Landlock, no namespaces)",
+    }
+    .to_owned()];
+    if exec.sandbox == SandboxMode::WorkspaceWrite {
+        words.push(match exec.network {
+            NetworkMode::Allow => "network allowed".to_owned(),
+            NetworkMode::Deny => "network denied".to_owned(),
+        });
+        if exec.pid_namespace {
+            words.push("own pid namespace".to_owned());
+        }
+    }
+    let approval = serde_json::to_value(exec.approval)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    words.push(format!("approval {approval}"));
+    words.join(" · ")
+}
+
+/// The built-in themes and the user's theme files (`themes/NAME.toml`), for `/theme`.
+fn theme_names(user_dir: Option<&Path>) -> Vec<String> {
+    let mut names: Vec<String> = super::theme::BUILTIN_THEMES
+        .iter()
+        .map(|(name, _)| (*name).to_owned())
+        .collect();
+    let files = user_dir.and_then(|dir| std::fs::read_dir(dir).ok());
+    for entry in files.into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "toml")
+            && let Some(stem) = path.file_stem().and_then(|s| s.to_str())
+            && !names.iter().any(|n| n == stem)
+        {
+            names.push(stem.to_owned());
+        }
+    }
+    names
 }
 
 /// Forwards the runtime's events and cron job lists into the inbox.
@@ -228,6 +279,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
             runtime_events: Some(main.events),
             cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
             supervisor: Some(main.supervisor.clone()),
+            policy: Some(main.policy.clone()),
         };
         let session = (sessions.clone(), first);
         let code = client(
@@ -291,6 +343,7 @@ async fn client(
         settings,
         sessions,
     );
+    rt.policy = options.policy.take();
     let mut app = App::new(config);
     if let Ok(size) = term.size() {
         rt.dispatch(

@@ -104,4 +104,8 @@ pub enum Intent {
     },
     /// Say something in the chat.
     Notice(NoticeLevel, String),
+    /// Show all of this call's output on its card, or only its last lines again.
+    ExpandCard(String),
+    /// Copy this call's whole output to the clipboard.
+    CopyOutput(String),
 }

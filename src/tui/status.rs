@@ -1,10 +1,14 @@
 //! The status part: the run as the user follows it (the one state word, turn, tokens,
 //! context use, cost), the settings that apply to the next run (model, thinking, queue
 //! modes, tool mode), the queued messages, and a short hint. Drawn as the status bar
-//! and the queue strip above the composer.
+//! (`status/bar.rs`) and the queue strip above the composer.
 
-use super::widgets::{compact, spinner};
-use super::wrap::{clean, str_width};
+mod bar;
+
+pub use bar::{BarPart, PartKind};
+
+use super::widgets::compact;
+use super::wrap::clean;
 use crate::agent::{QueueKind, QueueMode, ThinkingLevel, ToolExecution, Usage};
 use crate::tui::theme::{Theme, Token};
 use ratatui::buffer::Buffer;
@@ -28,9 +32,18 @@ pub struct Status {
     provider: String,
     model: String,
     context_window: Option<u64>,
+    /// The context size as the agent core counted it, when it says (else the latest
+    /// call's usage).
+    counted_context: Option<u64>,
+    /// Models whose prices the configuration gives.
+    priced_models: Vec<String>,
+    /// The model costs nothing (the offline demo).
+    offline: bool,
     workspace: String,
     running: bool,
     retrying: bool,
+    /// The user interrupted the active run.
+    interrupted: bool,
     turn: u32,
     totals: Totals,
     queued_steering: Vec<String>,
@@ -50,6 +63,10 @@ pub(crate) struct StatusConfig {
     pub model: String,
     /// The provider's context window, when known.
     pub context_window: Option<u64>,
+    /// Models whose prices the configuration gives.
+    pub priced_models: Vec<String>,
+    /// The model costs nothing (the offline demo).
+    pub offline: bool,
     /// The workspace as shown.
     pub workspace: String,
     /// Thinking level.
@@ -65,9 +82,13 @@ impl Status {
             provider: config.provider,
             model: config.model,
             context_window: config.context_window,
+            counted_context: None,
+            priced_models: config.priced_models,
+            offline: config.offline,
             workspace: config.workspace,
             running: false,
             retrying: false,
+            interrupted: false,
             turn: 0,
             totals: Totals::default(),
             queued_steering: Vec::new(),
@@ -90,7 +111,8 @@ impl Status {
         &self.model
     }
 
-    /// Turn number within the current (or last) run.
+    /// The current (or last) turn, numbered through the session: the Nth model call of
+    /// this session, as the tool tree's `Turn N` headers count.
     pub fn turn(&self) -> u32 {
         self.turn
     }
@@ -161,13 +183,21 @@ impl Status {
     pub(crate) fn run_started(&mut self) {
         self.running = true;
         self.retrying = false;
-        self.turn = 0;
+        self.interrupted = false;
     }
 
-    /// The agent is idle again.
-    pub(crate) fn run_ended(&mut self) {
+    /// The user asked to interrupt the active run.
+    pub(crate) fn interrupt_requested(&mut self) {
+        if self.running {
+            self.interrupted = true;
+        }
+    }
+
+    /// The agent is idle again; returns whether the user had interrupted the run.
+    pub(crate) fn run_ended(&mut self) -> bool {
         self.running = false;
         self.retrying = false;
+        std::mem::take(&mut self.interrupted)
     }
 
     /// Turn `turn` of the run began.
@@ -192,7 +222,58 @@ impl Status {
     /// Forgets the totals and the turn (another session).
     pub(crate) fn reset_totals(&mut self) {
         self.totals = Totals::default();
+        self.counted_context = None;
         self.turn = 0;
+    }
+
+    /// The context's size and the model's window as the agent counts them.
+    pub(crate) fn set_context(&mut self, tokens: u64, window: Option<u64>) {
+        self.counted_context = Some(tokens);
+        if window.is_some() {
+            self.context_window = window;
+        }
+    }
+
+    /// The provider's name.
+    pub fn provider(&self) -> &str {
+        &self.provider
+    }
+
+    /// The context window, when known.
+    pub fn context_window(&self) -> Option<u64> {
+        self.context_window.filter(|w| *w > 0)
+    }
+
+    /// Tokens in the context now (as of the latest call).
+    pub fn context_tokens(&self) -> u64 {
+        self.counted_context.unwrap_or(self.totals.context_tokens)
+    }
+
+    /// How the context's use reads: `ctx 12%` of a known window, else its size.
+    pub fn context_text(&self) -> String {
+        let tokens = self.context_tokens();
+        match self.context_window() {
+            Some(window) => format!("ctx {}%", tokens * 100 / window),
+            None => format!("ctx {}", compact(tokens)),
+        }
+    }
+
+    /// Whether the session's cost is known: the model is free, its prices are
+    /// configured or built in, or the provider priced a call.
+    pub fn cost_known(&self) -> bool {
+        self.offline
+            || self.totals.usage.cost > 0.0
+            || self.priced_models.iter().any(|m| *m == self.model)
+            || crate::llm::pricing::known_prices(&self.model).is_some()
+    }
+
+    /// The cost as the bar shows it: dollars, or `cost n/a` while prices are unknown.
+    pub fn cost_text(&self) -> String {
+        if self.cost_known() {
+            format!("${:.4}", self.totals.usage.cost)
+        } else {
+            "cost n/a".to_owned()
+        }
     }
 
     /// The queues' contents.
@@ -264,106 +345,6 @@ impl Status {
         None
     }
 
-    /// The status bar's text pieces, left to right.
-    pub fn parts(&self, tools_running: bool) -> Vec<String> {
-        let usage = &self.totals.usage;
-        let mut parts = vec![
-            format!("{} · {}", self.provider, self.model),
-            self.state_word(tools_running).to_owned(),
-            format!("turn {}", self.turn),
-            format!(
-                "↑{} ↓{}",
-                compact(usage.input + usage.cache_read + usage.cache_write),
-                compact(usage.output)
-            ),
-        ];
-        if let Some(window) = self.context_window.filter(|w| *w > 0) {
-            parts.push(format!(
-                "ctx {}%",
-                self.totals.context_tokens * 100 / window
-            ));
-        }
-        parts.push(format!("${:.4}", usage.cost));
-        parts.push(format!(
-            "queues steer:{} follow-up:{}",
-            mode(self.steering_mode),
-            mode(self.follow_up_mode)
-        ));
-        parts
-    }
-
-    /// Draws the bar into `area` (one row); `tools_running` and the spinner frame are
-    /// the tool tree's and the root's.
-    pub(crate) fn draw(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        theme: &Theme,
-        tools_running: bool,
-        spinner_frame: usize,
-    ) {
-        let base = theme.status();
-        buf.set_style(area, base);
-        let word = self.state_word(tools_running);
-        let sep = Span::styled(" │ ", base.patch(theme.dim()));
-        let mut spans = Vec::new();
-        for (i, part) in self.parts(tools_running).into_iter().enumerate() {
-            if i > 0 {
-                spans.push(sep.clone());
-            }
-            if i == 1 {
-                let token = match word {
-                    "idle" => Token::Success,
-                    "retrying" => Token::Warning,
-                    _ => Token::Tool,
-                };
-                let spinner = if self.running {
-                    format!("{} ", spinner(spinner_frame))
-                } else {
-                    String::new()
-                };
-                spans.push(Span::styled(
-                    format!("{spinner}{part}"),
-                    base.patch(theme.fg(token)).add_modifier(Modifier::BOLD),
-                ));
-                // The hint goes right after the state word, so narrow terminals show it too.
-                if let Some((hint, _)) = &self.hint {
-                    spans.push(sep.clone());
-                    spans.push(Span::styled(
-                        hint.clone(),
-                        base.patch(theme.fg(Token::Warning))
-                            .add_modifier(Modifier::BOLD),
-                    ));
-                }
-            } else {
-                spans.push(Span::styled(part, base));
-            }
-        }
-        let mut line = Line::from(spans);
-        line.spans.insert(0, Span::styled(" ", base));
-        buf.set_line(area.x, area.y, &line, area.width);
-        let used: usize = line.spans.iter().map(|s| str_width(&s.content)).sum();
-        let workspace = format!(" {} ", self.workspace);
-        let room = usize::from(area.width).saturating_sub(used + 2);
-        if room >= 8 {
-            let shown = if str_width(&workspace) > room {
-                let tail: String = workspace
-                    .chars()
-                    .rev()
-                    .take(room - 2)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                format!(" …{tail}")
-            } else {
-                workspace
-            };
-            let x = area.x + area.width - str_width(&shown) as u16;
-            buf.set_stringn(x, area.y, &shown, room, base.patch(theme.dim()));
-        }
-    }
-
     /// Draws pending steering and follow-up messages, one per row.
     pub(crate) fn draw_queue(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
         if area.height == 0 {
@@ -401,6 +382,7 @@ impl Status {
     }
 }
 
+/// How a queue mode reads in the bar.
 fn mode(m: QueueMode) -> &'static str {
     match m {
         QueueMode::OneAtATime => "one",

@@ -52,6 +52,11 @@ impl ToolTree {
         self.calls.any_running()
     }
 
+    /// The names of the main agent's calls executing now, oldest first.
+    pub fn running_names(&self) -> Vec<String> {
+        self.calls.running_names()
+    }
+
     /// The call `id`.
     pub fn node(&self, id: &str) -> Option<&CallNode> {
         self.calls.node(id)
@@ -114,6 +119,16 @@ impl ToolTree {
     /// The session's turn count.
     pub fn turn_count(&self) -> u32 {
         self.calls.turn_count()
+    }
+
+    /// Adds a shell command the user ran.
+    pub(crate) fn announce_shell(&mut self, id: &str, command: &str) {
+        self.calls.announce_shell(id, command);
+    }
+
+    /// Whether a shell command the user ran is executing.
+    pub fn shell_running(&self) -> bool {
+        self.calls.shell_running()
     }
 
     /// Announces a call the model made (before it runs).
@@ -188,6 +203,10 @@ impl ToolTree {
                 format!("Turn {n}"),
                 theme.fg(Token::Accent).add_modifier(Modifier::BOLD),
             )),
+            TreeRow::Shell => Line::from(Span::styled(
+                "You ran",
+                theme.fg(Token::User).add_modifier(Modifier::BOLD),
+            )),
             TreeRow::Call { id, depth } => {
                 let Some(node) = self.calls.node(id) else {
                     return Line::default();
@@ -213,8 +232,11 @@ impl ToolTree {
                     ));
                 }
                 let timing = match node.status {
-                    CallStatus::Skipped => Some("skipped".to_owned()),
-                    CallStatus::Queued => Some("queued".to_owned()),
+                    CallStatus::Skipped | CallStatus::Queued => node.status.word().map(str::to_owned),
+                    CallStatus::Interrupted => Some(match node.elapsed(view.now) {
+                        Some(d) => format!("interrupted · {}", format_duration(d)),
+                        None => "interrupted".to_owned(),
+                    }),
                     _ => node.elapsed(view.now).map(format_duration),
                 };
                 if let Some(t) = timing {

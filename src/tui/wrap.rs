@@ -2,6 +2,7 @@
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use std::sync::Arc;
 use unicode_width::UnicodeWidthChar;
 
 /// How a logical line breaks when it is wider than the pane.
@@ -14,6 +15,25 @@ pub enum WrapKind {
     Char,
     /// Never wraps: the line is a rule of this character filling the row.
     Fill(char),
+}
+
+/// What a logical line belongs to when the chat can select it as one item: a tool
+/// call's card, or a code block (with its source, for copying the original lines).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    /// The card of the tool call with this id.
+    Card(Arc<str>),
+    /// A code block with this source.
+    Code(Arc<str>),
+}
+
+/// The rows an anchored item covers after wrapping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnchorRows {
+    /// What it is.
+    pub anchor: Anchor,
+    /// Its rows (in the `out` it was wrapped into).
+    pub rows: std::ops::Range<usize>,
 }
 
 /// One logical line: its spans, and the prefixes of its first and following rows
@@ -30,6 +50,8 @@ pub struct StyledLine {
     pub wrap: WrapKind,
     /// Style of a `Fill` line.
     pub style: Style,
+    /// The selectable item the line is part of, if any.
+    pub anchor: Option<Anchor>,
 }
 
 impl StyledLine {
@@ -129,6 +151,32 @@ pub fn clean(text: &str) -> String {
 pub fn wrap_into(lines: &[StyledLine], width: u16, out: &mut Vec<Line<'static>>) {
     for line in lines {
         wrap_line(line, usize::from(width.max(1)), out);
+    }
+}
+
+/// Wraps logical lines to `width` cells, appending the rows to `out` and the rows of
+/// each anchored item to `anchors` (consecutive lines of one item make one entry).
+pub fn wrap_anchored(
+    lines: &[StyledLine],
+    width: u16,
+    out: &mut Vec<Line<'static>>,
+    anchors: &mut Vec<AnchorRows>,
+) {
+    for line in lines {
+        let start = out.len();
+        wrap_line(line, usize::from(width.max(1)), out);
+        let Some(anchor) = &line.anchor else {
+            continue;
+        };
+        match anchors.last_mut() {
+            Some(last) if last.rows.end == start && &last.anchor == anchor => {
+                last.rows.end = out.len();
+            }
+            _ => anchors.push(AnchorRows {
+                anchor: anchor.clone(),
+                rows: start..out.len(),
+            }),
+        }
     }
 }
 

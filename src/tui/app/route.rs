@@ -3,11 +3,14 @@
 //! and the actions that work whatever has focus.
 
 use super::{App, DOUBLE_PRESS, HINT};
+
+/// How long the hint about a steering message stays (it has more to say).
+const STEER_HINT: std::time::Duration = std::time::Duration::from_secs(6);
 use crate::agent::NoticeLevel;
 use crate::tui::chat::EntryKind;
 use crate::tui::keymap::Action;
 use crate::tui::layout::Focus;
-use crate::tui::msg::{Effect, Msg};
+use crate::tui::msg::{Effect, Msg, QueuedText};
 use crate::tui::overlay::Overlay;
 use crate::tui::part::Handled;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
@@ -23,6 +26,18 @@ impl App {
         match msg {
             Msg::Term(event) => self.terminal_event(event),
             Msg::Agent(event) => self.agent_event(event),
+            Msg::Shell(event) => self.shell_event(event),
+            Msg::SessionChoices(choices) => self.composer.set_sessions(choices),
+            Msg::ThemeLoaded(Ok(theme)) => {
+                self.theme = *theme;
+                self.chat.restyle();
+                self.hint("theme changed", HINT)
+            }
+            Msg::ThemeLoaded(Err(why)) => self.chat.notice(NoticeLevel::Warning, why),
+            Msg::McpServers(servers) => {
+                self.about.mcp = servers;
+                Handled::changed()
+            }
             Msg::Subagent {
                 parent_call_id,
                 event,
@@ -34,6 +49,10 @@ impl App {
             Msg::SubagentUpdate(row) => self.dashboard.update_subagent(row, now),
             Msg::CronJobs(rows) => self.dashboard.set_cron(rows),
             Msg::PendingNotifications(n) => self.dashboard.set_pending(n),
+            Msg::Context { tokens, window } => {
+                self.status.set_context(tokens, window);
+                Handled::changed()
+            }
             Msg::Outbound(message) => self.chat.push(EntryKind::Outbound(message)),
             Msg::Approval(request) => self.approvals.push(request),
             Msg::QueueRestored(texts) => self.restore_to_composer(texts),
@@ -67,14 +86,15 @@ impl App {
                 if animated {
                     self.spinner = self.spinner.wrapping_add(1);
                 }
-                Handled::changed_if(animated || self.dashboard.counts_down())
+                let cards = animated && self.chat.tick();
+                Handled::changed_if(animated || cards || self.dashboard_counts_down())
             }
             Msg::Frame => Handled::ignored(),
         }
     }
 
     /// Puts texts taken back out of the queues into the composer, and focuses it.
-    pub(super) fn restore_to_composer(&mut self, texts: Vec<String>) -> Handled {
+    pub(super) fn restore_to_composer(&mut self, texts: Vec<QueuedText>) -> Handled {
         if self.composer.restore(texts) {
             self.focus = Focus::Composer;
         }
@@ -127,17 +147,30 @@ impl App {
         if handled.consumed {
             return handled;
         }
-        let handled = self
-            .overlays
-            .handle_key(&key, action, self.size, self.session.id.as_deref());
+        let handled = self.overlays.handle_key(
+            &key,
+            action,
+            self.size,
+            self.session.id.as_deref(),
+            &self.keymap,
+        );
         if handled.consumed {
             return handled;
+        }
+        // The search line, while open, has every key but the ones that quit.
+        if self.chat.find().is_some() && !matches!(action, Some(Action::Cancel | Action::Quit)) {
+            return self.chat.find_key(&key);
         }
         if let Some(action) = action {
             let handled = self.global(action);
             if handled.consumed {
                 return handled;
             }
+        }
+        // End on an empty message jumps to the bottom of the chat, wherever it was.
+        if self.focus == Focus::Composer && key.code == KeyCode::End && self.composer.is_blank() {
+            self.chat.scroll_to(true);
+            return Handled::changed();
         }
         let handled = match self.focus {
             Focus::Composer => self.composer.handle_key(&key, action),
@@ -198,6 +231,27 @@ impl App {
                 self.chat.scroll_by(rows, self.chat_height());
                 Handled::changed()
             }
+            Action::InterruptTool => self.interrupt_tool(),
+            Action::ExpandOutput => {
+                let target = match self.chat.picked() {
+                    Some(crate::tui::chat::Picked::Card(id)) => Some(id),
+                    _ => self.chat.newest_expandable(),
+                };
+                match target {
+                    Some(id) => self.expand_card(&id),
+                    None => self.hint("no tool output to show in full", HINT),
+                }
+            }
+            Action::Find => {
+                if self.chat_hidden() {
+                    self.focus = Focus::Chat;
+                }
+                self.chat.open_find()
+            }
+            Action::ScrollBottom => {
+                self.chat.scroll_to(true);
+                Handled::changed()
+            }
             Action::ToggleMouse => {
                 self.mouse_capture = !self.mouse_capture;
                 let state = if self.mouse_capture {
@@ -218,6 +272,9 @@ impl App {
             self.composer.dismiss_completion();
             return Handled::changed();
         }
+        if self.focus == Focus::Chat && self.chat.unselect() {
+            return Handled::changed();
+        }
         if !self.status.running() {
             // Idle, Esc only brings the focus back to the composer.
             self.focus = Focus::Composer;
@@ -226,9 +283,8 @@ impl App {
         if !self.composer.is_blank() {
             let text = self.composer.take();
             self.last_steer = Some(self.now);
-            return self
-                .hint("steering sent · Esc again to interrupt", HINT)
-                .with(Effect::Steer(text));
+            let hint = self.steer_hint();
+            return self.hint(hint, STEER_HINT).with(Effect::Steer(text));
         }
         if self
             .last_steer
@@ -237,12 +293,57 @@ impl App {
             return self.hint("Esc again to interrupt", HINT);
         }
         self.last_steer = None;
+        self.status.interrupt_requested();
         self.hint(
             "interrupted · queued messages are back in the composer",
             HINT,
         )
         .with(Effect::RestoreQueued)
         .with(Effect::Abort)
+    }
+
+    /// What happens to a steering message sent now, said honestly: it waits for the
+    /// running tool (and the key that stops it), or for the answer being written.
+    fn steer_hint(&self) -> String {
+        let stop = self.keymap.label(Action::InterruptTool);
+        match self.tools.running_names().as_slice() {
+            [] => "steer queued · delivered when this answer ends".to_owned(),
+            [one] => format!("steer queued · delivered when {one} finishes · {stop}: stop {one}, deliver now"),
+            _ => format!("steer queued · delivered when the tools finish · {stop}: stop them, deliver now"),
+        }
+    }
+
+    /// The interrupt-tool key: steer with the composer's text (if any) and stop the tool
+    /// calls running now, so the steer goes in at once and the turn goes on.
+    fn interrupt_tool(&mut self) -> Handled {
+        if !self.status.running() {
+            return self.hint("nothing is running", HINT);
+        }
+        let running = self.tools.running_names();
+        let mut handled = Handled::changed();
+        if !self.composer.is_blank() {
+            let text = self.composer.take();
+            handled = handled.with(Effect::Steer(text));
+        }
+        let steering = !handled.effects.is_empty() || !self.status.queued().0.is_empty();
+        if running.is_empty() {
+            let hint = if steering {
+                "steer queued · no tool is running: delivered when this answer ends"
+            } else {
+                "no tool is running"
+            };
+            return handled.and(self.hint(hint, STEER_HINT));
+        }
+        let what = match running.as_slice() {
+            [one] => one.clone(),
+            _ => "the tools".to_owned(),
+        };
+        let hint = if steering {
+            format!("stopping {what} · the steer goes in now")
+        } else {
+            format!("stopping {what} · the turn goes on")
+        };
+        handled.and(self.hint(hint, STEER_HINT)).with(Effect::InterruptTools)
     }
 
     /// Ctrl+C: interrupt when running, else clear; twice within a second quits.
@@ -256,10 +357,16 @@ impl App {
         self.last_cancel = Some(self.now);
         let quit_key = self.keymap.label(Action::Cancel);
         if self.status.running() {
+            self.status.interrupt_requested();
             return self
                 .hint(format!("interrupted · {quit_key} again to quit"), HINT)
                 .with(Effect::RestoreQueued)
                 .with(Effect::Abort);
+        }
+        if self.tools.shell_running() {
+            return self
+                .hint(format!("shell command stopped · {quit_key} again to quit"), HINT)
+                .with(Effect::CancelShells);
         }
         self.composer.clear();
         self.hint(format!("{quit_key} again to quit"), DOUBLE_PRESS)

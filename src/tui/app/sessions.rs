@@ -17,6 +17,7 @@ impl App {
         self.clear_conversation();
         self.overlays.clear();
         self.session.id = loaded.id.clone();
+        self.session.path = loaded.path.clone();
         let count = loaded.messages.len();
         let mut handled = Handled::changed();
         for message in loaded.messages {
@@ -115,6 +116,32 @@ impl App {
         self.focus = Focus::Composer;
         self.session.switching = true;
         Handled::changed().with(Effect::OpenSession { path, fork })
+    }
+
+    /// `/sessions ID`: the session whose id starts with `prefix`, checked like any switch.
+    pub(super) fn open_session_by_id(&mut self, prefix: &str) -> Handled {
+        if self
+            .session
+            .id
+            .as_deref()
+            .is_some_and(|id| id.starts_with(prefix))
+        {
+            return self
+                .chat
+                .notice(NoticeLevel::Info, "That is the current session.");
+        }
+        if self.session.switching {
+            return Handled::changed();
+        }
+        if self.status.running() {
+            return self.chat.notice(
+                NoticeLevel::Warning,
+                "A run is active: wait for it to finish or interrupt it (Esc) before switching sessions.",
+            );
+        }
+        self.focus = Focus::Composer;
+        self.session.switching = true;
+        Handled::changed().with(Effect::OpenSessionById(prefix.to_owned()))
     }
 
     /// `/new`, refused while a run is active like any switch.

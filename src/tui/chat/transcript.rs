@@ -8,13 +8,13 @@
 
 use super::entry::{
     BlockTag, EntryKind, RenderCtx, block_tag, ending_lines, gap_between, render_block_part,
-    render_simple,
+    render_simple, shell_lines,
 };
 use crate::agent::event::apply_delta;
 use crate::agent::{AssistantMessage, Block, MessageDelta};
 use crate::tui::markdown::SplitScanner;
 use crate::tui::msg::HighlightRequest;
-use crate::tui::wrap::{StyledLine, wrap_into};
+use crate::tui::wrap::{Anchor, AnchorRows, StyledLine, wrap_anchored};
 use ratatui::text::Line;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +45,10 @@ pub struct Entry {
     raw_args: Vec<String>,
     head: Vec<Line<'static>>,
     tail: Vec<Line<'static>>,
+    /// The selectable items (cards, code blocks) in `head`, and in `tail` (rows
+    /// counted from the tail's start).
+    head_anchors: Vec<AnchorRows>,
+    tail_anchors: Vec<AnchorRows>,
     progress: Progress,
     dirty: Dirty,
     needs_highlight: bool,
@@ -58,6 +62,8 @@ impl Entry {
             raw_args: Vec::new(),
             head: Vec::new(),
             tail: Vec::new(),
+            head_anchors: Vec::new(),
+            tail_anchors: Vec::new(),
             progress: Progress::default(),
             dirty: Dirty::Full,
             needs_highlight: false,
@@ -77,12 +83,27 @@ impl Entry {
         }
     }
 
+    /// The selectable items it shows, with their rows within the entry, in order.
+    pub fn anchors(&self) -> impl Iterator<Item = (std::ops::Range<usize>, &Anchor)> {
+        let head = self.head.len();
+        self.head_anchors
+            .iter()
+            .map(|a| (a.rows.clone(), &a.anchor))
+            .chain(
+                self.tail_anchors
+                    .iter()
+                    .map(move |a| (a.rows.start + head..a.rows.end + head, &a.anchor)),
+            )
+    }
+
     /// Renders what `dirty` asks for; returns the code blocks lacking a highlight.
     fn render(&mut self, first: bool, width: u16, ctx: &RenderCtx<'_>) -> Vec<HighlightRequest> {
         let mut missing = Vec::new();
         if self.dirty == Dirty::Full {
             self.head.clear();
             self.tail.clear();
+            self.head_anchors.clear();
+            self.tail_anchors.clear();
             self.progress = Progress::default();
             if !first {
                 self.head.push(Line::default());
@@ -107,9 +128,12 @@ impl Entry {
                 }
                 ending_lines(message, ctx.theme, &mut lines);
             }
+            EntryKind::Shell { id, command, keep } => {
+                shell_lines(id, command, *keep, ctx, &mut lines);
+            }
             other => render_simple(other, ctx.theme, &mut lines),
         }
-        wrap_into(&lines, width, &mut self.head);
+        wrap_anchored(&lines, width, &mut self.head, &mut self.head_anchors);
         self.dirty = Dirty::Clean;
         missing
     }
@@ -125,6 +149,7 @@ impl Entry {
         };
         let blocks = &message.content;
         self.tail.clear();
+        self.tail_anchors.clear();
         let Some(last) = blocks.len().checked_sub(1) else {
             return;
         };
@@ -166,7 +191,7 @@ impl Entry {
             }
             p.offset = p.offset.max(boundary);
         }
-        wrap_into(&lines, width, &mut self.head);
+        wrap_anchored(&lines, width, &mut self.head, &mut self.head_anchors);
         let mut tail_lines = Vec::new();
         let mut ignored = Vec::new();
         match block {
@@ -195,8 +220,21 @@ impl Entry {
                 render_block_part(other, 0..usize::MAX, ctx, &mut tail_lines, &mut ignored);
             }
         }
-        wrap_into(&tail_lines, width, &mut self.tail);
+        wrap_anchored(&tail_lines, width, &mut self.tail, &mut self.tail_anchors);
     }
+}
+
+/// A selectable item of the transcript: a tool card or a code block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// The entry that shows it.
+    pub entry: usize,
+    /// Its place among that entry's items.
+    pub ordinal: usize,
+    /// Its rows in the whole transcript.
+    pub rows: std::ops::Range<usize>,
+    /// What it is.
+    pub anchor: Anchor,
 }
 
 /// All entries and their row offsets.
@@ -423,6 +461,32 @@ impl Transcript {
                 let to = (top + height).saturating_sub(offset).min(e.height());
                 (from..to).filter_map(move |r| e.row(r))
             })
+    }
+
+    /// Every selectable item, top to bottom (as laid out by the last frame).
+    pub fn items(&self) -> Vec<Item> {
+        let mut items = Vec::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            let Some(&offset) = self.offsets.get(i) else {
+                break;
+            };
+            for (ordinal, (rows, anchor)) in entry.anchors().enumerate() {
+                items.push(Item {
+                    entry: i,
+                    ordinal,
+                    rows: rows.start + offset..rows.end + offset,
+                    anchor: anchor.clone(),
+                });
+            }
+        }
+        items
+    }
+
+    /// The rows of item `ordinal` of entry `entry`, in the whole transcript.
+    pub fn item_rows(&self, entry: usize, ordinal: usize) -> Option<std::ops::Range<usize>> {
+        let offset = *self.offsets.get(entry)?;
+        let (rows, _) = self.entries.get(entry)?.anchors().nth(ordinal)?;
+        Some(rows.start + offset..rows.end + offset)
     }
 
     /// The text of the last answer, for `/copy`.

@@ -1,8 +1,11 @@
 //! The model behind the tool-call tree: turns, their calls, a subagent's calls under
 //! the `spawn` call that started it, live output tails and results.
 
-use crate::agent::{AgentEvent, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResult};
+use crate::agent::{
+    AgentEvent, Interruption, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResult,
+};
 use crate::headless::summarize_args;
+use crate::tools::policy::CANCELLED_WHILE_ASKING;
 use crate::tui::theme::Token;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -24,6 +27,8 @@ pub enum CallStatus {
     Failed,
     /// Not run: a steering message or an abort came first.
     Skipped,
+    /// Stopped by the user before it finished (an interrupt, or the run's abort).
+    Interrupted,
 }
 
 impl CallStatus {
@@ -35,6 +40,18 @@ impl CallStatus {
             CallStatus::Done => ("✓", Token::Success),
             CallStatus::Failed => ("✗", Token::Error),
             CallStatus::Skipped => ("⤼", Token::Warning),
+            CallStatus::Interrupted => ("■", Token::Warning),
+        }
+    }
+
+    /// The word a finished call's card and the tree show for it, if any.
+    pub fn word(self) -> Option<&'static str> {
+        match self {
+            CallStatus::Skipped => Some("skipped"),
+            CallStatus::Interrupted => Some("interrupted"),
+            CallStatus::Failed => Some("failed"),
+            CallStatus::Queued => Some("queued"),
+            CallStatus::Running | CallStatus::Done => None,
         }
     }
 }
@@ -62,8 +79,10 @@ pub struct CallNode {
     pub started: Option<Instant>,
     /// How long it ran, once finished.
     pub duration: Option<Duration>,
-    /// Partial output lines, newest last.
+    /// Partial output lines, newest last (the last `LIVE_LINES_KEPT`).
     pub live: VecDeque<String>,
+    /// Partial output lines seen in all (more than `live` holds once it dropped some).
+    pub live_total: usize,
     /// The result, once finished.
     pub result: Option<ToolResult>,
     /// Calls made by the subagent this call spawned.
@@ -81,19 +100,69 @@ impl CallNode {
             started: None,
             duration: None,
             live: VecDeque::new(),
+            live_total: 0,
             result: None,
             children: Vec::new(),
         }
     }
 
-    /// The first non-empty line of the result.
-    pub fn preview(&self) -> Option<&str> {
-        let result = self.result.as_ref()?;
-        result
-            .content
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
+    /// The tree's one line under a finished call: the result's last non-empty line
+    /// and, when there are more, how many lines it has.
+    pub fn preview(&self) -> Option<String> {
+        let lines = self.output_lines();
+        let last = lines.iter().rev().map(|l| l.trim()).find(|l| !l.is_empty())?;
+        Some(match lines.len() {
+            0 | 1 => last.to_owned(),
+            n => format!("{last}  ({n} lines)"),
+        })
+    }
+
+    /// The call's output as lines: what arrived so far while it runs, else its result
+    /// (for a command, without the bracketed notes that end it: the card shows the exit
+    /// code itself).
+    pub fn output_lines(&self) -> Vec<&str> {
+        let Some(result) = &self.result else {
+            return self.live.iter().map(String::as_str).collect();
+        };
+        let mut lines: Vec<&str> = result.content.lines().collect();
+        if self.is_command() {
+            while lines
+                .last()
+                .is_some_and(|l| l.starts_with('[') && l.ends_with(']'))
+            {
+                lines.pop();
+            }
+            if lines == ["(no output)"] {
+                lines.clear();
+            }
+        }
+        lines
+    }
+
+    /// How many output lines the call produced (so far).
+    pub fn output_line_count(&self) -> usize {
+        match &self.result {
+            Some(_) => self.output_lines().len(),
+            None => self.live_total,
+        }
+    }
+
+    /// Whether the call runs a command (its card shows output and an exit code).
+    pub fn is_command(&self) -> bool {
+        self.name == crate::tools::exec::EXEC_TOOL_NAME
+            || self
+                .result
+                .as_ref()
+                .is_some_and(|r| r.details.get("exit_code").is_some())
+    }
+
+    /// A command's exit code, once it exited.
+    pub fn exit_code(&self) -> Option<i64> {
+        self.result
+            .as_ref()?
+            .details
+            .get("exit_code")
+            .and_then(serde_json::Value::as_i64)
     }
 
     /// Elapsed time: the final duration, or the time running so far.
@@ -115,6 +184,7 @@ impl CallNode {
         let mut add = |text: &str, prefix: &str| {
             for line in text.lines() {
                 self.live.push_back(format!("{prefix}{line}"));
+                self.live_total += 1;
             }
         };
         match partial {
@@ -135,24 +205,36 @@ impl CallNode {
     }
 
     fn finish(&mut self, result: &ToolResult, now: Instant) {
-        self.status =
-            if result.content == SKIPPED_FOR_STEERING || result.content == SKIPPED_FOR_ABORT {
-                CallStatus::Skipped
-            } else if result.is_error {
-                CallStatus::Failed
-            } else {
-                CallStatus::Done
-            };
+        self.status = status_of(result);
         self.duration = self.started.map(|s| now.saturating_duration_since(s));
         self.result = Some(result.clone());
     }
 }
 
-/// The calls of one turn.
+/// Where a call is once it has `result`.
+fn status_of(result: &ToolResult) -> CallStatus {
+    let cancelled = result.details.get("cancelled") == Some(&serde_json::Value::Bool(true));
+    if result.content == SKIPPED_FOR_STEERING || result.content == SKIPPED_FOR_ABORT {
+        CallStatus::Skipped
+    } else if Interruption::of(&result.details).is_some()
+        || cancelled
+        || result.content == CANCELLED_WHILE_ASKING
+    {
+        CallStatus::Interrupted
+    } else if result.is_error {
+        CallStatus::Failed
+    } else {
+        CallStatus::Done
+    }
+}
+
+/// The calls of one turn, or shell commands the user ran.
 #[derive(Clone, Debug)]
 pub(crate) struct TurnNode {
     /// Turn number within the session.
     pub number: u32,
+    /// The user's `!command`s rather than a model turn.
+    pub shell: bool,
     /// Its calls in the order the model made them.
     pub calls: Vec<CallNode>,
 }
@@ -162,6 +244,8 @@ pub(crate) struct TurnNode {
 pub enum TreeRow {
     /// A turn header.
     Turn(u32),
+    /// The header of shell commands the user ran.
+    Shell,
     /// A call at `depth` (0: the main agent's, 1: a subagent's).
     Call {
         /// The call id.
@@ -195,7 +279,8 @@ pub struct CallTree {
     turns: Vec<TurnNode>,
     paths: HashMap<String, (usize, Vec<usize>)>,
     turn_counter: u32,
-    current_turn_open: bool,
+    /// The group of the model turn under way, once it made a call.
+    open_turn: Option<usize>,
     rows: Vec<TreeRow>,
     rows_dirty: bool,
 }
@@ -204,7 +289,7 @@ impl CallTree {
     /// A turn of the main agent began.
     pub(crate) fn turn_started(&mut self) {
         self.turn_counter += 1;
-        self.current_turn_open = false;
+        self.open_turn = None;
     }
 
     /// The session's turn count.
@@ -213,14 +298,44 @@ impl CallTree {
     }
 
     fn turn_for_new_call(&mut self) -> usize {
-        if !self.current_turn_open || self.turns.is_empty() {
+        match self.open_turn {
+            Some(turn) if turn < self.turns.len() => turn,
+            _ => {
+                self.turns.push(TurnNode {
+                    number: self.turn_counter.max(1),
+                    shell: false,
+                    calls: Vec::new(),
+                });
+                let turn = self.turns.len() - 1;
+                self.open_turn = Some(turn);
+                turn
+            }
+        }
+    }
+
+    /// Adds a shell command the user ran (its events then arrive like a call's).
+    pub(crate) fn announce_shell(&mut self, id: &str, command: &str) {
+        if self.paths.contains_key(id) {
+            return;
+        }
+        let reuse = self
+            .turns
+            .last()
+            .is_some_and(|t| t.shell && self.open_turn.is_none_or(|o| o < self.turns.len() - 1));
+        if !reuse {
             self.turns.push(TurnNode {
-                number: self.turn_counter.max(1),
+                number: 0,
+                shell: true,
                 calls: Vec::new(),
             });
-            self.current_turn_open = true;
         }
-        self.turns.len() - 1
+        let turn = self.turns.len() - 1;
+        let args = serde_json::json!({ "command": command });
+        let calls = &mut self.turns[turn].calls;
+        calls.push(CallNode::new(id, crate::tools::exec::EXEC_TOOL_NAME, &args));
+        self.paths
+            .insert(id.to_owned(), (turn, vec![calls.len() - 1]));
+        self.rows_dirty = true;
     }
 
     /// The node of a call.
@@ -344,6 +459,26 @@ impl CallTree {
         self.turns.iter().any(|t| running(&t.calls))
     }
 
+    /// The names of the main agent's calls executing now (not a subagent's).
+    pub(crate) fn running_names(&self) -> Vec<String> {
+        self.turns
+            .iter()
+            .filter(|t| !t.shell)
+            .flat_map(|t| &t.calls)
+            .filter(|n| n.status == CallStatus::Running)
+            .map(|n| n.name.clone())
+            .collect()
+    }
+
+    /// Whether a shell command the user ran is executing.
+    pub(crate) fn shell_running(&self) -> bool {
+        self.turns
+            .iter()
+            .filter(|t| t.shell)
+            .flat_map(|t| &t.calls)
+            .any(|n| n.status == CallStatus::Running)
+    }
+
     /// Marks calls that never started as skipped (the run ended without them).
     pub(crate) fn settle(&mut self) {
         fn settle(nodes: &mut [CallNode]) {
@@ -354,7 +489,8 @@ impl CallTree {
                 settle(&mut n.children);
             }
         }
-        for t in &mut self.turns {
+        // A shell command of the user's is not part of the run.
+        for t in self.turns.iter_mut().filter(|t| !t.shell) {
             settle(&mut t.calls);
         }
         self.rows_dirty = true;
@@ -384,14 +520,18 @@ impl CallTree {
                 } else if let Some(preview) = node.preview() {
                     rows.push(TreeRow::Preview {
                         depth,
-                        text: preview.to_owned(),
+                        text: preview,
                     });
                 }
                 push_calls(rows, &node.children, depth + 1);
             }
         }
         for turn in &self.turns {
-            rows.push(TreeRow::Turn(turn.number));
+            rows.push(if turn.shell {
+                TreeRow::Shell
+            } else {
+                TreeRow::Turn(turn.number)
+            });
             push_calls(&mut rows, &turn.calls, 0);
         }
         self.rows = rows;

@@ -1,0 +1,165 @@
+//! What the app says about itself, computed from its parts without changing them: the
+//! keys line above the composer (it follows the focused pane) and the rows of `/status`.
+
+use super::App;
+use crate::agent::{QueueMode, ToolExecution};
+use crate::tui::keymap::Action;
+use crate::tui::layout::Focus;
+use crate::tui::overlay::StatusRow;
+use crate::tui::widgets::compact;
+
+impl App {
+    /// The keys line: what the keys do in the focused pane, now.
+    pub(super) fn key_hint(&self) -> String {
+        let key = |a: Action| self.keymap.label(a);
+        match self.focus {
+            Focus::Composer if self.composer.restored().is_some() => {
+                "restored from the queues · Enter sends each as it was · editing merges them"
+                    .to_owned()
+            }
+            Focus::Composer if self.status.running() => format!(
+                "{}: follow-up · {}: steer (empty: interrupt) · {}: stop tool · {}: pull back queue",
+                key(Action::Submit),
+                key(Action::Interrupt),
+                key(Action::InterruptTool),
+                key(Action::PullQueue)
+            ),
+            Focus::Composer if self.shells.has_context() => format!(
+                "{}: send (the shell output goes with it) · {}: newline · !!cmd: shell, output not sent",
+                key(Action::Submit),
+                key(Action::Newline)
+            ),
+            Focus::Composer => format!(
+                "{}: send · {}: newline · !cmd: shell · {}: find",
+                key(Action::Submit),
+                key(Action::Newline),
+                key(Action::Find)
+            ),
+            Focus::Chat => format!(
+                "↑↓ scroll · [ ]: select card or code · c: copy it · o: expand · End: bottom · {}: find",
+                key(Action::Find)
+            ),
+            Focus::Tree => format!(
+                "↑↓ select a call · Enter: open its arguments and result · {}: next pane",
+                key(Action::FocusNext)
+            ),
+            Focus::Dashboard => "↑↓ select · Enter: open subagent · x: cancel subagent · p: pause/resume job · d: delete job".to_owned(),
+        }
+    }
+
+    /// The rows of `/status`.
+    pub(super) fn status_rows(&self) -> Vec<StatusRow> {
+        let s = &self.status;
+        let totals = s.totals();
+        let usage = &totals.usage;
+        fn row(label: &str, value: impl Into<String>) -> StatusRow {
+            StatusRow::new(label, value)
+        }
+        let mut rows = vec![
+            row("Model", ""),
+            row("provider", s.provider()),
+            row("model", s.model()),
+            row(
+                "base URL",
+                self.about
+                    .base_url
+                    .clone()
+                    .unwrap_or_else(|| "the API's default".to_owned()),
+            ),
+            row(
+                "thinking",
+                format!("{:?}", s.thinking()).to_lowercase(),
+            ),
+            row("Context", ""),
+            row(
+                "window",
+                s.context_window().map_or_else(
+                    || "unknown (set context_window for the provider)".to_owned(),
+                    |w| format!("{} tokens", compact(w)),
+                ),
+            ),
+            row(
+                "in use",
+                match s.context_window() {
+                    Some(w) => format!(
+                        "{} tokens ({}%)",
+                        compact(s.context_tokens()),
+                        s.context_tokens() * 100 / w
+                    ),
+                    None => format!("{} tokens", compact(s.context_tokens())),
+                },
+            ),
+            row("This session", ""),
+            row(
+                "tokens",
+                format!(
+                    "{} in ({} from cache) · {} out",
+                    compact(usage.input + usage.cache_read + usage.cache_write),
+                    compact(usage.cache_read),
+                    compact(usage.output)
+                ),
+            ),
+            row(
+                "cost",
+                if s.cost_known() {
+                    format!("${:.4}", usage.cost)
+                } else {
+                    "n/a: the model's prices are unknown (set prices for the provider)".to_owned()
+                },
+            ),
+            row("turns", format!("{} model calls", s.turn())),
+            row("Run", ""),
+        ];
+        let (steering, follow_up) = s.queue_modes();
+        let mode = |m: QueueMode| match m {
+            QueueMode::OneAtATime => "one at a time",
+            QueueMode::All => "all together",
+        };
+        let (queued_steer, queued_follow) = s.queued();
+        rows.push(row(
+            "queues",
+            format!(
+                "steering {} ({} queued) · follow-ups {} ({} queued)",
+                mode(steering),
+                queued_steer.len(),
+                mode(follow_up),
+                queued_follow.len()
+            ),
+        ));
+        rows.push(row(
+            "tool calls",
+            match s.tool_execution() {
+                ToolExecution::Parallel => "parallel",
+                ToolExecution::Sequential => "sequential",
+            },
+        ));
+        rows.push(row(
+            "sandbox",
+            if self.about.sandbox.is_empty() {
+                "as configured in [exec]".to_owned()
+            } else {
+                self.about.sandbox.clone()
+            },
+        ));
+        if self.about.mcp.is_empty() {
+            rows.push(row("MCP servers", "none configured"));
+        } else {
+            for (i, (name, state)) in self.about.mcp.iter().enumerate() {
+                let label = if i == 0 { "MCP servers" } else { "" };
+                rows.push(row(label, format!("{name}: {state}")));
+            }
+        }
+        rows.push(row("Session", ""));
+        rows.push(row(
+            "id",
+            self.session
+                .id
+                .clone()
+                .unwrap_or_else(|| "none (--no-session: nothing is recorded)".to_owned()),
+        ));
+        if let Some(path) = &self.session.path {
+            rows.push(row("file", path.display().to_string()));
+        }
+        rows
+    }
+}
