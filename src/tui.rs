@@ -33,6 +33,7 @@ mod runtime;
 mod session_host;
 pub mod slash;
 pub mod status;
+mod subagent_log;
 pub mod terminal;
 pub mod theme;
 pub mod tool_tree;

@@ -108,6 +108,38 @@ pub fn to_notification(message: &InboundMessage) -> Message {
     })
 }
 
+/// The notifications waiting, as the model gets them: a backlog of several is one
+/// notification that lists each (one message, one run), in the order they arrived.
+pub fn notifications(pending: &[InboundMessage]) -> Vec<Message> {
+    match pending {
+        [] => Vec::new(),
+        [one] => vec![to_notification(one)],
+        many => {
+            let first = &many[0].sender_id;
+            let source = if many.iter().all(|m| &m.sender_id == first) {
+                first.clone()
+            } else {
+                "background".to_owned()
+            };
+            let items: Vec<String> = many
+                .iter()
+                .enumerate()
+                .map(|(i, m)| format!("{}. {}", i + 1, m.content))
+                .collect();
+            vec![Message::Notification(NotificationMessage {
+                source,
+                content: format!(
+                    "{NOTIFICATION_PREFIX}\n{} background results arrived; each is listed below, \
+                     oldest first.\n\n{}",
+                    many.len(),
+                    items.join("\n\n")
+                ),
+                timestamp: many.iter().map(|m| m.timestamp).max().unwrap_or(0),
+            })]
+        }
+    }
+}
+
 impl Supervisor {
     /// Takes charge of `agent`, consumes the bus's `system` channel (its backlog first)
     /// and reports to `events`. Must be called inside a Tokio runtime.
@@ -178,7 +210,7 @@ impl Supervisor {
         let mut state = inner.lock();
         state.held = false;
         // Notifications still waiting arrived first, so they go first in the same run.
-        let mut messages: Vec<Message> = state.pending.iter().map(to_notification).collect();
+        let mut messages = notifications(state.pending.make_contiguous());
         messages.push(Message::user(text.clone()));
         match inner.agent.prompt_messages(messages) {
             Ok(()) => {
@@ -335,9 +367,22 @@ impl Inner {
     fn notify(&self, message: InboundMessage) {
         let _runtime = self.runtime.enter();
         let mut state = self.lock();
+        let (session_id, summary) = (message.chat_id.clone(), message.summary());
         let Some(message) = state.route(message) else {
+            self.events.send(RuntimeEvent::NotificationParked {
+                session_id,
+                summary,
+            });
             return;
         };
+        if message.defer {
+            // It waits for the next run; it does not lift a hold or start one.
+            state.push_pending(message);
+            self.events
+                .send(RuntimeEvent::NotificationDeferred { summary });
+            self.report(&mut state);
+            return;
+        }
         state.held = false;
         state.push_pending(message);
         self.pump(&mut state);
@@ -356,7 +401,10 @@ impl Inner {
     fn deliver(&self, state: &mut State) {
         let agent = &self.agent;
         let steering = agent.clear_queue(Some(QueueKind::Steering));
-        let mut messages: Vec<Message> = state.pending.iter().map(to_notification).collect();
+        // Deferred notifications alone start nothing; they go with whatever does.
+        let wakes = !steering.is_empty() || state.pending.iter().any(|m| !m.defer);
+        let pending = notifications(state.pending.make_contiguous());
+        let mut messages: Vec<Message> = if wakes { pending.clone() } else { Vec::new() };
         messages.extend(steering.iter().cloned());
         let mut follow_ups = VecDeque::new();
         let mut first_follow_up = None;
@@ -366,6 +414,7 @@ impl Inner {
             let Some(first) = follow_ups.pop_front() else {
                 return;
             };
+            messages = pending;
             messages.push(first.clone());
             first_follow_up = Some(first);
         }

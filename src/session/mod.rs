@@ -10,6 +10,7 @@ mod file;
 mod inbox;
 mod open;
 mod route;
+mod subagent_calls;
 mod writer;
 
 pub use file::{
@@ -18,6 +19,9 @@ pub use file::{
 };
 pub use open::{OpenedSession, open_session};
 pub use route::{SessionRouter, inbox_path, record_undelivered};
+pub use subagent_calls::{
+    SubagentCall, read_subagent_calls, record_subagent_call, subagent_calls_path,
+};
 pub use writer::{SessionAppender, SessionWriter, record_events};
 
 use crate::agent::Message;

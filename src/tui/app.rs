@@ -13,6 +13,7 @@ mod commands;
 mod route;
 mod sessions;
 mod shell;
+mod subagents;
 mod view;
 
 pub use shell::split_shell_blocks;
@@ -150,6 +151,8 @@ pub struct App {
     shells: shell::Shells,
     /// What `/status` says about the rest of the configuration.
     about: About,
+    /// Subagents' conversations, and the one shown in the chat pane.
+    subagents: subagents::Subagents,
 }
 
 /// What `/status` shows besides the parts' state.
@@ -204,6 +207,7 @@ impl App {
                 sandbox: config.sandbox,
                 mcp: Vec::new(),
             },
+            subagents: subagents::Subagents::default(),
         }
     }
 
@@ -252,6 +256,7 @@ impl App {
             Intent::OpenSession { path, fork } => self.open_session(path, fork),
             Intent::Notice(level, text) => self.chat.notice(level, text),
             Intent::ExpandCard(id) => self.expand_card(&id),
+            Intent::OpenSubagent(id) => self.open_subagent(id),
             Intent::CopyOutput(id) => self.copy_output(&id),
         }
     }
@@ -260,7 +265,11 @@ impl App {
     fn expand_card(&mut self, id: &str) -> Handled {
         let expanded = self.chat.toggle_expanded(id);
         let handled = self.refresh_card(id);
-        let what = if expanded { "all output shown" } else { "output folded" };
+        let what = if expanded {
+            "all output shown"
+        } else {
+            "output folded"
+        };
         handled.and(self.hint(what, HINT))
     }
 
@@ -299,7 +308,11 @@ impl App {
             spinner: self.spinner,
             expand_key: &expand_key,
         };
-        let handled = self.chat.prepare(inner, &mut self.highlights, &frame);
+        let chat = match self.subagents.shown_mut() {
+            Some(chat) => chat,
+            None => &mut self.chat,
+        };
+        let handled = chat.prepare(inner, &mut self.highlights, &frame);
         self.redraw = handled.changed;
         handled.effects
     }
@@ -441,7 +454,7 @@ impl App {
             .areas()
             .chat
             .map_or(1, |a| usize::from(layout::inner(a).height));
-        self.chat.text_rows(rows).max(1)
+        self.shown_chat().text_rows(rows).max(1)
     }
 
     /// Shows the call's current state on its card (and the answer that has it).

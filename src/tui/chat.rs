@@ -174,7 +174,10 @@ impl Chat {
             .rev()
             .find_map(|item| match &item.anchor {
                 super::wrap::Anchor::Card(id)
-                    if self.cards.get(id.as_ref()).is_some_and(CardInfo::can_expand) =>
+                    if self
+                        .cards
+                        .get(id.as_ref())
+                        .is_some_and(CardInfo::can_expand) =>
                 {
                     Some(id.to_string())
                 }

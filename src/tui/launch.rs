@@ -6,6 +6,7 @@ use super::app::{App, AppConfig};
 use super::keymap::KeyMap;
 use super::msg::{Effect, LoadedSession, Msg};
 use super::session_host::{SessionHost, open_for_client};
+use super::subagent_log::SubagentLog;
 use super::theme::{Theme, no_color_requested, user_theme_dir};
 use super::{Inbox, MsgSender, Options, history, runtime, terminal};
 use crate::agent::{Agent, NoticeLevel};
@@ -103,11 +104,13 @@ fn app_config(
 /// How commands are sandboxed, as `/status` says it.
 fn sandbox_words(exec: &crate::tools::exec::ExecConfig) -> String {
     use crate::tools::exec::{NetworkMode, SandboxMode};
-    let mut words = vec![match exec.sandbox {
-        SandboxMode::WorkspaceWrite => "workspace-write (Landlock)",
-        SandboxMode::Off => "off (no Landlock, no namespaces)",
-    }
-    .to_owned()];
+    let mut words = vec![
+        match exec.sandbox {
+            SandboxMode::WorkspaceWrite => "workspace-write (Landlock)",
+            SandboxMode::Off => "off (no Landlock, no namespaces)",
+        }
+        .to_owned(),
+    ];
     if exec.sandbox == SandboxMode::WorkspaceWrite {
         words.push(match exec.network {
             NetworkMode::Allow => "network allowed".to_owned(),
@@ -145,11 +148,14 @@ fn theme_names(user_dir: Option<&Path>) -> Vec<String> {
 }
 
 /// Forwards the runtime's events and cron job lists into the inbox.
-fn forward_runtime(options: &mut Options, tx: &MsgSender) {
+/// Subagents' finished calls are kept beside the session that started them.
+fn forward_runtime(options: &mut Options, tx: &MsgSender, settings: &Settings) {
     if let Some(mut events) = options.runtime_events.take() {
         let tx = tx.clone();
+        let mut log = SubagentLog::new(settings.data_dir.clone(), settings.workspace.clone());
         tokio::spawn(async move {
             while let Some(event) = events.recv().await {
+                log.observe(&event);
                 if tx.send(Msg::from(event)).is_err() {
                     return;
                 }
@@ -333,7 +339,7 @@ async fn client(
         mut rx,
         approvals,
     } = inbox;
-    forward_runtime(&mut options, &tx);
+    forward_runtime(&mut options, &tx, settings);
     let mut rt = runtime::Runtime::new(
         agent.clone(),
         options.supervisor.take(),

@@ -6,10 +6,10 @@ use super::highlight::{HighlightCache, MAX_HIGHLIGHT_BYTES, highlight_key};
 use super::msg::HighlightRequest;
 use super::theme::{Theme, Token};
 use super::wrap::{Anchor, StyledLine, WrapKind, clean, str_width};
-use std::sync::Arc;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
+use std::sync::Arc;
 
 mod split;
 mod table;

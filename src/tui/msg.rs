@@ -25,6 +25,8 @@ pub enum Msg {
     /// An event of a subagent, started by the `spawn` call `parent_call_id`; its tool
     /// calls appear under that call in the tree.
     Subagent {
+        /// The subagent.
+        subagent_id: String,
         /// The `spawn` tool call that started the subagent.
         parent_call_id: String,
         /// The subagent's event.
@@ -38,6 +40,13 @@ pub enum Msg {
     CronJobs(Vec<CronRow>),
     /// How many system notifications wait to be delivered to the agent.
     PendingNotifications(usize),
+    /// A result for another session was recorded there (delivered when it is opened).
+    Parked {
+        /// The session it waits in.
+        session_id: String,
+        /// What it is, e.g. `Cron job "build" (cron-1) fired`.
+        summary: String,
+    },
     /// The context's size and the model's window as the agent core counts them (the
     /// status bar's `ctx N%`; without it the latest call's usage is the size).
     Context {
@@ -296,6 +305,8 @@ pub struct LoadedSession {
     pub quiet: bool,
     /// Things to tell the user (a copy was made, a torn line was skipped...).
     pub notes: Vec<String>,
+    /// Its subagents' calls, for the tool tree.
+    pub nested: Vec<crate::session::SubagentCall>,
 }
 
 /// One row of the `/sessions` picker.

@@ -108,4 +108,6 @@ pub enum Intent {
     ExpandCard(String),
     /// Copy this call's whole output to the clipboard.
     CopyOutput(String),
+    /// Show this subagent's conversation in the chat pane (read-only).
+    OpenSubagent(String),
 }

@@ -8,15 +8,14 @@ use super::highlight::Highlighter;
 use super::msg::{Effect, Msg, QueuedText};
 use super::session_host::{SessionHost, Target};
 use super::terminal::{self, Term};
-use super::{Approvals, Background, history};
 use super::theme::Theme;
+use super::{Approvals, Background, history};
 use crate::agent::{
     Agent, AgentError, AgentEvent, EventSink, NoticeLevel, QueueKind, ToolResult, ToolUpdates,
 };
+use crate::runtime::Supervisor;
 use crate::tools::exec::EXEC_TOOL_NAME;
 use crate::tools::policy::{AgentRole, ToolPolicy};
-use tokio_util::sync::CancellationToken;
-use crate::runtime::Supervisor;
 use crossterm::event::{Event, EventStream};
 use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
@@ -28,6 +27,7 @@ use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 /// Shortest time between two frames after input (60 per second).
 const FRAME: Duration = Duration::from_micros(16_667);

@@ -196,7 +196,9 @@ impl SessionHost {
                     let _ = tx.send(Msg::SessionFailed(e.to_string()));
                 }
                 Err(e) => {
-                    let _ = tx.send(Msg::SessionFailed(format!("cannot look for the session: {e}")));
+                    let _ = tx.send(Msg::SessionFailed(format!(
+                        "cannot look for the session: {e}"
+                    )));
                 }
             }
         });
@@ -384,6 +386,7 @@ fn loaded_from(data: &SessionData, id: &str) -> LoadedSession {
         resumed: !copy,
         quiet: false,
         notes,
+        nested: session::read_subagent_calls(&data.path),
     }
 }
 

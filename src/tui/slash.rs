@@ -266,7 +266,10 @@ mod tests {
             parse("/sessions 3c3b"),
             Some(Ok(Command::Sessions(Some("3c3b".into()))))
         );
-        assert_eq!(parse("/theme light"), Some(Ok(Command::Theme("light".into()))));
+        assert_eq!(
+            parse("/theme light"),
+            Some(Ok(Command::Theme("light".into())))
+        );
         assert!(parse("/theme").unwrap().is_err());
         assert_eq!(
             parse("/model  gpt-x "),
@@ -324,11 +327,17 @@ mod tests {
         };
         let (found, _) = complete("/theme ", &sources);
         assert_eq!(found[1].detail, "your theme");
-        let sessions = vec![("3c3b1f2a".to_owned(), "5 min ago · fix the build".to_owned())];
+        let sessions = vec![(
+            "3c3b1f2a".to_owned(),
+            "5 min ago · fix the build".to_owned(),
+        )];
         let sources = Sources {
             sessions: &sessions,
             ..Sources::default()
         };
-        assert_eq!(complete("/sessions 3c", &sources).0[0].detail, "5 min ago · fix the build");
+        assert_eq!(
+            complete("/sessions 3c", &sources).0[0].detail,
+            "5 min ago · fix the build"
+        );
     }
 }

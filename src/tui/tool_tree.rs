@@ -146,6 +146,17 @@ impl ToolTree {
         self.calls.apply_nested(parent, event, now);
     }
 
+    /// Puts back a subagent's finished call under its `spawn` (a session opened again).
+    pub(crate) fn restore_nested(&mut self, call: &crate::session::SubagentCall) {
+        self.calls.restore_nested(
+            &call.parent_call_id,
+            &call.call_id,
+            &call.tool_name,
+            &call.args,
+            &call.result,
+        );
+    }
+
     /// The run ended: calls that never started are skipped.
     pub(crate) fn settle(&mut self) {
         self.calls.settle();
@@ -232,7 +243,9 @@ impl ToolTree {
                     ));
                 }
                 let timing = match node.status {
-                    CallStatus::Skipped | CallStatus::Queued => node.status.word().map(str::to_owned),
+                    CallStatus::Skipped | CallStatus::Queued => {
+                        node.status.word().map(str::to_owned)
+                    }
                     CallStatus::Interrupted => Some(match node.elapsed(view.now) {
                         Some(d) => format!("interrupted · {}", format_duration(d)),
                         None => "interrupted".to_owned(),

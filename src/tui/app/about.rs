@@ -66,10 +66,7 @@ impl App {
                     .clone()
                     .unwrap_or_else(|| "the API's default".to_owned()),
             ),
-            row(
-                "thinking",
-                format!("{:?}", s.thinking()).to_lowercase(),
-            ),
+            row("thinking", format!("{:?}", s.thinking()).to_lowercase()),
             row("Context", ""),
             row(
                 "window",

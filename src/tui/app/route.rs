@@ -39,16 +39,25 @@ impl App {
                 Handled::changed()
             }
             Msg::Subagent {
+                subagent_id,
                 parent_call_id,
                 event,
-            } => {
-                self.tools.apply_nested(&parent_call_id, &event, now);
-                Handled::changed()
-            }
+            } => self.subagent_event(subagent_id, &parent_call_id, event),
             Msg::Subagents(rows) => self.dashboard.set_subagents(rows, now),
             Msg::SubagentUpdate(row) => self.dashboard.update_subagent(row, now),
             Msg::CronJobs(rows) => self.dashboard.set_cron(rows),
             Msg::PendingNotifications(n) => self.dashboard.set_pending(n),
+            Msg::Parked {
+                session_id,
+                summary,
+            } => {
+                let short = &session_id[..session_id.len().min(8)];
+                let said = self.chat.notice(
+                    NoticeLevel::Info,
+                    format!("{summary} for session {short} · /sessions to open"),
+                );
+                said.and(self.dashboard.parked(&session_id))
+            }
             Msg::Context { tokens, window } => {
                 self.status.set_context(tokens, window);
                 Handled::changed()
@@ -58,7 +67,11 @@ impl App {
             Msg::QueueRestored(texts) => self.restore_to_composer(texts),
             Msg::Highlighted { key, lines } => {
                 for entry in self.highlights.arrived(key, lines) {
+                    // The entry is the main chat's, or the subagent's one shown.
                     self.chat.highlighted(entry);
+                    if let Some(chat) = self.subagents.shown_mut() {
+                        chat.highlighted(entry);
+                    }
                 }
                 Handled::changed()
             }
@@ -127,7 +140,8 @@ impl App {
                     return self.tools.wheel(down);
                 }
                 let rows = if down { WHEEL_ROWS } else { -WHEEL_ROWS };
-                self.chat.scroll_by(rows, self.chat_height());
+                let height = self.chat_height();
+                self.shown_chat_mut().scroll_by(rows, height);
                 Handled::changed()
             }
             Event::FocusGained | Event::FocusLost => Handled::ignored(),
@@ -158,8 +172,10 @@ impl App {
             return handled;
         }
         // The search line, while open, has every key but the ones that quit.
-        if self.chat.find().is_some() && !matches!(action, Some(Action::Cancel | Action::Quit)) {
-            return self.chat.find_key(&key);
+        if self.shown_chat().find().is_some()
+            && !matches!(action, Some(Action::Cancel | Action::Quit))
+        {
+            return self.shown_chat_mut().find_key(&key);
         }
         if let Some(action) = action {
             let handled = self.global(action);
@@ -172,9 +188,10 @@ impl App {
             self.chat.scroll_to(true);
             return Handled::changed();
         }
+        let height = self.chat_height();
         let handled = match self.focus {
             Focus::Composer => self.composer.handle_key(&key, action),
-            Focus::Chat => self.chat.handle_key(&key, self.chat_height()),
+            Focus::Chat => self.shown_chat_mut().handle_key(&key, height),
             Focus::Tree => self.tools.handle_key(&key),
             Focus::Dashboard => self.dashboard.handle_key(&key),
         };
@@ -187,6 +204,8 @@ impl App {
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
         if printable {
             self.focus = Focus::Composer;
+            // Typing is for the main conversation: its chat comes back.
+            self.close_subagent();
             return self.composer.handle_key(&key, None);
         }
         Handled::ignored()
@@ -212,6 +231,9 @@ impl App {
             }
             Action::FocusNext | Action::FocusPrev => {
                 self.focus = self.focus.cycle(action == Action::FocusNext);
+                if self.focus != Focus::Chat {
+                    self.close_subagent();
+                }
                 if self.focus == Focus::Tree {
                     self.tools.focused();
                 }
@@ -222,13 +244,14 @@ impl App {
             Action::Help => self.overlays.push(Overlay::Help { scroll: 0 }),
             Action::Editor => Handled::changed().with(Effect::OpenEditor(self.composer.text())),
             Action::PageUp | Action::PageDown => {
-                let page = self.chat_height().saturating_sub(1).max(1) as isize;
+                let height = self.chat_height();
+                let page = height.saturating_sub(1).max(1) as isize;
                 let rows = if action == Action::PageUp {
                     -page
                 } else {
                     page
                 };
-                self.chat.scroll_by(rows, self.chat_height());
+                self.shown_chat_mut().scroll_by(rows, height);
                 Handled::changed()
             }
             Action::InterruptTool => self.interrupt_tool(),
@@ -246,10 +269,10 @@ impl App {
                 if self.chat_hidden() {
                     self.focus = Focus::Chat;
                 }
-                self.chat.open_find()
+                self.shown_chat_mut().open_find()
             }
             Action::ScrollBottom => {
-                self.chat.scroll_to(true);
+                self.shown_chat_mut().scroll_to(true);
                 Handled::changed()
             }
             Action::ToggleMouse => {
@@ -272,7 +295,10 @@ impl App {
             self.composer.dismiss_completion();
             return Handled::changed();
         }
-        if self.focus == Focus::Chat && self.chat.unselect() {
+        if self.focus == Focus::Chat && self.shown_chat_mut().unselect() {
+            return Handled::changed();
+        }
+        if self.close_subagent() {
             return Handled::changed();
         }
         if !self.status.running() {
@@ -308,8 +334,12 @@ impl App {
         let stop = self.keymap.label(Action::InterruptTool);
         match self.tools.running_names().as_slice() {
             [] => "steer queued · delivered when this answer ends".to_owned(),
-            [one] => format!("steer queued · delivered when {one} finishes · {stop}: stop {one}, deliver now"),
-            _ => format!("steer queued · delivered when the tools finish · {stop}: stop them, deliver now"),
+            [one] => format!(
+                "steer queued · delivered when {one} finishes · {stop}: stop {one}, deliver now"
+            ),
+            _ => format!(
+                "steer queued · delivered when the tools finish · {stop}: stop them, deliver now"
+            ),
         }
     }
 
@@ -343,7 +373,9 @@ impl App {
         } else {
             format!("stopping {what} · the turn goes on")
         };
-        handled.and(self.hint(hint, STEER_HINT)).with(Effect::InterruptTools)
+        handled
+            .and(self.hint(hint, STEER_HINT))
+            .with(Effect::InterruptTools)
     }
 
     /// Ctrl+C: interrupt when running, else clear; twice within a second quits.
@@ -365,7 +397,10 @@ impl App {
         }
         if self.tools.shell_running() {
             return self
-                .hint(format!("shell command stopped · {quit_key} again to quit"), HINT)
+                .hint(
+                    format!("shell command stopped · {quit_key} again to quit"),
+                    HINT,
+                )
                 .with(Effect::CancelShells);
         }
         self.composer.clear();

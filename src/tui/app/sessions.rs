@@ -18,10 +18,17 @@ impl App {
         self.overlays.clear();
         self.session.id = loaded.id.clone();
         self.session.path = loaded.path.clone();
+        if let Some(id) = &loaded.id {
+            // What waited in it is delivered now.
+            self.dashboard.opened(id);
+        }
         let count = loaded.messages.len();
         let mut handled = Handled::changed();
         for message in loaded.messages {
             handled.absorb(self.replay(message));
+        }
+        for call in &loaded.nested {
+            self.tools.restore_nested(call);
         }
         self.status.set_turn(self.tools.turn_count());
         self.tools.settle();

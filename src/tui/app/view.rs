@@ -48,12 +48,13 @@ fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
     if let Some(chat) = areas.chat {
         let bottom_key = app.keymap.label(Action::ScrollBottom);
+        let title = app.chat_title();
         let view = ChatView {
             focused: focused(Focus::Chat),
             bottom_key: &bottom_key,
-            title: "Chat",
+            title: &title,
         };
-        app.chat.draw(chat, buf, theme, &view);
+        app.shown_chat().draw(chat, buf, theme, &view);
     }
     if let Some(tree) = areas.tree {
         let view = TreeView {
@@ -83,7 +84,10 @@ fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         .draw(areas.status, buf, theme, tools_running, app.spinner);
     app.composer
         .draw_completion(areas.composer, buf, theme, composer.focused);
-    let status = if matches!(app.overlays.top(), Some(crate::tui::overlay::Overlay::Status { .. })) {
+    let status = if matches!(
+        app.overlays.top(),
+        Some(crate::tui::overlay::Overlay::Status { .. })
+    ) {
         app.status_rows()
     } else {
         Vec::new()

@@ -42,7 +42,13 @@ impl Chat {
             draw_welcome(text_area, buf, theme);
         } else {
             for (i, row) in self.transcript.rows(top, height).enumerate() {
-                put_line(buf, text_area.x, text_area.y + i as u16, row, text_area.width);
+                put_line(
+                    buf,
+                    text_area.x,
+                    text_area.y + i as u16,
+                    row,
+                    text_area.width,
+                );
             }
             self.draw_selection(text_area, top, buf, theme);
             self.draw_matches(text_area, top, buf, theme);
@@ -68,7 +74,9 @@ impl Chat {
         };
         let style = theme.fg(Token::Accent).add_modifier(Modifier::BOLD);
         for row in rows {
-            let Some(y) = row.checked_sub(top).filter(|y| *y < usize::from(text_area.height))
+            let Some(y) = row
+                .checked_sub(top)
+                .filter(|y| *y < usize::from(text_area.height))
             else {
                 continue;
             };
@@ -97,7 +105,8 @@ impl Chat {
             let x = text_area.x + m.column.min(usize::from(text_area.width)) as u16;
             let width = m
                 .width
-                .min(usize::from(text_area.width).saturating_sub(m.column)) as u16;
+                .min(usize::from(text_area.width).saturating_sub(m.column))
+                as u16;
             let y = text_area.y + (m.row - top) as u16;
             buf.set_style(Rect::new(x, y, width, 1), style);
         }
@@ -126,7 +135,10 @@ impl Chat {
                 theme.dim(),
             ),
         ]);
-        buf.set_style(Rect::new(text_area.x, y, text_area.width, 1), theme.status());
+        buf.set_style(
+            Rect::new(text_area.x, y, text_area.width, 1),
+            theme.status(),
+        );
         put_line(buf, text_area.x, y, &line, text_area.width);
     }
 }

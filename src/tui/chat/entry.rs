@@ -3,10 +3,10 @@
 //! outbound messages and retries.
 
 use super::card::{CardInfo, card_lines};
-use crate::tui::app::split_shell_blocks;
 use crate::agent::{AssistantMessage, Block, NoticeLevel, StopReason};
 use crate::headless::clip;
 use crate::tools::message::OutboundMessage;
+use crate::tui::app::split_shell_blocks;
 use crate::tui::highlight::HighlightCache;
 use crate::tui::markdown::{self, MdContext};
 use crate::tui::msg::HighlightRequest;

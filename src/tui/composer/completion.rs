@@ -112,36 +112,42 @@ impl Composer {
         let previous = self.completion.take();
         let single_line = self.textarea.lines().len() == 1;
         let word = self.word_before_cursor().to_owned();
-        let (kind, items, details, replace): (_, Vec<String>, Vec<String>, _) = if single_line && text.starts_with('/') {
-            let before_cursor: String = {
-                let line = &self.textarea.lines()[0];
-                line.chars().take(self.textarea.cursor().1).collect()
-            };
-            let sessions = self.sessions.as_deref().unwrap_or_default();
-            let sources = slash::Sources {
-                models: &self.models,
-                current_model: &self.current_model,
-                themes: &self.themes,
-                sessions,
-            };
-            let (choices, replace) = slash::complete(&before_cursor, &sources);
-            let (items, details) = choices.into_iter().map(|c| (c.value, c.detail)).unzip();
-            (CompletionKind::Command, items, details, replace)
-        } else if let Some(partial) = word.strip_prefix('@') {
-            match &self.files {
-                Some(files) => {
-                    let items = match_paths(files, partial);
-                    let details = vec![String::new(); items.len()];
-                    (CompletionKind::Path, items, details, partial.chars().count())
+        let (kind, items, details, replace): (_, Vec<String>, Vec<String>, _) =
+            if single_line && text.starts_with('/') {
+                let before_cursor: String = {
+                    let line = &self.textarea.lines()[0];
+                    line.chars().take(self.textarea.cursor().1).collect()
+                };
+                let sessions = self.sessions.as_deref().unwrap_or_default();
+                let sources = slash::Sources {
+                    models: &self.models,
+                    current_model: &self.current_model,
+                    themes: &self.themes,
+                    sessions,
+                };
+                let (choices, replace) = slash::complete(&before_cursor, &sources);
+                let (items, details) = choices.into_iter().map(|c| (c.value, c.detail)).unzip();
+                (CompletionKind::Command, items, details, replace)
+            } else if let Some(partial) = word.strip_prefix('@') {
+                match &self.files {
+                    Some(files) => {
+                        let items = match_paths(files, partial);
+                        let details = vec![String::new(); items.len()];
+                        (
+                            CompletionKind::Path,
+                            items,
+                            details,
+                            partial.chars().count(),
+                        )
+                    }
+                    None => {
+                        self.wants_files = true;
+                        return;
+                    }
                 }
-                None => {
-                    self.wants_files = true;
-                    return;
-                }
-            }
-        } else {
-            return;
-        };
+            } else {
+                return;
+            };
         if items.is_empty() {
             return;
         }

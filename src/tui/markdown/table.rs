@@ -134,7 +134,10 @@ impl Table {
         }
         if head == self.rows.len() {
             let names: Vec<String> = (0..columns).map(name).collect();
-            out.push(StyledLine::plain(names.join(" · "), base.add_modifier(Modifier::BOLD)));
+            out.push(StyledLine::plain(
+                names.join(" · "),
+                base.add_modifier(Modifier::BOLD),
+            ));
         }
         out
     }

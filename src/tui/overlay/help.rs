@@ -77,8 +77,7 @@ fn content(keymap: &KeyMap) -> Vec<HelpLine> {
     ));
     lines.push(Row(
         "x / p / d".into(),
-        "dashboard: cancel subagent · pause/resume job · delete job (x and d ask first)"
-            .into(),
+        "dashboard: cancel subagent · pause/resume job · delete job (x and d ask first)".into(),
     ));
     lines.push(Row(
         "Up/Down".into(),

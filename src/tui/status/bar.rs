@@ -73,12 +73,19 @@ impl Status {
         let usage = &self.totals.usage;
         let part = |kind, text: String| BarPart { kind, text };
         let state = if self.running {
-            format!("{} {}", spinner(spinner_frame), self.state_word(tools_running))
+            format!(
+                "{} {}",
+                spinner(spinner_frame),
+                self.state_word(tools_running)
+            )
         } else {
             self.state_word(tools_running).to_owned()
         };
         let mut parts = vec![
-            part(PartKind::Model, format!("{} · {}", self.provider, self.model)),
+            part(
+                PartKind::Model,
+                format!("{} · {}", self.provider, self.model),
+            ),
             part(PartKind::State, state),
         ];
         if let Some((hint, _)) = &self.hint {
@@ -205,14 +212,23 @@ impl Status {
             if i > 0 {
                 spans.push(sep.clone());
             }
-            spans.push(Span::styled(part.text, self.style_of(part.kind, base, theme)));
+            spans.push(Span::styled(
+                part.text,
+                self.style_of(part.kind, base, theme),
+            ));
         }
         let line = Line::from(spans);
         buf.set_line(area.x, area.y, &line, area.width);
         if let Some(workspace) = workspace {
             let shown = format!(" {workspace} ");
             let x = area.right().saturating_sub(str_width(&shown) as u16);
-            buf.set_stringn(x, area.y, &shown, usize::from(area.width), base.patch(theme.dim()));
+            buf.set_stringn(
+                x,
+                area.y,
+                &shown,
+                usize::from(area.width),
+                base.patch(theme.dim()),
+            );
         }
     }
 

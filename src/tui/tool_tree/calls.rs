@@ -1,9 +1,7 @@
 //! The model behind the tool-call tree: turns, their calls, a subagent's calls under
 //! the `spawn` call that started it, live output tails and results.
 
-use crate::agent::{
-    AgentEvent, Interruption, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResult,
-};
+use crate::agent::{AgentEvent, Interruption, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResult};
 use crate::headless::summarize_args;
 use crate::tools::policy::CANCELLED_WHILE_ASKING;
 use crate::tui::theme::Token;
@@ -110,7 +108,11 @@ impl CallNode {
     /// and, when there are more, how many lines it has.
     pub fn preview(&self) -> Option<String> {
         let lines = self.output_lines();
-        let last = lines.iter().rev().map(|l| l.trim()).find(|l| !l.is_empty())?;
+        let last = lines
+            .iter()
+            .rev()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty())?;
         Some(match lines.len() {
             0 | 1 => last.to_owned(),
             n => format!("{last}  ({n} lines)"),
@@ -445,6 +447,36 @@ impl CallTree {
             },
             _ => return false,
         }
+        self.rows_dirty = true;
+        true
+    }
+
+    /// Puts back a finished call of a subagent, under its `spawn` call `parent` (a
+    /// session opened again); it shows no timing, like the main agent's restored calls.
+    pub(crate) fn restore_nested(
+        &mut self,
+        parent: &str,
+        id: &str,
+        name: &str,
+        args: &Value,
+        result: &ToolResult,
+    ) -> bool {
+        if self.paths.contains_key(id) {
+            return false;
+        }
+        let Some((turn, path)) = self.paths.get(parent).cloned() else {
+            return false;
+        };
+        let Some(parent_node) = self.node_mut(parent) else {
+            return false;
+        };
+        let mut child = CallNode::new(id, name, args);
+        child.status = status_of(result);
+        child.result = Some(result.clone());
+        parent_node.children.push(child);
+        let mut child_path = path;
+        child_path.push(parent_node.children.len() - 1);
+        self.paths.insert(id.to_owned(), (turn, child_path));
         self.rows_dirty = true;
         true
     }

@@ -209,7 +209,10 @@ fn tool_cards_follow_the_tree_and_unstarted_calls_are_skipped_on_abort() {
     }));
     app.update(Msg::Frame);
     let rows = rows_text(&app);
-    assert!(rows.iter().any(|r| r.contains(" exec sleep 9")), "{rows:#?}");
+    assert!(
+        rows.iter().any(|r| r.contains(" exec sleep 9")),
+        "{rows:#?}"
+    );
     assert!(
         rows.iter().any(|r| r.contains("│ tick")),
         "the card shows the live line: {rows:#?}"

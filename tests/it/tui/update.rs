@@ -4,8 +4,8 @@
 use crate::support::tui::*;
 use claw_tui::agent::AgentEvent;
 use claw_tui::tools::exec::ApprovalDecision;
-use claw_tui::tui::msg::QueuedText;
 use claw_tui::tui::layout::Focus;
+use claw_tui::tui::msg::QueuedText;
 use claw_tui::tui::{Effect, Msg, Overlay};
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
