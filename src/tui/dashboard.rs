@@ -248,7 +248,7 @@ impl Dashboard {
         };
         lines.push((
             Line::from(Span::styled(
-                format!("Pending notifications: {pending} in this session"),
+                format!("Pending notifications: {pending}"),
                 style,
             )),
             false,
@@ -263,7 +263,7 @@ impl Dashboard {
             lines.push((
                 Line::from(vec![
                     Span::styled(
-                        format!("  {total} waiting in other sessions: "),
+                        format!("  + {total} for other sessions: "),
                         theme.fg(Token::Notify),
                     ),
                     Span::styled(each.join(" · "), theme.text()),

@@ -12,3 +12,5 @@ mod snapshots;
 mod subagent_approval;
 mod update;
 mod update_commands;
+mod ux_cards;
+mod ux_markdown;

@@ -9,42 +9,63 @@ use crate::tui::overlay::StatusRow;
 use crate::tui::widgets::compact;
 
 impl App {
-    /// The keys line: what the keys do in the focused pane, now.
-    pub(super) fn key_hint(&self) -> String {
+    /// The keys line: what the keys do in the focused pane, now, most important first.
+    pub(super) fn key_hint(&self) -> Vec<String> {
         let key = |a: Action| self.keymap.label(a);
-        match self.focus {
-            Focus::Composer if self.composer.restored().is_some() => {
-                "restored from the queues · Enter sends each as it was · editing merges them"
-                    .to_owned()
-            }
-            Focus::Composer if self.status.running() => format!(
-                "{}: follow-up · {}: steer (empty: interrupt) · {}: stop tool · {}: pull back queue",
-                key(Action::Submit),
-                key(Action::Interrupt),
-                key(Action::InterruptTool),
-                key(Action::PullQueue)
-            ),
-            Focus::Composer if self.shells.has_context() => format!(
-                "{}: send (the shell output goes with it) · {}: newline · !!cmd: shell, output not sent",
-                key(Action::Submit),
-                key(Action::Newline)
-            ),
-            Focus::Composer => format!(
-                "{}: send · {}: newline · !cmd: shell · {}: find",
-                key(Action::Submit),
-                key(Action::Newline),
-                key(Action::Find)
-            ),
-            Focus::Chat => format!(
-                "↑↓ scroll · [ ]: select card or code · c: copy it · o: expand · End: bottom · {}: find",
-                key(Action::Find)
-            ),
-            Focus::Tree => format!(
-                "↑↓ select a call · Enter: open its arguments and result · {}: next pane",
-                key(Action::FocusNext)
-            ),
-            Focus::Dashboard => "↑↓ select · Enter: open subagent · x: cancel subagent · p: pause/resume job · d: delete job".to_owned(),
-        }
+        let items: Vec<String> = match self.focus {
+            Focus::Composer if self.composer.restored().is_some() => vec![
+                "restored from the queues".into(),
+                format!("{}: send each as it was", key(Action::Submit)),
+                "editing merges them".into(),
+            ],
+            Focus::Composer if self.status.running() => vec![
+                format!("{}: follow-up", key(Action::Submit)),
+                format!("{}: steer (empty: interrupt)", key(Action::Interrupt)),
+                format!("{}: stop tool", key(Action::InterruptTool)),
+                format!("{}: pull back queue", key(Action::PullQueue)),
+            ],
+            Focus::Composer if self.shells.has_context() => vec![
+                format!(
+                    "{}: send (the shell output goes with it)",
+                    key(Action::Submit)
+                ),
+                format!("{}: newline", key(Action::Newline)),
+                "!!cmd: shell, output not sent".into(),
+            ],
+            Focus::Composer => vec![
+                format!("{}: send", key(Action::Submit)),
+                format!("{}: newline", key(Action::Newline)),
+                "!cmd: shell".into(),
+                format!("{}: find", key(Action::Find)),
+            ],
+            Focus::Chat if self.viewing_subagent().is_some() => vec![
+                "read-only".into(),
+                format!("{}: back to the chat", key(Action::Interrupt)),
+                "↑↓ scroll".into(),
+                format!("{}: find", key(Action::Find)),
+            ],
+            Focus::Chat => vec![
+                "↑↓ scroll".into(),
+                "[ ]: select card or code".into(),
+                "c: copy it".into(),
+                "o: expand".into(),
+                "End: bottom".into(),
+                format!("{}: find", key(Action::Find)),
+            ],
+            Focus::Tree => vec![
+                "↑↓ select a call".into(),
+                "Enter: open its arguments and result".into(),
+                format!("{}: next pane", key(Action::FocusNext)),
+            ],
+            Focus::Dashboard => vec![
+                "↑↓ select".into(),
+                "Enter: open subagent".into(),
+                "x: cancel subagent".into(),
+                "p: pause/resume job".into(),
+                "d: delete job".into(),
+            ],
+        };
+        items
     }
 
     /// The rows of `/status`.

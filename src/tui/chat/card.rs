@@ -9,7 +9,7 @@ use crate::headless::{clip, summarize_args};
 use crate::tui::theme::Token;
 use crate::tui::tool_tree::{CallNode, CallStatus};
 use crate::tui::widgets::{format_duration, spinner};
-use crate::tui::wrap::{Anchor, StyledLine, WrapKind, clean};
+use crate::tui::wrap::{Anchor, StyledLine, WrapKind, clean, str_width};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use std::sync::Arc;
@@ -121,21 +121,6 @@ pub(super) fn card_lines(
     } else {
         symbol
     };
-    let mut spans = vec![
-        Span::styled(format!("{symbol} "), theme.fg(token)),
-        Span::styled(
-            name.to_owned(),
-            theme.fg(Token::Tool).add_modifier(Modifier::BOLD),
-        ),
-    ];
-    let summary = if args.is_null() {
-        String::new()
-    } else {
-        summarize_args(args)
-    };
-    if !summary.is_empty() {
-        spans.push(Span::styled(format!(" {}", clean(&summary)), theme.text()));
-    }
     let elapsed = info.and_then(|i| {
         i.duration
             .or_else(|| i.started.map(|s| ctx.now.saturating_duration_since(s)))
@@ -147,13 +132,41 @@ pub(super) fn card_lines(
     if let Some(d) = elapsed.filter(|_| status != CallStatus::Skipped) {
         tail.push(format_duration(d));
     }
+    let tail = if tail.is_empty() {
+        String::new()
+    } else {
+        format!(" · {}", tail.join(" · "))
+    };
+    let summary = if args.is_null() {
+        String::new()
+    } else {
+        clean(&summarize_args(args))
+    };
+    // One row: the arguments give way so the status and the timer stay in view.
+    let fixed = 2 + str_width(symbol) + 1 + str_width(name) + 1 + str_width(&tail);
+    let room = usize::from(ctx.width).saturating_sub(fixed);
+    let summary = if str_width(&summary) > room {
+        clip(&summary, room.max(2))
+    } else {
+        summary
+    };
+    let mut spans = vec![
+        Span::styled(format!("{symbol} "), theme.fg(token)),
+        Span::styled(
+            name.to_owned(),
+            theme.fg(Token::Tool).add_modifier(Modifier::BOLD),
+        ),
+    ];
+    if !summary.is_empty() {
+        spans.push(Span::styled(format!(" {summary}"), theme.text()));
+    }
     if !tail.is_empty() {
         let style = if status == CallStatus::Interrupted {
             theme.fg(Token::Warning)
         } else {
             theme.dim()
         };
-        spans.push(Span::styled(format!(" · {}", tail.join(" · ")), style));
+        spans.push(Span::styled(tail, style));
     }
     let anchor = Some(Anchor::Card(Arc::from(id)));
     out.push(StyledLine {

@@ -15,8 +15,9 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 pub(crate) struct ComposerView<'a> {
     /// Whether it has focus (the cursor and the popup show only then).
     pub focused: bool,
-    /// The keys line on its top border: what the keys do in the focused pane.
-    pub hint: &'a str,
+    /// The keys line on its top border: what the keys do in the focused pane, most
+    /// important first (as many as fit are shown, whole).
+    pub hint: &'a [String],
 }
 
 impl Composer {
@@ -25,7 +26,20 @@ impl Composer {
         if area.height == 0 {
             return;
         }
-        let hint = format!(" {} ", view.hint);
+        let room = usize::from(area.width).saturating_sub(3);
+        let mut shown = String::new();
+        for item in view.hint {
+            let next = if shown.is_empty() {
+                item.clone()
+            } else {
+                format!("{shown} · {item}")
+            };
+            if str_width(&next) > room {
+                break;
+            }
+            shown = next;
+        }
+        let hint = format!(" {shown} ");
         let rule = "─".repeat(usize::from(area.width));
         buf.set_stringn(
             area.x,
