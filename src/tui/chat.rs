@@ -403,6 +403,7 @@ impl Chat {
             expand_key: frame.expand_key,
             width: inner.width,
         };
+        let relaid = self.transcript.needs_layout(inner.width);
         let rendered = self.transcript.layout(inner.width, &ctx);
         let total = self.transcript.total_rows();
         if total > self.last_total_rows && !self.scroll.follow {
@@ -413,7 +414,7 @@ impl Chat {
         let height = self.text_rows(usize::from(inner.height));
         self.height = height.max(1);
         if let Some(find) = &mut self.find
-            && (grew || !rendered.is_empty() || find.is_stale())
+            && (grew || relaid || find.is_stale())
         {
             find.refresh(&self.transcript);
         }

@@ -255,22 +255,25 @@ impl Dashboard {
         ));
         if !self.elsewhere.is_empty() {
             let total: usize = self.elsewhere.iter().map(|(_, n)| n).sum();
-            let each: Vec<String> = self
-                .elsewhere
-                .iter()
-                .map(|(id, n)| format!("{} {n}", &id[..id.len().min(8)]))
-                .collect();
             lines.push((
                 Line::from(vec![
                     Span::styled(
-                        format!("  + {total} for other sessions: "),
+                        format!("  + {total} waiting in other sessions"),
                         theme.fg(Token::Notify),
                     ),
-                    Span::styled(each.join(" · "), theme.text()),
                     Span::styled(" (/sessions)", theme.dim()),
                 ]),
                 false,
             ));
+            for (id, n) in &self.elsewhere {
+                lines.push((
+                    Line::from(Span::styled(
+                        format!("    {}  {n}", &id[..id.len().min(8)]),
+                        theme.text(),
+                    )),
+                    false,
+                ));
+            }
         }
         if view.focused {
             lines.push((

@@ -346,7 +346,15 @@ impl Status {
     }
 
     /// Draws pending steering and follow-up messages, one per row.
-    pub(crate) fn draw_queue(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
+    /// `waiting_for`: the running tool that steering waits for (each steer says when
+    /// it goes in; `stop_key` delivers it now).
+    pub(crate) fn draw_queue(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        theme: &Theme,
+        (waiting_for, stop_key): (Option<&str>, &str),
+    ) {
         if area.height == 0 {
             return;
         }
@@ -367,7 +375,7 @@ impl Status {
             } else {
                 first_line(text)
             };
-            let line = Line::from(vec![
+            let mut spans = vec![
                 Span::styled(
                     format!(" {label} "),
                     theme
@@ -376,8 +384,15 @@ impl Status {
                 ),
                 Span::raw(" "),
                 Span::styled(shown, theme.text()),
-            ]);
-            buf.set_line(area.x, y, &line, area.width);
+            ];
+            if label == "steer" && self.running {
+                let when = match waiting_for {
+                    Some(tool) => format!("  · goes in when {tool} finishes ({stop_key}: now)"),
+                    None => "  · goes in when this answer ends".to_owned(),
+                };
+                spans.push(Span::styled(when, theme.dim()));
+            }
+            buf.set_line(area.x, y, &Line::from(spans), area.width);
         }
     }
 }

@@ -16,6 +16,27 @@ use crate::tui::part::Handled;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
+/// A notification's first line, shortened for a one-line note: `Cron job "build"
+/// (cron-1) fired` reads `cron "build" fired`.
+fn brief(summary: &str) -> String {
+    let lowered = summary
+        .strip_prefix("Cron job ")
+        .map(|rest| format!("cron {rest}"))
+        .or_else(|| {
+            summary
+                .strip_prefix("Subagent ")
+                .map(|rest| format!("subagent {rest}"))
+        })
+        .unwrap_or_else(|| summary.to_owned());
+    // The id in parentheses after the quoted name.
+    match (lowered.find(" ("), lowered.find(") ")) {
+        (Some(open), Some(close)) if open < close => {
+            format!("{}{}", &lowered[..open], &lowered[close + 1..])
+        }
+        _ => lowered,
+    }
+}
+
 /// Rows one wheel notch scrolls.
 const WHEEL_ROWS: isize = 3;
 
@@ -54,7 +75,10 @@ impl App {
                 let short = &session_id[..session_id.len().min(8)];
                 let said = self.chat.notice(
                     NoticeLevel::Info,
-                    format!("{summary} for session {short} · /sessions to open"),
+                    format!(
+                        "{} for session {short} · /sessions to open",
+                        brief(&summary)
+                    ),
                 );
                 said.and(self.dashboard.parked(&session_id))
             }
@@ -99,7 +123,9 @@ impl App {
                 if animated {
                     self.spinner = self.spinner.wrapping_add(1);
                 }
-                let cards = animated && self.chat.tick();
+                let main = animated && self.chat.tick();
+                let shown = animated && self.subagents.shown_mut().is_some_and(|c| c.tick());
+                let cards = main || shown;
                 Handled::changed_if(animated || cards || self.dashboard_counts_down())
             }
             Msg::Frame => Handled::ignored(),

@@ -73,7 +73,14 @@ fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         };
         app.dashboard.draw(dashboard, buf, theme, &view);
     }
-    app.status.draw_queue(areas.queue, buf, theme);
+    let running = app.tools.running_names();
+    let stop_key = app.keymap.label(Action::InterruptTool);
+    app.status.draw_queue(
+        areas.queue,
+        buf,
+        theme,
+        (running.first().map(String::as_str), &stop_key),
+    );
     let hint = app.key_hint();
     let composer = ComposerView {
         focused: focused(Focus::Composer),

@@ -220,19 +220,25 @@ pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<Style
             let marker = Span::styled("› ", theme.fg(Token::User));
             // Shell output sent along is folded to its command.
             let (commands, text) = split_shell_blocks(text);
-            for command in commands {
+            let folded = !commands.is_empty();
+            for (i, command) in commands.into_iter().enumerate() {
+                let first = if i == 0 {
+                    Span::styled("› ", theme.fg(Token::User))
+                } else {
+                    Span::raw("  ")
+                };
                 out.push(StyledLine {
                     spans: vec![Span::styled(
                         format!("$ {} · output sent along", clean(command)),
                         theme.dim(),
                     )],
-                    first_prefix: vec![Span::styled("› ", theme.fg(Token::User))],
+                    first_prefix: vec![first],
                     rest_prefix: vec![Span::raw("  ")],
                     ..StyledLine::default()
                 });
             }
             for (i, line) in clean(text).split('\n').enumerate() {
-                let first = if i == 0 {
+                let first = if i == 0 && !folded {
                     marker.clone()
                 } else {
                     Span::raw("  ")

@@ -350,6 +350,15 @@ impl Transcript {
         }
     }
 
+    /// Whether a layout at `width` would render anything again.
+    pub(super) fn needs_layout(&self, width: u16) -> bool {
+        width != self.width
+            || !self.dirty.is_empty()
+            || !self.finishing.is_empty()
+            || !self.finishing_ready.is_empty()
+            || self.offsets.len() != self.entries.len() + 1
+    }
+
     /// Renders what changed at `width` and updates the offsets. Returns, per entry
     /// rendered, the code blocks it shows without a highlight.
     pub(super) fn layout(

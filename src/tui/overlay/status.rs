@@ -34,9 +34,8 @@ impl StatusRow {
 
 /// Draws the rows from row `scroll` on.
 pub(super) fn draw(area: Rect, buf: &mut Buffer, theme: &Theme, rows: &[StatusRow], scroll: u16) {
-    let height = (rows.len() as u16).saturating_add(2).min(area.height);
-    let rect = centered(area, 80, height);
-    let body = dialog(theme, rect, " Status · Esc closes ".into(), buf);
+    // Sized to the rows as they wrap at the dialog's width.
+    let inner_width = centered(area, 80, 1).width.saturating_sub(2);
     let head = theme.fg(Token::Accent).add_modifier(Modifier::BOLD);
     let pad = " ".repeat(LABEL);
     let lines: Vec<StyledLine> = rows
@@ -56,5 +55,19 @@ pub(super) fn draw(area: Rect, buf: &mut Buffer, theme: &Theme, rows: &[StatusRo
             }
         })
         .collect();
-    scrolled(&wrap(&lines, body.width), body, scroll, buf);
+    let wrapped = wrap(&lines, inner_width);
+    let height = u16::try_from(wrapped.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(2)
+        .min(area.height);
+    let rect = centered(area, 80, height);
+    let body = dialog(theme, rect, " Status · Esc closes ".into(), buf);
+    let max = wrapped.len().saturating_sub(usize::from(body.height));
+    scrolled(&wrapped, body, scroll, buf);
+    if usize::from(scroll) < max {
+        let text = " ↓ more (PgDn) ";
+        let x = rect.right().saturating_sub(text.chars().count() as u16 + 2);
+        let sign = theme.fg(Token::Accent).add_modifier(Modifier::BOLD);
+        buf.set_string(x, rect.bottom().saturating_sub(1), text, sign);
+    }
 }
