@@ -300,7 +300,7 @@ impl Runtime {
         let cancel = self.shells.child_token();
         let forward = send.clone();
         tokio::spawn(async move {
-            let sink = EventSink::new(move |event| forward(event));
+            let sink = EventSink::new(forward);
             let updates = ToolUpdates::new(sink, &id, EXEC_TOOL_NAME);
             let result = tool.execute(&id, args, cancel, updates.clone()).await;
             updates.close();

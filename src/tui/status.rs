@@ -263,7 +263,7 @@ impl Status {
     pub fn cost_known(&self) -> bool {
         self.offline
             || self.totals.usage.cost > 0.0
-            || self.priced_models.iter().any(|m| *m == self.model)
+            || self.priced_models.contains(&self.model)
             || crate::llm::pricing::known_prices(&self.model).is_some()
     }
 

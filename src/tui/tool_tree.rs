@@ -3,9 +3,11 @@
 //! under its `spawn`; arrow keys select a call, Enter opens its details.
 
 mod calls;
+mod node;
 
-pub(crate) use calls::pretty_json;
-pub use calls::{CallNode, CallStatus, CallTree, TreeRow};
+pub use calls::{CallTree, TreeRow};
+pub(crate) use node::pretty_json;
+pub use node::{CallNode, CallStatus};
 
 use super::part::{Handled, Intent};
 use super::theme::{Theme, Token};

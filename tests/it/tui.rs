@@ -4,6 +4,7 @@ mod e2e;
 mod e2e_llm;
 mod e2e_sessions;
 mod e2e_terminal_loss;
+mod e2e_ux;
 mod events;
 mod keys_config;
 mod model_list;

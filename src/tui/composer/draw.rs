@@ -122,7 +122,7 @@ impl Composer {
             };
             let first_width = lines.get(line).map_or(0, |l| str_width(l));
             let label_width = str_width(label);
-            if first_width.min(width) + label_width + 1 <= width {
+            if first_width.min(width) + label_width < width {
                 let x = body.right() - label_width as u16;
                 let style = theme
                     .fg(token)
