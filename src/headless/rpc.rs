@@ -2,15 +2,17 @@
 //! stdout. The protocol is documented in docs/rpc.md.
 
 use super::write_json_line;
-use crate::agent::{Agent, AgentEvent, QueueKind, QueueMode};
-use crate::runtime::{RuntimeEvent, Supervisor, SupervisorOutcome};
+use crate::agent::{Agent, QueueKind, QueueMode};
+use crate::runtime::{Supervisor, SupervisorOutcome};
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
+
+pub use super::rpc_input::DEFAULT_MAX_LINE_BYTES;
+pub use super::rpc_loop::{RpcOptions, serve};
 
 /// A command read from stdin.
 #[derive(Debug, Deserialize)]
@@ -76,66 +78,12 @@ impl PendingApprovals {
     }
 }
 
-/// Serves RPC commands from `input` until EOF, then waits for the running prompt to
-/// finish; returns the exit code.
-pub async fn serve(
-    supervisor: &Supervisor,
-    runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
-    approvals: PendingApprovals,
-    input: impl AsyncRead + Unpin,
-) -> i32 {
-    let agent = supervisor.agent();
-    let events = agent.subscribe(None);
-    let (done_tx, done_rx) = oneshot::channel();
-    let forwarder = tokio::spawn(forward_events(events, runtime_events, done_rx));
-    let mut lines = BufReader::new(input).lines();
-    loop {
-        match lines.next_line().await {
-            Ok(Some(line)) if line.trim().is_empty() => {}
-            Ok(Some(line)) => write_json_line(&handle_line(supervisor, &approvals, &line)),
-            Ok(None) => break,
-            Err(e) => {
-                write_json_line(
-                    &json!({"type": "response", "ok": false, "error": format!("cannot read stdin: {e}")}),
-                );
-                break;
-            }
-        }
-    }
-    agent.wait_for_idle().await;
-    // `state()` takes the lock under which `agent_end` is handed to subscribers, so after
-    // it every event of the run is in the forwarder's channel.
-    let _ = agent.state();
-    let _ = done_tx.send(());
-    let _ = forwarder.await;
-    super::EXIT_OK
-}
-
-async fn forward_events(
-    mut events: mpsc::UnboundedReceiver<AgentEvent>,
-    mut runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
-    mut done: oneshot::Receiver<()>,
-) {
-    loop {
-        tokio::select! {
-            biased;
-            event = events.recv() => match event {
-                Some(event) => write_json_line(&event),
-                None => return,
-            },
-            Some(event) = runtime_events.recv() => write_json_line(&event),
-            _ = &mut done => {
-                while let Ok(event) = events.try_recv() {
-                    write_json_line(&event);
-                }
-                return;
-            }
-        }
-    }
-}
-
 /// Runs one command line and returns its response object.
-fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str) -> Value {
+pub(super) fn handle_line(
+    supervisor: &Supervisor,
+    approvals: &PendingApprovals,
+    line: &str,
+) -> Value {
     let agent = supervisor.agent();
     let value: Value = match serde_json::from_str(line) {
         Ok(value) => value,
@@ -245,6 +193,6 @@ fn success(command: &str, extra: Value) -> Value {
     response
 }
 
-fn failure(command: Option<&str>, error: String) -> Value {
+pub(super) fn failure(command: Option<&str>, error: String) -> Value {
     json!({"type": "response", "command": command, "ok": false, "error": error})
 }

@@ -1,7 +1,8 @@
 //! Choosing the session a process writes: new, resumed (`-c`, `--session`), forked, or none.
 
 use super::SessionError;
-use super::file::{SessionData, find_session, list_sessions, load};
+use super::list::{find_session, latest_session};
+use super::load::{SessionData, load};
 use super::writer::SessionWriter;
 use crate::cli::Cli;
 use crate::config::Settings;
@@ -27,13 +28,7 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
     let target = if let Some(key) = &cli.session {
         Some(find_session(data_dir, workspace, key)?)
     } else if cli.continue_session {
-        // The latest with a conversation: one left empty by a crash is not it.
-        let sessions = list_sessions(data_dir, workspace);
-        let latest = sessions
-            .iter()
-            .find(|s| s.message_count > 0)
-            .or(sessions.first())
-            .map(|s| s.path.clone());
+        let latest = latest_session(data_dir, workspace);
         if latest.is_none() {
             notes.push("no earlier session in this workspace; starting a new one".into());
         }

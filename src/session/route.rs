@@ -3,13 +3,14 @@
 //! file beside it, appended without its lock, so it works whoever writes the session)
 //! and is delivered when the session is resumed.
 
-use super::file::{SessionData, session_path_by_id};
+use super::file::open_side_append;
+use super::list::session_path_by_id;
+use super::load::SessionData;
 use super::writer::SessionAppender;
 use super::{Entry, SessionError};
 use crate::agent::now_ms;
 use crate::runtime::InboundMessage;
 use crate::runtime::supervisor::NotificationStore;
-use std::fs::OpenOptions;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -88,11 +89,7 @@ pub fn record_undelivered(session: &Path, message: &InboundMessage) -> Result<()
     let io = |e| SessionError::io(&path, e);
     let mut line = serde_json::to_string(message).map_err(|e| io(std::io::Error::other(e)))?;
     line.push('\n');
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(io)?;
+    let mut file = open_side_append(&path).map_err(io)?;
     // One write of a whole line with O_APPEND: concurrent appenders never interleave.
     file.write_all(line.as_bytes()).map_err(io)?;
     file.sync_data().map_err(io)

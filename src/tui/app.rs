@@ -210,6 +210,8 @@ pub struct App {
     pub(super) last_cancel: Option<Instant>,
     /// A short message in the status bar, until the instant given.
     pub hint: Option<(String, Instant)>,
+    /// Why the session is not being saved, while it is not (shown in the status bar).
+    pub unsaved: Option<String>,
     /// Spinner frame.
     pub spinner: usize,
     /// The time of the last update, for elapsed times.
@@ -272,6 +274,7 @@ impl App {
             last_steer: None,
             last_cancel: None,
             hint: None,
+            unsaved: None,
             spinner: 0,
             now: Instant::now(),
             clock_base: (Instant::now(), SystemTime::now()),

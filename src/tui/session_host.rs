@@ -13,7 +13,7 @@ use crate::setup::SessionBinding;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
-use tokio::sync::{Mutex, oneshot};
+use tokio::sync::{Mutex, oneshot, watch};
 use tokio::task::JoinHandle;
 
 /// Which session to switch to.
@@ -41,12 +41,15 @@ struct HostState {
     /// False with `--no-session`: nothing is written.
     enabled: bool,
     recording: Option<Recording>,
+    /// Where saving failures are told (the chat), once the client runs.
+    saving: Option<MsgSender>,
 }
 
 struct Recording {
     id: String,
     finish: oneshot::Sender<()>,
-    task: JoinHandle<()>,
+    task: JoinHandle<session::SaveStatus>,
+    status: watch::Receiver<session::SaveStatus>,
 }
 
 impl SessionHost {
@@ -65,6 +68,7 @@ impl SessionHost {
                 provider: settings.provider.name.clone(),
                 enabled,
                 recording: None,
+                saving: None,
             })),
             binding,
         }
@@ -101,6 +105,16 @@ impl SessionHost {
         }
         record(&mut state, opened.writer, opened.resumed.as_ref());
         loaded
+    }
+
+    /// Tells `tx` when saving the session fails and when it works again, from now on
+    /// and for every session switched to.
+    pub async fn report_saving(&self, tx: &MsgSender) {
+        let mut state = self.state.lock().await;
+        state.saving = Some(tx.clone());
+        if let Some(recording) = &state.recording {
+            forward_saving(recording.status.clone(), tx.clone());
+        }
     }
 
     /// Lists the workspace's sessions into the picker (off the UI thread).
@@ -256,8 +270,41 @@ fn record(state: &mut HostState, writer: SessionWriter, data: Option<&SessionDat
         forget_queue_when_a_run_starts(&state.agent, &writer);
     }
     let id = writer.id().to_owned();
+    let status = writer.status();
+    if let Some(tx) = &state.saving {
+        forward_saving(status.clone(), tx.clone());
+    }
     let (finish, task) = record_events(&state.agent, writer);
-    state.recording = Some(Recording { id, finish, task });
+    state.recording = Some(Recording {
+        id,
+        finish,
+        task,
+        status,
+    });
+}
+
+/// Sends the chat a message when saving starts failing and when it works again, until
+/// the writer is closed.
+fn forward_saving(mut status: watch::Receiver<session::SaveStatus>, tx: MsgSender) {
+    tokio::spawn(async move {
+        let (mut reported, mut failing) = (0, false);
+        loop {
+            let now = status.borrow_and_update().clone();
+            if now.failures > reported {
+                reported = now.failures;
+                failing = true;
+                let error = now.error.clone().unwrap_or_else(|| "a write failed".into());
+                let _ = tx.send(Msg::SessionSave(Some(error)));
+            }
+            if failing && now.error.is_none() {
+                failing = false;
+                let _ = tx.send(Msg::SessionSave(None));
+            }
+            if status.changed().await.is_err() {
+                return;
+            }
+        }
+    });
 }
 
 /// The queued texts were offered back in the composer, not to the agent: once a run

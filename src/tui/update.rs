@@ -144,6 +144,24 @@ impl App {
                 self.notice(NoticeLevel::Error, text);
                 Vec::new()
             }
+            Msg::SessionSave(Some(error)) => {
+                self.notice(
+                    NoticeLevel::Error,
+                    format!(
+                        "{error}. The conversation goes on; writing is retried at the end of each turn."
+                    ),
+                );
+                self.unsaved = Some(error);
+                Vec::new()
+            }
+            Msg::SessionSave(None) => {
+                self.notice(
+                    NoticeLevel::Info,
+                    "The session is saved again; nothing is missing from it.",
+                );
+                self.unsaved = None;
+                Vec::new()
+            }
             Msg::Notice(level, text) => {
                 self.notice(level, text);
                 Vec::new()

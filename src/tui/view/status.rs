@@ -40,8 +40,15 @@ pub fn parts(app: &App) -> Vec<String> {
         mode(app.steering_mode),
         mode(app.follow_up_mode)
     ));
+    // Right after the state word, so narrow terminals show it too.
+    if app.unsaved.is_some() {
+        parts.insert(2, UNSAVED.to_owned());
+    }
     parts
 }
+
+/// The status bar's part while the session cannot be written.
+const UNSAVED: &str = "⚠ session not saved";
 
 /// Draws the bar into `area` (one row).
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
@@ -54,6 +61,14 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     for (i, part) in parts.into_iter().enumerate() {
         if i > 0 {
             spans.push(sep.clone());
+        }
+        if part == UNSAVED {
+            spans.push(Span::styled(
+                part,
+                base.patch(theme.fg(Token::Error))
+                    .add_modifier(Modifier::BOLD),
+            ));
+            continue;
         }
         if i == 1 {
             let token = match app.state_word() {

@@ -17,7 +17,10 @@ fn session_files(sb: &Sandbox) -> Vec<PathBuf> {
             .flatten()
             .flatten()
         {
-            out.push(f.path());
+            // Side files (`.streaming`, `.damaged`, `.inbox`) are not sessions.
+            if f.path().extension().is_some_and(|x| x == "jsonl") {
+                out.push(f.path());
+            }
         }
     }
     out
