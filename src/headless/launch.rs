@@ -11,7 +11,6 @@ use crate::setup;
 use crate::tools::exec::{ApprovalAsker, ApprovalDecision};
 use crate::tools::message::{MessageSender, OutboundMessage};
 use std::io::Read;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Runs `--print`, `--mode json` or `--mode rpc`; returns the exit code.
@@ -161,7 +160,6 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<String>) -> i32 {
 
 /// The session being recorded, and the task that reports how saving goes.
 struct Recording {
-    path: PathBuf,
     finish: tokio::sync::oneshot::Sender<()>,
     task: tokio::task::JoinHandle<session::SaveStatus>,
     reporter: tokio::task::JoinHandle<()>,
@@ -169,11 +167,9 @@ struct Recording {
 
 impl Recording {
     fn start(agent: &Agent, writer: session::SessionWriter, rpc: bool) -> Self {
-        let path = writer.path().to_path_buf();
         let reporter = saving::report(writer.status(), rpc);
         let (finish, task) = session::record_events(agent, writer);
         Self {
-            path,
             finish,
             task,
             reporter,
@@ -188,7 +184,7 @@ impl Recording {
         let status = self.task.await.unwrap_or_default();
         // Ends once the writer is gone, after its last report.
         let _ = self.reporter.await;
-        !saving::report_final(&status, &self.path)
+        !saving::report_final(&status)
     }
 }
 

@@ -5,7 +5,6 @@
 use super::write_json_line;
 use crate::session::SaveStatus;
 use serde_json::json;
-use std::path::Path;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -44,17 +43,16 @@ pub fn report(mut status: watch::Receiver<SaveStatus>, rpc: bool) -> JoinHandle<
     })
 }
 
-/// Tells what is missing from the file at `path` after it was closed; true when the
+/// Tells what is missing from the session file after it was closed; true when the
 /// session could not be saved.
-pub fn report_final(status: &SaveStatus, path: &Path) -> bool {
+pub fn report_final(status: &SaveStatus) -> bool {
     let Some(error) = &status.error else {
         return false;
     };
     eprintln!(
-        "claw-tui: the session could not be saved: {} record{} never reached {} ({error})",
+        "claw-tui: the session could not be saved: {} record{} missing from it ({error})",
         status.unsaved,
         if status.unsaved == 1 { "" } else { "s" },
-        path.display()
     );
     true
 }

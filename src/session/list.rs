@@ -44,10 +44,19 @@ pub fn list_sessions(data_dir: &Path, workspace: &Path) -> Vec<SessionSummary> {
     sessions
 }
 
-/// The session `-c` continues: the most recently active one that has a message (one
-/// left empty by a crash is not it), else the most recent one. Reads only the ends of
-/// the files, not whole histories.
-pub fn latest_session(data_dir: &Path, workspace: &Path) -> Option<PathBuf> {
+/// The session `-c` continues, and the newer ones it passed over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LatestSession {
+    /// Its file.
+    pub path: PathBuf,
+    /// More recent session files that hold no message (one whose writes all failed, or
+    /// that the process left right after creating it), newest first.
+    pub passed_over: Vec<PathBuf>,
+}
+
+/// The session `-c` continues: the most recently active one that has a message, else
+/// the most recent one. Reads only the ends of the files, not whole histories.
+pub fn latest_session(data_dir: &Path, workspace: &Path) -> Option<LatestSession> {
     let mut candidates: Vec<(u64, u64, PathBuf)> = session_files(data_dir, workspace)
         .into_iter()
         .filter_map(|path| {
@@ -57,12 +66,21 @@ pub fn latest_session(data_dir: &Path, workspace: &Path) -> Option<PathBuf> {
         })
         .collect();
     candidates.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
-    let first = candidates.first().map(|c| c.2.clone());
-    candidates
-        .into_iter()
-        .find(|(_, _, path)| head(path).is_some_and(|(_, messages)| messages))
-        .map(|c| c.2)
-        .or(first)
+    let mut passed_over = Vec::new();
+    for (_, _, path) in &candidates {
+        if head(path).is_some_and(|(_, messages)| messages) {
+            return Some(LatestSession {
+                path: path.clone(),
+                passed_over,
+            });
+        }
+        passed_over.push(path.clone());
+    }
+    let (_, _, path) = candidates.into_iter().next()?;
+    Some(LatestSession {
+        path,
+        passed_over: Vec::new(),
+    })
 }
 
 /// The file of the session `id` in `workspace` (file names end in `_<id>.jsonl`), without

@@ -29,10 +29,20 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
         Some(find_session(data_dir, workspace, key)?)
     } else if cli.continue_session {
         let latest = latest_session(data_dir, workspace);
-        if latest.is_none() {
-            notes.push("no earlier session in this workspace; starting a new one".into());
+        match &latest {
+            None => notes.push("no earlier session in this workspace; starting a new one".into()),
+            Some(latest) => {
+                for empty in &latest.passed_over {
+                    notes.push(format!(
+                        "the more recent session file {} holds no message (nothing of it could \
+                         be saved, or claw-tui stopped right after creating it); continuing the \
+                         latest session that has messages",
+                        empty.display()
+                    ));
+                }
+            }
         }
-        latest
+        latest.map(|l| l.path)
     } else {
         None
     };

@@ -74,6 +74,8 @@ pub(super) enum Command {
     Sync,
     /// Something for the side file of the run in progress.
     Stream(StreamCommand),
+    /// Answers once everything sent before is done.
+    Barrier(mpsc::Sender<()>),
     /// Write what waits, sync, and stop; answers with the final status.
     Close(oneshot::Sender<SaveStatus>),
 }
@@ -96,6 +98,7 @@ pub(super) struct WriteLoop {
 
 impl WriteLoop {
     pub(super) fn run(mut self, rx: &mpsc::Receiver<Command>) {
+        let mut closing = None;
         while let Ok(command) = rx.recv() {
             match command {
                 Command::Line(mut line) => {
@@ -109,15 +112,23 @@ impl WriteLoop {
                 }
                 Command::Sync => self.sync(),
                 Command::Stream(command) => self.stream.apply(command),
+                Command::Barrier(done) => {
+                    let _ = done.send(());
+                }
                 Command::Close(done) => {
-                    self.sync();
-                    let _ = done.send(self.status.borrow().clone());
-                    return;
+                    closing = Some(done);
+                    break;
                 }
             }
         }
-        // The writer was dropped without `close`: still write and sync what waits.
+        // Closed, or the writer was dropped without `close`: write and sync what waits.
         self.sync();
+        let status = self.status.borrow().clone();
+        // The lock goes with the file: released before anyone hears it is closed.
+        drop(self);
+        if let Some(done) = closing {
+            let _ = done.send(status);
+        }
     }
 
     fn sync(&mut self) {

@@ -108,6 +108,8 @@ impl SessionWriter {
         }
         writer.close_interrupted_run(&mut data);
         writer.sync();
+        // What was recovered is in the file (and the side file gone) before anyone reads.
+        writer.settle();
         Ok((writer, data))
     }
 
@@ -240,6 +242,14 @@ impl SessionWriter {
     /// Retries what could not be written, then flushes everything to the disk.
     pub fn sync(&self) {
         let _ = self.tx.send(Command::Sync);
+    }
+
+    /// Blocks until the thread has done everything sent before.
+    fn settle(&self) {
+        let (done, wait) = mpsc::channel();
+        if self.tx.send(Command::Barrier(done)).is_ok() {
+            let _ = wait.recv();
+        }
     }
 
     pub(super) fn stream(&self, command: StreamCommand) {

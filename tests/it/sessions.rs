@@ -1,5 +1,7 @@
 //! Tests of the sessions area.
 
 mod cli;
+mod crash;
 mod damage;
+mod damage_cli;
 mod store;

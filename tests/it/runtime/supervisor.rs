@@ -198,7 +198,9 @@ async fn after_an_abort_waiting_notifications_ride_along_with_the_next_input() {
         user_texts(&requests[1]),
         [
             "long task",
-            "[SYSTEM NOTIFICATION]\nresult while busy",
+            // The aborted answer is not sent; the model is told it is missing.
+            "[The previous message got no complete answer: Aborted by the user.]\n\n\
+             [SYSTEM NOTIFICATION]\nresult while busy",
             "hi"
         ]
     );
@@ -223,7 +225,8 @@ async fn a_new_notification_releases_the_hold_after_an_abort() {
         user_texts(&requests[1]),
         [
             "long task",
-            "[SYSTEM NOTIFICATION]\none",
+            "[The previous message got no complete answer: Aborted by the user.]\n\n\
+             [SYSTEM NOTIFICATION]\none",
             "[SYSTEM NOTIFICATION]\ntwo"
         ]
     );
@@ -407,7 +410,13 @@ async fn a_follow_up_left_queued_when_a_run_fails_starts_the_next_run() {
     until_agent_end(&mut f.agent_events).await;
     let requests = f.provider.requests();
     assert_eq!(requests.len(), 2);
-    assert_eq!(user_texts(&requests[1]), ["first", "later"]);
+    assert_eq!(
+        user_texts(&requests[1]),
+        [
+            "first",
+            "[The previous message got no complete answer: overloaded.]\n\nlater"
+        ]
+    );
     assert!(
         f.supervisor
             .agent()

@@ -196,10 +196,9 @@ fn a_damaged_session_is_listed_found_by_id_and_continued_first() {
     assert_eq!(listed[0].message_count, 2);
     assert_eq!(listed[0].damaged_lines, 1);
     assert_eq!(listed[0].first_prompt.as_deref(), Some("new"));
-    assert_eq!(
-        session::latest_session(data_dir.path(), ws.path()),
-        Some(newer_path.clone())
-    );
+    let latest = session::latest_session(data_dir.path(), ws.path()).unwrap();
+    assert_eq!(latest.path, newer_path);
+    assert!(latest.passed_over.is_empty());
     assert_eq!(
         session::find_session(data_dir.path(), ws.path(), "ne").unwrap(),
         newer_path
