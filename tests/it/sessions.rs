@@ -4,4 +4,5 @@ mod cli;
 mod crash;
 mod damage;
 mod damage_cli;
+mod full_disk;
 mod store;

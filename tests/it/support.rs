@@ -11,9 +11,11 @@ pub mod cron;
 pub mod exec;
 pub mod fake_llm;
 pub mod pty;
+pub mod rpc;
 pub mod runs;
 pub mod runtime;
 pub mod scripted;
+pub mod tmpfs;
 pub mod tui;
 pub mod web;
 
