@@ -164,6 +164,16 @@ impl Supervisor {
         let inner = &self.inner;
         let _runtime = inner.runtime.enter();
         let mut state = inner.lock();
+        // Follow-ups a run left queued when it stopped on its own (turn limit, failure)
+        // were sent before this one: it waits behind them, and the oldest starts now.
+        if kind == QueueKind::FollowUp
+            && !state.held
+            && !inner.agent.queued(QueueKind::FollowUp).is_empty()
+        {
+            inner.agent.queue(kind, Message::user(text));
+            inner.pump(&mut state);
+            return SupervisorOutcome::QueuedFollowUp;
+        }
         state.held = false;
         // Notifications still waiting arrived first, so they go first in the same run.
         let mut messages: Vec<Message> = state.pending.iter().map(to_notification).collect();

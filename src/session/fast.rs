@@ -34,6 +34,8 @@ pub(super) enum LineKind {
     PendingNotifications,
     /// The header.
     Header,
+    /// A `queue` snapshot.
+    Queue,
     /// Another kind (queue, setting, or one this build does not know).
     Other,
 }
@@ -103,6 +105,7 @@ impl<'de> Deserialize<'de> for Tag {
                     "message" => LineKind::Message,
                     "pending_notifications" => LineKind::PendingNotifications,
                     "header" => LineKind::Header,
+                    "queue" => LineKind::Queue,
                     _ => LineKind::Other,
                 };
                 let role = match v {

@@ -2,7 +2,7 @@
 //! it (a torn last line, a damaged line in the middle, an unknown role, a missing
 //! header); damaged lines are skipped, counted and reported.
 
-use super::fast::parse_line;
+use super::fast::{LineKind, line_kind, parse_line};
 use super::file::id_from_name;
 use super::{Entry, FORMAT_VERSION, Header, SessionError};
 use crate::agent::Message;
@@ -64,8 +64,11 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
     };
     let mut first_problem = None;
     let mut line = Vec::new();
-    let mut number = 0;
+    let (mut number, mut offset) = (0, 0u64);
     let mut read_any = false;
+    // Snapshots (the latest wins) are only located here and the last one read at the
+    // end: a burst of queued prompts writes many long ones.
+    let mut snapshots: Vec<Snapshot> = Vec::new();
     loop {
         line.clear();
         let n = reader.read_until(b'\n', &mut line).map_err(io)?;
@@ -73,12 +76,23 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
             break;
         }
         number += 1;
+        let at = offset;
+        offset += n as u64;
         if line.last() != Some(&b'\n') {
             data.torn_tail = n as u64;
             break;
         }
         let text = line[..n - 1].trim_ascii();
         if text.is_empty() {
+            continue;
+        }
+        if let Some(kind @ (LineKind::Queue | LineKind::PendingNotifications)) = line_kind(text) {
+            snapshots.push(Snapshot {
+                kind,
+                at,
+                len: n,
+                number,
+            });
             continue;
         }
         match parse_line(text) {
@@ -92,9 +106,50 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
             }
         }
     }
+    let mut file = reader.into_inner();
+    for kind in [LineKind::Queue, LineKind::PendingNotifications] {
+        // The latest readable one; the later ones that are not are damaged.
+        for snapshot in snapshots.iter().rev().filter(|s| s.kind == kind) {
+            match snapshot.read(&mut file).map_err(io)? {
+                Ok(entry) => {
+                    read_any = true;
+                    let latest = match &entry {
+                        Entry::Queue { timestamp, .. } => data.last_activity.max(*timestamp),
+                        _ => data.last_activity,
+                    };
+                    fold(&mut data, entry, path)?;
+                    data.last_activity = latest;
+                    break;
+                }
+                Err(e) => {
+                    let number = snapshot.number;
+                    first_problem.get_or_insert_with(|| format!("line {number}: {e}"));
+                    data.damaged_lines.push(number);
+                }
+            }
+        }
+    }
+    data.damaged_lines.sort_unstable();
     finish(&mut data, read_any, first_problem)?;
     super::route::read_inbox(&mut data);
     Ok(data)
+}
+
+/// Where a snapshot line (queue, pending notifications) is in the file.
+struct Snapshot {
+    kind: LineKind,
+    at: u64,
+    len: usize,
+    number: usize,
+}
+
+impl Snapshot {
+    fn read(&self, file: &mut File) -> std::io::Result<Result<Entry, serde_json::Error>> {
+        let mut bytes = vec![0; self.len];
+        file.seek(SeekFrom::Start(self.at))?;
+        file.read_exact(&mut bytes)?;
+        Ok(parse_line(bytes.trim_ascii()))
+    }
 }
 
 /// Fills in what a damaged file lacks and words the warnings.

@@ -2,3 +2,5 @@
 
 mod print;
 mod rpc;
+mod rpc_input;
+mod signals;

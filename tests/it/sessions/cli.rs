@@ -105,12 +105,11 @@ fn sigkill_mid_stream_keeps_what_was_streamed_as_an_aborted_message() {
         );
         if let Some(f) = session_files(&sb).into_iter().next()
             && roles(&f).contains(&"tool_result".to_owned())
-            && std::fs::read_to_string(claw_tui::session::streaming_path(&f))
-                .is_ok_and(|s| {
-                    // Deltas of the second answer: after the first one's end.
-                    s.rsplit_once("message_end")
-                        .is_some_and(|(_, second)| second.contains("\"deltas\""))
-                })
+            && std::fs::read_to_string(claw_tui::session::streaming_path(&f)).is_ok_and(|s| {
+                // Deltas of the second answer: after the first one's end.
+                s.rsplit_once("message_end")
+                    .is_some_and(|(_, second)| second.contains("\"deltas\""))
+            })
         {
             break f;
         }
@@ -134,12 +133,22 @@ fn sigkill_mid_stream_keeps_what_was_streamed_as_an_aborted_message() {
     );
     assert_eq!(
         roles(&file),
-        ["user", "assistant", "tool_result", "assistant", "user", "assistant"],
+        [
+            "user",
+            "assistant",
+            "tool_result",
+            "assistant",
+            "user",
+            "assistant"
+        ],
         "the streamed part is kept, then the resumed session goes on"
     );
     let kept = &session_messages(&file)[3];
     assert_eq!(kept["stop_reason"], "aborted");
-    assert_eq!(kept["error_message"], claw_tui::session::STOPPED_WHILE_STREAMING);
+    assert_eq!(
+        kept["error_message"],
+        claw_tui::session::STOPPED_WHILE_STREAMING
+    );
     let text = kept["content"][0]["text"].as_str().unwrap();
     // The same prompt run to the end elsewhere: the kept text is the start of its answer.
     let whole = Sandbox::new();

@@ -31,7 +31,10 @@ fn user_texts(provider: &ScriptedProvider) -> Vec<String> {
 fn wait_for_deltas(path: &Path) {
     let started = Instant::now();
     while !std::fs::read_to_string(streaming_path(path)).is_ok_and(|s| s.contains("deltas")) {
-        assert!(started.elapsed() < DEADLINE, "no deltas reached the side file");
+        assert!(
+            started.elapsed() < DEADLINE,
+            "no deltas reached the side file"
+        );
         std::thread::yield_now();
     }
 }
@@ -65,7 +68,10 @@ async fn what_was_streamed_when_the_recorder_died_comes_back_as_an_aborted_messa
     task.await.unwrap();
     agent.abort();
     agent.wait_for_idle().await;
-    assert!(streaming_path(&path).exists(), "a cut-short run leaves its side file");
+    assert!(
+        streaming_path(&path).exists(),
+        "a cut-short run leaves its side file"
+    );
 
     let (writer, loaded) = SessionWriter::resume_file(&path).unwrap();
     assert!(
@@ -133,7 +139,10 @@ async fn a_run_cut_short_before_any_answer_is_marked_and_told() {
     .await;
     let (writer, loaded) = SessionWriter::resume_file(&path).unwrap();
     assert!(
-        loaded.warnings.iter().any(|w| w.contains("before its answer arrived")),
+        loaded
+            .warnings
+            .iter()
+            .any(|w| w.contains("before its answer arrived")),
         "{:?}",
         loaded.warnings
     );

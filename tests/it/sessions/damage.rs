@@ -255,3 +255,31 @@ fn a_line_in_another_field_order_is_read_like_any_other() {
     assert_eq!(texts(&data.messages), ["hand-written"]);
     assert!(data.warnings.is_empty());
 }
+
+#[test]
+fn the_latest_readable_queue_snapshot_wins_and_a_damaged_later_one_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let queue = |items: &[&str], ts: u64| {
+        format!(
+            r#"{{"type":"queue","timestamp":{ts},"steering":[],"follow_up":{}}}"#,
+            serde_json::to_string(items).unwrap()
+        )
+    };
+    let text = [
+        HEADER.to_owned(),
+        queue(&["a"], 2),
+        user_line("one", 3),
+        queue(&["a", "b"], 4),
+        r#"{"type":"queue","timestamp":5,"steering":[],"follow_up":["a","#.to_owned(),
+        user_line("two", 6),
+    ]
+    .join("\n")
+        + "\n";
+    let path = dir.path().join("20240101T000000Z_abc123.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let data = session::load(&path).unwrap();
+    assert_eq!(data.follow_up, ["a", "b"]);
+    assert_eq!(data.damaged_lines, [5]);
+    assert_eq!(texts(&data.messages), ["one", "two"]);
+    assert_eq!(data.last_activity, 6);
+}

@@ -9,10 +9,7 @@ use std::path::Path;
 const FRAGMENT: &str = r#"{"type":"message","timestamp":3,"message":{"role":"user","con"#;
 
 fn append(path: &Path, text: &str) {
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .unwrap();
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
     file.write_all(text.as_bytes()).unwrap();
 }
 
@@ -37,13 +34,23 @@ fn continuing_twice_after_a_torn_line_keeps_the_session_whole() {
         "the user is told: {stderr}"
     );
     let damaged = std::fs::read_to_string(claw_tui::session::damaged_path(&file)).unwrap();
-    assert!(damaged.contains(FRAGMENT), "the fragment's bytes are kept: {damaged}");
+    assert!(
+        damaged.contains(FRAGMENT),
+        "the fragment's bytes are kept: {damaged}"
+    );
 
     let (code, _, stderr) = run_args(&sb, &["-c", "-p", "and once more"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(!stderr.contains("no earlier session"), "{stderr}");
-    assert!(!stderr.contains("damaged"), "the file is clean now: {stderr}");
-    assert_eq!(sb.session_files(), [file.clone()], "no new session replaced it");
+    assert!(
+        !stderr.contains("damaged"),
+        "the file is clean now: {stderr}"
+    );
+    assert_eq!(
+        sb.session_files(),
+        [file.clone()],
+        "no new session replaced it"
+    );
     assert_eq!(session_roles(&file), ["user", "assistant"].repeat(3));
     assert!(
         session_lines(&file).len() == std::fs::read_to_string(&file).unwrap().lines().count(),
@@ -82,8 +89,7 @@ fn continue_takes_the_newest_session_despite_a_bad_line_and_says_so() {
     assert_eq!(code, 0);
     assert_eq!(stdout.lines().count(), 2, "{stdout}");
     assert!(
-        stdout.lines().next().unwrap().contains("newer")
-            && stdout.contains("(1 damaged line)"),
+        stdout.lines().next().unwrap().contains("newer") && stdout.contains("(1 damaged line)"),
         "{stdout}"
     );
 
@@ -91,7 +97,11 @@ fn continue_takes_the_newest_session_despite_a_bad_line_and_says_so() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("skipped 1 damaged line"), "{stderr}");
     assert!(stderr.contains("wizard"), "the problem is named: {stderr}");
-    assert_eq!(session_roles(&older), ["user", "assistant"], "the older is untouched");
+    assert_eq!(
+        session_roles(&older),
+        ["user", "assistant"],
+        "the older is untouched"
+    );
     assert_eq!(
         session_roles(&newer),
         ["user", "wizard", "assistant", "user", "assistant"],

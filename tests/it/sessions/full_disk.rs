@@ -81,8 +81,14 @@ async fn a_failing_write_is_cut_back_reported_and_retried_in_order_at_the_next_s
     }
     writer.sync();
     let started = std::time::Instant::now();
-    while !std::fs::read_to_string(&path).unwrap().contains("message 2") {
-        assert!(started.elapsed() < DEADLINE, "the first lines were never written");
+    while !std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("message 2")
+    {
+        assert!(
+            started.elapsed() < DEADLINE,
+            "the first lines were never written"
+        );
         std::thread::yield_now();
     }
     // The disk fills up half-way through the next line.
@@ -95,12 +101,19 @@ async fn a_failing_write_is_cut_back_reported_and_retried_in_order_at_the_next_s
     let failing = status.borrow().clone();
     assert_eq!(failing.failures, 1);
     assert!(
-        failing.error.as_deref().unwrap().contains("No space left on device"),
+        failing
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("No space left on device"),
         "{failing:?}"
     );
     // No fragment: the file still ends with a whole line.
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.ends_with('\n') && !text.contains("message 3"), "{text}");
+    assert!(
+        text.ends_with('\n') && !text.contains("message 3"),
+        "{text}"
+    );
 
     // More lines while failing wait for the turn boundary: no write is tried for them.
     let tried = appends.load(Ordering::SeqCst);
@@ -114,7 +127,11 @@ async fn a_failing_write_is_cut_back_reported_and_retried_in_order_at_the_next_s
         .unwrap()
         .unwrap();
     assert_eq!(appends.load(Ordering::SeqCst), tried + 1);
-    assert_eq!(status.borrow().failures, 1, "one failure, however long it lasts");
+    assert_eq!(
+        status.borrow().failures,
+        1,
+        "one failure, however long it lasts"
+    );
 
     // Room again: the next sync writes everything that waited, in order.
     *budget.lock().unwrap() = None;
@@ -179,12 +196,18 @@ fn print_mode_on_a_full_disk_says_so_and_exits_non_zero() {
     let mut cmd = sb.command();
     cmd.args(["-p", "hello"]);
     let (code, stdout, stderr) = run(cmd);
-    assert!(stdout.contains("offline demo model"), "the run went on: {stdout}");
+    assert!(
+        stdout.contains("offline demo model"),
+        "the run went on: {stdout}"
+    );
     assert!(
         stderr.contains("No space left on device") && stderr.contains("retried"),
         "{stderr}"
     );
-    assert!(stderr.contains("the session could not be saved"), "{stderr}");
+    assert!(
+        stderr.contains("the session could not be saved"),
+        "{stderr}"
+    );
     assert_eq!(code, 1);
 }
 
@@ -234,8 +257,14 @@ fn a_write_cut_short_by_a_full_disk_leaves_no_partial_line() {
     cmd.args(["-c", "-p", "hello again"]);
     let (code, _, stderr) = run(cmd);
     assert_eq!(code, 0, "{stderr}");
-    assert!(!stderr.contains("damaged") && !stderr.contains("incomplete"), "{stderr}");
-    assert_eq!(session_roles(&file).last().map(String::as_str), Some("assistant"));
+    assert!(
+        !stderr.contains("damaged") && !stderr.contains("incomplete"),
+        "{stderr}"
+    );
+    assert_eq!(
+        session_roles(&file).last().map(String::as_str),
+        Some("assistant")
+    );
 }
 
 #[test]
@@ -250,7 +279,10 @@ fn rpc_reports_a_full_disk_at_once_and_saves_everything_once_there_is_room() {
     assert_eq!(first["type"], "error", "{first}");
     assert_eq!(first["source"], "session");
     assert!(
-        first["error"].as_str().unwrap().contains("No space left on device"),
+        first["error"]
+            .as_str()
+            .unwrap()
+            .contains("No space left on device"),
         "{first}"
     );
     rpc.send(r#"{"type":"prompt","content":"hello"}"#);
@@ -258,15 +290,28 @@ fn rpc_reports_a_full_disk_at_once_and_saves_everything_once_there_is_room() {
 
     disk.free();
     rpc.send(r#"{"type":"prompt","content":"list files"}"#);
-    rpc.until_all(&[&|l| l["type"] == "session_saved", &|l| l["type"] == "agent_end"]);
+    rpc.until_all(&[&|l| l["type"] == "session_saved", &|l| {
+        l["type"] == "agent_end"
+    }]);
     let exited = rpc.close_and_wait_all();
-    assert_eq!(exited.code, 0, "everything was saved in the end: {}", exited.stderr);
+    assert_eq!(
+        exited.code, 0,
+        "everything was saved in the end: {}",
+        exited.stderr
+    );
     let file = &exited.sandbox.only_session();
     let lines = session_lines(file);
     assert_eq!(lines[0]["type"], "header", "the header is first");
     assert_eq!(
         session_roles(file),
-        ["user", "assistant", "user", "assistant", "tool_result", "assistant"],
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "tool_result",
+            "assistant"
+        ],
         "the run on the full disk is in the file, before the later one"
     );
 }

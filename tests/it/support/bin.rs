@@ -62,7 +62,11 @@ impl Sandbox {
         let root = self.dir.path().join("data/claw-tui/sessions");
         let mut out = Vec::new();
         for dir in std::fs::read_dir(&root).into_iter().flatten().flatten() {
-            for f in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            for f in std::fs::read_dir(dir.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
                 if f.path().extension().is_some_and(|x| x == "jsonl") {
                     out.push(f.path());
                 }
