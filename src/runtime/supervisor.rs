@@ -165,11 +165,9 @@ impl Supervisor {
         let _runtime = inner.runtime.enter();
         let mut state = inner.lock();
         // Follow-ups a run left queued when it stopped on its own (turn limit, failure)
-        // were sent before this one: it waits behind them, and the oldest starts now.
-        if kind == QueueKind::FollowUp
-            && !state.held
-            && !inner.agent.queued(QueueKind::FollowUp).is_empty()
-        {
+        // were sent before this one: it waits behind them, and the oldest starts now,
+        // as it would once the supervisor hears of the run's end.
+        if kind == QueueKind::FollowUp && !state.held && inner.follow_ups_left_over() {
             inner.agent.queue(kind, Message::user(text));
             inner.pump(&mut state);
             return SupervisorOutcome::QueuedFollowUp;
@@ -383,6 +381,19 @@ impl Inner {
         for m in follow_ups {
             agent.queue(QueueKind::FollowUp, m);
         }
+    }
+
+    /// The agent is idle after a run that stopped before taking its queued follow-ups
+    /// (its last message is the turn-limit notice or a failed answer).
+    fn follow_ups_left_over(&self) -> bool {
+        let state = self.agent.state();
+        !state.is_streaming
+            && !self.agent.queued(QueueKind::FollowUp).is_empty()
+            && match state.messages.last() {
+                Some(Message::Notice(_)) => true,
+                Some(Message::Assistant(a)) => a.is_failed(),
+                _ => false,
+            }
     }
 
     /// A run ended (or something else changed): deliver what waits.

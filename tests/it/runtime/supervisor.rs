@@ -424,3 +424,41 @@ async fn a_follow_up_left_queued_when_a_run_fails_starts_the_next_run() {
             .is_empty()
     );
 }
+
+#[tokio::test]
+async fn a_message_sent_after_a_run_stopped_at_its_turn_limit_waits_behind_its_follow_ups() {
+    let gate = Arc::new(Notify::new());
+    let mut f = fixture(vec![
+        gated_text(&gate, "first answer"),
+        Reply::text(&["answer to the follow-up"]),
+        Reply::text(&["answer to the newest"]),
+    ]);
+    f.supervisor.agent().set_max_turns(1);
+    assert_eq!(f.supervisor.submit("first"), SupervisorOutcome::Started);
+    assert_eq!(
+        f.supervisor.submit("queued during the run"),
+        SupervisorOutcome::QueuedFollowUp
+    );
+    // Delivery is frozen, so the state after the run's end stays as it is: idle, with
+    // the follow-up the run left at its turn limit (the moment before the supervisor
+    // starts it on its own, in which a new message used to jump ahead).
+    f.supervisor.hold_for_switch();
+    gate.notify_one();
+    until_agent_end(&mut f.agent_events).await;
+    assert_eq!(
+        f.supervisor.submit("newest"),
+        SupervisorOutcome::QueuedFollowUp,
+        "it waits behind the follow-up"
+    );
+    assert!(!f.supervisor.agent().state().is_streaming);
+    f.supervisor.release();
+    for _ in 0..2 {
+        until_agent_end(&mut f.agent_events).await;
+    }
+    let requests = f.provider.requests();
+    let last_users: Vec<String> = requests
+        .iter()
+        .map(|r| user_texts(r).last().cloned().unwrap())
+        .collect();
+    assert_eq!(last_users, ["first", "queued during the run", "newest"]);
+}

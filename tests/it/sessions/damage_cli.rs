@@ -48,7 +48,7 @@ fn continuing_twice_after_a_torn_line_keeps_the_session_whole() {
     );
     assert_eq!(
         sb.session_files(),
-        [file.clone()],
+        std::slice::from_ref(&file),
         "no new session replaced it"
     );
     assert_eq!(session_roles(&file), ["user", "assistant"].repeat(3));
