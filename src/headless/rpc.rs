@@ -49,18 +49,30 @@ enum QueueName {
 const COMMANDS: &str = "prompt, steer, follow_up, abort, get_state, set_queue_mode, approve";
 
 /// Approval requests waiting for an `approve` command, by id.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct PendingApprovals {
-    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<ApprovalDecision>>>>,
+    /// `None` once input has ended: nobody is left to answer.
+    waiting: Arc<Mutex<Option<HashMap<String, oneshot::Sender<ApprovalDecision>>>>>,
+}
+
+impl Default for PendingApprovals {
+    fn default() -> Self {
+        Self {
+            waiting: Arc::new(Mutex::new(Some(HashMap::new()))),
+        }
+    }
 }
 
 impl PendingApprovals {
     /// Prints an `approval_request` line and waits for the matching `approve` command;
-    /// denies when the process shuts down first.
+    /// denies when the process shuts down first, or at once after the end of input.
     pub async fn ask(&self, request: ApprovalRequest) -> ApprovalDecision {
         let (tx, rx) = oneshot::channel();
-        if let Ok(mut waiting) = self.waiting.lock() {
-            waiting.insert(request.id.clone(), tx);
+        match self.waiting.lock().ok().as_deref_mut() {
+            Some(Some(waiting)) => {
+                waiting.insert(request.id.clone(), tx);
+            }
+            _ => return ApprovalDecision::Deny,
         }
         let mut line = json!({"type": "approval_request"});
         if let (Some(map), Ok(Value::Object(fields))) =
@@ -72,8 +84,20 @@ impl PendingApprovals {
         rx.await.unwrap_or(ApprovalDecision::Deny)
     }
 
+    /// The end of input: what waits is denied, and so is every later request.
+    pub(super) fn close(&self) {
+        let waiting = self.waiting.lock().ok().and_then(|mut w| w.take());
+        for (_, tx) in waiting.into_iter().flatten() {
+            let _ = tx.send(ApprovalDecision::Deny);
+        }
+    }
+
     fn resolve(&self, id: &str, decision: ApprovalDecision) -> bool {
-        let sender = self.waiting.lock().ok().and_then(|mut w| w.remove(id));
+        let sender = self
+            .waiting
+            .lock()
+            .ok()
+            .and_then(|mut w| w.as_mut().and_then(|w| w.remove(id)));
         sender.is_some_and(|tx| tx.send(decision).is_ok())
     }
 }

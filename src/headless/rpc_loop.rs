@@ -82,6 +82,8 @@ pub async fn serve(
             }
         }
     }
+    // Nobody can answer an approval request any more.
+    approvals.close();
     let code = match signal {
         Some(code) => stopped(&shared, code, stop).await,
         None if options.exit_on_eof => {

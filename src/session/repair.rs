@@ -44,8 +44,8 @@ pub(super) fn repair_tail(file: &mut File, path: &Path) -> std::io::Result<Repai
                 needs_newline: false,
                 note: Some(format!(
                     "{shown}: the last line was incomplete (claw-tui stopped while writing it); \
-                     it was cut off and its {fragment} bytes kept in {}",
-                    side.display()
+                     it was cut off and its {fragment} bytes kept beside it in {}",
+                    file_name(&side)
                 )),
             })
         }
@@ -58,11 +58,18 @@ pub(super) fn repair_tail(file: &mut File, path: &Path) -> std::io::Result<Repai
                     "{shown}: the last line was incomplete (claw-tui stopped while writing it) \
                      and its {fragment} bytes cannot be copied to {} ({e}); it stays in the \
                      file as a damaged line",
-                    side.display()
+                    file_name(&side)
                 )),
             })
         }
     }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// Where the torn last line starts, or `None` when the file ends with a newline (or is

@@ -163,3 +163,29 @@ fn exit_on_eof_aborts_the_run_and_says_how_many_queued_prompts_it_dropped() {
         .count();
     assert_eq!(users, 0, "nothing queued ran");
 }
+
+#[test]
+fn eof_while_a_tool_call_waits_for_approval_denies_it_and_exits() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config("[exec]\napproval = \"ask\"\n");
+    let mut rpc = Rpc::start_in(sandbox, 0, &[]);
+    rpc.send(r#"{"type":"prompt","content":"run echo hi"}"#);
+    rpc.until(|l| is_type(l, "approval_request"));
+    // Nobody is left to answer: the call is denied and the run finishes.
+    let exited = rpc.close_and_wait_all();
+    assert_eq!(exited.code, 0, "{}", exited.stderr);
+    let end = exited
+        .rest
+        .iter()
+        .find(|l| is_type(l, "tool_execution_end"))
+        .unwrap();
+    assert_eq!(end["is_error"], true, "{end}");
+    assert!(
+        end["result"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("denied"),
+        "{end}"
+    );
+    assert!(exited.rest.iter().any(|l| is_type(l, "agent_end")));
+}
