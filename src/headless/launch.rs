@@ -181,7 +181,11 @@ impl Recording {
         // `state()` returns only after the last event was handed to the recorder.
         let _ = agent.state();
         let _ = self.finish.send(());
-        let status = self.task.await.unwrap_or_default();
+        let status = self.task.await.unwrap_or_else(|e| session::SaveStatus {
+            error: Some(format!("the session recorder stopped: {e}")),
+            unsaved: 0,
+            failures: 1,
+        });
         // Ends once the writer is gone, after its last report.
         let _ = self.reporter.await;
         !saving::report_final(&status)

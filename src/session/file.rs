@@ -34,6 +34,15 @@ pub(super) fn id_from_name(path: &Path) -> Option<String> {
     (!id.is_empty()).then(|| id.to_owned())
 }
 
+/// When the file was created, from its name (`<stamp>_<id>.jsonl`, the stamp in UTC to
+/// the second), in ms since the epoch: for a file whose header line is missing.
+pub(super) fn created_from_name(path: &Path) -> Option<u64> {
+    let stem = path.file_stem()?.to_string_lossy();
+    let (stamp, _) = stem.split_once('_')?;
+    let time = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%SZ").ok()?;
+    u64::try_from(time.and_utc().timestamp_millis()).ok()
+}
+
 /// Creates the directory of a workspace's sessions.
 pub(super) fn create_dir(dir: &Path) -> Result<(), SessionError> {
     std::fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))
@@ -51,6 +60,14 @@ pub(super) fn open_locked(path: &Path, create: bool) -> Result<Flock<File>, Sess
     Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|_| SessionError::Locked {
         path: path.display().to_string(),
     })
+}
+
+/// Whether another process holds the lock of the session file at `path` (writes it now).
+pub(super) fn in_use(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    Flock::lock(file, FlockArg::LockSharedNonblock).is_err()
 }
 
 /// Opens a side file (inbox, damaged lines) for appending, creating it if needed.

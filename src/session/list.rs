@@ -3,7 +3,7 @@
 //! header and the first prompt, so listing long sessions stays cheap.
 
 use super::fast::{LineKind, line_kind, parse_line};
-use super::file::{id_from_name, is_session_file, sessions_dir};
+use super::file::{created_from_name, id_from_name, is_session_file, sessions_dir};
 use super::{Entry, Header, SessionError};
 use crate::agent::Message;
 use std::fs::File;
@@ -57,18 +57,21 @@ pub struct LatestSession {
 /// The session `-c` continues: the most recently active one that has a message, else
 /// the most recent one. Reads only the ends of the files, not whole histories.
 pub fn latest_session(data_dir: &Path, workspace: &Path) -> Option<LatestSession> {
-    let mut candidates: Vec<(u64, u64, PathBuf)> = session_files(data_dir, workspace)
+    let mut candidates: Vec<(u64, u64, bool, PathBuf)> = session_files(data_dir, workspace)
         .into_iter()
         .filter_map(|path| {
-            let (created, _) = head(&path)?;
-            let activity = tail_activity(&path).or_else(|| Some(summarize(&path)?.last_activity));
-            Some((activity?.max(created), created, path))
+            let (created, has_messages) = head(&path)?;
+            // A file with no timestamp in it (left empty) is as recent as its last write.
+            let activity = tail_activity(&path)
+                .or_else(|| summarize(&path).map(|s| s.last_activity).filter(|a| *a > 0))
+                .or_else(|| modified_ms(&path))?;
+            Some((activity.max(created), created, has_messages, path))
         })
         .collect();
     candidates.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
     let mut passed_over = Vec::new();
-    for (_, _, path) in &candidates {
-        if head(path).is_some_and(|(_, messages)| messages) {
+    for (_, _, has_messages, path) in &candidates {
+        if *has_messages {
             return Some(LatestSession {
                 path: path.clone(),
                 passed_over,
@@ -76,7 +79,7 @@ pub fn latest_session(data_dir: &Path, workspace: &Path) -> Option<LatestSession
         }
         passed_over.push(path.clone());
     }
-    let (_, _, path) = candidates.into_iter().next()?;
+    let (_, _, _, path) = candidates.into_iter().next()?;
     Some(LatestSession {
         path,
         passed_over: Vec::new(),
@@ -232,6 +235,9 @@ fn summarize(path: &Path) -> Option<SessionSummary> {
         }
         line.clear();
     }
+    if !header {
+        summary.created = created_from_name(path).unwrap_or(0);
+    }
     (readable || summary.damaged_lines == 0).then_some(summary)
 }
 
@@ -252,6 +258,13 @@ fn head(path: &Path) -> Option<(u64, bool)> {
         line.clear();
     }
     Some((created, false))
+}
+
+/// When the file was last written, in ms since the epoch.
+fn modified_ms(path: &Path) -> Option<u64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    u64::try_from(since.as_millis()).ok()
 }
 
 /// When the last activity line (not a pending-notifications snapshot) was written, from

@@ -3,7 +3,7 @@
 //! header); damaged lines are skipped, counted and reported.
 
 use super::fast::{LineKind, line_kind, parse_line};
-use super::file::id_from_name;
+use super::file::{created_from_name, id_from_name};
 use super::{Entry, FORMAT_VERSION, Header, SessionError};
 use crate::agent::Message;
 use crate::runtime::InboundMessage;
@@ -174,7 +174,7 @@ fn finish(
             workspace: String::new(),
             provider: String::new(),
             model: String::new(),
-            created: data.last_activity,
+            created: created_from_name(&path).unwrap_or(data.last_activity),
         });
         data.header_missing = true;
         data.warnings.push(if nothing {

@@ -1,6 +1,7 @@
 //! Choosing the session a process writes: new, resumed (`-c`, `--session`), forked, or none.
 
 use super::SessionError;
+use super::file::in_use;
 use super::list::{find_session, latest_session};
 use super::load::{SessionData, load};
 use super::writer::SessionWriter;
@@ -32,10 +33,11 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
         match &latest {
             None => notes.push("no earlier session in this workspace; starting a new one".into()),
             Some(latest) => {
-                for empty in &latest.passed_over {
+                // One another process is writing is simply new, not lost.
+                for empty in latest.passed_over.iter().filter(|p| !in_use(p)) {
                     notes.push(format!(
-                        "the more recent session file {} holds no message (nothing of it could \
-                         be saved, or claw-tui stopped right after creating it); continuing the \
+                        "the more recent session file {} holds no message (claw-tui may have \
+                         stopped right after creating it, or could not save it); continuing the \
                          latest session that has messages",
                         empty.display()
                     ));

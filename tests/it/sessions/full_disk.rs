@@ -192,6 +192,10 @@ fn print_mode_on_a_full_disk_says_so_and_exits_non_zero() {
     let Some((sb, disk)) = full_disk_sandbox() else {
         return;
     };
+    let mut cmd = sb.command();
+    cmd.args(["-p", "before the disk filled"]);
+    assert_eq!(run(cmd).0, 0);
+    let older = sb.only_session();
     disk.fill();
     let mut cmd = sb.command();
     cmd.args(["-p", "hello"]);
@@ -209,6 +213,15 @@ fn print_mode_on_a_full_disk_says_so_and_exits_non_zero() {
         "{stderr}"
     );
     assert_eq!(code, 1);
+
+    // The next -c says that the newest session file is empty, and which one it takes.
+    disk.free();
+    let mut cmd = sb.command();
+    cmd.args(["-c", "-p", "where was I?"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("holds no message"), "{stderr}");
+    assert_eq!(session_roles(&older), ["user", "assistant"].repeat(2));
 }
 
 #[test]
