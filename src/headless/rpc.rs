@@ -48,11 +48,14 @@ enum QueueName {
 
 const COMMANDS: &str = "prompt, steer, follow_up, abort, get_state, set_queue_mode, approve";
 
+/// Who waits for which approval, by request id.
+type Waiting = HashMap<String, oneshot::Sender<ApprovalDecision>>;
+
 /// Approval requests waiting for an `approve` command, by id.
 #[derive(Clone)]
 pub struct PendingApprovals {
     /// `None` once input has ended: nobody is left to answer.
-    waiting: Arc<Mutex<Option<HashMap<String, oneshot::Sender<ApprovalDecision>>>>>,
+    waiting: Arc<Mutex<Option<Waiting>>>,
 }
 
 impl Default for PendingApprovals {
