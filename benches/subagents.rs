@@ -12,6 +12,8 @@ use claw_tui::runtime::{
     MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentManager, runtime_channel,
 };
 use claw_tui::tools::ToolRegistry;
+use claw_tui::tools::exec::Approver;
+use claw_tui::tools::policy::{PolicyConfig, ToolPolicy};
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -131,7 +133,8 @@ async fn run_all() {
     let registry: ToolRegistry = [Arc::new(Echo) as Arc<dyn Tool>].into_iter().collect();
     let mut config = SubagentConfig::new("bench");
     config.max_concurrent = SUBAGENTS;
-    let manager = SubagentManager::new(Arc::new(TaskProvider), &registry, bus.clone(), tx, config);
+    let policy = ToolPolicy::new(registry, PolicyConfig::default(), Approver::Nobody);
+    let manager = SubagentManager::new(Arc::new(TaskProvider), policy, bus.clone(), tx, config);
     for n in 1..=SUBAGENTS {
         let receipt = manager
             .spawn_task(&format!("main-{n}"), format!("task-{n}"), None)

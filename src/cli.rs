@@ -169,4 +169,6 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
         format: ExportFormat,
     },
+    /// Show what protects this machine when commands run (exit 1 if not all is in force).
+    Doctor,
 }

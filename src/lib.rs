@@ -6,8 +6,10 @@
 pub mod agent;
 pub mod cli;
 pub mod config;
+pub mod doctor;
 pub mod headless;
 pub mod llm;
+pub mod private_fs;
 pub mod providers;
 pub mod runtime;
 pub mod session;

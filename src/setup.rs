@@ -1,5 +1,5 @@
-//! Builds the main runtime from resolved settings: provider, tools, subagents, the main
-//! agent and the supervisor that owns it.
+//! Builds the main runtime from resolved settings: provider, the tool policy (every
+//! agent's tools), subagents, the main agent and the supervisor that owns it.
 
 use crate::agent::Agent;
 use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
@@ -13,10 +13,11 @@ use crate::runtime::{
 };
 use crate::session::{SessionData, SessionRouter, SessionWriter};
 use crate::tools::ToolRegistry;
-use crate::tools::cron::CronTool;
-use crate::tools::exec::{ApprovalAsker, ExecTool, approval_hook};
+use crate::tools::cron::{CronTool, UnavailableCron};
+use crate::tools::exec::{Approver, ExecTool};
 use crate::tools::fs::file_tools;
 use crate::tools::message::{MessageSender, MessageTool};
+use crate::tools::policy::{AgentKind, AgentRole, PolicyConfig, ToolPolicy};
 use crate::tools::spawn::SpawnTool;
 use crate::tools::web::{WebFetchTool, WebSearchTool};
 use std::path::PathBuf;
@@ -34,15 +35,18 @@ pub fn build_provider(
             Duration::from_millis(settings.demo_pace_ms),
             settings.config_path.display().to_string(),
         )?)),
-        Api::Anthropic | Api::Openai => {
-            crate::providers::build_remote_provider(spec, settings.idle_timeout_secs)
-        }
+        Api::Anthropic | Api::Openai => crate::providers::build_remote_provider(
+            spec,
+            settings.idle_timeout_secs,
+            settings.request_timeout_secs,
+        ),
     }
 }
 
-/// The tools every agent may get (files, exec, web, message); `outbound` delivers what
-/// the `message` tool sends.
-pub fn build_registry(settings: &Settings, outbound: MessageSender) -> ToolRegistry {
+/// The built-in tools (files, exec, web, message) over the settings' workspace and
+/// sandbox; `outbound` delivers what the `message` tool sends. Agents get them only
+/// through [`build_policy`].
+fn build_registry(settings: &Settings, outbound: MessageSender) -> ToolRegistry {
     let workspace = Arc::new(settings.file.tools.workspace(settings.workspace.clone()));
     let mut registry = ToolRegistry::new();
     for tool in file_tools(workspace) {
@@ -58,16 +62,26 @@ pub fn build_registry(settings: &Settings, outbound: MessageSender) -> ToolRegis
     registry
 }
 
-/// A main agent over `tools` without the background runtime (no subagents, no
-/// supervisor): for front-ends that drive the agent directly.
-pub fn build_agent(
+/// The tool policy over the built-in tools, enforcing the settings' `[tools]` and
+/// `[exec]` rules and asking `approver` when a call needs approval.
+pub fn build_policy(
     settings: &Settings,
-    tools: &ToolRegistry,
-    asker: ApprovalAsker,
-) -> Result<Agent, String> {
+    outbound: MessageSender,
+    approver: Approver,
+) -> ToolPolicy {
+    ToolPolicy::new(
+        build_registry(settings, outbound),
+        PolicyConfig::new(&settings.file.tools, &settings.file.exec),
+        approver,
+    )
+}
+
+/// A main agent with the tools of `policy`, without the background runtime (no
+/// subagents, no supervisor): for front-ends that drive the agent directly.
+pub fn build_agent(settings: &Settings, policy: &ToolPolicy) -> Result<Agent, String> {
     let provider = build_provider(&settings.provider, settings)?;
     let agent = Agent::new(provider, model_name(settings));
-    configure_main_agent(&agent, settings, tools, asker);
+    configure_main_agent(&agent, settings, policy);
     Ok(agent)
 }
 
@@ -78,23 +92,17 @@ fn model_name(settings: &Settings) -> String {
     }
 }
 
-fn configure_main_agent(
-    agent: &Agent,
-    settings: &Settings,
-    tools: &ToolRegistry,
-    asker: ApprovalAsker,
-) {
+fn configure_main_agent(agent: &Agent, settings: &Settings, policy: &ToolPolicy) {
     agent.set_system_prompt(build_system_prompt(
         &settings.workspace,
         &config_dir(settings),
-        &tools.names(),
+        &policy.names_for(AgentKind::Main),
         settings.instructions.as_deref(),
     ));
     agent.set_thinking_level(settings.thinking);
     agent.set_tool_execution(settings.tool_execution);
     agent.set_max_turns(settings.max_turns);
-    agent.set_tools(tools.tools());
-    agent.set_before_tool_call(Some(approval_hook(settings.file.exec.approval, asker)));
+    policy.equip(agent, &AgentRole::Main);
 }
 
 /// Everything a session of claw-tui runs on.
@@ -103,6 +111,8 @@ pub struct MainRuntime {
     pub supervisor: Supervisor,
     /// The main agent (subscribe, state, settings).
     pub agent: Agent,
+    /// The tool policy every agent of this runtime gets its tools from.
+    pub policy: ToolPolicy,
     /// Background subagents.
     pub subagents: SubagentManager,
     /// The inbound bus (`system` channel: subagent and cron results).
@@ -207,28 +217,38 @@ fn config_dir(settings: &Settings) -> PathBuf {
         .map_or_else(|| settings.workspace.clone(), PathBuf::from)
 }
 
-/// Starts the main runtime; must run inside a Tokio runtime. `asker` answers `exec`
-/// approval requests when `[exec] approval = "ask"`.
+/// Starts the main runtime on the provider the settings name; must run inside a Tokio
+/// runtime. `approver` answers approval requests (`[exec] approval = "ask"`) of the
+/// main agent and of every subagent.
 pub fn start_runtime(
     settings: &Settings,
     outbound: MessageSender,
-    asker: ApprovalAsker,
+    approver: Approver,
 ) -> Result<MainRuntime, String> {
     let provider = build_provider(&settings.provider, settings)?;
+    start_runtime_with(settings, provider, outbound, approver)
+}
+
+/// [`start_runtime`] on `provider` (used by the main agent and every subagent).
+pub fn start_runtime_with(
+    settings: &Settings,
+    provider: Arc<dyn Provider>,
+    outbound: MessageSender,
+    approver: Approver,
+) -> Result<MainRuntime, String> {
     let model = model_name(settings);
-    let mut registry = build_registry(settings, outbound);
+    let policy = build_policy(settings, outbound, approver);
     let bus = MessageBus::new();
     let (events_tx, events) = runtime_channel();
-    let config_dir = config_dir(settings);
     let subagent_prompt = build_system_prompt(
         &settings.workspace,
-        &config_dir,
-        &registry.exclude(&crate::tools::SUBAGENT_EXCLUDED).names(),
+        &config_dir(settings),
+        &policy.names_for(AgentKind::Subagent),
         Some(SUBAGENT_SYSTEM_PROMPT),
     );
     let subagents = SubagentManager::new(
         provider.clone(),
-        &registry,
+        policy.clone(),
         bus.clone(),
         events_tx.clone(),
         SubagentConfig {
@@ -237,35 +257,38 @@ pub fn start_runtime(
             ..SubagentConfig::new(model.clone())
         },
     );
-    registry.register(Arc::new(SpawnTool::new(Arc::new(subagents.clone()))));
+    policy.register(Arc::new(SpawnTool::new(Arc::new(subagents.clone()))));
     let mut warnings: Vec<String> = Vec::new();
-    let cron = match CronService::open(
-        &settings.data_dir,
-        &settings.workspace,
-        CronOptions::default(),
-    ) {
+    // The tool is there even when the jobs cannot be used: its answers say why (an
+    // unreadable jobs.json is also reported as a `cron_status` event).
+    let options = CronOptions::reporting_to(events_tx.clone());
+    let cron = match CronService::open(&settings.data_dir, &settings.workspace, options) {
         Ok(cron) => {
-            registry.register(Arc::new(CronTool::new(Arc::new(cron.clone()))));
+            policy.register(Arc::new(CronTool::new(Arc::new(cron.clone()))));
             Some(cron)
         }
         Err(e) => {
             warnings.push(format!("cron jobs are unavailable: {e}"));
+            policy.register(Arc::new(CronTool::new(Arc::new(UnavailableCron::new(
+                e.to_string(),
+            )))));
             None
         }
     };
     warnings.extend(
-        registry
-            .apply_config(&settings.file.tools)
+        policy
+            .unknown_disabled()
             .into_iter()
             .map(|name| format!("[tools] disabled names an unknown tool: {name}")),
     );
     let agent = Agent::new(provider, model);
-    configure_main_agent(&agent, settings, &registry, asker);
+    configure_main_agent(&agent, settings, &policy);
     let supervisor =
         Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
     Ok(MainRuntime {
         supervisor,
         agent,
+        policy,
         subagents,
         bus,
         events,

@@ -8,7 +8,7 @@ use crate::cli::{Cli, Command, ExportFormat, Mode};
 use crate::config::Settings;
 use crate::session::{self, OpenedSession, export};
 use crate::setup;
-use crate::tools::exec::{ApprovalAsker, ApprovalDecision};
+use crate::tools::exec::Approver;
 use crate::tools::message::{MessageSender, OutboundMessage};
 use std::io::Read;
 use std::sync::Arc;
@@ -51,29 +51,22 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<String>) -> i32 {
         }
     };
     let approvals = PendingApprovals::default();
-    let asker: ApprovalAsker = match (&prompt, cli.yes) {
+    let approver = match (&prompt, cli.yes) {
         (None, _) => {
             let approvals = approvals.clone();
-            Arc::new(move |request| {
+            Approver::Ask(Arc::new(move |request| {
                 let approvals = approvals.clone();
                 Box::pin(async move { approvals.ask(request).await })
-            })
+            }))
         }
         // Nobody can answer in print or JSON mode: deny unless --yes approved up front.
-        (Some(_), yes) => Arc::new(move |_| {
-            Box::pin(async move {
-                if yes {
-                    ApprovalDecision::Allow
-                } else {
-                    ApprovalDecision::Deny
-                }
-            })
-        }),
+        (Some(_), true) => Approver::AllowAll,
+        (Some(_), false) => Approver::Nobody,
     };
     let outbound: MessageSender = Arc::new(|m: OutboundMessage| {
         eprintln!("[message to {}:{}] {}", m.channel, m.chat_id, m.content);
     });
-    let mut main = match setup::start_runtime(settings, outbound, asker) {
+    let mut main = match setup::start_runtime(settings, outbound, approver) {
         Ok(main) => main,
         Err(e) => {
             eprintln!("claw-tui: {e}");
@@ -238,6 +231,7 @@ fn read_prompt(arg: Option<&str>) -> Result<String, String> {
 /// Runs `claw-tui sessions` or `claw-tui export`.
 pub fn run_command(command: &Command, settings: &Settings) -> i32 {
     match command {
+        Command::Doctor => crate::doctor::run(settings),
         Command::Sessions => {
             let sessions = session::list_sessions(&settings.data_dir, &settings.workspace);
             if sessions.is_empty() {

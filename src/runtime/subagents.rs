@@ -1,8 +1,9 @@
-//! Background subagents: each is its own agent loop with no history, a restricted tool
-//! set and a turn limit, started by the `spawn` tool. At most `max_concurrent` run at
-//! once; later spawns wait in order. Their events reach the UI wrapped as
-//! [`RuntimeEvent::SubagentEvent`], and their results reach the main agent through the
-//! bus's `system` channel, which the supervisor delivers when the main agent is free.
+//! Background subagents: each is its own agent loop with no history, the tools the
+//! tool policy offers subagents, and a turn limit, started by the `spawn` tool. At most
+//! `max_concurrent` run at once; later spawns wait in order. Their events reach the UI
+//! wrapped as [`RuntimeEvent::SubagentEvent`], and their results reach the main agent
+//! through the bus's `system` channel, which the supervisor delivers when the main agent
+//! is free.
 
 mod run;
 mod types;
@@ -11,15 +12,15 @@ mod types;
 pub use run::SENDER as RESULT_SENDER;
 pub use types::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_SUBAGENT_MAX_TURNS, SUBAGENT_SYSTEM_PROMPT, SpawnReceipt,
-    SubagentConfig, SubagentInfo, SubagentSetup, SubagentStatus,
+    SubagentConfig, SubagentInfo, SubagentStatus,
 };
 
 use super::bus::MessageBus;
 use super::event::{RuntimeEvent, RuntimeEventSender};
 use crate::llm::Provider;
 use crate::tools::message::DEFAULT_CHAT_ID;
+use crate::tools::policy::{AgentKind, ToolPolicy};
 use crate::tools::spawn::SpawnBackend;
-use crate::tools::{SUBAGENT_EXCLUDED, ToolRegistry};
 use async_trait::async_trait;
 use run::{Job, Outcome};
 use std::collections::VecDeque;
@@ -71,7 +72,7 @@ impl State {
 
 struct Shared {
     provider: Arc<dyn Provider>,
-    tools: ToolRegistry,
+    policy: ToolPolicy,
     bus: MessageBus,
     events: RuntimeEventSender,
     config: SubagentConfig,
@@ -103,11 +104,11 @@ pub struct SubagentManager {
 }
 
 impl SubagentManager {
-    /// A manager whose subagents use `provider` and the tools of `tools` minus
-    /// [`SUBAGENT_EXCLUDED`]; results go to `bus`, events to `events`.
+    /// A manager whose subagents use `provider` and the tools `policy` offers
+    /// subagents; results go to `bus`, events to `events`.
     pub fn new(
         provider: Arc<dyn Provider>,
-        tools: &ToolRegistry,
+        policy: ToolPolicy,
         bus: MessageBus,
         events: RuntimeEventSender,
         config: SubagentConfig,
@@ -116,7 +117,7 @@ impl SubagentManager {
         Self {
             shared: Arc::new(Shared {
                 provider,
-                tools: tools.exclude(&SUBAGENT_EXCLUDED),
+                policy,
                 bus,
                 events,
                 config,
@@ -135,7 +136,7 @@ impl SubagentManager {
 
     /// The names of the tools every subagent gets.
     pub fn tool_names(&self) -> Vec<String> {
-        self.shared.tools.names()
+        self.shared.policy.names_for(AgentKind::Subagent)
     }
 
     /// Sets the conversation (chat id) that results of later spawns go back to.
@@ -223,6 +224,7 @@ impl SubagentManager {
         self.shared.announce(record);
         let job = Job {
             id: id.to_owned(),
+            label: record.info.label.clone(),
             task: record.info.task.clone(),
             parent_tool_call_id: record.info.parent_tool_call_id.clone(),
             cancel: record.cancel.clone(),
@@ -352,7 +354,7 @@ impl std::fmt::Debug for SubagentManager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SubagentManager")
             .field("config", &self.shared.config)
-            .field("tools", &self.shared.tools)
+            .field("policy", &self.shared.policy)
             .finish_non_exhaustive()
     }
 }

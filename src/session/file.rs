@@ -1,7 +1,10 @@
 //! Where session files live, and the one place that opens and creates them (the session
-//! file itself, its side files, its directory), so how they are created is decided here.
+//! file itself, its side files, its directory), so how they are created is decided here:
+//! all of them private (`private_fs`: 0600 files in 0700 directories), since a session
+//! and its side files hold whatever was pasted into a prompt.
 
 use super::{SessionError, workspace_slug};
+use crate::private_fs;
 use nix::fcntl::{Flock, FlockArg};
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
@@ -43,20 +46,20 @@ pub(super) fn created_from_name(path: &Path) -> Option<u64> {
     u64::try_from(time.and_utc().timestamp_millis()).ok()
 }
 
-/// Creates the directory of a workspace's sessions.
-pub(super) fn create_dir(dir: &Path) -> Result<(), SessionError> {
-    std::fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))
+/// Creates the directory of a workspace's sessions below the data dir `data_dir`, private
+/// from the data dir down (tightening what an older version left open to others).
+pub(super) fn create_dir(data_dir: &Path, dir: &Path) -> Result<(), SessionError> {
+    private_fs::create_dir(data_dir, dir).map_err(|e| SessionError::io(dir, e))
 }
 
 /// Opens (or, with `create`, creates) a session file for appending and takes its
 /// exclusive lock; `Locked` when another process holds it.
 pub(super) fn open_locked(path: &Path, create: bool) -> Result<Flock<File>, SessionError> {
-    let file = OpenOptions::new()
-        .create(create)
-        .read(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| SessionError::io(path, e))?;
+    let file = private_fs::open(
+        path,
+        OpenOptions::new().create(create).read(true).append(true),
+    )
+    .map_err(|e| SessionError::io(path, e))?;
     Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|_| SessionError::Locked {
         path: path.display().to_string(),
     })
@@ -70,16 +73,15 @@ pub(super) fn in_use(path: &Path) -> bool {
     Flock::lock(file, FlockArg::LockSharedNonblock).is_err()
 }
 
-/// Opens a side file (inbox, damaged lines) for appending, creating it if needed.
+/// Opens a side file (inbox, damaged lines) for appending, creating it private if needed.
 pub(super) fn open_side_append(path: &Path) -> std::io::Result<File> {
-    OpenOptions::new().create(true).append(true).open(path)
+    private_fs::open(path, OpenOptions::new().create(true).append(true))
 }
 
-/// Creates (or empties) a side file for writing from the start.
+/// Creates (or empties) a private side file for writing from the start.
 pub(super) fn create_side(path: &Path) -> std::io::Result<File> {
-    OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(true)
-        .open(path)
+    private_fs::open(
+        path,
+        OpenOptions::new().create(true).write(true).truncate(true),
+    )
 }

@@ -11,6 +11,7 @@
 pub mod export;
 mod fast;
 mod file;
+mod inbox;
 mod list;
 mod load;
 mod open;

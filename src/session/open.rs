@@ -1,7 +1,7 @@
 //! Choosing the session a process writes: new, resumed (`-c`, `--session`), forked, or none.
 
 use super::SessionError;
-use super::file::in_use;
+use super::file::{create_dir, in_use, sessions_dir};
 use super::list::{find_session, latest_session};
 use super::load::{SessionData, load};
 use super::writer::SessionWriter;
@@ -24,6 +24,8 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
         return Ok(None);
     }
     let (data_dir, workspace) = (&settings.data_dir, &settings.workspace);
+    // Private, including what an older version left open to others.
+    create_dir(data_dir, &sessions_dir(data_dir, workspace))?;
     let (provider, model) = (&settings.provider.name, &settings.provider.model);
     let mut notes = Vec::new();
     let target = if let Some(key) = &cli.session {

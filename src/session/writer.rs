@@ -56,7 +56,7 @@ impl SessionWriter {
         wrap: WrapSink,
     ) -> Result<Self, SessionError> {
         let dir = sessions_dir(data_dir, workspace);
-        create_dir(&dir)?;
+        create_dir(data_dir, &dir)?;
         let id = new_session_id();
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
         let path = dir.join(format!("{stamp}_{id}.jsonl"));

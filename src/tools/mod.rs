@@ -1,10 +1,12 @@
-//! Built-in tools and the registry the agent draws its tools from.
+//! Built-in tools, the registry that collects them, and the [`policy`] every agent
+//! gets its tools from.
 
 pub mod args;
 pub mod cron;
 pub mod exec;
 pub mod fs;
 pub mod message;
+pub mod policy;
 pub mod spawn;
 pub mod web;
 pub mod workspace;
@@ -16,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Tools a subagent must not have: it cannot spawn, talk to the user, edit files or
-/// schedule jobs on its own.
+/// Built-in tools a subagent is not offered (see `policy::ToolPolicy::default_rules`):
+/// it cannot spawn, talk to the user, edit files or schedule jobs on its own.
 pub const SUBAGENT_EXCLUDED: [&str; 4] = ["spawn", "message", "edit_file", "cron"];
 
 /// The `[tools]` section of the config file.
@@ -125,12 +127,6 @@ impl ToolRegistry {
         self.tools
             .retain(|t| !names.iter().any(|n| n.as_ref() == t.name()));
         unknown
-    }
-
-    /// Applies a `[tools]` section: removes the disabled tools and returns the unknown
-    /// names among them.
-    pub fn apply_config(&mut self, config: &ToolsConfig) -> Vec<String> {
-        self.disable(&config.disabled)
     }
 }
 

@@ -1,25 +1,18 @@
 //! The background runtime's reports as `Msg`s, and its controls as a [`Background`].
 
 use super::Background;
-use super::msg::{CronRow, CronRunStatus, Msg, SubagentRow, SubagentStatus};
+use super::msg::{CronRow, CronRunStatus, Msg, SubagentRow};
+use crate::agent::NoticeLevel;
 use crate::runtime::cron::{CronJobInfo, CronService, RunStatus};
 use crate::runtime::{RuntimeEvent, SubagentInfo, SubagentManager};
 use std::time::{Duration, SystemTime};
 
 impl From<&SubagentInfo> for SubagentRow {
     fn from(info: &SubagentInfo) -> Self {
-        use crate::runtime::SubagentStatus as S;
         SubagentRow {
             id: info.id.clone(),
             label: info.label.clone(),
-            status: match info.status {
-                S::Queued => SubagentStatus::Queued,
-                S::Running => SubagentStatus::Running,
-                S::Done => SubagentStatus::Done,
-                S::Failed => SubagentStatus::Failed,
-                S::Cancelled => SubagentStatus::Cancelled,
-                S::TurnLimit => SubagentStatus::TurnLimit,
-            },
+            status: info.status,
             turns: info.turns,
             tokens: info.tokens,
             elapsed: Duration::from_millis(info.elapsed_ms),
@@ -61,6 +54,14 @@ impl From<RuntimeEvent> for Msg {
             },
             RuntimeEvent::SubagentUpdate { info } => Msg::SubagentUpdate(SubagentRow::from(&info)),
             RuntimeEvent::PendingNotifications { count } => Msg::PendingNotifications(count),
+            RuntimeEvent::CronStatus { ok, message } => {
+                let level = if ok {
+                    NoticeLevel::Info
+                } else {
+                    NoticeLevel::Error
+                };
+                Msg::Notice(level, message)
+            }
         }
     }
 }

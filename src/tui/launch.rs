@@ -39,11 +39,11 @@ fn init_logging(state_dir: &Path) {
         Some("error") => tracing::Level::ERROR,
         _ => tracing::Level::INFO,
     };
-    let file = std::fs::create_dir_all(state_dir).and_then(|()| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(state_dir.join("claw-tui.log"))
+    let file = crate::private_fs::create_dir(state_dir, state_dir).and_then(|()| {
+        crate::private_fs::open(
+            &state_dir.join("claw-tui.log"),
+            std::fs::OpenOptions::new().create(true).append(true),
+        )
     });
     if let Ok(file) = file {
         let _ = tracing_subscriber::fmt()
@@ -81,19 +81,16 @@ fn app_config(
             models.push(m.clone());
         }
     }
-    Ok(AppConfig {
-        theme,
-        keymap,
-        provider: settings.provider.name.clone(),
-        model,
-        models,
-        context_window: settings.provider.context_window,
-        workspace: display_path(&settings.workspace),
-        thinking: settings.thinking,
-        tool_execution: settings.tool_execution,
-        mouse_capture: settings.file.ui.mouse.unwrap_or(true),
-        time_zone: None,
-    })
+    let mut config = AppConfig::new(settings.provider.name.clone(), model);
+    config.theme = theme;
+    config.keymap = keymap;
+    config.models = models;
+    config.context_window = settings.provider.context_window;
+    config.workspace = display_path(&settings.workspace);
+    config.thinking = settings.thinking;
+    config.tool_execution = settings.tool_execution;
+    config.mouse_capture = settings.file.ui.mouse.unwrap_or(true);
+    Ok(config)
 }
 
 /// Forwards the runtime's events and cron job lists into the inbox.
@@ -187,7 +184,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         let main = match crate::setup::start_runtime(
             settings,
             inbox.message_sender(),
-            inbox.approval_asker(cli.yes),
+            crate::tools::exec::Approver::Ask(inbox.approval_asker(cli.yes)),
         ) {
             Ok(main) => main,
             Err(e) => {
@@ -329,8 +326,10 @@ async fn client(
     match result {
         Ok(runtime::Exit::Quit) => EXIT_OK,
         Ok(runtime::Exit::Signal(code)) => code,
+        // As SIGHUP would: 128 + 1.
+        Ok(runtime::Exit::HangUp) => 129,
         Err(e) => {
-            eprintln!("claw-tui: the terminal failed: {e}");
+            terminal::tell(&format!("claw-tui: the terminal failed: {e}"));
             EXIT_RUN_FAILED
         }
     }

@@ -165,37 +165,6 @@ pub struct HighlightRequest {
     pub theme: String,
 }
 
-/// The state of a subagent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SubagentStatus {
-    /// Waiting for a free slot.
-    Queued,
-    /// Working.
-    Running,
-    /// Finished with a result.
-    Done,
-    /// Ended with an error.
-    Failed,
-    /// Cancelled by the user or the agent.
-    Cancelled,
-    /// Stopped at its turn limit before finishing.
-    TurnLimit,
-}
-
-impl SubagentStatus {
-    /// The word shown in the dashboard.
-    pub fn label(self) -> &'static str {
-        match self {
-            SubagentStatus::Queued => "queued",
-            SubagentStatus::Running => "working",
-            SubagentStatus::Done => "done",
-            SubagentStatus::Failed => "failed",
-            SubagentStatus::Cancelled => "cancelled",
-            SubagentStatus::TurnLimit => "stopped at its turn limit",
-        }
-    }
-}
-
 /// One subagent in the dashboard.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubagentRow {
@@ -204,7 +173,7 @@ pub struct SubagentRow {
     /// Short name given by the agent.
     pub label: String,
     /// Its state.
-    pub status: SubagentStatus,
+    pub status: crate::runtime::SubagentStatus,
     /// Turns taken so far.
     pub turns: u32,
     /// Tokens used so far (input + output).

@@ -41,15 +41,16 @@ struct HostState {
     /// False with `--no-session`: nothing is written.
     enabled: bool,
     recording: Option<Recording>,
-    /// Where saving failures are told (the chat), once the client runs.
-    saving: Option<MsgSender>,
 }
+
+/// How saving a session goes, as its writer reports it.
+type SaveWatch = watch::Receiver<session::SaveStatus>;
 
 struct Recording {
     id: String,
     finish: oneshot::Sender<()>,
     task: JoinHandle<session::SaveStatus>,
-    status: watch::Receiver<session::SaveStatus>,
+    status: SaveWatch,
 }
 
 impl SessionHost {
@@ -68,7 +69,6 @@ impl SessionHost {
                 provider: settings.provider.name.clone(),
                 enabled,
                 recording: None,
-                saving: None,
             })),
             binding,
         }
@@ -107,11 +107,10 @@ impl SessionHost {
         loaded
     }
 
-    /// Tells `tx` when saving the session fails and when it works again, from now on
-    /// and for every session switched to.
+    /// Tells `tx` when saving the session recorded now fails and when it works again
+    /// (a session switched to is reported by the switch).
     pub async fn report_saving(&self, tx: &MsgSender) {
-        let mut state = self.state.lock().await;
-        state.saving = Some(tx.clone());
+        let state = self.state.lock().await;
         if let Some(recording) = &state.recording {
             forward_saving(recording.status.clone(), tx.clone());
         }
@@ -157,15 +156,24 @@ impl SessionHost {
         let host = self.clone();
         let tx = tx.clone();
         tokio::spawn(async move {
-            let msg = match host.switch_now(target).await {
-                Ok(loaded) => Msg::SessionLoaded(Box::new(loaded)),
-                Err(msg) => msg,
-            };
-            let _ = tx.send(msg);
+            match host.switch_now(target).await {
+                Ok((loaded, status)) => {
+                    let _ = tx.send(Msg::SessionLoaded(Box::new(loaded)));
+                    // After the chat shows the new session, which forgets the old
+                    // one's trouble: nothing this one reports comes before it.
+                    if let Some(status) = status {
+                        forward_saving(status, tx);
+                    }
+                }
+                Err(msg) => {
+                    let _ = tx.send(msg);
+                }
+            }
         });
     }
 
-    async fn switch_now(&self, target: Target) -> Result<LoadedSession, Msg> {
+    /// The session switched to, and how saving it goes (`None`: sessions are off).
+    async fn switch_now(&self, target: Target) -> Result<(LoadedSession, Option<SaveWatch>), Msg> {
         let mut state = self.state.lock().await;
         // Held first, so nothing starts a run between the check and the switch.
         if let Some(binding) = &self.binding {
@@ -183,7 +191,7 @@ impl SessionHost {
         let Some(writer) = writer else {
             // Sessions are off: only the conversation is cleared.
             agent.reset().await;
-            return Ok(LoadedSession::default());
+            return Ok((LoadedSession::default(), None));
         };
         if let Some(binding) = &self.binding {
             // While the old file is still open: it hears its final pending list.
@@ -203,8 +211,9 @@ impl SessionHost {
                 ..LoadedSession::default()
             },
         };
+        let status = writer.status();
         record(&mut state, writer, data.as_ref());
-        Ok(loaded)
+        Ok((loaded, Some(status)))
     }
 
     /// The file to switch to, locked, and what it holds (`None` writer: sessions off).
@@ -271,9 +280,6 @@ fn record(state: &mut HostState, writer: SessionWriter, data: Option<&SessionDat
     }
     let id = writer.id().to_owned();
     let status = writer.status();
-    if let Some(tx) = &state.saving {
-        forward_saving(status.clone(), tx.clone());
-    }
     let (finish, task) = record_events(&state.agent, writer);
     state.recording = Some(Recording {
         id,
@@ -285,7 +291,7 @@ fn record(state: &mut HostState, writer: SessionWriter, data: Option<&SessionDat
 
 /// Sends the chat a message when saving starts failing and when it works again, until
 /// the writer is closed.
-fn forward_saving(mut status: watch::Receiver<session::SaveStatus>, tx: MsgSender) {
+fn forward_saving(mut status: SaveWatch, tx: MsgSender) {
     tokio::spawn(async move {
         let (mut reported, mut failing) = (0, false);
         loop {

@@ -134,35 +134,32 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
 
 /// Candidates for the text before the cursor and how many characters they replace.
 pub fn complete(before_cursor: &str, models: &[String]) -> (Vec<String>, usize) {
-    let filter = |options: Vec<String>, partial: &str| -> (Vec<String>, usize) {
+    fn filter<'a>(options: impl Iterator<Item = &'a str>, partial: &str) -> (Vec<String>, usize) {
         let items: Vec<String> = options
-            .into_iter()
             .filter(|o| o.starts_with(partial))
+            .map(str::to_owned)
             .collect();
         // A finished word needs no popup.
         if items.len() == 1 && items[0] == partial {
             return (Vec::new(), 0);
         }
         (items, partial.chars().count())
-    };
+    }
     match before_cursor.split_once(' ') {
-        None => filter(
-            COMMANDS.iter().map(|(n, _, _)| (*n).to_owned()).collect(),
-            before_cursor,
-        ),
+        None => filter(COMMANDS.iter().map(|(n, _, _)| *n), before_cursor),
         Some((command, arg)) => {
             if arg.contains(' ') {
                 return (Vec::new(), 0);
             }
-            let options: Vec<String> = match command {
-                "/model" => models.to_vec(),
-                "/thinking" => THINKING.iter().map(|s| (*s).to_owned()).collect(),
-                "/steering" | "/followup" => vec!["all".into(), "one".into()],
-                "/tools" => vec!["sequential".into(), "parallel".into()],
-                "/copy" => vec!["code".into()],
-                _ => Vec::new(),
+            let fixed: &[&str] = match command {
+                "/model" => return filter(models.iter().map(String::as_str), arg),
+                "/thinking" => &THINKING,
+                "/steering" | "/followup" => &["all", "one"],
+                "/tools" => &["sequential", "parallel"],
+                "/copy" => &["code"],
+                _ => &[],
             };
-            filter(options, arg)
+            filter(fixed.iter().copied(), arg)
         }
     }
 }

@@ -1,6 +1,10 @@
 //! Tests of the headless area.
 
+mod cron_file;
+mod cron_two_processes;
 mod print;
+mod request_timeout;
 mod rpc;
 mod rpc_input;
 mod signals;
+mod subagent_approval;

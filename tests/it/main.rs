@@ -4,6 +4,7 @@
 mod agent;
 mod config;
 mod headless;
+mod private_files;
 mod provider;
 mod runtime;
 mod sessions;

@@ -2,11 +2,13 @@
 
 mod bus;
 mod context;
+mod cron_file_problems;
 mod cron_lock;
 mod cron_recovery;
 mod cron_schedule;
 mod cron_scheduler;
 mod cron_store;
 mod session_routing;
+mod subagent_policy;
 mod subagents;
 mod supervisor;

@@ -3,9 +3,12 @@
 mod exec;
 mod exec_agent;
 mod exec_approval;
+mod exec_contain;
+mod exec_doctor;
 mod exec_env;
 mod exec_sandbox;
 mod fs;
 mod message_spawn_cron;
+mod policy;
 mod registry;
 mod web;

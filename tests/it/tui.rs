@@ -3,10 +3,13 @@
 mod e2e;
 mod e2e_llm;
 mod e2e_sessions;
+mod e2e_terminal_loss;
 mod events;
 mod keys_config;
 mod model_list;
+mod saving;
 mod sessions;
 mod snapshots;
+mod subagent_approval;
 mod update;
 mod update_commands;

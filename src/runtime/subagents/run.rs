@@ -5,6 +5,7 @@ use super::{SubagentInfo, SubagentManager, SubagentStatus};
 use crate::agent::{Agent, AgentEvent, Message, NoticeLevel};
 use crate::runtime::bus::{InboundMessage, SYSTEM_CHANNEL};
 use crate::runtime::event::RuntimeEvent;
+use crate::tools::policy::{AgentRole, SubagentRef};
 use tokio_util::sync::CancellationToken;
 
 /// The `sender_id` of subagent results on the bus.
@@ -13,6 +14,7 @@ pub const SENDER: &str = "subagent";
 /// What a started subagent's task needs.
 pub(super) struct Job {
     pub(super) id: String,
+    pub(super) label: String,
     pub(super) task: String,
     pub(super) parent_tool_call_id: String,
     pub(super) cancel: CancellationToken,
@@ -73,18 +75,23 @@ pub(super) async fn run(manager: SubagentManager, job: Job) {
     manager.finish(&job.id, outcome);
 }
 
-fn build_agent(manager: &SubagentManager) -> Agent {
+/// The subagent's agent; its tools come from the policy, so `[tools] disabled`,
+/// approval and the rest hold for it as for the main agent, and its approval requests
+/// name it.
+fn build_agent(manager: &SubagentManager, job: &Job) -> Agent {
     let shared = &manager.shared;
     let config = &shared.config;
     let agent = Agent::new(shared.provider.clone(), config.model.clone());
     agent.set_system_prompt(config.system_prompt.clone());
-    agent.set_tools(shared.tools.tools());
+    let role = AgentRole::Subagent(SubagentRef {
+        id: job.id.clone(),
+        label: job.label.clone(),
+        task: job.task.clone(),
+    });
+    shared.policy.equip(&agent, &role);
     agent.set_max_turns(config.max_turns);
     agent.set_thinking_level(config.thinking);
     agent.set_tool_execution(config.tool_execution);
-    if let Some(setup) = &config.setup {
-        setup(&agent);
-    }
     agent
 }
 
@@ -92,7 +99,7 @@ async fn drive(manager: &SubagentManager, job: &Job) -> Outcome {
     if job.cancel.is_cancelled() {
         return Outcome::Cancelled { partial: None };
     }
-    let agent = build_agent(manager);
+    let agent = build_agent(manager, job);
     let mut events = agent.subscribe(None);
     // History stays empty: the task is the subagent's whole context.
     if let Err(e) = agent.prompt(job.task.clone()) {

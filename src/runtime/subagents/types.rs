@@ -1,8 +1,7 @@
 //! The subagent data the dashboard, the `spawn` tool and the embedding app see.
 
-use crate::agent::{Agent, ThinkingLevel, ToolExecution};
+use crate::agent::{ThinkingLevel, ToolExecution};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 /// A subagent's default turn limit per task.
 pub const DEFAULT_SUBAGENT_MAX_TURNS: u32 = 15;
 /// How many subagents run at once by default.
@@ -12,10 +11,6 @@ pub const SUBAGENT_SYSTEM_PROMPT: &str = "You are a subagent of claw-tui: you wo
 the background, on one task given to you by the main agent. Use your tools to do the task, then \
 answer with a complete, self-contained report of what you did and found; that answer is handed \
 to the main agent as it is. You cannot talk to the user, start subagents or schedule jobs.";
-
-/// Lets the embedding app adjust each subagent's `Agent` before it starts (hooks,
-/// approval gates...).
-pub type SubagentSetup = Arc<dyn Fn(&Agent) + Send + Sync>;
 
 /// Where a subagent is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,8 +89,6 @@ pub struct SubagentConfig {
     pub thinking: ThinkingLevel,
     /// Sequential or parallel tool calls.
     pub tool_execution: ToolExecution,
-    /// Applied to each subagent's `Agent` after the settings above, before it starts.
-    pub setup: Option<SubagentSetup>,
 }
 
 impl SubagentConfig {
@@ -108,7 +101,6 @@ impl SubagentConfig {
             max_concurrent: DEFAULT_MAX_CONCURRENT,
             thinking: ThinkingLevel::Off,
             tool_execution: ToolExecution::Parallel,
-            setup: None,
         }
     }
 }

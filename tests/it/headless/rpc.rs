@@ -1,12 +1,8 @@
 //! `--mode rpc` through the real binary on the offline demo model.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::support::rpc::Rpc;
+use crate::support::rpc::{Rpc, is_type};
 use serde_json::{Value, json};
-
-fn is_type(line: &Value, t: &str) -> bool {
-    line["type"] == t
-}
 
 #[test]
 fn prompt_runs_and_events_are_printed_bare() {

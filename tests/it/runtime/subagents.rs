@@ -11,6 +11,8 @@ use claw_tui::runtime::{
     runtime_channel,
 };
 use claw_tui::tools::ToolRegistry;
+use claw_tui::tools::exec::Approver;
+use claw_tui::tools::policy::{PolicyConfig, ToolPolicy};
 use claw_tui::tools::spawn::SpawnTool;
 use serde_json::json;
 use std::sync::Arc;
@@ -45,7 +47,8 @@ fn fixture(registry: &ToolRegistry, change: impl FnOnce(&mut SubagentConfig)) ->
     let (tx, events) = runtime_channel();
     let mut config = SubagentConfig::new("scripted");
     change(&mut config);
-    let manager = SubagentManager::new(provider.clone(), registry, bus.clone(), tx, config);
+    let policy = ToolPolicy::new(registry.clone(), PolicyConfig::default(), Approver::Nobody);
+    let manager = SubagentManager::new(provider.clone(), policy, bus.clone(), tx, config);
     Fixture {
         provider,
         bus,

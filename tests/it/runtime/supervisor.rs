@@ -280,10 +280,14 @@ async fn subagent_results_reach_the_main_agent_after_its_run_in_order() {
 
     let bus = MessageBus::new();
     let (tx, mut runtime_events) = runtime_channel();
-    let registry = claw_tui::tools::ToolRegistry::new();
+    let policy = claw_tui::tools::policy::ToolPolicy::new(
+        claw_tui::tools::ToolRegistry::new(),
+        claw_tui::tools::policy::PolicyConfig::default(),
+        claw_tui::tools::exec::Approver::Nobody,
+    );
     let manager = SubagentManager::new(
         sub_provider.clone(),
-        &registry,
+        policy,
         bus.clone(),
         tx.clone(),
         SubagentConfig::new("scripted"),

@@ -1,11 +1,14 @@
 //! Helpers shared by the runtime tests: a provider that routes each request to a
 //! script chosen by the conversation's first user message (a subagent's task), so
-//! concurrent subagents get deterministic answers whatever order they run in.
+//! concurrent subagents get deterministic answers whatever order they run in; and
+//! settings read from a real config file in a temp home.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support::scripted::message;
 use crate::support::{DEADLINE, Reply, ScriptedProvider};
 use claw_tui::agent::{Block, MessageDelta, StopReason};
+use claw_tui::cli::Cli;
+use claw_tui::config::Settings;
 use claw_tui::llm::{LlmEvent, LlmMessage, LlmRequest, LlmStream, Provider};
 use claw_tui::runtime::{RuntimeEvent, SubagentInfo, SubagentStatus};
 use serde_json::Value;
@@ -40,6 +43,43 @@ impl RoutingProvider {
     pub fn requests(&self, task: &str) -> Vec<LlmRequest> {
         self.routes.lock().unwrap()[task].requests()
     }
+
+    /// The script for conversations no route matches (e.g. one a cron fire starts).
+    pub fn unrouted(&self) -> &ScriptedProvider {
+        &self.unknown
+    }
+}
+
+/// Settings as claw-tui resolves them from a config file holding `config` (plus the
+/// test build as the exec sandbox launcher), with the workspace, data and state dirs
+/// inside the returned temp dir.
+pub fn settings(config: &str) -> (tempfile::TempDir, Settings) {
+    use clap::Parser;
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let config_path = dir.path().join("config.toml");
+    let launcher = format!("launcher = {:?}\n", env!("CARGO_BIN_EXE_claw-tui"));
+    // The launcher goes into the file's own [exec] table, or a new one.
+    let text = if config.contains("[exec]") {
+        config.replacen("[exec]\n", &format!("[exec]\n{launcher}"), 1)
+    } else {
+        format!("{config}\n[exec]\n{launcher}")
+    };
+    std::fs::write(&config_path, text).unwrap();
+    let cli = Cli::parse_from([
+        "claw-tui".as_ref(),
+        "--provider".as_ref(),
+        "demo".as_ref(),
+        "--config".as_ref(),
+        config_path.as_os_str(),
+        "--workspace".as_ref(),
+        workspace.as_os_str(),
+    ] as [&std::ffi::OsStr; 7]);
+    let mut settings = claw_tui::config::resolve(&cli, &|_| None).unwrap();
+    settings.data_dir = dir.path().join("data");
+    settings.state_dir = dir.path().join("state");
+    (dir, settings)
 }
 
 fn first_user(request: &LlmRequest) -> Option<String> {

@@ -4,6 +4,8 @@
 
 use crate::support::{FnTool, Reply, ScriptedProvider, text_schema, until_agent_end};
 use claw_tui::agent::{Agent, AgentEvent, Message, Tool, ToolResult};
+use claw_tui::tools::exec::{Approver, ExecConfig};
+use claw_tui::tools::policy::{AgentKind, PolicyConfig, ToolPolicy};
 use claw_tui::tools::{SUBAGENT_EXCLUDED, ToolRegistry, ToolsConfig};
 use serde::Deserialize;
 use serde_json::json;
@@ -156,14 +158,22 @@ fn the_tools_section_parses_with_defaults() {
 }
 
 #[test]
-fn the_config_applies_to_a_registry_and_a_workspace() {
+fn the_config_applies_to_the_policy_and_a_workspace() {
     let config = ToolsConfig {
         disabled: vec!["spawn".into(), "typo".into()],
         allow_outside_workspace: true,
     };
-    let mut registry = full_registry();
-    assert_eq!(registry.apply_config(&config), ["typo"]);
-    assert!(!registry.contains("spawn"));
+    let policy = ToolPolicy::new(
+        full_registry(),
+        PolicyConfig::new(&config, &ExecConfig::default()),
+        Approver::Nobody,
+    );
+    assert_eq!(policy.unknown_disabled(), ["typo"]);
+    assert!(
+        !policy
+            .names_for(AgentKind::Main)
+            .contains(&"spawn".to_owned())
+    );
     let dir = tempfile::tempdir().unwrap();
     let ws = config.workspace(dir.path());
     assert!(ws.allows_outside());

@@ -1,0 +1,310 @@
+//! The tool policy: the only way an agent gets tools.
+//!
+//! [`ToolPolicy`] owns every tool the process has (built-ins with their workspace and
+//! sandbox, `spawn`, `cron`; later MCP tools) together with the user's rules: the
+//! `[tools] disabled` list, each tool's approval mode (`[exec] approval` for `exec`) and
+//! whether subagents may have it. An agent receives its tools from
+//! [`ToolPolicy::tools_for`] (or [`ToolPolicy::equip`]), and what it receives is already
+//! filtered and wrapped: a disabled tool is never offered, and each call passes the
+//! approval gate inside the tool itself before the real tool runs. No hook has to be
+//! remembered, so the main agent, each subagent and the runs a cron job starts (they run
+//! on the main agent) are all held to the same rules.
+//!
+//! Where later parts go, so they do not need a second path:
+//! - user hooks (before/after tool commands): in [`Guarded`]'s `execute`, around the
+//!   approval gate and the tool, for every agent alike;
+//! - plan mode: another field of the [`AgentRole`] that [`ToolPolicy::offers`] filters on
+//!   (mutating tools left out);
+//! - MCP tools: [`ToolPolicy::register_with`] with the server's approval mode and its
+//!   `subagents` flag, then [`ToolPolicy::equip`] the main agent again;
+//! - a `!command` typed in the client: [`ToolPolicy::tool_for`] `exec`, called directly.
+
+use super::exec::{ApprovalGate, ApprovalMode, Approver, EXEC_TOOL_NAME, ExecConfig, GateCall};
+use super::{SUBAGENT_EXCLUDED, ToolRegistry, ToolsConfig};
+use crate::agent::{Agent, Tool, ToolResult, ToolUpdates};
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio_util::sync::CancellationToken;
+
+/// What names a subagent to the user when it asks for approval.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubagentRef {
+    /// `subagent-N`.
+    pub id: String,
+    /// Its short name.
+    pub label: String,
+    /// The task it was given.
+    pub task: String,
+}
+
+/// Which kind of agent tools are for: decides what it is offered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentKind {
+    /// The agent the user talks to (also what cron-started runs run on).
+    Main,
+    /// A background subagent started by `spawn`.
+    Subagent,
+}
+
+/// The agent tools are for: what it is offered and how its approval requests name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AgentRole {
+    /// The main agent.
+    Main,
+    /// A subagent.
+    Subagent(SubagentRef),
+}
+
+impl AgentRole {
+    /// The kind of agent this is.
+    pub fn kind(&self) -> AgentKind {
+        match self {
+            AgentRole::Main => AgentKind::Main,
+            AgentRole::Subagent(_) => AgentKind::Subagent,
+        }
+    }
+
+    fn subagent(&self) -> Option<&SubagentRef> {
+        match self {
+            AgentRole::Main => None,
+            AgentRole::Subagent(info) => Some(info),
+        }
+    }
+}
+
+/// The rules one tool is registered with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolRules {
+    /// Whether subagents are offered the tool.
+    pub subagents: bool,
+    /// Whether each call needs the user's approval first.
+    pub approval: ApprovalMode,
+}
+
+/// The user's settings the policy enforces.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PolicyConfig {
+    /// Tools no agent is offered (`[tools] disabled`).
+    pub disabled: Vec<String>,
+    /// The approval mode of `exec` (`[exec] approval`).
+    pub exec_approval: ApprovalMode,
+}
+
+impl PolicyConfig {
+    /// The policy settings of the `[tools]` and `[exec]` sections.
+    pub fn new(tools: &ToolsConfig, exec: &ExecConfig) -> Self {
+        Self {
+            disabled: tools.disabled.clone(),
+            exec_approval: exec.approval,
+        }
+    }
+}
+
+struct Entry {
+    tool: Arc<dyn Tool>,
+    rules: ToolRules,
+}
+
+struct Shared {
+    config: PolicyConfig,
+    gate: ApprovalGate,
+    catalog: Mutex<Vec<Entry>>,
+}
+
+/// Every tool of the process and the rules they are offered under; cheap to clone,
+/// clones share everything (including "allow for this session" answers).
+#[derive(Clone)]
+pub struct ToolPolicy {
+    shared: Arc<Shared>,
+}
+
+impl ToolPolicy {
+    /// A policy enforcing `config` over the tools of `registry`, asking `approver` when
+    /// a call needs approval.
+    pub fn new(registry: ToolRegistry, config: PolicyConfig, approver: Approver) -> Self {
+        let policy = Self {
+            shared: Arc::new(Shared {
+                config,
+                gate: ApprovalGate::new(approver),
+                catalog: Mutex::new(Vec::new()),
+            }),
+        };
+        for tool in registry.tools() {
+            policy.register(tool);
+        }
+        policy
+    }
+
+    fn catalog(&self) -> MutexGuard<'_, Vec<Entry>> {
+        // Each change under this lock is a single push or replace; a panic elsewhere
+        // cannot leave the list half-changed.
+        self.shared
+            .catalog
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The rules a built-in tool called `name` gets: subagents lack `spawn`, `message`,
+    /// `edit_file` and `cron`; `exec` needs approval per `[exec] approval`.
+    pub fn default_rules(&self, name: &str) -> ToolRules {
+        ToolRules {
+            subagents: !SUBAGENT_EXCLUDED.contains(&name),
+            approval: if name == EXEC_TOOL_NAME {
+                self.shared.config.exec_approval
+            } else {
+                ApprovalMode::Never
+            },
+        }
+    }
+
+    /// Adds `tool` with the default rules for its name (see [`Self::default_rules`]).
+    pub fn register(&self, tool: Arc<dyn Tool>) {
+        let rules = self.default_rules(tool.name());
+        self.register_with(tool, rules);
+    }
+
+    /// Adds `tool` with `rules`; one with the same name is replaced. Agents equipped
+    /// before keep what they had until they are equipped again.
+    pub fn register_with(&self, tool: Arc<dyn Tool>, rules: ToolRules) {
+        let mut catalog = self.catalog();
+        let entry = Entry { tool, rules };
+        match catalog
+            .iter_mut()
+            .find(|e| e.tool.name() == entry.tool.name())
+        {
+            Some(slot) => *slot = entry,
+            None => catalog.push(entry),
+        }
+    }
+
+    /// Whether an agent of `kind` is offered the tool with `name` and `rules`.
+    fn offers(&self, kind: AgentKind, name: &str, rules: &ToolRules) -> bool {
+        let disabled = self.shared.config.disabled.iter().any(|d| d == name);
+        let excluded = kind == AgentKind::Subagent && !rules.subagents;
+        !disabled && !excluded
+    }
+
+    /// The tools `role` is offered, each guarded by the policy, in registration order.
+    pub fn tools_for(&self, role: &AgentRole) -> Vec<Arc<dyn Tool>> {
+        self.catalog()
+            .iter()
+            .filter(|e| self.offers(role.kind(), e.tool.name(), &e.rules))
+            .map(|e| self.guard(e, role))
+            .collect()
+    }
+
+    /// The tool called `name` as `role` would get it, if it is offered to `role`.
+    pub fn tool_for(&self, role: &AgentRole, name: &str) -> Option<Arc<dyn Tool>> {
+        self.catalog()
+            .iter()
+            .find(|e| e.tool.name() == name && self.offers(role.kind(), name, &e.rules))
+            .map(|e| self.guard(e, role))
+    }
+
+    /// The names of the tools an agent of `kind` is offered (for its system prompt).
+    pub fn names_for(&self, kind: AgentKind) -> Vec<String> {
+        self.catalog()
+            .iter()
+            .filter(|e| self.offers(kind, e.tool.name(), &e.rules))
+            .map(|e| e.tool.name().to_owned())
+            .collect()
+    }
+
+    /// Gives `agent` the tools of `role`.
+    pub fn equip(&self, agent: &Agent, role: &AgentRole) {
+        agent.set_tools(self.tools_for(role));
+    }
+
+    /// The `[tools] disabled` names that match no registered tool (likely misspelt).
+    pub fn unknown_disabled(&self) -> Vec<String> {
+        let catalog = self.catalog();
+        self.shared
+            .config
+            .disabled
+            .iter()
+            .filter(|d| !catalog.iter().any(|e| e.tool.name() == d.as_str()))
+            .cloned()
+            .collect()
+    }
+
+    fn guard(&self, entry: &Entry, role: &AgentRole) -> Arc<dyn Tool> {
+        Arc::new(Guarded {
+            tool: entry.tool.clone(),
+            approval: entry.rules.approval,
+            subagent: role.subagent().cloned(),
+            shared: self.shared.clone(),
+        })
+    }
+}
+
+impl std::fmt::Debug for ToolPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = self
+            .catalog()
+            .iter()
+            .map(|e| e.tool.name().to_owned())
+            .collect();
+        f.debug_struct("ToolPolicy")
+            .field("tools", &names)
+            .field("config", &self.shared.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Result of a call aborted while its approval was being asked for.
+pub const CANCELLED_WHILE_ASKING: &str =
+    "Cancelled while waiting for the user's approval; the call did not run.";
+
+/// A tool as an agent receives it from the policy: the checks run inside `execute`, so
+/// they cannot be bypassed by how the agent was configured.
+struct Guarded {
+    tool: Arc<dyn Tool>,
+    approval: ApprovalMode,
+    subagent: Option<SubagentRef>,
+    shared: Arc<Shared>,
+}
+
+#[async_trait]
+impl Tool for Guarded {
+    fn name(&self) -> &str {
+        self.tool.name()
+    }
+
+    fn label(&self) -> &str {
+        self.tool.label()
+    }
+
+    fn description(&self) -> &str {
+        self.tool.description()
+    }
+
+    fn parameters(&self) -> Value {
+        self.tool.parameters()
+    }
+
+    async fn execute(
+        &self,
+        call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        updates: ToolUpdates,
+    ) -> ToolResult {
+        let call = GateCall {
+            tool_name: self.tool.name(),
+            tool_call_id: call_id,
+            args: &args,
+            subagent: self.subagent.as_ref(),
+        };
+        let verdict = tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(CANCELLED_WHILE_ASKING.to_owned()),
+            verdict = self.shared.gate.check(self.approval, call) => verdict,
+        };
+        if let Err(reason) = verdict {
+            return ToolResult::error(reason);
+        }
+        self.tool.execute(call_id, args, cancel, updates).await
+    }
+}
