@@ -94,6 +94,8 @@ pub enum Msg {
         /// Its id.
         id: String,
     },
+    /// Saving the session failed (the error), or works again (`None`).
+    SessionSave(Option<String>),
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
     /// The MCP servers and their states (name, state), for `/status`.

@@ -1,7 +1,8 @@
 //! The status part: the run as the user follows it (the one state word, turn, tokens,
 //! context use, cost), the settings that apply to the next run (model, thinking, queue
-//! modes, tool mode), the queued messages, and a short hint. Drawn as the status bar
-//! (`status/bar.rs`) and the queue strip above the composer.
+//! modes, tool mode), the queued messages, a short hint, and whether the session is
+//! being saved. Drawn as the status bar (`status/bar.rs`) and the queue strip above the
+//! composer.
 
 mod bar;
 
@@ -53,7 +54,12 @@ pub struct Status {
     tool_execution: ToolExecution,
     thinking: ThinkingLevel,
     hint: Option<(String, Instant)>,
+    /// Why the session is not being saved, while it is not.
+    unsaved: Option<String>,
 }
+
+/// The status bar's part while the session cannot be written.
+pub(crate) const UNSAVED: &str = "⚠ session not saved";
 
 /// What the status part starts with.
 pub(crate) struct StatusConfig {
@@ -98,6 +104,7 @@ impl Status {
             tool_execution: config.tool_execution,
             thinking: config.thinking,
             hint: None,
+            unsaved: None,
         }
     }
 
@@ -164,6 +171,19 @@ impl Status {
             return true;
         }
         false
+    }
+
+    /// Why the session is not being saved, while it is not.
+    pub fn unsaved(&self) -> Option<&str> {
+        self.unsaved.as_deref()
+    }
+
+    /// Saving the session failed (`Some(why)`) or works again (`None`); returns whether
+    /// the bar changed.
+    pub(crate) fn set_unsaved(&mut self, why: Option<String>) -> bool {
+        let changed = self.unsaved.is_some() != why.is_some();
+        self.unsaved = why;
+        changed
     }
 
     /// The exactly-one state word (`tools_running`: a tool call executes).

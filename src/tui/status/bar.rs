@@ -1,8 +1,8 @@
 //! The status bar: its parts in a fixed order, each with a priority. When the bar is
 //! too narrow, whole parts go, least important first (the workspace, then the queue
-//! modes, the model, the token counts, the turn); the state word, the context use and
-//! the cost stay. A hint comes after those three: it is shortened, never allowed to
-//! push them out.
+//! modes, the model, the token counts, the turn); the state word, a session that is
+//! not being saved, the context use and the cost stay. A hint comes after those: it is
+//! shortened, never allowed to push them out.
 
 use super::{Status, mode};
 use crate::tui::theme::{Theme, Token};
@@ -25,6 +25,8 @@ pub enum PartKind {
     Model,
     /// The one state word (with the spinner while running).
     State,
+    /// The session cannot be written (`⚠ session not saved`).
+    Unsaved,
     /// A short-lived hint.
     Hint,
     /// The session's turn number.
@@ -46,14 +48,15 @@ impl PartKind {
     fn priority(self) -> u8 {
         match self {
             PartKind::State => 0,
-            PartKind::Context => 1,
-            PartKind::Cost => 2,
-            PartKind::Hint => 3,
-            PartKind::Turn => 4,
-            PartKind::Tokens => 5,
-            PartKind::Model => 6,
-            PartKind::Queues => 7,
-            PartKind::Workspace => 8,
+            PartKind::Unsaved => 1,
+            PartKind::Context => 2,
+            PartKind::Cost => 3,
+            PartKind::Hint => 4,
+            PartKind::Turn => 5,
+            PartKind::Tokens => 6,
+            PartKind::Model => 7,
+            PartKind::Queues => 8,
+            PartKind::Workspace => 9,
         }
     }
 }
@@ -88,6 +91,10 @@ impl Status {
             ),
             part(PartKind::State, state),
         ];
+        // Right after the state word, and kept as long as it is.
+        if self.unsaved().is_some() {
+            parts.push(part(PartKind::Unsaved, super::UNSAVED.to_owned()));
+        }
         if let Some((hint, _)) = &self.hint {
             parts.push(part(PartKind::Hint, hint.clone()));
         }
@@ -242,6 +249,9 @@ impl Status {
                 };
                 base.patch(theme.fg(token)).add_modifier(Modifier::BOLD)
             }
+            PartKind::Unsaved => base
+                .patch(theme.fg(Token::Error))
+                .add_modifier(Modifier::BOLD),
             PartKind::Hint => base
                 .patch(theme.fg(Token::Warning))
                 .add_modifier(Modifier::BOLD),
