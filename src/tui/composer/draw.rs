@@ -3,7 +3,7 @@
 use super::{Composer, PLACEHOLDER};
 use crate::agent::QueueKind;
 use crate::tui::theme::{Theme, Token};
-use crate::tui::widgets::put_line;
+use crate::tui::widgets::{fit_width, put_line};
 use crate::tui::wrap::str_width;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -206,7 +206,8 @@ impl Composer {
                 } else {
                     theme.dim()
                 };
-                buf.set_stringn(x, y, detail, usize::from(body.right() - x), dim);
+                let room = usize::from(body.right() - x);
+                buf.set_stringn(x, y, fit_width(detail, room), room, dim);
             }
         }
     }

@@ -15,6 +15,8 @@ use ratatui::text::{Line, Span};
 
 /// What separates two parts.
 const SEP: &str = " │ ";
+/// `⚠ session not saved` where the bar has no room for it.
+const UNSAVED_SHORT: &str = "⚠ not saved";
 /// A hint is shortened to no fewer cells than this (else it goes).
 const MIN_HINT: usize = 12;
 
@@ -182,6 +184,11 @@ impl Status {
             } else {
                 parts.remove(i);
             }
+        }
+        if used(&parts) > width
+            && let Some(unsaved) = parts.iter_mut().find(|p| p.kind == PartKind::Unsaved)
+        {
+            unsaved.text = UNSAVED_SHORT.to_owned();
         }
         while used(&parts) > width && parts.len() > 1 {
             // Narrower than the three that matter: the least of them goes too.

@@ -80,6 +80,12 @@ fn the_slash_popup_describes_commands_and_completes_arguments() {
     assert_eq!(popup.items.len(), 12);
     assert_eq!(popup.details[1], "use another model from the next run on");
     insta::assert_snapshot!("slash_popup_120x40", draw(&mut app).backend());
+    // Narrower, a description too long for the popup is cut with a sign that it was.
+    resize(&mut app, 80, 24);
+    let screen = format!("{:?}", draw(&mut app).backend());
+    let sessions_row = screen.lines().find(|l| l.contains("/sessions")).unwrap();
+    assert!(sessions_row.contains("to conti…││"), "{sessions_row}");
+    resize(&mut app, 120, 40);
 
     app.update(key(KeyCode::Backspace));
     typed(&mut app, "/thinking ");

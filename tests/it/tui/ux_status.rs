@@ -218,3 +218,22 @@ fn turns_are_numbered_through_the_session_in_the_tree_and_the_bar() {
     assert!(bar(&mut app).contains("│ turn 5 │"), "{}", bar(&mut app));
     insta::assert_snapshot!("turns_120x40", draw(&mut app).backend());
 }
+
+#[test]
+fn a_session_that_is_not_saved_stays_on_a_narrow_bar_in_short() {
+    let mut app = sized(40, 12);
+    app.update(Msg::SessionSave(Some(
+        "cannot write session file /data/s.jsonl: No space left on device".into(),
+    )));
+    let text = bar(&mut app);
+    assert!(
+        text.contains("idle │ ⚠ not saved │ ctx 0% │ cost n/a"),
+        "{text}"
+    );
+    resize(&mut app, 120, 40);
+    let text = bar(&mut app);
+    assert!(
+        text.contains("idle │ ⚠ session not saved │ turn 0"),
+        "{text}"
+    );
+}
