@@ -128,7 +128,8 @@ fn restore(agent: &Agent, opened: &OpenedSession) {
     let Some(data) = &opened.resumed else {
         return;
     };
-    if let Err(e) = agent.replace_messages(data.messages.clone()) {
+    // With its compaction: the model sees exactly what it saw before.
+    if let Err(e) = agent.restore_history(data.messages.clone(), data.compaction().cloned()) {
         eprintln!("claw-tui: cannot restore the session: {e}");
     }
     for text in &data.steering {

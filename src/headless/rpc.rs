@@ -26,6 +26,10 @@ enum Command {
         content: String,
     },
     Abort,
+    Compact {
+        #[serde(default)]
+        instructions: Option<String>,
+    },
     GetState,
     SetQueueMode {
         queue: QueueName,
@@ -44,7 +48,8 @@ enum QueueName {
     FollowUp,
 }
 
-const COMMANDS: &str = "prompt, steer, follow_up, abort, get_state, set_queue_mode, approve";
+const COMMANDS: &str =
+    "prompt, steer, follow_up, abort, compact, get_state, set_queue_mode, approve";
 
 /// Approval requests waiting for an `approve` command, by id.
 #[derive(Clone, Default)]
@@ -187,6 +192,10 @@ fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str
             supervisor.abort();
             success(&name, json!({}))
         }
+        Command::Compact { instructions } => match supervisor.compact(instructions) {
+            Ok(()) => success(&name, json!({})),
+            Err(e) => failure(Some(&name), format!("cannot compact now: {e}")),
+        },
         Command::GetState => success(&name, json!({"state": state_json(agent)})),
         Command::SetQueueMode { queue, mode } => {
             let kind = match queue {
@@ -235,6 +244,8 @@ fn state_json(agent: &Agent) -> Value {
         "steering": texts(QueueKind::Steering),
         "follow_up": texts(QueueKind::FollowUp),
         "usage": usage,
+        "context_usage": agent.context_usage(),
+        "compaction": state.compaction,
         "message_count": state.messages.len(),
         "messages": *state.messages,
     })

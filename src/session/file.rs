@@ -1,7 +1,7 @@
 //! Session files on disk: where they live, reading them back, listing them.
 
 use super::{Entry, FORMAT_VERSION, Header, SessionError, workspace_slug};
-use crate::agent::Message;
+use crate::agent::{Compaction, Message};
 use crate::runtime::InboundMessage;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,12 +29,23 @@ pub struct SessionData {
     pub last_activity: u64,
     /// Problems that did not stop the load (a torn last line).
     pub warnings: Vec<String>,
+    /// The compactions, oldest first.
+    pub compactions: Vec<Compaction>,
 }
 
 impl SessionData {
     /// The session id.
     pub fn id(&self) -> &str {
         self.header.as_ref().map_or("", |h| h.id.as_str())
+    }
+
+    /// The compaction in force: what the model saw at the end (the summary, then the
+    /// messages from its first kept one on).
+    pub fn compaction(&self) -> Option<&Compaction> {
+        self.compactions
+            .iter()
+            .rev()
+            .find(|c| c.fits(self.messages.len()))
     }
 }
 
@@ -140,6 +151,10 @@ fn fold(data: &mut SessionData, entry: Entry, path: &Path) -> Result<(), Session
         } => {
             data.last_activity = timestamp;
             data.settings.insert(key, value);
+        }
+        Entry::Compaction(compaction) => {
+            data.last_activity = compaction.timestamp;
+            data.compactions.push(compaction);
         }
         // Not activity: switching away or a notification from elsewhere is not use.
         Entry::PendingNotifications {

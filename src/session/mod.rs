@@ -20,7 +20,7 @@ pub use open::{OpenedSession, open_session};
 pub use route::{SessionRouter, inbox_path, record_undelivered};
 pub use writer::{SessionAppender, SessionWriter, record_events};
 
-use crate::agent::Message;
+use crate::agent::{Compaction, Message};
 use crate::runtime::InboundMessage;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -139,6 +139,9 @@ pub enum Entry {
         #[serde(default)]
         inbox_offset: u64,
     },
+    /// The history was compacted: the model sees the summary, then the messages from
+    /// `first_kept_message` on (the messages stay in the file).
+    Compaction(Compaction),
 }
 
 /// A fresh random session id (128 bits, hex).

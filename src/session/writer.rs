@@ -91,6 +91,9 @@ impl SessionWriter {
                 message: message.clone(),
             });
         }
+        for compaction in &data.compactions {
+            writer.append(&Entry::Compaction(compaction.clone()));
+        }
         writer.append(&Entry::Queue {
             timestamp: now_ms(),
             steering: data.steering.clone(),
@@ -187,7 +190,7 @@ impl SessionAppender {
 
 fn send_entry(tx: &mpsc::Sender<Command>, keep: &AtomicBool, entry: &Entry) {
     let worth_keeping = match entry {
-        Entry::Message { .. } => true,
+        Entry::Message { .. } | Entry::Compaction(_) => true,
         Entry::Queue {
             steering,
             follow_up,
@@ -282,6 +285,12 @@ fn record(writer: &SessionWriter, event: &AgentEvent) {
             key: key.clone(),
             value: value.clone(),
         }),
+        AgentEvent::CompactionEnd(end) => {
+            if let Some(compaction) = end.record() {
+                writer.append(&Entry::Compaction(compaction));
+                writer.sync();
+            }
+        }
         AgentEvent::TurnEnd { .. } | AgentEvent::AgentEnd { .. } => writer.sync(),
         _ => {}
     }
