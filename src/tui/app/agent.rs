@@ -29,6 +29,7 @@ impl App {
             }
             AgentEvent::CompactionStart { tokens_before, .. } => {
                 self.status.set_compacting(true);
+                self.status.set_context_tokens(tokens_before);
                 return self.chat.compaction_started(tokens_before);
             }
             AgentEvent::CompactionEnd(end) => {

@@ -356,7 +356,7 @@ pub(super) fn compacted_lines(
         return;
     }
     out.push(StyledLine::plain(
-        format!("▾ summary ({words} words) · the model reads this instead of the history above"),
+        format!("▾ summary ({words} words) · sent instead of the history above"),
         style,
     ));
     let md = MdContext {
