@@ -63,7 +63,16 @@ struct Item {
 
 /// At most `max` characters of `text`, saying how much was cut.
 fn cut_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    // Mostly ASCII: the cut is at byte `max`, found without decoding every character.
+    let end = if text.as_bytes()[..max].is_ascii() {
+        Some((max, ' '))
+    } else {
+        text.char_indices().nth(max)
+    };
+    match end {
         None => text.to_owned(),
         Some((end, _)) => {
             let rest = text[end..].chars().count();
@@ -140,6 +149,19 @@ struct Packer {
     chunks: Vec<SummaryChunk>,
 }
 
+/// Items kept together (an answer and its results, or a whole turn) and their tokens.
+struct Group {
+    items: Vec<String>,
+    tokens: u64,
+}
+
+impl Group {
+    fn new(items: Vec<String>) -> Self {
+        let tokens = items.iter().map(|t| estimate_text(t) + 1).sum();
+        Self { items, tokens }
+    }
+}
+
 impl Packer {
     fn flush(&mut self) {
         if !self.current.is_empty() {
@@ -150,25 +172,25 @@ impl Packer {
         self.tokens = 0;
     }
 
-    /// Adds a group of items kept together if it fits; `false` when it does not.
-    fn add(&mut self, items: &[String], tokens: u64, alone: bool) -> bool {
-        if self.tokens + tokens <= self.budget {
-            self.current.extend_from_slice(items);
-            self.tokens += tokens;
-            return true;
+    /// Adds a group if it fits in the current chunk or an empty one; gives it back when
+    /// it is larger than a whole chunk.
+    fn add(&mut self, group: Group) -> Option<Group> {
+        if group.tokens > self.budget {
+            return Some(group);
         }
-        if alone || tokens > self.budget {
-            return false;
+        if self.tokens + group.tokens > self.budget {
+            self.flush();
         }
-        self.flush();
-        self.add(items, tokens, true)
+        self.tokens += group.tokens;
+        self.current.extend(group.items);
+        None
     }
 
     /// A group larger than a whole chunk: its oldest items are cut until it fits.
-    fn add_cut(&mut self, items: &[String]) {
+    fn add_cut(&mut self, group: Group) {
         self.flush();
         let budget_bytes = usize::try_from(self.budget.saturating_mul(4)).unwrap_or(usize::MAX);
-        let mut texts = items.to_vec();
+        let mut texts = group.items;
         let mut total: usize = texts.iter().map(|t| t.len() + 2).sum();
         for text in &mut texts {
             if total <= budget_bytes {
@@ -184,10 +206,6 @@ impl Packer {
     }
 }
 
-fn group_tokens(items: &[String]) -> u64 {
-    items.iter().map(|t| estimate_text(t) + 1).sum()
-}
-
 /// Writes `messages` out and splits them into chunks of at most `budget` tokens: whole
 /// turns where they fit, a turn too large for one request on its own (split between
 /// answers, never between a call and its results), and a single answer with its
@@ -201,8 +219,7 @@ pub fn plan_summary(messages: &[Message], budget: u64) -> Vec<SummaryChunk> {
         if item.turn_start || turns.is_empty() {
             turns.push(Vec::new());
         }
-        let turn = turns.last_mut();
-        if let Some(turn) = turn {
+        if let Some(turn) = turns.last_mut() {
             match turn.last_mut() {
                 Some(group) if is_result => group.push(item.text),
                 _ => turn.push(vec![item.text]),
@@ -216,14 +233,21 @@ pub fn plan_summary(messages: &[Message], budget: u64) -> Vec<SummaryChunk> {
         chunks: Vec::new(),
     };
     for turn in turns {
-        let items: Vec<String> = turn.iter().flatten().cloned().collect();
-        if packer.add(&items, group_tokens(&items), false) {
+        let groups: Vec<Group> = turn.into_iter().map(Group::new).collect();
+        let tokens: u64 = groups.iter().map(|g| g.tokens).sum();
+        if tokens <= budget {
+            let whole = Group {
+                items: groups.into_iter().flat_map(|g| g.items).collect(),
+                tokens,
+            };
+            // Fits (perhaps in a fresh chunk): nothing comes back.
+            let _ = packer.add(whole);
             continue;
         }
         packer.flush();
-        for group in turn {
-            if !packer.add(&group, group_tokens(&group), false) {
-                packer.add_cut(&group);
+        for group in groups {
+            if let Some(large) = packer.add(group) {
+                packer.add_cut(large);
             }
         }
         // What follows a turn split up starts a chunk of its own.
@@ -324,6 +348,16 @@ mod tests {
         )));
         assert!(!text.contains(&"r".repeat(2_001)));
         assert!(text.contains("[tool call a: read_file] {\"path\":\"a.txt\"}"));
+    }
+
+    #[test]
+    fn cuts_fall_on_character_boundaries() {
+        assert_eq!(cut_chars("abc", 5), "abc");
+        assert_eq!(cut_chars("abcdef", 4), "abcd\n[… 2 more characters cut]");
+        assert_eq!(cut_chars("ééééé", 2), "éé\n[… 3 more characters cut]");
+        assert_eq!(cut_chars("ab€cd", 3), "ab€\n[… 2 more characters cut]");
+        let cut = cut_bytes(&"é".repeat(100), 60);
+        assert!(cut.len() <= 60 + 40 && cut.starts_with('é'), "{cut}");
     }
 
     #[test]
