@@ -103,8 +103,9 @@ impl Run<'_, '_, '_> {
             CompactionOutcome::Nothing(_) => {
                 add_note(
                     &mut message,
-                    "Nothing older is left to compact: the current turn alone does not fit. \
-                     Start a new session with /new.",
+                    "Nothing older is left to compact: what this turn sends does not fit the \
+                     window on its own. Send something shorter, or start a new session with \
+                     /new.",
                 );
                 self.finish_answer(&message);
                 message
