@@ -11,6 +11,10 @@ use super::event::AgentEvent;
 use super::run_loop::Run;
 use super::types::{AssistantMessage, now_ms};
 
+/// What the user can do about an overflow that was not compacted away.
+const COMPACT_OR_NEW: &str = "Compact it with /compact (over RPC: the compact command), or \
+                              start a new session with /new (headless: run without -c).";
+
 /// Added to an overflow error when automatic compaction is off.
 const COMPACTION_OFF: &str = "Automatic compaction is off ([compaction] enabled = false), so \
                               nothing was compacted.";
@@ -20,6 +24,15 @@ impl CompactionOutcome {
     pub(crate) fn is_done(&self) -> bool {
         matches!(self, CompactionOutcome::Done(_))
     }
+}
+
+/// The advice for a window that is smaller than the one assumed (a local server started
+/// with less context than its model's table entry).
+fn window_hint(window: u64) -> String {
+    format!(
+        "If the server's window is smaller than the {window} tokens assumed here, set \
+         context_window in the provider's config section."
+    )
 }
 
 /// Appends `note` to a failed message's error text.
@@ -65,7 +78,7 @@ impl Run<'_, '_, '_> {
             return message;
         }
         if !enabled {
-            add_note(&mut message, COMPACTION_OFF);
+            add_note(&mut message, &format!("{COMPACTION_OFF} {COMPACT_OR_NEW}"));
             self.finish_answer(&message);
             return message;
         }
@@ -92,8 +105,10 @@ impl Run<'_, '_, '_> {
                             "It still does not fit after compacting (about {} of {} tokens): \
                              the recent messages kept verbatim are too large for this model. \
                              Start a new session with /new, or lower [compaction] \
-                             keep_recent_tokens so that less is kept.",
-                            usage.tokens, usage.window
+                             keep_recent_tokens so that less is kept. {}",
+                            usage.tokens,
+                            usage.window,
+                            window_hint(usage.window)
                         ),
                     );
                 }
@@ -101,11 +116,15 @@ impl Run<'_, '_, '_> {
                 retry
             }
             CompactionOutcome::Nothing(_) => {
+                let window = self.context_usage().window;
                 add_note(
                     &mut message,
-                    "Nothing older is left to compact: what this turn sends does not fit the \
-                     window on its own. Send something shorter, or start a new session with \
-                     /new.",
+                    &format!(
+                        "Nothing older is left to compact: what this turn sends does not fit \
+                         the window on its own. Send something shorter, or start a new session \
+                         with /new. {}",
+                        window_hint(window)
+                    ),
                 );
                 self.finish_answer(&message);
                 message
@@ -113,13 +132,20 @@ impl Run<'_, '_, '_> {
             CompactionOutcome::Failed(why) => {
                 add_note(
                     &mut message,
-                    &format!("Compacting it automatically failed: {why}."),
+                    &format!(
+                        "Compacting it automatically failed, so nothing changed: {}. \
+                         {COMPACT_OR_NEW}",
+                        why.trim_end_matches('.')
+                    ),
                 );
                 self.finish_answer(&message);
                 message
             }
             CompactionOutcome::Aborted => {
-                add_note(&mut message, "Compacting it was cancelled.");
+                add_note(
+                    &mut message,
+                    &format!("Compacting it was cancelled, so nothing changed. {COMPACT_OR_NEW}"),
+                );
                 self.finish_answer(&message);
                 message
             }
@@ -139,11 +165,17 @@ impl Run<'_, '_, '_> {
         let config = env.config;
         let fixed = self.fixed_tokens();
         let tokens_before = context_tokens(&self.ctx.messages, self.ctx.compaction.as_ref(), fixed);
+        let mut budget = config.budget_for(&config.model);
+        if reason == CompactionReason::Overflow {
+            // The provider refused about `tokens_before` tokens, so its window is smaller
+            // than that whatever the table says: keeping `keep_recent` could refill it.
+            budget.keep_recent = budget.keep_recent.min(tokens_before / 4);
+        }
         let job = CompactionJob {
             history: &self.ctx.messages,
             previous: self.ctx.compaction.as_ref(),
             protected_from,
-            budget: config.budget_for(&config.model),
+            budget,
             reason,
             focus,
             fixed_tokens: fixed,

@@ -198,17 +198,15 @@ pub(crate) fn too_long_a_wait(
 }
 
 /// What the user reads when the server refused the request as too long for the model's
-/// context window. The loop compacts and retries on its own when it can, and adds what
-/// it did when that is not enough.
+/// context window: only what happened. What to do depends on what the loop did next
+/// (it compacts and retries on its own when it may), so the loop adds that advice.
 pub(crate) fn overflow_message(status: u16, server: &str, target: &Target) -> String {
     let Target {
         provider, model, ..
     } = target;
     format!(
         "{provider} rejected the request because the conversation no longer fits the context \
-         window of model \"{model}\" (HTTP {status}: {server}). Compact it with /compact (over \
-         RPC: the compact command), or start a new session with /new (headless: run without \
-         -c)."
+         window of model \"{model}\" (HTTP {status}: {server})."
     )
 }
 

@@ -2,6 +2,7 @@
 //! cancelling, resuming a compacted session and subagents, against the fake server with
 //! an 8,000-token window.
 
+mod advice;
 mod cancel;
 mod overflow;
 mod resume;

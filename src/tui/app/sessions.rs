@@ -141,7 +141,8 @@ impl App {
         if self.status.running() {
             return self.chat.notice(
                 NoticeLevel::Warning,
-                "A run is active: /compact works once it has finished (Esc interrupts it);                  a run compacts on its own when the context window fills.",
+                "A run is active: /compact works once it has finished (Esc interrupts it); a run \
+                 compacts on its own when the context window fills.",
             );
         }
         self.chat.follow();

@@ -19,7 +19,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 #[tokio::test]
-async fn a_conversation_too_long_for_the_model_suggests_compact_or_new() {
+async fn a_conversation_too_long_for_the_model_is_named_an_overflow() {
     let openai_says = Scripted::json(
         400,
         json!({"error": {"message": "This model's maximum context length is 128000 tokens. \
@@ -44,14 +44,12 @@ async fn a_conversation_too_long_for_the_model_suggests_compact_or_new() {
     ] {
         let (message, error) = failed(&events);
         assert_eq!(message.error_kind, Some(ErrorKind::ContextOverflow));
-        for part in [
-            "no longer fits the context window",
-            said,
-            "/compact",
-            "/new",
-        ] {
+        for part in ["no longer fits the context window", said] {
             assert!(error.contains(part), "{part:?} in {error}");
         }
+        // What to do depends on what the loop does next (it compacts on its own), so the
+        // provider's words give no advice that could be false by then.
+        assert!(!error.contains("/compact"), "{error}");
         assert!(retries(&events).0.is_empty());
     }
     assert_eq!(server.requests().len(), 2);

@@ -222,7 +222,7 @@ fn slash_compact_asks_for_a_compaction_only_while_idle() {
         "{effects:?}"
     );
     let said = app.chat().transcript().entries().iter().any(|e| {
-        matches!(&e.kind, EntryKind::Notice(_, text) if text.contains("/compact works once it has finished"))
+        matches!(&e.kind, EntryKind::Notice(_, text) if text.contains("/compact works once it has finished (Esc interrupts it); a run compacts on its own"))
     });
     assert!(said);
 }
