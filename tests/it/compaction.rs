@@ -4,6 +4,7 @@
 
 mod advice;
 mod cancel;
+mod chunks;
 mod overflow;
 mod resume;
 mod rpc;
