@@ -1,8 +1,10 @@
 //! `--mode rpc`: the `compact` command (cancelled with `abort`, then done), its events
-//! on stdout, and `context_usage` and `compaction` in `get_state`.
+//! on stdout, and `context_usage` and `compaction` in `get_state`; `--mode json`: the
+//! compaction events and `turn_end`'s `context_usage` among the event lines.
 
 use crate::support::bin::Sandbox;
-use crate::support::compacting::text_reply;
+use crate::support::bin::run as run_bin;
+use crate::support::compacting::{call_reply, text_reply};
 use crate::support::fake_llm::{FakeLlm, Scripted, Step};
 use crate::support::rpc::RpcProcess;
 use serde_json::{Value, json};
@@ -87,4 +89,49 @@ async fn compact_over_rpc_can_be_cancelled_and_reports_in_get_state() {
     );
     let (code, _) = rpc.close_and_wait();
     assert_eq!(code, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_mode_writes_the_compaction_events_and_the_context_figure() {
+    let server = FakeLlm::start(vec![
+        call_reply("c1", "read_file", json!({"path": "a.txt"}), 600),
+        call_reply("c2", "read_file", json!({"path": "b.txt"}), 4_500),
+        text_reply("## Goal\nCompare a.txt and b.txt (json-summary)", 900),
+        text_reply("done", 3_000),
+    ])
+    .await;
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.workspace().join("a.txt"), "a".repeat(6_000)).unwrap();
+    std::fs::write(sandbox.workspace().join("b.txt"), "b".repeat(6_000)).unwrap();
+    sandbox.write_config(&format!(
+        "provider = \"local\"\n\n[compaction]\nreserve_tokens = 2000\nkeep_recent_tokens = 2500\n\n\
+         [providers.local]\napi = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"local-model\"\n\
+         context_window = 8000\n",
+        server.url()
+    ));
+    let mut cmd = sandbox.command();
+    cmd.args(["--mode", "json", "-p", "compare a.txt and b.txt"]);
+    let (code, stdout, stderr) = tokio::task::spawn_blocking(move || run_bin(cmd))
+        .await
+        .unwrap();
+    assert_eq!(code, 0, "stdout: {stdout}\nstderr: {stderr}");
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let start = lines.iter().find(|l| is("compaction_start")(l)).unwrap();
+    assert_eq!(start["reason"], "threshold");
+    let end = lines.iter().find(|l| is("compaction_end")(l)).unwrap();
+    assert_eq!(end["outcome"], "compacted");
+    assert_eq!(end["aborted"], false);
+    assert_eq!(end["tokens_before"], start["tokens_before"]);
+    assert!(end["summary"].as_str().unwrap().contains("(json-summary)"));
+    assert!(end["tokens_after"].as_u64() < end["tokens_before"].as_u64());
+    let turn_ends: Vec<&Value> = lines.iter().filter(|l| is("turn_end")(l)).collect();
+    assert_eq!(turn_ends.len(), 3);
+    let last = &turn_ends[2]["context_usage"];
+    assert_eq!(
+        (last["window"].as_u64(), last["tokens"].as_u64()),
+        (Some(8_000), Some(3_010))
+    );
 }
