@@ -8,5 +8,6 @@ mod chunks;
 mod overflow;
 mod resume;
 mod rpc;
+mod steering;
 mod subagent;
 mod threshold;
