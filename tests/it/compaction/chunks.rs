@@ -1,12 +1,14 @@
 //! A turn larger than one summary request: it is summarised in chunks that each fit the
 //! window, each one updating the summary of the chunks before it, and no chunk separates
-//! a tool call from its result.
+//! a tool call from its result; `[compaction] model` writes them.
 
 use crate::support::compacting::*;
 use crate::support::fake_llm::FakeLlm;
 use crate::support::until_agent_end;
 use claw_tui::agent::compaction::SUMMARY_PREFIX;
-use claw_tui::agent::{AssistantMessage, Block, CompactionResult, Message, ToolResultMessage};
+use claw_tui::agent::{
+    AssistantMessage, Block, CompactionResult, CompactionSettings, Message, ToolResultMessage,
+};
 use serde_json::json;
 
 /// One user turn with `rounds` tool calls, each answered with 2,000 characters (about
@@ -45,7 +47,14 @@ async fn a_turn_larger_than_a_summary_request_is_summarised_in_chunks_that_each_
         text_reply("went on", 3_000),
     ])
     .await;
-    let agent = agent_on(&server, settings());
+    // Summaries by a model of their own ([compaction] model), on the same provider.
+    let agent = agent_on(
+        &server,
+        CompactionSettings {
+            model: Some("summary-model".into()),
+            ..settings()
+        },
+    );
     agent.replace_messages(one_long_turn(20)).unwrap();
     let mut rx = agent.subscribe(None);
     agent.compact(None).unwrap();
@@ -66,6 +75,7 @@ async fn a_turn_larger_than_a_summary_request_is_summarised_in_chunks_that_each_
         // Each request fits the window with room for the reply (4 bytes a token).
         let tokens = request.body["messages"].to_string().len() / 4;
         assert!(tokens < 6_000, "summary request {n}: about {tokens} tokens");
+        assert_eq!(request.body["model"], "summary-model");
         let asked = content(request, 1);
         // Every call in a chunk comes with its result.
         for i in 0..20 {
@@ -92,6 +102,7 @@ async fn a_turn_larger_than_a_summary_request_is_summarised_in_chunks_that_each_
     until_agent_end(&mut rx).await;
     let requests = server.requests();
     let last = requests.last().unwrap();
+    assert_eq!(last.body["model"], "test-model");
     assert!(content(last, 1).starts_with(SUMMARY_PREFIX));
     let last_summary = ["(chunk-one)", "(chunk-two)", "(chunk-three)"][summaries.len() - 1];
     assert!(content(last, 1).contains(last_summary));
