@@ -1,6 +1,7 @@
 //! A turn larger than one summary request: it is summarised in chunks that each fit the
 //! window, each one updating the summary of the chunks before it, and no chunk separates
-//! a tool call from its result; `[compaction] model` writes them.
+//! a tool call from its result; `[compaction] model` writes them; and a summary request
+//! the provider refuses as too long is planned again in smaller chunks.
 
 use crate::support::compacting::*;
 use crate::support::fake_llm::FakeLlm;
@@ -109,5 +110,36 @@ async fn a_turn_larger_than_a_summary_request_is_summarised_in_chunks_that_each_
     assert_eq!(
         messages(last)[2]["tool_calls"][0]["id"],
         format!("call-{summarised:02}")
+    );
+}
+
+#[tokio::test]
+async fn a_summary_request_refused_as_too_long_is_planned_again_in_smaller_chunks() {
+    let mut script = vec![openai_overflow()];
+    script.extend((1..=6).map(|n| text_reply(&format!("## Goal\nRead the log (s{n})"), 900)));
+    let server = FakeLlm::start(script).await;
+    let agent = agent_on(&server, settings());
+    agent.replace_messages(one_long_turn(8)).unwrap();
+    let mut rx = agent.subscribe(None);
+    agent.compact(None).unwrap();
+    let events = until_agent_end(&mut rx).await;
+    let end = compaction_ends(&events).remove(0);
+    assert_eq!(end.outcome, CompactionResult::Compacted, "{end:?}");
+    let requests = server.requests();
+    assert!(requests.iter().all(is_summary_request));
+    // One request for all of it, refused; then the same part again in smaller requests,
+    // the first of them starting afresh and the others updating it.
+    let size = |i: usize| requests[i].body["messages"].to_string().len();
+    assert!(requests.len() >= 3, "{} requests", requests.len());
+    for i in 1..requests.len() {
+        assert!(size(i) < size(0), "request {i}: {} of {}", size(i), size(0));
+    }
+    assert!(!content(&requests[1], 1).contains("<previous-summary>"));
+    assert!(content(&requests[2], 1).contains("(s1)"));
+    let last = requests.len() - 1;
+    assert!(
+        end.summary.contains(&format!("(s{last})")),
+        "{}",
+        end.summary
     );
 }
