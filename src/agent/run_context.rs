@@ -51,7 +51,7 @@ impl Run<'_, '_, '_> {
     pub(super) fn context_usage(&self) -> ContextUsage {
         let config = self.env.config;
         let tokens = context_tokens(
-            &self.ctx.messages,
+            &(self.env.history)(),
             self.ctx.compaction.as_ref(),
             self.fixed_tokens(),
         );
@@ -164,7 +164,10 @@ impl Run<'_, '_, '_> {
         let env = self.env;
         let config = env.config;
         let fixed = self.fixed_tokens();
-        let tokens_before = context_tokens(&self.ctx.messages, self.ctx.compaction.as_ref(), fixed);
+        // Held until the compaction ends: no message is added meanwhile, so the state
+        // does not copy it.
+        let history = (env.history)();
+        let tokens_before = context_tokens(&history, self.ctx.compaction.as_ref(), fixed);
         let mut budget = config.budget_for(&config.model);
         if reason == CompactionReason::Overflow {
             // The provider refused about `tokens_before` tokens, so its window is smaller
@@ -172,7 +175,7 @@ impl Run<'_, '_, '_> {
             budget.keep_recent = budget.keep_recent.min(tokens_before / 4);
         }
         let job = CompactionJob {
-            history: &self.ctx.messages,
+            history: &history,
             previous: self.ctx.compaction.as_ref(),
             protected_from,
             budget,
@@ -194,7 +197,8 @@ impl Run<'_, '_, '_> {
             tokens_before,
         });
         let (outcome, usage) = summarize(&job, env.provider, env.cancel, env.sink).await;
-        let history_len = self.ctx.messages.len();
+        let history_len = history.len();
+        drop(history);
         let end = match &outcome {
             CompactionOutcome::Done(compaction) => CompactionEnd::done(compaction),
             other => CompactionEnd {

@@ -1,7 +1,9 @@
 //! The agent loop: turns of one LLM call plus its tool calls, steering and follow-up.
 //!
 //! A pure function of (context, config, queues, provider) that reports everything it does
-//! as events; it holds no UI and no global state.
+//! as events; it holds no UI and no global state. The history it reads is the agent's
+//! own (through [`RunEnv::history`]), which its events keep up to date: a long history
+//! exists once, not once more per run.
 
 use super::compaction::{Compaction, CompactionReason, compacted_view};
 use super::config::LoopConfig;
@@ -13,18 +15,17 @@ use super::tool_exec::execute_tool_calls;
 use super::types::{AssistantMessage, Message, NoticeLevel, StopReason};
 use crate::llm::{LlmEvent, LlmRequest, Provider};
 use futures::StreamExt;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// Error text of an assistant message cut short by the user.
 pub const ABORTED_MESSAGE: &str = "Aborted by the user.";
 
-/// The context a run works on.
+/// The context a run works on (the history comes from [`RunEnv::history`]).
 #[derive(Clone, Debug, Default)]
 pub struct AgentContext {
     /// The system prompt.
     pub system_prompt: String,
-    /// The history; the run appends to it.
-    pub messages: Vec<Message>,
     /// The tools the model may call.
     pub tools: ToolSet,
     /// The compaction in force: the model sees its summary instead of the messages
@@ -44,6 +45,9 @@ pub struct RunEnv<'a> {
     pub sink: &'a EventSink,
     /// Aborts the run.
     pub cancel: &'a CancellationToken,
+    /// The history as it is now: what the run started from, and every message whose
+    /// `message_end` it emitted since (the sink's receiver keeps it).
+    pub history: &'a (dyn Fn() -> Arc<Vec<Message>> + Send + Sync),
 }
 
 impl RunEnv<'_> {
@@ -85,7 +89,7 @@ pub async fn run_compaction(ctx: &mut AgentContext, focus: Option<&str>, env: &R
         added: Vec::new(),
     };
     env.emit(AgentEvent::AgentStart);
-    let protected_from = run.ctx.messages.len();
+    let protected_from = (env.history)().len();
     let done = run
         .compact(CompactionReason::Manual, protected_from, focus)
         .await
@@ -115,7 +119,6 @@ impl Run<'_, '_, '_> {
     }
 
     pub(super) fn record(&mut self, message: Message) {
-        self.ctx.messages.push(message.clone());
         self.added.push(message);
     }
 
@@ -136,7 +139,7 @@ impl Run<'_, '_, '_> {
                 turn += 1;
                 env.emit(AgentEvent::TurnStart { turn });
                 // What is injected now is the request's own input: never compacted away.
-                let protected_from = self.ctx.messages.len();
+                let protected_from = (env.history)().len();
                 for message in pending.drain(..) {
                     self.push(message);
                 }
@@ -197,15 +200,32 @@ impl Run<'_, '_, '_> {
     /// it with [`Run::finish_answer`].
     pub(super) async fn stream_once(&mut self) -> AssistantMessage {
         let env = self.env;
+        // Converted straight from the history unless a transform wants its own copy or a
+        // compaction is in force: a long history is not copied once more per request.
         // The model sees the summary and the kept messages, never the compacted ones.
-        let view = compacted_view(&self.ctx.messages, self.ctx.compaction.as_ref());
-        let history = match &env.config.transform_context {
-            Some(transform) => transform(view, env.cancel.clone()).await,
+        let shared = (env.history)();
+        let compacted;
+        let view: &[Message] = match self.ctx.compaction.as_ref() {
+            Some(c) if c.fits(shared.len()) => {
+                compacted = compacted_view(&shared, Some(c));
+                &compacted
+            }
+            _ => &shared,
+        };
+        let transformed;
+        let history: &[Message] = match &env.config.transform_context {
+            Some(transform) => {
+                transformed = transform(view.to_vec(), env.cancel.clone()).await;
+                &transformed
+            }
             None => view,
         };
+        let messages = sanitize_for_llm((env.config.convert_to_llm)(history));
+        // Let go before streaming: the message about to be added need not copy it.
+        drop(shared);
         let request = LlmRequest {
             system_prompt: self.ctx.system_prompt.clone(),
-            messages: sanitize_for_llm((env.config.convert_to_llm)(&history)),
+            messages,
             tools: self.ctx.tools.definitions(),
             model: env.config.model.clone(),
             thinking: env.config.thinking,

@@ -6,7 +6,7 @@ use crate::support::bin::Sandbox;
 use crate::support::bin::run as run_bin;
 use crate::support::compacting::{call_reply, text_reply};
 use crate::support::fake_llm::{FakeLlm, Scripted, Step};
-use crate::support::rpc::RpcProcess;
+use crate::support::rpc::Rpc;
 use serde_json::{Value, json};
 
 fn is(kind: &'static str) -> impl Fn(&Value) -> bool {
@@ -32,7 +32,7 @@ async fn compact_over_rpc_can_be_cancelled_and_reports_in_get_state() {
          context_window = 8000\n",
         server.url()
     ));
-    let mut rpc = RpcProcess::start(&sandbox, &[]);
+    let mut rpc = Rpc::start_in(sandbox, 0, &[]);
     let note = format!("remember this: {}", "n".repeat(12_000));
     rpc.send(&json!({"type": "prompt", "content": note}).to_string());
     rpc.until(is("agent_end"));

@@ -173,7 +173,13 @@ fn esc_during_a_threshold_compaction_cancels_it_and_gives_back_what_was_queued()
     assert!(asked.contains("a line of the big file"));
     let sent = messages(&requests[3]);
     assert!(sent[1]["content"].as_str().unwrap().contains("(after-esc)"));
-    assert_eq!(sent.last().unwrap()["content"], "and then summarise it");
+    // The interrupted turn is named to the model, then the follow-up as typed.
+    let last = sent.last().unwrap()["content"].as_str().unwrap().to_owned();
+    assert!(
+        last.starts_with("[The previous message got no complete answer: Aborted")
+            && last.ends_with("\n\nand then summarise it"),
+        "{last}"
+    );
     tui.send("\x04");
     let (code, alternate, _) = tui.wait_exit();
     assert_eq!((code, alternate), (0, false));
