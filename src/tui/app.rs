@@ -55,7 +55,8 @@ pub struct AppConfig {
     pub model: String,
     /// Model names offered by `/model` completion.
     pub models: Vec<String>,
-    /// The provider's context window, when known.
+    /// The provider's configured context window; `None`: the built-in table's for the
+    /// model.
     pub context_window: Option<u64>,
     /// Models whose prices the configuration gives (others: the built-in list).
     pub priced_models: Vec<String>,
@@ -67,6 +68,8 @@ pub struct AppConfig {
     pub sandbox: String,
     /// The theme names `/theme` offers.
     pub themes: Vec<String>,
+    /// `[compaction]` (the `ctx` figure warns above its threshold).
+    pub compaction: crate::agent::CompactionSettings,
     /// The workspace as shown (home shortened to `~`).
     pub workspace: String,
     /// Thinking level at start.
@@ -99,6 +102,7 @@ impl AppConfig {
                 .iter()
                 .map(|(name, _)| (*name).to_owned())
                 .collect(),
+            compaction: crate::agent::CompactionSettings::default(),
             workspace: String::new(),
             thinking: ThinkingLevel::Off,
             tool_execution: ToolExecution::Parallel,
@@ -181,6 +185,7 @@ impl App {
                 context_window: config.context_window,
                 priced_models: config.priced_models,
                 offline: config.offline,
+                compaction: config.compaction,
                 workspace: config.workspace,
                 thinking: config.thinking,
                 tool_execution: config.tool_execution,

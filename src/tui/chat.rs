@@ -3,6 +3,7 @@
 //! Only the visible rows of the cached, wrapped transcript are copied into a frame.
 
 mod card;
+mod compaction;
 mod draw;
 mod entry;
 mod find;
@@ -11,7 +12,7 @@ mod transcript;
 
 pub use card::{CARD_LINES, CardBody, CardInfo};
 pub(crate) use draw::ChatView;
-pub use entry::EntryKind;
+pub use entry::{EntryKind, short_tokens};
 pub use find::{Find, FindMatch};
 pub use select::Picked;
 pub use transcript::{Entry, Item, Transcript};
@@ -67,6 +68,12 @@ pub struct Chat {
     /// Card states of tool calls by id.
     cards: HashMap<String, CardInfo>,
     expand_thinking: bool,
+    /// Whether compaction summaries are expanded (Enter in the chat; Ctrl+T too).
+    expand_summaries: bool,
+    /// The live line of the compaction running now.
+    compacting: Option<usize>,
+    /// Whether any compaction divider is shown (Enter toggles their summaries).
+    has_summaries: bool,
     scroll: Scroll,
     /// Rows at the last frame (more rows while scrolled up: something new is below).
     last_total_rows: usize,
@@ -90,6 +97,9 @@ impl Default for Chat {
             call_entries: HashMap::new(),
             cards: HashMap::new(),
             expand_thinking: false,
+            expand_summaries: false,
+            compacting: None,
+            has_summaries: false,
             scroll: Scroll {
                 follow: true,
                 top: 0,
@@ -194,6 +204,11 @@ impl Chat {
             KeyCode::Down => self.scroll_by(1, height),
             KeyCode::Home => self.scroll_to(false),
             KeyCode::End => self.scroll_to(true),
+            // Enter on a selected card or code block is the selection's; else it
+            // expands the compaction summaries.
+            KeyCode::Enter if self.has_summaries && self.selected.is_none() => {
+                return self.toggle_summaries();
+            }
             _ => return self.selection_key(key, height),
         }
         Handled::changed()
@@ -379,6 +394,8 @@ impl Chat {
         self.find = None;
         self.streaming = None;
         self.unshown = None;
+        self.compacting = None;
+        self.has_summaries = false;
         self.follow();
         self.last_total_rows = 0;
     }
@@ -402,6 +419,7 @@ impl Chat {
             spinner: frame.spinner,
             expand_key: frame.expand_key,
             width: inner.width,
+            expand_summaries: self.expand_summaries,
         };
         let relaid = self.transcript.needs_layout(inner.width);
         let rendered = self.transcript.layout(inner.width, &ctx);

@@ -94,6 +94,7 @@ fn app_config(
     config.base_url = settings.provider.base_url.clone();
     config.sandbox = sandbox_words(&settings.file.exec);
     config.themes = theme_names(user_theme_dir(&settings.config_path).as_deref());
+    config.compaction = settings.compaction.clone();
     config.workspace = display_path(&settings.workspace);
     config.thinking = settings.thinking;
     config.tool_execution = settings.tool_execution;

@@ -47,14 +47,6 @@ pub enum Msg {
         /// What it is, e.g. `Cron job "build" (cron-1) fired`.
         summary: String,
     },
-    /// The context's size and the model's window as the agent core counts them (the
-    /// status bar's `ctx N%`; without it the latest call's usage is the size).
-    Context {
-        /// Tokens in the context now.
-        tokens: u64,
-        /// The model's context window, when known.
-        window: Option<u64>,
-    },
     /// A message the agent sent with the `message` tool.
     Outbound(OutboundMessage),
     /// A tool call waits for the user's approval.
@@ -160,6 +152,8 @@ pub enum Effect {
     SetTheme(String),
     /// Open the session whose id starts with this (answered like `OpenSession`).
     OpenSessionById(String),
+    /// Compact the history now, keeping what the text says (`/compact [focus]`).
+    Compact(Option<String>),
     /// Start a fresh session (answered with `Msg::SessionLoaded`).
     NewSession,
     /// List the workspace's sessions (answered with `Msg::Sessions`).
@@ -309,6 +303,11 @@ pub struct LoadedSession {
     pub notes: Vec<String>,
     /// Its subagents' calls, for the tool tree.
     pub nested: Vec<crate::session::SubagentCall>,
+    /// Its compactions, oldest first: the chat marks each after the messages it
+    /// summarised.
+    pub compactions: Vec<crate::agent::Compaction>,
+    /// How full the context window is with its history (the model sees the summary).
+    pub context: Option<crate::agent::ContextUsage>,
 }
 
 /// One row of the `/sessions` picker.

@@ -234,6 +234,17 @@ impl Runtime {
             }
             Effect::ListSessionChoices => self.sessions.list_choices(&self.tx),
             Effect::OpenSessionById(prefix) => self.sessions.open_by_id(prefix, &self.tx),
+            Effect::Compact(focus) => {
+                let started = match &self.supervisor {
+                    Some(s) => s.compact(focus),
+                    None => agent.compact(focus),
+                };
+                if let Err(e) = started {
+                    let why = format!("Cannot compact now: {e}");
+                    self.pending
+                        .push_back(Msg::Notice(NoticeLevel::Warning, why));
+                }
+            }
             Effect::NewSession => self.sessions.switch(Target::New, &self.tx),
             Effect::ListSessions => self.sessions.list(&self.tx),
             Effect::OpenSession { path, fork } => {

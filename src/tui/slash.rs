@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 12] = [
+pub const COMMANDS: [(&str, &str, &str); 13] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -30,6 +30,11 @@ pub const COMMANDS: [(&str, &str, &str); 12] = [
         "/copy",
         "[code]",
         "copy the last answer (or its last code block) via OSC 52",
+    ),
+    (
+        "/compact",
+        "[FOCUS]",
+        "summarise the older history now (FOCUS: what the summary must keep)",
     ),
     (
         "/theme",
@@ -86,6 +91,8 @@ pub enum Command {
     Theme(String),
     /// Show the status overlay.
     Status,
+    /// Compact the history now; the text says what the summary should keep.
+    Compact(Option<String>),
     /// A fresh session.
     New,
     /// The session picker, or the session whose id starts with this.
@@ -146,6 +153,7 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
         }
         "/theme" => Ok(Command::Theme(arg.to_owned())),
         "/status" => Ok(Command::Status),
+        "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
         "/new" => Ok(Command::New),
         "/sessions" if arg.is_empty() => Ok(Command::Sessions(None)),
         "/sessions" => Ok(Command::Sessions(Some(arg.to_owned()))),
@@ -288,6 +296,11 @@ mod tests {
             Some(Ok(Command::Thinking(ThinkingLevel::High)))
         );
         assert_eq!(parse("/copy code"), Some(Ok(Command::Copy { code: true })));
+        assert_eq!(parse("/compact"), Some(Ok(Command::Compact(None))));
+        assert_eq!(
+            parse("/compact  keep the parser design "),
+            Some(Ok(Command::Compact(Some("keep the parser design".into()))))
+        );
         assert!(
             parse("/tools fast")
                 .unwrap()

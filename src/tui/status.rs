@@ -8,9 +8,12 @@ mod bar;
 
 pub use bar::{BarPart, PartKind};
 
-use super::widgets::compact;
 use super::wrap::clean;
-use crate::agent::{QueueKind, QueueMode, ThinkingLevel, ToolExecution, Usage};
+use crate::agent::compaction::resolve_window;
+use crate::agent::{
+    CompactionSettings, ContextBudget, ContextUsage, QueueKind, QueueMode, ThinkingLevel,
+    ToolExecution, Usage,
+};
 use crate::tui::theme::{Theme, Token};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -23,7 +26,8 @@ use std::time::Instant;
 pub struct Totals {
     /// Sum of the assistant messages' usage.
     pub usage: Usage,
-    /// Tokens of the latest call (its context size).
+    /// Tokens the next request uses (the latest call's size, then what the agent
+    /// reports after each turn and compaction).
     pub context_tokens: u64,
 }
 
@@ -33,15 +37,14 @@ pub struct Status {
     provider: String,
     model: String,
     context_window: Option<u64>,
-    /// The context size as the agent core counted it, when it says (else the latest
-    /// call's usage).
-    counted_context: Option<u64>,
+    compaction: CompactionSettings,
     /// Models whose prices the configuration gives.
     priced_models: Vec<String>,
     /// The model costs nothing (the offline demo).
     offline: bool,
     workspace: String,
     running: bool,
+    compacting: bool,
     retrying: bool,
     /// The user interrupted the active run.
     interrupted: bool,
@@ -67,12 +70,14 @@ pub(crate) struct StatusConfig {
     pub provider: String,
     /// Model id.
     pub model: String,
-    /// The provider's context window, when known.
+    /// The provider's configured context window; `None`: the built-in table's.
     pub context_window: Option<u64>,
     /// Models whose prices the configuration gives.
     pub priced_models: Vec<String>,
     /// The model costs nothing (the offline demo).
     pub offline: bool,
+    /// The compaction settings (the threshold the `ctx` figure warns above).
+    pub compaction: CompactionSettings,
     /// The workspace as shown.
     pub workspace: String,
     /// Thinking level.
@@ -88,11 +93,12 @@ impl Status {
             provider: config.provider,
             model: config.model,
             context_window: config.context_window,
-            counted_context: None,
+            compaction: config.compaction,
             priced_models: config.priced_models,
             offline: config.offline,
             workspace: config.workspace,
             running: false,
+            compacting: false,
             retrying: false,
             interrupted: false,
             turn: 0,
@@ -173,6 +179,13 @@ impl Status {
         false
     }
 
+    /// How full the context window is for the next request, for the current model.
+    pub fn context_usage(&self) -> ContextUsage {
+        let window = resolve_window(self.context_window, &self.model);
+        let budget = ContextBudget::new(window, &self.compaction);
+        ContextUsage::new(self.totals.context_tokens, &budget)
+    }
+
     /// Why the session is not being saved, while it is not.
     pub fn unsaved(&self) -> Option<&str> {
         self.unsaved.as_deref()
@@ -190,6 +203,8 @@ impl Status {
     pub fn state_word(&self, tools_running: bool) -> &'static str {
         if !self.running {
             "idle"
+        } else if self.compacting {
+            "compacting"
         } else if self.retrying {
             "retrying"
         } else if tools_running {
@@ -217,7 +232,18 @@ impl Status {
     pub(crate) fn run_ended(&mut self) -> bool {
         self.running = false;
         self.retrying = false;
+        self.compacting = false;
         std::mem::take(&mut self.interrupted)
+    }
+
+    /// A compaction began (`true`) or ended.
+    pub(crate) fn set_compacting(&mut self, compacting: bool) {
+        self.compacting = compacting;
+    }
+
+    /// The size of the next request, as the agent reports it.
+    pub(crate) fn set_context_tokens(&mut self, tokens: u64) {
+        self.totals.context_tokens = tokens;
     }
 
     /// Turn `turn` of the run began.
@@ -239,19 +265,16 @@ impl Status {
         }
     }
 
+    /// Adds what a call that is not an answer cost (a summary request) to the totals,
+    /// leaving the context size alone.
+    pub(crate) fn add_cost(&mut self, usage: &Usage) {
+        self.totals.usage.add(usage);
+    }
+
     /// Forgets the totals and the turn (another session).
     pub(crate) fn reset_totals(&mut self) {
         self.totals = Totals::default();
-        self.counted_context = None;
         self.turn = 0;
-    }
-
-    /// The context's size and the model's window as the agent counts them.
-    pub(crate) fn set_context(&mut self, tokens: u64, window: Option<u64>) {
-        self.counted_context = Some(tokens);
-        if window.is_some() {
-            self.context_window = window;
-        }
     }
 
     /// The provider's name.
@@ -259,23 +282,19 @@ impl Status {
         &self.provider
     }
 
-    /// The context window, when known.
-    pub fn context_window(&self) -> Option<u64> {
-        self.context_window.filter(|w| *w > 0)
+    /// Whether the context window is the configured one (else the built-in table's).
+    pub fn window_configured(&self) -> bool {
+        self.context_window.is_some_and(|w| w > 0)
     }
 
-    /// Tokens in the context now (as of the latest call).
+    /// Tokens the next request uses.
     pub fn context_tokens(&self) -> u64 {
-        self.counted_context.unwrap_or(self.totals.context_tokens)
+        self.totals.context_tokens
     }
 
-    /// How the context's use reads: `ctx 12%` of a known window, else its size.
+    /// How the context's use reads: `ctx 12%` of the model's window.
     pub fn context_text(&self) -> String {
-        let tokens = self.context_tokens();
-        match self.context_window() {
-            Some(window) => format!("ctx {}%", tokens * 100 / window),
-            None => format!("ctx {}", compact(tokens)),
-        }
+        format!("ctx {}%", self.context_usage().percent)
     }
 
     /// Whether the session's cost is known: the model is free, its prices are

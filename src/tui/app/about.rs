@@ -44,6 +44,17 @@ impl App {
                 "↑↓ scroll".into(),
                 format!("{}: find", key(Action::Find)),
             ],
+            Focus::Chat if self.chat.has_summaries() => vec![
+                "↑↓ scroll".into(),
+                if self.chat.summaries_expanded() {
+                    "Enter: fold the summaries".into()
+                } else {
+                    "Enter: show the summaries".into()
+                },
+                "[ ]: select card or code".into(),
+                "End: bottom".into(),
+                format!("{}: find", key(Action::Find)),
+            ],
             Focus::Chat => vec![
                 "↑↓ scroll".into(),
                 "[ ]: select card or code".into(),
@@ -73,6 +84,7 @@ impl App {
         let s = &self.status;
         let totals = s.totals();
         let usage = &totals.usage;
+        let usage_now = s.context_usage();
         fn row(label: &str, value: impl Into<String>) -> StatusRow {
             StatusRow::new(label, value)
         }
@@ -91,21 +103,23 @@ impl App {
             row("Context", ""),
             row(
                 "window",
-                s.context_window().map_or_else(
-                    || "unknown (set context_window for the provider)".to_owned(),
-                    |w| format!("{} tokens", compact(w)),
+                format!(
+                    "{} tokens ({})",
+                    compact(usage_now.window),
+                    if s.window_configured() {
+                        "configured"
+                    } else {
+                        "the built-in table's for the model"
+                    }
                 ),
             ),
             row(
                 "in use",
-                match s.context_window() {
-                    Some(w) => format!(
-                        "{} tokens ({}%)",
-                        compact(s.context_tokens()),
-                        s.context_tokens() * 100 / w
-                    ),
-                    None => format!("{} tokens", compact(s.context_tokens())),
-                },
+                format!(
+                    "{} tokens ({}%)",
+                    compact(usage_now.tokens),
+                    usage_now.percent
+                ),
             ),
             row("This session", ""),
             row(

@@ -151,6 +151,7 @@ impl App {
             }
             Command::Theme(name) => Handled::changed().with(Effect::SetTheme(name)),
             Command::Status => self.overlays.push(Overlay::Status { scroll: 0 }),
+            Command::Compact(focus) => self.compact(focus),
             Command::New => self.new_session(),
             Command::Sessions(None) => Handled::changed().with(Effect::ListSessions),
             Command::Sessions(Some(prefix)) => self.open_session_by_id(&prefix),

@@ -82,10 +82,6 @@ impl App {
                 );
                 said.and(self.dashboard.parked(&session_id))
             }
-            Msg::Context { tokens, window } => {
-                self.status.set_context(tokens, window);
-                Handled::changed()
-            }
             Msg::Outbound(message) => self.chat.push(EntryKind::Outbound(message)),
             Msg::Approval(request) => self.approvals.push(request),
             Msg::QueueRestored(texts) => self.restore_to_composer(texts),

@@ -35,6 +35,8 @@ pub(super) struct RenderCtx<'a> {
     pub(super) expand_key: &'a str,
     /// The pane's text width (tables are laid out to fit it).
     pub(super) width: u16,
+    /// Whether compaction summaries are expanded.
+    pub(super) expand_summaries: bool,
 }
 
 /// The kinds of chat entries.
@@ -65,6 +67,20 @@ pub enum EntryKind {
         command: String,
         /// Its output goes with the next message.
         keep: bool,
+    },
+    /// A compaction is running: the live line.
+    Compacting {
+        /// The request's size before.
+        tokens_before: u64,
+    },
+    /// The history above was compacted: the divider, with the summary under it.
+    Compacted {
+        /// The request's size before.
+        tokens_before: u64,
+        /// Its size after.
+        tokens_after: u64,
+        /// What the model reads instead of the history above.
+        summary: String,
     },
     /// A failed request that will be retried.
     Retry {
@@ -178,13 +194,16 @@ pub(super) fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut 
                 .unwrap_or("the request failed");
             let style = theme.fg(Token::Error);
             out.push(hanging(format!("✗ {}", clean(why)), style));
-            // Said once: most provider errors already end with what to do.
-            let advice = if why.to_lowercase().contains("try again") {
-                "  Your conversation is kept."
-            } else {
-                "  Your conversation is kept: send a message to try again."
-            };
-            out.push(StyledLine::plain(advice, theme.dim()));
+            // An overflow's text says itself what happened and what to do; other
+            // advice is said once: most provider errors already end with what to do.
+            if !message.is_context_overflow() {
+                let advice = if why.to_lowercase().contains("try again") {
+                    "  Your conversation is kept."
+                } else {
+                    "  Your conversation is kept: send a message to try again."
+                };
+                out.push(StyledLine::plain(advice, theme.dim()));
+            }
         }
         StopReason::Length => out.push(StyledLine::plain(
             "⚠ the answer hit the output token limit; ask the model to continue",
@@ -296,8 +315,80 @@ pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<Style
             ));
         }
         EntryKind::Interrupted => out.push(interrupted_line(theme)),
-        EntryKind::Assistant(_) | EntryKind::Shell { .. } => {}
+        EntryKind::Compacting { tokens_before } => out.push(StyledLine::plain(
+            format!(
+                "⟳ Compacting {} tokens… Esc cancels",
+                short_tokens(*tokens_before)
+            ),
+            theme.fg(Token::Warning).add_modifier(Modifier::BOLD),
+        )),
+        EntryKind::Assistant(_) | EntryKind::Shell { .. } | EntryKind::Compacted { .. } => {}
     }
+}
+
+/// A token count as the chat shows it: `950`, `7.9k`, `182k`, `1.2M`.
+pub fn short_tokens(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=9_949 => format!("{:.1}k", n as f64 / 1000.0),
+        9_950..=999_499 => format!("{}k", (n + 500) / 1000),
+        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
+}
+
+/// The divider of a compaction and its summary, collapsed unless expanded.
+pub(super) fn compacted_lines(
+    kind: &EntryKind,
+    ctx: &RenderCtx<'_>,
+    out: &mut Vec<StyledLine>,
+    missing: &mut Vec<HighlightRequest>,
+) {
+    let EntryKind::Compacted {
+        tokens_before,
+        tokens_after,
+        summary,
+    } = kind
+    else {
+        return;
+    };
+    let theme = ctx.theme;
+    let rule = theme.fg(Token::Accent).add_modifier(Modifier::BOLD);
+    out.push(StyledLine::plain(
+        format!(
+            "── compacted: {} → {} tokens ──",
+            short_tokens(*tokens_before),
+            short_tokens(*tokens_after)
+        ),
+        rule,
+    ));
+    let words = summary.split_whitespace().count();
+    let style = theme.dim();
+    if !(ctx.expand_summaries || ctx.expand_thinking) {
+        out.push(StyledLine::plain(
+            format!("▸ summary ({words} words) · Enter or Ctrl+T expands"),
+            style,
+        ));
+        return;
+    }
+    out.push(StyledLine::plain(
+        format!("▾ summary ({words} words) · sent instead of the history above"),
+        style,
+    ));
+    let md = MdContext {
+        theme,
+        highlights: ctx.highlights,
+        base: theme.text(),
+        request_highlights: true,
+        // The summary is indented under a two-cell rule.
+        width: ctx.width.saturating_sub(2),
+    };
+    let mut lines = Vec::new();
+    markdown::render(summary, &md, &mut lines, missing);
+    out.extend(
+        lines
+            .into_iter()
+            .map(|line| line.nested(&[Span::styled("│ ", style)], &[Span::styled("│ ", style)])),
+    );
 }
 
 /// A line whose wrapped rows are indented under its first character after the symbol.

@@ -118,6 +118,15 @@ impl Transcript {
         !self.finishing.is_empty() || !self.finishing_ready.is_empty()
     }
 
+    /// Replaces the entry at `index` (the live compaction line by its outcome).
+    pub(super) fn replace(&mut self, index: usize, kind: EntryKind) {
+        if let Some(entry) = self.entries.get_mut(index) {
+            entry.kind = kind;
+            entry.streaming = false;
+            self.invalidate(index);
+        }
+    }
+
     /// Replaces the answer at `index` with its final form.
     pub(super) fn finish(&mut self, index: usize, message: AssistantMessage) {
         if let Some(entry) = self.entries.get_mut(index) {

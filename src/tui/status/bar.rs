@@ -249,7 +249,7 @@ impl Status {
     fn style_of(&self, kind: PartKind, base: Style, theme: &Theme) -> Style {
         match kind {
             PartKind::State => {
-                let token = match (self.running, self.retrying) {
+                let token = match (self.running, self.retrying || self.compacting) {
                     (false, _) => Token::Success,
                     (true, true) => Token::Warning,
                     (true, false) => Token::Tool,
@@ -260,6 +260,10 @@ impl Status {
                 .patch(theme.fg(Token::Error))
                 .add_modifier(Modifier::BOLD),
             PartKind::Hint => base
+                .patch(theme.fg(Token::Warning))
+                .add_modifier(Modifier::BOLD),
+            // The next request compacts first: the figure warns.
+            PartKind::Context if self.context_usage().above_threshold() => base
                 .patch(theme.fg(Token::Warning))
                 .add_modifier(Modifier::BOLD),
             PartKind::Cost if !self.cost_known() => base.patch(theme.dim()),

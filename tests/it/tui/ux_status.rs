@@ -1,4 +1,4 @@
-//! Status and numbers that tell the truth (issue 18, items 6-9): `ctx` always shows,
+//! Status and numbers that tell the truth (issue 18, items 6-9): `ctx N%` always shows,
 //! an unknown price reads `cost n/a`, a narrow bar drops whole parts (never the state
 //! word, the context or the cost), and turns are numbered one way everywhere.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -46,24 +46,43 @@ fn usage(input: u64, output: u64, cost: f64) -> Usage {
 }
 
 #[test]
-fn the_context_meter_shows_without_a_configured_window_and_uses_a_known_one() {
-    let mut app = with_config(
+fn the_context_meter_shows_a_percentage_without_a_configured_window() {
+    // No window configured: the built-in table's for the model (gpt-4: 8,192 tokens).
+    let model = || AppConfig {
+        context_window: None,
+        ..AppConfig::new("openai", "gpt-4-0613")
+    };
+    let mut app = with_config(model(), 120, 40);
+    answered(&mut app, usage(3000, 500, 0.0));
+    assert!(bar(&mut app).contains("│ ctx 42% │"), "{}", bar(&mut app));
+    // The agent core's count after the turn replaces the latest call's size.
+    let end = AgentEvent::TurnEnd {
+        message: Message::Assistant(AssistantMessage::default()),
+        tool_results: Vec::new(),
+        context_usage: claw_tui::agent::ContextUsage {
+            tokens: 4096,
+            ..Default::default()
+        },
+    };
+    app.update(agent(end));
+    assert!(bar(&mut app).contains("│ ctx 50% │"), "{}", bar(&mut app));
+    insta::assert_snapshot!("status_ctx_counted_120x40", bar(&mut app));
+
+    // A configured window wins over the table.
+    let mut configured = with_config(
         AppConfig {
-            context_window: None,
-            ..config()
+            context_window: Some(10_000),
+            ..model()
         },
         120,
         40,
     );
-    answered(&mut app, usage(3000, 500, 0.0));
-    assert!(bar(&mut app).contains("│ ctx 3.5k │"), "{}", bar(&mut app));
-    // The agent core's count, with the model's window, makes it a percentage.
-    app.update(Msg::Context {
-        tokens: 12_800,
-        window: Some(128_000),
-    });
-    assert!(bar(&mut app).contains("│ ctx 10% │"), "{}", bar(&mut app));
-    insta::assert_snapshot!("status_ctx_counted_120x40", bar(&mut app));
+    answered(&mut configured, usage(3000, 500, 0.0));
+    assert!(
+        bar(&mut configured).contains("│ ctx 35% │"),
+        "{}",
+        bar(&mut configured)
+    );
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! width (for a streaming answer, a `head` that no longer changes and a `tail`).
 
 use super::super::entry::{
-    BlockTag, EntryKind, RenderCtx, block_tag, ending_lines, gap_between, render_block_part,
-    render_simple, shell_lines,
+    BlockTag, EntryKind, RenderCtx, block_tag, compacted_lines, ending_lines, gap_between,
+    render_block_part, render_simple, shell_lines,
 };
 use crate::agent::Block;
 use crate::tui::markdown::SplitScanner;
@@ -129,6 +129,9 @@ impl Entry {
             }
             EntryKind::Shell { id, command, keep } => {
                 shell_lines(id, command, *keep, ctx, &mut lines);
+            }
+            kind @ EntryKind::Compacted { .. } => {
+                compacted_lines(kind, ctx, &mut lines, &mut missing);
             }
             other => render_simple(other, ctx.theme, &mut lines),
         }
