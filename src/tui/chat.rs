@@ -251,6 +251,27 @@ impl Chat {
         self.push(EntryKind::Notice(level, text.into()))
     }
 
+    /// Adds a notice, or counts it on the last one when that says the same (`3× …`), so
+    /// a job that fires often does not fill the chat.
+    pub(crate) fn notice_counted(&mut self, level: NoticeLevel, text: String) -> Handled {
+        let last = self.transcript.len().checked_sub(1);
+        let seen = last
+            .and_then(|i| match &self.transcript.entries()[i].kind {
+                EntryKind::Notice(l, shown) if *l == level => times_said(shown, &text),
+                _ => None,
+            })
+            .zip(last);
+        match seen {
+            Some((times, index)) => {
+                let counted = format!("{}× {text}", times + 1);
+                self.transcript
+                    .replace(index, EntryKind::Notice(level, counted));
+                Handled::changed()
+            }
+            None => self.notice(level, text),
+        }
+    }
+
     /// A message that is not an answer ended: the user's, a notification, a notice.
     pub(crate) fn message(&mut self, message: Message) -> Handled {
         let kind = match message {
@@ -473,4 +494,13 @@ impl Chat {
         handled.changed = self.transcript.finishing();
         handled
     }
+}
+
+/// How many times `shown` says `text`: once as it is, `n` as `n× text`.
+fn times_said(shown: &str, text: &str) -> Option<u32> {
+    if shown == text {
+        return Some(1);
+    }
+    let count = shown.strip_suffix(text)?.strip_suffix("× ")?;
+    count.parse().ok()
 }

@@ -73,7 +73,7 @@ impl App {
                 summary,
             } => {
                 let short = &session_id[..session_id.len().min(8)];
-                let said = self.chat.notice(
+                let said = self.chat.notice_counted(
                     NoticeLevel::Info,
                     format!(
                         "{} for session {short} · /sessions to open",

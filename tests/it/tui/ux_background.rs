@@ -13,6 +13,7 @@ use claw_tui::agent::{
 };
 use claw_tui::runtime::SubagentStatus;
 use claw_tui::session::SubagentCall;
+use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::layout::Focus;
 use claw_tui::tui::msg::{LoadedSession, SessionRow};
 use claw_tui::tui::tool_tree::TreeRow;
@@ -41,10 +42,25 @@ fn work_for_another_session_is_a_quiet_line_and_a_count_per_session() {
         summary: "Subagent \"scan\" (subagent-2) completed".into(),
     });
     let shown = screen(&mut app).join("\n");
-    assert!(
-        shown.contains("cron \"build-check\" fired for session 3c3b1f2a · /sessions to open"),
-        "{shown}"
+    // Said once, and counted when the same job fires again.
+    let notices: Vec<String> = app
+        .chat()
+        .transcript()
+        .entries()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EntryKind::Notice(_, text) => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notices,
+        [
+            "2× cron \"build-check\" fired for session 3c3b1f2a · /sessions to open",
+            "subagent \"scan\" completed for session a1b2c3d4 · /sessions to open"
+        ]
     );
+    assert_eq!(shown.matches("build-check").count(), 1, "{shown}");
     assert_eq!(
         app.dashboard().waiting_elsewhere(),
         [
