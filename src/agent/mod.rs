@@ -3,6 +3,7 @@
 pub mod config;
 pub mod convert;
 pub mod event;
+pub mod image;
 pub mod queue;
 pub mod run_loop;
 mod state;
@@ -16,6 +17,7 @@ pub use config::{
     TransformContext,
 };
 pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
+pub use image::ImageData;
 pub use queue::{QueueKind, QueueMode};
 pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_loop};
 pub use state::AgentState;

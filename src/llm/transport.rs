@@ -63,6 +63,24 @@ pub(crate) trait Decoder: Send + 'static {
     fn reset(&mut self);
 }
 
+impl Decoder for Box<dyn Decoder> {
+    fn event(&mut self, event: &Event, out: &mut Out) -> Result<Flow, Failure> {
+        (**self).event(event, out)
+    }
+    fn end_of_stream(&mut self) -> Option<AssistantMessage> {
+        (**self).end_of_stream()
+    }
+    fn has_content(&self) -> bool {
+        (**self).has_content()
+    }
+    fn partial(&self) -> AssistantMessage {
+        (**self).partial()
+    }
+    fn reset(&mut self) {
+        (**self).reset();
+    }
+}
+
 /// Who is being called, for error messages.
 #[derive(Clone, Debug)]
 pub(crate) struct Target {

@@ -89,16 +89,24 @@ async fn streams_text_with_usage_cost_and_the_documented_headers() {
     assert_eq!(sent.body["model"], "claude-sonnet-4-5");
     assert_eq!(sent.body["stream"], true);
     assert_eq!(sent.body["max_tokens"], 16_384);
-    assert_eq!(sent.body["system"], "You are terse.");
+    // Prompt caching is on by default: breakpoints on the system prompt, the last tool
+    // and the newest user turn.
+    assert_eq!(
+        sent.body["system"],
+        json!([{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}])
+    );
     assert!(sent.body.get("thinking").is_none());
     assert_eq!(
         sent.body["tools"],
         json!([{"name": "echo", "description": "Echo text back",
-                "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}}}])
+                "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}},
+                "cache_control": {"type": "ephemeral"}}])
     );
     assert_eq!(
         sent.body["messages"],
-        json!([{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
+        json!([{"role": "user", "content": [
+            {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}
+        ]}])
     );
 }
 
@@ -106,7 +114,7 @@ async fn streams_text_with_usage_cost_and_the_documented_headers() {
 async fn configured_prices_override_the_list_prices() {
     let server = FakeLlm::start(vec![Scripted::sse(text_reply(&["x"]))]).await;
     let mut config = anthropic_config(&server);
-    config.prices.insert(
+    config.remote.prices.insert(
         "my-claude".into(),
         claw_tui::llm::ModelPrices::new(1_000_000.0, 0.0, 0.0, 0.0),
     );
@@ -327,6 +335,7 @@ async fn tool_results_are_merged_and_a_steering_message_follows_them() {
             tool_call_id: id.into(),
             tool_name: "echo".into(),
             content: content.into(),
+            images: Vec::new(),
             details: json!({"never": "sent"}),
             is_error,
             timestamp: 0,
@@ -345,7 +354,9 @@ async fn tool_results_are_merged_and_a_steering_message_follows_them() {
     assert_eq!(
         body["messages"],
         json!([
-            {"role": "user", "content": [{"type": "text", "text": "do two things"}]},
+            {"role": "user", "content": [
+                {"type": "text", "text": "do two things", "cache_control": {"type": "ephemeral"}}
+            ]},
             {"role": "assistant", "content": [
                 {"type": "text", "text": "Running two."},
                 {"type": "tool_use", "id": "toolu_a", "name": "echo", "input": {"text": "1"}},
@@ -354,7 +365,8 @@ async fn tool_results_are_merged_and_a_steering_message_follows_them() {
             {"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": "toolu_a", "content": "1", "is_error": false},
                 {"type": "tool_result", "tool_use_id": "toolu_b", "content": "boom: no such file", "is_error": true},
-                {"type": "text", "text": "actually, stop after this"}
+                {"type": "text", "text": "actually, stop after this",
+                 "cache_control": {"type": "ephemeral"}}
             ]}
         ])
     );
@@ -500,16 +512,19 @@ async fn the_agent_loop_runs_a_tool_round_trip_over_http() {
 
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
-    assert_eq!(requests[1].body["system"], "Use tools.");
+    assert_eq!(requests[1].body["system"][0]["text"], "Use tools.");
     assert_eq!(
         requests[1].body["messages"],
         json!([
-            {"role": "user", "content": [{"type": "text", "text": "echo ping"}]},
+            {"role": "user", "content": [
+                {"type": "text", "text": "echo ping", "cache_control": {"type": "ephemeral"}}
+            ]},
             {"role": "assistant", "content": [
                 {"type": "tool_use", "id": "toolu_echo", "name": "echo", "input": {"text": "ping"}}
             ]},
             {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_echo", "content": "ping", "is_error": false}
+                {"type": "tool_result", "tool_use_id": "toolu_echo", "content": "ping", "is_error": false,
+                 "cache_control": {"type": "ephemeral"}}
             ]}
         ])
     );

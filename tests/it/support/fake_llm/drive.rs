@@ -20,11 +20,10 @@ pub fn fast_retry() -> RetryPolicy {
 
 /// Anthropic settings pointing at `server`, key `test-key` from `TEST_ANTHROPIC_KEY`.
 pub fn anthropic_config(server: &FakeLlm) -> AnthropicConfig {
-    AnthropicConfig {
-        base_url: server.url(),
-        retry: fast_retry(),
-        ..AnthropicConfig::with_key(Secret::new("test-key"), "TEST_ANTHROPIC_KEY")
-    }
+    let mut config = AnthropicConfig::with_key(Secret::new("test-key"), "TEST_ANTHROPIC_KEY");
+    config.remote.base_url = server.url();
+    config.remote.retry = fast_retry();
+    config
 }
 
 pub fn anthropic(server: &FakeLlm) -> AnthropicProvider {
@@ -33,10 +32,9 @@ pub fn anthropic(server: &FakeLlm) -> AnthropicProvider {
 
 /// OpenAI-compatible settings pointing at `server`, no key.
 pub fn openai_config(server: &FakeLlm) -> OpenAiConfig {
-    OpenAiConfig {
-        retry: fast_retry(),
-        ..OpenAiConfig::compatible("TestServer", format!("{}/v1", server.url()))
-    }
+    let mut config = OpenAiConfig::compatible("TestServer", format!("{}/v1", server.url()));
+    config.remote.retry = fast_retry();
+    config
 }
 
 pub fn openai(server: &FakeLlm) -> OpenAiProvider {
