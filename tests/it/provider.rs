@@ -1,8 +1,10 @@
 //! Tests of the provider area.
 
 mod anthropic;
+mod caching;
 mod explained;
 mod failures;
 mod models;
 mod openai;
+mod responses;
 mod retry;

@@ -4,7 +4,7 @@ use super::FakeLlm;
 use claw_tui::agent::{AssistantMessage, ThinkingLevel, ToolDefinition, UserMessage};
 use claw_tui::llm::{
     AnthropicConfig, AnthropicProvider, LlmEvent, LlmMessage, LlmRequest, LlmStream, OpenAiConfig,
-    OpenAiProvider, RetryPolicy, Secret,
+    OpenAiProvider, ResponsesConfig, ResponsesProvider, RetryPolicy, Secret,
 };
 use futures::StreamExt;
 use serde_json::json;
@@ -39,6 +39,19 @@ pub fn openai_config(server: &FakeLlm) -> OpenAiConfig {
 
 pub fn openai(server: &FakeLlm) -> OpenAiProvider {
     OpenAiProvider::new(openai_config(server)).unwrap()
+}
+
+/// Responses API settings pointing at `server`, key `sk-test` from `TEST_OPENAI_KEY`.
+pub fn responses_config(server: &FakeLlm) -> ResponsesConfig {
+    let mut config = ResponsesConfig::compatible("OpenAI", format!("{}/v1", server.url()));
+    config.remote.api_key = Some(Secret::new("sk-test"));
+    config.remote.api_key_source = "TEST_OPENAI_KEY".into();
+    config.remote.retry = fast_retry();
+    config
+}
+
+pub fn responses(server: &FakeLlm) -> ResponsesProvider {
+    ResponsesProvider::new(responses_config(server)).unwrap()
 }
 
 /// A one-prompt request with an `echo` tool.
