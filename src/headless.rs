@@ -5,7 +5,7 @@ pub mod rpc;
 
 pub use launch::{run_command, run_headless};
 
-use crate::agent::{AgentEvent, Message, ToolCall};
+use crate::agent::{AgentEvent, Message, ToolCall, UserMessage};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -34,11 +34,11 @@ pub async fn run_prompt(
     supervisor: &Supervisor,
     subagents: &SubagentManager,
     runtime_events: &mut UnboundedReceiver<RuntimeEvent>,
-    prompt: String,
+    prompt: UserMessage,
     json: bool,
 ) -> i32 {
     let mut events = supervisor.agent().subscribe(None);
-    supervisor.submit(prompt);
+    supervisor.submit_message(prompt);
     let mut calls: Vec<ToolCall> = Vec::new();
     let mut last_run = Vec::new();
     let mut delivered = 0;

@@ -2,7 +2,8 @@
 
 use super::rpc::{PendingApprovals, serve};
 use super::{EXIT_OK, EXIT_USAGE, run_prompt};
-use crate::agent::{Agent, Message, QueueKind};
+use crate::agent::{Agent, Message, QueueKind, UserMessage};
+use crate::images;
 use crate::cli::{Cli, Command, ExportFormat, Mode};
 use crate::config::Settings;
 use crate::session::{self, OpenedSession, export};
@@ -17,7 +18,7 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
     let prompt = if cli.mode == Mode::Rpc {
         None
     } else {
-        match read_prompt(cli.prompt.as_deref()) {
+        match read_prompt(cli.prompt.as_deref()).and_then(|p| with_images(p, &cli.images)) {
             Ok(prompt) => Some(prompt),
             Err(e) => {
                 eprintln!("claw-tui: {e}");
@@ -137,6 +138,16 @@ fn restore(agent: &Agent, opened: &OpenedSession) {
     for text in &data.follow_up {
         agent.queue(QueueKind::FollowUp, Message::user(text.clone()));
     }
+}
+
+/// The prompt with the `--image` files attached (each read, checked and scaled down).
+fn with_images(prompt: String, paths: &[std::path::PathBuf]) -> Result<UserMessage, String> {
+    let images = paths
+        .iter()
+        .map(|path| images::load_file(path, &path.display().to_string()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("--image: {e}"))?;
+    Ok(UserMessage::new(prompt).with_images(images))
 }
 
 /// The prompt for a headless run: the argument, or stdin for `-`.

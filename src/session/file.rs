@@ -97,6 +97,8 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
     if data.header.is_none() {
         return Err(invalid(path, "it has no header line".into()));
     }
+    let warnings = super::images::restore(path, &mut data.messages);
+    data.warnings.extend(warnings);
     super::route::read_inbox(&mut data);
     Ok(data)
 }

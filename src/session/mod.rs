@@ -7,6 +7,7 @@
 
 pub mod export;
 mod file;
+pub mod images;
 mod inbox;
 mod open;
 mod route;

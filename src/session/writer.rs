@@ -86,6 +86,11 @@ impl SessionWriter {
     ) -> Result<Self, SessionError> {
         let writer = Self::create(data_dir, workspace, provider, model)?;
         for message in &data.messages {
+            // The copy may live in another directory than the original (a path given
+            // with --session): its images go to the copy's store.
+            if let Err(e) = super::images::save(writer.path(), message) {
+                tracing::error!("cannot store the images of {}: {e}", writer.path().display());
+            }
             writer.append(&Entry::Message {
                 timestamp: now_ms(),
                 message: message.clone(),
@@ -265,10 +270,16 @@ pub fn record_events(
 
 fn record(writer: &SessionWriter, event: &AgentEvent) {
     match event {
-        AgentEvent::MessageEnd { message } => writer.append(&Entry::Message {
-            timestamp: now_ms(),
-            message: message.clone(),
-        }),
+        AgentEvent::MessageEnd { message } => {
+            // The line names its images by hash; their bytes go to the store first.
+            if let Err(e) = super::images::save(writer.path(), message) {
+                tracing::error!("cannot store the images of {}: {e}", writer.path().display());
+            }
+            writer.append(&Entry::Message {
+                timestamp: now_ms(),
+                message: message.clone(),
+            });
+        }
         AgentEvent::QueueUpdate {
             steering,
             follow_up,

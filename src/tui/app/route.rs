@@ -62,6 +62,7 @@ impl App {
                 self.chat.notice(NoticeLevel::Error, text)
             }
             Msg::Notice(level, text) => self.chat.notice(level, text),
+            Msg::ImagesLoaded { text, result } => self.images_loaded(text, result),
             Msg::Tick => {
                 let animated = self.busy();
                 if animated {
