@@ -3,9 +3,9 @@
 use super::rpc::{PendingApprovals, serve};
 use super::{EXIT_OK, EXIT_USAGE, run_prompt};
 use crate::agent::{Agent, Message, QueueKind, UserMessage};
-use crate::images;
 use crate::cli::{Cli, Command, ExportFormat, Mode};
 use crate::config::Settings;
+use crate::images;
 use crate::session::{self, OpenedSession, export};
 use crate::setup;
 use crate::tools::exec::Approver;

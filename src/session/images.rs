@@ -78,7 +78,11 @@ pub fn restore(session_file: &Path, messages: &mut [Message]) -> Vec<String> {
     let mut warnings = Vec::new();
     for image in messages.iter_mut().flat_map(images_of_mut) {
         let Some(path) = stored_path(&dir, image) else {
-            warnings.push(format!("image {} has no valid hash in {}", image.name, session_file.display()));
+            warnings.push(format!(
+                "image {} has no valid hash in {}",
+                image.name,
+                session_file.display()
+            ));
             continue;
         };
         match std::fs::read(&path) {

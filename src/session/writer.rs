@@ -89,7 +89,10 @@ impl SessionWriter {
             // The copy may live in another directory than the original (a path given
             // with --session): its images go to the copy's store.
             if let Err(e) = super::images::save(writer.path(), message) {
-                tracing::error!("cannot store the images of {}: {e}", writer.path().display());
+                tracing::error!(
+                    "cannot store the images of {}: {e}",
+                    writer.path().display()
+                );
             }
             writer.append(&Entry::Message {
                 timestamp: now_ms(),
@@ -273,7 +276,10 @@ fn record(writer: &SessionWriter, event: &AgentEvent) {
         AgentEvent::MessageEnd { message } => {
             // The line names its images by hash; their bytes go to the store first.
             if let Err(e) = super::images::save(writer.path(), message) {
-                tracing::error!("cannot store the images of {}: {e}", writer.path().display());
+                tracing::error!(
+                    "cannot store the images of {}: {e}",
+                    writer.path().display()
+                );
             }
             writer.append(&Entry::Message {
                 timestamp: now_ms(),

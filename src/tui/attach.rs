@@ -104,7 +104,10 @@ mod tests {
 
     #[test]
     fn pasted_paths_of_images_become_mentions() {
-        assert_eq!(pasted_image_path("/tmp/shot.png\n").as_deref(), Some("/tmp/shot.png"));
+        assert_eq!(
+            pasted_image_path("/tmp/shot.png\n").as_deref(),
+            Some("/tmp/shot.png")
+        );
         assert_eq!(
             pasted_image_path("'/home/u/My Shot.webp'").as_deref(),
             Some("/home/u/My Shot.webp")

@@ -222,7 +222,12 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
             images: cli
                 .images
                 .iter()
-                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()).display().to_string())
+                .map(|p| {
+                    std::path::absolute(p)
+                        .unwrap_or_else(|_| p.clone())
+                        .display()
+                        .to_string()
+                })
                 .collect(),
             warnings,
             background: Some(Arc::new(RuntimeControls {

@@ -4,6 +4,7 @@ mod anthropic;
 mod caching;
 mod explained;
 mod failures;
+mod images;
 mod models;
 mod openai;
 mod responses;

@@ -1,4 +1,5 @@
 //! Tests of the sessions area.
 
 mod cli;
+mod images;
 mod store;

@@ -58,8 +58,9 @@ impl App {
         result: Result<Vec<ImageData>, String>,
     ) -> Handled {
         match result {
-            Ok(images) => Handled::changed()
-                .with(Effect::PromptMessage(UserMessage::new(text).with_images(images))),
+            Ok(images) => Handled::changed().with(Effect::PromptMessage(
+                UserMessage::new(text).with_images(images),
+            )),
             Err(why) => {
                 self.composer.restore(vec![text]);
                 self.chat.notice(NoticeLevel::Error, why)
