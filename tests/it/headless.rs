@@ -4,5 +4,6 @@ mod cron_file;
 mod cron_two_processes;
 mod print;
 mod request_timeout;
+mod responses;
 mod rpc;
 mod subagent_approval;

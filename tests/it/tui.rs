@@ -1,5 +1,6 @@
 //! Tests of the tui area.
 
+mod attach;
 mod e2e;
 mod e2e_llm;
 mod e2e_sessions;
