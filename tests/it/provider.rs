@@ -1,6 +1,7 @@
 //! Tests of the provider area.
 
 mod anthropic;
+mod anthropic_turns;
 mod caching;
 mod explained;
 mod failures;
