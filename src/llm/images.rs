@@ -43,6 +43,19 @@ pub fn accepts_images(model: &str) -> bool {
     name != "gpt-4" && !TEXT_ONLY.iter().any(|prefix| name.starts_with(prefix))
 }
 
+/// Whether [`prepare_images`] would change `request`.
+pub(crate) fn needs_preparing(request: &LlmRequest) -> bool {
+    let sees = accepts_images(&request.model);
+    request.messages.iter().any(|m| {
+        let images = match m {
+            LlmMessage::User(user) => &user.images,
+            LlmMessage::ToolResult(result) => &result.images,
+            LlmMessage::Assistant(_) => return false,
+        };
+        images.iter().any(|i| !sees || !i.is_loaded())
+    })
+}
+
 /// Replaces the images `request.model` cannot take (all of them for a text-only model;
 /// those whose bytes are missing for any model) with a note in the message text, so
 /// the model reads what happened instead of the request being refused.
@@ -137,7 +150,9 @@ mod tests {
         assert!(accepts_images("gpt-4o"));
         assert!(!accepts_images("openai/gpt-3.5-turbo"));
         assert!(!accepts_images("deepseek-chat"));
+        assert!(!needs_preparing(&request("gpt-4o", vec![image(b"xy")])));
         let mut r = request("deepseek-chat", vec![image(b"xy")]);
+        assert!(needs_preparing(&r));
         prepare_images(&mut r);
         assert!(user(&r).images.is_empty());
         assert_eq!(

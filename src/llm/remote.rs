@@ -1,11 +1,11 @@
 //! The one HTTP provider: the settings every wire format shares (endpoint, key,
-//! timeouts, retries, prices, caching), the request's preparation (images a model cannot
-//! see, the prompt-cache key), headers, sending, decoding and the model list. Each wire
-//! format adds only its request body and its event decoder (`anthropic`, `openai`,
-//! `responses`).
+//! timeouts, retries, prices, caching), what every format does to a request first
+//! (images a model cannot see become notes; the prompt-cache key), headers, sending,
+//! decoding and the model list. Each wire format adds only its request body and its
+//! event decoder (`anthropic`, `openai`, `responses`).
 
 use super::anthropic::{self, AnthropicConfig};
-use super::images::prepare_images;
+use super::images::{needs_preparing, prepare_images};
 use super::models::ModelList;
 use super::openai::{self, OpenAiConfig};
 use super::pricing::{ModelPrices, prices_for};
@@ -229,8 +229,20 @@ impl RemoteProvider {
 
     /// The JSON body sent for `request` (after the shared preparation).
     pub fn request_body(&self, request: &LlmRequest) -> serde_json::Value {
-        let (request, cache_key) = self.prepare(request.clone());
-        self.config.body(&request, cache_key.as_deref())
+        let cache_key = self
+            .config
+            .remote()
+            .cache
+            .then(|| cache_key(request))
+            .flatten();
+        // Most requests carry no image the model cannot take: those are not copied.
+        let prepared = needs_preparing(request).then(|| {
+            let mut copy = request.clone();
+            prepare_images(&mut copy);
+            copy
+        });
+        self.config
+            .body(prepared.as_ref().unwrap_or(request), cache_key.as_deref())
     }
 
     /// Decodes a raw response body into provider events, exactly as [`Provider::stream`]
@@ -243,19 +255,6 @@ impl RemoteProvider {
         let limits = self.limits();
         let events = sse::events(body, limits.sse());
         transport::decode(events, self.config.decoder(model), limits, cancel)
-    }
-
-    /// What every format does to a request first: images the model cannot see become
-    /// notes, and with caching on the conversation gets its cache key.
-    fn prepare(&self, mut request: LlmRequest) -> (LlmRequest, Option<String>) {
-        prepare_images(&mut request);
-        let key = self
-            .config
-            .remote()
-            .cache
-            .then(|| cache_key(&request))
-            .flatten();
-        (request, key)
     }
 
     fn limits(&self) -> Limits {

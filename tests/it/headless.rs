@@ -6,4 +6,5 @@ mod print;
 mod request_timeout;
 mod responses;
 mod rpc;
+mod rpc_usage;
 mod subagent_approval;
