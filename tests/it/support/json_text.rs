@@ -32,9 +32,8 @@ fn top_level(raw: &str) -> Vec<(Option<&str>, &str)> {
             b'"' => {
                 in_string = true;
                 string_start = i;
-                if depth == 1 && start.is_none() && key.is_some() {
-                    start = Some(i);
-                } else if depth == 1 && start.is_none() && bytes[0] == b'[' {
+                // A string value (after a key, or an array element), not a key.
+                if depth == 1 && start.is_none() && (key.is_some() || bytes[0] == b'[') {
                     start = Some(i);
                 }
             }
@@ -46,10 +45,10 @@ fn top_level(raw: &str) -> Vec<(Option<&str>, &str)> {
             }
             b'}' | b']' => {
                 depth -= 1;
-                if depth == 0 {
-                    if let Some(s) = start.take() {
-                        out.push((key.take(), raw[s..i].trim_end()));
-                    }
+                if depth == 0
+                    && let Some(s) = start.take()
+                {
+                    out.push((key.take(), raw[s..i].trim_end()));
                 }
             }
             b',' if depth == 1 => {
