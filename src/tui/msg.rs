@@ -81,6 +81,8 @@ pub enum Msg {
         /// The images, or why one could not be attached.
         result: Result<Vec<ImageData>, String>,
     },
+    /// Saving the session failed (the error), or works again (`None`).
+    SessionSave(Option<String>),
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
     /// Time passed (spinner frames, elapsed times, hints that expire).

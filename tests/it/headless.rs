@@ -6,5 +6,7 @@ mod print;
 mod request_timeout;
 mod responses;
 mod rpc;
+mod rpc_input;
 mod rpc_usage;
+mod signals;
 mod subagent_approval;

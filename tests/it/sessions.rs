@@ -1,5 +1,9 @@
 //! Tests of the sessions area.
 
 mod cli;
+mod crash;
+mod damage;
+mod damage_cli;
+mod full_disk;
 mod images;
 mod store;

@@ -8,6 +8,7 @@ mod e2e_terminal_loss;
 mod events;
 mod keys_config;
 mod model_list;
+mod saving;
 mod sessions;
 mod snapshots;
 mod subagent_approval;

@@ -158,6 +158,8 @@ fn read_image(mut reader: BufReader<File>, shown: &str, size: u64) -> io::Result
     }
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     reader.read_to_end(&mut bytes)?;
+    // Enough to name the format in an error, kept before the bytes move to the decoder.
+    let bytes_head = bytes[..bytes.len().min(16)].to_vec();
     let name = Path::new(shown)
         .file_name()
         .map_or_else(|| shown.to_owned(), |n| n.to_string_lossy().into_owned());
@@ -170,6 +172,13 @@ fn read_image(mut reader: BufReader<File>, shown: &str, size: u64) -> io::Result
             crate::agent::image::size_text(image.size)
         ))
         .with_images(vec![image])),
+        Err(crate::images::ImageError::Decode { detail, .. }) => {
+            let kind = binary_kind(&bytes_head).unwrap_or_else(|| "image".to_owned());
+            Ok(ToolResult::error(format!(
+                "Error: {shown} is a damaged {kind} ({}) that cannot be shown: {detail}.",
+                human_size(size)
+            )))
+        }
         Err(e) => Ok(ToolResult::error(format!("Error: {e}."))),
     }
 }

@@ -2,7 +2,7 @@
 //! included, against the fake server speaking the Anthropic API.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use super::rpc::{Rpc, is_type};
+use crate::support::rpc::{Rpc, is_type};
 use crate::support::fake_llm::anthropic::{message_delta, message_start, message_stop, text_block};
 use crate::support::fake_llm::{FakeLlm, Scripted};
 
