@@ -2,6 +2,7 @@
 
 mod attach;
 mod e2e;
+mod e2e_cache;
 mod e2e_llm;
 mod e2e_sessions;
 mod e2e_terminal_loss;

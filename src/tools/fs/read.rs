@@ -165,7 +165,7 @@ fn read_image(mut reader: BufReader<File>, shown: &str, size: u64) -> io::Result
         .map_or_else(|| shown.to_owned(), |n| n.to_string_lossy().into_owned());
     match crate::images::from_bytes(&name, bytes) {
         Ok(image) => Ok(ToolResult::text(format!(
-            "Image {shown} ({}, {}×{}, {}) is attached for you to see.",
+            "Image {shown} ({}, {}×{}, {}) follows.",
             image.mime,
             image.width,
             image.height,

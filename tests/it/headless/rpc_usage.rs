@@ -2,21 +2,17 @@
 //! included, against the fake server speaking the Anthropic API.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::support::rpc::{Rpc, is_type};
-use crate::support::fake_llm::anthropic::{message_delta, message_start, message_stop, text_block};
+use crate::support::fake_llm::anthropic::cached_reply;
 use crate::support::fake_llm::{FakeLlm, Scripted};
+use crate::support::rpc::{Rpc, is_type};
 
 fn reply(input: u64, cache_read: u64, cache_write: u64) -> Scripted {
-    let mut events = vec![message_start(
+    Scripted::sse(cached_reply(
         "claude-sonnet-4-5",
         input,
         cache_read,
         cache_write,
-    )];
-    events.extend(text_block(0, &["ok"]));
-    events.push(message_delta("end_turn", 10));
-    events.push(message_stop());
-    Scripted::sse(events)
+    ))
 }
 
 #[tokio::test(flavor = "multi_thread")]

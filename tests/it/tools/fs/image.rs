@@ -65,7 +65,7 @@ async fn an_image_comes_back_as_an_image_with_its_description() {
     assert_eq!(
         r.content,
         format!(
-            "Image shots/a.png (image/png, 320×200, {}) is attached for you to see.",
+            "Image shots/a.png (image/png, 320×200, {}) follows.",
             claw_tui::agent::image::size_text(bytes.len() as u64)
         )
     );
