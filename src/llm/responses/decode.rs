@@ -196,6 +196,12 @@ impl ResponsesDecoder {
                     Slot::Reasoning(Some((block, _))) => block,
                     _ => {
                         let summary = summary_text(&item);
+                        // Reasoning with neither a summary to show nor encrypted content
+                        // to replay (thinking off) leaves nothing worth keeping.
+                        if summary.is_empty() && str_field(&item, "encrypted_content").is_empty() {
+                            self.set_slot(index, Slot::Other);
+                            return;
+                        }
                         self.acc.open_thinking(&summary, out)
                     }
                 };

@@ -156,12 +156,18 @@ fn assistant_items(message: &AssistantMessage, items: &mut Vec<Value>) {
 
 /// A stored reasoning item as input: its `id` and `status` removed (they refer to a
 /// stored response), and raw `content` too (only the summary and the encrypted content
-/// are accepted back).
+/// are accepted back). An item without encrypted content (the model reasoned while
+/// thinking was off, so it was not asked for) names nothing the server still has, and
+/// is left out rather than refused.
 fn replayable_reasoning(item: Value) -> Option<Value> {
     let Value::Object(mut item) = item else {
         return None;
     };
     if item.get("type").and_then(Value::as_str) != Some("reasoning") {
+        return None;
+    }
+    let encrypted = item.get("encrypted_content").and_then(Value::as_str);
+    if encrypted.is_none_or(str::is_empty) {
         return None;
     }
     item.remove("id");
@@ -177,7 +183,7 @@ mod tests {
     use crate::agent::types::{StopReason, ToolResultMessage};
 
     #[test]
-    fn reasoning_is_replayed_without_its_id_and_foreign_thinking_is_not() {
+    fn reasoning_is_replayed_without_its_id_and_foreign_or_unencrypted_thinking_is_not() {
         let item = json!({"id": "rs_1", "type": "reasoning", "status": "completed",
                           "summary": [{"type": "summary_text", "text": "Plan"}],
                           "encrypted_content": "gAAA"});
@@ -191,6 +197,13 @@ mod tests {
             Block::Thinking {
                 thinking: "anthropic".into(),
                 signature: Some("c2ln".into()),
+            },
+            Block::Thinking {
+                thinking: "reasoned with thinking off".into(),
+                signature: Some(format!(
+                    "{REASONING_PREFIX}{}",
+                    json!({"id": "rs_0", "type": "reasoning", "summary": []})
+                )),
             },
             Block::ToolCall {
                 id: "call_1".into(),

@@ -267,6 +267,78 @@ async fn arguments_split_across_deltas_arrive_in_order_per_call() {
     assert_eq!(message.tool_calls()[1].args, json!({"text": "y"}));
 }
 
+/// A reasoning model reasons even with thinking off, but then sends no summary and no
+/// encrypted content: nothing is kept for it, and nothing of it is replayed. An item
+/// with encrypted content but no summary is kept (empty) and replayed.
+#[tokio::test]
+async fn reasoning_without_encrypted_content_is_not_kept_and_without_summary_is_replayed() {
+    let first = Script::new("gpt-5")
+        .reasoning(0, &[], "")
+        .message(1, &["Plain."])
+        .completed(100, 0, 30, 20);
+    let second = Script::new("gpt-5")
+        .reasoning(0, &[], "ENC-QUIET")
+        .message(1, &["Again."])
+        .completed(100, 0, 30, 20);
+    let third = text_reply("gpt-5", &["ok"]);
+    let server = FakeLlm::start(vec![
+        Scripted::sse(first),
+        Scripted::sse(second),
+        Scripted::sse(third),
+    ])
+    .await;
+    let mut req = request("gpt-5", "hi");
+    let answer = done(&run(&server, req.clone()).await);
+    assert_eq!(
+        answer.content,
+        vec![Block::Text {
+            text: "Plain.".into()
+        }]
+    );
+    let body = &server.requests()[0].body;
+    assert!(
+        body.get("reasoning").is_none() && body.get("include").is_none(),
+        "{body}"
+    );
+
+    req.messages.push(LlmMessage::Assistant(answer));
+    req.messages
+        .push(LlmMessage::User(claw_tui::agent::UserMessage::new("more")));
+    req.thinking = ThinkingLevel::Low;
+    let answer = done(&run(&server, req.clone()).await);
+    assert!(
+        matches!(&answer.content[0], Block::Thinking { thinking, signature: Some(_) } if thinking.is_empty()),
+        "{:?}",
+        answer.content
+    );
+    req.messages.push(LlmMessage::Assistant(answer));
+    req.messages
+        .push(LlmMessage::User(claw_tui::agent::UserMessage::new("last")));
+    done(&run(&server, req).await);
+    let input = server.requests()[2].body["input"].clone();
+    let kinds: Vec<&str> = input
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "message",
+            "message",
+            "message",
+            "reasoning",
+            "message",
+            "message"
+        ]
+    );
+    assert_eq!(
+        input[3],
+        json!({"type": "reasoning", "encrypted_content": "ENC-QUIET", "summary": []})
+    );
+}
+
 #[tokio::test]
 async fn an_incomplete_response_keeps_its_text_as_a_length_stop() {
     let server = FakeLlm::start(vec![Scripted::sse(
