@@ -303,16 +303,8 @@ impl Decoder for AnthropicDecoder {
         Ok(Flow::More)
     }
 
-    fn end_of_stream(&mut self) -> Option<AssistantMessage> {
-        None
-    }
-
-    fn has_content(&self) -> bool {
-        self.acc.has_content()
-    }
-
-    fn partial(&self) -> AssistantMessage {
-        self.acc.snapshot(StopReason::Error)
+    fn accumulator(&self) -> &Accumulator {
+        &self.acc
     }
 
     fn reset(&mut self) {

@@ -4,12 +4,12 @@
 
 use super::REASONING_PREFIX;
 use crate::agent::types::{AssistantMessage, StopReason};
-use crate::llm::accumulate::{Accumulator, Out, malformed};
+use crate::llm::accumulate::{Accumulator, Out};
 use crate::llm::messages::is_context_overflow;
 use crate::llm::pricing::ModelPrices;
 use crate::llm::retry::is_retryable_status;
 use crate::llm::sse::Event;
-use crate::llm::transport::{Decoder, Failure, Flow};
+use crate::llm::transport::{Decoder, Failure, Flow, parse_event};
 use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -311,14 +311,7 @@ impl Decoder for ResponsesDecoder {
         if data.is_empty() || data == "[DONE]" {
             return Ok(Flow::More);
         }
-        let parsed: Envelope = serde_json::from_str(data).map_err(|e| {
-            let name = if event.event == "message" {
-                "response"
-            } else {
-                &event.event
-            };
-            Failure::fatal(malformed(name, data, &e))
-        })?;
+        let parsed: Envelope = parse_event(event, data, "response")?;
         let name = if parsed.kind.is_empty() {
             event.event.as_str()
         } else {
@@ -376,16 +369,8 @@ impl Decoder for ResponsesDecoder {
         Ok(Flow::More)
     }
 
-    fn end_of_stream(&mut self) -> Option<AssistantMessage> {
-        None
-    }
-
-    fn has_content(&self) -> bool {
-        self.acc.has_content()
-    }
-
-    fn partial(&self) -> AssistantMessage {
-        self.acc.snapshot(StopReason::Error)
+    fn accumulator(&self) -> &Accumulator {
+        &self.acc
     }
 
     fn reset(&mut self) {

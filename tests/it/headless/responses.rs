@@ -91,25 +91,9 @@ async fn print_mode_over_the_responses_api_with_an_image_reasoning_and_a_tool_ca
     );
 
     // The session stored the image once, beside its file.
-    let sessions: Vec<_> = walk(&sb.dir.path().join("data"))
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "png"))
-        .collect();
+    let sessions = sb.stored_images();
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     assert_eq!(std::fs::read(&sessions[0]).unwrap(), png());
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[test]

@@ -13,16 +13,6 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-fn deltas(events: &[LlmEvent]) -> Vec<MessageDelta> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            LlmEvent::Delta(d) => Some(d.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn streams_text_with_usage_cost_and_the_documented_headers() {
     let mut script = vec![

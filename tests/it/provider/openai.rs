@@ -19,16 +19,6 @@ use serde_json::json;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-fn deltas(events: &[LlmEvent]) -> Vec<MessageDelta> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            LlmEvent::Delta(d) => Some(d.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 async fn run(provider: &OpenAiProvider, request: claw_tui::llm::LlmRequest) -> Vec<LlmEvent> {
     collect(provider.stream(request, CancellationToken::new())).await
 }

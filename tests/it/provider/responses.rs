@@ -13,16 +13,6 @@ use claw_tui::llm::{LlmEvent, LlmMessage, Provider};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-fn deltas(events: &[LlmEvent]) -> Vec<MessageDelta> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            LlmEvent::Delta(d) => Some(d.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 async fn run(server: &FakeLlm, request: claw_tui::llm::LlmRequest) -> Vec<LlmEvent> {
     collect(responses(server).stream(request, CancellationToken::new())).await
 }

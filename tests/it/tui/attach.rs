@@ -146,22 +146,6 @@ fn images_attached_in_the_real_client() {
     tui.send("\x03");
     tui.wait_exit();
 
-    let images: Vec<_> = walk(&sandbox.dir.path().join("data"))
-        .into_iter()
-        .filter(|p| p.parent().is_some_and(|d| d.ends_with("images")))
-        .collect();
+    let images = sandbox.stored_images();
     assert_eq!(images.len(), 2, "{images:?}");
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }

@@ -1,7 +1,7 @@
 //! Helpers for driving providers against the fake server.
 
 use super::FakeLlm;
-use claw_tui::agent::{AssistantMessage, ThinkingLevel, ToolDefinition, UserMessage};
+use claw_tui::agent::{AssistantMessage, MessageDelta, ThinkingLevel, ToolDefinition, UserMessage};
 use claw_tui::llm::{
     AnthropicConfig, AnthropicProvider, LlmEvent, LlmMessage, LlmRequest, LlmStream, OpenAiConfig,
     OpenAiProvider, ResponsesConfig, ResponsesProvider, RetryPolicy, Secret,
@@ -120,4 +120,15 @@ pub fn retries(events: &[LlmEvent]) -> (Vec<RetryStart>, Vec<u32>) {
         }
     }
     (starts, ends)
+}
+
+/// The deltas among `events`, in order.
+pub fn deltas(events: &[LlmEvent]) -> Vec<MessageDelta> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            LlmEvent::Delta(d) => Some(d.clone()),
+            _ => None,
+        })
+        .collect()
 }
