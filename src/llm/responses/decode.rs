@@ -4,7 +4,7 @@
 
 use super::REASONING_PREFIX;
 use crate::agent::types::{AssistantMessage, StopReason};
-use crate::llm::accumulate::{Accumulator, Out};
+use crate::llm::accumulate::{Accumulator, Out, Slots};
 use crate::llm::messages::is_context_overflow;
 use crate::llm::pricing::ModelPrices;
 use crate::llm::retry::is_retryable_status;
@@ -25,9 +25,10 @@ const RETRYABLE_CODES: &[&str] = &[
 ];
 
 /// What became of an output item.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 enum Slot {
     /// Not announced.
+    #[default]
     Unknown,
     /// An assistant message; its text block once text arrived.
     Message(Option<usize>),
@@ -88,7 +89,7 @@ pub(crate) struct ResponsesDecoder {
     model: String,
     prices: Option<ModelPrices>,
     acc: Accumulator,
-    slots: Vec<Slot>,
+    slots: Slots<Slot>,
 }
 
 impl ResponsesDecoder {
@@ -99,19 +100,16 @@ impl ResponsesDecoder {
             model: model.to_owned(),
             prices,
             acc: Accumulator::new(model, prices),
-            slots: Vec::new(),
+            slots: Slots::default(),
         }
     }
 
     fn slot(&self, index: usize) -> Slot {
-        self.slots.get(index).copied().unwrap_or(Slot::Unknown)
+        self.slots.get(index)
     }
 
     fn set_slot(&mut self, index: usize, slot: Slot) {
-        if self.slots.len() <= index {
-            self.slots.resize(index + 1, Slot::Unknown);
-        }
-        self.slots[index] = slot;
+        self.slots.set(index, slot);
     }
 
     fn item_added(&mut self, index: usize, item: &Value, out: &mut Out) {
