@@ -41,6 +41,14 @@ impl ImageData {
         )
     }
 
+    /// About what the image costs in a request, in tokens: width × height / 750 (the
+    /// Anthropic rule), at most 1,600 (the APIs scale larger images down first).
+    pub fn estimated_tokens(&self) -> u64 {
+        (u64::from(self.width) * u64::from(self.height))
+            .div_ceil(750)
+            .clamp(1, 1_600)
+    }
+
     /// Whether the bytes are present (a session may have lost its stored copy).
     pub fn is_loaded(&self) -> bool {
         !self.data.is_empty()
@@ -90,6 +98,13 @@ mod tests {
         assert_eq!(size_text(900), "900 B");
         assert_eq!(size_text(4_200_000), "4.2 MB");
         assert!(!image.is_loaded());
+        assert_eq!(image.estimated_tokens(), 1_229);
+        let large = ImageData {
+            width: 2048,
+            height: 2048,
+            ..image.clone()
+        };
+        assert_eq!(large.estimated_tokens(), 1_600);
         let line = serde_json::to_string(&image).unwrap();
         assert!(!line.contains("data"), "{line}");
     }

@@ -1,8 +1,10 @@
 //! Tests of the tui area.
 
 mod attach;
+mod compaction;
 mod e2e;
 mod e2e_cache;
+mod e2e_compaction;
 mod e2e_llm;
 mod e2e_sessions;
 mod e2e_terminal_loss;

@@ -3,7 +3,7 @@
 //! for replay), messages (text), function calls (arguments stream as deltas).
 
 use super::REASONING_PREFIX;
-use crate::agent::types::{AssistantMessage, StopReason};
+use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
 use crate::llm::accumulate::{Accumulator, Out, Slots};
 use crate::llm::messages::is_context_overflow;
 use crate::llm::pricing::ModelPrices;
@@ -286,20 +286,26 @@ impl ResponsesDecoder {
             (code, "") => code.to_owned(),
             (code, text) => format!("{code}: {text}"),
         };
-        let mut message = if is_context_overflow(&said) {
+        // An overflow states only what happened: the loop compacts and retries on its own
+        // where it may, and adds what to do otherwise.
+        let overflow = is_context_overflow(&said);
+        let mut message = if overflow {
             format!(
-                "{} refused the request because the conversation no longer fits the context \
-                 window of model \"{}\" ({said}). Shorten it with /compact, or start a new \
-                 session with /new (headless: run without -c).",
+                "{} rejected the request because the conversation no longer fits the context \
+                 window of model \"{}\" ({said}).",
                 self.provider, self.model
             )
         } else {
-            format!("{} {what} ({said})", self.provider)
+            format!("{} {what} ({said}).", self.provider)
         };
         if self.acc.has_content() {
-            message.push_str(". The partial reply is kept; send a message to continue.");
+            message.push_str(" The partial reply is kept; send a message to continue.");
         }
-        Failure { message, retryable }
+        Failure {
+            message,
+            retryable: retryable && !overflow,
+            kind: overflow.then_some(ErrorKind::ContextOverflow),
+        }
     }
 }
 

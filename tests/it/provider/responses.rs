@@ -7,7 +7,7 @@
 use crate::support::fake_llm::drive::*;
 use crate::support::fake_llm::responses::*;
 use crate::support::fake_llm::{FakeLlm, Scripted};
-use claw_tui::agent::{Block, MessageDelta, StopReason, ThinkingLevel};
+use claw_tui::agent::{Block, ErrorKind, MessageDelta, StopReason, ThinkingLevel};
 use claw_tui::llm::responses::REASONING_PREFIX;
 use claw_tui::llm::{LlmEvent, LlmMessage, Provider};
 use serde_json::{Value, json};
@@ -374,7 +374,7 @@ async fn a_failed_response_that_a_retry_cannot_fix_says_why() {
     let (_, text) = failed(&events);
     assert_eq!(
         text,
-        "OpenAI could not complete the answer (invalid_prompt: Your prompt was flagged)"
+        "OpenAI could not complete the answer (invalid_prompt: Your prompt was flagged)."
     );
     assert!(retries(&events).0.is_empty());
     assert_eq!(server.requests().len(), 1);
@@ -395,7 +395,8 @@ async fn error_events_are_retried_when_rate_limited_and_explained_otherwise() {
     let (partial, text) = failed(&events);
     assert_eq!(partial.text(), "half");
     assert!(text.contains("no longer fits the context window"), "{text}");
-    assert!(text.contains("/compact"), "{text}");
+    // Marked as an overflow, so the loop can compact and retry (and says what to do).
+    assert_eq!(partial.error_kind, Some(ErrorKind::ContextOverflow));
     assert!(
         text.ends_with("The partial reply is kept; send a message to continue."),
         "{text}"
