@@ -178,10 +178,14 @@ impl Composer {
         self.themes = themes;
     }
 
-    /// Inserts pasted text at the cursor (its line breaks kept).
+    /// Inserts pasted text at the cursor (its line breaks kept); the pasted path of an
+    /// image file becomes its `@path` mention, so it is attached when sent.
     pub(crate) fn paste(&mut self, text: &str) -> Handled {
-        self.textarea
-            .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+        let text = match super::attach::pasted_image_path(text) {
+            Some(path) => format!("{} ", super::attach::mention(&path)),
+            None => text.replace("\r\n", "\n").replace('\r', "\n"),
+        };
+        self.textarea.insert_str(text);
         self.refresh_completion();
         Handled::changed()
     }
@@ -222,6 +226,18 @@ impl Composer {
         self.set_text("");
         self.browsing = None;
         self.dismissed = None;
+        self.restored = None;
+    }
+
+    /// Puts back a message that could not be sent, before what is being written (no
+    /// queue marks: it was never queued).
+    pub(crate) fn put_back(&mut self, text: String) {
+        let joined = if self.is_blank() {
+            text
+        } else {
+            format!("{text}\n{}", self.text())
+        };
+        self.set_text(&joined);
         self.restored = None;
     }
 

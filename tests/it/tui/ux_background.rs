@@ -308,6 +308,7 @@ fn a_resumed_session_gets_its_subagents_calls_back_under_their_spawn() {
         content: "Started subagent-1 (count lines).".into(),
         details: serde_json::Value::Null,
         is_error: false,
+        images: Vec::new(),
         timestamp: 0,
     });
     let nested = |id: &str, name: &str, args, out: &str| SubagentCall {

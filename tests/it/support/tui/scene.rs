@@ -126,6 +126,7 @@ pub fn end(
         content: content.into(),
         details: Value::Null,
         is_error,
+        ..ToolResult::default()
     };
     let event = AgentEvent::ToolExecutionEnd {
         tool_call_id: id.into(),
@@ -172,6 +173,7 @@ pub fn exec_result(out: &str, code: i64) -> ToolResult {
         content: format!("{out}[exit code: {code}]"),
         details: serde_json::json!({"exit_code": code, "cancelled": false}),
         is_error: code != 0,
+        images: Vec::new(),
     }
 }
 
