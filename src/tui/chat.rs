@@ -30,6 +30,10 @@ use std::time::{Duration, Instant};
 /// Shortest time between two highlight requests for the answer being streamed.
 const STREAM_HIGHLIGHT_GAP: Duration = Duration::from_millis(250);
 
+/// Rows of a resumed history kept laid out above the view: when fewer are left while
+/// scrolling up, older entries are laid out until twice as many are.
+const REVEAL_AHEAD: usize = 200;
+
 /// The chat's scroll position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Scroll {
@@ -86,6 +90,8 @@ pub struct Chat {
     find: Option<Find>,
     /// Rows of the pane's text area at the last frame.
     height: usize,
+    /// The view jumped to the top: the entries not laid out yet are, at the next frame.
+    reveal_all: bool,
 }
 
 impl Default for Chat {
@@ -111,6 +117,7 @@ impl Default for Chat {
             selected: None,
             find: None,
             height: 1,
+            reveal_all: false,
         }
     }
 }
@@ -231,7 +238,16 @@ impl Chat {
         self.scroll.top = 0;
         if bottom {
             self.scroll.unseen = false;
+        } else {
+            self.reveal_all = true;
         }
+    }
+
+    /// The history shown so far is laid out lazily, newest first, as the view comes
+    /// near it (a resumed session is ready without laying out all of it).
+    pub(crate) fn defer_history(&mut self) {
+        self.transcript.defer_all();
+        self.last_total_rows = 0;
     }
 
     /// Follows the bottom again (the user sent something).
@@ -419,6 +435,7 @@ impl Chat {
         self.has_summaries = false;
         self.follow();
         self.last_total_rows = 0;
+        self.reveal_all = false;
     }
 
     /// Brings the layout caches up to date for a pane whose text area is `inner`, and
@@ -444,14 +461,27 @@ impl Chat {
         };
         let relaid = self.transcript.needs_layout(inner.width);
         let rendered = self.transcript.layout(inner.width, &ctx);
+        let height = self.text_rows(usize::from(inner.height));
+        self.height = height.max(1);
+        let searching = self.find.as_ref().is_some_and(|f| !f.query().is_empty());
+        let top = self.top(height);
+        let revealed = reveal_older(
+            &mut self.transcript,
+            &mut self.scroll,
+            &mut self.reveal_all,
+            searching,
+            top,
+            &ctx,
+        );
+        if let Some(find) = &mut self.find {
+            find.shift(revealed);
+        }
         let total = self.transcript.total_rows();
-        if total > self.last_total_rows && !self.scroll.follow {
+        if total > self.last_total_rows + revealed && !self.scroll.follow {
             self.scroll.unseen = true;
         }
         let grew = total != self.last_total_rows;
         self.last_total_rows = total;
-        let height = self.text_rows(usize::from(inner.height));
-        self.height = height.max(1);
         if let Some(find) = &mut self.find
             && (grew || relaid || find.is_stale())
         {
@@ -494,6 +524,36 @@ impl Chat {
         handled.changed = self.transcript.finishing();
         handled
     }
+}
+
+/// Lays out older entries of a resumed history when the view (its first row `top`)
+/// comes near the top of what is laid out (all of them after Home, or while find has a
+/// query), keeping the rows on screen where they are; returns the rows added.
+fn reveal_older(
+    transcript: &mut Transcript,
+    scroll: &mut Scroll,
+    reveal_all: &mut bool,
+    searching: bool,
+    top: usize,
+    ctx: &RenderCtx<'_>,
+) -> usize {
+    let to_top = std::mem::take(reveal_all);
+    if transcript.deferred() == 0 {
+        return 0;
+    }
+    let wanted = if to_top || searching {
+        usize::MAX
+    } else if top < REVEAL_AHEAD {
+        2 * REVEAL_AHEAD - top
+    } else {
+        return 0;
+    };
+    let added = transcript.reveal(wanted, ctx);
+    // Home shows the first rows; otherwise the rows on screen stay.
+    if !scroll.follow && !to_top {
+        scroll.top = top + added;
+    }
+    added
 }
 
 /// How many times `shown` says `text`: once as it is, `n` as `n× text`.

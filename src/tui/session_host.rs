@@ -78,13 +78,13 @@ impl SessionHost {
     /// returns what the chat shows first.
     pub async fn begin(&self, opened: Option<OpenedSession>) -> LoadedSession {
         let mut state = self.state.lock().await;
-        let Some(opened) = opened else {
+        let Some(mut opened) = opened else {
             return LoadedSession {
                 quiet: true,
                 ..LoadedSession::default()
             };
         };
-        let loaded = match &opened.resumed {
+        let loaded = match &mut opened.resumed {
             Some(data) => {
                 restore(&state.agent, data);
                 loaded_from(&state.agent, data, opened.writer.id())
@@ -244,7 +244,7 @@ impl SessionHost {
             binding.hold();
         }
         let opened = self.open_target(&state, target).await;
-        let (writer, data) = match opened {
+        let (writer, mut data) = match opened {
             Ok(opened) => opened,
             Err(msg) => {
                 self.release();
@@ -263,7 +263,7 @@ impl SessionHost {
         }
         stop_recording(&mut state).await;
         agent.reset().await;
-        let loaded = match &data {
+        let loaded = match &mut data {
             Some(data) => {
                 restore(&agent, data);
                 loaded_from(&agent, data, writer.id())
@@ -414,8 +414,9 @@ fn restore(agent: &Agent, data: &SessionData) {
 }
 
 /// What the chat shows for `data` continued in the session `id` (its own, or a copy),
-/// once `agent` holds its history.
-fn loaded_from(agent: &Agent, data: &SessionData, id: &str) -> LoadedSession {
+/// once `agent` holds its history. The messages move to the chat (`data` keeps none):
+/// with the agent's copy, a long history is held twice, not three times.
+fn loaded_from(agent: &Agent, data: &mut SessionData, id: &str) -> LoadedSession {
     let mut notes: Vec<String> = data.warnings.clone();
     let copy = data.id() != id;
     if copy {
@@ -433,7 +434,7 @@ fn loaded_from(agent: &Agent, data: &SessionData, id: &str) -> LoadedSession {
     }
     LoadedSession {
         id: Some(id.to_owned()),
-        messages: data.messages.clone(),
+        messages: std::mem::take(&mut data.messages),
         queued: data
             .steering
             .iter()

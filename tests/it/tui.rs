@@ -12,6 +12,7 @@ mod e2e_ux;
 mod events;
 mod keys_config;
 mod model_list;
+mod resume_long;
 mod saving;
 mod sessions;
 mod snapshots;

@@ -39,6 +39,9 @@ impl App {
             self.chat
                 .compacted(c.tokens_before, c.tokens_after, c.summary.clone());
         }
+        // Laid out from the newest entry up as the view reaches them: the last screen
+        // shows at once however long the history is.
+        self.chat.defer_history();
         for c in &loaded.compactions {
             self.status.add_cost(&c.usage);
         }

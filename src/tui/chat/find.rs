@@ -46,6 +46,14 @@ impl Find {
         self.current
     }
 
+    /// Rows were added above every match (older entries laid out): the matches move
+    /// down with the rows they are in.
+    pub(super) fn shift(&mut self, rows: usize) {
+        for m in &mut self.matches {
+            m.row += rows;
+        }
+    }
+
     pub(super) fn is_stale(&self) -> bool {
         self.stale
     }

@@ -5,6 +5,10 @@
 //! (everything before the last blank line outside a code fence) and re-renders only its
 //! `tail`. Row offsets are prefix sums, so finding the first visible entry is a binary
 //! search: the cost of a frame does not grow with the transcript.
+//!
+//! A resumed history is not laid out at once: its entries are held, and laid out from
+//! the newest one up as the view comes near them (`defer_all`, `reveal`), so resuming a
+//! long session costs what its last screens cost.
 
 mod rows;
 
@@ -43,6 +47,8 @@ pub struct Transcript {
     finishing: Vec<usize>,
     /// The ones whose extra frame was drawn.
     finishing_ready: Vec<usize>,
+    /// Entries before this one are held but not laid out yet (no rows).
+    laid_from: usize,
 }
 
 impl Transcript {
@@ -185,6 +191,8 @@ impl Transcript {
             return missing;
         }
         let mut dirty = std::mem::take(&mut self.dirty);
+        // Entries not laid out yet are rendered when they are revealed.
+        dirty.retain(|&i| i >= self.laid_from);
         dirty.sort_unstable();
         dirty.dedup();
         let from = dirty.first().copied().unwrap_or(self.entries.len());
@@ -199,6 +207,12 @@ impl Transcript {
                 }
             }
         }
+        self.offsets_from(from);
+        missing
+    }
+
+    /// Recomputes the row offsets of the entries from `from` on.
+    fn offsets_from(&mut self, from: usize) {
         let from = from.min(self.offsets.len().saturating_sub(1));
         self.offsets.truncate(from + 1);
         if self.offsets.is_empty() {
@@ -208,7 +222,43 @@ impl Transcript {
             let next = self.offsets[i] + self.entries[i].height();
             self.offsets.push(next);
         }
-        missing
+    }
+
+    /// Holds every entry there is now without laying it out: they get their rows when
+    /// `reveal` reaches them, newest first.
+    pub(super) fn defer_all(&mut self) {
+        for entry in &mut self.entries {
+            entry.unlay();
+        }
+        self.laid_from = self.entries.len();
+        self.dirty.clear();
+        self.offsets.clear();
+    }
+
+    /// How many entries (the oldest) are not laid out yet.
+    pub fn deferred(&self) -> usize {
+        self.laid_from
+    }
+
+    /// Lays out the newest entries not laid out yet until they make at least `rows`
+    /// rows (or none is left); returns the rows added above the others. Code they show
+    /// is highlighted once it is on screen (`missing_highlights`).
+    pub(super) fn reveal(&mut self, rows: usize, ctx: &RenderCtx<'_>) -> usize {
+        let mut added = 0;
+        let before = self.laid_from;
+        while self.laid_from > 0 && added < rows {
+            self.laid_from -= 1;
+            let i = self.laid_from;
+            let entry = &mut self.entries[i];
+            entry.dirty = Dirty::Full;
+            let requests = entry.render(i == 0, self.width, ctx);
+            entry.needs_highlight = !requests.is_empty();
+            added += entry.height();
+        }
+        if self.laid_from < before {
+            self.offsets_from(self.laid_from);
+        }
+        added
     }
 
     /// Renders again the entries in `range` that show code without a highlight and
@@ -313,6 +363,7 @@ impl Transcript {
     pub(super) fn clear(&mut self) {
         *self = Transcript {
             width: self.width,
+            laid_from: 0,
             ..Transcript::default()
         };
     }

@@ -64,6 +64,17 @@ impl Entry {
         }
     }
 
+    /// Forgets its rows: it is laid out again when it is revealed.
+    pub(super) fn unlay(&mut self) {
+        self.head = Vec::new();
+        self.tail = Vec::new();
+        self.head_anchors = Vec::new();
+        self.tail_anchors = Vec::new();
+        self.progress = Progress::default();
+        self.dirty = Dirty::Full;
+        self.needs_highlight = false;
+    }
+
     /// Rows at the current width.
     pub fn height(&self) -> usize {
         self.head.len() + self.tail.len()
