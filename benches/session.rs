@@ -3,7 +3,8 @@
 //! chat and the tool tree, draw the last screen at 120×40), and the month-long session
 //! of issue 12: 20,000 messages, ~35 MB (questions, tool calls, tool results of a few
 //! KB, markdown answers with code), loaded whole, its newest 200 messages read from the
-//! end, and found by `-c` among the workspace's sessions.
+//! end, found by `-c` among the workspace's sessions, and resumed in the client (its
+//! last screen, then 100 pages up).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use claw_tui::agent::{AssistantMessage, Block, Message, StopReason, ToolResultMessage};
@@ -11,7 +12,7 @@ use claw_tui::session::{self, Entry, SessionWriter};
 use claw_tui::tui::msg::LoadedSession;
 use claw_tui::tui::{App, AppConfig, Msg, view};
 use criterion::{Criterion, criterion_group, criterion_main};
-use crossterm::event::Event;
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
@@ -166,6 +167,15 @@ fn sessions(c: &mut Criterion) {
             )
         });
     });
+    // The client's resume path: the agent's copy of the history, the chat rebuilt from
+    // the other (its newest screens laid out), the last screen drawn at 120×40.
+    group.bench_function("resume_20k_message_35mb_session_in_the_client", |b| {
+        b.iter(|| resume_in_client(&long, 0));
+    });
+    // Then 100 pages up: the older entries laid out as the view reaches them.
+    group.bench_function("resume_20k_messages_then_100_pages_up", |b| {
+        b.iter(|| resume_in_client(&long, 100));
+    });
     group.bench_function("find_latest_session_for_continue", |b| {
         b.iter(|| {
             let latest = session::latest_session(data.path(), ws.path()).unwrap();
@@ -176,6 +186,38 @@ fn sessions(c: &mut Criterion) {
         b.iter(|| assert_eq!(session::list_sessions(data.path(), ws.path()).len(), 6));
     });
     group.finish();
+}
+
+/// Resumes the session in `path` as the client does, draws its last screen, then pages
+/// up `pages` times (a frame and a draw each).
+fn resume_in_client(path: &std::path::Path, pages: usize) -> Terminal<TestBackend> {
+    let data = session::load(path).unwrap();
+    let agent_copy = data.messages.clone();
+    let mut app = App::new(AppConfig {
+        context_window: Some(200_000),
+        workspace: "~/project".into(),
+        ..AppConfig::new("demo", "demo (offline)")
+    });
+    app.update(Msg::Term(Event::Resize(120, 40)));
+    app.update(Msg::SessionLoaded(Box::new(LoadedSession {
+        id: Some(data.id().to_owned()),
+        messages: data.messages,
+        resumed: true,
+        ..LoadedSession::default()
+    })));
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    app.update(Msg::Frame);
+    terminal.draw(|frame| view(&app, frame)).unwrap();
+    for _ in 0..pages {
+        app.update(Msg::Term(Event::Key(KeyEvent::new(
+            KeyCode::PageUp,
+            KeyModifiers::NONE,
+        ))));
+        app.update(Msg::Frame);
+        terminal.draw(|frame| view(&app, frame)).unwrap();
+    }
+    assert_eq!(agent_copy.len(), LONG_MESSAGES);
+    terminal
 }
 
 criterion_group!(benches, sessions);
