@@ -10,7 +10,8 @@ What it does, per run:
      wait4); on a loaded machine the CPU time is the steadier figure;
   3. client: launches `claw-tui -c --provider demo` in a detached tmux session at
      120x40, polls `tmux capture-pane` every 10 ms until the chat says "Resumed
-     session", and reports that time and the peak RSS (VmHWM) at that moment.
+     session", and reports that time, the CPU time the process used until then
+     (/proc/PID/stat) and the peak RSS (VmHWM) at that moment.
 
 Usage (not part of CI: it needs tmux and a release build):
   cargo build --release
@@ -143,6 +144,13 @@ def vm_hwm_mb(pid):
     return float("nan")
 
 
+def cpu_ms(pid):
+    """User + system CPU time of `pid` so far, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def client(bin_path, ws, env):
     subprocess.run(["tmux", "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
     env_args = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items() if k.startswith(("XDG_", "HOME", "CLAW_")))
@@ -161,9 +169,9 @@ def client(bin_path, ws, env):
                                       capture_output=True, text=True).stdout.split()
                 pid = int(pane[0])
                 # The pane runs `env`, which execs claw-tui: same pid.
-                return elapsed, vm_hwm_mb(pid)
+                return elapsed, vm_hwm_mb(pid), cpu_ms(pid)
             time.sleep(0.01)
-        return float("nan"), float("nan")
+        return float("nan"), float("nan"), float("nan")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
         # The next run must find the session file unlocked: wait for the process to go.
@@ -201,8 +209,8 @@ def main():
                 with open(path, "wb") as f:
                     f.write(pristine)
                 os.sync()
-                ms, rss = client(bin_path, ws, env)
-                print(f"run {run + 1}: client ready {ms:7.0f} ms  peak RSS {rss:6.1f} MB")
+                ms, rss, cpu = client(bin_path, ws, env)
+                print(f"run {run + 1}: client ready {ms:7.0f} ms, CPU {cpu:5.0f} ms  peak RSS {rss:6.1f} MB")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
