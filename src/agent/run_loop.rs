@@ -172,6 +172,13 @@ impl Run<'_, '_, '_> {
             Some(transform) => transform(self.ctx.messages.clone(), env.cancel.clone()).await,
             None => self.ctx.messages.clone(),
         };
+        // After the transform: it may have waited for tools to become available.
+        if let Some(refresh) = &env.config.refresh_tools
+            && let Some((system_prompt, tools)) = refresh()
+        {
+            self.ctx.system_prompt = system_prompt;
+            self.ctx.tools = tools;
+        }
         let request = LlmRequest {
             system_prompt: self.ctx.system_prompt.clone(),
             messages: sanitize_for_llm((env.config.convert_to_llm)(&history)),

@@ -25,6 +25,11 @@ pub enum RuntimeEvent {
         /// Its state after the change.
         info: SubagentInfo,
     },
+    /// An MCP server's state or tools changed.
+    McpServerUpdate {
+        /// Its state after the change.
+        server: crate::mcp::McpServerInfo,
+    },
     /// The number of notifications waiting for the main agent's run to end changed.
     PendingNotifications {
         /// How many wait now.

@@ -15,8 +15,9 @@
 //!   approval gate and the tool, for every agent alike;
 //! - plan mode: another field of the [`AgentRole`] that [`ToolPolicy::offers`] filters on
 //!   (mutating tools left out);
-//! - MCP tools: [`ToolPolicy::register_with`] with the server's approval mode and its
-//!   `subagents` flag, then [`ToolPolicy::equip`] the main agent again;
+//! - MCP tools (`src/mcp`): [`ToolPolicy::register_with`] with the server's approval
+//!   mode and its `subagents` flag, [`ToolPolicy::unregister`] when the server drops
+//!   one, then the main agent is equipped again;
 //! - a `!command` typed in the client: [`ToolPolicy::tool_for`] `exec`, called directly.
 
 use super::exec::{ApprovalGate, ApprovalMode, Approver, EXEC_TOOL_NAME, ExecConfig, GateCall};
@@ -179,6 +180,15 @@ impl ToolPolicy {
         }
     }
 
+    /// Removes the tool called `name` (an MCP server dropped it); returns whether it was
+    /// there. Agents equipped before keep it until they are equipped again.
+    pub fn unregister(&self, name: &str) -> bool {
+        let mut catalog = self.catalog();
+        let before = catalog.len();
+        catalog.retain(|e| e.tool.name() != name);
+        catalog.len() != before
+    }
+
     /// Whether an agent of `kind` is offered the tool with `name` and `rules`.
     fn offers(&self, kind: AgentKind, name: &str, rules: &ToolRules) -> bool {
         let disabled = self.shared.config.disabled.iter().any(|d| d == name);
@@ -282,6 +292,10 @@ impl Tool for Guarded {
 
     fn parameters(&self) -> Value {
         self.tool.parameters()
+    }
+
+    fn strict_schema(&self) -> bool {
+        self.tool.strict_schema()
     }
 
     async fn execute(

@@ -61,6 +61,7 @@ impl From<RuntimeEvent> for Msg {
             },
             RuntimeEvent::SubagentUpdate { info } => Msg::SubagentUpdate(SubagentRow::from(&info)),
             RuntimeEvent::PendingNotifications { count } => Msg::PendingNotifications(count),
+            RuntimeEvent::McpServerUpdate { server } => Msg::McpServer(server),
         }
     }
 }

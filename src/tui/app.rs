@@ -186,6 +186,8 @@ pub struct App {
     pub tree_selected: Option<String>,
     /// Subagents for the dashboard.
     pub subagents: Vec<SubagentRow>,
+    /// The MCP servers, in configuration order, as last reported.
+    pub mcp_servers: Vec<crate::mcp::McpServerInfo>,
     /// When each subagent row arrived (its elapsed time counts on from there).
     pub(super) subagents_seen: Vec<Instant>,
     /// Cron jobs for the dashboard.
@@ -258,6 +260,7 @@ impl App {
             calls: CallTree::default(),
             tree_selected: None,
             subagents: Vec::new(),
+            mcp_servers: Vec::new(),
             subagents_seen: Vec::new(),
             cron: Vec::new(),
             pending_notifications: 0,

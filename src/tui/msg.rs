@@ -35,6 +35,8 @@ pub enum Msg {
     CronJobs(Vec<CronRow>),
     /// How many system notifications wait to be delivered to the agent.
     PendingNotifications(usize),
+    /// An MCP server's state or tools changed (added, or replaced by name).
+    McpServer(crate::mcp::McpServerInfo),
     /// A message the agent sent with the `message` tool.
     Outbound(OutboundMessage),
     /// A tool call waits for the user's approval.

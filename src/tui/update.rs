@@ -83,6 +83,13 @@ impl App {
                 self.pending_notifications = n;
                 Vec::new()
             }
+            Msg::McpServer(server) => {
+                match self.mcp_servers.iter_mut().find(|s| s.name == server.name) {
+                    Some(slot) => *slot = server,
+                    None => self.mcp_servers.push(server),
+                }
+                Vec::new()
+            }
             Msg::Outbound(message) => {
                 self.transcript
                     .push(super::entry::EntryKind::Outbound(message));

@@ -1,0 +1,467 @@
+//! The one file that speaks `rmcp`: a connection to one MCP server behind our own small
+//! [`McpConnection`] trait, so that a breaking rmcp release changes this file only.
+//!
+//! Everything crossing the trait is plain data: tool definitions and call results as
+//! the protocol's JSON (`serde_json::Value`), progress as numbers, failures as
+//! [`CallError`]. The rest of `src/mcp` never names an rmcp type.
+
+use async_trait::async_trait;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientRequest, Implementation,
+    InitializeRequestParams, ProgressNotificationParam, ProtocolVersion, ServerResult,
+};
+use rmcp::service::{
+    NotificationContext, PeerRequestOptions, RoleClient, RunningService, ServiceError,
+};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, Peer, ServiceExt};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, Once};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+/// The protocol version we ask for: every current server speaks it, and its list-change
+/// notifications need no subscription.
+const PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_06_18;
+
+/// A tool as the server lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteTool {
+    /// The server's name for it.
+    pub name: String,
+    /// Its description (empty when the server gave none).
+    pub description: String,
+    /// The JSON Schema of its arguments.
+    pub input_schema: Value,
+}
+
+/// One progress notification for a running call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// Work done so far.
+    pub progress: f64,
+    /// Total work, when known.
+    pub total: Option<f64>,
+    /// What the server says it is doing.
+    pub message: Option<String>,
+}
+
+/// Receives a call's progress notifications.
+pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Why a request produced no result.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// Our side cancelled it (the server was sent `notifications/cancelled`).
+    #[error("cancelled")]
+    Cancelled,
+    /// It took longer than allowed (the server was sent `notifications/cancelled`).
+    #[error("no answer within {} s", .0.as_secs())]
+    TimedOut(Duration),
+    /// The connection ended before the answer came.
+    #[error("the connection to the server closed: {0}")]
+    Closed(String),
+    /// The server answered with a protocol error.
+    #[error("{0}")]
+    Server(String),
+}
+
+/// What a connection reports without being asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerSignal {
+    /// `notifications/tools/list_changed`.
+    ToolsChanged,
+}
+
+/// How to reach a server, with every value already resolved (environment, tokens).
+#[derive(Clone, Debug)]
+pub enum Endpoint {
+    /// A child process speaking over stdin and stdout.
+    Stdio {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its whole environment (nothing else is inherited).
+        env: BTreeMap<String, String>,
+        /// Its working directory.
+        cwd: PathBuf,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// Headers for every request.
+        headers: BTreeMap<String, String>,
+        /// A bearer token for the `Authorization` header.
+        bearer_token: Option<String>,
+    },
+}
+
+/// A live connection to one server.
+#[async_trait]
+pub trait McpConnection: Send + Sync {
+    /// `name version` as the server introduced itself.
+    fn server_info(&self) -> String;
+    /// Every tool the server offers now.
+    async fn list_tools(&self) -> Result<Vec<RemoteTool>, CallError>;
+    /// Calls `name` with `args`; returns the `CallToolResult` JSON. `cancel` and the
+    /// `timeout` send `notifications/cancelled` to the server.
+    async fn call_tool(
+        &self,
+        name: &str,
+        args: Value,
+        progress: Option<ProgressFn>,
+        cancel: &CancellationToken,
+        timeout: Duration,
+    ) -> Result<Value, CallError>;
+    /// Waits until the connection has ended; returns why.
+    async fn closed(&self) -> String;
+    /// Ends the connection (and the server process, for stdio).
+    async fn close(&self);
+}
+
+/// Routes the server's notifications: progress to the call it belongs to, list changes
+/// to the connection's owner.
+#[derive(Clone)]
+struct Handler {
+    progress: Arc<Mutex<HashMap<String, ProgressFn>>>,
+    signals: mpsc::UnboundedSender<ServerSignal>,
+}
+
+impl Handler {
+    fn routes(&self) -> MutexGuard<'_, HashMap<String, ProgressFn>> {
+        // Each change is one insert or remove; a panic elsewhere leaves the map whole.
+        self.progress.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl ClientHandler for Handler {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let route = self
+            .routes()
+            .get(&params.progress_token.0.to_string())
+            .cloned();
+        if let Some(route) = route {
+            route(Progress {
+                progress: params.progress,
+                total: params.total,
+                message: params.message,
+            });
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        // The owner being gone means the connection is being dropped: nothing to tell.
+        let _ = self.signals.send(ServerSignal::ToolsChanged);
+    }
+
+    fn get_info(&self) -> InitializeRequestParams {
+        InitializeRequestParams::new(
+            ClientCapabilities::default(),
+            Implementation::new("claw-tui", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(PROTOCOL_VERSION)
+    }
+}
+
+struct RmcpConnection {
+    peer: Peer<RoleClient>,
+    handler: Handler,
+    info: String,
+    stop: CancellationToken,
+    /// `Some(reason)` once the connection has ended.
+    ended: watch::Receiver<Option<String>>,
+    /// The stdio server's process group, to stop its children too.
+    process_group: Option<i32>,
+}
+
+/// rmcp's HTTP client is built on rustls without a crypto provider of its own (so we
+/// ship one, not two): ring, the provider reqwest 0.12 already brings.
+fn install_crypto_provider() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Err means another part of the process installed one first: that one is used.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// Connects to `endpoint` and completes the MCP handshake. The stdio server's stderr
+/// lines are logged under `server` (never shown on the screen); `signals` receives its
+/// list changes.
+pub async fn connect(
+    server: &str,
+    endpoint: &Endpoint,
+    signals: mpsc::UnboundedSender<ServerSignal>,
+) -> Result<Arc<dyn McpConnection>, String> {
+    let handler = Handler {
+        progress: Arc::default(),
+        signals,
+    };
+    let (service, process_group, stderr_tail) = match endpoint {
+        Endpoint::Stdio {
+            program,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut command = tokio::process::Command::new(program);
+            command
+                .args(args)
+                .env_clear()
+                .envs(env)
+                .current_dir(cwd)
+                // Its own process group: closing stops what it started (npx → node).
+                .process_group(0);
+            let (process, stderr) = TokioChildProcess::builder(command)
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+            let group = process.id().and_then(|id| i32::try_from(id).ok());
+            let tail = Arc::new(Mutex::new(None::<String>));
+            if let Some(stderr) = stderr {
+                tokio::spawn(log_stderr(server.to_owned(), stderr, tail.clone()));
+            }
+            let service = handler.clone().serve(process).await.map_err(|e| {
+                let last = tail.lock().ok().and_then(|t| t.clone());
+                match last {
+                    Some(line) => format!("{e} (its last words: {line})"),
+                    None => e.to_string(),
+                }
+            });
+            (service, group, Some(tail))
+        }
+        Endpoint::Http {
+            url,
+            headers,
+            bearer_token,
+        } => {
+            install_crypto_provider();
+            let mut custom = HashMap::new();
+            for (name, value) in headers {
+                let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|e| format!("header name \"{name}\" is invalid: {e}"))?;
+                let value = reqwest::header::HeaderValue::from_str(value)
+                    .map_err(|e| format!("the value of header \"{name}\" is invalid: {e}"))?;
+                custom.insert(name, value);
+            }
+            let mut config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            if let Some(token) = bearer_token {
+                config = config.auth_header(token.clone());
+            }
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let service = handler
+                .clone()
+                .serve(transport)
+                .await
+                .map_err(|e| e.to_string());
+            (service, None, None)
+        }
+    };
+    let service: RunningService<RoleClient, Handler> = service?;
+    let info = service
+        .peer_info()
+        .and_then(|info| serde_json::to_value(info.as_ref()).ok())
+        .map(|info| {
+            let name = info["serverInfo"]["name"]
+                .as_str()
+                .unwrap_or("?")
+                .to_owned();
+            let version = info["serverInfo"]["version"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
+            format!("{name} {version}").trim().to_owned()
+        })
+        .unwrap_or_default();
+    let peer = service.peer().clone();
+    let stop = CancellationToken::new();
+    let (ended_tx, ended) = watch::channel(None);
+    tokio::spawn(watch_service(service, stop.clone(), ended_tx, stderr_tail));
+    Ok(Arc::new(RmcpConnection {
+        peer,
+        handler,
+        info,
+        stop,
+        ended,
+        process_group,
+    }))
+}
+
+/// Logs each stderr line of server `server`, keeping the last for error messages.
+async fn log_stderr(
+    server: String,
+    stderr: tokio::process::ChildStderr,
+    tail: Arc<Mutex<Option<String>>>,
+) {
+    let mut lines = BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        tracing::info!(target: "claw_tui::mcp::stderr", server = %server, "{line}");
+        if !line.trim().is_empty()
+            && let Ok(mut tail) = tail.lock()
+        {
+            *tail = Some(line);
+        }
+    }
+}
+
+/// Owns the running service until it ends by itself or is stopped, then says why.
+async fn watch_service(
+    service: RunningService<RoleClient, Handler>,
+    stop: CancellationToken,
+    ended: watch::Sender<Option<String>>,
+    stderr_tail: Option<Arc<Mutex<Option<String>>>>,
+) {
+    let cancel = service.cancellation_token();
+    let waiting = service.waiting();
+    tokio::pin!(waiting);
+    let reason = tokio::select! {
+        () = stop.cancelled() => {
+            cancel.cancel();
+            let _ = tokio::time::timeout(Duration::from_secs(2), &mut waiting).await;
+            "closed by claw-tui".to_owned()
+        }
+        quit = &mut waiting => {
+            let last = stderr_tail.and_then(|t| t.lock().ok().and_then(|t| t.clone()));
+            let base = match quit {
+                Ok(_) => "the server closed the connection".to_owned(),
+                Err(e) => format!("the connection task failed: {e}"),
+            };
+            match last {
+                Some(line) => format!("{base} (its last words: {line})"),
+                None => base,
+            }
+        }
+    };
+    let _ = ended.send(Some(reason));
+}
+
+impl RmcpConnection {
+    fn lost(&self, error: &ServiceError) -> CallError {
+        match error {
+            ServiceError::McpError(e) => CallError::Server(e.message.to_string()),
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                let reason = self.ended.borrow().clone();
+                CallError::Closed(reason.unwrap_or_else(|| error.to_string()))
+            }
+            ServiceError::Timeout { timeout } => CallError::TimedOut(*timeout),
+            other => CallError::Server(other.to_string()),
+        }
+    }
+}
+
+#[async_trait]
+impl McpConnection for RmcpConnection {
+    fn server_info(&self) -> String {
+        self.info.clone()
+    }
+
+    async fn list_tools(&self) -> Result<Vec<RemoteTool>, CallError> {
+        let tools = self
+            .peer
+            .list_all_tools()
+            .await
+            .map_err(|e| self.lost(&e))?;
+        Ok(tools
+            .iter()
+            .filter_map(|tool| serde_json::to_value(tool).ok())
+            .map(|tool| RemoteTool {
+                name: tool["name"].as_str().unwrap_or_default().to_owned(),
+                description: tool["description"].as_str().unwrap_or_default().to_owned(),
+                input_schema: tool
+                    .get("inputSchema")
+                    .cloned()
+                    .unwrap_or_else(|| serde_json::json!({"type": "object"})),
+            })
+            .collect())
+    }
+
+    async fn call_tool(
+        &self,
+        name: &str,
+        args: Value,
+        progress: Option<ProgressFn>,
+        cancel: &CancellationToken,
+        timeout: Duration,
+    ) -> Result<Value, CallError> {
+        let params: CallToolRequestParams = serde_json::from_value(serde_json::json!({
+            "name": name,
+            "arguments": if args.is_object() { args } else { serde_json::json!({}) },
+        }))
+        .map_err(|e| CallError::Server(format!("cannot build the request: {e}")))?;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let mut handle = self
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| self.lost(&e))?;
+        // A progress notification sent before this line is dropped: it can only be the
+        // first, and the call's result does not depend on it.
+        let token = handle.progress_token.0.to_string();
+        if let Some(progress) = progress {
+            self.handler.routes().insert(token.clone(), progress);
+        }
+        let outcome = tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(CallError::Cancelled),
+            () = tokio::time::sleep(timeout) => Err(CallError::TimedOut(timeout)),
+            answer = &mut handle.rx => Ok(answer),
+        };
+        self.handler.routes().remove(&token);
+        match outcome {
+            Ok(Ok(Ok(result))) => Ok(match result {
+                ServerResult::CallToolResult(result) => {
+                    serde_json::to_value(result).unwrap_or_default()
+                }
+                // An empty answer parses as another result kind; it still means "done".
+                other => serde_json::to_value(other).unwrap_or_default(),
+            }),
+            Ok(Ok(Err(e))) => Err(self.lost(&e)),
+            Ok(Err(_)) => Err(CallError::Closed(
+                self.ended
+                    .borrow()
+                    .clone()
+                    .unwrap_or_else(|| "the connection closed".into()),
+            )),
+            Err(reason) => {
+                let why = match &reason {
+                    CallError::TimedOut(_) => "timeout",
+                    _ => "cancelled by the user",
+                };
+                // Best effort: a closed connection has nothing left to cancel.
+                let _ = handle.cancel(Some(why.to_owned())).await;
+                Err(reason)
+            }
+        }
+    }
+
+    async fn closed(&self) -> String {
+        let mut ended = self.ended.clone();
+        match ended.wait_for(Option::is_some).await {
+            Ok(reason) => reason.clone().unwrap_or_default(),
+            Err(_) => "the connection task ended".to_owned(),
+        }
+    }
+
+    async fn close(&self) {
+        self.stop.cancel();
+        let _ = self.closed().await;
+        if let Some(group) = self.process_group {
+            // What the server started may outlive it; the whole group goes.
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(group),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+    }
+}
