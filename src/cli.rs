@@ -116,6 +116,11 @@ pub struct Cli {
     #[arg(long)]
     pub yes: bool,
 
+    /// Start the MCP servers of the workspace's .mcp.json (a project file can start
+    /// programs: without this flag, -p, --mode json and rpc skip them).
+    #[arg(long)]
+    pub trust_project_mcp: bool,
+
     /// Resume the most recent session of the workspace.
     #[arg(short = 'c', long = "continue", conflicts_with = "session")]
     pub continue_session: bool,
@@ -159,4 +164,17 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
         format: ExportFormat,
     },
+    /// MCP servers: `claw-tui mcp list`.
+    Mcp {
+        /// What to do.
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
+
+/// `claw-tui mcp` subcommands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Subcommand)]
+pub enum McpCommand {
+    /// Connect to each configured server and print its state and tools.
+    List,
 }

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod headless;
 pub mod llm;
+pub mod logging;
 pub mod mcp;
 pub mod providers;
 pub mod runtime;

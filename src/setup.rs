@@ -5,6 +5,8 @@ use crate::agent::Agent;
 use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
 use crate::llm::Provider;
 use crate::llm::demo::DemoProvider;
+use crate::mcp::McpManager;
+use crate::mcp::launch::McpPlan;
 use crate::runtime::cron::{CronFired, CronOptions, CronService, SchedulerHandle};
 use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
 use crate::runtime::{
@@ -91,15 +93,20 @@ fn model_name(settings: &Settings) -> String {
 }
 
 fn configure_main_agent(agent: &Agent, settings: &Settings, policy: &ToolPolicy) {
+    agent.set_thinking_level(settings.thinking);
+    agent.set_tool_execution(settings.tool_execution);
+    agent.set_max_turns(settings.max_turns);
+    configure_tools(agent, settings, policy);
+}
+
+/// The main agent's tools and the system prompt that lists them.
+fn configure_tools(agent: &Agent, settings: &Settings, policy: &ToolPolicy) {
     agent.set_system_prompt(build_system_prompt(
         &settings.workspace,
         &config_dir(settings),
         &policy.names_for(AgentKind::Main),
         settings.instructions.as_deref(),
     ));
-    agent.set_thinking_level(settings.thinking);
-    agent.set_tool_execution(settings.tool_execution);
-    agent.set_max_turns(settings.max_turns);
     policy.equip(agent, &AgentRole::Main);
 }
 
@@ -119,6 +126,10 @@ pub struct MainRuntime {
     pub events: mpsc::UnboundedReceiver<RuntimeEvent>,
     /// The workspace's cron jobs (None when the job file could not be opened).
     pub cron: Option<CronService>,
+    /// The MCP servers (started in the background; their tools join `policy`).
+    pub mcp: McpManager,
+    /// Which MCP servers started and which wait for the user's trust.
+    pub mcp_plan: McpPlan,
     /// Warnings for the user (unknown disabled tools...).
     pub warnings: Vec<String>,
 }
@@ -207,6 +218,35 @@ impl SessionBinding {
     }
 }
 
+/// The subagents' system prompt over the tools `policy` offers them now.
+fn subagent_system_prompt(settings: &Settings, policy: &ToolPolicy) -> String {
+    build_system_prompt(
+        &settings.workspace,
+        &config_dir(settings),
+        &policy.names_for(AgentKind::Subagent),
+        Some(SUBAGENT_SYSTEM_PROMPT),
+    )
+}
+
+/// What runs when MCP tools come or go: the main agent gets the new tools and a system
+/// prompt listing them (a run under way from its next request on), and so do the
+/// subagents started from then on.
+fn tools_refresher(
+    settings: &Settings,
+    policy: &ToolPolicy,
+    agent: &Agent,
+    subagents: &SubagentManager,
+) -> crate::mcp::manager::ToolsChanged {
+    let settings = settings.clone();
+    let policy = policy.clone();
+    let agent = agent.clone();
+    let subagents = subagents.clone();
+    Arc::new(move || {
+        configure_tools(&agent, &settings, &policy);
+        subagents.set_system_prompt(subagent_system_prompt(&settings, &policy));
+    })
+}
+
 /// The config directory (holds the global AGENTS.md and skills).
 fn config_dir(settings: &Settings) -> PathBuf {
     settings
@@ -238,12 +278,7 @@ pub fn start_runtime_with(
     let policy = build_policy(settings, outbound, approver);
     let bus = MessageBus::new();
     let (events_tx, events) = runtime_channel();
-    let subagent_prompt = build_system_prompt(
-        &settings.workspace,
-        &config_dir(settings),
-        &policy.names_for(AgentKind::Subagent),
-        Some(SUBAGENT_SYSTEM_PROMPT),
-    );
+    let subagent_prompt = subagent_system_prompt(settings, &policy);
     let subagents = SubagentManager::new(
         provider.clone(),
         policy.clone(),
@@ -279,6 +314,17 @@ pub fn start_runtime_with(
     );
     let agent = Agent::new(provider, model);
     configure_main_agent(&agent, settings, &policy);
+    let mcp_plan = crate::mcp::launch::plan(settings);
+    warnings.extend(mcp_plan.warnings.iter().cloned());
+    let mcp = McpManager::new(
+        mcp_plan.start.clone(),
+        mcp_plan.untrusted.clone(),
+        policy.clone(),
+        events_tx.clone(),
+        settings.workspace.clone(),
+    );
+    mcp.on_tools_changed(tools_refresher(settings, &policy, &agent, &subagents));
+    mcp.start();
     let supervisor =
         Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
     Ok(MainRuntime {
@@ -289,6 +335,8 @@ pub fn start_runtime_with(
         bus,
         events,
         cron,
+        mcp,
+        mcp_plan,
         warnings,
     })
 }

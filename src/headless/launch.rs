@@ -3,7 +3,7 @@
 use super::rpc::{PendingApprovals, serve};
 use super::{EXIT_OK, EXIT_USAGE, run_prompt};
 use crate::agent::{Agent, Message, QueueKind};
-use crate::cli::{Cli, Command, ExportFormat, Mode};
+use crate::cli::{Cli, Command, ExportFormat, McpCommand, Mode};
 use crate::config::Settings;
 use crate::session::{self, OpenedSession, export};
 use crate::setup;
@@ -35,6 +35,7 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
             return EXIT_USAGE;
         }
     };
+    crate::logging::init_file_logging(&settings.state_dir);
     runtime.block_on(async {
         let approvals = PendingApprovals::default();
         let approver = match (&prompt, cli.yes) {
@@ -59,9 +60,10 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
                 return EXIT_USAGE;
             }
         };
-        for warning in &main.warnings {
+        for warning in main.warnings.iter().chain(&main.mcp_plan.skipped_warnings()) {
             eprintln!("claw-tui: warning: {warning}");
         }
+        wait_for_mcp_before_first_request(&main.agent, &main.mcp);
         let opened = match session::open_session(cli, settings) {
             Ok(opened) => opened,
             Err(e) => {
@@ -99,8 +101,14 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
                         None
                     }
                 };
-                let code =
-                    serve(&main.supervisor, main.events, approvals, tokio::io::stdin()).await;
+                let code = serve(
+                    &main.supervisor,
+                    &main.mcp,
+                    main.events,
+                    approvals,
+                    tokio::io::stdin(),
+                )
+                .await;
                 if let Some(scheduler) = scheduler {
                     scheduler.stop().await;
                 }
@@ -110,6 +118,7 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
         agent.wait_for_idle().await;
         main.subagents.shutdown().await;
         main.supervisor.stop().await;
+        main.mcp.shutdown().await;
         if let Some((finish, task)) = recording {
             // `state()` returns only after the last event was handed to the recorder.
             let _ = agent.state();
@@ -118,6 +127,26 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
         }
         code
     })
+}
+
+/// A one-shot run must see its MCP tools: each LLM request first waits until every
+/// started server is ready or has failed (each within its `startup_timeout_secs`;
+/// immediate once they have). The tools then reach the request through the agent.
+fn wait_for_mcp_before_first_request(agent: &Agent, mcp: &crate::mcp::McpManager) {
+    if mcp.is_empty() {
+        return;
+    }
+    let mcp = mcp.clone();
+    agent.set_transform_context(Some(Arc::new(move |messages, cancel| {
+        let mcp = mcp.clone();
+        Box::pin(async move {
+            tokio::select! {
+                () = cancel.cancelled() => {}
+                () = mcp.wait_started() => {}
+            }
+            messages
+        })
+    })));
 }
 
 /// Puts a resumed session's history and pending queues back into the agent.
@@ -186,6 +215,21 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
                 );
             }
             EXIT_OK
+        }
+        Command::Mcp {
+            command: McpCommand::List,
+        } => {
+            crate::logging::init_file_logging(&settings.state_dir);
+            match tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime.block_on(crate::mcp::launch::list(settings)),
+                Err(e) => {
+                    eprintln!("claw-tui: cannot start the async runtime: {e}");
+                    EXIT_USAGE
+                }
+            }
         }
         Command::Export {
             session: key,

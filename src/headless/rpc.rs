@@ -3,6 +3,7 @@
 
 use super::write_json_line;
 use crate::agent::{Agent, AgentEvent, QueueKind, QueueMode};
+use crate::mcp::McpManager;
 use crate::runtime::{RuntimeEvent, Supervisor, SupervisorOutcome};
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use serde::Deserialize;
@@ -80,6 +81,7 @@ impl PendingApprovals {
 /// finish; returns the exit code.
 pub async fn serve(
     supervisor: &Supervisor,
+    mcp: &McpManager,
     runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
     approvals: PendingApprovals,
     input: impl AsyncRead + Unpin,
@@ -92,7 +94,7 @@ pub async fn serve(
     loop {
         match lines.next_line().await {
             Ok(Some(line)) if line.trim().is_empty() => {}
-            Ok(Some(line)) => write_json_line(&handle_line(supervisor, &approvals, &line)),
+            Ok(Some(line)) => write_json_line(&handle_line(supervisor, mcp, &approvals, &line)),
             Ok(None) => break,
             Err(e) => {
                 write_json_line(
@@ -135,7 +137,12 @@ async fn forward_events(
 }
 
 /// Runs one command line and returns its response object.
-fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str) -> Value {
+fn handle_line(
+    supervisor: &Supervisor,
+    mcp: &McpManager,
+    approvals: &PendingApprovals,
+    line: &str,
+) -> Value {
     let agent = supervisor.agent();
     let value: Value = match serde_json::from_str(line) {
         Ok(value) => value,
@@ -184,7 +191,11 @@ fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str
             supervisor.abort();
             success(&name, json!({}))
         }
-        Command::GetState => success(&name, json!({"state": state_json(agent)})),
+        Command::GetState => {
+            let mut state = state_json(agent);
+            state["mcp_servers"] = json!(mcp.servers());
+            success(&name, json!({"state": state}))
+        }
         Command::SetQueueMode { queue, mode } => {
             let kind = match queue {
                 QueueName::Steering => QueueKind::Steering,

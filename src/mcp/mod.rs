@@ -14,6 +14,7 @@
 pub mod client;
 pub mod config;
 pub mod content;
+pub mod launch;
 pub mod manager;
 pub mod names;
 mod server;

@@ -14,7 +14,7 @@ use crate::config::Settings;
 use crate::headless::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE};
 use crossterm::event::Event;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// How long quitting waits for an interrupted run to settle, so its last messages are
 /// recorded (a tool that ignores cancellation is not waited for).
@@ -28,30 +28,6 @@ fn display_path(path: &Path) -> String {
         return format!("~/{}", rest.display());
     }
     path.display().to_string()
-}
-
-/// Sends tracing output to `claw-tui.log` in the state dir (never to the screen).
-fn init_logging(state_dir: &Path) {
-    let level = match std::env::var("CLAW_TUI_LOG").ok().as_deref() {
-        Some("trace") => tracing::Level::TRACE,
-        Some("debug") => tracing::Level::DEBUG,
-        Some("warn") => tracing::Level::WARN,
-        Some("error") => tracing::Level::ERROR,
-        _ => tracing::Level::INFO,
-    };
-    let file = std::fs::create_dir_all(state_dir).and_then(|()| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(state_dir.join("claw-tui.log"))
-    });
-    if let Ok(file) = file {
-        let _ = tracing_subscriber::fmt()
-            .with_writer(Mutex::new(file))
-            .with_ansi(false)
-            .with_max_level(level)
-            .try_init();
-    }
 }
 
 /// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
@@ -140,7 +116,7 @@ pub fn run(settings: &Settings, agent: Agent, inbox: Inbox, options: Options) ->
             return EXIT_USAGE;
         }
     };
-    init_logging(&settings.state_dir);
+    crate::logging::init_file_logging(&settings.state_dir);
     let runtime = match tokio_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -166,7 +142,7 @@ pub fn run(settings: &Settings, agent: Agent, inbox: Inbox, options: Options) ->
 /// what `claw-tui` without a headless mode does, in the session the flags choose
 /// (`-c`, `--session`, `--fork`, `--no-session`).
 pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
-    init_logging(&settings.state_dir);
+    crate::logging::init_file_logging(&settings.state_dir);
     // Before the screen is taken: a session in use is offered as a copy on the terminal.
     let opened = match open_for_client(cli, settings) {
         Ok(opened) => opened,
