@@ -13,6 +13,7 @@ use rmcp::model::{
 use rmcp::service::{
     NotificationContext, PeerRequestOptions, RoleClient, RunningService, ServiceError,
 };
+use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, Peer, ServiceExt};
@@ -28,6 +29,9 @@ use tokio_util::sync::CancellationToken;
 /// The protocol version we ask for: every current server speaks it, and its list-change
 /// notifications need no subscription.
 const PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_06_18;
+
+/// Times a broken HTTP event stream is resumed before the connection counts as lost.
+const RESUME_ATTEMPTS: usize = 3;
 
 /// A tool as the server lists it.
 #[derive(Clone, Debug, PartialEq)]
@@ -256,6 +260,14 @@ pub async fn connect(
             }
             let mut config =
                 StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+            // rmcp resumes a broken event stream forever by default; a server that is
+            // gone must end the connection instead, so the calls waiting on it fail and
+            // the server is restarted.
+            let mut resume = ExponentialBackoff::default();
+            resume.max_times = Some(RESUME_ATTEMPTS);
+            resume.base_duration = Duration::from_millis(250);
+            resume.max_delay = Some(Duration::from_secs(1));
+            config.retry_config = Arc::new(resume);
             if let Some(token) = bearer_token {
                 config = config.auth_header(token.clone());
             }

@@ -4,6 +4,7 @@
 mod agent;
 mod config;
 mod headless;
+mod mcp;
 mod provider;
 mod runtime;
 mod sessions;

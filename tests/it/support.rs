@@ -10,6 +10,7 @@ pub mod bin;
 pub mod cron;
 pub mod exec;
 pub mod fake_llm;
+pub mod mcp;
 pub mod pty;
 pub mod runs;
 pub mod runtime;

@@ -1,0 +1,9 @@
+//! Tests of the MCP client: the fixture server (examples/mcp_fixture.rs) over stdio and
+//! streamable HTTP through the real runtime, the policy on MCP tools, the binary's
+//! trust flow and `mcp list`, and the official reference servers.
+
+mod binary;
+mod fixture;
+mod interop;
+mod policy;
+pub mod setup;
