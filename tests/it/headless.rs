@@ -1,5 +1,5 @@
 //! Tests of the headless area.
 
 mod print;
-mod rpc;
+pub(crate) mod rpc;
 mod subagent_approval;

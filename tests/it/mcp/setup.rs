@@ -6,6 +6,7 @@ use crate::support::mcp::{HttpFixture, http_table, is_ready, stdio_table, wait_f
 use crate::support::runtime::settings;
 use crate::support::{Reply, ScriptedProvider, until_agent_end};
 use claw_tui::agent::AgentEvent;
+use claw_tui::llm::Provider;
 use claw_tui::setup::{MainRuntime, start_runtime_with};
 use claw_tui::tools::exec::Approver;
 use claw_tui::tools::message::MessageSender;
@@ -21,7 +22,7 @@ pub enum Via {
 }
 
 pub struct McpEnv {
-    pub home: TempDir,
+    pub _home: TempDir,
     pub logs: TempDir,
     pub main: MainRuntime,
     pub provider: Arc<ScriptedProvider>,
@@ -32,6 +33,18 @@ impl McpEnv {
     /// The fixture as server `fixture` (with `extra` settings in its table), plus
     /// `config`, and the main agent scripted with `replies`; returns once it is ready.
     pub async fn start(via: Via, extra: &str, config: &str, replies: Vec<Reply>) -> Self {
+        let provider = ScriptedProvider::new(replies);
+        Self::start_with(via, extra, config, provider.clone(), provider).await
+    }
+
+    /// [`Self::start`] on `provider`; `script` is the one whose requests tests read.
+    pub async fn start_with(
+        via: Via,
+        extra: &str,
+        config: &str,
+        provider: Arc<dyn Provider>,
+        script: Arc<ScriptedProvider>,
+    ) -> Self {
         let logs = tempfile::tempdir().unwrap();
         let log = logs.path().join("fixture.log");
         let (table, http) = match via {
@@ -42,16 +55,15 @@ impl McpEnv {
             }
         };
         let (home, settings) = settings(&format!("{config}\n{table}"));
-        let provider = ScriptedProvider::new(replies);
         let outbound: MessageSender = Arc::new(|_| {});
         let mut main =
-            start_runtime_with(&settings, provider.clone(), outbound, Approver::Nobody).unwrap();
+            start_runtime_with(&settings, provider, outbound, Approver::Nobody).unwrap();
         wait_for_server(&mut main.events, "fixture", is_ready).await;
         Self {
-            home,
+            _home: home,
             logs,
             main,
-            provider,
+            provider: script,
             http,
         }
     }

@@ -30,7 +30,16 @@ pub fn fixture_bin() -> PathBuf {
             Some(other) => other.to_owned(),
             None => "dev".to_owned(),
         };
-        let status = Command::new(env!("CARGO"))
+        let mut cargo = Command::new(env!("CARGO"));
+        // What cargo set for this test process (package variables, library paths) would
+        // change build scripts' fingerprints and rebuild half the tree next time.
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy().into_owned();
+            if (name.starts_with("CARGO_") && name != "CARGO_HOME") || name == "LD_LIBRARY_PATH" {
+                cargo.env_remove(&name);
+            }
+        }
+        let status = cargo
             .args(["build", "--quiet", "--example", "mcp_fixture", "--profile"])
             .arg(&profile)
             .arg("--manifest-path")
