@@ -50,9 +50,7 @@ impl Fixture {
     }
 
     fn tools(&self) -> Value {
-        let object = |props: Value, required: Value| {
-            json!({"type": "object", "properties": props, "required": required})
-        };
+        let object = |props: Value, required: Value| json!({"type": "object", "properties": props, "required": required});
         let mut tools = vec![
             json!({"name": "echo", "description": "Returns the text it is given.",
                    "inputSchema": object(json!({"text": {"type": "string"}}), json!(["text"]))}),
@@ -68,8 +66,10 @@ impl Fixture {
             json!({"name": "pid", "description": "The server's process id.", "inputSchema": object(json!({}), json!([]))}),
         ];
         if self.extra.load(Ordering::SeqCst) {
-            tools.push(json!({"name": "extra", "description": "Appears after toggle.",
-                              "inputSchema": object(json!({}), json!([]))}));
+            tools.push(
+                json!({"name": "extra", "description": "Appears after toggle.",
+                              "inputSchema": object(json!({}), json!([]))}),
+            );
         }
         json!({ "tools": tools })
     }
@@ -118,7 +118,9 @@ impl ServerHandler for Fixture {
                        "structuredContent": {"sum": sum}})
             }
             "fail" => text_result("it failed on purpose", true),
-            "image" => json!({"content": [{"type": "image", "data": PIXEL_PNG, "mimeType": "image/png"}]}),
+            "image" => {
+                json!({"content": [{"type": "image", "data": PIXEL_PNG, "mimeType": "image/png"}]})
+            }
             "progress" => {
                 let steps = args["steps"].as_u64().unwrap_or(1);
                 if let Some(token) = context.meta.get_progress_token() {
@@ -130,7 +132,11 @@ impl ServerHandler for Fixture {
                             "message": format!("step {step} of {steps}"),
                         }))
                         .map_err(internal)?;
-                        context.peer.notify_progress(param).await.map_err(internal)?;
+                        context
+                            .peer
+                            .notify_progress(param)
+                            .await
+                            .map_err(internal)?;
                     }
                 }
                 text_result(&format!("done after {steps} steps"), false)

@@ -60,7 +60,11 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
                 return EXIT_USAGE;
             }
         };
-        for warning in main.warnings.iter().chain(&main.mcp_plan.skipped_warnings()) {
+        for warning in main
+            .warnings
+            .iter()
+            .chain(&main.mcp_plan.skipped_warnings())
+        {
             eprintln!("claw-tui: warning: {warning}");
         }
         wait_for_mcp_before_first_request(&main.agent, &main.mcp);

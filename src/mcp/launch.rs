@@ -86,7 +86,12 @@ pub fn remember_trust(
 ) -> Result<(), String> {
     TrustStore::new(&settings.data_dir)
         .remember(&settings.workspace, servers, decision)
-        .map_err(|e| format!("cannot remember the answer in {}: {e}", settings.data_dir.display()))
+        .map_err(|e| {
+            format!(
+                "cannot remember the answer in {}: {e}",
+                settings.data_dir.display()
+            )
+        })
 }
 
 /// `claw-tui mcp list`: connects to every server that may start, prints each with its
@@ -105,7 +110,11 @@ pub async fn list(settings: &Settings) -> i32 {
         return crate::headless::EXIT_OK;
     }
     // A policy of its own: the tools are listed, never offered to an agent.
-    let policy = ToolPolicy::new(ToolRegistry::new(), PolicyConfig::default(), Approver::Nobody);
+    let policy = ToolPolicy::new(
+        ToolRegistry::new(),
+        PolicyConfig::default(),
+        Approver::Nobody,
+    );
     let manager = McpManager::new(
         plan.start.clone(),
         plan.untrusted.clone(),
@@ -128,7 +137,10 @@ pub async fn list(settings: &Settings) -> i32 {
             McpServerState::Failed { reason, .. } => format!("failed: {reason}"),
             _ => server.status_line(),
         };
-        let mut line = format!("{}  ({}, {origin})  {status}", server.name, server.transport);
+        let mut line = format!(
+            "{}  ({}, {origin})  {status}",
+            server.name, server.transport
+        );
         if let Some(info) = server.server_info.as_deref().filter(|i| !i.is_empty()) {
             line.push_str(&format!("  — {info}"));
         }

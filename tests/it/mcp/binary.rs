@@ -35,7 +35,12 @@ fn tools_offered(body: &Value) -> Vec<String> {
         .map(|tools| {
             tools
                 .iter()
-                .map(|t| t["function"]["name"].as_str().unwrap_or_default().to_owned())
+                .map(|t| {
+                    t["function"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned()
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -102,7 +107,11 @@ async fn print_mode_refuses_a_tool_that_needs_approval() {
     assert!(stderr.contains("✗ mcp__fixture__echo"), "{stderr}");
     let refusal = tool_message(&server.requests()[1].body);
     assert!(refusal.contains("needs the user's approval"), "{refusal}");
-    assert_eq!(calls_logged(&log), Vec::<String>::new(), "the server never saw the call");
+    assert_eq!(
+        calls_logged(&log),
+        Vec::<String>::new(),
+        "the server never saw the call"
+    );
 }
 
 /// A sandbox whose workspace has a `.mcp.json` naming the fixture as `proj`.
@@ -170,7 +179,10 @@ fn mcp_list_connects_and_prints_states_and_tools() {
     let mut cmd = sb.command();
     cmd.args(["mcp", "list"]);
     let (code, stdout, stderr) = run(cmd);
-    assert_eq!(code, 1, "a failed server makes the exit code 1; stderr: {stderr}");
+    assert_eq!(
+        code, 1,
+        "a failed server makes the exit code 1; stderr: {stderr}"
+    );
     let line = |name: &str| {
         stdout
             .lines()
@@ -180,7 +192,10 @@ fn mcp_list_connects_and_prints_states_and_tools() {
     };
     assert!(line("fixture").contains("ready · 8 tools"), "{stdout}");
     assert!(line("fixture").contains("mcp-fixture 1.0.0"), "{stdout}");
-    assert!(line("broken").contains("failed: cannot start `/nonexistent/mcp-server`"), "{stdout}");
+    assert!(
+        line("broken").contains("failed: cannot start `/nonexistent/mcp-server`"),
+        "{stdout}"
+    );
     assert!(line("off").contains("disabled"), "{stdout}");
     assert!(stdout.contains("  mcp__fixture__echo  (~"), "{stdout}");
     assert!(!stdout.contains("mcp__fixture__crash"), "{stdout}");

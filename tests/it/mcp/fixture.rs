@@ -17,7 +17,11 @@ async fn calls_and_results(via: Via) {
         "",
         vec![
             Reply::tool_calls(&[
-                ("c1", "mcp__fixture__echo", json!({"text": "hello over MCP"})),
+                (
+                    "c1",
+                    "mcp__fixture__echo",
+                    json!({"text": "hello over MCP"}),
+                ),
                 ("c2", "mcp__fixture__add", json!({"a": 2, "b": 3})),
                 ("c3", "mcp__fixture__fail", json!({})),
                 ("c4", "mcp__fixture__image", json!({})),
@@ -30,7 +34,11 @@ async fn calls_and_results(via: Via) {
     let events = env.run("use the fixture").await;
     let requests = env.provider.requests();
     let tools = offered(&requests[0]);
-    for name in ["mcp__fixture__echo", "mcp__fixture__slow", "mcp__fixture__toggle"] {
+    for name in [
+        "mcp__fixture__echo",
+        "mcp__fixture__slow",
+        "mcp__fixture__toggle",
+    ] {
         assert!(tools.contains(&name.to_owned()), "{name} not in {tools:?}");
     }
     let echo = requests[0]
@@ -49,7 +57,9 @@ async fn calls_and_results(via: Via) {
     assert!(results[2].is_error);
     assert_eq!(results[2].content, "it failed on purpose");
     assert!(
-        results[3].content.starts_with("[image: image/png, 70 bytes;"),
+        results[3]
+            .content
+            .starts_with("[image: image/png, 70 bytes;"),
         "{}",
         results[3].content
     );
@@ -92,12 +102,19 @@ async fn abort_cancels_the_call_on_the_server(via: Via) {
         via,
         "",
         "",
-        vec![Reply::tool_calls(&[("slow-1", "mcp__fixture__slow", json!({}))])],
+        vec![Reply::tool_calls(&[(
+            "slow-1",
+            "mcp__fixture__slow",
+            json!({}),
+        )])],
     )
     .await;
     let mut rx = env.main.agent.subscribe(None);
     env.main.supervisor.submit("run the slow tool".to_owned());
-    until(&mut rx, |e| matches!(e, AgentEvent::ToolExecutionStart { .. })).await;
+    until(&mut rx, |e| {
+        matches!(e, AgentEvent::ToolExecutionStart { .. })
+    })
+    .await;
     // The server has the request before the abort, so the cancellation has a target.
     wait_for_log(&env.log(), "call slow").await;
     env.main.supervisor.abort();
@@ -195,12 +212,17 @@ async fn crash_and_restart(via: Via) {
     let crash = tool_results(&events).remove(0);
     assert!(crash.is_error);
     assert!(
-        crash.content.contains("MCP server \"fixture\" stopped during the call to crash"),
+        crash
+            .content
+            .contains("MCP server \"fixture\" stopped during the call to crash"),
         "{}",
         crash.content
     );
     wait_for_server(&mut env.main.events, "fixture", |s| {
-        matches!(s.state, McpServerState::Restarting { .. } | McpServerState::Failed { .. })
+        matches!(
+            s.state,
+            McpServerState::Restarting { .. } | McpServerState::Failed { .. }
+        )
     })
     .await;
     let _restarted_http = env.http.as_mut().map(|http| {
@@ -246,11 +268,16 @@ async fn a_slow_call_times_out_with_a_clear_error() {
     let result = tool_results(&events).remove(0);
     assert!(result.is_error);
     assert!(
-        result.content.contains("did not answer the call to slow within 1 s"),
+        result
+            .content
+            .contains("did not answer the call to slow within 1 s"),
         "{}",
         result.content
     );
     let lines = wait_for_log(&env.log(), "reason timeout").await;
-    assert!(lines.iter().any(|l| l.starts_with("cancelled")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("cancelled")),
+        "{lines:?}"
+    );
     env.stop().await;
 }

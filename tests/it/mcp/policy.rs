@@ -95,7 +95,11 @@ async fn subagents_false_keeps_the_tools_from_subagents() {
         TASK,
         vec![
             // The subagent calls the MCP tool it was not offered.
-            Reply::tool_calls(&[("x1", "mcp__fixture__echo", json!({"text": "from a subagent"}))]),
+            Reply::tool_calls(&[(
+                "x1",
+                "mcp__fixture__echo",
+                json!({"text": "from a subagent"}),
+            )]),
             Reply::text(&["could not"]),
         ],
     );
@@ -121,9 +125,10 @@ async fn subagents_false_keeps_the_tools_from_subagents() {
             .any(|n| n.starts_with("mcp__"))
     );
     env.main.supervisor.submit(PROMPT.to_owned());
-    until_runtime(&mut env.main.events, |e| {
-        matches!(e, RuntimeEvent::SubagentUpdate { info } if info.status.is_finished())
-    })
+    until_runtime(
+        &mut env.main.events,
+        |e| matches!(e, RuntimeEvent::SubagentUpdate { info } if info.status.is_finished()),
+    )
     .await;
     env.main.subagents.wait_all().await;
     let sub = routing.requests(TASK);

@@ -56,8 +56,7 @@ impl McpEnv {
         };
         let (home, settings) = settings(&format!("{config}\n{table}"));
         let outbound: MessageSender = Arc::new(|_| {});
-        let mut main =
-            start_runtime_with(&settings, provider, outbound, Approver::Nobody).unwrap();
+        let mut main = start_runtime_with(&settings, provider, outbound, Approver::Nobody).unwrap();
         wait_for_server(&mut main.events, "fixture", is_ready).await;
         Self {
             _home: home,
@@ -65,6 +64,26 @@ impl McpEnv {
             main,
             provider: script,
             http,
+        }
+    }
+
+    /// The servers of `tables` (config text), each waited for until ready, and the
+    /// main agent scripted with `replies`.
+    pub async fn with_tables(tables: &str, servers: &[&str], replies: Vec<Reply>) -> Self {
+        let (home, settings) = settings(tables);
+        let provider = ScriptedProvider::new(replies);
+        let outbound: MessageSender = Arc::new(|_| {});
+        let mut main =
+            start_runtime_with(&settings, provider.clone(), outbound, Approver::Nobody).unwrap();
+        for server in servers {
+            wait_for_server(&mut main.events, server, is_ready).await;
+        }
+        Self {
+            _home: home,
+            logs: tempfile::tempdir().unwrap(),
+            main,
+            provider,
+            http: None,
         }
     }
 
