@@ -57,8 +57,7 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let raw = runtime.block_on(async {
-        ()
-            .serve(TokioChildProcess::new(tokio::process::Command::new(&bin)).unwrap())
+        ().serve(TokioChildProcess::new(tokio::process::Command::new(&bin)).unwrap())
             .await
             .unwrap()
     });

@@ -5,5 +5,6 @@
 mod binary;
 mod fixture;
 mod interop;
+mod next_turn;
 mod policy;
 pub mod setup;
