@@ -62,7 +62,11 @@ fn sessions(c: &mut Criterion) {
     group.bench_function("resume_10k_message_session_to_last_screen", |b| {
         b.iter(|| {
             let data = session::load(&path).unwrap();
-            let mut app = App::new(AppConfig::for_tests());
+            let mut app = App::new(AppConfig {
+                context_window: Some(200_000),
+                workspace: "~/project".into(),
+                ..AppConfig::new("demo", "demo (offline)")
+            });
             app.update(Msg::Term(Event::Resize(120, 40)));
             app.update(Msg::SessionLoaded(Box::new(LoadedSession {
                 id: Some(data.id().to_owned()),

@@ -1,6 +1,8 @@
 //! Decoding throughput: a 20,000-token streamed reply, as raw response bytes in 4 KiB
 //! reads, through the providers' own decode path (`decode_body`: SSE parsing, JSON,
-//! deltas, the final message) in both wire formats. Target: at least 50 MB/s.
+//! deltas, the final message) in both wire formats. Target: at least 50 MB/s. And one
+//! event of 10 MB (a huge tool-call argument or text delta) in 16 KiB reads, which must
+//! decode in linear time: well under 0.2 s.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use bytes::Bytes;
@@ -138,5 +140,47 @@ fn sse_decode(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sse_decode);
+/// One OpenAI chunk whose text delta is `mb` MiB, then the finish chunk and `[DONE]`.
+fn one_huge_event(mb: usize) -> Vec<u8> {
+    let text = "word ".repeat((mb << 20) / 5);
+    let chunk = json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk",
+                       "choices": [{"index": 0, "delta": {"role": "assistant", "content": text},
+                                    "finish_reason": null}]});
+    let finish = json!({"id": "chatcmpl-bench", "object": "chat.completion.chunk",
+                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]});
+    format!("data: {chunk}\n\ndata: {finish}\n\ndata: [DONE]\n\n").into_bytes()
+}
+
+fn sse_one_huge_event(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let openai = OpenAiProvider::new(OpenAiConfig::default()).unwrap();
+    let body = one_huge_event(10);
+    let reads: Vec<Bytes> = body.chunks(16 * 1024).map(Bytes::copy_from_slice).collect();
+    let mut group = c.benchmark_group("sse_decode_one_event");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(body.len() as u64));
+    group.bench_function("openai_10_mb", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let mut stream =
+                openai.decode_body("gpt-4o", body_stream(&reads), CancellationToken::new());
+            let mut text = 0;
+            while let Some(event) = stream.next().await {
+                match event {
+                    LlmEvent::Done(message) => text = message.text().len(),
+                    LlmEvent::Error(message) => {
+                        panic!("decode failed: {:?}", message.error_message)
+                    }
+                    _ => {}
+                }
+            }
+            assert_eq!(text, 10 << 20);
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, sse_decode, sse_one_huge_event);
 criterion_main!(benches);

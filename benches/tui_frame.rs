@@ -48,7 +48,11 @@ fn message_events(i: usize) -> Vec<AgentEvent> {
 
 /// An app with `count` messages, laid out and with the visible code highlighted.
 fn app_with(count: usize, sets: &Sets) -> (App, usize) {
-    let mut app = App::new(AppConfig::for_tests());
+    let mut app = App::new(AppConfig {
+        context_window: Some(200_000),
+        workspace: "~/project".into(),
+        ..AppConfig::new("demo", "demo (offline)")
+    });
     app.update(Msg::Term(Event::Resize(WIDTH, HEIGHT)));
     let mut bytes = 0;
     for i in 0..count {
@@ -100,7 +104,7 @@ fn bench(c: &mut Criterion) {
         eprintln!(
             "{count} messages: {:.2} MB of text, {} rows at {WIDTH} columns",
             bytes as f64 / 1e6,
-            app.transcript.total_rows()
+            app.chat().transcript().total_rows()
         );
         let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
         // A frame: caches brought up to date, every cell drawn by the view, buffers diffed.

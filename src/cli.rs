@@ -164,6 +164,8 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
         format: ExportFormat,
     },
+    /// Show what protects this machine when commands run (exit 1 if not all is in force).
+    Doctor,
     /// MCP servers: `claw-tui mcp list`.
     Mcp {
         /// What to do.

@@ -131,6 +131,8 @@ pub struct AgentSection {
     pub instructions: Option<String>,
     /// LLM idle timeout in seconds.
     pub idle_timeout_secs: Option<u64>,
+    /// Longest one LLM call may take, in seconds (default 1800).
+    pub request_timeout_secs: Option<u64>,
 }
 
 /// The config file as written.
@@ -228,6 +230,9 @@ pub struct Settings {
     pub instructions: Option<String>,
     /// LLM idle timeout in seconds.
     pub idle_timeout_secs: u64,
+    /// Longest one LLM call may take, in seconds, however long the server keeps the
+    /// stream alive.
+    pub request_timeout_secs: u64,
     /// Milliseconds between the demo model's chunks (`CLAW_TUI_DEMO_PACE_MS`).
     pub demo_pace_ms: u64,
     /// The config file read (or that would have been read).
@@ -325,7 +330,20 @@ fn parse_error(path: &Path, text: &str, offset: usize, message: &str) -> ConfigE
 pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, ConfigError> {
     let (default_config, data_dir, state_dir) = default_paths();
     let config_path = cli.config.clone().unwrap_or(default_config);
-    let file = load_file(&config_path)?;
+    let mut file = load_file(&config_path)?;
+    file.exec.validate().map_err(|e| {
+        ConfigError::Invalid(format!(
+            "invalid config file {}: {e}",
+            config_path.display()
+        ))
+    })?;
+    // A provider key read from a variable of any name is a secret for `exec` too.
+    let key_vars: Vec<String> = file
+        .providers
+        .values()
+        .filter_map(|p| p.api_key_env.clone())
+        .collect();
+    file.exec.scrub_env.extend(key_vars);
     let mut warnings = Vec::new();
     let provider = resolve_provider(cli, env, &file, &config_path, &mut warnings)?;
     let workspace = match &cli.workspace {
@@ -374,6 +392,7 @@ pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settin
         trust_project_mcp: cli.trust_project_mcp,
         instructions: file.agent.instructions.clone(),
         idle_timeout_secs: file.agent.idle_timeout_secs.unwrap_or(120),
+        request_timeout_secs: file.agent.request_timeout_secs.unwrap_or(30 * 60),
         demo_pace_ms: env("CLAW_TUI_DEMO_PACE_MS")
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(4),

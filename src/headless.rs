@@ -63,11 +63,29 @@ pub async fn run_prompt(
             Some(event) = runtime_events.recv() => {
                 if json {
                     write_json_line(&event);
+                } else {
+                    report_on_stderr(&event);
                 }
             }
         }
     }
+    if !json {
+        // What arrived as the run ended is still worth telling.
+        while let Ok(event) = runtime_events.try_recv() {
+            report_on_stderr(&event);
+        }
+    }
     finish(&last_run, json)
+}
+
+/// Prints what the runtime reports for the user (the state of the cron jobs file) on
+/// stderr; other runtime events only matter to the JSON modes.
+pub fn report_on_stderr(event: &RuntimeEvent) {
+    if let RuntimeEvent::CronStatus { ok, message } = event {
+        let kind = if *ok { "note" } else { "warning" };
+        // A closed stderr leaves nobody to tell.
+        let _ = writeln!(std::io::stderr(), "claw-tui: {kind}: {message}");
+    }
 }
 
 /// True when no subagent is still working and every result reached the main agent.

@@ -6,10 +6,12 @@
 pub mod agent;
 pub mod cli;
 pub mod config;
+pub mod doctor;
 pub mod headless;
 pub mod llm;
 pub mod logging;
 pub mod mcp;
+pub mod private_fs;
 pub mod providers;
 pub mod runtime;
 pub mod session;

@@ -14,11 +14,11 @@ pub fn init_file_logging(state_dir: &Path) {
         Some("error") => tracing::Level::ERROR,
         _ => tracing::Level::INFO,
     };
-    let file = std::fs::create_dir_all(state_dir).and_then(|()| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(state_dir.join("claw-tui.log"))
+    let file = crate::private_fs::create_dir(state_dir, state_dir).and_then(|()| {
+        crate::private_fs::open(
+            &state_dir.join("claw-tui.log"),
+            std::fs::OpenOptions::new().create(true).append(true),
+        )
     });
     if let Ok(file) = file {
         let _ = tracing_subscriber::fmt()

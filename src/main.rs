@@ -4,7 +4,9 @@ use clap::Parser;
 use claw_tui::cli::{Cli, Mode};
 use claw_tui::config;
 use claw_tui::headless::{self, EXIT_USAGE};
-use claw_tui::tools::exec::{SANDBOX_SUBCOMMAND, sandbox_launcher_main};
+use claw_tui::tools::exec::{
+    PrivateTempDir, SANDBOX_SUBCOMMAND, protect_process, sandbox_launcher_main,
+};
 
 fn main() {
     // The exec sandbox launcher restricts itself and execs the shell before anything else.
@@ -12,6 +14,8 @@ fn main() {
     if argv.get(1).is_some_and(|a| a == SANDBOX_SUBCOMMAND) {
         std::process::exit(sandbox_launcher_main(&argv[2..]));
     }
+    // Keeps the keys in this process's memory and environment away from its commands.
+    protect_process();
     one_malloc_arena();
     std::process::exit(run());
 }
@@ -34,6 +38,8 @@ fn one_malloc_arena() {
 fn one_malloc_arena() {}
 
 fn run() -> i32 {
+    // The private temp dir of exec commands lives as long as this process.
+    let _exec_temp = PrivateTempDir::guard();
     let cli = Cli::parse();
     let settings = match config::resolve(&cli, &|name| std::env::var(name).ok()) {
         Ok(settings) => settings,

@@ -10,12 +10,14 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The HTTP provider `spec` names (not the demo).
+/// The HTTP provider `spec` names (not the demo), with its idle and whole-call timeouts.
 pub fn build_remote_provider(
     spec: &ProviderSpec,
     idle_timeout_secs: u64,
+    request_timeout_secs: u64,
 ) -> Result<Arc<dyn Provider>, String> {
     let idle_timeout = Duration::from_secs(idle_timeout_secs.max(1));
+    let request_timeout = Duration::from_secs(request_timeout_secs.max(1));
     let prices: BTreeMap<String, ModelPrices> = spec
         .prices
         .map(|p| {
@@ -35,6 +37,7 @@ pub fn build_remote_provider(
                 api_key: key,
                 api_key_source: spec.api_key_source.clone(),
                 idle_timeout,
+                request_timeout,
                 prices,
                 ..AnthropicConfig::default()
             };
@@ -56,6 +59,7 @@ pub fn build_remote_provider(
             config.api_key = key;
             config.api_key_source = spec.api_key_source.clone();
             config.idle_timeout = idle_timeout;
+            config.request_timeout = request_timeout;
             config.prices = prices;
             config.max_tokens = spec.max_tokens;
             config.compat = compat(config.compat, &spec.compat);

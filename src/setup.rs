@@ -15,7 +15,7 @@ use crate::runtime::{
 };
 use crate::session::{SessionData, SessionRouter, SessionWriter};
 use crate::tools::ToolRegistry;
-use crate::tools::cron::CronTool;
+use crate::tools::cron::{CronTool, UnavailableCron};
 use crate::tools::exec::{Approver, ExecTool};
 use crate::tools::fs::file_tools;
 use crate::tools::message::{MessageSender, MessageTool};
@@ -37,9 +37,11 @@ pub fn build_provider(
             Duration::from_millis(settings.demo_pace_ms),
             settings.config_path.display().to_string(),
         )?)),
-        Api::Anthropic | Api::Openai => {
-            crate::providers::build_remote_provider(spec, settings.idle_timeout_secs)
-        }
+        Api::Anthropic | Api::Openai => crate::providers::build_remote_provider(
+            spec,
+            settings.idle_timeout_secs,
+            settings.request_timeout_secs,
+        ),
     }
 }
 
@@ -292,17 +294,19 @@ pub fn start_runtime_with(
     );
     policy.register(Arc::new(SpawnTool::new(Arc::new(subagents.clone()))));
     let mut warnings: Vec<String> = Vec::new();
-    let cron = match CronService::open(
-        &settings.data_dir,
-        &settings.workspace,
-        CronOptions::default(),
-    ) {
+    // The tool is there even when the jobs cannot be used: its answers say why (an
+    // unreadable jobs.json is also reported as a `cron_status` event).
+    let options = CronOptions::reporting_to(events_tx.clone());
+    let cron = match CronService::open(&settings.data_dir, &settings.workspace, options) {
         Ok(cron) => {
             policy.register(Arc::new(CronTool::new(Arc::new(cron.clone()))));
             Some(cron)
         }
         Err(e) => {
             warnings.push(format!("cron jobs are unavailable: {e}"));
+            policy.register(Arc::new(CronTool::new(Arc::new(UnavailableCron::new(
+                e.to_string(),
+            )))));
             None
         }
     };

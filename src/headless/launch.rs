@@ -198,6 +198,7 @@ fn read_prompt(arg: Option<&str>) -> Result<String, String> {
 /// Runs `claw-tui sessions` or `claw-tui export`.
 pub fn run_command(command: &Command, settings: &Settings) -> i32 {
     match command {
+        Command::Doctor => crate::doctor::run(settings),
         Command::Sessions => {
             let sessions = session::list_sessions(&settings.data_dir, &settings.workspace);
             if sessions.is_empty() {

@@ -125,7 +125,10 @@ async fn forward_events(
                 Some(event) => write_json_line(&event),
                 None => return,
             },
-            Some(event) = runtime_events.recv() => write_json_line(&event),
+            Some(event) = runtime_events.recv() => {
+                super::report_on_stderr(&event);
+                write_json_line(&event);
+            }
             _ = &mut done => {
                 while let Ok(event) = events.try_recv() {
                     write_json_line(&event);

@@ -8,8 +8,12 @@ use super::pricing::{ModelPrices, prices_for};
 use super::retry::RetryPolicy;
 use super::secret::Secret;
 use super::sse;
+use super::sse::DEFAULT_MAX_EVENT_BYTES;
 use super::transport::{self, HttpRequest, Limits, Target};
-use super::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, LlmRequest, LlmStream, Provider};
+use super::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, LlmRequest, LlmStream,
+    Provider,
+};
 use bytes::Bytes;
 use decode::AnthropicDecoder;
 use futures::Stream;
@@ -48,6 +52,10 @@ pub struct AnthropicConfig {
     pub output_limit: Option<u32>,
     /// Longest silence accepted from the server (waiting for headers or between bytes).
     pub idle_timeout: Duration,
+    /// Longest a whole call may take, retries included.
+    pub request_timeout: Duration,
+    /// Largest single event accepted from the stream.
+    pub max_event_bytes: usize,
     /// Longest TCP/TLS connect.
     pub connect_timeout: Duration,
     /// Retries of failed requests.
@@ -65,6 +73,8 @@ impl Default for AnthropicConfig {
             max_tokens: DEFAULT_MAX_TOKENS,
             output_limit: None,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             retry: RetryPolicy::default(),
             prices: BTreeMap::new(),
@@ -147,8 +157,9 @@ impl AnthropicProvider {
         S: Stream<Item = Result<Bytes, E>> + Send + 'static,
         E: std::fmt::Display,
     {
-        let events = sse::events(body, Some(self.config.idle_timeout));
-        transport::decode(events, self.decoder(model), self.limits(), cancel)
+        let limits = self.limits();
+        let events = sse::events(body, limits.sse());
+        transport::decode(events, self.decoder(model), limits, cancel)
     }
 
     fn decoder(&self, model: &str) -> AnthropicDecoder {
@@ -158,6 +169,8 @@ impl AnthropicProvider {
     fn limits(&self) -> Limits {
         Limits {
             idle_timeout: self.config.idle_timeout,
+            request_timeout: self.config.request_timeout,
+            max_event_bytes: self.config.max_event_bytes,
             retry: self.config.retry,
         }
     }

@@ -2,8 +2,14 @@
 //! into messages that say what happened and what to do.
 
 use super::accumulate::excerpt;
+use super::sse::BodyKind;
 use super::transport::Target;
 use std::time::Duration;
+
+/// The setting that bounds a server's silence, as written in the config file.
+pub(crate) const IDLE_TIMEOUT_SETTING: &str = "[agent] idle_timeout_secs";
+/// The setting that bounds a whole call, as written in the config file.
+pub(crate) const REQUEST_TIMEOUT_SETTING: &str = "[agent] request_timeout_secs";
 
 /// ", still failing after N retries" once any retry happened.
 pub(crate) fn after_retries(retries: u32) -> String {
@@ -14,14 +20,40 @@ pub(crate) fn after_retries(retries: u32) -> String {
     }
 }
 
-/// A duration as people write it: `200 ms`, `120 s`.
+/// A duration as people write it: `200 ms`, `120 s`, `30 min`, `2 h 5 min`.
 pub(crate) fn human(d: Duration) -> String {
+    let secs = d.as_secs();
     if d < Duration::from_secs(1) {
         format!("{} ms", d.as_millis())
-    } else if d.subsec_millis() == 0 {
-        format!("{} s", d.as_secs())
-    } else {
+    } else if secs < 180 && d.subsec_millis() == 0 {
+        format!("{secs} s")
+    } else if secs < 180 {
         format!("{:.1} s", d.as_secs_f64())
+    } else if secs < 3600 {
+        match secs % 60 {
+            0 => format!("{} min", secs / 60),
+            s => format!("{} min {s} s", secs / 60),
+        }
+    } else {
+        match secs % 3600 / 60 {
+            0 => format!("{} h", secs / 3600),
+            m => format!("{} h {m} min", secs / 3600),
+        }
+    }
+}
+
+/// A size as people write it: `512 bytes`, `64 KiB`, `16 MiB`.
+pub(crate) fn bytes_text(n: usize) -> String {
+    const KIB: usize = 1024;
+    const MIB: usize = 1024 * 1024;
+    if n >= MIB && n.is_multiple_of(MIB) {
+        format!("{} MiB", n / MIB)
+    } else if n >= MIB {
+        format!("{:.1} MiB", n as f64 / MIB as f64)
+    } else if n >= KIB && n.is_multiple_of(KIB) {
+        format!("{} KiB", n / KIB)
+    } else {
+        format!("{n} bytes")
     }
 }
 
@@ -38,6 +70,151 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// The innermost cause of a reqwest error (what actually went wrong, e.g. `Connection
+/// refused (os error 111)`), followed by the outermost description when they differ.
+pub(crate) fn cause_first(error: &reqwest::Error) -> String {
+    let top = error.to_string();
+    let mut root = None;
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        root = Some(cause.to_string());
+        source = cause.source();
+    }
+    match root {
+        Some(root) if !top.contains(&root) => format!("{root} ({top})"),
+        _ => top,
+    }
+}
+
+/// Why a request that got no response is retried, cause first so that a shortened retry
+/// line still says it.
+pub(crate) fn retry_reason(error: &reqwest::Error) -> String {
+    let what = if error.is_connect() {
+        "cannot connect"
+    } else if error.is_timeout() {
+        "timed out"
+    } else {
+        "request failed"
+    };
+    format!("{what}: {}", cause_first(error))
+}
+
+/// The message for an `https://` URL whose server answered the TLS handshake in plain
+/// HTTP (a local server without TLS, usually), if that is what `error` is.
+pub(crate) fn tls_mismatch(url: &str, error: &reqwest::Error) -> Option<String> {
+    let scheme = url.get(..8)?;
+    if !scheme.eq_ignore_ascii_case("https://") {
+        return None;
+    }
+    let detail = describe(error);
+    // rustls' words for a first TLS record that is not TLS at all (e.g. `HTTP/1.1 400`).
+    let plain = ["InvalidContentType", "corrupt message", "record overflow"]
+        .iter()
+        .any(|sign| detail.contains(sign));
+    plain.then(|| {
+        format!(
+            "Could not talk TLS (https) to {url}: the server did not answer the TLS \
+             handshake ({}). It probably serves plain HTTP, as local servers such as Ollama, \
+             vLLM and llama.cpp usually do: write http:// instead of https:// in the base \
+             URL.",
+            cause_of(error)
+        )
+    })
+}
+
+/// The innermost cause of `error` alone.
+fn cause_of(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text = cause.to_string();
+        source = cause.source();
+    }
+    text
+}
+
+/// The message for a success status whose body is HTML or JSON rather than events (a
+/// proxy that ignores `stream`, a base URL pointing at a web page, a login portal).
+pub(crate) fn not_a_stream(provider: &str, kind: BodyKind, declared: &str, body: &str) -> String {
+    let declared = if declared.is_empty() {
+        "no content type"
+    } else {
+        declared
+    };
+    let shown = match kind {
+        BodyKind::Json => server_message(body),
+        BodyKind::Html => html_summary(body),
+    };
+    format!(
+        "{provider} answered with {} ({declared}) instead of an event stream: {shown}. Check \
+         that the base URL points at the API itself (for OpenAI-compatible servers it \
+         usually ends in /v1) and that the server supports streaming.",
+        kind.name()
+    )
+}
+
+/// What an HTML page is, in one line: its title, else the start of its markup.
+fn html_summary(page: &str) -> String {
+    let lower = page.to_ascii_lowercase();
+    let title = lower
+        .find("<title")
+        .and_then(|start| Some(start + lower[start..].find('>')? + 1))
+        .and_then(|start| Some((start, start + lower[start..].find("</title")?)))
+        .map(|(start, end)| {
+            page[start..end]
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|title| !title.is_empty());
+    match title {
+        Some(title) => format!("a page titled \"{}\"", excerpt(&title, 120)),
+        None => excerpt(&page.split_whitespace().collect::<Vec<_>>().join(" "), 200),
+    }
+}
+
+/// The message for a server that asks (`Retry-After`) to wait longer than `cap`.
+pub(crate) fn too_long_a_wait(
+    provider: &str,
+    what: &str,
+    reason: &str,
+    wait: Duration,
+    cap: Duration,
+) -> String {
+    let at = chrono::Duration::from_std(wait)
+        .ok()
+        .and_then(|d| chrono::Local::now().checked_add_signed(d))
+        .map(|t| format!(" (around {})", t.format("%Y-%m-%d %H:%M")))
+        .unwrap_or_default();
+    format!(
+        "{provider} {what} ({reason}) and asked to wait {} before trying again (Retry-After), \
+         longer than the {} claw-tui waits on its own, so it did not retry. Send a message \
+         again after that time{at}.",
+        human(wait),
+        human(cap)
+    )
+}
+
+/// Whether a rejected request's error says the conversation does not fit the model's
+/// context window (the wordings of Anthropic, OpenAI, OpenRouter, vLLM, llama.cpp and
+/// Ollama).
+pub(crate) fn is_context_overflow(server: &str) -> bool {
+    let text = server.to_ascii_lowercase();
+    [
+        "context length",
+        "context_length",
+        "context window",
+        "context size",
+        "exceed_context",
+        "prompt is too long",
+        "too many tokens",
+        "maximum context",
+        "input is too long",
+    ]
+    .iter()
+    .any(|sign| text.contains(sign))
 }
 
 /// The server's own explanation in an error body (Anthropic, OpenAI, Ollama and vLLM
@@ -94,6 +271,11 @@ pub(crate) fn status_message(status: u16, server: &str, target: &Target) -> Stri
             "{provider} answered HTTP 404 for model \"{model}\" at {url}: {server}. Check the \
              model name and the base URL."
         ),
+        400 | 413 | 422 if is_context_overflow(server) => format!(
+            "{provider} rejected the request because the conversation no longer fits the \
+             context window of model \"{model}\" (HTTP {status}: {server}). Shorten it with \
+             /compact, or start a new session with /new (headless: run without -c)."
+        ),
         400 | 422 => format!(
             "{provider} rejected the request for model \"{model}\" (HTTP {status}): {server}"
         ),
@@ -135,5 +317,52 @@ mod tests {
         assert_eq!(human(Duration::from_millis(200)), "200 ms");
         assert_eq!(human(Duration::from_secs(120)), "120 s");
         assert_eq!(human(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(human(Duration::from_secs(30 * 60)), "30 min");
+        assert_eq!(human(Duration::from_secs(185)), "3 min 5 s");
+        assert_eq!(human(Duration::from_secs(3600)), "1 h");
+        assert_eq!(human(Duration::from_secs(4 * 3600 + 300)), "4 h 5 min");
+        assert_eq!(human(Duration::from_secs(86_400)), "24 h");
+    }
+
+    #[test]
+    fn html_pages_are_summed_up_by_their_title() {
+        assert_eq!(
+            html_summary(
+                "<html><HEAD><Title>
+  Sign in
+</TITLE></head>"
+            ),
+            "a page titled \"Sign in\""
+        );
+        assert_eq!(html_summary("<p>Bad\n  gateway</p>"), "<p>Bad gateway</p>");
+    }
+
+    #[test]
+    fn sizes_read_naturally() {
+        assert_eq!(bytes_text(16 * 1024 * 1024), "16 MiB");
+        assert_eq!(bytes_text(64 * 1024), "64 KiB");
+        assert_eq!(bytes_text(1536 * 1024), "1.5 MiB");
+        assert_eq!(bytes_text(1000), "1000 bytes");
+    }
+
+    #[test]
+    fn context_overflows_are_recognised_in_every_wording() {
+        for text in [
+            "invalid_request_error: prompt is too long: 215000 tokens > 200000 maximum",
+            "This model's maximum context length is 128000 tokens. However, your messages \
+             resulted in 130000 tokens.",
+            "context_length_exceeded",
+            "exceed_context_size_error: the request exceeds the available context size",
+            "Input is too long for requested model.",
+        ] {
+            assert!(is_context_overflow(text), "{text}");
+        }
+        for text in [
+            "max_tokens: too big",
+            "The model `x` does not exist",
+            "invalid JSON",
+        ] {
+            assert!(!is_context_overflow(text), "{text}");
+        }
     }
 }

@@ -29,6 +29,9 @@ use tokio_util::sync::CancellationToken;
 
 /// Default longest silence from a server before a call is given up.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+/// Default longest time one call may take, retries included (keep-alives do not extend
+/// it).
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Default longest TCP/TLS connect.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 

@@ -9,8 +9,12 @@ use super::pricing::{ModelPrices, prices_for};
 use super::retry::RetryPolicy;
 use super::secret::Secret;
 use super::sse;
+use super::sse::DEFAULT_MAX_EVENT_BYTES;
 use super::transport::{self, HttpRequest, Limits, Target};
-use super::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, LlmRequest, LlmStream, Provider};
+use super::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, LlmRequest, LlmStream,
+    Provider,
+};
 use bytes::Bytes;
 use decode::OpenAiDecoder;
 use futures::Stream;
@@ -105,6 +109,10 @@ pub struct OpenAiConfig {
     pub compat: OpenAiCompat,
     /// Longest silence accepted from the server (waiting for headers or between bytes).
     pub idle_timeout: Duration,
+    /// Longest a whole call may take, retries included.
+    pub request_timeout: Duration,
+    /// Largest single event accepted from the stream.
+    pub max_event_bytes: usize,
     /// Longest TCP/TLS connect.
     pub connect_timeout: Duration,
     /// Retries of failed requests.
@@ -130,6 +138,8 @@ impl OpenAiConfig {
             max_tokens: None,
             compat: OpenAiCompat::openai(),
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             retry: RetryPolicy::default(),
             prices: BTreeMap::new(),
@@ -199,8 +209,9 @@ impl OpenAiProvider {
         S: Stream<Item = Result<Bytes, E>> + Send + 'static,
         E: std::fmt::Display,
     {
-        let events = sse::events(body, Some(self.config.idle_timeout));
-        transport::decode(events, self.decoder(model), self.limits(), cancel)
+        let limits = self.limits();
+        let events = sse::events(body, limits.sse());
+        transport::decode(events, self.decoder(model), limits, cancel)
     }
 
     fn decoder(&self, model: &str) -> OpenAiDecoder {
@@ -214,6 +225,8 @@ impl OpenAiProvider {
     fn limits(&self) -> Limits {
         Limits {
             idle_timeout: self.config.idle_timeout,
+            request_timeout: self.config.request_timeout,
+            max_event_bytes: self.config.max_event_bytes,
             retry: self.config.retry,
         }
     }

@@ -1,17 +1,25 @@
-//! One streamed LLM call over HTTP: send, retry, decode the SSE body, watch for silence
-//! and abort. Wire formats plug in a [`Decoder`]; everything else is shared.
+//! One streamed LLM call over HTTP: send, retry, decode the SSE body, watch for silence,
+//! the overall deadline and abort. Wire formats plug in a [`Decoder`]; everything else is
+//! shared. What the responses mean (HTTP errors, bodies that are not streams, the body's
+//! events) is in `transport/response.rs`.
+
+mod response;
 
 use super::accumulate::Out;
-use super::messages::{after_retries, describe, human, server_message, status_message};
-use super::retry::{RetryPolicy, is_retryable_status, retry_after};
-use super::sse::{self, Event, SseError, SseStream};
+use super::messages::{
+    REQUEST_TIMEOUT_SETTING, after_retries, cause_first, describe, human, retry_reason,
+    tls_mismatch,
+};
+use super::retry::RetryPolicy;
+use super::sse::{self, Event, SseOptions, SseStream};
 use super::{LlmEvent, LlmStream};
 use crate::agent::run_loop::ABORTED_MESSAGE;
 use crate::agent::types::{AssistantMessage, StopReason};
 use bytes::Bytes;
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 use reqwest::header::HeaderMap;
 use std::time::Duration;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// What a decoder makes of one event.
@@ -82,13 +90,28 @@ pub(crate) struct HttpRequest {
     pub target: Target,
 }
 
-/// Timeouts and retries of a call.
+/// Timeouts, size limits and retries of a call.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
     /// Longest silence accepted while waiting for headers or body bytes.
     pub idle_timeout: Duration,
+    /// Longest a whole call may take, retries included, however busy the server keeps
+    /// the connection (keep-alive comments reset the idle timeout, not this).
+    pub request_timeout: Duration,
+    /// Largest single event accepted.
+    pub max_event_bytes: usize,
     /// Retry policy.
     pub retry: RetryPolicy,
+}
+
+impl Limits {
+    /// How the response body is read.
+    pub(crate) fn sse(&self) -> SseOptions {
+        SseOptions {
+            idle: Some(self.idle_timeout),
+            max_event_bytes: self.max_event_bytes,
+        }
+    }
 }
 
 /// Builds a reqwest client; the connect timeout bounds a hung TCP or TLS handshake.
@@ -97,22 +120,6 @@ pub(crate) fn client(connect_timeout: Duration) -> Result<reqwest::Client, Strin
         .connect_timeout(connect_timeout)
         .build()
         .map_err(|e| format!("Cannot set up the HTTP client: {}", describe(&e)))
-}
-
-fn content_type(response: &reqwest::Response) -> String {
-    response
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_ascii_lowercase()
-}
-
-/// False only for bodies that are certainly something else (JSON, HTML); servers that
-/// send no or an odd content type still get parsed as events.
-fn is_event_stream(response: &reqwest::Response) -> bool {
-    let kind = content_type(response);
-    !(kind.starts_with("application/json") || kind.starts_with("text/html"))
 }
 
 /// Streams one call: `request` is sent (with retries) and its body decoded.
@@ -157,8 +164,12 @@ struct Call<D> {
     decoder: D,
     limits: Limits,
     cancel: CancellationToken,
+    /// When the whole call must be over.
+    deadline: Instant,
     retries: u32,
     started: bool,
+    /// Whether any event arrived in the current body (keep-alives do not count).
+    got_event: bool,
     queue: Out,
     phase: Phase,
 }
@@ -176,8 +187,10 @@ impl<D: Decoder> Call<D> {
             decoder,
             limits,
             cancel,
+            deadline: Instant::now() + limits.request_timeout,
             retries: 0,
             started: false,
+            got_event: false,
             queue: Out::with_capacity(16),
             phase,
         }
@@ -196,11 +209,20 @@ impl<D: Decoder> Call<D> {
             if let Some(event) = self.queue.pop_front() {
                 return Some(event);
             }
-            match std::mem::replace(&mut self.phase, Phase::Finished) {
+            let deadline = self.deadline;
+            // Each phase only changes the call after its awaits, so one cut short by the
+            // deadline leaves nothing half done (a body it held is dropped, closing the
+            // connection).
+            let in_time = match std::mem::replace(&mut self.phase, Phase::Finished) {
                 Phase::Finished => return None,
-                Phase::Send => self.send().await,
-                Phase::Wait { attempt, delay } => self.wait(attempt, delay).await,
-                Phase::Body(body) => self.read(body).await,
+                Phase::Send => tokio::time::timeout_at(deadline, self.send()).await,
+                Phase::Wait { attempt, delay } => {
+                    tokio::time::timeout_at(deadline, self.wait(attempt, delay)).await
+                }
+                Phase::Body(body) => tokio::time::timeout_at(deadline, self.read(body)).await,
+            };
+            if in_time.is_err() {
+                self.out_of_time();
             }
         }
     }
@@ -230,15 +252,7 @@ impl<D: Decoder> Call<D> {
             r = tokio::time::timeout(idle, sending) => r,
         };
         match response {
-            Err(_) => {
-                let message = format!(
-                    "{} sent no response within {} (idle timeout). Check the server, or raise \
-                     the idle timeout if it is just slow.",
-                    self.provider(),
-                    human(idle)
-                );
-                self.fail(message, StopReason::Error);
-            }
+            Err(_) => self.silent_server(idle),
             Ok(Err(e)) if e.is_builder() => {
                 let message = format!(
                     "Cannot send the request to {}: {}. Check the base URL.",
@@ -247,170 +261,38 @@ impl<D: Decoder> Call<D> {
                 );
                 self.fail(message, StopReason::Error);
             }
-            Ok(Err(e)) => {
-                let reason = format!("connection failed: {}", describe(&e));
-                let url = request.target.url.clone();
-                self.retry_or_fail(reason, None, |reason, retries| {
-                    format!(
-                        "Could not reach {url} ({reason}){}. Check that the server is running, \
-                         the base URL is right and the network is up, then try again.",
-                        after_retries(retries)
-                    )
-                });
-            }
-            Ok(Ok(response)) if response.status().is_success() && !is_event_stream(&response) => {
-                self.not_a_stream(response).await;
-            }
-            Ok(Ok(response)) if response.status().is_success() => {
-                if !self.started {
-                    self.started = true;
-                    self.queue.push_back(LlmEvent::Start);
-                }
-                let body = response
-                    .bytes_stream()
-                    .map(|chunk| chunk.map_err(|e| describe(&e)));
-                self.phase = Phase::Body(sse::events(body, Some(idle)));
-            }
-            Ok(Ok(response)) => self.http_error(response).await,
-        }
-    }
-
-    /// Reads a (small, non-streamed) response body; `None` once aborted.
-    async fn read_text(&mut self, response: reqwest::Response) -> Option<String> {
-        let text = tokio::select! {
-            biased;
-            () = self.cancel.cancelled() => {
-                self.abort();
-                return None;
-            }
-            r = tokio::time::timeout(self.limits.idle_timeout, response.text()) => r,
-        };
-        Some(match text {
-            Ok(Ok(body)) => server_message(&body),
-            _ => "(the response body could not be read)".to_owned(),
-        })
-    }
-
-    /// A success status with a JSON or HTML body: a proxy that ignores `stream`, or a
-    /// base URL pointing at a web page. Retrying would only repeat it.
-    async fn not_a_stream(&mut self, response: reqwest::Response) {
-        let kind = content_type(&response);
-        let Some(body) = self.read_text(response).await else {
-            return;
-        };
-        let message = format!(
-            "{} answered with {kind} instead of an event stream: {body}. Check that the base \
-             URL points at the API itself (for OpenAI-compatible servers it usually ends in \
-             /v1) and that the server supports streaming.",
-            self.provider()
-        );
-        self.fail(message, StopReason::Error);
-    }
-
-    async fn http_error(&mut self, response: reqwest::Response) {
-        let status = response.status().as_u16();
-        let wait = retry_after(response.headers());
-        let Some(body) = self.read_text(response).await else {
-            return;
-        };
-        let Some(target) = self.target().cloned() else {
-            return;
-        };
-        if is_retryable_status(status) {
-            let reason = format!("HTTP {status}: {body}");
-            let provider = target.provider.clone();
-            self.retry_or_fail(reason, wait, |reason, retries| {
-                let what = if status == 429 {
-                    "rate-limited the request"
-                } else {
-                    "is overloaded or failing"
-                };
-                format!(
-                    "{provider} {what} ({reason}){}. Wait a little, then send a message to \
-                     try again.",
-                    after_retries(retries)
-                )
-            });
-            return;
-        }
-        self.fail(status_message(status, &body, &target), StopReason::Error);
-    }
-
-    async fn read(&mut self, mut body: SseStream) {
-        // Poll without registering on the token first: cheap on a hot stream, and an
-        // abort is still seen before the next event.
-        let next = if self.cancel.is_cancelled() {
-            return self.abort();
-        } else if let Some(ready) = body.next().now_or_never() {
-            ready
-        } else {
-            tokio::select! {
-                biased;
-                () = self.cancel.cancelled() => return self.abort(),
-                next = body.next() => next,
-            }
-        };
-        match next {
-            Some(Ok(event)) => match self.decoder.event(&event, &mut self.queue) {
-                Ok(Flow::More) => self.phase = Phase::Body(body),
-                Ok(Flow::Finished(message)) => self.finish(message),
-                Err(failure) if failure.retryable && !self.decoder.has_content() => {
-                    drop(body);
-                    self.retry_or_fail(failure.message, None, |reason, retries| {
+            Ok(Err(e)) => match tls_mismatch(&request.target.url, &e) {
+                // A TLS handshake answered in plain HTTP fails the same way every time.
+                Some(message) => self.fail(message, StopReason::Error),
+                None => {
+                    let reason = retry_reason(&e);
+                    let url = request.target.url.clone();
+                    let detail = describe(&e);
+                    self.retry_or_fail(reason, None, |_, retries| {
                         format!(
-                            "{reason}{}. Wait a little, then send a message to try again.",
+                            "Could not reach {url} ({detail}){}. Check that the server is \
+                             running, the base URL is right and the network is up, then try \
+                             again.",
                             after_retries(retries)
                         )
                     });
                 }
-                Err(failure) => self.fail(failure.message, StopReason::Error),
             },
-            Some(Err(SseError::Idle(limit))) => {
-                let message = format!(
-                    "{} sent nothing for {} (idle timeout), so the stream was given up. {}",
-                    self.provider(),
-                    human(limit),
-                    self.keep_hint()
-                );
-                self.fail(message, StopReason::Error);
-            }
-            Some(Err(SseError::Transport(detail))) => self.cut(Some(detail)),
-            Some(Err(SseError::Utf8(detail) | SseError::Parse(detail))) => {
-                let message = format!(
-                    "{} sent a response that is not a valid event stream ({detail}). {}",
-                    self.provider(),
-                    self.keep_hint()
-                );
-                self.fail(message, StopReason::Error);
-            }
-            None => match self.decoder.end_of_stream() {
-                Some(message) => self.finish(message),
-                None => self.cut(None),
-            },
+            Ok(Ok(response)) => self.respond(response).await,
         }
     }
 
-    /// The body broke off: retried when nothing was shown yet, else the partial is kept.
-    fn cut(&mut self, detail: Option<String>) {
-        let detail = detail.unwrap_or_else(|| "the server closed the stream early".into());
-        if !self.decoder.has_content() && self.request.is_some() {
-            let reason = format!("the stream broke before any content: {detail}");
-            let provider = self.provider().to_owned();
-            self.retry_or_fail(reason, None, |reason, retries| {
-                format!(
-                    "{provider} failed: {reason}{}. Send a message to try again.",
-                    after_retries(retries)
-                )
-            });
-            return;
+    /// A success status with an event stream: read its body next.
+    fn start_body(&mut self, response: reqwest::Response) {
+        if !self.started {
+            self.started = true;
+            self.queue.push_back(LlmEvent::Start);
         }
-        let message = format!(
-            "The response stream from {} was cut off before the message was complete \
-             ({detail}). {}",
-            self.provider(),
-            self.keep_hint()
-        );
-        self.fail(message, StopReason::Error);
+        self.got_event = false;
+        let body = response
+            .bytes_stream()
+            .map(|chunk| chunk.map_err(|e| cause_first(&e)));
+        self.phase = Phase::Body(sse::events(body, self.limits.sse()));
     }
 
     fn keep_hint(&self) -> &'static str {
@@ -419,6 +301,27 @@ impl<D: Decoder> Call<D> {
         } else {
             "Send a message to try again."
         }
+    }
+
+    /// The whole call took longer than `request_timeout`.
+    fn out_of_time(&mut self) {
+        let what = if self.got_event || self.decoder.has_content() {
+            "did not finish its answer"
+        } else if self.started {
+            "kept the connection open without sending any event (only keep-alives, or \
+             nothing)"
+        } else {
+            "did not answer"
+        };
+        let message = format!(
+            "{} {what} within {} ({REQUEST_TIMEOUT_SETTING}), so the request was given up. \
+             {} If answers this long are expected, raise {REQUEST_TIMEOUT_SETTING} in the \
+             config file.",
+            self.provider(),
+            human(self.limits.request_timeout),
+            self.keep_hint()
+        );
+        self.fail(message, StopReason::Error);
     }
 
     fn retry_or_fail(

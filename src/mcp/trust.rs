@@ -41,6 +41,7 @@ struct TrustFile {
 /// The answers stored under one data dir.
 #[derive(Clone, Debug)]
 pub struct TrustStore {
+    data_dir: PathBuf,
     path: PathBuf,
 }
 
@@ -68,10 +69,26 @@ pub fn fingerprint(servers: &[ServerSpec]) -> Vec<String> {
     lines
 }
 
+/// Each server as the user is asked about it: `name: the command line` or `name: URL`.
+pub fn describe(servers: &[ServerSpec]) -> Vec<String> {
+    servers
+        .iter()
+        .map(|s| match &s.config.transport {
+            Transport::Stdio { command, args, .. } => {
+                format!("{}: {command} {}", s.name, args.join(" "))
+                    .trim_end()
+                    .to_owned()
+            }
+            Transport::Http { url, .. } => format!("{}: {url}", s.name),
+        })
+        .collect()
+}
+
 impl TrustStore {
     /// The store in `data_dir`.
     pub fn new(data_dir: &Path) -> Self {
         Self {
+            data_dir: data_dir.to_path_buf(),
             path: data_dir.join(TRUST_FILE),
         }
     }
@@ -106,28 +123,25 @@ impl TrustStore {
             },
         );
         let text = serde_json::to_string_pretty(&file).map_err(std::io::Error::other)?;
-        write_private(&self.path, text.as_bytes())
+        write_private(&self.data_dir, &self.path, text.as_bytes())
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file renamed over it, readable only by
-/// the user; creates the parent directories with mode 0700.
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+/// Writes `bytes` to `path` (in the data dir `top`) through a temporary file renamed
+/// over it: 0600 in 0700 directories.
+fn write_private(top: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| std::io::Error::other("the trust file has no directory"))?;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
+    crate::private_fs::create_dir(top, dir)?;
     let tmp = dir.join(format!(".{TRUST_FILE}.{}", std::process::id()));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)?;
+    let mut file = crate::private_fs::open(
+        &tmp,
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true),
+    )?;
     file.write_all(bytes)?;
     file.sync_all()?;
     std::fs::rename(&tmp, path)

@@ -35,6 +35,14 @@ pub enum RuntimeEvent {
         /// How many wait now.
         count: usize,
     },
+    /// The cron jobs file became unusable (`ok: false`: no job fires, every cron action
+    /// fails, the file is kept as it is), or usable again (`ok: true`).
+    CronStatus {
+        /// Whether jobs run.
+        ok: bool,
+        /// What happened and what to do, for the user.
+        message: String,
+    },
 }
 
 /// Where runtime events go; cheap to clone. A consumer that went away is not an error:

@@ -8,7 +8,9 @@
 //! `[SYSTEM NOTIFICATION]`, as soon as the run ends; notifications are never dropped
 //! and keep their order. Each keeps its origin `chat_id` (the session that started the
 //! work): one addressed to a session that is not the active one is handed to the
-//! [`NotificationStore`], which records it in that session for delivery on resume.
+//! [`NotificationStore`], which records it in that session for delivery on resume. What
+//! another process records for the active session is taken from the store every
+//! [`PARKED_POLL`] and delivered the same way.
 
 use super::bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
 use super::event::{RuntimeEvent, RuntimeEventSender};
@@ -18,6 +20,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
+
+/// How often the active session's inbox is looked at for notifications that another
+/// process parked there (a `stat` when nothing is new).
+pub const PARKED_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The prefix that marks a notification for the model.
 pub const NOTIFICATION_PREFIX: &str = "[SYSTEM NOTIFICATION]";
@@ -55,6 +61,12 @@ pub trait NotificationStore: Send + Sync {
     /// session is resumed. Returns it when that is impossible (no such session), so it
     /// is delivered to the active one instead of being lost.
     fn park(&self, message: InboundMessage) -> Option<InboundMessage>;
+    /// Notifications that another process parked for the active session since the last
+    /// call (its inbox): they become pending, and the next `pending_changed` records
+    /// that they were taken. Called under the supervisor's lock about once a second.
+    fn take_parked(&self) -> Vec<InboundMessage> {
+        Vec::new()
+    }
 }
 
 struct State {
@@ -375,6 +387,27 @@ impl Inner {
         }
     }
 
+    /// Takes what another process parked for the active session; delivered like any
+    /// pending notification (at once when idle and not held).
+    fn take_parked(&self) {
+        let _runtime = self.runtime.enter();
+        let mut state = self.lock();
+        if state.switching {
+            return;
+        }
+        let Some(store) = state.store.clone() else {
+            return;
+        };
+        let parked = store.take_parked();
+        if parked.is_empty() {
+            return;
+        }
+        for message in parked {
+            state.push_pending(message);
+        }
+        self.pump(&mut state);
+    }
+
     /// A run ended (or something else changed): deliver what waits.
     fn on_idle(&self) {
         let _runtime = self.runtime.enter();
@@ -383,7 +416,8 @@ impl Inner {
     }
 }
 
-/// Feeds bus messages and run ends to the supervisor until stopped.
+/// Feeds bus messages, run ends and what other processes parked for the active session
+/// to the supervisor until stopped.
 async fn serve(
     inner: Arc<Inner>,
     bus: MessageBus,
@@ -392,6 +426,8 @@ async fn serve(
     stop: CancellationToken,
 ) {
     let mut bus_open = true;
+    let mut parked = tokio::time::interval(PARKED_POLL);
+    parked.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             biased;
@@ -405,6 +441,7 @@ async fn serve(
                 Some(_) => inner.on_idle(),
                 None => break,
             },
+            _ = parked.tick() => inner.take_parked(),
         }
     }
     if bus_open {

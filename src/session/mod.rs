@@ -7,6 +7,7 @@
 
 pub mod export;
 mod file;
+mod inbox;
 mod open;
 mod route;
 mod writer;

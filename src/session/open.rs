@@ -1,7 +1,7 @@
 //! Choosing the session a process writes: new, resumed (`-c`, `--session`), forked, or none.
 
 use super::SessionError;
-use super::file::{SessionData, find_session, list_sessions, load};
+use super::file::{SessionData, find_session, list_sessions, load, sessions_dir};
 use super::writer::SessionWriter;
 use crate::cli::Cli;
 use crate::config::Settings;
@@ -22,6 +22,9 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
         return Ok(None);
     }
     let (data_dir, workspace) = (&settings.data_dir, &settings.workspace);
+    // Private, including what an older version left open to others.
+    let dir = sessions_dir(data_dir, workspace);
+    crate::private_fs::create_dir(data_dir, &dir).map_err(|e| SessionError::io(&dir, e))?;
     let (provider, model) = (&settings.provider.name, &settings.provider.model);
     let mut notes = Vec::new();
     let target = if let Some(key) = &cli.session {

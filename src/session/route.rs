@@ -1,17 +1,20 @@
 //! Notifications and sessions. The active session records its pending notifications;
 //! one addressed to another session of the workspace goes to that session's inbox (a
 //! file beside it, appended without its lock, so it works whoever writes the session)
-//! and is delivered when the session is resumed.
+//! and is delivered when the session is resumed, or, if another process has it open,
+//! picked up there within a second (`inbox.rs`).
 
 use super::file::{SessionData, session_path_by_id};
+use super::inbox::{InboxReader, read_lines};
 use super::writer::SessionAppender;
 use super::{Entry, SessionError};
 use crate::agent::now_ms;
 use crate::runtime::InboundMessage;
 use crate::runtime::supervisor::NotificationStore;
 use std::fs::OpenOptions;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 /// The [`NotificationStore`] of one active session.
 pub struct SessionRouter {
@@ -19,7 +22,10 @@ pub struct SessionRouter {
     appender: SessionAppender,
     data_dir: PathBuf,
     workspace: PathBuf,
-    /// The part of this session's inbox already taken into its pending list.
+    /// This session's inbox, from the part already taken into its pending list (`None`
+    /// when it has no file to have an inbox beside).
+    inbox: Mutex<Option<InboxReader>>,
+    /// How much of the inbox is taken when there is no reader.
     inbox_offset: u64,
 }
 
@@ -33,13 +39,21 @@ impl SessionRouter {
         workspace: &Path,
         inbox_offset: u64,
     ) -> Self {
+        let inbox = session_path_by_id(data_dir, workspace, &id)
+            .map(|session| InboxReader::new(&session, inbox_offset));
         Self {
             id,
             appender,
             data_dir: data_dir.to_path_buf(),
             workspace: workspace.to_path_buf(),
+            inbox: Mutex::new(inbox),
             inbox_offset,
         }
+    }
+
+    fn inbox(&self) -> MutexGuard<'_, Option<InboxReader>> {
+        // The reader only holds an offset, which a panic cannot leave half-changed.
+        self.inbox.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -49,11 +63,26 @@ impl NotificationStore for SessionRouter {
     }
 
     fn pending_changed(&self, pending: &[InboundMessage]) {
+        let inbox_offset = self
+            .inbox()
+            .as_ref()
+            .map_or(self.inbox_offset, InboxReader::offset);
         self.appender.append(&Entry::PendingNotifications {
             timestamp: now_ms(),
             pending: pending.to_vec(),
-            inbox_offset: self.inbox_offset,
+            inbox_offset,
         });
+    }
+
+    fn take_parked(&self) -> Vec<InboundMessage> {
+        let Some(reader) = self.inbox().as_mut().map(InboxReader::take_new) else {
+            return Vec::new();
+        };
+        let (messages, warnings) = reader;
+        for warning in warnings {
+            tracing::warn!("{warning}");
+        }
+        messages
     }
 
     fn park(&self, message: InboundMessage) -> Option<InboundMessage> {
@@ -88,11 +117,8 @@ pub fn record_undelivered(session: &Path, message: &InboundMessage) -> Result<()
     let io = |e| SessionError::io(&path, e);
     let mut line = serde_json::to_string(message).map_err(|e| io(std::io::Error::other(e)))?;
     line.push('\n');
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(io)?;
+    let mut file =
+        crate::private_fs::open(&path, OpenOptions::new().create(true).append(true)).map_err(io)?;
     // One write of a whole line with O_APPEND: concurrent appenders never interleave.
     file.write_all(line.as_bytes()).map_err(io)?;
     file.sync_data().map_err(io)
@@ -102,30 +128,17 @@ pub fn record_undelivered(session: &Path, message: &InboundMessage) -> Result<()
 /// line (its writer died mid-write) is left for later.
 pub(super) fn read_inbox(data: &mut SessionData) {
     let path = inbox_path(&data.path);
-    let Ok(mut file) = std::fs::File::open(&path) else {
-        return;
-    };
-    let mut text = String::new();
-    if file.seek(SeekFrom::Start(data.inbox_offset)).is_err()
-        || file.read_to_string(&mut text).is_err()
-    {
-        data.warnings
-            .push(format!("cannot read the inbox {}", path.display()));
+    if !path.exists() {
         return;
     }
-    let mut offset = data.inbox_offset;
-    for line in text.split_inclusive('\n') {
-        if !line.ends_with('\n') {
-            break;
+    match read_lines(&path, data.inbox_offset) {
+        Ok((messages, warnings, offset)) => {
+            data.pending_notifications.extend(messages);
+            data.warnings.extend(warnings);
+            data.inbox_offset = offset;
         }
-        offset += line.len() as u64;
-        match serde_json::from_str::<InboundMessage>(line) {
-            Ok(message) => data.pending_notifications.push(message),
-            Err(e) => data.warnings.push(format!(
-                "{}: an unreadable notification was skipped: {e}",
-                path.display()
-            )),
-        }
+        Err(_) => data
+            .warnings
+            .push(format!("cannot read the inbox {}", path.display())),
     }
-    data.inbox_offset = offset;
 }

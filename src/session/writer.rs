@@ -37,7 +37,7 @@ impl SessionWriter {
         model: &str,
     ) -> Result<Self, SessionError> {
         let dir = sessions_dir(data_dir, workspace);
-        std::fs::create_dir_all(&dir).map_err(|e| SessionError::io(&dir, e))?;
+        crate::private_fs::create_dir(data_dir, &dir).map_err(|e| SessionError::io(&dir, e))?;
         let id = new_session_id();
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
         let path = dir.join(format!("{stamp}_{id}.jsonl"));
@@ -101,10 +101,7 @@ impl SessionWriter {
     }
 
     fn open(path: &Path, id: String, created: bool) -> Result<Self, SessionError> {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
+        let file = crate::private_fs::open(path, OpenOptions::new().create(true).append(true))
             .map_err(|e| SessionError::io(path, e))?;
         let file = Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|_| {
             SessionError::Locked {
@@ -219,6 +216,9 @@ fn write_loop(mut file: Flock<File>, rx: &mpsc::Receiver<Command>, path: &Path) 
             Command::Sync => file.sync_data(),
             Command::Close(done) => {
                 let _ = file.sync_all();
+                // The lock goes with the file: released before `close` returns, so the
+                // session can be resumed at once.
+                drop(file);
                 let _ = done.send(());
                 return;
             }

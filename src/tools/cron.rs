@@ -46,6 +46,44 @@ pub trait CronBackend: Send + Sync {
     async fn resume(&self, id: &str) -> Result<String, String>;
 }
 
+/// The backend when no jobs can be stored at all (the data directory cannot be
+/// created): the tool stays, and every call says why it cannot work.
+pub struct UnavailableCron {
+    reason: String,
+}
+
+impl UnavailableCron {
+    /// A backend that answers every call with `reason`.
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self {
+            reason: reason.into(),
+        }
+    }
+
+    fn fail(&self) -> Result<String, String> {
+        Err(format!("Cron jobs are unavailable: {}", self.reason))
+    }
+}
+
+#[async_trait]
+impl CronBackend for UnavailableCron {
+    async fn add(&self, _: Option<String>, _: String, _: CronSchedule) -> Result<String, String> {
+        self.fail()
+    }
+    async fn list(&self) -> Result<String, String> {
+        self.fail()
+    }
+    async fn remove(&self, _: &str) -> Result<String, String> {
+        self.fail()
+    }
+    async fn pause(&self, _: &str) -> Result<String, String> {
+        self.fail()
+    }
+    async fn resume(&self, _: &str) -> Result<String, String> {
+        self.fail()
+    }
+}
+
 /// One checked `cron` call.
 #[derive(Debug, PartialEq, Eq)]
 enum Request {
@@ -216,6 +254,28 @@ fn job_id(args: &Value, action: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn without_a_store_every_call_says_why() {
+        let tool = CronTool::new(Arc::new(UnavailableCron::new(
+            "Cannot create the directory /data/cron: permission denied",
+        )));
+        for args in [
+            json!({"action": "list"}),
+            json!({"action": "add", "message": "m", "every_seconds": 5}),
+            json!({"action": "remove", "id": "cron-1"}),
+        ] {
+            let result = tool
+                .execute("c1", args, CancellationToken::new(), ToolUpdates::discard())
+                .await;
+            assert!(result.is_error);
+            assert_eq!(
+                result.content,
+                "Cron jobs are unavailable: Cannot create the directory /data/cron: \
+                 permission denied"
+            );
+        }
+    }
 
     #[test]
     fn schedules_are_typed() {

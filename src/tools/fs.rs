@@ -1,9 +1,10 @@
 //! The file tools: `read_file`, `write_file`, `edit_file` and `list_dir`, all confined
-//! to a [`Workspace`].
+//! to a [`Workspace`]: every path is opened beneath a held-open directory handle.
 
 mod edit;
 mod list;
 mod read;
+mod walk;
 mod write;
 
 pub use edit::EditFileTool;
@@ -12,9 +13,14 @@ pub use read::ReadFileTool;
 pub use write::WriteFileTool;
 
 use super::Workspace;
+use super::workspace::{Access, Located, is_escape};
 use crate::agent::{Tool, ToolResult};
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions, PermissionsExt};
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use std::ffi::OsStr;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Most lines `read_file` returns per call.
@@ -34,47 +40,71 @@ pub fn file_tools(workspace: Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
     ]
 }
 
-/// Writes `bytes` to `path` all at once: a temp file in the same directory, flushed,
-/// then renamed over the target, so readers never see a half-written file. An existing
-/// file keeps its permissions.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| io::Error::other("the path has no parent directory"))?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::other("the path does not name a file"))?;
-    let prefix = format!(".{}.", name.to_string_lossy());
-    let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    #[cfg(unix)]
-    if existing.is_none() {
-        use std::os::unix::fs::PermissionsExt;
-        // The temp file default is 0600; a new file should get the usual mode (umask applies).
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
+/// Replaces the file `name` in `dir` all at once: a temp file beside it, flushed, then
+/// renamed over it, so readers never see a half-written file; both happen in the same
+/// held-open directory. `mode` is the replaced file's (kept exactly); a new file gets
+/// the usual 0666 less the umask.
+fn replace_file(dir: &Dir, name: &OsStr, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    // Keep the temp name within NAME_MAX however long the target's name is.
+    let stem: String = name.to_string_lossy().chars().take(100).collect();
+    let mut options = OpenOptions::new();
+    options
+        .write(true)
+        .create_new(true)
+        .mode(mode.unwrap_or(0o666));
+    let mut attempts = 0;
+    let (tmp, file) = loop {
+        let tmp = format!(".{stem}.{:08x}.tmp", fastrand::u32(..));
+        match dir.open_with(&tmp, &options) {
+            Ok(file) => break (tmp, file),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 8 => attempts += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = fill(file, bytes, mode).and_then(|()| dir.rename(&tmp, dir, name));
+    if written.is_err() {
+        // Best effort: the temp file is ours and useless now.
+        let _ = dir.remove_file(&tmp);
     }
-    let mut tmp = builder.tempfile_in(dir)?;
-    if let Some(permissions) = existing {
-        tmp.as_file().set_permissions(permissions)?;
-    }
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    written
 }
 
-/// Resolves `shown` in `workspace`, then runs `work` on the real path; both off the
-/// async runtime, since resolving follows symlinks on disk.
-async fn resolve_then<F>(workspace: &Arc<Workspace>, shown: &str, work: F) -> ToolResult
+/// Gives the new `file` its exact `mode` (the umask applied at creation), its content,
+/// and syncs it.
+fn fill(mut file: cap_std::fs::File, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    if let Some(mode) = mode {
+        file.set_permissions(Permissions::from_mode(mode))?;
+    }
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Opens the file at `path` in `dir` for reading without blocking, so a pipe or device
+/// in place of a file cannot hang the call; look at its metadata before reading.
+fn open_nonblocking(dir: &Dir, path: &Path) -> io::Result<std::fs::File> {
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .custom_flags((OFlag::O_NONBLOCK | OFlag::O_NOCTTY).bits());
+    Ok(dir.open_with(path, &options)?.into_std())
+}
+
+/// Locates `shown` in `workspace` for `access`, then runs `work` on it; both off the
+/// async runtime, since locating and opening touch the disk.
+async fn located_then<F>(
+    workspace: &Arc<Workspace>,
+    shown: &str,
+    access: Access,
+    work: F,
+) -> ToolResult
 where
-    F: FnOnce(PathBuf) -> ToolResult + Send + 'static,
+    F: FnOnce(Located) -> ToolResult + Send + 'static,
 {
     let workspace = workspace.clone();
     let shown = shown.to_owned();
-    blocking(move || match workspace.resolve(&shown) {
-        Ok(path) => work(path),
-        Err(e) => ToolResult::error(e),
+    blocking(move || match workspace.locate(&shown, access) {
+        Ok(located) => work(located),
+        Err(refusal) => ToolResult::error(refusal.to_string()),
     })
     .await
 }
@@ -91,8 +121,23 @@ where
     })
 }
 
-/// A message for a failed file operation, worded by what went wrong.
-fn io_failure(action: &str, shown: &str, e: &io::Error) -> String {
+/// A message for a failed file operation at `located`, worded by what went wrong.
+fn io_failure(action: &str, shown: &str, located: &Located, e: &io::Error) -> String {
+    if is_escape(e) {
+        return format!(
+            "Access denied: {shown} leads outside the workspace {} through a symlink or \
+             `..` (checked as it was opened). Use a path inside the workspace; to allow \
+             this, the user can set allow_outside_workspace = true under [tools] in the \
+             config.",
+            located.workspace().display()
+        );
+    }
+    if e.raw_os_error() == Some(Errno::ELOOP as i32) {
+        return format!(
+            "Error: could not {action} {shown}: too many levels of symbolic links (a loop, \
+             or a /proc link, which the file tools do not follow)."
+        );
+    }
     match e.kind() {
         io::ErrorKind::NotFound => {
             format!("Error: {shown} not found. Check the path; list_dir shows what exists.")

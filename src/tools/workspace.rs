@@ -1,42 +1,117 @@
-//! The workspace directory that file tools are confined to.
+//! The workspace the file tools are confined to.
+//!
+//! Every path a file tool touches is opened relative to a directory handle held open
+//! for the tree it belongs to (the workspace, or the whole filesystem when the user
+//! allows paths outside), through `cap-std`: on Linux that is `openat2` with
+//! `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS`, so the kernel itself refuses a `..`, an
+//! absolute symlink or a `/proc` magic link that would lead out of the tree, at the
+//! moment of the open. Working out the path from its text first (`real_path`) only
+//! picks the tree and words the messages; a symlink swapped in meanwhile cannot take an
+//! open outside.
 
-use std::collections::VecDeque;
-use std::ffi::OsString;
+mod real_path;
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
+use real_path::real_path;
+use std::ffi::OsStr;
+use std::fmt;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
-/// How many symlinks one resolution may follow before it is taken for a loop
-/// (the Linux limit).
-const MAX_SYMLINK_HOPS: u32 = 40;
+/// What a file tool means to do at a path; a read-only tree never serves a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Reading a file or listing a directory.
+    Read,
+    /// Creating, replacing or editing a file.
+    Write,
+}
+
+/// One directory tree the file tools may reach, held open.
+#[derive(Clone, Debug)]
+struct Tree {
+    /// Absolute, symlinks resolved.
+    path: PathBuf,
+    /// The handle every path in the tree is opened beneath, or why it could not be opened.
+    dir: Result<Arc<Dir>, String>,
+    writable: bool,
+}
+
+impl Tree {
+    fn open(path: PathBuf, writable: bool) -> Self {
+        let dir = Dir::open_ambient_dir(&path, ambient_authority())
+            .map(Arc::new)
+            .map_err(|e| e.to_string());
+        Self {
+            path,
+            dir,
+            writable,
+        }
+    }
+}
 
 /// A directory that tool paths resolve against and, unless opted out, must stay inside.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Workspace {
-    root: PathBuf,
+    root: Tree,
+    /// Trees outside the workspace the tools may also reach, tried in order: read-only
+    /// ones added with [`Self::with_read_only`], then the whole filesystem when
+    /// `allow_outside` is set.
+    others: Vec<Tree>,
     allow_outside: bool,
 }
 
-impl Workspace {
-    /// A workspace at `root` (made absolute, symlinks resolved); `allow_outside` lifts
-    /// the confinement.
-    pub fn new(root: impl Into<PathBuf>, allow_outside: bool) -> Self {
-        let root = root.into();
-        let absolute = if root.is_absolute() {
-            root
-        } else {
-            // Without a current directory the relative root is the best we have.
-            std::env::current_dir().map_or_else(|_| root.clone(), |cwd| cwd.join(&root))
+impl PartialEq for Workspace {
+    fn eq(&self, other: &Self) -> bool {
+        let paths = |w: &Self| -> Vec<(PathBuf, bool)> {
+            w.others
+                .iter()
+                .map(|t| (t.path.clone(), t.writable))
+                .collect()
         };
-        let root = real_path(&absolute).unwrap_or(absolute);
+        self.root.path == other.root.path
+            && self.allow_outside == other.allow_outside
+            && paths(self) == paths(other)
+    }
+}
+
+impl Eq for Workspace {}
+
+impl Workspace {
+    /// A workspace at `root` (made absolute, symlinks resolved) and held open;
+    /// `allow_outside` lifts the confinement. A root that cannot be opened makes every
+    /// file tool call fail with the reason.
+    pub fn new(root: impl Into<PathBuf>, allow_outside: bool) -> Self {
+        let root = absolute(root.into());
+        let root = real_path(&root).unwrap_or(root);
+        let mut others = Vec::new();
+        if allow_outside {
+            others.push(Tree::open(PathBuf::from("/"), true));
+        }
         Self {
-            root,
+            root: Tree::open(root, true),
+            others,
             allow_outside,
         }
     }
 
+    /// This workspace, plus the tree at `path` (outside it) that file tools may read but
+    /// never write; held open like the workspace, so a symlink in it cannot lead further
+    /// out. Meant for files kept elsewhere that the agent needs to read.
+    pub fn with_read_only(mut self, path: impl Into<PathBuf>) -> Self {
+        let path = absolute(path.into());
+        let path = real_path(&path).unwrap_or(path);
+        // Before the whole filesystem, so a write there is still allowed when it is.
+        let at = self.others.len() - usize::from(self.allow_outside);
+        self.others.insert(at, Tree::open(path, false));
+        self
+    }
+
     /// The workspace directory, absolute and with symlinks resolved.
     pub fn root(&self) -> &Path {
-        &self.root
+        &self.root.path
     }
 
     /// Whether paths outside the workspace are allowed.
@@ -44,52 +119,68 @@ impl Workspace {
         self.allow_outside
     }
 
-    /// Whether `path` (already resolved) lies inside the workspace.
-    pub fn contains(&self, path: &Path) -> bool {
-        path.starts_with(&self.root)
-    }
-
-    /// Resolves `path` (relative to the root, absolute, or `~/...`) to an absolute path
-    /// with symlinks followed; refuses one that ends up outside the workspace.
-    pub fn resolve(&self, path: impl AsRef<Path>) -> Result<PathBuf, String> {
-        let path = path.as_ref();
-        let expanded = self.expand_home(path)?;
+    /// Finds where `path` (relative to the root, absolute, or `~/...`) leads and the
+    /// held-open tree to open it in, for `access`; refuses a path that leads outside
+    /// every tree the tools may reach. The tree's handle does the actual confining.
+    pub fn locate(&self, path: impl AsRef<Path>, access: Access) -> Result<Located, Refusal> {
+        let shown = path.as_ref();
+        let expanded = self.expand_home(shown)?;
         let joined = if expanded.is_absolute() {
             expanded
         } else {
-            self.root.join(expanded)
+            self.root.path.join(expanded)
         };
-        let resolved = real_path(&joined).map_err(|e| {
-            format!(
+        let real = real_path(&joined).map_err(|e| {
+            Refusal::Unresolvable(format!(
                 "Cannot resolve {}: {e}. Use a path inside the workspace {}.",
-                path.display(),
-                self.root.display()
-            )
+                shown.display(),
+                self.root.path.display()
+            ))
         })?;
-        if self.allow_outside || self.contains(&resolved) {
-            return Ok(resolved);
+        let trees = std::iter::once(&self.root).chain(&self.others);
+        let mut read_only = None;
+        for tree in trees {
+            let Ok(rel) = real.strip_prefix(&tree.path) else {
+                continue;
+            };
+            if access == Access::Write && !tree.writable {
+                read_only.get_or_insert(&tree.path);
+                continue;
+            }
+            let dir = tree.dir.clone().map_err(|e| {
+                Refusal::Unavailable(format!(
+                    "Error: cannot open {}: {e}. The file tools cannot work there until \
+                     it is usable.",
+                    tree.path.display()
+                ))
+            })?;
+            return Ok(Located {
+                dir,
+                rel: rel.to_path_buf(),
+                path: real.clone(),
+                tree: tree.path.clone(),
+                workspace: self.root.path.clone(),
+            });
         }
-        Err(format!(
+        if let Some(tree) = read_only {
+            return Err(Refusal::ReadOnly(format!(
+                "Access denied: {} is in {}, which the file tools may read but not change.",
+                shown.display(),
+                tree.display()
+            )));
+        }
+        Err(Refusal::Outside(format!(
             "Access denied: {} resolves to {}, which is outside the workspace {}. Use a path \
              inside the workspace (relative paths start there); to allow this, the user can \
              set allow_outside_workspace = true under [tools] in the config.",
-            path.display(),
-            resolved.display(),
-            self.root.display()
-        ))
-    }
-
-    /// `path` relative to the root when inside it, for short messages.
-    pub fn display(&self, path: &Path) -> String {
-        match path.strip_prefix(&self.root) {
-            Ok(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
-            Ok(rel) => rel.display().to_string(),
-            Err(_) => path.display().to_string(),
-        }
+            shown.display(),
+            real.display(),
+            self.root.path.display()
+        )))
     }
 
     /// Replaces a leading `~` with the home directory.
-    fn expand_home(&self, path: &Path) -> Result<PathBuf, String> {
+    fn expand_home(&self, path: &Path) -> Result<PathBuf, Refusal> {
         let mut components = path.components();
         if components.next() != Some(Component::Normal("~".as_ref())) {
             return Ok(path.to_path_buf());
@@ -97,113 +188,200 @@ impl Workspace {
         let home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
             .ok_or_else(|| {
-                format!(
+                Refusal::Unresolvable(format!(
                     "Cannot resolve {}: the home directory (HOME) is not set. Use a path \
                      inside the workspace {}.",
                     path.display(),
-                    self.root.display()
-                )
+                    self.root.path.display()
+                ))
             })?;
         Ok(PathBuf::from(home).join(components.as_path()))
     }
 }
 
-/// The real location of the absolute `path`: symlinks followed and `.`/`..` removed,
-/// like `realpath`, except that the missing tail of a path that does not exist (yet) is
-/// kept as written. A dangling symlink resolves to where it points.
-fn real_path(path: &Path) -> io::Result<PathBuf> {
-    let mut pending: VecDeque<OsString> = VecDeque::new();
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::Prefix(p) => out.push(p.as_os_str()),
-            Component::RootDir => out.push(Component::RootDir.as_os_str()),
-            Component::CurDir => {}
-            Component::ParentDir | Component::Normal(_) => {
-                pending.push_back(component.as_os_str().to_owned());
-            }
+/// `path` made absolute against the current directory.
+fn absolute(path: PathBuf) -> PathBuf {
+    if path.is_absolute() {
+        return path;
+    }
+    // Without a current directory the relative path is the best we have.
+    std::env::current_dir().map_or_else(|_| path.clone(), |cwd| cwd.join(&path))
+}
+
+/// Why [`Workspace::locate`] refused a path; its text is written for the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The path leads outside every tree the tools may reach.
+    Outside(String),
+    /// The path leads into a tree the tools may only read, for a write.
+    ReadOnly(String),
+    /// The path cannot be worked out (a symlink loop, no `HOME` for `~`).
+    Unresolvable(String),
+    /// The tree the path is in cannot be opened.
+    Unavailable(String),
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (Self::Outside(text)
+        | Self::ReadOnly(text)
+        | Self::Unresolvable(text)
+        | Self::Unavailable(text)) = self;
+        f.write_str(text)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// A path found by [`Workspace::locate`]: a held-open tree and the path inside it.
+#[derive(Clone, Debug)]
+pub struct Located {
+    dir: Arc<Dir>,
+    rel: PathBuf,
+    path: PathBuf,
+    tree: PathBuf,
+    workspace: PathBuf,
+}
+
+impl Located {
+    /// Where the path leads, absolute, for messages and details.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The handle of the tree the path is in; open [`Self::rel`] beneath it.
+    pub fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// The path inside the tree (`.` for the tree itself), never absolute and without `..`.
+    pub fn rel(&self) -> &Path {
+        if self.rel.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &self.rel
         }
     }
-    let mut hops = 0;
-    // Once a component is missing, nothing below it exists, so no symlink can follow.
-    let mut missing = false;
-    while let Some(name) = pending.pop_front() {
-        if name == ".." {
-            // `out` holds real directories only, so its lexical parent is the real one.
-            out.pop();
-            continue;
-        }
-        let candidate = out.join(&name);
-        if !missing {
-            match std::fs::symlink_metadata(&candidate) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    hops += 1;
-                    if hops > MAX_SYMLINK_HOPS {
-                        return Err(io::Error::other("too many levels of symbolic links"));
-                    }
-                    let target = std::fs::read_link(&candidate)?;
-                    if target.is_absolute() {
-                        out = PathBuf::new();
-                    }
-                    for component in target.components().rev() {
-                        match component {
-                            Component::Prefix(p) => out.push(p.as_os_str()),
-                            Component::RootDir => out.push(Component::RootDir.as_os_str()),
-                            Component::CurDir => {}
-                            Component::ParentDir | Component::Normal(_) => {
-                                pending.push_front(component.as_os_str().to_owned());
-                            }
-                        }
-                    }
-                    continue;
-                }
-                Ok(_) => {}
-                Err(e)
-                    if e.kind() == io::ErrorKind::NotFound
-                        || e.kind() == io::ErrorKind::NotADirectory =>
-                {
-                    missing = true;
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        out.push(name);
+
+    /// The directory holding the path (relative to the tree, `.` for its top) and the
+    /// path's own name; `None` for the tree itself.
+    pub fn parent_and_name(&self) -> Option<(&Path, &OsStr)> {
+        let name = self.rel.file_name()?;
+        let parent = self.rel.parent().filter(|p| !p.as_os_str().is_empty());
+        Some((parent.unwrap_or(Path::new(".")), name))
     }
-    Ok(out)
+
+    /// The top of the tree the path is in: the workspace, or another tree the tools may
+    /// reach.
+    pub fn tree(&self) -> &Path {
+        &self.tree
+    }
+
+    /// The workspace directory, for messages.
+    pub fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+}
+
+/// Whether `e` is the refusal of an open that would have left its tree: the kernel's
+/// `EXDEV` from `RESOLVE_BENEATH`, which cap-std reports as a permission error without
+/// an OS code.
+pub fn is_escape(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::PermissionDenied && e.raw_os_error().is_none()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn missing_tail_is_kept_and_dotdot_in_it_is_lexical() {
+    struct Layout {
+        _dir: tempfile::TempDir,
+        outer: PathBuf,
+        ws: Workspace,
+    }
+
+    fn layout() -> Layout {
         let dir = tempfile::tempdir().unwrap();
-        let root = real_path(dir.path()).unwrap();
-        let p = real_path(&root.join("a/b/../c/./d")).unwrap();
-        assert_eq!(p, root.join("a/c/d"));
+        let outer = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(outer.join("ws")).unwrap();
+        std::fs::write(outer.join("secret.txt"), "top secret\n").unwrap();
+        let ws = Workspace::new(outer.join("ws"), false);
+        Layout {
+            _dir: dir,
+            outer,
+            ws,
+        }
+    }
+
+    /// A `Located` whose path inside the workspace was not checked at all: only the
+    /// handle stands between it and the outside.
+    fn unchecked(ws: &Workspace, rel: &str) -> Located {
+        Located {
+            dir: ws.root.dir.clone().unwrap(),
+            rel: PathBuf::from(rel),
+            path: ws.root().join(rel),
+            tree: ws.root().to_path_buf(),
+            workspace: ws.root().to_path_buf(),
+        }
     }
 
     #[cfg(unix)]
     #[test]
-    fn relative_and_chained_symlinks_are_followed() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = real_path(dir.path()).unwrap();
-        std::fs::create_dir_all(root.join("x/y")).unwrap();
-        std::os::unix::fs::symlink("x/y", root.join("l1")).unwrap();
-        std::os::unix::fs::symlink("l1/../y", root.join("l2")).unwrap();
-        assert_eq!(real_path(&root.join("l1/f")).unwrap(), root.join("x/y/f"));
-        assert_eq!(real_path(&root.join("l2")).unwrap(), root.join("x/y"));
+    fn the_handle_refuses_escapes_the_text_never_saw() {
+        let l = layout();
+        std::os::unix::fs::symlink(&l.outer, l.ws.root().join("out")).unwrap();
+        std::os::unix::fs::symlink("../secret.txt", l.ws.root().join("up")).unwrap();
+        for rel in ["out/secret.txt", "up", "../secret.txt", "nope/../up"] {
+            let located = unchecked(&l.ws, rel);
+            let err = located.dir().open(located.rel()).unwrap_err();
+            assert!(
+                is_escape(&err) || err.kind() == io::ErrorKind::NotFound,
+                "{rel}: {err}"
+            );
+            let err = located
+                .dir()
+                .write(located.rel(), "x")
+                .expect_err("a write through an escaping path");
+            assert!(
+                is_escape(&err) || err.kind() == io::ErrorKind::NotFound,
+                "{rel}: {err}"
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(l.outer.join("secret.txt")).unwrap(),
+            "top secret\n"
+        );
+        // An ordinary permission error is not taken for an escape.
+        assert!(!is_escape(&io::Error::from_raw_os_error(13)));
     }
 
-    #[cfg(unix)]
     #[test]
-    fn symlink_loops_are_reported() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = real_path(dir.path()).unwrap();
-        std::os::unix::fs::symlink("b", root.join("a")).unwrap();
-        std::os::unix::fs::symlink("a", root.join("b")).unwrap();
-        let err = real_path(&root.join("a")).unwrap_err();
-        assert!(err.to_string().contains("symbolic links"), "{err}");
+    fn read_only_trees_serve_reads_but_refuse_writes() {
+        let l = layout();
+        std::fs::create_dir(l.outer.join("skills")).unwrap();
+        std::fs::write(l.outer.join("skills/a.md"), "skill").unwrap();
+        let ws = l.ws.clone().with_read_only(l.outer.join("skills"));
+        let skill = l.outer.join("skills/a.md");
+        let found = ws.locate(&skill, Access::Read).unwrap();
+        assert_eq!(found.rel(), Path::new("a.md"));
+        assert_eq!(found.dir().read_to_string(found.rel()).unwrap(), "skill");
+        let refused = ws.locate(&skill, Access::Write).unwrap_err();
+        assert!(matches!(refused, Refusal::ReadOnly(_)), "{refused}");
+        // Beside the read-only tree is still outside.
+        let outside = ws.locate(l.outer.join("secret.txt"), Access::Read);
+        assert!(matches!(outside, Err(Refusal::Outside(_))), "{outside:?}");
+        // When the user allows the outside, writes there go through the whole filesystem.
+        let open = Workspace::new(l.ws.root(), true).with_read_only(l.outer.join("skills"));
+        let found = open.locate(&skill, Access::Write).unwrap();
+        assert_eq!(found.rel(), skill.strip_prefix("/").unwrap());
+    }
+
+    #[test]
+    fn a_root_that_cannot_be_opened_is_reported_on_use() {
+        let l = layout();
+        let ws = Workspace::new(l.outer.join("missing"), false);
+        let err = ws.locate("f", Access::Read).unwrap_err();
+        assert!(matches!(err, Refusal::Unavailable(_)), "{err}");
+        assert!(err.to_string().contains("missing"), "{err}");
     }
 }

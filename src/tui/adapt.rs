@@ -1,25 +1,22 @@
 //! The background runtime's reports as `Msg`s, and its controls as a [`Background`].
 
 use super::Background;
-use super::msg::{CronRow, CronRunStatus, Msg, SubagentRow, SubagentStatus};
+use super::msg::{CronRow, CronRunStatus, Msg, SubagentRow};
+use crate::agent::NoticeLevel;
+use crate::config::Settings;
+use crate::mcp::launch::remember_trust;
+use crate::mcp::trust::TrustDecision;
+use crate::mcp::{McpManager, ServerSpec};
 use crate::runtime::cron::{CronJobInfo, CronService, RunStatus};
 use crate::runtime::{RuntimeEvent, SubagentInfo, SubagentManager};
 use std::time::{Duration, SystemTime};
 
 impl From<&SubagentInfo> for SubagentRow {
     fn from(info: &SubagentInfo) -> Self {
-        use crate::runtime::SubagentStatus as S;
         SubagentRow {
             id: info.id.clone(),
             label: info.label.clone(),
-            status: match info.status {
-                S::Queued => SubagentStatus::Queued,
-                S::Running => SubagentStatus::Running,
-                S::Done => SubagentStatus::Done,
-                S::Failed => SubagentStatus::Failed,
-                S::Cancelled => SubagentStatus::Cancelled,
-                S::TurnLimit => SubagentStatus::TurnLimit,
-            },
+            status: info.status,
             turns: info.turns,
             tokens: info.tokens,
             elapsed: Duration::from_millis(info.elapsed_ms),
@@ -62,6 +59,14 @@ impl From<RuntimeEvent> for Msg {
             RuntimeEvent::SubagentUpdate { info } => Msg::SubagentUpdate(SubagentRow::from(&info)),
             RuntimeEvent::PendingNotifications { count } => Msg::PendingNotifications(count),
             RuntimeEvent::McpServerUpdate { server } => Msg::McpServer(server),
+            RuntimeEvent::CronStatus { ok, message } => {
+                let level = if ok {
+                    NoticeLevel::Info
+                } else {
+                    NoticeLevel::Error
+                };
+                Msg::Notice(level, message)
+            }
         }
     }
 }
@@ -78,6 +83,19 @@ pub struct RuntimeControls {
     pub subagents: Option<SubagentManager>,
     /// Pauses, resumes and deletes jobs.
     pub cron: Option<CronService>,
+    /// Starts the workspace's `.mcp.json` servers once the user trusts them.
+    pub mcp: Option<ProjectMcp>,
+}
+
+/// The project servers waiting for the user's answer, and where it is remembered.
+#[derive(Clone)]
+pub struct ProjectMcp {
+    /// Starts them.
+    pub manager: McpManager,
+    /// They, as the file declares them.
+    pub servers: Vec<ServerSpec>,
+    /// The data dir and the workspace the answer is remembered for.
+    pub settings: Settings,
 }
 
 impl RuntimeControls {
@@ -106,5 +124,22 @@ impl Background for RuntimeControls {
 
     fn delete_cron(&self, id: &str) -> Result<(), String> {
         self.cron()?.remove(id).map(drop).map_err(|e| e.to_string())
+    }
+
+    fn trust_project_mcp(&self, trusted: bool) -> Result<(), String> {
+        let Some(project) = &self.mcp else {
+            return Err("this workspace has no project MCP servers to start.".into());
+        };
+        let decision = if trusted {
+            TrustDecision::Trusted
+        } else {
+            TrustDecision::Declined
+        };
+        // Remembered first: a failure to save still starts them for this session.
+        let saved = remember_trust(&project.settings, &project.servers, decision);
+        if trusted {
+            project.manager.start_untrusted();
+        }
+        saved
     }
 }

@@ -1,61 +1,60 @@
-//! The composer: a multi-line `tui-textarea` with history (Up/Down at its edges) and
-//! completion of slash commands and `@path` mentions.
+//! The composer part: a multi-line `tui-textarea` with history (Up/Down at its edges)
+//! and completion of slash commands, their arguments and `@path` mentions. The text
+//! area carries no theme: colours are applied when it is drawn.
 
+mod completion;
+mod draw;
+
+pub use completion::{Completion, CompletionKind};
+pub(crate) use draw::ComposerView;
+
+use super::keymap::Action;
+use super::msg::Effect;
+use super::overlay::Overlay;
+use super::part::{Handled, Intent};
 use super::slash;
-use super::theme::Theme;
 use super::wrap::str_width;
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
 use tui_textarea::{CursorMove, TextArea, WrapMode};
 
 /// History entries kept (and loaded).
 pub const HISTORY_LIMIT: usize = 1000;
-/// Completion items shown at most.
-pub const COMPLETION_ITEMS: usize = 8;
 /// Rows the composer grows to at most.
 pub const MAX_ROWS: u16 = 8;
+/// What the empty composer says.
+const PLACEHOLDER: &str = "Ask anything · / commands · @ files · F1 help";
 
-/// What a completion popup completes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompletionKind {
-    /// A slash command or its argument.
-    Command,
-    /// A workspace path after `@`.
-    Path,
-}
-
-/// An open completion popup.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Completion {
-    /// What is being completed.
-    pub kind: CompletionKind,
-    /// Candidates, best first.
-    pub items: Vec<String>,
-    /// The highlighted candidate.
-    pub selected: usize,
-    /// Characters before the cursor that the choice replaces.
-    replace_chars: usize,
-}
-
-/// The composer's state.
+/// The text being written, its history and its completion popup.
 #[derive(Clone, Debug)]
 pub struct Composer {
     textarea: TextArea<'static>,
     history: Vec<String>,
     browsing: Option<usize>,
     draft: String,
-    /// The open completion popup.
-    pub completion: Option<Completion>,
+    completion: Option<Completion>,
+    /// The text at which the popup was dismissed (it stays closed until the text changes).
     dismissed: Option<String>,
-    /// Whether `@` was typed and the file list is needed.
-    pub wants_files: bool,
-    /// Whether `/model` is being typed and the server's model list is wanted.
-    pub wants_models: bool,
+    /// The workspace's files for `@path`, once listed.
+    files: Option<Vec<String>>,
+    /// `@` was typed before the file list arrived.
+    wants_files: bool,
+    files_requested: bool,
+    /// `/model` is being typed: the server's model list is wanted.
+    wants_models: bool,
+    models_requested: bool,
+    /// The model names `/model` completes: the server's once listed (else the configured
+    /// ones), the current model first when neither has it.
+    models: Vec<String>,
+    configured_models: Vec<String>,
+    server_models: Option<Vec<String>>,
+    current_model: String,
 }
 
 impl Composer {
-    /// An empty composer styled by `theme`.
-    pub fn new(theme: &Theme) -> Self {
+    /// An empty composer completing `/model` from `configured_models` and
+    /// `current_model`.
+    pub(crate) fn new(configured_models: Vec<String>, current_model: String) -> Self {
         let mut composer = Self {
             textarea: TextArea::default(),
             history: Vec::new(),
@@ -63,26 +62,19 @@ impl Composer {
             draft: String::new(),
             completion: None,
             dismissed: None,
+            files: None,
             wants_files: false,
+            files_requested: false,
             wants_models: false,
+            models_requested: false,
+            models: Vec::new(),
+            configured_models,
+            server_models: None,
+            current_model,
         };
-        composer.set_text("", theme);
+        composer.rebuild_models();
+        composer.set_text("");
         composer
-    }
-
-    fn style(&mut self, theme: &Theme) {
-        let ta = &mut self.textarea;
-        ta.set_wrap_mode(WrapMode::WordOrGlyph);
-        ta.set_style(theme.text());
-        ta.set_cursor_line_style(Style::default());
-        ta.set_cursor_style(Style::default().add_modifier(Modifier::REVERSED));
-        ta.set_placeholder_text("Ask anything · / commands · @ files · F1 help");
-        ta.set_placeholder_style(theme.dim());
-    }
-
-    /// The text area, for rendering.
-    pub fn textarea(&self) -> &TextArea<'static> {
-        &self.textarea
     }
 
     /// The whole text.
@@ -95,58 +87,145 @@ impl Composer {
         self.textarea.lines().iter().all(|l| l.trim().is_empty())
     }
 
+    /// The open completion popup.
+    pub fn completion(&self) -> Option<&Completion> {
+        self.completion.as_ref()
+    }
+
+    /// The history, oldest first.
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+
+    /// Keys while the composer has focus (and printable keys typed in another pane, with
+    /// no action): editing, history at the first and last line, the popup's keys.
+    pub(crate) fn handle_key(&mut self, key: &KeyEvent, action: Option<Action>) -> Handled {
+        match action {
+            Some(Action::Submit) => {
+                // What is sent, and whether that changes the screen, is the root's to say.
+                let mut handled = Handled::unchanged();
+                if self.completion.is_some() {
+                    self.accept_completion();
+                    handled = Handled::changed();
+                    // A completed command that is not finished yet waits for the rest.
+                    if slash::parse(&self.text()).is_none_or(|c| c.is_err()) {
+                        return handled;
+                    }
+                }
+                return handled.ask(Intent::Submit);
+            }
+            Some(Action::Newline) => {
+                self.textarea.insert_newline();
+                return Handled::changed();
+            }
+            _ => {}
+        }
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        let mut handled = Handled::changed();
+        match key.code {
+            KeyCode::Up if plain && self.completion.is_some() => self.move_selection(-1),
+            KeyCode::Down if plain && self.completion.is_some() => self.move_selection(1),
+            // At the composer's first or last line, Up/Down walk the history.
+            KeyCode::Up if plain && self.on_first_line() => {
+                self.history_prev();
+            }
+            KeyCode::Down if plain && self.on_last_line() => {
+                self.history_next();
+            }
+            KeyCode::Char('?') if plain && self.is_blank() => {
+                handled = handled.ask(Intent::Open(Overlay::Help { scroll: 0 }));
+            }
+            _ => {
+                self.textarea.input(*key);
+                self.refresh_completion();
+            }
+        }
+        if self.wants_files && !self.files_requested {
+            self.files_requested = true;
+            handled = handled.with(Effect::ListFiles);
+        }
+        if self.wants_models && !self.models_requested {
+            self.models_requested = true;
+            handled = handled.with(Effect::ListModels);
+        }
+        handled
+    }
+
+    /// Inserts pasted text at the cursor (its line breaks kept).
+    pub(crate) fn paste(&mut self, text: &str) -> Handled {
+        self.textarea
+            .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+        self.refresh_completion();
+        Handled::changed()
+    }
+
+    /// Takes the text out (without trailing whitespace), leaving the composer empty.
+    pub(crate) fn take(&mut self) -> String {
+        let text = self.text();
+        self.clear();
+        text.trim_end().to_owned()
+    }
+
     /// Replaces the text and puts the cursor at its end.
-    pub fn set_text(&mut self, text: &str, theme: &Theme) {
+    pub(crate) fn set_text(&mut self, text: &str) {
         let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
         self.textarea = TextArea::new(lines);
-        self.style(theme);
+        // Theme-free settings only: the theme's colours are applied in `draw`.
+        self.textarea.set_wrap_mode(WrapMode::WordOrGlyph);
+        self.textarea.set_style(Style::default());
+        self.textarea.set_cursor_line_style(Style::default());
+        self.textarea
+            .set_cursor_style(Style::default().add_modifier(Modifier::REVERSED));
+        self.textarea.set_placeholder_text(PLACEHOLDER);
+        self.textarea.set_placeholder_style(Style::default());
         self.textarea.move_cursor(CursorMove::Bottom);
         self.textarea.move_cursor(CursorMove::End);
         self.completion = None;
     }
 
     /// Empties the composer and leaves history browsing.
-    pub fn clear(&mut self, theme: &Theme) {
-        self.set_text("", theme);
+    pub(crate) fn clear(&mut self) {
+        self.set_text("");
         self.browsing = None;
         self.dismissed = None;
     }
 
-    /// Inserts text at the cursor (a paste keeps its line breaks).
-    pub fn insert(&mut self, text: &str) {
-        self.textarea
-            .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
-    }
-
-    /// Inserts a line break.
-    pub fn newline(&mut self) {
-        self.textarea.insert_newline();
-    }
-
-    /// Passes a key to the text area; returns whether the text changed.
-    pub fn key(&mut self, key: KeyEvent) -> bool {
-        self.textarea.input(key)
+    /// Puts `texts` (taken back out of the queues) in front of what is being written,
+    /// one per line; returns whether there were any.
+    pub(crate) fn restore(&mut self, texts: Vec<String>) -> bool {
+        if texts.is_empty() {
+            return false;
+        }
+        let mut parts = texts;
+        if !self.is_blank() {
+            parts.push(self.text());
+        }
+        self.set_text(&parts.join("\n"));
+        true
     }
 
     /// Whether the cursor is on the first line.
-    pub fn on_first_line(&self) -> bool {
+    fn on_first_line(&self) -> bool {
         self.textarea.cursor().0 == 0
     }
 
     /// Whether the cursor is on the last line.
-    pub fn on_last_line(&self) -> bool {
+    fn on_last_line(&self) -> bool {
         self.textarea.cursor().0 + 1 >= self.textarea.lines().len()
     }
 
     /// Loads history read from disk (oldest first), keeping what was typed since.
-    pub fn load_history(&mut self, mut entries: Vec<String>) {
+    pub(crate) fn load_history(&mut self, mut entries: Vec<String>) -> Handled {
         entries.append(&mut self.history);
         let skip = entries.len().saturating_sub(HISTORY_LIMIT);
         self.history = entries.into_iter().skip(skip).collect();
+        Handled::unchanged()
     }
 
     /// Remembers a sent text; returns whether it is new (not a repeat of the last).
-    pub fn remember(&mut self, text: &str) -> bool {
+    pub(crate) fn remember(&mut self, text: &str) -> bool {
         self.browsing = None;
         if self.history.last().is_some_and(|l| l == text) {
             return false;
@@ -158,13 +237,8 @@ impl Composer {
         true
     }
 
-    /// The history, oldest first.
-    pub fn history(&self) -> &[String] {
-        &self.history
-    }
-
     /// Shows the previous history entry; false when there is none.
-    pub fn history_prev(&mut self, theme: &Theme) -> bool {
+    fn history_prev(&mut self) -> bool {
         let next = match self.browsing {
             None if self.history.is_empty() => return false,
             None => {
@@ -176,29 +250,29 @@ impl Composer {
         };
         self.browsing = Some(next);
         let text = self.history[next].clone();
-        self.set_text(&text, theme);
+        self.set_text(&text);
         true
     }
 
     /// Shows the next history entry, or the draft after the newest; false when not browsing.
-    pub fn history_next(&mut self, theme: &Theme) -> bool {
+    fn history_next(&mut self) -> bool {
         let Some(i) = self.browsing else {
             return false;
         };
         if i + 1 < self.history.len() {
             self.browsing = Some(i + 1);
             let text = self.history[i + 1].clone();
-            self.set_text(&text, theme);
+            self.set_text(&text);
         } else {
             self.browsing = None;
             let draft = std::mem::take(&mut self.draft);
-            self.set_text(&draft, theme);
+            self.set_text(&draft);
         }
         true
     }
 
     /// Rows the text needs at `width` (at least 1, at most `MAX_ROWS`).
-    pub fn rows(&self, width: u16) -> u16 {
+    pub(crate) fn rows(&self, width: u16) -> u16 {
         let width = usize::from(width.max(1));
         let rows: usize = self
             .textarea
@@ -208,136 +282,6 @@ impl Composer {
             .sum();
         u16::try_from(rows).unwrap_or(MAX_ROWS).clamp(1, MAX_ROWS)
     }
-
-    /// The word before the cursor on its line.
-    fn word_before_cursor(&self) -> &str {
-        let (row, col) = (self.textarea.cursor().0, self.textarea.cursor().1);
-        let line = self.textarea.lines().get(row).map_or("", String::as_str);
-        let byte = line.char_indices().nth(col).map_or(line.len(), |(i, _)| i);
-        let before = &line[..byte];
-        let start = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
-        &before[start..]
-    }
-
-    /// Recomputes the popup after a change; `files` are workspace paths, `models` the
-    /// model names known.
-    pub fn refresh_completion(&mut self, files: Option<&[String]>, models: &[String]) {
-        let text = self.text();
-        // "/m" already names /model alone: the list is asked for while the rest is typed.
-        let command = text.split(char::is_whitespace).next().unwrap_or_default();
-        if command.len() >= 2 && "/model".starts_with(command) {
-            self.wants_models = true;
-        }
-        if self.dismissed.as_deref() == Some(text.as_str()) {
-            self.completion = None;
-            return;
-        }
-        self.dismissed = None;
-        let previous = self.completion.take();
-        let single_line = self.textarea.lines().len() == 1;
-        let word = self.word_before_cursor().to_owned();
-        let (kind, items, replace) = if single_line && text.starts_with('/') {
-            let before_cursor: String = {
-                let line = &self.textarea.lines()[0];
-                line.chars().take(self.textarea.cursor().1).collect()
-            };
-            let (items, replace) = slash::complete(&before_cursor, models);
-            (CompletionKind::Command, items, replace)
-        } else if let Some(partial) = word.strip_prefix('@') {
-            match files {
-                Some(files) => (
-                    CompletionKind::Path,
-                    match_paths(files, partial),
-                    partial.chars().count(),
-                ),
-                None => {
-                    self.wants_files = true;
-                    return;
-                }
-            }
-        } else {
-            return;
-        };
-        if items.is_empty() {
-            return;
-        }
-        let selected = previous
-            .filter(|p| p.kind == kind)
-            .and_then(|p| {
-                p.items
-                    .get(p.selected)
-                    .and_then(|s| items.iter().position(|i| i == s))
-            })
-            .unwrap_or(0);
-        self.completion = Some(Completion {
-            kind,
-            items,
-            selected,
-            replace_chars: replace,
-        });
-    }
-
-    /// Moves the popup's highlight by `delta`.
-    pub fn move_selection(&mut self, delta: isize) {
-        if let Some(c) = &mut self.completion {
-            let n = c.items.len() as isize;
-            c.selected = (c.selected as isize + delta).rem_euclid(n.max(1)) as usize;
-        }
-    }
-
-    /// Closes the popup until the text changes.
-    pub fn dismiss_completion(&mut self) {
-        self.completion = None;
-        self.dismissed = Some(self.text());
-    }
-
-    /// Replaces the completed word with the highlighted candidate.
-    pub fn accept_completion(&mut self) -> bool {
-        let Some(c) = self.completion.take() else {
-            return false;
-        };
-        let Some(choice) = c.items.get(c.selected) else {
-            return false;
-        };
-        for _ in 0..c.replace_chars {
-            self.textarea.delete_char();
-        }
-        let needs_space = !choice.ends_with('/');
-        self.textarea.insert_str(choice);
-        if needs_space {
-            self.textarea.insert_char(' ');
-        }
-        true
-    }
-}
-
-/// Workspace paths matching `partial`: prefix matches of the path or file name first,
-/// then substring matches; shorter paths first.
-pub fn match_paths(files: &[String], partial: &str) -> Vec<String> {
-    let needle = partial.to_lowercase();
-    let mut scored: Vec<(u8, usize, &String)> = files
-        .iter()
-        .filter_map(|f| {
-            let lower = f.to_lowercase();
-            let name = lower.rsplit('/').next().unwrap_or(&lower);
-            let score = if lower.starts_with(&needle) {
-                0
-            } else if name.starts_with(&needle) {
-                1
-            } else if lower.contains(&needle) {
-                2
-            } else {
-                return None;
-            };
-            Some((score, f.len(), f))
-        })
-        .collect();
-    scored.sort();
-    scored
-        .into_iter()
-        .take(COMPLETION_ITEMS)
-        .map(|(_, _, f)| f.clone())
-        .collect()
 }
 
 #[cfg(test)]
@@ -346,51 +290,29 @@ mod tests {
 
     #[test]
     fn history_browses_and_returns_to_the_draft() {
-        let theme = Theme::fallback();
-        let mut c = Composer::new(&theme);
-        c.load_history(vec!["one".into(), "two".into()]);
-        c.insert("draft");
-        assert!(c.history_prev(&theme));
+        let mut c = Composer::new(Vec::new(), "m".into());
+        let _ = c.load_history(vec!["one".into(), "two".into()]);
+        let _ = c.paste("draft");
+        assert!(c.history_prev());
         assert_eq!(c.text(), "two");
-        assert!(c.history_prev(&theme));
+        assert!(c.history_prev());
         assert_eq!(c.text(), "one");
-        assert!(!c.history_prev(&theme));
-        assert!(c.history_next(&theme));
-        assert!(c.history_next(&theme));
+        assert!(!c.history_prev());
+        assert!(c.history_next());
+        assert!(c.history_next());
         assert_eq!(c.text(), "draft");
-        assert!(!c.history_next(&theme));
+        assert!(!c.history_next());
         assert!(c.remember("three"));
         assert!(!c.remember("three"));
     }
 
     #[test]
-    fn paths_complete_after_an_at_sign() {
-        let theme = Theme::fallback();
-        let mut c = Composer::new(&theme);
-        c.insert("look at @ma");
-        c.refresh_completion(None, &[]);
-        assert!(c.wants_files && c.completion.is_none());
-        let files = vec![
-            "src/main.rs".to_owned(),
-            "Makefile".to_owned(),
-            "docs/x.md".to_owned(),
-        ];
-        c.refresh_completion(Some(&files), &[]);
-        let popup = c.completion.clone().unwrap();
-        assert_eq!(popup.items, ["Makefile", "src/main.rs"]);
-        c.move_selection(1);
-        assert!(c.accept_completion());
-        assert_eq!(c.text(), "look at @src/main.rs ");
-    }
-
-    #[test]
     fn rows_follow_the_wrapped_text() {
-        let theme = Theme::fallback();
-        let mut c = Composer::new(&theme);
+        let mut c = Composer::new(Vec::new(), "m".into());
         assert_eq!(c.rows(10), 1);
-        c.insert(&"x".repeat(25));
+        let _ = c.paste(&"x".repeat(25));
         assert_eq!(c.rows(10), 3);
-        c.insert(&"\n".repeat(20));
+        let _ = c.paste(&"\n".repeat(20));
         assert_eq!(c.rows(10), MAX_ROWS);
     }
 }

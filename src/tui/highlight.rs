@@ -10,7 +10,7 @@
 //! caches) cost 0.3–15 MB per language — about 70 MB for a reply with a dozen languages,
 //! against about 6 MB with Oniguruma, which also compiles ten times faster.
 
-use super::msg::{HighlightRequest, HighlightedCode, Msg};
+use super::msg::{Effect, HighlightRequest, HighlightedCode, Msg};
 use ratatui::style::{Color, Modifier, Style};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -127,6 +127,62 @@ fn convert(style: syntect::highlighting::Style) -> Style {
         out = out.add_modifier(Modifier::UNDERLINED);
     }
     out
+}
+
+/// Highlighted blocks, and the requests on their way with the chat entries waiting for
+/// each: the chat and the detail overlay share them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct HighlightStore {
+    done: HighlightCache,
+    waiting: HashMap<u64, Vec<usize>>,
+}
+
+impl HighlightStore {
+    /// The blocks highlighted so far.
+    pub(crate) fn cache(&self) -> &HighlightCache {
+        &self.done
+    }
+
+    /// Whether the block `key` was asked for and has not come back yet.
+    pub(crate) fn is_waiting(&self, key: u64) -> bool {
+        self.waiting.contains_key(&key)
+    }
+
+    /// Asks for `request` on behalf of chat entry `entry`; the effect is there only for
+    /// the first ask of a block.
+    pub(crate) fn request_for(
+        &mut self,
+        entry: usize,
+        request: HighlightRequest,
+    ) -> Option<Effect> {
+        let waiting = self.waiting.entry(request.key).or_default();
+        let first = waiting.is_empty();
+        if !waiting.contains(&entry) {
+            waiting.push(entry);
+        }
+        first.then_some(Effect::Highlight(request))
+    }
+
+    /// Asks for a block no chat entry shows (the detail overlay's arguments), unless it
+    /// is highlighted or on its way already.
+    pub(crate) fn request(&mut self, request: HighlightRequest) -> Option<Effect> {
+        if self.done.contains_key(&request.key) || self.waiting.contains_key(&request.key) {
+            return None;
+        }
+        self.waiting.insert(request.key, Vec::new());
+        Some(Effect::Highlight(request))
+    }
+
+    /// A block came back; returns the chat entries that show it.
+    pub(crate) fn arrived(&mut self, key: u64, lines: HighlightedCode) -> Vec<usize> {
+        self.done.insert(key, lines);
+        self.waiting.remove(&key).unwrap_or_default()
+    }
+
+    /// Forgets which entries wait (their chat is gone); the cache stays.
+    pub(crate) fn forget_waiting(&mut self) {
+        self.waiting.clear();
+    }
 }
 
 /// A handle on the highlighting thread; the thread starts with the first request.

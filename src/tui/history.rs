@@ -31,14 +31,12 @@ pub fn load(data_dir: &Path) -> std::io::Result<Vec<String>> {
 
 /// Appends one entry, creating the file private to the user (it may hold secrets).
 pub fn append(data_dir: &Path, entry: &str) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::create_dir_all(data_dir)?;
+    crate::private_fs::create_dir(data_dir, data_dir)?;
     let line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(history_path(data_dir))?;
+    let mut file = crate::private_fs::open(
+        &history_path(data_dir),
+        std::fs::OpenOptions::new().create(true).append(true),
+    )?;
     // One write per entry, so concurrent instances interleave whole lines.
     file.write_all(format!("{line}\n").as_bytes())
 }

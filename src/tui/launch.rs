@@ -1,7 +1,7 @@
 //! Starting the client: theme, keys and logging first (errors before the screen is
 //! taken), then the terminal, the runtime loop, and a clean exit.
 
-use super::adapt::{RuntimeControls, cron_rows};
+use super::adapt::{ProjectMcp, RuntimeControls, cron_rows};
 use super::app::{App, AppConfig};
 use super::keymap::KeyMap;
 use super::msg::{Effect, LoadedSession, Msg};
@@ -57,19 +57,16 @@ fn app_config(
             models.push(m.clone());
         }
     }
-    Ok(AppConfig {
-        theme,
-        keymap,
-        provider: settings.provider.name.clone(),
-        model,
-        models,
-        context_window: settings.provider.context_window,
-        workspace: display_path(&settings.workspace),
-        thinking: settings.thinking,
-        tool_execution: settings.tool_execution,
-        mouse_capture: settings.file.ui.mouse.unwrap_or(true),
-        time_zone: None,
-    })
+    let mut config = AppConfig::new(settings.provider.name.clone(), model);
+    config.theme = theme;
+    config.keymap = keymap;
+    config.models = models;
+    config.context_window = settings.provider.context_window;
+    config.workspace = display_path(&settings.workspace);
+    config.thinking = settings.thinking;
+    config.tool_execution = settings.tool_execution;
+    config.mouse_capture = settings.file.ui.mouse.unwrap_or(true);
+    Ok(config)
 }
 
 /// Forwards the runtime's events and cron job lists into the inbox.
@@ -202,11 +199,17 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
             background: Some(Arc::new(RuntimeControls {
                 subagents: Some(main.subagents.clone()),
                 cron: main.cron.clone(),
+                mcp: (!main.mcp_plan.untrusted.is_empty()).then(|| ProjectMcp {
+                    manager: main.mcp.clone(),
+                    servers: main.mcp_plan.untrusted.clone(),
+                    settings: settings.clone(),
+                }),
             })),
             keys: None,
             runtime_events: Some(main.events),
             cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
             supervisor: Some(main.supervisor.clone()),
+            startup: mcp_question(&main.mcp_plan),
         };
         let session = (sessions.clone(), first);
         let code = client(
@@ -223,10 +226,24 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         main.supervisor.stop().await;
         main.subagents.shutdown().await;
         sessions.close().await;
+        // Stdio servers are stopped (their process groups too), not left behind.
+        let _ = tokio::time::timeout(QUIT_GRACE * 3, main.mcp.shutdown()).await;
         code
     });
     runtime.shutdown_background();
     code
+}
+
+/// The question about the workspace's `.mcp.json` servers, when it was never answered
+/// for the servers the file names now.
+fn mcp_question(plan: &crate::mcp::launch::McpPlan) -> Vec<Msg> {
+    if !plan.ask_trust {
+        return Vec::new();
+    }
+    vec![Msg::AskMcpTrust {
+        file: display_path(&plan.project_file),
+        servers: crate::mcp::trust::describe(&plan.untrusted),
+    }]
 }
 
 /// Takes the terminal, runs the loop, gives the terminal back.
@@ -279,6 +296,9 @@ async fn client(
         );
     }
     rt.dispatch(&mut app, &mut term, Msg::SessionLoaded(Box::new(first)));
+    for msg in std::mem::take(&mut options.startup) {
+        rt.dispatch(&mut app, &mut term, msg);
+    }
     for warning in options.warnings {
         rt.dispatch(
             &mut app,
@@ -304,8 +324,10 @@ async fn client(
     match result {
         Ok(runtime::Exit::Quit) => EXIT_OK,
         Ok(runtime::Exit::Signal(code)) => code,
+        // As SIGHUP would: 128 + 1.
+        Ok(runtime::Exit::HangUp) => 129,
         Err(e) => {
-            eprintln!("claw-tui: the terminal failed: {e}");
+            terminal::tell(&format!("claw-tui: the terminal failed: {e}"));
             EXIT_RUN_FAILED
         }
     }

@@ -37,6 +37,13 @@ pub enum Msg {
     PendingNotifications(usize),
     /// An MCP server's state or tools changed (added, or replaced by name).
     McpServer(crate::mcp::McpServerInfo),
+    /// The workspace's `.mcp.json` names servers the user was never asked about.
+    AskMcpTrust {
+        /// The project file.
+        file: String,
+        /// Each server as `name: what it runs or reaches`.
+        servers: Vec<String>,
+    },
     /// A message the agent sent with the `message` tool.
     Outbound(OutboundMessage),
     /// A tool call waits for the user's approval.
@@ -142,6 +149,9 @@ pub enum Effect {
     },
     /// Cancel a subagent.
     CancelSubagent(String),
+    /// The user's answer about the workspace's `.mcp.json` servers (remembered; `true`
+    /// starts them).
+    TrustProjectMcp(bool),
     /// Pause a cron job.
     PauseCron(String),
     /// Resume a paused cron job.
@@ -165,37 +175,6 @@ pub struct HighlightRequest {
     pub theme: String,
 }
 
-/// The state of a subagent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SubagentStatus {
-    /// Waiting for a free slot.
-    Queued,
-    /// Working.
-    Running,
-    /// Finished with a result.
-    Done,
-    /// Ended with an error.
-    Failed,
-    /// Cancelled by the user or the agent.
-    Cancelled,
-    /// Stopped at its turn limit before finishing.
-    TurnLimit,
-}
-
-impl SubagentStatus {
-    /// The word shown in the dashboard.
-    pub fn label(self) -> &'static str {
-        match self {
-            SubagentStatus::Queued => "queued",
-            SubagentStatus::Running => "working",
-            SubagentStatus::Done => "done",
-            SubagentStatus::Failed => "failed",
-            SubagentStatus::Cancelled => "cancelled",
-            SubagentStatus::TurnLimit => "stopped at its turn limit",
-        }
-    }
-}
-
 /// One subagent in the dashboard.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubagentRow {
@@ -204,7 +183,7 @@ pub struct SubagentRow {
     /// Short name given by the agent.
     pub label: String,
     /// Its state.
-    pub status: SubagentStatus,
+    pub status: crate::runtime::SubagentStatus,
     /// Turns taken so far.
     pub turns: u32,
     /// Tokens used so far (input + output).

@@ -3,11 +3,11 @@
 //! changed, a 10 Hz tick only while work runs), and the executor of `Effect`s.
 
 use super::app::App;
+use super::app::view;
 use super::highlight::Highlighter;
 use super::msg::{Effect, Msg};
 use super::session_host::{SessionHost, Target};
 use super::terminal::{self, Term};
-use super::view::view;
 use super::{Approvals, Background, history};
 use crate::agent::{Agent, AgentError, AgentEvent, NoticeLevel};
 use crate::runtime::Supervisor;
@@ -32,12 +32,22 @@ const STREAM_FRAME: Duration = Duration::from_micros(33_333);
 /// Spinner and elapsed-time period while work runs.
 const TICK: Duration = Duration::from_millis(100);
 
+/// The terminal handed to someone else for a while.
+enum Handover {
+    /// The shell, until it resumes the process (Ctrl+Z).
+    Suspend,
+    /// `$EDITOR`, on this text, until it exits (Ctrl+G).
+    Editor(String),
+}
+
 /// How the loop ended.
 pub(super) enum Exit {
     /// The user quit.
     Quit,
     /// A signal asked the process to stop; the exit code to use.
     Signal(i32),
+    /// The terminal went away (reads or writes fail with EIO or EPIPE).
+    HangUp,
 }
 
 /// What the effects need: the agent, the inbox, the background runtime.
@@ -54,8 +64,8 @@ pub(super) struct Runtime {
     agent_events: UnboundedReceiver<AgentEvent>,
     pending: VecDeque<Msg>,
     quit: bool,
-    /// The terminal was handed over (editor, suspend): input and screen need a reset.
-    handed_over: bool,
+    /// The terminal is to be handed over once the effects of this round are done.
+    handover: Option<Handover>,
 }
 
 impl Runtime {
@@ -84,7 +94,7 @@ impl Runtime {
             sessions,
             pending: VecDeque::new(),
             quit: false,
-            handed_over: false,
+            handover: None,
         }
     }
 
@@ -155,17 +165,8 @@ impl Runtime {
                 self.pending.push_back(Msg::QueueRestored(texts));
             }
             Effect::Quit => self.quit = true,
-            Effect::Suspend => {
-                if let Err(e) = terminal::suspend() {
-                    tracing::warn!("suspend failed: {e}");
-                }
-                self.handed_over = true;
-            }
-            Effect::OpenEditor(text) => {
-                let result = terminal::edit_externally(&text);
-                self.pending.push_back(Msg::EditorDone(result));
-                self.handed_over = true;
-            }
+            Effect::Suspend => self.handover = Some(Handover::Suspend),
+            Effect::OpenEditor(text) => self.handover = Some(Handover::Editor(text)),
             Effect::SaveHistory(text) => {
                 let dir = self.data_dir.clone();
                 tokio::task::spawn_blocking(move || {
@@ -214,6 +215,10 @@ impl Runtime {
             Effect::ResumeCron(id) => {
                 self.background("resume the job", move |b| b.resume_cron(&id))
             }
+            Effect::TrustProjectMcp(trusted) => self
+                .background("answer about the project's MCP servers", move |b| {
+                    b.trust_project_mcp(trusted)
+                }),
             Effect::DeleteCron(id) => {
                 self.background("delete the job", move |b| b.delete_cron(&id))
             }
@@ -234,6 +239,25 @@ impl Runtime {
         }
     }
 
+    /// Lets the shell or the editor have the terminal until it gives it back, with input
+    /// suspended (see `run`); the editor runs on a blocking thread, so no runtime worker
+    /// waits on it.
+    async fn hand_over(&mut self, handover: Handover) {
+        match handover {
+            Handover::Suspend => {
+                if let Err(e) = terminal::suspend() {
+                    tracing::warn!("suspend failed: {e}");
+                }
+            }
+            Handover::Editor(text) => {
+                let result = tokio::task::spawn_blocking(move || terminal::edit_externally(&text))
+                    .await
+                    .unwrap_or_else(|e| Err(format!("the editor could not be run: {e}")));
+                self.pending.push_back(Msg::EditorDone(result));
+            }
+        }
+    }
+
     /// Draws one frame inside a synchronized update.
     fn draw(&mut self, app: &mut App, term: &mut Term) -> std::io::Result<()> {
         let effects = app.update(Msg::Frame);
@@ -246,8 +270,24 @@ impl Runtime {
         Ok(())
     }
 
-    /// Runs until the user quits or a signal arrives.
+    /// Runs until the user quits, a signal arrives or the terminal goes away.
     pub async fn run(
+        &mut self,
+        app: &mut App,
+        term: &mut Term,
+        inbox: &mut UnboundedReceiver<Msg>,
+    ) -> std::io::Result<Exit> {
+        match self.serve(app, term, inbox).await {
+            Err(e) if terminal::is_hangup(&e) => {
+                terminal::hung_up();
+                tracing::info!("the terminal is gone ({e}); saving and exiting");
+                Ok(Exit::HangUp)
+            }
+            other => other,
+        }
+    }
+
+    async fn serve(
         &mut self,
         app: &mut App,
         term: &mut Term,
@@ -271,7 +311,11 @@ impl Runtime {
             tokio::select! {
                 biased;
                 _ = sigterm.recv() => return Ok(Exit::Signal(128 + 15)),
-                _ = sighup.recv() => return Ok(Exit::Signal(128 + 1)),
+                _ = sighup.recv() => {
+                    // The terminal is gone, or going: nothing more is written to it.
+                    terminal::hung_up();
+                    return Ok(Exit::Signal(128 + 1));
+                }
                 event = input.next() => match event {
                     Some(Ok(event)) => self.pending.push_back(Msg::Term(event)),
                     Some(Err(e)) => return Err(e),
@@ -308,11 +352,15 @@ impl Runtime {
             if self.quit {
                 return Ok(Exit::Quit);
             }
-            if self.handed_over {
-                self.handed_over = false;
-                // The old reader may have lost bytes to the editor; start a fresh one and
-                // repaint everything.
-                input = EventStream::new();
+            if let Some(handover) = self.handover.take() {
+                // Input is suspended while another program has the terminal: the stream
+                // is not polled until it is back, and its reader thread reads the terminal
+                // only for a poll that found nothing, while the last poll delivered the
+                // key that asked for this. So every key typed meanwhile goes to that
+                // program, and the same stream resumes afterwards. (Dropping it and
+                // starting a fresh one would leave the old one's wake-up behind, which
+                // can make the new reader miss the next keys.)
+                self.hand_over(handover).await;
                 // `Terminal::clear` would ask the terminal for the cursor position and wait
                 // for the answer; clearing directly and drawing an empty frame resets
                 // ratatui's idea of the screen just the same.
@@ -332,7 +380,7 @@ impl Runtime {
 /// The user's own input, and the end of a run (its last tokens), are drawn at the
 /// full frame rate; output streaming in is drawn at the lower one.
 fn frame_gap(app: &App) -> Duration {
-    if app.input_changed() || !app.running {
+    if app.input_changed() || !app.status().running() {
         FRAME
     } else {
         STREAM_FRAME

@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 10] = [
+pub const COMMANDS: [(&str, &str, &str); 11] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -30,6 +30,11 @@ pub const COMMANDS: [(&str, &str, &str); 10] = [
         "/copy",
         "[code]",
         "copy the last answer (or its last code block) via OSC 52",
+    ),
+    (
+        "/mcp",
+        "",
+        "MCP servers, their tools and what their definitions cost",
     ),
     ("/new", "", "start a fresh session"),
     (
@@ -62,6 +67,8 @@ pub enum Command {
         /// Only the last code block.
         code: bool,
     },
+    /// The MCP servers overlay.
+    Mcp,
     /// A fresh session.
     New,
     /// The session picker.
@@ -117,6 +124,7 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
             "code" => Ok(Command::Copy { code: true }),
             _ => Err("/copy copies the last answer; /copy code its last code block".into()),
         },
+        "/mcp" => Ok(Command::Mcp),
         "/new" => Ok(Command::New),
         "/sessions" => Ok(Command::Sessions),
         "/quit" | "/exit" => Ok(Command::Quit),
@@ -134,35 +142,32 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
 
 /// Candidates for the text before the cursor and how many characters they replace.
 pub fn complete(before_cursor: &str, models: &[String]) -> (Vec<String>, usize) {
-    let filter = |options: Vec<String>, partial: &str| -> (Vec<String>, usize) {
+    fn filter<'a>(options: impl Iterator<Item = &'a str>, partial: &str) -> (Vec<String>, usize) {
         let items: Vec<String> = options
-            .into_iter()
             .filter(|o| o.starts_with(partial))
+            .map(str::to_owned)
             .collect();
         // A finished word needs no popup.
         if items.len() == 1 && items[0] == partial {
             return (Vec::new(), 0);
         }
         (items, partial.chars().count())
-    };
+    }
     match before_cursor.split_once(' ') {
-        None => filter(
-            COMMANDS.iter().map(|(n, _, _)| (*n).to_owned()).collect(),
-            before_cursor,
-        ),
+        None => filter(COMMANDS.iter().map(|(n, _, _)| *n), before_cursor),
         Some((command, arg)) => {
             if arg.contains(' ') {
                 return (Vec::new(), 0);
             }
-            let options: Vec<String> = match command {
-                "/model" => models.to_vec(),
-                "/thinking" => THINKING.iter().map(|s| (*s).to_owned()).collect(),
-                "/steering" | "/followup" => vec!["all".into(), "one".into()],
-                "/tools" => vec!["sequential".into(), "parallel".into()],
-                "/copy" => vec!["code".into()],
-                _ => Vec::new(),
+            let fixed: &[&str] = match command {
+                "/model" => return filter(models.iter().map(String::as_str), arg),
+                "/thinking" => &THINKING,
+                "/steering" | "/followup" => &["all", "one"],
+                "/tools" => &["sequential", "parallel"],
+                "/copy" => &["code"],
+                _ => &[],
             };
-            filter(options, arg)
+            filter(fixed.iter().copied(), arg)
         }
     }
 }

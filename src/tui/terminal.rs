@@ -16,10 +16,45 @@ use std::io::{self, BufWriter, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The terminal the app draws on; writes are buffered and flushed once per frame.
-pub type Term = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+pub type Term = Terminal<CrosstermBackend<BufWriter<Screen>>>;
 
 /// Whether the terminal is in the app's mode (so a panic knows to restore it).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Whether the terminal hung up (see [`is_hangup`]).
+static GONE: AtomicBool = AtomicBool::new(false);
+
+/// Standard output as the drawing target. Once a write has found the terminal gone, it
+/// reports that error once (so the loop ends and saves the session) and then takes every
+/// later write without doing it: ratatui, dropping its terminal, would otherwise try to
+/// show the cursor on the dead terminal and `eprintln!` the failure, which panics.
+pub struct Screen(Stdout);
+
+impl Write for Screen {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if GONE.load(Ordering::SeqCst) {
+            return Ok(buf.len());
+        }
+        self.0.write(buf).inspect_err(note_hangup)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if GONE.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.0.flush().inspect_err(note_hangup)
+    }
+}
+
+/// Marks the terminal as gone (a read found it so): nothing more is written to it.
+pub fn hung_up() {
+    GONE.store(true, Ordering::SeqCst);
+}
+
+fn note_hangup(error: &io::Error) {
+    if is_hangup(error) {
+        GONE.store(true, Ordering::SeqCst);
+    }
+}
 /// Whether the mouse is captured (restored after suspend and the editor).
 static MOUSE: AtomicBool = AtomicBool::new(false);
 
@@ -46,7 +81,7 @@ pub fn enter(mouse: bool) -> io::Result<()> {
 
 /// Undoes `enter`; safe to call more than once and from a panic hook.
 pub fn leave() {
-    if !ACTIVE.swap(false, Ordering::SeqCst) {
+    if !ACTIVE.swap(false, Ordering::SeqCst) || GONE.load(Ordering::SeqCst) {
         return;
     }
     let mut out = io::stdout();
@@ -59,6 +94,27 @@ pub fn leave() {
     let _ = execute!(out, LeaveAlternateScreen, cursor::Show);
     let _ = disable_raw_mode();
     let _ = out.flush();
+}
+
+/// Whether `error` means the terminal is gone (its window was closed, the SSH link
+/// dropped): reads and writes on a hung-up terminal fail with EIO, a closed pipe with
+/// EPIPE. The app then saves and exits as it would on SIGHUP, and writes nothing more.
+pub fn is_hangup(error: &io::Error) -> bool {
+    use nix::errno::Errno;
+    error.kind() == io::ErrorKind::BrokenPipe
+        || error.raw_os_error().is_some_and(|code| {
+            [Errno::EIO, Errno::EPIPE, Errno::ENXIO, Errno::ENOTTY]
+                .iter()
+                .any(|e| *e as i32 == code)
+        })
+}
+
+/// Writes a line for the user on stderr, after the screen was given back; unlike
+/// `eprintln!` it does not panic when stderr is a terminal that is gone.
+pub fn tell(line: &str) {
+    if !GONE.load(Ordering::SeqCst) {
+        let _ = writeln!(io::stderr(), "{line}");
+    }
 }
 
 /// Turns mouse capture on or off.
@@ -75,7 +131,7 @@ pub fn set_mouse(on: bool) -> io::Result<()> {
 pub fn terminal() -> io::Result<Term> {
     Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(
         1 << 16,
-        io::stdout(),
+        Screen(io::stdout()),
     )))
 }
 

@@ -5,6 +5,7 @@ mod agent;
 mod config;
 mod headless;
 mod mcp;
+mod private_files;
 mod provider;
 mod runtime;
 mod sessions;

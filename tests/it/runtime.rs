@@ -2,6 +2,7 @@
 
 mod bus;
 mod context;
+mod cron_file_problems;
 mod cron_lock;
 mod cron_recovery;
 mod cron_schedule;

@@ -12,6 +12,7 @@ pub mod exec;
 pub mod fake_llm;
 pub mod mcp;
 pub mod pty;
+pub mod rpc;
 pub mod runs;
 pub mod runtime;
 pub mod scripted;

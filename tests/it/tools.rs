@@ -3,6 +3,8 @@
 mod exec;
 mod exec_agent;
 mod exec_approval;
+mod exec_contain;
+mod exec_doctor;
 mod exec_env;
 mod exec_sandbox;
 mod fs;

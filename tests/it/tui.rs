@@ -3,8 +3,10 @@
 mod e2e;
 mod e2e_llm;
 mod e2e_sessions;
+mod e2e_terminal_loss;
 mod events;
 mod keys_config;
+mod mcp;
 mod model_list;
 mod sessions;
 mod snapshots;

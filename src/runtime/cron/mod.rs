@@ -12,6 +12,11 @@
 //! callback, and marks the run `fired` afterwards. A crash in between leaves a `firing`
 //! run, which the next scheduler turns into `failed` instead of firing again: a slot is
 //! delivered at most once, never twice.
+//!
+//! A `jobs.json` that cannot be read (corrupt, from a newer version, unreadable) is never
+//! overwritten: the service opens anyway, every action answers with what is wrong, no job
+//! fires, and [`RuntimeEvent::CronStatus`] reports the problem once, and again when the
+//! file can be read again (the scheduler keeps looking), after which jobs fire again.
 
 mod backend;
 mod expr;
@@ -27,6 +32,9 @@ pub use scheduler::{SchedulerHandle, SchedulerRole};
 pub use service::{CronService, JobChange};
 pub use store::{JobRecord, RunRecord, RunStatus, workspace_slug};
 
+#[cfg(doc)]
+use crate::runtime::event::RuntimeEvent;
+use crate::runtime::event::RuntimeEventSender;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use std::time::Duration;
@@ -55,8 +63,9 @@ pub enum CronError {
     },
     /// `jobs.json` cannot be read as a jobs file.
     #[error(
-        "{path} is not a valid cron jobs file ({reason}). Fix it or move it away; claw-tui \
-         will not overwrite it."
+        "{path} is not a valid cron jobs file ({reason}). No cron job fires or can be \
+         changed until it is fixed: correct the file, or move it away to start with no \
+         jobs. claw-tui will not overwrite it."
     )]
     Corrupt {
         /// The file.
@@ -184,19 +193,43 @@ pub struct CronOptions {
     /// once; an older one is recorded as `missed`.
     pub grace: Duration,
     /// How often the scheduler checks `jobs.json` for changes by other processes (one
-    /// `stat`), and how often a standby process retries the scheduler lock.
+    /// `stat`), and how often a standby process retries the scheduler lock: a job added
+    /// elsewhere is seen, and a scheduler that exited replaced, within this.
     pub recheck_interval: Duration,
     /// The time source.
     pub clock: Arc<dyn Clock>,
+    /// Where a `jobs.json` that cannot be read (and its recovery) is reported.
+    pub events: RuntimeEventSender,
 }
 
 impl Default for CronOptions {
     fn default() -> Self {
         Self {
             grace: Duration::from_secs(10 * 60),
-            recheck_interval: Duration::from_secs(30),
+            recheck_interval: Duration::from_secs(1),
             clock: Arc::new(SystemClock),
+            events: RuntimeEventSender::discard(),
         }
+    }
+}
+
+impl CronOptions {
+    /// The defaults, reporting problems with `jobs.json` to `events`.
+    pub fn reporting_to(events: RuntimeEventSender) -> Self {
+        Self {
+            events,
+            ..Self::default()
+        }
+    }
+}
+
+impl CronError {
+    /// Whether this is trouble with `jobs.json` itself (rather than with a request).
+    pub fn is_file_problem(&self) -> bool {
+        matches!(
+            self,
+            Self::Corrupt { .. } | Self::NewerVersion { .. } | Self::Io { .. }
+        )
     }
 }
 

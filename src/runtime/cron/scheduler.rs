@@ -1,7 +1,10 @@
 //! The scheduler task: one per workspace across all processes (the `scheduler.lock`
-//! holder). It sleeps until the earliest next slot, capped at the recheck interval so
-//! that jobs written by other processes and wall-clock jumps (suspend) are noticed;
-//! changes made through this process's service wake it at once.
+//! holder). It sleeps until the earliest next slot, capped at the recheck interval (1 s:
+//! one `stat` of `jobs.json`) so that jobs written by other processes and wall-clock
+//! jumps (suspend) are noticed; changes made through this process's service wake it at
+//! once. Slots that fell due while it was watching but before it could fire them (a job
+//! another process had just added, an unreadable `jobs.json`, a stalled process) are
+//! never called missed: the one delivery made for the latest slot stands for them.
 
 use super::schedule::local_text;
 use super::service::{CronService, Inner};
@@ -119,14 +122,22 @@ async fn run(
         }
     };
     set_role(&role, SchedulerRole::Active);
-    if let Err(e) = recover_interrupted(&inner) {
-        tracing::warn!("cron scheduler: {e}");
-    }
+    let watching_since = inner.now();
+    let mut recovered = false;
     loop {
-        let wait = match tick(&inner, &on_fire) {
+        // Until it works (the file may be unreadable now and fixed later).
+        if !recovered {
+            recovered = recover_interrupted(&inner).inspect_err(log).is_ok();
+        }
+        let result = if recovered {
+            tick(&inner, &on_fire, watching_since)
+        } else {
+            Ok(())
+        };
+        let wait = match result {
             Ok(()) => next_wait(&inner, recheck),
             Err(e) => {
-                tracing::warn!("cron scheduler: {e}; retrying in {recheck:?}");
+                log(&e);
                 recheck
             }
         };
@@ -140,17 +151,29 @@ async fn run(
     set_role(&role, SchedulerRole::Stopped);
 }
 
+/// Logs a failed tick; trouble with `jobs.json` itself is reported (once) by the
+/// service, and would otherwise be logged at every recheck until it is fixed.
+fn log(error: &CronError) {
+    if !error.is_file_problem() {
+        tracing::warn!("cron scheduler: {error}; retrying at the next recheck");
+    }
+}
+
 /// Publishes `value` only if it differs, so watchers wake on real changes.
 fn set_role(role: &watch::Sender<SchedulerRole>, value: SchedulerRole) {
     role.send_if_modified(|current| std::mem::replace(current, value) != value);
 }
 
 /// Picks up changes from other processes, then fires whatever is due.
-fn tick(inner: &Inner, on_fire: &FiredCallback) -> Result<(), CronError> {
+fn tick(
+    inner: &Inner,
+    on_fire: &FiredCallback,
+    watching_since: DateTime<Utc>,
+) -> Result<(), CronError> {
     inner.refresh()?;
     let now = inner.now();
     if earliest_next(inner).is_some_and(|t| t <= now) {
-        let fires = claim_due(inner, now)?;
+        let fires = claim_due(inner, now, watching_since)?;
         if !fires.is_empty() {
             deliver(inner, on_fire, fires)?;
         }
@@ -181,11 +204,16 @@ fn next_wait(inner: &Inner, recheck: Duration) -> Duration {
 }
 
 /// Records every due slot as handled, durably, before anything is delivered: the
-/// latest slot becomes a `firing` run (or `missed` if older than the grace window) and
-/// older ones one `missed` run. Returns what to deliver.
-fn claim_due(inner: &Inner, now: DateTime<Utc>) -> Result<Vec<CronFired>, CronError> {
+/// latest slot becomes a `firing` run (or `missed` if older than the grace window);
+/// older ones that passed before this scheduler was `watching_since` become one `missed`
+/// run, and those after it are noted on the latest one. Returns what to deliver.
+fn claim_due(
+    inner: &Inner,
+    now: DateTime<Utc>,
+    watching_since: DateTime<Utc>,
+) -> Result<Vec<CronFired>, CronError> {
     let grace = chrono::Duration::from_std(inner.options.grace).unwrap_or(chrono::Duration::MAX);
-    let (fires, file, stamp) = inner.store.update(|file| {
+    inner.update_file(|file| {
         let snapshot = inner.snapshot();
         let loaded: HashMap<&str, _> = snapshot
             .jobs
@@ -218,30 +246,41 @@ fn claim_due(inner: &Inner, now: DateTime<Utc>) -> Result<Vec<CronFired>, CronEr
             let Some(due) = schedule.due(job.handled_until, now) else {
                 continue;
             };
-            if due.earlier > 0 {
-                let more = if due.earlier >= super::schedule::DUE_COUNT_CAP {
+            let (unwatched, watched) =
+                split_earlier(schedule, job.handled_until, due, watching_since);
+            if let Some(first) = unwatched.first {
+                let more = if unwatched.count >= super::schedule::DUE_COUNT_CAP {
                     "+"
                 } else {
                     ""
                 };
                 job.push_run(RunRecord {
-                    slot: due.first,
+                    slot: first,
                     recorded_at: now,
                     status: RunStatus::Missed,
                     note: Some(format!(
                         "{}{more} slot(s) from {} on passed while no scheduler was running",
-                        due.earlier,
-                        local_text(due.first)
+                        unwatched.count,
+                        local_text(first)
                     )),
                 });
             }
+            let covers = watched.first.map(|first| {
+                format!(
+                    "also stands for {} earlier slot(s) from {} on, which fell due while \
+                     the scheduler ran but could not fire them yet (a job just added by \
+                     another process, an unreadable jobs.json, a stalled process)",
+                    watched.count,
+                    local_text(first)
+                )
+            });
             let late = now - due.latest;
             if late <= grace {
                 job.push_run(RunRecord {
                     slot: due.latest,
                     recorded_at: now,
                     status: RunStatus::Firing,
-                    note: None,
+                    note: covers,
                 });
                 fires.push(CronFired {
                     job_id: job.id.clone(),
@@ -269,9 +308,52 @@ fn claim_due(inner: &Inner, now: DateTime<Utc>) -> Result<Vec<CronFired>, CronEr
         }
         fires.sort_by_key(|f| f.scheduled_at);
         Ok(fires)
-    })?;
-    inner.install(file, stamp);
-    Ok(fires)
+    })
+}
+
+/// Some of a job's earlier due slots: how many, and the first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Slots {
+    count: u64,
+    first: Option<DateTime<Utc>>,
+}
+
+/// Splits the slots of `due` before its latest into those that passed before the
+/// scheduler was watching (no scheduler ran then: missed) and those after.
+fn split_earlier(
+    schedule: &super::CompiledSchedule,
+    handled_until: DateTime<Utc>,
+    due: super::Due,
+    watching_since: DateTime<Utc>,
+) -> (Slots, Slots) {
+    if due.earlier == 0 {
+        return (Slots::default(), Slots::default());
+    }
+    let unwatched = match schedule.due(handled_until, watching_since) {
+        // Every earlier slot passed unwatched.
+        Some(before) if before.latest >= due.latest => Slots {
+            count: due.earlier,
+            first: Some(due.first),
+        },
+        Some(before) => Slots {
+            count: (before.earlier + 1).min(due.earlier),
+            first: Some(before.first),
+        },
+        None => Slots::default(),
+    };
+    let count = due.earlier - unwatched.count;
+    let first = match unwatched.first {
+        None => Some(due.first),
+        Some(_) => schedule
+            .next_after(watching_since)
+            .filter(|t| *t < due.latest),
+    };
+    let watched = if count > 0 {
+        Slots { count, first }
+    } else {
+        Slots::default()
+    };
+    (unwatched, watched)
 }
 
 /// Calls `on_fire` for each claimed slot, then records the outcome.
@@ -285,7 +367,7 @@ fn deliver(inner: &Inner, on_fire: &FiredCallback, fires: Vec<CronFired>) -> Res
             (key.0, key.1, ok)
         })
         .collect();
-    let (_, file, stamp) = inner.store.update(|file| {
+    inner.update_file(|file| {
         for (id, slot, ok) in &outcomes {
             let run = file.jobs.iter_mut().find(|j| j.id == *id).and_then(|j| {
                 j.runs
@@ -303,15 +385,13 @@ fn deliver(inner: &Inner, on_fire: &FiredCallback, fires: Vec<CronFired>) -> Res
             }
         }
         Ok(())
-    })?;
-    inner.install(file, stamp);
-    Ok(())
+    })
 }
 
 /// Turns `firing` runs left by a scheduler that died mid-delivery into `failed`. Only
 /// the lock holder calls this, so no live scheduler is delivering them.
 fn recover_interrupted(inner: &Inner) -> Result<(), CronError> {
-    let (_, file, stamp) = inner.store.update(|file| {
+    inner.update_file(|file| {
         for run in file
             .jobs
             .iter_mut()
@@ -326,7 +406,5 @@ fn recover_interrupted(inner: &Inner) -> Result<(), CronError> {
             );
         }
         Ok(())
-    })?;
-    inner.install(file, stamp);
-    Ok(())
+    })
 }

@@ -5,6 +5,7 @@
 use super::schedule::{CompiledSchedule, describe_stored, validate};
 use super::store::{FileStamp, JobRecord, JobsFile, Store};
 use super::{CronError, CronJobInfo, CronOptions};
+use crate::runtime::event::RuntimeEvent;
 use crate::tools::cron::CronSchedule;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
@@ -34,6 +35,8 @@ pub(super) struct Inner {
     feed: watch::Sender<Vec<CronJobInfo>>,
     /// The session that jobs added from now on belong to.
     origin: Mutex<Option<String>>,
+    /// Why `jobs.json` cannot be used right now, as last reported.
+    problem: Mutex<Option<String>>,
 }
 
 /// The jobs as last read or written, with their schedules compiled once.
@@ -103,16 +106,17 @@ pub struct JobChange {
 }
 
 impl CronService {
-    /// Opens the jobs of `workspace` stored under `data_dir`, creating the directory.
-    /// Fails if `jobs.json` is unreadable or from a newer version. Does not fire
-    /// anything; see [`Self::start_scheduler`].
+    /// Opens the jobs of `workspace` stored under `data_dir`, creating the directory
+    /// (failing only if that is impossible). A `jobs.json` that cannot be read is left
+    /// alone and reported (see [`Self::problem`]): the service then has no jobs, every
+    /// action fails with the reason, and it recovers once the file is fixed. Does not
+    /// fire anything; see [`Self::start_scheduler`].
     pub fn open(
         data_dir: &Path,
         workspace: &Path,
         options: CronOptions,
     ) -> Result<Self, CronError> {
         let store = Store::new(data_dir, workspace)?;
-        let (file, stamp) = store.load()?;
         let inner = Arc::new(Inner {
             store,
             options,
@@ -120,9 +124,21 @@ impl CronService {
             wake: Notify::new(),
             feed: watch::Sender::new(Vec::new()),
             origin: Mutex::new(None),
+            problem: Mutex::new(None),
         });
-        inner.install(file, stamp);
+        // A failure is reported by `refresh` and remembered in `problem`.
+        let _ = inner.refresh();
         Ok(Self { inner })
+    }
+
+    /// Why `jobs.json` cannot be used right now (no job fires until it can), if it
+    /// cannot.
+    pub fn problem(&self) -> Option<String> {
+        self.inner
+            .problem
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The directory holding this workspace's `jobs.json` and lock files.
@@ -281,21 +297,66 @@ impl Inner {
         &self,
         f: impl FnOnce(&mut JobsFile) -> Result<R, CronError>,
     ) -> Result<R, CronError> {
-        let (result, file, stamp) = self.store.update(f)?;
-        self.install(file, stamp);
+        let result = self.update_file(f)?;
         self.wake.notify_one();
         Ok(result)
     }
 
-    /// Re-reads `jobs.json` if another process replaced it.
+    /// Read-modify-write of `jobs.json` (see [`Store::update`]); the snapshot follows,
+    /// and trouble with the file is reported.
+    pub(super) fn update_file<R>(
+        &self,
+        f: impl FnOnce(&mut JobsFile) -> Result<R, CronError>,
+    ) -> Result<R, CronError> {
+        let (result, file, stamp) = self.store.update(f).inspect_err(|e| self.failed(e))?;
+        self.install(file, stamp);
+        Ok(result)
+    }
+
+    /// Re-reads `jobs.json` if another process replaced it (or it could not be read).
     pub(super) fn refresh(&self) -> Result<bool, CronError> {
         let current = self.store.stamp();
         if current.is_some() && current == self.snapshot().stamp {
             return Ok(false);
         }
-        let (file, stamp) = self.store.load()?;
+        let (file, stamp) = self.store.load().inspect_err(|e| self.failed(e))?;
         self.install(file, stamp);
         Ok(true)
+    }
+
+    /// Reports trouble with `jobs.json` once (until it changes or goes away).
+    fn failed(&self, error: &CronError) {
+        if !error.is_file_problem() {
+            return;
+        }
+        let message = format!("Cron jobs are stopped: {error}");
+        let mut problem = self.problem.lock().unwrap_or_else(|p| p.into_inner());
+        if problem.as_deref() == Some(message.as_str()) {
+            return;
+        }
+        tracing::warn!("{message}");
+        *problem = Some(message.clone());
+        drop(problem);
+        self.options
+            .events
+            .send(RuntimeEvent::CronStatus { ok: false, message });
+    }
+
+    /// `jobs.json` was read or written: a problem reported earlier is over.
+    fn recovered(&self) {
+        let mut problem = self.problem.lock().unwrap_or_else(|p| p.into_inner());
+        if problem.take().is_none() {
+            return;
+        }
+        drop(problem);
+        let message = format!(
+            "Cron jobs run again: {} can be used again.",
+            self.store.jobs_path().display()
+        );
+        tracing::info!("{message}");
+        self.options
+            .events
+            .send(RuntimeEvent::CronStatus { ok: true, message });
     }
 
     /// Replaces the snapshot with `file`, compiling only schedules that changed.
@@ -322,6 +383,7 @@ impl Inner {
         let infos = snapshot.jobs.iter().map(Loaded::info).collect();
         drop(snapshot);
         self.feed.send_replace(infos);
+        self.recovered();
     }
 
     pub(super) fn infos(&self) -> Vec<CronJobInfo> {

@@ -169,7 +169,8 @@ impl Store {
     pub fn new(data_dir: &Path, workspace: &Path) -> Result<Self, CronError> {
         let workspace = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_owned());
         let dir = data_dir.join("cron").join(workspace_slug(&workspace));
-        std::fs::create_dir_all(&dir).map_err(|e| io_error("create the directory", &dir, &e))?;
+        crate::private_fs::create_dir(data_dir, &dir)
+            .map_err(|e| io_error("create the directory", &dir, &e))?;
         Ok(Self {
             jobs: dir.join("jobs.json"),
             lock: dir.join("jobs.lock"),
@@ -192,7 +193,7 @@ impl Store {
     /// Reads `jobs.json` (no file: no jobs). Readers need no lock because writers only
     /// ever rename a complete file into place.
     pub fn load(&self) -> Result<(JobsFile, Option<FileStamp>), CronError> {
-        let mut file = match File::open(&self.jobs) {
+        let mut file = match crate::private_fs::open(&self.jobs, OpenOptions::new().read(true)) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok((JobsFile::empty(&self.workspace), None));
@@ -327,13 +328,15 @@ impl Store {
 }
 
 fn open_lock_file(path: &Path) -> Result<File, CronError> {
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(|e| io_error("open", path, &e))
+    crate::private_fs::open(
+        path,
+        OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true),
+    )
+    .map_err(|e| io_error("open", path, &e))
 }
 
 fn io_error(action: &'static str, path: &Path, e: &std::io::Error) -> CronError {

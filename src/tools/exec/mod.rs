@@ -2,12 +2,17 @@
 //!
 //! 1. Deny rules ([`check_deny_rules`]) refuse catastrophic commands outright.
 //! 2. The working directory must stay inside the workspace.
-//! 3. A time limit (killing the whole process group), a cap on the output kept, and
-//!    middle truncation of what the model receives ([`truncate_middle`]).
-//! 4. A Landlock sandbox (`[exec] sandbox = "workspace-write"`) that lets the command
-//!    write only in the workspace and the temp dir, applied by a launcher process
-//!    ([`sandbox_launcher_main`]), never to claw-tui itself.
-//! 5. Secrets (`*_API_KEY`, `*_TOKEN`) are removed from the command's environment.
+//! 3. A time limit, a cap on the output kept, and middle truncation of what the model
+//!    receives ([`truncate_middle`]).
+//! 4. Every command runs under the sandbox launcher ([`sandbox_launcher_main`]), never
+//!    in claw-tui itself: its own pid namespace (or a subreaper) so that no process it
+//!    starts outlives the call's time limit, an abort or claw-tui; no capabilities that
+//!    reach other processes; and with `[exec] sandbox = "workspace-write"` a Landlock
+//!    ruleset: writes only in the workspace, the private temp dir ([`private_temp_dir`])
+//!    and `writable_paths`, signals only within the command, TCP refused on request.
+//! 5. Secrets ([`EnvPolicy`]: `*_KEY`, `*_TOKEN`, `AWS_*`, ... and `[exec] scrub_env`)
+//!    are removed from the environment of the launcher and so of the command; claw-tui
+//!    itself is not dumpable ([`protect_process`]).
 //! 6. Approval (`[exec] approval`), enforced in front of the tool by the tool policy
 //!    (`crate::tools::policy`) for every agent.
 //!
@@ -17,11 +22,16 @@
 //! result has stdout, then a `[stderr]` line and stderr, then bracketed status lines.
 
 mod approval;
+mod config;
 mod deny;
+mod env;
+mod launcher;
 mod output;
+mod report;
+mod result;
 mod run;
-mod sandbox;
 mod shell;
+mod tempdir;
 mod words;
 
 pub use approval::{
@@ -29,88 +39,44 @@ pub use approval::{
     NOBODY_TO_ASK_REASON, USER_DENIED_REASON,
 };
 pub(crate) use approval::{ApprovalGate, GateCall};
+pub use config::{ExecConfig, NetworkMode, SandboxMode};
 pub use deny::{Refusal, check as check_deny_rules};
+pub use env::{DEFAULT_SCRUB_ENV, EnvPolicy, is_secret_env_name};
+pub use launcher::{SANDBOX_SUBCOMMAND, sandbox_launcher_main};
 pub use output::{KEEP_HEAD_CHARS, KEEP_TAIL_CHARS, MAX_RESULT_CHARS, truncate_middle};
-pub use sandbox::{SANDBOX_SUBCOMMAND, sandbox_launcher_main};
+pub use report::{ContainmentMode, LandlockState, Report, SandboxReport};
+pub use tempdir::{PrivateTempDir, private_temp_dir};
 
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use async_trait::async_trait;
-use run::{Ending, RunOutcome, RunSpec};
-use sandbox::LauncherStatus;
-use serde::{Deserialize, Serialize};
+use launcher::LauncherOptions;
+use run::RunSpec;
 use serde_json::{Value, json};
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// The tool's name.
 pub const EXEC_TOOL_NAME: &str = "exec";
 
-/// Provider keys always removed from the command's environment (besides every
-/// `*_API_KEY` and `*_TOKEN` variable).
-pub const SCRUBBED_ENV: [&str; 3] = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "BRAVE_API_KEY"];
+/// Device files a sandboxed command may write to (ptys for tools that make their own).
+const WRITABLE_DEVICES: [&str; 5] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/ptmx",
+    "/dev/pts",
+];
 
-/// `[exec] sandbox`: how commands are confined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SandboxMode {
-    /// Writes only in the workspace and the temp dir (Landlock, Linux only).
-    WorkspaceWrite,
-    /// No sandbox.
-    Off,
-}
-
-impl Default for SandboxMode {
-    fn default() -> Self {
-        if cfg!(target_os = "linux") {
-            Self::WorkspaceWrite
-        } else {
-            Self::Off
-        }
+/// Makes the claw-tui process non-dumpable: its memory and `/proc/PID/environ` are then
+/// out of reach of other processes of the same user without `CAP_SYS_PTRACE` (which
+/// commands never have). Call it first thing in `main`.
+pub fn protect_process() {
+    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+        tracing::warn!("cannot make claw-tui non-dumpable: {e}");
     }
-}
-
-/// The `[exec]` section of the config file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ExecConfig {
-    /// Filesystem sandbox for commands.
-    pub sandbox: SandboxMode,
-    /// Whether commands need the user's approval (enforced by the tool policy).
-    pub approval: ApprovalMode,
-    /// Time limit when the call gives none, in seconds.
-    pub default_timeout_secs: u64,
-    /// Largest time limit a call may ask for, in seconds.
-    pub max_timeout_secs: u64,
-    /// Output bytes kept per command (stdout and stderr together); the rest is counted.
-    pub max_output_bytes: usize,
-    /// The sandbox launcher executable; default: the running claw-tui binary.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub launcher: Option<PathBuf>,
-}
-
-impl Default for ExecConfig {
-    fn default() -> Self {
-        Self {
-            sandbox: SandboxMode::default(),
-            approval: ApprovalMode::default(),
-            default_timeout_secs: 30,
-            max_timeout_secs: 600,
-            max_output_bytes: 2 * 1024 * 1024,
-            launcher: None,
-        }
-    }
-}
-
-/// Whether a variable holds a secret the command must not see.
-pub fn is_secret_env_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    SCRUBBED_ENV.contains(&upper.as_str())
-        || upper.ends_with("_API_KEY")
-        || upper.ends_with("_TOKEN")
-        || upper == "API_KEY"
 }
 
 /// The `exec` tool for one workspace.
@@ -118,9 +84,12 @@ pub fn is_secret_env_name(name: &str) -> bool {
 pub struct ExecTool {
     workspace: PathBuf,
     config: ExecConfig,
+    env: EnvPolicy,
     description: String,
-    /// Set once the model was told that the kernel has no Landlock.
-    unsandboxed_noted: AtomicBool,
+    /// Which missing protections the model was told about.
+    noted: result::Noted,
+    /// Set once unusable `writable_paths` were logged.
+    paths_logged: AtomicBool,
 }
 
 /// One validated call.
@@ -138,24 +107,32 @@ impl ExecTool {
             "Run a shell command with `sh -c` and return its output and exit code. stdout \
              comes first, then stderr after a `[stderr]` line. `cwd` is a directory inside \
              the workspace (relative paths start at the workspace root, the default). \
-             `timeout` is in seconds (default {}, max {}); on timeout the command and its \
-             child processes are killed. Output over {MAX_RESULT_CHARS} characters keeps \
-             the first and last {KEEP_HEAD_CHARS}. There is no stdin, so interactive \
-             commands fail; start long-running servers in the background with output \
-             redirected to a file. {}",
+             `timeout` is in seconds (default {}, max {}); when it passes, the command and \
+             every process it started are killed, including processes it left running in \
+             the background after it exited. Output over {MAX_RESULT_CHARS} characters \
+             keeps the first and last {KEEP_HEAD_CHARS}. There is no stdin, so interactive \
+             commands fail; start a server in the background with output redirected to a \
+             file and a `timeout` long enough for the work that needs it. {}",
             config.default_timeout_secs,
             config.max_timeout_secs,
-            match config.sandbox {
-                SandboxMode::WorkspaceWrite =>
-                    "Commands may write only inside the workspace and the temp dir.",
-                SandboxMode::Off => "",
+            match (config.sandbox, config.pid_namespace) {
+                (SandboxMode::WorkspaceWrite, true) => {
+                    "Commands may write only inside the workspace and $TMPDIR, and see only \
+                     their own processes."
+                }
+                (SandboxMode::WorkspaceWrite, false) => {
+                    "Commands may write only inside the workspace and $TMPDIR."
+                }
+                (SandboxMode::Off, _) => "",
             }
         );
         Self {
             workspace: workspace.into(),
+            env: config.env_policy(),
             config,
             description: description.trim_end().to_owned(),
-            unsandboxed_noted: AtomicBool::new(false),
+            noted: result::Noted::default(),
+            paths_logged: AtomicBool::new(false),
         }
     }
 
@@ -246,168 +223,70 @@ impl ExecTool {
     }
 
     fn spec(&self, request: &Request, root: &Path, cwd: PathBuf) -> Result<RunSpec, String> {
-        let shell: [&OsStr; 3] = ["sh".as_ref(), "-c".as_ref(), request.command.as_ref()];
-        let (program, args, expect_status) = match self.config.sandbox {
-            SandboxMode::Off => (
-                PathBuf::from("sh"),
-                shell[1..].iter().map(|a| a.to_os_string()).collect(),
-                false,
-            ),
-            SandboxMode::WorkspaceWrite => {
-                let launcher = match &self.config.launcher {
-                    Some(path) => path.clone(),
-                    None => std::env::current_exe().map_err(|e| {
-                        format!(
-                            "Cannot find the claw-tui executable to start the sandbox ({e}). \
-                             Tell the user to set [exec] launcher, or [exec] sandbox = \"off\"."
-                        )
-                    })?,
-                };
-                let writes = sandbox::write_paths(root);
-                (launcher, sandbox::launcher_args(&writes, &shell), true)
-            }
+        let launcher = match &self.config.launcher {
+            Some(path) => path.clone(),
+            None => std::env::current_exe().map_err(|e| {
+                format!(
+                    "Cannot find the claw-tui executable to start the sandbox launcher ({e}). \
+                     Tell the user to set [exec] launcher."
+                )
+            })?,
         };
-        let env_remove = std::env::vars_os()
-            .map(|(name, _)| name)
-            .filter(|name| is_secret_env_name(&name.to_string_lossy()))
-            .chain(SCRUBBED_ENV.iter().map(OsString::from))
-            .collect();
+        let tmpdir = private_temp_dir().map_err(|e| {
+            format!(
+                "Cannot make the private temp dir for commands in {} ({e}). Tell the user.",
+                std::env::temp_dir().display()
+            )
+        })?;
+        let sandboxed = self.config.sandbox == SandboxMode::WorkspaceWrite;
+        let mut writes = vec![root.to_path_buf(), tmpdir.clone()];
+        writes.extend(self.writable_paths(root));
+        writes.extend(WRITABLE_DEVICES.map(PathBuf::from));
+        let timeout = Duration::from_secs(request.timeout_secs);
+        let options = LauncherOptions {
+            status_fd: Some(launcher::STATUS_FD),
+            timeout: Some(timeout),
+            writes,
+            landlock: sandboxed,
+            deny_network: self.config.network == NetworkMode::Deny,
+            namespaces: sandboxed && self.config.pid_namespace,
+            program: ["sh", "-c", request.command.as_str()]
+                .map(OsString::from)
+                .to_vec(),
+        };
         Ok(RunSpec {
-            program,
-            args,
+            launcher,
+            options,
             cwd,
-            env_remove,
-            timeout: Duration::from_secs(request.timeout_secs),
+            env: self.env.command_env(std::env::vars_os(), &tmpdir),
+            timeout,
             max_output_bytes: self.config.max_output_bytes,
-            expect_status,
         })
     }
 
-    fn result(
-        &self,
-        request: &Request,
-        cwd: &Path,
-        outcome: RunOutcome,
-        took: Duration,
-    ) -> ToolResult {
-        let mut body = outcome.stdout.text();
-        if !outcome.stderr.is_empty() {
-            if !body.is_empty() && !body.ends_with('\n') {
-                body.push('\n');
-            }
-            body.push_str("[stderr]\n");
-            body.push_str(&outcome.stderr.text());
-        }
-        let mut content =
-            truncate_middle(&body, MAX_RESULT_CHARS, KEEP_HEAD_CHARS, KEEP_TAIL_CHARS);
-        if content.is_empty() {
-            content.push_str("(no output)");
-        }
-        if !content.ends_with('\n') {
-            content.push('\n');
-        }
-        let mut notes: Vec<String> = Vec::new();
-        let mut failed = false;
-        let killed = matches!(outcome.ending, Ending::TimedOut | Ending::Cancelled);
-        let sandboxed = match (&outcome.sandbox, self.config.sandbox) {
-            (_, SandboxMode::Off) => false,
-            (Some(LauncherStatus::Failed(why)), _) => {
-                failed = true;
-                notes.push(format!(
-                    "The sandbox could not be set up, so the command did not run: {why}. \
-                     Tell the user; they can set [exec] sandbox = \"off\"."
-                ));
-                false
-            }
-            (Some(LauncherStatus::NotEnforced), _) => {
-                if !self.unsandboxed_noted.swap(true, Ordering::AcqRel) {
-                    notes.push(
-                        "Note: this kernel does not support Landlock, so commands run without \
-                         the filesystem sandbox."
-                            .to_owned(),
-                    );
-                }
-                false
-            }
-            (Some(status), _) => status.sandboxed(),
-            (None, _) if killed => false,
-            (None, _) => {
-                failed = true;
-                notes.push(format!(
-                    "The sandbox launcher {} did not report its status, so the command may \
-                     not have run. [exec] launcher must be the claw-tui binary; tell the user.",
-                    self.config.launcher.as_deref().map_or_else(
-                        || "(the running executable)".into(),
-                        |p| p.display().to_string()
-                    )
-                ));
-                false
-            }
-        };
-        match outcome.ending {
-            Ending::TimedOut => notes.push(format!(
-                "Timed out after {} s: the command and all its child processes were killed; \
-                 the output so far is above. If it needs longer, pass a larger `timeout` (up \
-                 to {} s), or start it in the background with output redirected to a file.",
-                request.timeout_secs, self.config.max_timeout_secs
-            )),
-            Ending::Cancelled => notes.push(
-                "Cancelled by the user: the command and all its child processes were killed."
-                    .to_owned(),
-            ),
-            Ending::Exited | Ending::ExitedWithBackground => {
-                if let Some(code) = outcome.exit_code() {
-                    notes.push(format!("exit code: {code}"));
-                } else if let Some(signal) = outcome.signal() {
-                    notes.push(format!("terminated by signal {signal}"));
-                }
+    /// `[exec] writable_paths` as existing absolute paths (`~/` is the home directory,
+    /// relative paths start at the workspace); the others are logged once and skipped.
+    fn writable_paths(&self, root: &Path) -> Vec<PathBuf> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let mut usable = Vec::new();
+        let mut skipped = Vec::new();
+        for path in &self.config.writable_paths {
+            let expanded = match (path.strip_prefix("~"), &home) {
+                (Ok(rest), Some(home)) => home.join(rest),
+                _ => root.join(path),
+            };
+            match expanded.canonicalize() {
+                Ok(path) => usable.push(path),
+                Err(e) => skipped.push(format!("{} ({e})", path.display())),
             }
         }
-        if outcome.ending == Ending::ExitedWithBackground {
-            notes.push(
-                "The command exited, but background processes still hold its output pipes; \
-                 their further output is not captured. Redirect a background command's output \
-                 to a file: `cmd > log 2>&1 &`."
-                    .to_owned(),
+        if !skipped.is_empty() {
+            result::warn_once(
+                &self.paths_logged,
+                &format!("[exec] writable_paths skipped: {}", skipped.join(", ")),
             );
         }
-        let dropped = outcome.stdout.dropped() + outcome.stderr.dropped();
-        if dropped > 0 {
-            notes.push(format!(
-                "{dropped} bytes of output were dropped (only {} bytes are kept: the start and \
-                 the end).",
-                self.config.max_output_bytes
-            ));
-        }
-        if request.timeout_capped {
-            notes.push(format!(
-                "The timeout was capped at {} s, the configured maximum.",
-                self.config.max_timeout_secs
-            ));
-        }
-        for note in &notes {
-            content.push_str(&format!("[{note}]\n"));
-        }
-        let content = content.trim_end().to_owned();
-        let is_error = failed || killed || outcome.exit_code() != Some(0);
-        let details = json!({
-            "command": request.command,
-            "cwd": cwd,
-            "exit_code": outcome.exit_code(),
-            "signal": outcome.signal(),
-            "timed_out": outcome.ending == Ending::TimedOut,
-            "cancelled": outcome.ending == Ending::Cancelled,
-            "background_left": outcome.ending == Ending::ExitedWithBackground,
-            "bytes_dropped": dropped,
-            "sandboxed": sandboxed,
-            "timeout_secs": request.timeout_secs,
-            "duration_ms": u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
-        });
-        ToolResult {
-            content,
-            details,
-            is_error,
-        }
+        usable
     }
 }
 
@@ -481,7 +360,7 @@ impl Tool for ExecTool {
             Ok(spec) => spec,
             Err(problem) => return ToolResult::error(problem),
         };
-        let program = spec.program.clone();
+        let program = spec.launcher.clone();
         let started = Instant::now();
         match run::run(spec, &cancel, &updates).await {
             Ok(outcome) => self.result(&request, &cwd, outcome, started.elapsed()),

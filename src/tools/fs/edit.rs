@@ -1,13 +1,17 @@
 //! `edit_file`: replaces one exact, unique snippet, keeping the file's line endings.
 
-use super::{atomic_write, io_failure, resolve_then};
+use super::{io_failure, located_then, open_nonblocking, replace_file};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args::required_str;
+use crate::tools::workspace::{Access, Located};
 use async_trait::async_trait;
+use cap_std::fs::Dir;
 use serde_json::{Value, json};
 use similar::TextDiff;
-use std::io;
+use std::ffi::OsStr;
+use std::io::{self, Read};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -77,14 +81,14 @@ impl Tool for EditFileTool {
         };
         // Not cancellable once started: reading, replacing and one atomic write are quick.
         let target = shown.clone();
-        resolve_then(&self.workspace, &target, move |path| {
-            edit(&path, &shown, &old_text, &new_text)
+        located_then(&self.workspace, &target, Access::Write, move |located| {
+            edit(&located, &shown, &old_text, &new_text)
         })
         .await
     }
 }
 
-fn edit(path: &Path, shown: &str, old_text: &str, new_text: &str) -> ToolResult {
+fn edit(located: &Located, shown: &str, old_text: &str, new_text: &str) -> ToolResult {
     let old_lf = old_text.replace("\r\n", "\n");
     let new_lf = new_text.replace("\r\n", "\n");
     if old_lf.is_empty() {
@@ -98,19 +102,18 @@ fn edit(path: &Path, shown: &str, old_text: &str, new_text: &str) -> ToolResult 
             "Error: old_text and new_text are the same, so nothing would change in {shown}."
         ));
     }
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return ToolResult::error(format!(
-            "Error: {shown} is not a regular file; edit_file only edits files."
-        ));
-    }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return ToolResult::error(format!(
-                "Error: File not found: {shown}. Check the path, or use write_file to create it."
-            ));
-        }
-        Err(e) => return ToolResult::error(io_failure("read", shown, &e)),
+    let Some((parent, name)) = located.parent_and_name() else {
+        return not_a_file(shown);
+    };
+    // The file is read and replaced in the one directory held open here.
+    let dir = match located.dir().open_dir(parent) {
+        Ok(dir) => dir,
+        Err(e) => return read_failure(shown, located, &e),
+    };
+    let (bytes, mode) = match read_regular(&dir, name) {
+        Ok(Some(read)) => read,
+        Ok(None) => return not_a_file(shown),
+        Err(e) => return read_failure(shown, located, &e),
     };
     let Ok(original) = String::from_utf8(bytes) else {
         return ToolResult::error(format!(
@@ -148,8 +151,8 @@ fn edit(path: &Path, shown: &str, old_text: &str, new_text: &str) -> ToolResult 
 
     let mut updated = body.replacen(old.as_str(), new, 1);
     restore_final_newline(body, &mut updated, eol);
-    if let Err(e) = atomic_write(path, format!("{bom}{updated}").as_bytes()) {
-        return ToolResult::error(io_failure("write", shown, &e));
+    if let Err(e) = replace_file(&dir, name, format!("{bom}{updated}").as_bytes(), Some(mode)) {
+        return ToolResult::error(io_failure("write", shown, located, &e));
     }
 
     let before = body.replace("\r\n", "\n");
@@ -170,10 +173,38 @@ fn edit(path: &Path, shown: &str, old_text: &str, new_text: &str) -> ToolResult 
         short_diff(&diff)
     ))
     .with_details(json!({
-        "path": path.to_string_lossy(),
+        "path": located.path().to_string_lossy(),
         "diff": diff,
         "first_changed_line": first_changed_line,
     }))
+}
+
+/// The content and mode of the regular file `name` in `dir`, or `None` when it is
+/// something else; opened without blocking, so a pipe cannot hang the call.
+fn read_regular(dir: &Dir, name: &OsStr) -> io::Result<Option<(Vec<u8>, u32)>> {
+    let mut file = open_nonblocking(dir, Path::new(name))?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(Some((bytes, meta.permissions().mode() & 0o7777)))
+}
+
+fn not_a_file(shown: &str) -> ToolResult {
+    ToolResult::error(format!(
+        "Error: {shown} is not a regular file; edit_file only edits files."
+    ))
+}
+
+fn read_failure(shown: &str, located: &Located, e: &io::Error) -> ToolResult {
+    if e.kind() == io::ErrorKind::NotFound {
+        return ToolResult::error(format!(
+            "Error: File not found: {shown}. Check the path, or use write_file to create it."
+        ));
+    }
+    ToolResult::error(io_failure("read", shown, located, e))
 }
 
 /// The file's dominant line ending.

@@ -1,14 +1,15 @@
 //! `list_dir`: the entries of a directory, optionally several levels deep.
 
-use super::{MAX_LIST_ENTRIES, human_size, io_failure, resolve_then};
+use super::walk::{Found, RuleStack, Stop, Walk, inherited_rules};
+use super::{MAX_LIST_ENTRIES, human_size, io_failure, located_then};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args::{optional_str, optional_u64_min};
+use crate::tools::workspace::{Access, Located, Refusal, is_escape};
 use async_trait::async_trait;
-use ignore::WalkBuilder;
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use serde_json::{Value, json};
 use std::io;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -38,7 +39,8 @@ impl Tool for ListDirTool {
     fn description(&self) -> &str {
         "List a directory (default: the workspace). Each entry is prefixed [folder] or \
          [file] (with its size); paths are relative to the listed directory. depth > 1 \
-         lists subdirectories too and skips what .gitignore excludes. At most 1000 entries."
+         lists subdirectories too and skips what .gitignore excludes. A symlink leading out of \
+         the workspace shows as [link]. At most 1000 entries."
     }
 
     fn parameters(&self) -> Value {
@@ -67,86 +69,68 @@ impl Tool for ListDirTool {
             Err(e) => return ToolResult::error(e),
         };
         let depth = usize::try_from(depth).unwrap_or(usize::MAX);
-        let root = self.workspace.root().to_path_buf();
+        let workspace = self.workspace.clone();
         let target = shown.clone();
-        resolve_then(&self.workspace, &target, move |dir| {
-            list(&dir, &root, &shown, depth, &cancel)
+        located_then(&self.workspace, &target, Access::Read, move |located| {
+            list(&workspace, &located, &shown, depth, &cancel)
         })
         .await
     }
 }
 
 fn list(
-    dir: &Path,
-    root: &Path,
+    workspace: &Workspace,
+    located: &Located,
     shown: &str,
     depth: usize,
     cancel: &CancellationToken,
 ) -> ToolResult {
-    match std::fs::metadata(dir) {
+    let opened = match located.dir().metadata(located.rel()) {
         Ok(meta) if !meta.is_dir() => {
             return ToolResult::error(format!(
                 "Error: {shown} is a file, not a directory. Use read_file to read it."
             ));
         }
-        Ok(_) => {}
+        Ok(_) => located.dir().open_dir(located.rel()),
+        Err(e) => Err(e),
+    };
+    let dir = match opened {
+        Ok(dir) => dir,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return ToolResult::error(format!(
                 "Error: Directory not found: {shown}. List its parent to see what exists."
             ));
         }
-        Err(e) => return ToolResult::error(io_failure("list", shown, &e)),
-    }
+        Err(e) => return ToolResult::error(io_failure("list", shown, located, &e)),
+    };
 
-    let mut walk = WalkBuilder::new(dir);
-    walk.max_depth(Some(depth))
-        .follow_links(false)
-        .standard_filters(false)
-        .sort_by_file_name(|a, b| a.cmp(b));
-    if depth > 1 {
-        // Deep listings of a project would drown in build output and dependencies. Rules
-        // above the listed directory count only up to the workspace root: a stray
-        // ~/.gitignore must not hide a workspace's files.
-        let inherited = inherited_rules(root, dir);
-        walk.git_ignore(true)
-            .git_exclude(true)
-            .ignore(true)
-            .require_git(false)
-            .filter_entry(move |e| {
-                let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                e.file_name() != ".git"
-                    && !inherited.iter().any(|rules| {
-                        e.path().starts_with(rules.path())
-                            && rules
-                                .matched_path_or_any_parents(e.path(), is_dir)
-                                .is_ignore()
-                    })
-            });
-    }
-
+    // Deep listings of a project would drown in build output and dependencies. Rules
+    // above the listed directory count only up to the workspace root: a stray
+    // ~/.gitignore must not hide a workspace's files.
+    let filtered = depth > 1;
+    let inherited = if filtered && located.tree() == located.workspace() {
+        inherited_rules(located.dir(), located.tree(), located.rel())
+    } else {
+        RuleStack::default()
+    };
+    let mut walk = Walk {
+        max_depth: depth,
+        filtered,
+        cancel,
+        unreadable: Vec::new(),
+    };
     let mut lines = Vec::new();
-    let mut unreadable = Vec::new();
     let mut more = false;
-    for entry in walk.build() {
-        if cancel.is_cancelled() {
-            return ToolResult::error("Cancelled: the listing was aborted.");
-        }
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                unreadable.push(e.to_string());
-                continue;
-            }
-        };
-        if entry.depth() == 0 {
-            continue;
-        }
+    let flow = walk.run(&dir, located.path(), &inherited, &mut |found| {
         if lines.len() == MAX_LIST_ENTRIES {
             more = true;
-            break;
+            return ControlFlow::Break(Stop::Done);
         }
-        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-        lines.push(describe(entry.path(), &rel.display().to_string()));
+        lines.push(describe(workspace, located.path(), found));
+        ControlFlow::Continue(())
+    });
+    if let ControlFlow::Break(Stop::Cancelled) = flow {
+        return ToolResult::error("Cancelled: the listing was aborted.");
     }
 
     let count = lines.len();
@@ -161,58 +145,51 @@ fn list(
              subdirectory or use a smaller depth to see the rest.]"
         ));
     }
-    if let Some(first) = unreadable.first() {
+    if let Some(first) = walk.unreadable.first() {
         out.push_str(&format!(
             "\n\n[{} entries could not be read, e.g. {first}]",
-            unreadable.len()
+            walk.unreadable.len()
         ));
     }
     ToolResult::text(out).with_details(json!({
-        "path": dir.to_string_lossy(),
+        "path": located.path().to_string_lossy(),
         "entries": count,
         "truncated": more,
     }))
 }
 
-/// The ignore rules of the directories from the workspace `root` down to (not including)
-/// `dir`; none when `dir` is outside the workspace.
-fn inherited_rules(root: &Path, dir: &Path) -> Vec<Gitignore> {
-    let Ok(rel) = dir.strip_prefix(root) else {
-        return Vec::new();
-    };
-    let mut rules = Vec::new();
-    let mut ancestor = root.to_path_buf();
-    for component in rel.components() {
-        for name in [".gitignore", ".ignore"] {
-            let file = ancestor.join(name);
-            if !file.is_file() {
-                continue;
+/// One line for an entry: `[folder] name/` or `[file] name (size)`; a symlink is
+/// described by what it points at, plus its target, and one leading out of the
+/// workspace as `[link]`, without looking at what is there.
+fn describe(workspace: &Workspace, listed: &Path, found: &Found<'_>) -> String {
+    let rel = found.rel.display();
+    if !found.file_type.is_symlink() {
+        return if found.file_type.is_dir() {
+            format!("[folder] {rel}/")
+        } else {
+            match found.dir.symlink_metadata(found.name) {
+                Ok(meta) => format!("[file] {rel} ({})", human_size(meta.len())),
+                // It vanished meanwhile.
+                Err(_) => format!("[file] {rel} (unreadable)"),
             }
-            let mut builder = GitignoreBuilder::new(&ancestor);
-            // A broken line is skipped, as git does; the rest of the file still counts.
-            let _ = builder.add(&file);
-            if let Ok(matcher) = builder.build() {
-                rules.push(matcher);
-            }
-        }
-        ancestor.push(component);
+        };
     }
-    rules
-}
-
-/// One line for the entry at `path`: `[folder] name/` or `[file] name (size)`; a
-/// symlink is described by what it points at, plus its target.
-fn describe(path: &Path, rel: &str) -> String {
-    let link = std::fs::symlink_metadata(path)
-        .ok()
-        .filter(|m| m.file_type().is_symlink())
-        .and_then(|_| std::fs::read_link(path).ok())
-        .map(|target| format!(" -> {}", target.display()))
+    let target = found
+        .dir
+        .read_link_contents(found.name)
+        .map(|t| format!(" -> {}", t.display()))
         .unwrap_or_default();
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => format!("[folder] {rel}/{link}"),
-        Ok(meta) => format!("[file] {rel}{link} ({})", human_size(meta.len())),
+    // The link's target is located like any tool path: outside the workspace stays unseen.
+    let meta = match workspace.locate(listed.join(found.rel), Access::Read) {
+        Ok(to) => to.dir().metadata(to.rel()).map_err(|e| is_escape(&e)),
+        Err(Refusal::Outside(_) | Refusal::ReadOnly(_)) => Err(true),
+        Err(_) => Err(false),
+    };
+    match meta {
+        Ok(meta) if meta.is_dir() => format!("[folder] {rel}/{target}"),
+        Ok(meta) => format!("[file] {rel}{target} ({})", human_size(meta.len())),
+        Err(true) => format!("[link] {rel}{target} (outside the workspace)"),
         // A dangling symlink or an entry that vanished meanwhile.
-        Err(_) => format!("[file] {rel}{link} (unreadable)"),
+        Err(false) => format!("[file] {rel}{target} (unreadable)"),
     }
 }

@@ -1,9 +1,12 @@
 //! `read_file`: a window of a text file, capped in lines and bytes.
 
-use super::{MAX_READ_BYTES, MAX_READ_LINES, human_size, io_failure, resolve_then};
+use super::{
+    MAX_READ_BYTES, MAX_READ_LINES, human_size, io_failure, located_then, open_nonblocking,
+};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args::{optional_bool, optional_u64_min, required_str};
+use crate::tools::workspace::{Access, Located};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::fs::File;
@@ -90,8 +93,8 @@ impl Tool for ReadFileTool {
             Err(e) => return ToolResult::error(e),
         };
         let shown = request.shown.clone();
-        resolve_then(&self.workspace, &shown, move |path| {
-            read(&path, &request, &cancel)
+        located_then(&self.workspace, &shown, Access::Read, move |located| {
+            read(&located, &request, &cancel)
         })
         .await
     }
@@ -109,16 +112,19 @@ fn parse(args: &Value) -> Result<Request, String> {
     })
 }
 
-fn read(path: &Path, req: &Request, cancel: &CancellationToken) -> ToolResult {
+fn read(located: &Located, req: &Request, cancel: &CancellationToken) -> ToolResult {
     let shown = req.shown.as_str();
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
+    // Opened first and then looked at, so what is checked is what gets read.
+    let opened = open_nonblocking(located.dir(), located.rel())
+        .and_then(|file| file.metadata().map(|meta| (file, meta)));
+    let (file, meta) = match opened {
+        Ok(opened) => opened,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return ToolResult::error(format!(
                 "Error: File not found: {shown}. Check the path; list_dir shows what exists."
             ));
         }
-        Err(e) => return ToolResult::error(io_failure("read", shown, &e)),
+        Err(e) => return ToolResult::error(io_failure("read", shown, located, &e)),
     };
     if meta.is_dir() {
         return ToolResult::error(format!(
@@ -132,20 +138,21 @@ fn read(path: &Path, req: &Request, cancel: &CancellationToken) -> ToolResult {
              reads files."
         ));
     }
-    match read_window(path, req, meta.len(), cancel) {
+    match read_window(file, located.path(), req, meta.len(), cancel) {
         Ok(result) => result,
-        Err(e) => ToolResult::error(io_failure("read", shown, &e)),
+        Err(e) => ToolResult::error(io_failure("read", shown, located, &e)),
     }
 }
 
 fn read_window(
+    file: File,
     path: &Path,
     req: &Request,
     size: u64,
     cancel: &CancellationToken,
 ) -> io::Result<ToolResult> {
     let shown = req.shown.as_str();
-    let mut reader = BufReader::with_capacity(64 * 1024, File::open(path)?);
+    let mut reader = BufReader::with_capacity(64 * 1024, file);
     let sample = reader.fill_buf()?;
     if let Some(kind) = binary_kind(&sample[..sample.len().min(SNIFF_BYTES)]) {
         return Ok(ToolResult::error(format!(

@@ -1,10 +1,12 @@
 //! `write_file`: creates or replaces a file atomically.
 
-use super::{atomic_write, io_failure, resolve_then};
+use super::{io_failure, located_then, replace_file};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args::required_str;
+use crate::tools::workspace::{Access, Located, is_escape};
 use async_trait::async_trait;
+use cap_std::fs::PermissionsExt;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -62,31 +64,58 @@ impl Tool for WriteFileTool {
         // Cancellation is not honoured once started: the write is short and atomic, and
         // stopping halfway would gain nothing.
         let target = shown.clone();
-        resolve_then(&self.workspace, &target, move |path| {
-            if path.is_dir() {
-                return ToolResult::error(format!(
-                    "Error: {shown} is a directory; give the path of a file to write."
-                ));
-            }
-            let existed = path.exists();
-            if let Some(parent) = path.parent()
-                && let Err(e) = std::fs::create_dir_all(parent)
-            {
-                return ToolResult::error(io_failure(
-                    "create the parent directories of",
-                    &shown,
-                    &e,
-                ));
-            }
-            if let Err(e) = atomic_write(&path, content.as_bytes()) {
-                return ToolResult::error(io_failure("write", &shown, &e));
-            }
-            let bytes = content.len();
-            let verb = if existed { "replaced" } else { "created" };
-            ToolResult::text(format!("Wrote {bytes} bytes to {shown} ({verb}).")).with_details(
-                json!({"path": path.to_string_lossy(), "bytes": bytes, "created": !existed}),
-            )
+        located_then(&self.workspace, &target, Access::Write, move |located| {
+            write(&located, &shown, &content)
         })
         .await
     }
+}
+
+fn write(located: &Located, shown: &str, content: &str) -> ToolResult {
+    let is_dir = || {
+        ToolResult::error(format!(
+            "Error: {shown} is a directory; give the path of a file to write."
+        ))
+    };
+    let Some((parent, name)) = located.parent_and_name() else {
+        return is_dir();
+    };
+    let tree = located.dir();
+    if tree.metadata(located.rel()).is_ok_and(|m| m.is_dir()) {
+        return is_dir();
+    }
+    if let Err(e) = tree.create_dir_all(parent) {
+        // "Exists" may hide that what exists is a symlink leading out: say that instead.
+        let e = match tree.metadata(parent) {
+            Err(beneath) if is_escape(&beneath) => beneath,
+            _ => e,
+        };
+        return ToolResult::error(io_failure(
+            "create the parent directories of",
+            shown,
+            located,
+            &e,
+        ));
+    }
+    let dir = match tree.open_dir(parent) {
+        Ok(dir) => dir,
+        Err(e) => return ToolResult::error(io_failure("write", shown, located, &e)),
+    };
+    // Looked at again in the directory now held open: that is where the rename happens.
+    let existing = match dir.metadata(name) {
+        Ok(meta) if meta.is_dir() => return is_dir(),
+        Ok(meta) => Some(meta.permissions().mode() & 0o7777),
+        Err(_) => None,
+    };
+    if let Err(e) = replace_file(&dir, name, content.as_bytes(), existing) {
+        return ToolResult::error(io_failure("write", shown, located, &e));
+    }
+    let bytes = content.len();
+    let created = existing.is_none();
+    let verb = if created { "created" } else { "replaced" };
+    ToolResult::text(format!("Wrote {bytes} bytes to {shown} ({verb}).")).with_details(json!({
+        "path": located.path().to_string_lossy(),
+        "bytes": bytes,
+        "created": created,
+    }))
 }

@@ -96,7 +96,9 @@ async fn a_silent_server_hits_the_real_idle_timeout() {
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.text(), "waiting");
     assert!(
-        error.contains("200 ms") && error.contains("idle timeout"),
+        error.contains("200 ms")
+            && error.contains("idle timeout")
+            && error.contains("raise [agent] idle_timeout_secs"),
         "{error}"
     );
     assert!(elapsed >= Duration::from_millis(200), "{elapsed:?}");

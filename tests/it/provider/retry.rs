@@ -60,13 +60,12 @@ async fn rate_limit_then_success_honours_retry_after() {
 }
 
 #[tokio::test]
-async fn server_waits_are_capped_and_read_from_dates_and_milliseconds() {
+async fn server_waits_are_read_from_seconds_and_milliseconds() {
     let limited = |name: &str, value: &str| {
         Scripted::json(429, json!({"error": {"message": "rate limited"}})).header(name, value)
     };
     let server = FakeLlm::start(vec![
-        limited("retry-after", "3600"),
-        limited("retry-after", "Fri, 31 Dec 2100 23:59:59 GMT"),
+        limited("retry-after", "0.04"),
         limited("retry-after-ms", "7"),
         Scripted::sse(oai::text_reply(&["ok"])),
     ])
@@ -75,10 +74,43 @@ async fn server_waits_are_capped_and_read_from_dates_and_milliseconds() {
         collect(openai(&server).stream(request("gpt-4o", "x"), CancellationToken::new())).await;
     let (starts, ends) = retries(&events);
     let delays: Vec<u64> = starts.iter().map(|s| s.2).collect();
-    // fast_retry caps server-requested waits at 50 ms.
-    assert_eq!(delays, vec![50, 50, 7]);
-    assert_eq!(ends, vec![1, 2, 3]);
+    assert_eq!(delays, vec![40, 7]);
+    assert_eq!(ends, vec![1, 2]);
     assert_eq!(done(&events).text(), "ok");
+}
+
+/// A server that asks for a longer wait than the cap (fast_retry: 50 ms) is not retried
+/// sooner than it asked, nor waited for silently: the error says what it asked for.
+#[tokio::test]
+async fn a_retry_after_beyond_the_cap_is_reported_not_retried() {
+    for (name, value, asked) in [
+        ("retry-after", "3600", "asked to wait 1 h before"),
+        // Decades from now: shown in hours.
+        ("retry-after", "Fri, 31 Dec 2100 23:59:59 GMT", " h "),
+        ("retry-after-ms", "90000", "asked to wait 90 s before"),
+    ] {
+        let server = FakeLlm::start(vec![
+            Scripted::json(429, json!({"error": {"message": "quota exhausted"}}))
+                .header(name, value),
+            Scripted::sse(oai::text_reply(&["too early"])),
+        ])
+        .await;
+        let events =
+            collect(openai(&server).stream(request("gpt-4o", "x"), CancellationToken::new())).await;
+        let (_, error) = failed(&events);
+        for part in [
+            "rate-limited",
+            "quota exhausted",
+            asked,
+            "(Retry-After)",
+            "longer than the 50 ms",
+            "did not retry",
+        ] {
+            assert!(error.contains(part), "{name}: {value}: {part:?} in {error}");
+        }
+        assert!(retries(&events).0.is_empty(), "{name}: {value}");
+        assert_eq!(server.requests().len(), 1);
+    }
 }
 
 #[tokio::test]
@@ -219,8 +251,11 @@ async fn refused_connections_are_retried_then_explained() {
     let events = collect(provider.stream(request("llama3", "x"), CancellationToken::new())).await;
     let (starts, _) = retries(&events);
     assert_eq!(starts.len(), 3);
+    // The cause comes first, so a retry line cut short still says it.
     assert!(
-        starts[0].3.starts_with("connection failed"),
+        starts[0]
+            .3
+            .starts_with("cannot connect: Connection refused"),
         "{:?}",
         starts[0]
     );

@@ -82,12 +82,12 @@ async fn cron_expressions_fire_on_the_wall_clock() {
 #[tokio::test(start_paused = true)]
 async fn adding_a_job_wakes_the_sleeping_timer() {
     let env = Env::new();
-    let (service, clock) = env.open_at(t0());
+    let (service, clock) = env.open_rechecking(t0(), std::time::Duration::from_secs(30));
     let (on_fire, mut rx) = recorder();
     let scheduler = service.start_scheduler(on_fire).unwrap();
     role(&scheduler, SchedulerRole::Active).await;
-    // The scheduler now sleeps its full recheck interval (30 s); a job due in 5 s must
-    // wake it rather than wait for that.
+    // The scheduler now sleeps its full recheck interval (30 s here); a job due in 5 s
+    // must wake it rather than wait for that.
     service
         .add(
             None,
@@ -118,8 +118,74 @@ async fn jobs_added_by_another_process_are_picked_up() {
         .unwrap();
     let fired = next(&mut rx).await;
     assert_eq!(fired.message, "from elsewhere");
-    // Noticed at the next 30 s recheck, then fired on time.
     assert_eq!(clock.now(), t0() + secs(100));
+}
+
+/// Another process adds a job due every 2 s while the scheduler runs: it is seen at the
+/// scheduler's next look at the file (a second at most), so its first slot fires on
+/// time and no slot is ever recorded as missed.
+#[tokio::test(start_paused = true)]
+async fn a_job_from_another_process_is_seen_at_once_and_fires_every_slot() {
+    let env = Env::new();
+    let (scheduling, clock) = env.open_at(t0());
+    let (on_fire, mut rx) = recorder();
+    let scheduler = scheduling.start_scheduler(on_fire).unwrap();
+    role(&scheduler, SchedulerRole::Active).await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let (other, _) = env.open_at(clock.now());
+    other
+        .add(None, "ping".into(), CronSchedule::EverySeconds(2))
+        .unwrap();
+    let added = clock.now();
+    for n in 1..=5 {
+        let fired = next(&mut rx).await;
+        assert_eq!(fired.scheduled_at, added + secs(2 * n));
+        assert_eq!(clock.now(), added + secs(2 * n), "slot {n} fired late");
+    }
+    feed_until(&scheduling, |jobs| {
+        jobs[0].last_status == Some(RunStatus::Fired)
+    })
+    .await;
+    let json = env.jobs_json(&scheduling);
+    assert!(
+        statuses(&json, 0)
+            .iter()
+            .all(|(_, status)| status == "fired"),
+        "{json:#}"
+    );
+}
+
+/// Even a scheduler that looks at the file only every 30 s (standing in for one that
+/// noticed late) does not call the slots it slept through missed "while no scheduler
+/// was running": one delivery stands for them, and says so.
+#[tokio::test(start_paused = true)]
+async fn slots_a_running_scheduler_could_not_fire_are_not_called_missed() {
+    let env = Env::new();
+    let (scheduling, clock) = env.open_rechecking(t0(), std::time::Duration::from_secs(30));
+    let (on_fire, mut rx) = recorder();
+    let scheduler = scheduling.start_scheduler(on_fire).unwrap();
+    role(&scheduler, SchedulerRole::Active).await;
+    let (other, _) = env.open_at(t0());
+    other
+        .add(None, "ping".into(), CronSchedule::EverySeconds(2))
+        .unwrap();
+    let fired = next(&mut rx).await;
+    assert_eq!(clock.now(), t0() + secs(30));
+    assert_eq!(fired.scheduled_at, t0() + secs(30));
+    feed_until(&scheduling, |jobs| {
+        jobs[0].last_status == Some(RunStatus::Fired)
+    })
+    .await;
+    let json = env.jobs_json(&scheduling);
+    let runs = json["jobs"][0]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    assert_eq!(runs[0]["status"], "fired");
+    let note = runs[0]["note"].as_str().unwrap();
+    assert!(
+        note.contains("also stands for 14 earlier slot(s)")
+            && !note.contains("no scheduler was running"),
+        "{note}"
+    );
 }
 
 #[tokio::test(start_paused = true)]

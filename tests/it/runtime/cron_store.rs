@@ -172,51 +172,6 @@ fn the_file_lives_under_the_workspace_slug() {
 }
 
 #[test]
-fn a_newer_version_is_refused_and_left_alone() {
-    let env = Env::new();
-    std::fs::create_dir_all(env.dir()).unwrap();
-    let newer = r#"{"version": 2, "workspace": "x", "next_id": 9, "jobs": [], "future": true}"#;
-    std::fs::write(env.dir().join("jobs.json"), newer).unwrap();
-    let err = env.try_open().err().expect("a newer file is refused");
-    assert!(
-        matches!(
-            err,
-            CronError::NewerVersion {
-                found: 2,
-                supported: 1,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
-    let text = err.to_string();
-    assert!(
-        text.contains("newer claw-tui") && text.contains("version 2"),
-        "{text}"
-    );
-    assert_eq!(
-        std::fs::read_to_string(env.dir().join("jobs.json")).unwrap(),
-        newer
-    );
-}
-
-#[test]
-fn a_corrupt_file_is_refused_and_left_alone() {
-    let env = Env::new();
-    std::fs::create_dir_all(env.dir()).unwrap();
-    std::fs::write(env.dir().join("jobs.json"), "{not json").unwrap();
-    let err = env.try_open().err().expect("a corrupt file is refused");
-    assert!(
-        err.to_string().contains("not a valid cron jobs file"),
-        "{err}"
-    );
-    assert_eq!(
-        std::fs::read_to_string(env.dir().join("jobs.json")).unwrap(),
-        "{not json"
-    );
-}
-
-#[test]
 fn writes_are_atomic_and_leave_no_temp_files() {
     let env = Env::new();
     let service = env.open();

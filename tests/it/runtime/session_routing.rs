@@ -7,7 +7,9 @@ use crate::support::cron::{Env, next, recorder, t0};
 use crate::support::runs::user_texts;
 use crate::support::{Reply, ScriptedProvider, until_agent_end};
 use claw_tui::agent::{Agent, AgentEvent, EventKind, Message};
-use claw_tui::runtime::{InboundMessage, MessageBus, SYSTEM_CHANNEL, Supervisor, runtime_channel};
+use claw_tui::runtime::{
+    InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, Supervisor, runtime_channel,
+};
 use claw_tui::session::{self, Entry, SessionData, SessionRouter, SessionWriter, record_events};
 use claw_tui::tools::cron::CronSchedule;
 use std::path::Path;
@@ -20,13 +22,14 @@ struct Fixture {
     provider: Arc<ScriptedProvider>,
     supervisor: Supervisor,
     ends: mpsc::UnboundedReceiver<AgentEvent>,
+    events: mpsc::UnboundedReceiver<RuntimeEvent>,
 }
 
 fn fixture(replies: Vec<Reply>) -> Fixture {
     let provider = ScriptedProvider::new(replies);
     let agent = Agent::new(provider.clone(), "scripted");
     let ends = agent.subscribe(Some(&[EventKind::AgentEnd]));
-    let (tx, _events) = runtime_channel();
+    let (tx, events) = runtime_channel();
     let supervisor = Supervisor::start(agent, &MessageBus::new(), tx).unwrap();
     Fixture {
         data: tempfile::tempdir().unwrap(),
@@ -34,6 +37,7 @@ fn fixture(replies: Vec<Reply>) -> Fixture {
         provider,
         supervisor,
         ends,
+        events,
     }
 }
 
@@ -243,4 +247,81 @@ async fn a_switch_leaves_the_old_sessions_notifications_with_it() {
     // Nothing waits in the new session (and with no message it was not even kept).
     let new_path = session::session_path_by_id(f.data.path(), f.ws.path(), &new_id);
     assert!(new_path.is_none_or(|p| pending_in(&p).is_empty()));
+}
+
+/// Another process (the one that fires the cron jobs) parks a notification in the inbox
+/// of a session this process has open: it is picked up within a second or so and
+/// delivered now, not at the next resume, and recorded as taken, so a later resume does
+/// not deliver it again.
+#[tokio::test]
+async fn a_notification_another_process_parks_for_the_open_session_is_delivered_now() {
+    let mut f = fixture(vec![Reply::text(&["on it"])]);
+    let active = f.create();
+    let id = active.id().to_owned();
+    f.enter(&active, None);
+    let agent = f.supervisor.agent().clone();
+    let (finish, recording) = record_events(&agent, active);
+    f.supervisor.release();
+
+    let path = f.path_of(&id);
+    session::record_undelivered(
+        &path,
+        &for_session(&id, "[Cron job \"tick\" (cron-1) fired]"),
+    )
+    .unwrap();
+    until_agent_end(&mut f.ends).await;
+    let texts = user_texts(&f.provider.requests()[0]);
+    assert!(texts[0].contains("cron-1"), "{texts:?}");
+
+    let _ = agent.state();
+    finish.send(()).unwrap();
+    recording.await.unwrap();
+    let data = session::load(&path).unwrap();
+    assert!(
+        data.pending_notifications.is_empty(),
+        "taken, not left for a resume"
+    );
+    assert_eq!(
+        data.inbox_offset,
+        std::fs::metadata(session::inbox_path(&path)).unwrap().len()
+    );
+    assert!(
+        data.messages
+            .iter()
+            .any(|m| matches!(m, Message::Notification(n) if n.content.contains("cron-1")))
+    );
+}
+
+/// Parked while a run is active: it waits like any notification and starts the next run.
+#[tokio::test]
+async fn a_notification_parked_during_a_run_is_delivered_after_it() {
+    let gate = Arc::new(Notify::new());
+    let busy = match Reply::text(&["busy"]) {
+        Reply::Events(events) => Reply::Gated(Vec::new(), gate.clone(), events),
+        _ => unreachable!(),
+    };
+    let mut f = fixture(vec![busy, Reply::text(&["thanks"])]);
+    let active = f.create();
+    let id = active.id().to_owned();
+    f.enter(&active, None);
+    f.supervisor.release();
+    f.supervisor.submit("work");
+    session::record_undelivered(&f.path_of(&id), &for_session(&id, "parked result")).unwrap();
+    // Picked up while the run waits at its gate: it is pending.
+    loop {
+        let event = tokio::time::timeout(crate::support::DEADLINE, f.events.recv())
+            .await
+            .expect("never picked up")
+            .unwrap();
+        if event == (RuntimeEvent::PendingNotifications { count: 1 }) {
+            break;
+        }
+    }
+    gate.notify_one();
+    until_agent_end(&mut f.ends).await;
+    until_agent_end(&mut f.ends).await;
+    let requests = f.provider.requests();
+    let texts = user_texts(&requests[1]);
+    assert!(texts.last().unwrap().contains("parked result"), "{texts:?}");
+    active.close().await;
 }

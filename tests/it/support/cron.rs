@@ -7,6 +7,7 @@ use claw_tui::runtime::cron::{
     CronFired, CronJobInfo, CronOptions, CronService, FiredCallback, SchedulerHandle,
     SchedulerRole, TokioClock,
 };
+use claw_tui::runtime::{RuntimeEvent, runtime_channel};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -42,13 +43,48 @@ impl Env {
 
     /// A service whose clock reads `start` now and follows tokio's (paused) clock.
     pub fn open_at(&self, start: DateTime<Utc>) -> (CronService, TokioClock) {
+        self.open_rechecking(start, CronOptions::default().recheck_interval)
+    }
+
+    /// [`Env::open_at`] with another recheck interval (how often the scheduler looks at
+    /// the file).
+    pub fn open_rechecking(
+        &self,
+        start: DateTime<Utc>,
+        recheck_interval: Duration,
+    ) -> (CronService, TokioClock) {
         let clock = TokioClock::starting_at(start);
         let options = CronOptions {
             clock: Arc::new(clock),
+            recheck_interval,
             ..CronOptions::default()
         };
         let service = CronService::open(&self.data, &self.workspace, options).unwrap();
         (service, clock)
+    }
+
+    /// [`Env::open_at`], with the service's reports (`cron_status`) on a channel.
+    pub fn open_reporting(
+        &self,
+        start: DateTime<Utc>,
+    ) -> (CronService, TokioClock, UnboundedReceiver<RuntimeEvent>) {
+        let clock = TokioClock::starting_at(start);
+        let (events, rx) = runtime_channel();
+        let options = CronOptions {
+            clock: Arc::new(clock),
+            ..CronOptions::reporting_to(events)
+        };
+        let service = CronService::open(&self.data, &self.workspace, options).unwrap();
+        (service, clock, rx)
+    }
+
+    /// Where this workspace's `jobs.json` lives.
+    pub fn jobs_path(&self) -> PathBuf {
+        let canonical = std::fs::canonicalize(&self.workspace).unwrap();
+        self.data
+            .join("cron")
+            .join(claw_tui::runtime::cron::workspace_slug(&canonical))
+            .join("jobs.json")
     }
 
     pub fn jobs_json(&self, service: &CronService) -> Value {
@@ -84,6 +120,19 @@ pub async fn feed_until(service: &CronService, pred: impl Fn(&[CronJobInfo]) -> 
         .await
         .expect("timed out waiting for the feed")
         .unwrap();
+}
+
+/// The next `cron_status` report: (ok, message).
+pub async fn cron_status(rx: &mut UnboundedReceiver<RuntimeEvent>) -> (bool, String) {
+    loop {
+        let event = tokio::time::timeout(GUARD, rx.recv())
+            .await
+            .expect("timed out waiting for a cron_status report")
+            .expect("event channel closed");
+        if let RuntimeEvent::CronStatus { ok, message } = event {
+            return (ok, message);
+        }
+    }
 }
 
 pub fn statuses(json: &Value, job: usize) -> Vec<(String, String)> {

@@ -105,3 +105,108 @@ pub async fn exits(pid: u32) -> bool {
 pub fn process_alive(pid: u32) -> bool {
     !process_gone(pid)
 }
+
+/// The kernel's Landlock ABI version (0 without Landlock), asked with the raw syscall.
+pub fn landlock_abi() -> i64 {
+    // SAFETY: with a null attribute pointer and size 0 this flag only queries the ABI.
+    unsafe {
+        nix::libc::syscall(
+            nix::libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32,
+        )
+    }
+    .max(0)
+}
+
+/// Whether this machine lets a process make a pid and mount namespace, tried with the
+/// util-linux `unshare` tool (independently of the launcher). `None`: no such tool.
+pub fn pid_namespaces_available() -> Option<bool> {
+    let mut cmd = std::process::Command::new("unshare");
+    if !nix::unistd::geteuid().is_root() {
+        cmd.arg("--user").arg("--map-root-user");
+    }
+    let status = cmd
+        .args(["--pid", "--fork", "--mount-proc", "true"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    Some(status.success())
+}
+
+/// A number unique to this call, to tell a test's processes apart: `sleep MARKER` runs
+/// for a thousand seconds and is found by its exact argument list.
+pub fn marker() -> String {
+    format!(
+        "1000.{}{:06}",
+        std::process::id(),
+        fastrand::u32(..1_000_000)
+    )
+}
+
+/// Pids of living processes whose arguments are exactly `sleep MARKER`.
+pub fn sleepers(marker: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+                let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+                args.len() >= 2
+                    && args[0].ends_with(b"sleep")
+                    && args[1] == marker.as_bytes()
+                    && args[2..].iter().all(|a| a.is_empty())
+            })
+        })
+        .filter(|pid| process_alive(*pid))
+        .collect()
+}
+
+/// Waits (up to [`DEADLINE`]) until a `sleep MARKER` process runs for each marker;
+/// returns their pids. Panics naming the markers that never appeared.
+pub async fn wait_for_sleepers(markers: &[String]) -> Vec<u32> {
+    let until = std::time::Instant::now() + DEADLINE;
+    loop {
+        let found: Vec<Vec<u32>> = markers.iter().map(|m| sleepers(m)).collect();
+        if found.iter().all(|pids| !pids.is_empty()) {
+            return found.into_iter().flatten().collect();
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "these processes never started: {:?}",
+            markers
+                .iter()
+                .zip(&found)
+                .filter(|(_, p)| p.is_empty())
+                .map(|(m, _)| m)
+                .collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Asserts that every pid exits (each waited on with a pidfd, up to [`DEADLINE`]).
+pub async fn assert_all_exit(pids: &[u32], what: &str) {
+    for &pid in pids {
+        assert!(exits(pid).await, "{what}: process {pid} survived");
+    }
+}
+
+/// A script that leaves one `sleep` per escape route behind: `setsid`, a double fork,
+/// `nohup`, and a shell that ignores SIGTERM. Returns (script, markers).
+pub fn escapers() -> (String, Vec<String>) {
+    let markers: Vec<String> = (0..4).map(|_| marker()).collect();
+    let script = format!(
+        "setsid sleep {} > /dev/null 2>&1 & \
+         ( sleep {} > /dev/null 2>&1 & ) ; \
+         nohup sleep {} > /dev/null 2>&1 & \
+         sh -c 'trap \"\" TERM HUP INT; sleep {}' > /dev/null 2>&1 &",
+        markers[0], markers[1], markers[2], markers[3]
+    );
+    (script, markers)
+}

@@ -25,6 +25,9 @@ pub enum Step {
     Hang,
     /// Break the connection mid-body, as a crashed server or proxy would.
     Fail,
+    /// Send these bytes every `interval`, forever (until the client goes away): a
+    /// server's keep-alive comments.
+    Every(std::time::Duration, Bytes),
 }
 
 /// A scripted response.
@@ -210,6 +213,11 @@ async fn handle(
                     }
                     Some(Step::Wait(gate)) => gate.notified().await,
                     Some(Step::Hang) => std::future::pending::<()>().await,
+                    Some(Step::Every(interval, bytes)) => {
+                        tokio::time::sleep(interval).await;
+                        steps.push_front(Step::Every(interval, bytes.clone()));
+                        return Some((Ok(bytes), (steps, guard, false)));
+                    }
                     Some(Step::Fail) => {
                         // Let hyper flush what was sent before the connection breaks.
                         tokio::task::yield_now().await;

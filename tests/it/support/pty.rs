@@ -1,10 +1,13 @@
 //! Runs the real `claw-tui` binary in a pseudo-terminal and reads its screen with vt100.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use std::io::{Read, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Upper bound for the screen to reach a state; a failure, never a synchronisation.
@@ -20,7 +23,10 @@ pub struct Tui {
     shared: Arc<(Mutex<Shared>, Condvar)>,
     writer: Box<dyn Write + Send>,
     child: Box<dyn Child + Send + Sync>,
-    _master: Box<dyn MasterPty + Send>,
+    master: Option<Box<dyn MasterPty + Send>>,
+    /// Written to make the reader thread stop (and close its end of the terminal).
+    stop: Option<OwnedFd>,
+    reader: Option<JoinHandle<()>>,
 }
 
 impl Tui {
@@ -108,9 +114,26 @@ impl Tui {
             Condvar::new(),
         ));
         let feed = shared.clone();
-        std::thread::spawn(move || {
+        // The thread waits for output or for `stop`, so that `hang_up` can end it and
+        // close every descriptor of the terminal's master side.
+        let master_fd = pair.master.as_raw_fd().unwrap();
+        // SAFETY: the descriptor belongs to `pair.master`, which lives until after the
+        // thread was joined (or the process ends); it is only duplicated here.
+        let watched = nix::unistd::dup(unsafe { BorrowedFd::borrow_raw(master_fd) }).unwrap();
+        let (stop_rx, stop) = nix::unistd::pipe().unwrap();
+        let thread = std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             loop {
+                let mut fds = [
+                    PollFd::new(watched.as_fd(), PollFlags::POLLIN),
+                    PollFd::new(stop_rx.as_fd(), PollFlags::POLLIN),
+                ];
+                if poll(&mut fds, PollTimeout::NONE).is_err() {
+                    continue;
+                }
+                if fds[1].any().unwrap_or(false) {
+                    return;
+                }
                 let n = reader.read(&mut buf).unwrap_or(0);
                 let (lock, cvar) = &*feed;
                 // A test that failed while holding the lock must not hide its message.
@@ -128,8 +151,31 @@ impl Tui {
             shared,
             writer,
             child,
-            _master: pair.master,
+            master: Some(pair.master),
+            stop: Some(stop),
+            reader: Some(thread),
         }
+    }
+
+    /// Closes the terminal, as closing its window does: every descriptor of the master
+    /// side goes, so the kernel hangs up the program's side (SIGHUP, then EIO on reads
+    /// and writes). The screen keeps what it showed last.
+    pub fn hang_up(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            nix::unistd::write(&stop, b"x").unwrap();
+        }
+        if let Some(reader) = self.reader.take() {
+            reader.join().unwrap();
+        }
+        self.writer = Box::new(std::io::sink());
+        self.master = None;
+    }
+
+    /// Waits for the process to exit after [`Tui::hang_up`]: its exit code, or the
+    /// signal that ended it.
+    pub fn wait_hung_up(&mut self) -> (u32, Option<String>) {
+        let status = self.child.wait().unwrap();
+        (status.exit_code(), status.signal().map(str::to_owned))
     }
 
     /// Types bytes into the terminal.

@@ -4,8 +4,9 @@
 pub mod scene;
 
 use claw_tui::agent::AgentEvent;
+use claw_tui::runtime::SubagentStatus;
 use claw_tui::tools::exec::ApprovalRequest;
-use claw_tui::tui::{App, AppConfig, CronRow, CronRunStatus, Msg, SubagentRow, SubagentStatus};
+use claw_tui::tui::{App, AppConfig, CronRow, CronRunStatus, Msg, SubagentRow};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -15,6 +16,17 @@ pub fn epoch() -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(1_700_000_000)
 }
 
+/// The configuration of the TUI tests: the demo provider, a 200k context window, a
+/// fixed workspace and UTC clock times.
+pub fn config() -> AppConfig {
+    AppConfig {
+        context_window: Some(200_000),
+        workspace: "~/project".into(),
+        time_zone: chrono::FixedOffset::east_opt(0),
+        ..AppConfig::new("demo", "demo (offline)")
+    }
+}
+
 /// An app at 120×40 with the test configuration.
 pub fn app() -> App {
     sized(120, 40)
@@ -22,7 +34,7 @@ pub fn app() -> App {
 
 /// An app of the given size.
 pub fn sized(width: u16, height: u16) -> App {
-    let mut app = App::new(AppConfig::for_tests());
+    let mut app = App::new(config());
     app.set_clock(std::time::Instant::now(), epoch());
     app.update(Msg::Term(Event::Resize(width, height)));
     app

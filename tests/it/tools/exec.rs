@@ -1,6 +1,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 //! The `exec` tool with real processes in temp workspaces: output, exit codes,
 //! confinement, timeouts, output limits, truncation, deny rules and cancellation.
+//! Processes are found by their exact arguments in /proc (`sleep MARKER`), since a
+//! command's own pids (`$!`) belong to its pid namespace.
 
 use crate::support::exec::*;
 use claw_tui::agent::Tool;
@@ -97,32 +99,27 @@ async fn runs_in_the_workspace_and_confines_cwd() {
 }
 
 #[tokio::test]
-async fn timeout_kills_the_whole_process_group() {
+async fn timeout_kills_every_process_the_command_started() {
     let dir = tempfile::tempdir().unwrap();
     let tool = tool(dir.path());
-    let result = call(
-        &tool,
-        json!({
-            "command": "echo before; sleep 100 & echo $! > pidfile; wait",
-            "timeout": 1
-        }),
-    )
-    .await;
+    let (escape, markers) = escapers();
+    let child = marker();
+    let command = format!("echo before; {escape} sleep {child} & wait");
+    let all: Vec<String> = markers.iter().chain([&child]).cloned().collect();
+    let (result, pids) = tokio::join!(
+        call(&tool, json!({"command": command, "timeout": 2})),
+        wait_for_sleepers(&all)
+    );
     assert!(result.is_error);
     assert_eq!(result.details["timed_out"], true);
-    assert_eq!(result.details["timeout_secs"], 1);
+    assert_eq!(result.details["timeout_secs"], 2);
     assert!(result.content.starts_with("before\n"), "{}", result.content);
     assert!(
-        result.content.contains("[Timed out after 1 s"),
+        result.content.contains("[Timed out after 2 s"),
         "{}",
         result.content
     );
-    let pid: u32 = std::fs::read_to_string(dir.path().join("pidfile"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(exits(pid).await, "the background sleep {pid} survived");
+    assert_all_exit(&pids, "after the timeout").await;
 }
 
 #[tokio::test]
@@ -154,30 +151,28 @@ async fn timeout_is_capped_at_the_configured_maximum() {
 }
 
 #[tokio::test]
-async fn background_processes_holding_the_pipes_do_not_block_the_result() {
+async fn background_processes_run_until_the_time_limit_and_not_longer() {
     let dir = tempfile::tempdir().unwrap();
-    let result = call(
-        &tool(dir.path()),
-        json!({"command": "sleep 100 & echo $!; echo started", "timeout": 600}),
-    )
-    .await;
-    let pid: u32 = result.content.lines().next().unwrap().parse().unwrap();
-    // The command exited on its own: its background process is left running.
-    let alive = process_alive(pid);
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid as i32),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
-    assert!(alive, "the background process was killed");
+    let tool = tool(dir.path());
+    let held = marker();
+    let quiet = marker();
+    let command = format!("sleep {held} & setsid sleep {quiet} > /dev/null 2>&1 & echo started");
+    let result = call(&tool, json!({"command": command, "timeout": 8})).await;
+    // The command exited on its own: the call returns while its background processes run.
+    let pids = wait_for_sleepers(&[held, quiet]).await;
     assert!(!result.is_error, "{}", result.content);
     assert_eq!(result.details["background_left"], true);
     assert_eq!(result.details["timed_out"], false);
     assert!(
-        result
-            .content
-            .contains("started\n[exit code: 0]\n[The command exited, but background")
+        result.content.contains(
+            "started\n[exit code: 0]\n[The command exited; the processes it left in the \
+             background keep running until its time limit (8 s) passes, then they are killed. \
+             They still hold its output pipes"
+        ),
+        "{}",
+        result.content
     );
+    assert_all_exit(&pids, "after the time limit").await;
 }
 
 #[tokio::test]
@@ -292,9 +287,10 @@ async fn cancellation_kills_at_once() {
     let tool = tool(dir.path());
     let (updates, mut rx) = updates();
     let cancel = CancellationToken::new();
+    let (escape, markers) = escapers();
     let call = tool.execute(
         "call",
-        json!({"command": "sleep 100 & echo $!; wait", "timeout": 600}),
+        json!({"command": format!("{escape} echo started; wait; sleep 600"), "timeout": 600}),
         cancel.clone(),
         updates,
     );
@@ -303,12 +299,12 @@ async fn cancellation_kills_at_once() {
             .await
             .expect("no update arrived")
             .unwrap();
-        let pid: u32 = first["stdout"].as_str().unwrap().trim().parse().unwrap();
-        assert!(process_alive(pid));
+        assert_eq!(first["stdout"], "started\n");
+        let pids = wait_for_sleepers(&markers).await;
         cancel.cancel();
-        (pid, Instant::now())
+        (pids, Instant::now())
     };
-    let (result, (pid, cancelled_at)) =
+    let (result, (pids, cancelled_at)) =
         tokio::time::timeout(DEADLINE, async { tokio::join!(call, canceller) })
             .await
             .expect("exec did not stop after cancellation");
@@ -320,7 +316,29 @@ async fn cancellation_kills_at_once() {
     assert!(result.is_error);
     assert_eq!(result.details["cancelled"], true);
     assert!(result.content.contains("[Cancelled by the user"));
-    assert!(exits(pid).await, "the background sleep {pid} survived");
+    assert_all_exit(&pids, "after cancellation").await;
+}
+
+#[tokio::test]
+async fn an_abandoned_call_leaves_nothing_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = tool(dir.path());
+    let (escape, markers) = escapers();
+    let command = format!("{escape} sleep 600");
+    let pids = {
+        let call = tool.execute(
+            "call",
+            json!({"command": command, "timeout": 600}),
+            CancellationToken::new(),
+            claw_tui::agent::ToolUpdates::discard(),
+        );
+        tokio::select! {
+            _ = call => panic!("the call ended on its own"),
+            pids = wait_for_sleepers(&markers) => pids,
+        }
+        // The call's future is dropped here, as when a run is torn down.
+    };
+    assert_all_exit(&pids, "after the call was dropped").await;
 }
 
 #[tokio::test]
@@ -369,9 +387,33 @@ async fn updates_stream_batched_lines() {
 }
 
 #[tokio::test]
-async fn sandbox_off_runs_the_shell_directly() {
+async fn sandbox_off_still_contains_the_processes() {
     let dir = tempfile::tempdir().unwrap();
     let tool = ExecTool::new(
+        dir.path(),
+        ExecConfig {
+            sandbox: SandboxMode::Off,
+            ..config()
+        },
+    );
+    let plain = call(&tool, json!({"command": "echo direct"})).await;
+    assert_eq!(plain.content, "direct\n[exit code: 0]");
+    assert_eq!(plain.details["sandboxed"], false);
+    assert_eq!(plain.details["containment"], "subreaper");
+
+    let (escape, markers) = escapers();
+    let (result, pids) = tokio::join!(
+        call(
+            &tool,
+            json!({"command": format!("{escape} wait"), "timeout": 2})
+        ),
+        wait_for_sleepers(&markers)
+    );
+    assert_eq!(result.details["timed_out"], true);
+    assert_all_exit(&pids, "sandbox off, after the timeout").await;
+
+    // The launcher is needed even without a sandbox: it is what contains the processes.
+    let missing = ExecTool::new(
         dir.path(),
         ExecConfig {
             sandbox: SandboxMode::Off,
@@ -379,9 +421,15 @@ async fn sandbox_off_runs_the_shell_directly() {
             ..ExecConfig::default()
         },
     );
-    let result = call(&tool, json!({"command": "echo direct"})).await;
-    assert_eq!(result.content, "direct\n[exit code: 0]");
-    assert_eq!(result.details["sandboxed"], false);
+    let result = call(&missing, json!({"command": "echo direct"})).await;
+    assert!(result.is_error);
+    assert!(
+        result
+            .content
+            .contains("starting /nonexistent/launcher failed"),
+        "{}",
+        result.content
+    );
 }
 
 #[tokio::test]

@@ -8,9 +8,12 @@
 //! limits and refusals, and a file tool driven by the real agent loop.
 
 mod agent;
+mod agent_hostile;
 mod confine;
 mod edit;
+mod escape;
 mod list;
+mod race;
 mod read;
 mod write;
 

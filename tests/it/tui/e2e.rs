@@ -12,6 +12,25 @@ fn idle(screen: &vt100::Screen) -> bool {
     status_line(screen).contains("idle")
 }
 
+/// The client on the demo model with `$EDITOR` a shell script of `script`, and `env`.
+fn with_editor(sandbox: &Sandbox, script: &str, env: &[(&str, &str)]) -> Tui {
+    use std::os::unix::fs::PermissionsExt;
+    let editor = sandbox.dir.path().join("editor.sh");
+    std::fs::write(&editor, script).unwrap();
+    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut all_env = vec![
+        ("CLAW_TUI_DEMO_PACE_MS", "0"),
+        ("EDITOR", editor.to_str().unwrap()),
+    ];
+    all_env.extend_from_slice(env);
+    Tui::in_sandbox(
+        sandbox.dir.path(),
+        &["--provider", "demo"],
+        &all_env,
+        (120, 40),
+    )
+}
+
 #[test]
 fn prompt_stream_tool_call_steer_interrupt_and_quit() {
     let sandbox = Sandbox::new();
@@ -137,22 +156,10 @@ fn narrow_and_tiny_terminals_and_history_across_runs() {
 fn approval_overlay_editor_and_sigterm() {
     let sandbox = Sandbox::new();
     sandbox.write_config("[exec]\napproval = \"ask\"\n");
-    let editor = sandbox.dir.path().join("fake-editor.sh");
-    std::fs::write(
-        &editor,
+    let mut tui = with_editor(
+        &sandbox,
         "#!/bin/sh\nprintf 'written in the editor' > \"$1\"\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&editor, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut tui = Tui::in_sandbox(
-        sandbox.dir.path(),
-        &["--provider", "demo"],
-        &[
-            ("CLAW_TUI_DEMO_PACE_MS", "0"),
-            ("EDITOR", editor.to_str().unwrap()),
-        ],
-        (120, 40),
+        &[],
     );
     tui.wait_text("Welcome to claw-tui");
 
@@ -193,6 +200,47 @@ fn approval_overlay_editor_and_sigterm() {
     .unwrap();
     let (code, alternate, cursor_hidden) = tui.wait_exit();
     assert_eq!((code, alternate, cursor_hidden), (143, false, false));
+}
+
+#[test]
+fn the_editor_has_the_keyboard_until_it_exits_and_the_client_has_it_after() {
+    let sandbox = Sandbox::new();
+    // An editor that reads a line typed at the terminal, as a real one reads keys, and
+    // adds it to the message. It reads only once the test says so through a FIFO, so the
+    // line waits in the terminal meanwhile, with the client the only other reader.
+    let go = sandbox.dir.path().join("go.fifo");
+    nix::unistd::mkfifo(&go, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let mut tui = with_editor(
+        &sandbox,
+        "#!/bin/sh\nprintf 'EDITOR READY> '\nread _ < \"$GO\"\nIFS= read -r line\n\
+         printf '%s %s' \"$(cat \"$1\")\" \"$line\" > \"$1\"\n",
+        &[("GO", go.to_str().unwrap())],
+    );
+    tui.wait_text("Welcome to claw-tui");
+    tui.send("draft");
+    tui.wait_text("draft");
+
+    // Ctrl+G: the editor has the terminal; a line typed now is the editor's, even while
+    // it does not read yet (the terminal echoes it once it holds it).
+    tui.send("\x07");
+    tui.wait_for("the editor's prompt", |s| {
+        !s.alternate_screen() && s.contents().contains("EDITOR READY>")
+    });
+    tui.send("typed in the editor\r");
+    tui.wait_text("EDITOR READY> typed in the editor");
+    std::fs::write(&go, "read now\n").unwrap();
+    tui.wait_for("the edited message back in the composer", |s| {
+        s.alternate_screen() && s.contents().contains("draft typed in the editor")
+    });
+
+    // Back in the client, keys reach it again: typing goes on, Enter sends.
+    tui.send(" and after");
+    tui.wait_text("draft typed in the editor and after");
+    tui.send("\r");
+    tui.wait_text("› draft typed in the editor and after");
+    tui.send("\x04");
+    let (code, alternate, _) = tui.wait_exit();
+    assert_eq!((code, alternate), (0, false));
 }
 
 #[test]

@@ -8,16 +8,16 @@ use claw_tui::agent::{
     StopReason, ToolResult, Usage,
 };
 use claw_tui::tools::exec::{ApprovalDecision, ApprovalRequest};
-use claw_tui::tui::calls::{CallStatus, TreeRow};
 use claw_tui::tui::msg::LoadedSession;
-use claw_tui::tui::view::status;
+use claw_tui::tui::tool_tree::{CallStatus, TreeRow};
 use claw_tui::tui::{App, Effect, Inbox, Msg};
 use crossterm::event::KeyCode;
 use serde_json::json;
 
 fn rows_text(app: &App) -> Vec<String> {
-    let total = app.transcript.total_rows();
-    app.transcript
+    let total = app.chat().transcript().total_rows();
+    app.chat()
+        .transcript()
         .rows(0, total)
         .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
         .collect()
@@ -64,7 +64,7 @@ fn the_state_word_follows_the_run() {
     app.update(agent(AgentEvent::AgentEnd { messages: vec![] }));
     assert_eq!(app.state_word(), "idle");
     // The state words appear in the status bar only, once.
-    let parts = status::parts(&app).join(" | ");
+    let parts = app.status_parts().join(" | ");
     for word in ["idle", "streaming", "running tools", "retrying"] {
         let expected = usize::from(word == "idle");
         assert_eq!(parts.matches(word).count(), expected, "{word} in {parts}");
@@ -92,10 +92,14 @@ fn tokens_context_and_cost_add_up() {
             message: final_message(text, u),
         }));
     }
-    assert_eq!(app.totals.usage.input, 4000);
-    assert_eq!(app.totals.usage.output, 700);
-    assert_eq!(app.totals.context_tokens, 3500, "the latest call's size");
-    let parts = status::parts(&app);
+    assert_eq!(app.status().totals().usage.input, 4000);
+    assert_eq!(app.status().totals().usage.output, 700);
+    assert_eq!(
+        app.status().totals().context_tokens,
+        3500,
+        "the latest call's size"
+    );
+    let parts = app.status_parts();
     assert!(parts.contains(&"↑4.0k ↓700".to_owned()), "{parts:?}");
     assert!(
         parts.contains(&"ctx 1%".to_owned()),
@@ -115,10 +119,10 @@ fn settings_and_queues_follow_their_events() {
         key: "follow_up_mode".into(),
         value: json!("all"),
     }));
-    assert_eq!(app.model, "other-model");
-    assert_eq!(app.follow_up_mode, QueueMode::All);
+    assert_eq!(app.status().model(), "other-model");
+    assert_eq!(app.status().queue_modes().1, QueueMode::All);
     assert!(
-        status::parts(&app)
+        app.status_parts()
             .iter()
             .any(|p| p == "queues steer:one follow-up:all")
     );
@@ -127,7 +131,7 @@ fn settings_and_queues_follow_their_events() {
         follow_up: vec!["f1".into(), "f2".into()],
     }));
     assert_eq!(
-        (app.queued_steering.len(), app.queued_follow_up.len()),
+        (app.status().queued().0.len(), app.status().queued().1.len()),
         (1, 2)
     );
     assert_eq!(
@@ -192,7 +196,7 @@ fn tool_cards_follow_the_tree_and_unstarted_calls_are_skipped_on_abort() {
         message: Message::Assistant(AssistantMessage::default()),
     }));
     app.update(agent(AgentEvent::MessageEnd { message }));
-    assert_eq!(app.cards["a"].status, CallStatus::Queued);
+    assert_eq!(app.chat().card("a").unwrap().status, CallStatus::Queued);
     app.update(agent(AgentEvent::ToolExecutionStart {
         tool_call_id: "a".into(),
         tool_name: "exec".into(),
@@ -205,7 +209,7 @@ fn tool_cards_follow_the_tree_and_unstarted_calls_are_skipped_on_abort() {
     }));
     app.update(Msg::Frame);
     assert!(rows_text(&app).iter().any(|r| r.contains("◌ exec sleep 9")));
-    assert!(app.calls.rows().contains(&TreeRow::Live {
+    assert!(app.tools().calls().rows().contains(&TreeRow::Live {
         depth: 0,
         text: "tick".into()
     }));
@@ -217,9 +221,9 @@ fn tool_cards_follow_the_tree_and_unstarted_calls_are_skipped_on_abort() {
     }));
     app.update(agent(AgentEvent::AgentEnd { messages: vec![] }));
     app.update(Msg::Frame);
-    assert_eq!(app.cards["a"].status, CallStatus::Skipped);
+    assert_eq!(app.chat().card("a").unwrap().status, CallStatus::Skipped);
     assert_eq!(
-        app.cards["b"].status,
+        app.chat().card("b").unwrap().status,
         CallStatus::Skipped,
         "never started: skipped when the run ended"
     );
@@ -298,10 +302,10 @@ fn a_new_session_clears_everything_but_the_composer_history() {
     })));
     assert_eq!(effects, [Effect::SessionReady]);
     app.update(Msg::Frame);
-    assert!(app.calls.rows().is_empty());
+    assert!(app.tools().calls().rows().is_empty());
     assert_eq!(rows_text(&app), ["ℹ New session 01234567."]);
-    assert_eq!(app.session_id.as_deref(), Some("0123456789abcdef"));
-    assert_eq!(app.composer.history(), ["/new"]);
+    assert_eq!(app.session_id(), Some("0123456789abcdef"));
+    assert_eq!(app.composer().history(), ["/new"]);
 }
 
 #[test]
@@ -313,16 +317,17 @@ fn subagent_updates_upsert_and_ticks_only_redraw_while_busy() {
     app.update(Msg::SubagentUpdate(subagent("a")));
     app.update(Msg::SubagentUpdate(subagent("b")));
     let mut done = subagent("a");
-    done.status = claw_tui::tui::SubagentStatus::Done;
+    done.status = claw_tui::runtime::SubagentStatus::Done;
     app.update(Msg::SubagentUpdate(done));
     assert_eq!(
-        app.subagents
+        app.dashboard()
+            .subagents()
             .iter()
             .map(|s| (s.id.as_str(), s.status))
             .collect::<Vec<_>>(),
         [
-            ("a", claw_tui::tui::SubagentStatus::Done),
-            ("b", claw_tui::tui::SubagentStatus::Running)
+            ("a", claw_tui::runtime::SubagentStatus::Done),
+            ("b", claw_tui::runtime::SubagentStatus::Running)
         ]
     );
     app.update(Msg::Frame);
@@ -432,7 +437,11 @@ fn runtime_reports_become_messages() {
             row.elapsed.as_millis(),
             row.current_tool.as_deref()
         ),
-        (claw_tui::tui::SubagentStatus::Running, 1500, Some("exec"))
+        (
+            claw_tui::runtime::SubagentStatus::Running,
+            1500,
+            Some("exec")
+        )
     );
     let msg = Msg::from(RuntimeEvent::SubagentEvent {
         subagent_id: "subagent-1".into(),

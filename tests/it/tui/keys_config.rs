@@ -9,7 +9,7 @@ use crate::support::tui::{agent, ctrl, key, typed, with};
 use claw_tui::agent::AgentEvent;
 use claw_tui::config::parse_file;
 use claw_tui::tui::keymap::KeyMap;
-use claw_tui::tui::{App, AppConfig, Effect, Msg, Overlay, view};
+use claw_tui::tui::{App, Effect, Msg, Overlay, view};
 use crossterm::event::{Event, KeyCode, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -36,7 +36,7 @@ fn mouse_mode_at_start(tui: &Tui) -> MouseProtocolMode {
 /// An app at 120×40 whose keys come from the `[keys]` of `config` as a file would give them.
 fn app_with(config: &str) -> App {
     let file = parse_file(Path::new("config.toml"), config).unwrap();
-    let mut app_config = AppConfig::for_tests();
+    let mut app_config = crate::support::tui::config();
     app_config.keymap = KeyMap::from_table(&file.keys).unwrap();
     let mut app = App::new(app_config);
     app.set_clock(std::time::Instant::now(), crate::support::tui::epoch());
@@ -46,7 +46,8 @@ fn app_with(config: &str) -> App {
 
 fn screen(app: &mut App) -> String {
     app.update(Msg::Frame);
-    let mut terminal = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    let mut terminal =
+        Terminal::new(TestBackend::new(app.size().width, app.size().height)).unwrap();
     terminal.draw(|frame| view(app, frame)).unwrap();
     let buffer = terminal.backend().buffer();
     let width = usize::from(buffer.area.width);
@@ -64,7 +65,7 @@ fn a_remapped_submit_sends_and_enter_becomes_a_newline() {
     typed(&mut app, "one");
     assert_eq!(app.update(key(KeyCode::Enter)), [], "Enter no longer sends");
     typed(&mut app, "two");
-    assert_eq!(app.composer.text(), "one\ntwo");
+    assert_eq!(app.composer().text(), "one\ntwo");
     assert_eq!(
         app.update(ctrl('s')),
         [
@@ -72,7 +73,7 @@ fn a_remapped_submit_sends_and_enter_becomes_a_newline() {
             Effect::Prompt("one\ntwo".into())
         ]
     );
-    assert!(app.composer.is_blank());
+    assert!(app.composer().is_blank());
 }
 
 #[test]
@@ -82,7 +83,7 @@ fn a_remapped_interrupt_steers_and_esc_no_longer_does() {
     typed(&mut app, "look elsewhere");
     assert_eq!(app.update(key(KeyCode::Esc)), []);
     assert_eq!(
-        app.composer.text(),
+        app.composer().text(),
         "look elsewhere",
         "Esc is an ordinary key now"
     );
@@ -102,9 +103,9 @@ fn the_help_overlay_opens_with_its_new_key_and_lists_the_configured_bindings() {
     let mut app =
         app_with("[keys]\nhelp = \"f2\"\nsubmit = [\"ctrl+s\", \"alt+s\"]\nnewline = \"enter\"\n");
     app.update(key(KeyCode::F(1)));
-    assert_eq!(app.overlay, None, "F1 is no longer bound");
+    assert_eq!(app.overlay(), None, "F1 is no longer bound");
     app.update(key(KeyCode::F(2)));
-    assert_eq!(app.overlay, Some(Overlay::Help { scroll: 0 }));
+    assert_eq!(app.overlay(), Some(&Overlay::Help { scroll: 0 }));
     let shown = screen(&mut app);
     let line = |what: &str| {
         shown
@@ -122,7 +123,7 @@ fn the_help_overlay_opens_with_its_new_key_and_lists_the_configured_bindings() {
     assert!(!line("this help").contains("F1"), "{shown}");
     // The help closes with its own key too.
     app.update(with(KeyCode::F(2), KeyModifiers::NONE));
-    assert_eq!(app.overlay, None);
+    assert_eq!(app.overlay(), None);
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::support::fake_llm::{FakeLlm, Scripted};
 use crate::support::pty::{Tui, status_line};
 use crate::support::tui::key;
 use claw_tui::llm::{OpenAiProvider, Provider};
-use claw_tui::tui::{App, AppConfig, Effect, Msg, model_list};
+use claw_tui::tui::{App, Effect, Msg, model_list};
 use crossterm::event::{Event, KeyCode};
 use serde_json::json;
 use std::sync::Arc;
@@ -18,7 +18,7 @@ use std::sync::Arc;
 /// An app whose configured models are `static-a` and `static-b`; the current model is
 /// `demo (offline)`.
 fn app() -> App {
-    let mut config = AppConfig::for_tests();
+    let mut config = crate::support::tui::config();
     config.models = vec!["static-a".into(), "static-b".into()];
     let mut app = App::new(config);
     app.update(Msg::Term(Event::Resize(120, 40)));
@@ -33,9 +33,8 @@ fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
 }
 
 fn items(app: &App) -> Vec<String> {
-    app.composer
-        .completion
-        .as_ref()
+    app.composer()
+        .completion()
         .map(|c| c.items.clone())
         .unwrap_or_default()
 }
@@ -79,7 +78,7 @@ fn the_configured_names_complete_until_the_servers_list_arrives() {
     assert_eq!(items(&app), ["gpt-4.1", "gpt-4o"]);
     app.update(key(KeyCode::Down));
     app.update(key(KeyCode::Tab));
-    assert_eq!(app.composer.text(), "/model gpt-4o ");
+    assert_eq!(app.composer().text(), "/model gpt-4o ");
 }
 
 #[test]

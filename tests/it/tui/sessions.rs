@@ -7,8 +7,8 @@ use crate::support::tui::*;
 use claw_tui::agent::{
     AgentEvent, Message, NotificationMessage, StopReason, ToolResultMessage, Usage,
 };
-use claw_tui::tui::calls::{CallStatus, TreeRow};
 use claw_tui::tui::msg::{LoadedSession, SessionRow};
+use claw_tui::tui::tool_tree::{CallStatus, TreeRow};
 use claw_tui::tui::{Effect, Msg, Overlay};
 use crossterm::event::KeyCode;
 use serde_json::json;
@@ -80,7 +80,7 @@ fn a_loaded_history_rebuilds_chat_tree_and_totals() {
     let statuses: Vec<(String, CallStatus)> = ["c1", "c2"]
         .iter()
         .map(|id| {
-            let node = app.calls.node(id).unwrap();
+            let node = app.tools().node(id).unwrap();
             (node.name.clone(), node.status)
         })
         .collect();
@@ -91,15 +91,18 @@ fn a_loaded_history_rebuilds_chat_tree_and_totals() {
             ("exec".to_owned(), CallStatus::Failed)
         ]
     );
-    assert_eq!(app.calls.rows()[0], TreeRow::Turn(1));
+    assert_eq!(app.tools().calls().rows()[0], TreeRow::Turn(1));
     assert_eq!(
-        (app.totals.usage.input, app.totals.usage.output),
+        (
+            app.status().totals().usage.input,
+            app.status().totals().usage.output
+        ),
         (2700, 100)
     );
-    assert_eq!(app.totals.context_tokens, 1520);
-    assert_eq!(app.session_id.as_deref(), Some("feedc0ffee123456"));
+    assert_eq!(app.status().totals().context_tokens, 1520);
+    assert_eq!(app.session_id(), Some("feedc0ffee123456"));
     // Queued messages come back in the composer, before what was being typed.
-    assert_eq!(app.composer.text(), "then summarise\ndraft");
+    assert_eq!(app.composer().text(), "then summarise\ndraft");
 
     let screen = format!("{}", draw(&mut app).backend());
     for needle in [
@@ -118,7 +121,7 @@ fn a_loaded_history_rebuilds_chat_tree_and_totals() {
 fn the_next_run_numbers_turns_after_the_loaded_ones() {
     let mut app = app();
     app.update(resumed(history(), Vec::new()));
-    assert_eq!(app.turn, 2);
+    assert_eq!(app.status().turn(), 2);
     app.update(agent(AgentEvent::AgentStart));
     app.update(agent(AgentEvent::TurnStart { turn: 1 }));
     app.update(agent(AgentEvent::ToolExecutionStart {
@@ -127,7 +130,7 @@ fn the_next_run_numbers_turns_after_the_loaded_ones() {
         args: json!({}),
     }));
     app.update(Msg::Frame);
-    assert!(app.calls.rows().contains(&TreeRow::Turn(3)));
+    assert!(app.tools().calls().rows().contains(&TreeRow::Turn(3)));
 }
 
 fn rows() -> Vec<SessionRow> {
@@ -163,7 +166,7 @@ fn the_picker_lists_sessions_and_opens_the_chosen_one() {
     app.update(Msg::Sessions(rows()));
     // The current session is first; the highlight starts on the next one.
     assert!(matches!(
-        app.overlay,
+        app.overlay(),
         Some(Overlay::Sessions { selected: 1, .. })
     ));
     insta::assert_snapshot!("session_picker", draw(&mut app).backend());
@@ -176,12 +179,12 @@ fn the_picker_lists_sessions_and_opens_the_chosen_one() {
             fork: false
         }]
     );
-    assert!(app.overlay.is_none());
+    assert!(app.overlay().is_none());
 
     // Esc closes the picker without doing anything.
     app.update(Msg::Sessions(rows()));
     assert!(app.update(key(KeyCode::Esc)).is_empty());
-    assert!(app.overlay.is_none());
+    assert!(app.overlay().is_none());
 }
 
 #[test]
@@ -223,7 +226,7 @@ fn a_session_in_use_is_offered_as_a_copy() {
         id: "cccc3333dddd4444".into(),
     });
     assert!(app.update(key(KeyCode::Char('n'))).is_empty());
-    assert!(app.overlay.is_none());
+    assert!(app.overlay().is_none());
 }
 
 #[test]
@@ -247,7 +250,7 @@ fn input_waits_while_a_switch_is_under_way() {
         !effects.iter().any(|e| matches!(e, Effect::Prompt(_))),
         "{effects:?}"
     );
-    assert_eq!(app.composer.text(), "hello", "nothing typed is lost");
+    assert_eq!(app.composer().text(), "hello", "nothing typed is lost");
     app.update(Msg::SessionFailed("cannot create the session file".into()));
     assert!(
         app.update(key(KeyCode::Enter))

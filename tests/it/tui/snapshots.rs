@@ -231,7 +231,7 @@ fn the_dashboard_with_jobs() {
     let mut app = app();
     let clock = Clock::new(&mut app);
     let mut done = subagent("sa-2");
-    done.status = claw_tui::tui::SubagentStatus::Done;
+    done.status = claw_tui::runtime::SubagentStatus::Done;
     done.label = "summarise logs".into();
     done.elapsed = Duration::from_secs(75);
     done.current_tool = None;

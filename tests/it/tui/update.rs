@@ -6,7 +6,9 @@ use claw_tui::agent::AgentEvent;
 use claw_tui::tools::exec::ApprovalDecision;
 use claw_tui::tui::layout::Focus;
 use claw_tui::tui::{Effect, Msg, Overlay};
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
+};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -20,7 +22,7 @@ fn enter_sends_a_prompt_when_idle_and_a_follow_up_while_running() {
             Effect::Prompt("hello".into())
         ]
     );
-    assert!(app.composer.is_blank());
+    assert!(app.composer().is_blank());
     assert_eq!(
         app.update(key(KeyCode::Enter)),
         [],
@@ -54,7 +56,7 @@ fn newline_keys_insert_line_breaks() {
     typed(&mut app, "c");
     assert_eq!(app.update(ctrl('j')), []);
     typed(&mut app, "d");
-    assert_eq!(app.composer.text(), "a\nb\nc\nd");
+    assert_eq!(app.composer().text(), "a\nb\nc\nd");
     assert_eq!(
         app.update(key(KeyCode::Enter)).last(),
         Some(&Effect::Prompt("a\nb\nc\nd".into()))
@@ -71,12 +73,11 @@ fn esc_steers_with_text_and_interrupts_without() {
         app.update_at(key(KeyCode::Esc), t0),
         [Effect::Steer("focus on the tests".into())]
     );
-    assert!(app.composer.is_blank());
+    assert!(app.composer().is_blank());
     assert!(
-        app.hint
-            .as_ref()
+        app.status()
+            .hint()
             .unwrap()
-            .0
             .contains("Esc again to interrupt")
     );
 
@@ -86,10 +87,9 @@ fn esc_steers_with_text_and_interrupts_without() {
         []
     );
     assert!(
-        app.hint
-            .as_ref()
+        app.status()
+            .hint()
             .unwrap()
-            .0
             .contains("Esc again to interrupt")
     );
 
@@ -100,7 +100,7 @@ fn esc_steers_with_text_and_interrupts_without() {
     );
     app.update(Msg::QueueRestored(vec!["first".into(), "second".into()]));
     assert_eq!(
-        app.composer.text(),
+        app.composer().text(),
         "first\nsecond",
         "nothing typed is lost"
     );
@@ -125,10 +125,10 @@ fn esc_when_idle_only_returns_focus_to_the_composer() {
     let mut app = app();
     typed(&mut app, "draft");
     app.update(key(KeyCode::Tab));
-    assert_eq!(app.focus, Focus::Chat);
+    assert_eq!(app.focus(), Focus::Chat);
     assert_eq!(app.update(key(KeyCode::Esc)), []);
-    assert_eq!(app.focus, Focus::Composer);
-    assert_eq!(app.composer.text(), "draft");
+    assert_eq!(app.focus(), Focus::Composer);
+    assert_eq!(app.composer().text(), "draft");
 }
 
 #[test]
@@ -137,14 +137,14 @@ fn overlays_take_esc_first() {
     app.update(agent(AgentEvent::AgentStart));
     typed(&mut app, "keep me");
     app.update(key(KeyCode::F(1)));
-    assert_eq!(app.overlay, Some(Overlay::Help { scroll: 0 }));
+    assert_eq!(app.overlay(), Some(&Overlay::Help { scroll: 0 }));
     assert_eq!(
         app.update(key(KeyCode::Esc)),
         [],
         "Esc closes the help, it does not steer"
     );
-    assert_eq!(app.overlay, None);
-    assert_eq!(app.composer.text(), "keep me");
+    assert_eq!(app.overlay(), None);
+    assert_eq!(app.composer().text(), "keep me");
 
     // The approval prompt sits above everything and Esc denies.
     app.update(key(KeyCode::F(1)));
@@ -157,12 +157,12 @@ fn overlays_take_esc_first() {
         }]
     );
     assert_eq!(
-        app.overlay,
-        Some(Overlay::Help { scroll: 0 }),
+        app.overlay(),
+        Some(&Overlay::Help { scroll: 0 }),
         "the help is still open under it"
     );
     assert_eq!(app.update(key(KeyCode::Esc)), []);
-    assert_eq!(app.overlay, None);
+    assert_eq!(app.overlay(), None);
 }
 
 #[test]
@@ -197,9 +197,9 @@ fn approval_keys_answer_in_order() {
             decision: ApprovalDecision::Deny
         }]
     );
-    assert!(app.approvals.is_empty());
+    assert!(app.approvals().is_empty());
     assert!(
-        app.composer.is_blank(),
+        app.composer().is_blank(),
         "answer keys never reach the composer"
     );
 }
@@ -210,12 +210,11 @@ fn ctrl_c_interrupts_or_clears_and_twice_quits() {
     typed(&mut app, "scratch");
     let t0 = Instant::now();
     assert_eq!(app.update_at(ctrl('c'), t0), []);
-    assert!(app.composer.is_blank());
+    assert!(app.composer().is_blank());
     assert!(
-        app.hint
-            .as_ref()
+        app.status()
+            .hint()
             .unwrap()
-            .0
             .contains("Ctrl+C again to quit")
     );
     assert_eq!(
@@ -250,7 +249,7 @@ fn ctrl_d_quits_only_on_an_empty_composer() {
     app.update(key(KeyCode::Left));
     assert_eq!(app.update(ctrl('d')), []);
     assert_eq!(
-        app.composer.text(),
+        app.composer().text(),
         "a",
         "Ctrl+D deletes the character under the cursor"
     );
@@ -272,18 +271,18 @@ fn global_keys() {
         [Effect::OpenEditor("edit me".into())]
     );
     app.update(Msg::EditorDone(Ok("edited\n".into())));
-    assert_eq!(app.composer.text(), "edited");
+    assert_eq!(app.composer().text(), "edited");
     app.update(Msg::EditorDone(Err(
         "the editor \"nano\" exited with 1".into()
     )));
     assert_eq!(
-        app.composer.text(),
+        app.composer().text(),
         "edited",
         "a failed edit keeps the text"
     );
-    assert!(!app.expand_thinking);
+    assert!(!app.chat().thinking_expanded());
     app.update(ctrl('t'));
-    assert!(app.expand_thinking);
+    assert!(app.chat().thinking_expanded());
     assert_eq!(
         app.update(key(KeyCode::F(12))),
         [Effect::SetMouseCapture(false)]
@@ -300,7 +299,7 @@ fn tab_cycles_focus_and_typing_elsewhere_goes_to_the_composer() {
     let order: Vec<Focus> = (0..4)
         .map(|_| {
             app.update(key(KeyCode::Tab));
-            app.focus
+            app.focus()
         })
         .collect();
     assert_eq!(
@@ -308,10 +307,10 @@ fn tab_cycles_focus_and_typing_elsewhere_goes_to_the_composer() {
         [Focus::Chat, Focus::Tree, Focus::Dashboard, Focus::Composer]
     );
     app.update(with(KeyCode::BackTab, KeyModifiers::SHIFT));
-    assert_eq!(app.focus, Focus::Dashboard);
+    assert_eq!(app.focus(), Focus::Dashboard);
     app.update(key(KeyCode::Char('h')));
     assert_eq!(
-        (app.focus, app.composer.text().as_str()),
+        (app.focus(), app.composer().text().as_str()),
         (Focus::Composer, "h")
     );
 }
@@ -320,11 +319,11 @@ fn tab_cycles_focus_and_typing_elsewhere_goes_to_the_composer() {
 fn question_mark_opens_help_only_on_an_empty_composer() {
     let mut app = app();
     app.update(key(KeyCode::Char('?')));
-    assert_eq!(app.overlay, Some(Overlay::Help { scroll: 0 }));
+    assert_eq!(app.overlay(), Some(&Overlay::Help { scroll: 0 }));
     app.update(key(KeyCode::Esc));
     typed(&mut app, "why?");
-    assert_eq!(app.overlay, None);
-    assert_eq!(app.composer.text(), "why?");
+    assert_eq!(app.overlay(), None);
+    assert_eq!(app.composer().text(), "why?");
 }
 
 #[test]
@@ -333,7 +332,55 @@ fn key_releases_are_ignored() {
     let mut release = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE);
     release.kind = KeyEventKind::Release;
     assert_eq!(app.update(Msg::Term(Event::Key(release))), []);
-    assert!(app.composer.is_blank());
+    assert!(app.composer().is_blank());
+}
+
+#[test]
+fn only_what_changes_the_screen_asks_for_a_frame() {
+    let mut app = app();
+    app.update(Msg::Frame);
+    assert!(!app.needs_draw());
+    let mut release = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE);
+    release.kind = KeyEventKind::Release;
+    app.update(Msg::Term(Event::Key(release)));
+    app.update(Msg::Term(Event::FocusLost));
+    app.update(Msg::Term(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::Moved,
+        column: 3,
+        row: 3,
+        modifiers: KeyModifiers::NONE,
+    })));
+    app.update(key(KeyCode::Enter));
+    assert!(
+        !app.needs_draw(),
+        "a release, focus, a mouse move, Enter on nothing"
+    );
+    app.update(key(KeyCode::Tab));
+    assert!(app.needs_draw(), "the focus moves");
+    app.update(Msg::Frame);
+    app.update(key(KeyCode::F(5)));
+    assert!(!app.needs_draw(), "a key the chat pane does not use");
+
+    app.update(Msg::Approval(request("a", "ls")));
+    assert!(app.needs_draw(), "the approval prompt appears");
+    app.update(Msg::Frame);
+    app.update(key(KeyCode::Char('x')));
+    assert!(!app.needs_draw(), "a key the prompt does not answer to");
+    app.update(key(KeyCode::Char('y')));
+    assert!(app.needs_draw(), "the prompt closes");
+
+    app.update(Msg::Frame);
+    typed(&mut app, "h");
+    assert!(
+        app.needs_draw() && app.input_changed(),
+        "typing is drawn at once"
+    );
+    app.update(Msg::Frame);
+    app.update(agent(AgentEvent::AgentStart));
+    assert!(
+        app.needs_draw() && !app.input_changed(),
+        "the agent's events are drawn at the stream's pace"
+    );
 }
 
 #[test]
@@ -342,12 +389,12 @@ fn history_recalls_with_up_and_down_at_the_edges() {
     app.update(Msg::HistoryLoaded(vec!["old one".into(), "old two".into()]));
     typed(&mut app, "new");
     app.update(key(KeyCode::Up));
-    assert_eq!(app.composer.text(), "old two");
+    assert_eq!(app.composer().text(), "old two");
     app.update(key(KeyCode::Up));
-    assert_eq!(app.composer.text(), "old one");
+    assert_eq!(app.composer().text(), "old one");
     app.update(key(KeyCode::Down));
     app.update(key(KeyCode::Down));
-    assert_eq!(app.composer.text(), "new");
+    assert_eq!(app.composer().text(), "new");
 }
 
 #[test]
@@ -355,6 +402,6 @@ fn paste_goes_to_the_composer_with_its_line_breaks() {
     let mut app = app();
     app.update(key(KeyCode::Tab));
     app.update(Msg::Term(Event::Paste("line one\r\nline two".into())));
-    assert_eq!(app.focus, Focus::Composer);
-    assert_eq!(app.composer.text(), "line one\nline two");
+    assert_eq!(app.focus(), Focus::Composer);
+    assert_eq!(app.composer().text(), "line one\nline two");
 }

@@ -20,13 +20,13 @@ fn slash_commands_become_effects() {
         run(&mut app, "/steering all")
             .contains(&Effect::SetQueueMode(QueueKind::Steering, QueueMode::All))
     );
-    assert_eq!(app.steering_mode, QueueMode::All);
+    assert_eq!(app.status().queue_modes().0, QueueMode::All);
     assert!(
         run(&mut app, "/followup all")
             .contains(&Effect::SetQueueMode(QueueKind::FollowUp, QueueMode::All))
     );
     assert!(run(&mut app, "/model gpt-x").contains(&Effect::SetModel("gpt-x".into())));
-    assert_eq!(app.model, "gpt-x");
+    assert_eq!(app.status().model(), "gpt-x");
     assert!(run(&mut app, "/new").contains(&Effect::NewSession));
     // The runtime answers with the new session; until then prompts wait.
     app.update(Msg::SessionLoaded(Box::default()));
@@ -47,21 +47,18 @@ fn slash_commands_become_effects() {
         Some(&Effect::Prompt("/etc/hosts is odd".into()))
     );
     run(&mut app, "/help");
-    assert_eq!(app.overlay, Some(Overlay::Help { scroll: 0 }));
+    assert_eq!(app.overlay(), Some(&Overlay::Help { scroll: 0 }));
 }
 
 #[test]
 fn slash_completion_opens_and_tab_completes() {
     let mut app = app();
     typed(&mut app, "/ste");
-    assert_eq!(
-        app.composer.completion.as_ref().unwrap().items,
-        ["/steering"]
-    );
+    assert_eq!(app.composer().completion().unwrap().items, ["/steering"]);
     app.update(key(KeyCode::Tab));
-    assert_eq!(app.composer.text(), "/steering ");
+    assert_eq!(app.composer().text(), "/steering ");
     assert_eq!(
-        app.focus,
+        app.focus(),
         Focus::Composer,
         "Tab completed instead of moving the focus"
     );
@@ -88,12 +85,12 @@ fn at_paths_ask_for_the_file_list_once() {
         "README.md".into(),
     ]));
     assert_eq!(
-        app.composer.completion.as_ref().unwrap().items,
+        app.composer().completion().unwrap().items,
         ["src/", "src/lib.rs"]
     );
     app.update(key(KeyCode::Down));
     app.update(key(KeyCode::Tab));
-    assert_eq!(app.composer.text(), "see @src/lib.rs ");
+    assert_eq!(app.composer().text(), "see @src/lib.rs ");
 
     let mut fresh = self::app();
     let effects: Vec<Effect> = "x @"
@@ -115,12 +112,12 @@ fn tree_and_dashboard_keys() {
     }));
     app.update(key(KeyCode::Tab));
     app.update(key(KeyCode::Tab));
-    assert_eq!(app.focus, Focus::Tree);
-    assert_eq!(app.tree_selected.as_deref(), Some("c1"));
+    assert_eq!(app.focus(), Focus::Tree);
+    assert_eq!(app.tools().selected(), Some("c1"));
     let effects = app.update(key(KeyCode::Enter));
     assert_eq!(
-        app.overlay,
-        Some(Overlay::Detail {
+        app.overlay(),
+        Some(&Overlay::Detail {
             call_id: "c1".into(),
             scroll: 0
         })
@@ -130,14 +127,14 @@ fn tree_and_dashboard_keys() {
     );
     app.update(key(KeyCode::Down));
     assert_eq!(
-        app.overlay,
-        Some(Overlay::Detail {
+        app.overlay(),
+        Some(&Overlay::Detail {
             call_id: "c1".into(),
             scroll: 1
         })
     );
     app.update(key(KeyCode::Esc));
-    assert_eq!(app.overlay, None);
+    assert_eq!(app.overlay(), None);
 
     app.update(Msg::Subagents(vec![subagent("sa-1")]));
     app.update(Msg::CronJobs(vec![
@@ -145,7 +142,7 @@ fn tree_and_dashboard_keys() {
         cron("job-2", true),
     ]));
     app.update(key(KeyCode::Tab));
-    assert_eq!(app.focus, Focus::Dashboard);
+    assert_eq!(app.focus(), Focus::Dashboard);
     assert_eq!(
         app.update(key(KeyCode::Char('x'))),
         [Effect::CancelSubagent("sa-1".into())]
@@ -161,7 +158,7 @@ fn tree_and_dashboard_keys() {
         [Effect::ResumeCron("job-2".into())]
     );
     assert_eq!(app.update(key(KeyCode::Char('d'))), []);
-    assert!(matches!(app.overlay, Some(Overlay::ConfirmDelete { ref id, .. }) if id == "job-2"));
+    assert!(matches!(app.overlay(), Some(Overlay::ConfirmDelete { id, .. }) if id == "job-2"));
     assert_eq!(
         app.update(key(KeyCode::Char('y'))),
         [Effect::DeleteCron("job-2".into())]
@@ -172,5 +169,5 @@ fn tree_and_dashboard_keys() {
         [],
         "any other key keeps the job"
     );
-    assert_eq!(app.overlay, None);
+    assert_eq!(app.overlay(), None);
 }

@@ -22,7 +22,7 @@ pub fn sets() -> &'static Sets {
 pub fn draw(app: &mut App) -> Terminal<TestBackend> {
     for _ in 0..4 {
         // The app's own clock, so durations in the snapshot do not depend on real time.
-        let now = app.now;
+        let now = app.now();
         let effects = app.update_at(Msg::Frame, now);
         let requests: Vec<_> = effects
             .into_iter()
@@ -39,7 +39,8 @@ pub fn draw(app: &mut App) -> Terminal<TestBackend> {
             app.update(Msg::Highlighted { key: r.key, lines });
         }
     }
-    let mut terminal = Terminal::new(TestBackend::new(app.size.width, app.size.height)).unwrap();
+    let mut terminal =
+        Terminal::new(TestBackend::new(app.size().width, app.size().height)).unwrap();
     terminal.draw(|frame| view(app, frame)).unwrap();
     terminal
 }

@@ -2,7 +2,9 @@
 
 use super::{Setup, call};
 use claw_tui::tools::Workspace;
+use claw_tui::tools::workspace::Access;
 use serde_json::json;
+use std::path::PathBuf;
 
 fn assert_refused(result: &claw_tui::agent::ToolResult, s: &Setup) {
     assert!(result.is_error, "expected a refusal, got {result:?}");
@@ -14,25 +16,38 @@ fn assert_refused(result: &claw_tui::agent::ToolResult, s: &Setup) {
     assert!(!result.content.contains("top secret"), "{}", result.content);
 }
 
+/// Where `path` leads in `ws`, as the file tools would open it.
+fn resolve(ws: &Workspace, path: impl AsRef<std::path::Path>) -> Result<PathBuf, String> {
+    ws.locate(path, Access::Read)
+        .map(|l| l.path().to_path_buf())
+        .map_err(|e| e.to_string())
+}
+
 #[test]
-fn resolve_keeps_inside_paths_and_names_the_workspace_when_refusing() {
+fn locate_keeps_inside_paths_and_names_the_workspace_when_refusing() {
     let s = Setup::new();
     let ws = Workspace::new(&s.root, false);
     assert_eq!(ws.root(), s.root.as_path());
-    assert_eq!(ws.resolve("a/b.txt").unwrap(), s.root.join("a/b.txt"));
-    assert_eq!(ws.resolve("a/../b.txt").unwrap(), s.root.join("b.txt"));
-    assert_eq!(ws.resolve("").unwrap(), s.root);
-    assert_eq!(ws.resolve(s.root.join("x")).unwrap(), s.root.join("x"));
+    assert_eq!(resolve(&ws, "a/b.txt").unwrap(), s.root.join("a/b.txt"));
+    assert_eq!(resolve(&ws, "a/../b.txt").unwrap(), s.root.join("b.txt"));
+    assert_eq!(resolve(&ws, "").unwrap(), s.root);
+    assert_eq!(resolve(&ws, s.root.join("x")).unwrap(), s.root.join("x"));
+    let located = ws.locate("a/b.txt", Access::Write).unwrap();
+    assert_eq!(located.rel(), std::path::Path::new("a/b.txt"));
+    assert_eq!(
+        ws.locate("", Access::Read).unwrap().rel(),
+        std::path::Path::new(".")
+    );
 
     for escape in ["..", "../secret.txt", "a/../../secret.txt"] {
-        let err = ws.resolve(escape).unwrap_err();
+        let err = resolve(&ws, escape).unwrap_err();
         assert!(err.contains("outside the workspace"), "{err}");
         assert!(err.contains(&s.root.display().to_string()), "{err}");
     }
-    let err = ws.resolve(s.outer.join("secret.txt")).unwrap_err();
+    let err = resolve(&ws, s.outer.join("secret.txt")).unwrap_err();
     assert!(err.contains(&s.root.display().to_string()), "{err}");
     // A sibling whose name merely starts with the root's name is still outside.
-    let err = ws.resolve(s.outer.join("ws2/file")).unwrap_err();
+    let err = resolve(&ws, s.outer.join("ws2/file")).unwrap_err();
     assert!(err.contains("outside the workspace"), "{err}");
 }
 
@@ -167,8 +182,8 @@ async fn a_workspace_reached_through_a_symlink_still_confines() {
     std::os::unix::fs::symlink(&s.root, &link).unwrap();
     let ws = Workspace::new(&link, false);
     assert_eq!(ws.root(), s.root.as_path());
-    assert_eq!(ws.resolve("f").unwrap(), s.root.join("f"));
-    assert!(ws.resolve("../secret.txt").is_err());
+    assert_eq!(resolve(&ws, "f").unwrap(), s.root.join("f"));
+    assert!(resolve(&ws, "../secret.txt").is_err());
 }
 
 #[tokio::test]
@@ -177,7 +192,7 @@ async fn opting_out_allows_paths_outside() {
     let ws = s.open_workspace();
     assert!(ws.allows_outside());
     assert_eq!(
-        ws.resolve("../secret.txt").unwrap(),
+        resolve(&ws, "../secret.txt").unwrap(),
         s.outer.join("secret.txt")
     );
     let read = claw_tui::tools::fs::ReadFileTool::new(ws.clone());
@@ -194,11 +209,61 @@ async fn opting_out_allows_paths_outside() {
     );
     if let Some(home) = std::env::var_os("HOME") {
         let expected = std::path::Path::new(&home).join("x");
-        let resolved = s.open_workspace().resolve("~/x").unwrap();
+        let resolved = resolve(&s.open_workspace(), "~/x").unwrap();
         assert!(resolved.ends_with("x"));
         assert_eq!(
             resolved.parent().unwrap().canonicalize().unwrap(),
             expected.parent().unwrap().canonicalize().unwrap()
         );
     }
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn opting_out_reaches_outside_with_every_tool_and_through_links() {
+    use claw_tui::tools::fs::{EditFileTool, ListDirTool, ReadFileTool, WriteFileTool};
+    let s = Setup::new();
+    let ws = s.open_workspace();
+    std::os::unix::fs::symlink(&s.outer, s.root.join("o")).unwrap();
+    std::os::unix::fs::symlink("/", s.root.join("r")).unwrap();
+    let via_root = format!("nope/../r{}", s.outer.display());
+
+    let r = call(
+        &ReadFileTool::new(ws.clone()),
+        json!({"path": "nope/../o/secret.txt"}),
+    )
+    .await;
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(r.content, "top secret");
+    let r = call(
+        &EditFileTool::new(ws.clone()),
+        json!({"path": format!("{via_root}/secret.txt"), "old_text": "top", "new_text": "no"}),
+    )
+    .await;
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(
+        std::fs::read_to_string(s.outer.join("secret.txt")).unwrap(),
+        "no secret\n"
+    );
+    let r = call(
+        &WriteFileTool::new(ws.clone()),
+        json!({"path": "o/made/by/link.txt", "content": "out"}),
+    )
+    .await;
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(
+        std::fs::read_to_string(s.outer.join("made/by/link.txt")).unwrap(),
+        "out"
+    );
+    let r = call(&ListDirTool::new(ws.clone()), json!({"path": ".."})).await;
+    assert!(!r.is_error, "{r:?}");
+    assert!(
+        r.content.contains("[file] secret.txt (10 B)"),
+        "{}",
+        r.content
+    );
+    assert!(r.content.contains("[folder] ws/"), "{}", r.content);
+    // Inside, a link out is described by what it points at.
+    let r = call(&ListDirTool::new(ws), json!({})).await;
+    assert!(r.content.contains("[folder] o/ -> "), "{}", r.content);
 }

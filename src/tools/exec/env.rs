@@ -1,0 +1,159 @@
+//! Which environment variables a command gets: everything of claw-tui's environment
+//! except secrets, plus `TMPDIR` pointing at the private temp dir.
+//!
+//! The launcher is started with this environment already, so its own
+//! `/proc/PID/environ` (readable by the command it supervises) holds no secret either.
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use std::ffi::{OsStr, OsString};
+
+/// Names (globs, any case) that are always treated as secrets.
+pub const DEFAULT_SCRUB_ENV: [&str; 9] = [
+    "*_KEY",
+    "*_SECRET*",
+    "*_TOKEN",
+    "*_PASSWORD",
+    "*_PASSWD",
+    "AWS_*",
+    "SECRET",
+    "TOKEN",
+    "PASSWORD",
+];
+
+/// Decides which variables are secrets: the built-in patterns and `[exec] scrub_env`,
+/// minus `[exec] pass_env`.
+#[derive(Clone, Debug)]
+pub struct EnvPolicy {
+    scrub: GlobSet,
+    pass: GlobSet,
+}
+
+fn glob(pattern: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern.trim())
+        .case_insensitive(true)
+        .literal_separator(false)
+        .build()
+}
+
+fn set<'a>(patterns: impl IntoIterator<Item = &'a str>, strict: bool) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        match glob(pattern) {
+            Ok(glob) => {
+                builder.add(glob);
+            }
+            Err(e) if strict => return Err(format!("\"{pattern}\" is not a valid pattern: {e}")),
+            Err(_) => {}
+        }
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+impl EnvPolicy {
+    /// The policy with `scrub` added to the built-in patterns and `pass` exempted; an
+    /// invalid pattern is an error naming it.
+    pub fn new(scrub: &[String], pass: &[String]) -> Result<Self, String> {
+        let scrub_all = DEFAULT_SCRUB_ENV
+            .into_iter()
+            .chain(scrub.iter().map(String::as_str));
+        Ok(Self {
+            scrub: set(scrub_all, true).map_err(|e| format!("[exec] scrub_env: {e}"))?,
+            pass: set(pass.iter().map(String::as_str), true)
+                .map_err(|e| format!("[exec] pass_env: {e}"))?,
+        })
+    }
+
+    /// Like [`EnvPolicy::new`], skipping invalid patterns.
+    pub fn lenient(scrub: &[String], pass: &[String]) -> Self {
+        let scrub_all = DEFAULT_SCRUB_ENV
+            .into_iter()
+            .chain(scrub.iter().map(String::as_str));
+        Self {
+            scrub: set(scrub_all, false).unwrap_or_else(|_| GlobSet::empty()),
+            pass: set(pass.iter().map(String::as_str), false).unwrap_or_else(|_| GlobSet::empty()),
+        }
+    }
+
+    /// Whether the variable `name` is kept from commands.
+    pub fn is_secret(&self, name: &OsStr) -> bool {
+        let name = name.to_string_lossy();
+        self.scrub.is_match(name.as_ref()) && !self.pass.is_match(name.as_ref())
+    }
+
+    /// The environment for a command: `vars` without secrets, with `TMPDIR` set.
+    pub fn command_env(
+        &self,
+        vars: impl IntoIterator<Item = (OsString, OsString)>,
+        tmpdir: &std::path::Path,
+    ) -> Vec<(OsString, OsString)> {
+        vars.into_iter()
+            .filter(|(name, _)| name != "TMPDIR" && !self.is_secret(name))
+            .chain([(OsString::from("TMPDIR"), tmpdir.as_os_str().to_owned())])
+            .collect()
+    }
+}
+
+/// Whether a variable holds a secret by the built-in patterns alone.
+pub fn is_secret_env_name(name: &str) -> bool {
+    static DEFAULT: std::sync::OnceLock<EnvPolicy> = std::sync::OnceLock::new();
+    DEFAULT
+        .get_or_init(|| EnvPolicy::lenient(&[], &[]))
+        .is_secret(name.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_patterns_and_config_decide() {
+        for secret in [
+            "ANTHROPIC_API_KEY",
+            "my_service_token",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_PROFILE",
+            "DB_PASSWORD",
+            "CLIENT_SECRET_FILE",
+            "PASSWORD",
+        ] {
+            assert!(is_secret_env_name(secret), "{secret}");
+        }
+        for plain in [
+            "PATH",
+            "HOME",
+            "TOKENIZERS_PARALLELISM",
+            "KEYBOARD",
+            "TMPDIR",
+        ] {
+            assert!(!is_secret_env_name(plain), "{plain}");
+        }
+        let policy = EnvPolicy::new(
+            &["DATABASE_URL".into(), "corp_*".into()],
+            &["GITHUB_TOKEN".into()],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(policy.is_secret("database_url".as_ref()));
+        assert!(policy.is_secret("CORP_ANYTHING".as_ref()));
+        assert!(!policy.is_secret("GITHUB_TOKEN".as_ref()));
+        assert!(policy.is_secret("GITLAB_TOKEN".as_ref()));
+        let err = EnvPolicy::new(&["[oops".into()], &[]).map(drop);
+        assert!(err.is_err_and(|e| e.contains("scrub_env") && e.contains("[oops")));
+    }
+
+    #[test]
+    fn the_command_environment_has_no_secrets_and_the_private_tmpdir() {
+        let policy = EnvPolicy::lenient(&[], &[]);
+        let vars = [
+            ("PATH", "/bin"),
+            ("OPENAI_API_KEY", "sk"),
+            ("TMPDIR", "/tmp"),
+        ]
+        .map(|(n, v)| (OsString::from(n), OsString::from(v)));
+        let env = policy.command_env(vars, "/tmp/private".as_ref());
+        assert_eq!(
+            env,
+            [("PATH", "/bin"), ("TMPDIR", "/tmp/private")]
+                .map(|(n, v)| (OsString::from(n), OsString::from(v)))
+        );
+    }
+}

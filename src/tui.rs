@@ -1,0 +1,189 @@
+//! The full-screen terminal client, Elm-style.
+//!
+//! `App` is the root of the model: it owns one part per piece of the screen (the
+//! [`composer`], the [`chat`], the [`tool_tree`], the [`dashboard`], the [`status`],
+//! the [`overlay`] stack and the approval prompt), each with its own keys and a pure
+//! `draw`. `App::update(Msg) -> Vec<Effect>` changes it without I/O; the pure [`view`]
+//! draws it; the runtime (`runtime.rs`) runs one `select!` loop over the terminal, the
+//! agent's events and the [`Inbox`], executes effects, and draws at most 60 frames a
+//! second, only when a part changed.
+//!
+//! Entry points: [`launch`] (the client with the whole background runtime) and [`run`]
+//! (the client over an agent you built). Other parts of the program talk to the client through an
+//! [`Inbox`]: the `message` tool's sender, the exec approval asker, and [`Msg`]s such as
+//! `Subagents`, `CronJobs` and `Subagent` events from the background runtime.
+
+pub mod adapt;
+mod app;
+pub mod approval;
+pub mod chat;
+pub mod composer;
+pub mod dashboard;
+pub mod highlight;
+pub mod history;
+pub mod keymap;
+mod launch;
+pub mod layout;
+pub mod markdown;
+pub mod model_list;
+pub mod msg;
+pub mod overlay;
+mod part;
+mod runtime;
+mod session_host;
+pub mod slash;
+pub mod status;
+pub mod terminal;
+pub mod theme;
+pub mod tool_tree;
+mod widgets;
+pub mod wrap;
+
+pub use app::{App, AppConfig, view};
+pub use launch::{launch, run};
+pub use msg::{CronRow, CronRunStatus, Effect, Msg, SubagentRow};
+pub use overlay::Overlay;
+
+use crate::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalRequest};
+use crate::tools::message::{MessageSender, OutboundMessage};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::oneshot;
+
+/// Sends messages into the running client from any thread or task.
+pub type MsgSender = UnboundedSender<Msg>;
+
+/// Controls the background runtime (subagents, cron) from the dashboard. The calls may
+/// block on file I/O: the client makes them off its UI thread.
+pub trait Background: Send + Sync {
+    /// Cancels a subagent.
+    fn cancel_subagent(&self, id: &str) -> Result<(), String>;
+    /// Pauses a cron job.
+    fn pause_cron(&self, id: &str) -> Result<(), String>;
+    /// Resumes a paused cron job.
+    fn resume_cron(&self, id: &str) -> Result<(), String>;
+    /// Deletes a cron job.
+    fn delete_cron(&self, id: &str) -> Result<(), String>;
+    /// Remembers the user's answer about the workspace's `.mcp.json` servers and, when
+    /// trusted, starts them.
+    fn trust_project_mcp(&self, trusted: bool) -> Result<(), String> {
+        let _ = trusted;
+        Err("MCP servers are not available in this session.".into())
+    }
+}
+
+/// Approval requests waiting for the user, by tool call id.
+#[derive(Clone, Default)]
+pub struct Approvals {
+    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<ApprovalDecision>>>>,
+}
+
+impl Approvals {
+    fn insert(&self, id: String, tx: oneshot::Sender<ApprovalDecision>) {
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.insert(id, tx);
+        }
+    }
+
+    /// Answers the request `id` (ignored when nobody waits for it any more).
+    pub fn resolve(&self, id: &str, decision: ApprovalDecision) {
+        let sender = self.waiting.lock().ok().and_then(|mut w| w.remove(id));
+        if let Some(tx) = sender {
+            let _ = tx.send(decision);
+        }
+    }
+}
+
+/// The client's inbox: create it first, hand its senders to the tools and the
+/// background runtime, then pass it to [`run`].
+pub struct Inbox {
+    tx: MsgSender,
+    rx: UnboundedReceiver<Msg>,
+    approvals: Approvals,
+}
+
+impl Default for Inbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Inbox {
+    /// An empty inbox.
+    pub fn new() -> Self {
+        let (tx, rx) = unbounded_channel();
+        Self {
+            tx,
+            rx,
+            approvals: Approvals::default(),
+        }
+    }
+
+    /// A sender of [`Msg`]s (subagent rows, cron rows, notices...).
+    pub fn sender(&self) -> MsgSender {
+        self.tx.clone()
+    }
+
+    /// Receives the next message (to drive an `App` without [`run`], e.g. in tests).
+    pub async fn recv(&mut self) -> Option<Msg> {
+        self.rx.recv().await
+    }
+
+    /// The approval requests waiting for an answer.
+    pub fn approvals(&self) -> Approvals {
+        self.approvals.clone()
+    }
+
+    /// The `message` tool's sender: each message becomes a card in the chat.
+    pub fn message_sender(&self) -> MessageSender {
+        let tx = self.tx.clone();
+        Arc::new(move |m: OutboundMessage| {
+            let _ = tx.send(Msg::Outbound(m));
+        })
+    }
+
+    /// Asks the user through the approval overlay (denies when the client is gone);
+    /// with `approve_all` (`--yes`) allows every request without asking.
+    pub fn approval_asker(&self, approve_all: bool) -> ApprovalAsker {
+        let tx = self.tx.clone();
+        let approvals = self.approvals.clone();
+        Arc::new(move |request: ApprovalRequest| {
+            if approve_all {
+                return Box::pin(async { ApprovalDecision::Allow });
+            }
+            let (answer_tx, answer_rx) = oneshot::channel();
+            approvals.insert(request.id.clone(), answer_tx);
+            let delivered = tx.send(Msg::Approval(request)).is_ok();
+            Box::pin(async move {
+                if !delivered {
+                    return ApprovalDecision::Deny;
+                }
+                answer_rx.await.unwrap_or(ApprovalDecision::Deny)
+            })
+        })
+    }
+}
+
+/// What [`run`] takes besides the settings and the agent.
+#[derive(Default)]
+pub struct Options {
+    /// A prompt sent at start.
+    pub prompt: Option<String>,
+    /// Warnings to show in the chat at start.
+    pub warnings: Vec<String>,
+    /// The background runtime, for the dashboard's actions.
+    pub background: Option<Arc<dyn Background>>,
+    /// A `[keys]` table overriding the default bindings.
+    pub keys: Option<toml::Table>,
+    /// The background runtime's events (subagents, pending notifications).
+    pub runtime_events: Option<UnboundedReceiver<crate::runtime::RuntimeEvent>>,
+    /// The cron jobs, as the cron service publishes them.
+    pub cron_jobs: Option<tokio::sync::watch::Receiver<Vec<crate::runtime::cron::CronJobInfo>>>,
+    /// The supervisor owning the agent's runs: prompts, steering and aborts go through
+    /// it when given (so a keypress never races a notification), else to the agent.
+    pub supervisor: Option<crate::runtime::Supervisor>,
+    /// Messages for the app once the first session is on screen (the question about
+    /// the workspace's MCP servers).
+    pub startup: Vec<Msg>,
+}

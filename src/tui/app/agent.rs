@@ -1,0 +1,96 @@
+//! The main agent's events, handed to the parts that follow them: the status (run,
+//! turn, usage, settings, queues), the chat (messages, the streaming answer, cards) and
+//! the tool tree (calls), with the cards kept in step with the tree.
+
+use super::App;
+use crate::agent::{AgentEvent, AssistantMessage, Message};
+use crate::tui::chat::{CardInfo, EntryKind};
+use crate::tui::part::Handled;
+
+impl App {
+    pub(super) fn agent_event(&mut self, event: AgentEvent) -> Handled {
+        match event {
+            AgentEvent::AgentStart => self.status.run_started(),
+            AgentEvent::AgentEnd { .. } => {
+                self.status.run_ended();
+                self.tools.settle();
+                let mut handled = Handled::changed();
+                for id in self.chat.end_run() {
+                    handled.absorb(self.refresh_card(&id));
+                }
+                return handled;
+            }
+            AgentEvent::TurnStart { turn } => {
+                self.status.set_turn(turn);
+                self.tools.turn_started();
+            }
+            AgentEvent::TurnEnd { .. } => {}
+            AgentEvent::MessageStart { message } => {
+                if let Message::Assistant(m) = message {
+                    self.status.set_retrying(false);
+                    return self.chat.start_answer(m);
+                }
+            }
+            AgentEvent::MessageUpdate { delta } => return self.chat.apply_delta(&delta),
+            AgentEvent::MessageEnd { message } => return self.message_end(message),
+            event @ (AgentEvent::ToolExecutionStart { .. }
+            | AgentEvent::ToolExecutionUpdate { .. }
+            | AgentEvent::ToolExecutionEnd { .. }) => {
+                let status_change = !matches!(event, AgentEvent::ToolExecutionUpdate { .. });
+                if let Some(id) = self.tools.apply(&event, self.now)
+                    && status_change
+                {
+                    return Handled::changed().and(self.refresh_card(&id));
+                }
+            }
+            AgentEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => {
+                self.status.set_retrying(true);
+                return self.chat.push(EntryKind::Retry {
+                    attempt,
+                    max_attempts,
+                    delay_ms,
+                    reason,
+                });
+            }
+            AgentEvent::AutoRetryEnd { .. } => self.status.set_retrying(false),
+            AgentEvent::SettingUpdate { key, value } => {
+                if let Some(model) = self.status.setting(&key, value) {
+                    self.composer.set_current_model(model);
+                }
+            }
+            AgentEvent::QueueUpdate {
+                steering,
+                follow_up,
+            } => self.status.set_queues(steering, follow_up),
+        }
+        Handled::changed()
+    }
+
+    /// A message ended: an answer adds its usage and announces its tool calls to the
+    /// tree; every message gets its entry in the chat.
+    pub(super) fn message_end(&mut self, message: Message) -> Handled {
+        match message {
+            Message::Assistant(m) => self.answer_end(m),
+            other => self.chat.message(other),
+        }
+    }
+
+    fn answer_end(&mut self, m: AssistantMessage) -> Handled {
+        self.status.add_usage(&m.usage);
+        let mut cards = Vec::new();
+        if !m.is_failed() {
+            for call in m.tool_calls() {
+                self.tools.announce(&call.id, &call.name, &call.args);
+                if let Some(node) = self.tools.node(&call.id) {
+                    cards.push((call.id.clone(), CardInfo::of(node)));
+                }
+            }
+        }
+        self.chat.end_answer(m, cards)
+    }
+}

@@ -1,0 +1,165 @@
+//! Enter and the slash commands: what the composer's text becomes.
+
+use super::{App, HINT};
+use crate::agent::{NoticeLevel, QueueKind};
+use crate::tui::highlight::highlight_key;
+use crate::tui::msg::{Effect, HighlightRequest};
+use crate::tui::overlay::Overlay;
+use crate::tui::part::Handled;
+use crate::tui::slash::{self, Command};
+use crate::tui::tool_tree::pretty_json;
+
+impl App {
+    /// Enter: a command runs; a prompt starts a run, or queues a follow-up while running.
+    pub(super) fn submit(&mut self) -> Handled {
+        if self.composer.is_blank() {
+            return Handled::unchanged();
+        }
+        let text = self.composer.take();
+        let mut handled = Handled::changed();
+        if self.composer.remember(&text) {
+            handled = handled.with(Effect::SaveHistory(text.clone()));
+        }
+        if !text.starts_with(' ')
+            && let Some(command) = slash::parse(&text)
+        {
+            return handled.and(self.command(command));
+        }
+        if self.session.switching {
+            // The history is being replaced: the text waits until the session is shown.
+            self.composer.set_text(&text);
+            return handled
+                .and(self.hint("switching sessions… press Enter again in a moment", HINT));
+        }
+        // A leading space lets a message start with `/` without being a command.
+        let text = match text.strip_prefix(' ') {
+            Some(rest) if rest.starts_with('/') => rest.to_owned(),
+            _ => text,
+        };
+        self.chat.follow();
+        handled.with(if self.status.running() {
+            Effect::FollowUp(text)
+        } else {
+            Effect::Prompt(text)
+        })
+    }
+
+    fn command(&mut self, command: Result<Command, String>) -> Handled {
+        let command = match command {
+            Ok(c) => c,
+            Err(why) => return self.chat.notice(NoticeLevel::Warning, why),
+        };
+        match command {
+            Command::Help => self.overlays.push(Overlay::Help { scroll: 0 }),
+            Command::Mcp => self.overlays.push(Overlay::Mcp { scroll: 0 }),
+            Command::Model(name) => {
+                let said = self.chat.notice(
+                    NoticeLevel::Info,
+                    format!("Model set to {name} from the next run on."),
+                );
+                self.status.set_model(name.clone());
+                self.composer.set_current_model(name.clone());
+                said.with(Effect::SetModel(name))
+            }
+            Command::Thinking(level) => {
+                self.status.set_thinking(level);
+                self.chat
+                    .notice(
+                        NoticeLevel::Info,
+                        format!(
+                            "Thinking set to {} from the next run on.",
+                            format!("{level:?}").to_lowercase()
+                        ),
+                    )
+                    .with(Effect::SetThinking(level))
+            }
+            Command::Steering(mode) => {
+                self.status.set_queue_mode(QueueKind::Steering, mode);
+                Handled::changed().with(Effect::SetQueueMode(QueueKind::Steering, mode))
+            }
+            Command::FollowUp(mode) => {
+                self.status.set_queue_mode(QueueKind::FollowUp, mode);
+                Handled::changed().with(Effect::SetQueueMode(QueueKind::FollowUp, mode))
+            }
+            Command::Tools(mode) => {
+                self.status.set_tool_execution(mode);
+                self.chat
+                    .notice(
+                        NoticeLevel::Info,
+                        format!(
+                            "Tool calls run {} from the next run on.",
+                            format!("{mode:?}").to_lowercase()
+                        ),
+                    )
+                    .with(Effect::SetToolExecution(mode))
+            }
+            Command::Copy { code } => {
+                let answer = self.chat.last_answer();
+                let text = if code {
+                    answer.as_deref().and_then(last_code_block)
+                } else {
+                    answer
+                };
+                match text {
+                    Some(text) => self
+                        .hint("copied to the clipboard (OSC 52)", HINT)
+                        .with(Effect::Copy(text)),
+                    None => {
+                        let what = if code { "code block" } else { "answer" };
+                        self.chat.notice(
+                            NoticeLevel::Warning,
+                            format!("There is no {what} to copy yet."),
+                        )
+                    }
+                }
+            }
+            Command::New => self.new_session(),
+            Command::Sessions => Handled::changed().with(Effect::ListSessions),
+            Command::Quit => Handled::changed().with(Effect::Quit),
+        }
+    }
+
+    /// Opens the arguments and result of the call `call_id`, and asks for its arguments
+    /// to be highlighted.
+    pub(super) fn open_detail(&mut self, call_id: String) -> Handled {
+        let Some(node) = self.tools.node(&call_id) else {
+            return Handled::unchanged();
+        };
+        let args = pretty_json(&node.args);
+        let opened = self.overlays.push(Overlay::Detail { call_id, scroll: 0 });
+        let theme = &self.theme.syntax_theme;
+        if theme.is_empty() {
+            return opened;
+        }
+        let request = HighlightRequest {
+            key: highlight_key(theme, "json", &args),
+            lang: "json".into(),
+            code: args,
+            theme: theme.clone(),
+        };
+        match self.highlights.request(request) {
+            Some(effect) => opened.with(effect),
+            None => opened,
+        }
+    }
+}
+
+/// The last fenced code block of a markdown text.
+fn last_code_block(markdown: &str) -> Option<String> {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let mut last = None;
+    let mut current: Option<String> = None;
+    for event in Parser::new(markdown) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => current = Some(String::new()),
+            Event::Text(t) => {
+                if let Some(c) = &mut current {
+                    c.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => last = current.take(),
+            _ => {}
+        }
+    }
+    last.map(|c| c.trim_end_matches('\n').to_owned())
+}

@@ -1,0 +1,134 @@
+//! Sessions in the client (model side): rebuilding the chat, the tool tree and the usage
+//! totals from a loaded history, opening the `/sessions` picker, and the checks before a
+//! switch.
+
+use super::App;
+use crate::agent::{AgentEvent, Message, NoticeLevel, ToolResult};
+use crate::tui::layout::Focus;
+use crate::tui::msg::{Effect, LoadedSession, SessionRow};
+use crate::tui::overlay::Overlay;
+use crate::tui::part::Handled;
+use std::path::PathBuf;
+
+impl App {
+    /// Replaces the conversation shown with `loaded`'s history.
+    pub(super) fn load_session(&mut self, loaded: LoadedSession) -> Handled {
+        self.session.switching = false;
+        self.clear_conversation();
+        self.overlays.clear();
+        self.session.id = loaded.id.clone();
+        let count = loaded.messages.len();
+        let mut handled = Handled::changed();
+        for message in loaded.messages {
+            handled.absorb(self.replay(message));
+        }
+        self.status.set_turn(self.tools.turn_count());
+        self.tools.settle();
+        for id in self.chat.card_ids() {
+            handled.absorb(self.refresh_card(&id));
+        }
+        for note in loaded.notes {
+            handled.absorb(self.chat.notice(NoticeLevel::Info, note));
+        }
+        let short = loaded.id.as_deref().map_or("", |id| &id[..id.len().min(8)]);
+        let said = match (loaded.resumed, loaded.id.is_some()) {
+            (true, _) => Some(format!("Resumed session {short}: {count} messages.")),
+            // A copy: its note says where the messages come from.
+            _ if loaded.quiet || count > 0 => None,
+            (false, true) => Some(format!("New session {short}.")),
+            (false, false) => Some(
+                "New session: the conversation was cleared (nothing is recorded: --no-session)."
+                    .to_owned(),
+            ),
+        };
+        if let Some(text) = said {
+            handled.absorb(self.chat.notice(NoticeLevel::Info, text));
+        }
+        if !loaded.queued.is_empty() {
+            handled.absorb(self.chat.notice(
+                NoticeLevel::Info,
+                "Messages that were still queued are back in the composer.",
+            ));
+            handled.absorb(self.restore_to_composer(loaded.queued));
+        }
+        handled.with(Effect::SessionReady)
+    }
+
+    /// Shows a recorded message as if it had just happened (no streaming, no timings).
+    fn replay(&mut self, message: Message) -> Handled {
+        match message {
+            Message::Assistant(m) => {
+                self.tools.turn_started();
+                self.message_end(Message::Assistant(m))
+            }
+            Message::ToolResult(r) => {
+                let event = AgentEvent::ToolExecutionEnd {
+                    tool_call_id: r.tool_call_id,
+                    tool_name: r.tool_name,
+                    result: ToolResult {
+                        content: r.content,
+                        details: r.details,
+                        is_error: r.is_error,
+                    },
+                    is_error: r.is_error,
+                };
+                self.tools.apply(&event, self.now);
+                Handled::changed()
+            }
+            other => self.message_end(other),
+        }
+    }
+
+    fn clear_conversation(&mut self) {
+        self.chat.clear();
+        self.tools.clear();
+        self.highlights.forget_waiting();
+        self.status.reset_totals();
+    }
+
+    /// The picker's list arrived.
+    pub(super) fn show_sessions(&mut self, rows: Vec<SessionRow>) -> Handled {
+        if rows.is_empty() {
+            return self.chat.notice(
+                NoticeLevel::Info,
+                "There are no sessions in this workspace yet.",
+            );
+        }
+        let selected = rows
+            .iter()
+            .position(|r| Some(&r.id) != self.session.id.as_ref())
+            .unwrap_or(0);
+        self.overlays.replace(Overlay::Sessions { rows, selected })
+    }
+
+    /// Switching while a run is active would tear its history apart: refused.
+    pub(super) fn open_session(&mut self, path: PathBuf, fork: bool) -> Handled {
+        if self.session.switching {
+            return Handled::changed();
+        }
+        if self.status.running() {
+            return self.chat.notice(
+                NoticeLevel::Warning,
+                "A run is active: wait for it to finish or interrupt it (Esc) before switching sessions.",
+            );
+        }
+        self.focus = Focus::Composer;
+        self.session.switching = true;
+        Handled::changed().with(Effect::OpenSession { path, fork })
+    }
+
+    /// `/new`, refused while a run is active like any switch.
+    pub(super) fn new_session(&mut self) -> Handled {
+        if self.session.switching {
+            return Handled::changed();
+        }
+        if self.status.running() {
+            return self.chat.notice(
+                NoticeLevel::Warning,
+                "A run is active: wait for it to finish or interrupt it (Esc) before starting a new session.",
+            );
+        }
+        self.session.switching = true;
+        Handled::changed().with(Effect::NewSession)
+    }
+}

@@ -1,0 +1,320 @@
+//! What one chat entry looks like as styled logical lines: user messages, assistant
+//! blocks (markdown text, thinking, inline tool cards), notices, notifications,
+//! outbound messages and retries.
+
+use crate::agent::{AssistantMessage, Block, NoticeLevel, StopReason};
+use crate::headless::{clip, summarize_args};
+use crate::tools::message::OutboundMessage;
+use crate::tui::highlight::HighlightCache;
+use crate::tui::markdown::{self, MdContext};
+use crate::tui::msg::HighlightRequest;
+use crate::tui::theme::{Theme, Token};
+use crate::tui::tool_tree::{CallNode, CallStatus};
+use crate::tui::widgets::format_duration;
+use crate::tui::wrap::{StyledLine, WrapKind, clean};
+use ratatui::style::Modifier;
+use ratatui::text::Span;
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// What the chat shows for one tool call's card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CardInfo {
+    /// Where the call is.
+    pub status: CallStatus,
+    /// How long it ran.
+    pub duration: Option<Duration>,
+}
+
+impl CardInfo {
+    /// The card state of a tree node.
+    pub fn of(node: &CallNode) -> Self {
+        Self {
+            status: node.status,
+            duration: node.duration,
+        }
+    }
+
+    /// Whether the card still shows the call queued or running.
+    pub fn is_pending(&self) -> bool {
+        matches!(self.status, CallStatus::Queued | CallStatus::Running)
+    }
+}
+
+/// Everything entry rendering reads besides the entry.
+pub(super) struct RenderCtx<'a> {
+    /// Colours.
+    pub(super) theme: &'a Theme,
+    /// Highlighted code blocks.
+    pub(super) highlights: &'a HighlightCache,
+    /// Tool call states by id.
+    pub(super) cards: &'a HashMap<String, CardInfo>,
+    /// Whether thinking blocks are expanded.
+    pub(super) expand_thinking: bool,
+}
+
+/// The kinds of chat entries.
+#[derive(Clone, Debug)]
+pub enum EntryKind {
+    /// The user's message.
+    User(String),
+    /// A model answer, possibly still arriving.
+    Assistant(AssistantMessage),
+    /// A notice from the agent or the app.
+    Notice(NoticeLevel, String),
+    /// A subagent or cron notification delivered to the model.
+    Notification {
+        /// Who sent it (`subagent`, `cron`).
+        source: String,
+        /// Its text.
+        text: String,
+    },
+    /// A message the agent sent with the `message` tool.
+    Outbound(OutboundMessage),
+    /// A failed request that will be retried.
+    Retry {
+        /// 1-based retry number.
+        attempt: u32,
+        /// Retries allowed.
+        max_attempts: u32,
+        /// Wait before it, in milliseconds.
+        delay_ms: u64,
+        /// Why the previous attempt failed.
+        reason: String,
+    },
+}
+
+/// Kinds of assistant blocks, for deciding gaps between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BlockTag {
+    /// Markdown text.
+    Text,
+    /// Thinking.
+    Thinking,
+    /// A tool card.
+    Tool,
+}
+
+/// The tag of a block.
+pub(super) fn block_tag(block: &Block) -> BlockTag {
+    match block {
+        Block::Text { .. } => BlockTag::Text,
+        Block::Thinking { .. } => BlockTag::Thinking,
+        Block::ToolCall { .. } => BlockTag::Tool,
+    }
+}
+
+/// Whether a blank line separates a block of kind `next` from one of kind `prev`.
+pub(super) fn gap_between(prev: Option<BlockTag>, next: BlockTag) -> bool {
+    match prev {
+        None => false,
+        Some(BlockTag::Tool) => next != BlockTag::Tool,
+        Some(_) => true,
+    }
+}
+
+/// Renders the part `range` of an assistant block (text blocks render in pieces while
+/// they stream; other blocks always whole).
+pub(super) fn render_block_part(
+    block: &Block,
+    range: std::ops::Range<usize>,
+    ctx: &RenderCtx<'_>,
+    out: &mut Vec<StyledLine>,
+    missing: &mut Vec<HighlightRequest>,
+) {
+    let theme = ctx.theme;
+    match block {
+        Block::Text { text } => {
+            let end = range.end.min(text.len());
+            let start = range.start.min(end);
+            let md = MdContext {
+                theme,
+                highlights: ctx.highlights,
+                base: theme.fg(Token::Assistant),
+                request_highlights: true,
+            };
+            markdown::render(&text[start..end], &md, out, missing);
+        }
+        Block::Thinking { thinking, .. } => thinking_lines(thinking, ctx, out),
+        Block::ToolCall { id, name, args } => out.push(tool_card(id, name, args, ctx)),
+    }
+}
+
+fn thinking_lines(thinking: &str, ctx: &RenderCtx<'_>, out: &mut Vec<StyledLine>) {
+    let style = ctx
+        .theme
+        .fg(Token::Thinking)
+        .add_modifier(Modifier::ITALIC | Modifier::DIM);
+    let text = clean(thinking.trim());
+    let words = text.split_whitespace().count();
+    if !ctx.expand_thinking {
+        let first = text.lines().next().unwrap_or_default();
+        out.push(StyledLine::plain(
+            format!("▸ thinking ({words} words): {}", clip(first, 100)),
+            style,
+        ));
+        return;
+    }
+    out.push(StyledLine::plain(
+        format!("▾ thinking ({words} words)"),
+        style,
+    ));
+    for line in text.lines() {
+        out.push(StyledLine::plain(line.to_owned(), style).with_prefix(vec![Span::raw("  ")]));
+    }
+}
+
+fn tool_card(id: &str, name: &str, args: &serde_json::Value, ctx: &RenderCtx<'_>) -> StyledLine {
+    let theme = ctx.theme;
+    let info = ctx.cards.get(id);
+    let status = info.map_or(CallStatus::Queued, |i| i.status);
+    let (symbol, token) = status.symbol();
+    let mut spans = vec![
+        Span::styled(format!("{symbol} "), theme.fg(token)),
+        Span::styled(
+            name.to_owned(),
+            theme.fg(Token::Tool).add_modifier(Modifier::BOLD),
+        ),
+    ];
+    let summary = if args.is_null() {
+        String::new()
+    } else {
+        summarize_args(args)
+    };
+    if !summary.is_empty() {
+        spans.push(Span::styled(format!(" {}", clean(&summary)), theme.text()));
+    }
+    let tail = match (status, info.and_then(|i| i.duration)) {
+        (CallStatus::Skipped, _) => " · skipped".to_owned(),
+        (CallStatus::Failed, Some(d)) => format!(" · failed · {}", format_duration(d)),
+        (_, Some(d)) => format!(" · {}", format_duration(d)),
+        _ => String::new(),
+    };
+    if !tail.is_empty() {
+        spans.push(Span::styled(tail, theme.dim()));
+    }
+    StyledLine {
+        spans,
+        ..StyledLine::default()
+    }
+    .with_prefix(vec![Span::styled("  ", theme.dim())])
+}
+
+/// Lines shown after an assistant message that failed or was interrupted.
+pub(super) fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut Vec<StyledLine>) {
+    match message.stop_reason {
+        StopReason::Aborted => out.push(StyledLine::plain("⏹ interrupted", theme.dim())),
+        StopReason::Error => {
+            let why = message
+                .error_message
+                .as_deref()
+                .unwrap_or("the request failed");
+            let style = theme.fg(Token::Error);
+            out.push(hanging(format!("✗ {}", clean(why)), style));
+            out.push(StyledLine::plain(
+                "  Your conversation is kept: send a message to try again.",
+                theme.dim(),
+            ));
+        }
+        StopReason::Length => out.push(StyledLine::plain(
+            "⚠ the answer hit the output token limit; ask the model to continue",
+            theme.fg(Token::Warning),
+        )),
+        StopReason::Stop | StopReason::ToolUse => {}
+    }
+}
+
+/// Renders a non-assistant entry.
+pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<StyledLine>) {
+    match kind {
+        EntryKind::User(text) => {
+            let style = theme.fg(Token::User).add_modifier(Modifier::BOLD);
+            let marker = Span::styled("› ", theme.fg(Token::User));
+            for (i, line) in clean(text).split('\n').enumerate() {
+                let first = if i == 0 {
+                    marker.clone()
+                } else {
+                    Span::raw("  ")
+                };
+                out.push(StyledLine {
+                    first_prefix: vec![first],
+                    rest_prefix: vec![Span::raw("  ")],
+                    spans: vec![Span::styled(line.to_owned(), style)],
+                    ..StyledLine::default()
+                });
+            }
+        }
+        EntryKind::Notice(level, text) => {
+            let (symbol, style) = match level {
+                NoticeLevel::Info => ("ℹ", theme.dim()),
+                NoticeLevel::Warning => ("⚠", theme.fg(Token::Warning)),
+                NoticeLevel::Error => ("✗", theme.fg(Token::Error)),
+            };
+            prefixed_text(&format!("{symbol} "), text, style, out);
+        }
+        EntryKind::Notification { source, text } => {
+            let head = theme.fg(Token::Notify).add_modifier(Modifier::BOLD);
+            out.push(StyledLine::plain(format!("◆ {source} notification"), head));
+            prefixed_text("│ ", text, theme.fg(Token::Notify), out);
+        }
+        EntryKind::Outbound(m) => {
+            let head = theme.fg(Token::Message).add_modifier(Modifier::BOLD);
+            out.push(StyledLine::plain(
+                format!("✉ message to {}:{}", m.channel, m.chat_id),
+                head,
+            ));
+            prefixed_text("┃ ", &m.content, theme.fg(Token::Message), out);
+        }
+        EntryKind::Retry {
+            attempt,
+            max_attempts,
+            delay_ms,
+            reason,
+        } => {
+            let text = format!(
+                "↻ retry {attempt}/{max_attempts} in {:.1}s: {}",
+                *delay_ms as f64 / 1000.0,
+                clip(reason.lines().next().unwrap_or_default(), 200)
+            );
+            out.push(hanging(
+                text,
+                theme.fg(Token::Warning).add_modifier(Modifier::DIM),
+            ));
+        }
+        EntryKind::Assistant(_) => {}
+    }
+}
+
+/// A line whose wrapped rows are indented under its first character after the symbol.
+fn hanging(text: String, style: ratatui::style::Style) -> StyledLine {
+    StyledLine {
+        spans: vec![Span::styled(text, style)],
+        rest_prefix: vec![Span::raw("  ")],
+        ..StyledLine::default()
+    }
+}
+
+fn prefixed_text(
+    prefix: &str,
+    text: &str,
+    style: ratatui::style::Style,
+    out: &mut Vec<StyledLine>,
+) {
+    let pad = " ".repeat(prefix.chars().count());
+    let bar = prefix.trim_end().chars().all(|c| "│┃".contains(c));
+    for (i, line) in clean(text).split('\n').enumerate() {
+        let first = if i == 0 || bar {
+            prefix.to_owned()
+        } else {
+            pad.clone()
+        };
+        let rest = if bar { prefix.to_owned() } else { pad.clone() };
+        out.push(StyledLine {
+            first_prefix: vec![Span::styled(first, style)],
+            rest_prefix: vec![Span::styled(rest, style)],
+            spans: vec![Span::styled(line.to_owned(), style)],
+            wrap: WrapKind::Word,
+            ..StyledLine::default()
+        });
+    }
+}

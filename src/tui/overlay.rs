@@ -1,0 +1,248 @@
+//! The overlay part: a stack of floating windows over the panes (help, a tool call's
+//! details, the session picker, confirmations). The top one gets every key; each key of
+//! every overlay is handled here.
+
+mod detail;
+mod help;
+mod mcp;
+mod sessions;
+
+use super::highlight::HighlightCache;
+use super::keymap::{Action, KeyMap};
+use super::msg::{Effect, SessionRow};
+use super::part::{Handled, Intent};
+use super::theme::Theme;
+use super::tool_tree::ToolTree;
+use super::widgets::{centered, dialog, scrolled};
+use super::wrap::{StyledLine, wrap};
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use sessions::PickerKey;
+use std::time::{Instant, SystemTime};
+
+/// A floating window over the panes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Overlay {
+    /// Keys and commands.
+    Help {
+        /// First row shown.
+        scroll: u16,
+    },
+    /// A tool call's full arguments and result.
+    Detail {
+        /// The call.
+        call_id: String,
+        /// First row shown.
+        scroll: u16,
+    },
+    /// "Delete this cron job?"
+    ConfirmDelete {
+        /// The job.
+        id: String,
+        /// Its name.
+        name: String,
+    },
+    /// The `/sessions` picker.
+    Sessions {
+        /// The sessions, most recent first.
+        rows: Vec<SessionRow>,
+        /// The highlighted row.
+        selected: usize,
+    },
+    /// `/mcp`: the MCP servers, their states and tools.
+    Mcp {
+        /// First row shown.
+        scroll: u16,
+    },
+    /// "Start the servers this workspace's `.mcp.json` names?"
+    TrustMcp {
+        /// The project file.
+        file: String,
+        /// Each server as `name: what it runs or reaches`.
+        servers: Vec<String>,
+    },
+    /// "That session is open elsewhere: continue in a copy?"
+    ConfirmFork {
+        /// The session file.
+        path: std::path::PathBuf,
+        /// Its id.
+        id: String,
+    },
+}
+
+/// The open overlays, the top one last.
+#[derive(Clone, Debug, Default)]
+pub struct Overlays {
+    stack: Vec<Overlay>,
+}
+
+/// What drawing the overlays is handed besides their own state.
+pub(crate) struct OverlayView<'a> {
+    /// The bindings the help lists.
+    pub keymap: &'a KeyMap,
+    /// The calls the detail overlay shows.
+    pub tools: &'a ToolTree,
+    /// Highlighted code (the detail's arguments).
+    pub highlights: &'a HighlightCache,
+    /// For the elapsed time of a running call.
+    pub now: Instant,
+    /// For the sessions' ages.
+    pub wall: SystemTime,
+    /// The session shown now (marked in the picker).
+    pub session_id: Option<&'a str>,
+    /// The MCP servers `/mcp` lists.
+    pub mcp: &'a [crate::mcp::McpServerInfo],
+}
+
+impl Overlays {
+    /// The top overlay, the one that gets the keys.
+    pub fn top(&self) -> Option<&Overlay> {
+        self.stack.last()
+    }
+
+    /// Whether none is open.
+    pub fn is_empty(&self) -> bool {
+        self.stack.is_empty()
+    }
+
+    /// Opens `overlay` above the open ones.
+    pub(crate) fn push(&mut self, overlay: Overlay) -> Handled {
+        self.stack.push(overlay);
+        Handled::changed()
+    }
+
+    /// Closes every overlay and opens `overlay` (what arrives from the runtime replaces
+    /// what is open).
+    pub(crate) fn replace(&mut self, overlay: Overlay) -> Handled {
+        self.stack.clear();
+        self.push(overlay)
+    }
+
+    /// Closes every overlay.
+    pub(crate) fn clear(&mut self) {
+        self.stack.clear();
+    }
+
+    /// Keys while an overlay is open: the interrupt key and `q` close it, the cancel key
+    /// closes it and does what it does everywhere, the rest is the overlay's own.
+    /// `screen` sizes the pages; `current` is the session shown now.
+    pub(crate) fn handle_key(
+        &mut self,
+        key: &KeyEvent,
+        action: Option<Action>,
+        screen: Rect,
+        current: Option<&str>,
+    ) -> Handled {
+        let Some(top) = self.stack.last_mut() else {
+            return Handled::ignored();
+        };
+        if action == Some(Action::Interrupt) || key.code == KeyCode::Char('q') {
+            self.stack.pop();
+            return Handled::changed();
+        }
+        if action == Some(Action::Cancel) {
+            self.stack.pop();
+            return Handled::changed().ask(Intent::Cancel);
+        }
+        match top {
+            Overlay::TrustMcp { .. } => {
+                let answer = match key.code {
+                    KeyCode::Char('y' | 'Y') => Some(true),
+                    KeyCode::Char('n' | 'N') => Some(false),
+                    KeyCode::Esc => None,
+                    // The question stays until it is answered or put off.
+                    _ => return Handled::ignored(),
+                };
+                self.stack.pop();
+                match answer {
+                    Some(trusted) => Handled::changed().with(Effect::TrustProjectMcp(trusted)),
+                    None => Handled::changed(),
+                }
+            }
+            Overlay::Help { scroll } | Overlay::Detail { scroll, .. } | Overlay::Mcp { scroll } => {
+                let page = screen.height.saturating_sub(8).max(1);
+                *scroll = match key.code {
+                    KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+                    KeyCode::Down | KeyCode::Char('j') => scroll.saturating_add(1),
+                    KeyCode::PageUp => scroll.saturating_sub(page),
+                    KeyCode::PageDown | KeyCode::Char(' ') => scroll.saturating_add(page),
+                    KeyCode::Home | KeyCode::Char('g') => 0,
+                    _ if action == Some(Action::Help) => {
+                        self.stack.pop();
+                        return Handled::changed();
+                    }
+                    _ => *scroll,
+                };
+                Handled::changed()
+            }
+            Overlay::Sessions { rows, selected } => {
+                // The rows the picker shows: the screen less its borders and header.
+                let page = usize::from(screen.height.saturating_sub(3).max(1));
+                match sessions::picker_key(rows, selected, key.code, page, current) {
+                    PickerKey::Stay(handled) => handled,
+                    PickerKey::Close(handled) => {
+                        self.stack.pop();
+                        handled
+                    }
+                }
+            }
+            Overlay::ConfirmFork { path, .. } => {
+                let path = std::mem::take(path);
+                self.stack.pop();
+                sessions::fork_key(path, key.code)
+            }
+            Overlay::ConfirmDelete { id, .. } => {
+                let id = std::mem::take(id);
+                self.stack.pop();
+                match key.code {
+                    KeyCode::Char('y' | 'Y') | KeyCode::Enter => {
+                        Handled::changed().with(Effect::DeleteCron(id))
+                    }
+                    _ => Handled::changed(),
+                }
+            }
+        }
+    }
+
+    /// Draws the open overlays, the top one last.
+    pub(crate) fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, view: &OverlayView) {
+        for overlay in &self.stack {
+            match overlay {
+                Overlay::Help { scroll } => help::draw(area, buf, theme, view.keymap, *scroll),
+                Overlay::Detail { call_id, scroll } => {
+                    if let Some(node) = view.tools.node(call_id) {
+                        detail::draw(area, buf, theme, node, view.highlights, view.now, *scroll);
+                    }
+                }
+                Overlay::ConfirmDelete { id, name } => confirm_delete(area, buf, theme, id, name),
+                Overlay::Sessions { rows, selected } => sessions::draw_picker(
+                    area,
+                    buf,
+                    theme,
+                    (rows, *selected),
+                    view.session_id,
+                    view.wall,
+                ),
+                Overlay::ConfirmFork { id, .. } => sessions::draw_fork(area, buf, theme, id),
+                Overlay::Mcp { scroll } => mcp::draw_servers(area, buf, theme, view.mcp, *scroll),
+                Overlay::TrustMcp { file, servers } => {
+                    mcp::draw_trust(area, buf, theme, file, servers);
+                }
+            }
+        }
+    }
+}
+
+fn confirm_delete(area: Rect, buf: &mut Buffer, theme: &Theme, id: &str, name: &str) {
+    let rect = centered(area, 50, 5);
+    let body = dialog(theme, rect, " Delete cron job? ".into(), buf);
+    let lines = vec![
+        StyledLine::plain(
+            format!("Delete \"{name}\" ({id})? It will not fire again."),
+            theme.text(),
+        ),
+        StyledLine::plain("y/Enter: delete · any other key: keep", theme.dim()),
+    ];
+    scrolled(&wrap(&lines, body.width), body, 0, buf);
+}

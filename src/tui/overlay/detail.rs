@@ -1,0 +1,96 @@
+//! The detail overlay of one tool call: its arguments (highlighted JSON), its result or
+//! the output so far, and the result's details.
+
+use crate::tui::highlight::{HighlightCache, highlight_key};
+use crate::tui::theme::{Theme, Token};
+use crate::tui::tool_tree::{CallNode, CallStatus, pretty_json};
+use crate::tui::widgets::{centered, dialog, format_duration, scrolled};
+use crate::tui::wrap::{StyledLine, WrapKind, clean, wrap};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::Span;
+use std::time::Instant;
+
+/// Draws `node`'s details from row `scroll` on.
+pub(super) fn draw(
+    area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+    node: &CallNode,
+    highlights: &HighlightCache,
+    now: Instant,
+    scroll: u16,
+) {
+    let rect = centered(area, 80, area.height.saturating_sub(4));
+    let (symbol, _) = node.status.symbol();
+    let timing = node.elapsed(now).map(format_duration).unwrap_or_default();
+    let title = format!(" {symbol} {} {timing} · ↑↓ scroll · Esc closes ", node.name);
+    let body = dialog(theme, rect, title, buf);
+    let head = theme.fg(Token::Accent).add_modifier(Modifier::BOLD);
+    let mut lines = vec![StyledLine::plain("Arguments", head)];
+    let args = pretty_json(&node.args);
+    let key = highlight_key(&theme.syntax_theme, "json", &args);
+    let highlighted = highlights.get(&key);
+    for (i, text) in args.split('\n').enumerate() {
+        let spans = match highlighted.and_then(|h| h.get(i)) {
+            Some(pieces) => pieces
+                .iter()
+                .map(|(s, t)| Span::styled(t.clone(), *s))
+                .collect(),
+            None => vec![Span::styled(text.to_owned(), theme.fg(Token::Code))],
+        };
+        lines.push(StyledLine {
+            spans,
+            wrap: WrapKind::Char,
+            ..StyledLine::default()
+        });
+    }
+    lines.push(StyledLine::blank());
+    let (label, body_text, style) = match (&node.result, node.status) {
+        (Some(r), _) => (
+            if r.is_error {
+                "Result (error)"
+            } else {
+                "Result"
+            },
+            r.content.clone(),
+            if r.is_error {
+                theme.fg(Token::Error)
+            } else {
+                theme.text()
+            },
+        ),
+        (None, CallStatus::Running) => (
+            "Output so far",
+            node.live.iter().cloned().collect::<Vec<_>>().join("\n"),
+            theme.text(),
+        ),
+        (None, _) => ("Result", "(none yet)".to_owned(), theme.dim()),
+    };
+    lines.push(StyledLine::plain(label, head));
+    for text in clean(&body_text).split('\n') {
+        lines.push(StyledLine {
+            spans: vec![Span::styled(text.to_owned(), style)],
+            wrap: WrapKind::Char,
+            ..StyledLine::default()
+        });
+    }
+    if let Some(details) = node
+        .result
+        .as_ref()
+        .map(|r| &r.details)
+        .filter(|d| !d.is_null())
+    {
+        lines.push(StyledLine::blank());
+        lines.push(StyledLine::plain("Details", head));
+        for text in clean(&pretty_json(details)).split('\n') {
+            lines.push(StyledLine {
+                spans: vec![Span::styled(text.to_owned(), theme.dim())],
+                wrap: WrapKind::Char,
+                ..StyledLine::default()
+            });
+        }
+    }
+    scrolled(&wrap(&lines, body.width), body, scroll, buf);
+}

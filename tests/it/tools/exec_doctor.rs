@@ -1,0 +1,112 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! `claw-tui doctor` through the real binary: it prints every section, its exit code
+//! matches what this kernel offers (Landlock ABI and pid namespaces, detected here
+//! independently), and it fails when a protection is switched off or a secret leaks.
+
+use crate::support::bin::{Sandbox, run};
+use crate::support::exec::{landlock_abi, pid_namespaces_available};
+
+fn doctor(config: &str) -> (i32, String) {
+    let sb = Sandbox::new();
+    sb.write_config(config);
+    let mut cmd = sb.command();
+    cmd.arg("doctor");
+    let (code, stdout, stderr) = run(cmd);
+    eprintln!("{stdout}{stderr}");
+    (code, stdout)
+}
+
+/// The value printed after `label` on its line.
+fn field<'a>(out: &'a str, label: &str) -> &'a str {
+    out.lines()
+        .find_map(|line| line.trim_start().strip_prefix(label))
+        .map_or("(missing)", str::trim)
+}
+
+#[test]
+fn doctor_prints_what_protects_this_machine_and_exits_by_it() {
+    let (code, out) = doctor("");
+    for section in [
+        "Sandbox of exec ([exec] sandbox = \"workspace-write\")",
+        "Landlock",
+        "write confinement",
+        "network",
+        "signal scoping",
+        "capabilities",
+        "process containment",
+        "probe: write to /tmp",
+        "Secrets (a sandboxed command looked for CLAW_TUI_DOCTOR_CANARY_TOKEN",
+        "/proc/$PPID/environ",
+        "claw-tui's environ",
+        "approval",
+        "workspace",
+        "config",
+        "data",
+        "state",
+    ] {
+        assert!(out.contains(section), "no {section:?} in:\n{out}");
+    }
+    assert!(!out.contains("LEAKS"), "{out}");
+    if landlock_abi() > 0 {
+        assert_eq!(field(&out, "probe: write to /tmp"), "refused", "{out}");
+    }
+    let abi = landlock_abi();
+    match pid_namespaces_available() {
+        None => eprintln!("no unshare tool here: not checking the exit code against it"),
+        Some(namespaces) => {
+            let full = abi >= 6 && namespaces;
+            eprintln!("Landlock ABI {abi}, pid namespaces {namespaces}: fully in force {full}");
+            assert_eq!(code, if full { 0 } else { 1 }, "{out}");
+            assert_eq!(out.contains("Result: the sandbox is fully in force."), full);
+            if abi == 0 {
+                assert!(out.contains("not available in this kernel"), "{out}");
+            }
+            if !namespaces {
+                assert!(out.contains("child subreaper"), "{out}");
+            }
+        }
+    }
+}
+
+#[test]
+fn doctor_fails_with_the_sandbox_off() {
+    let (code, out) = doctor("[exec]\nsandbox = \"off\"\n");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("NOT fully in force"), "{out}");
+    assert!(
+        out.contains("[exec] sandbox = \"off\": commands are not confined"),
+        "{out}"
+    );
+    assert_eq!(field(&out, "probe: write to /tmp"), "ALLOWED", "{out}");
+}
+
+#[test]
+fn doctor_reports_a_secret_passed_on_purpose_as_a_leak() {
+    let (code, out) = doctor("[exec]\npass_env = [\"CLAW_TUI_DOCTOR_CANARY_TOKEN\"]\n");
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        field(&out, "its own environment"),
+        "LEAKS the canary",
+        "{out}"
+    );
+}
+
+#[test]
+fn doctor_checks_network_deny() {
+    let (_, out) = doctor("[exec]\nnetwork = \"deny\"\n");
+    if landlock_abi() >= 4 {
+        assert!(
+            out.contains("in force: TCP connect and bind refused"),
+            "{out}"
+        );
+    } else {
+        eprintln!(
+            "Landlock ABI {} (< 4): network deny is reported missing",
+            landlock_abi()
+        );
+        assert!(
+            out.contains("NOT in force: [exec] network = \"deny\""),
+            "{out}"
+        );
+    }
+}
