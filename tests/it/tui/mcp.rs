@@ -101,6 +101,10 @@ fn slash_mcp_lists_tools_and_their_cost() {
     assert!(!draw(&mut app).backend().to_string().contains("MCP servers"));
 }
 
+fn fresh() -> claw_tui::tui::App {
+    app()
+}
+
 fn ask(app: &mut claw_tui::tui::App) {
     app.update(Msg::AskMcpTrust {
         file: "~/project/.mcp.json".into(),
@@ -141,14 +145,14 @@ fn the_trust_question_is_answered_with_y_or_n() {
             .contains("MCP servers?")
     );
 
-    let mut app = app();
+    let mut app = fresh();
     ask(&mut app);
     assert_eq!(
         app.update(key(KeyCode::Char('n'))),
         vec![Effect::TrustProjectMcp(false)]
     );
     // Esc puts it off: nothing is remembered, the next start asks again.
-    let mut app = app();
+    let mut app = fresh();
     ask(&mut app);
     assert!(app.update(key(KeyCode::Esc)).is_empty());
     assert!(
