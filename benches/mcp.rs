@@ -9,7 +9,7 @@ use claw_tui::agent::{ToolSet, ToolUpdates};
 use claw_tui::mcp::{McpManager, McpServerState, Origin, ServerConfig, ServerSpec, Transport};
 use claw_tui::runtime::RuntimeEventSender;
 use claw_tui::tools::ToolRegistry;
-use claw_tui::tools::exec::Approver;
+use claw_tui::tools::exec::{Approver, EnvPolicy};
 use claw_tui::tools::policy::{AgentRole, PolicyConfig, ToolPolicy};
 use criterion::{Criterion, criterion_group, criterion_main};
 use rmcp::ServiceExt;
@@ -82,6 +82,7 @@ fn bench(c: &mut Criterion) {
         policy.clone(),
         RuntimeEventSender::discard(),
         std::env::temp_dir(),
+        &EnvPolicy::lenient(&[], &[]),
     );
     runtime.block_on(async {
         manager.start();

@@ -9,7 +9,8 @@
 //! Tools: `echo {text}`, `add {a, b}` (structured content), `fail` (an error result),
 //! `image` (a 1×1 PNG), `progress {steps}` (a progress notification per step),
 //! `slow` (runs until cancelled), `toggle` (adds or removes the tool `extra` and sends
-//! `notifications/tools/list_changed`), `crash` (the process exits at once), `pid`.
+//! `notifications/tools/list_changed`), `crash` (the process exits at once), `pid`,
+//! `getenv {name}`.
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
@@ -64,6 +65,8 @@ impl Fixture {
             json!({"name": "toggle", "description": "Adds or removes the tool extra.", "inputSchema": object(json!({}), json!([]))}),
             json!({"name": "crash", "description": "Exits the server process.", "inputSchema": object(json!({}), json!([]))}),
             json!({"name": "pid", "description": "The server's process id.", "inputSchema": object(json!({}), json!([]))}),
+            json!({"name": "getenv", "description": "The value of an environment variable of the server.",
+                   "inputSchema": object(json!({"name": {"type": "string"}}), json!(["name"]))}),
         ];
         if self.extra.load(Ordering::SeqCst) {
             tools.push(
@@ -164,6 +167,13 @@ impl ServerHandler for Fixture {
                 std::process::exit(3);
             }
             "pid" => text_result(&std::process::id().to_string(), false),
+            "getenv" => {
+                let name = args["name"].as_str().unwrap_or_default();
+                text_result(
+                    &std::env::var(name).unwrap_or_else(|_| "(unset)".into()),
+                    false,
+                )
+            }
             "extra" => text_result("extra ran", false),
             other => return Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         };

@@ -326,6 +326,7 @@ pub fn start_runtime_with(
         policy.clone(),
         events_tx.clone(),
         settings.workspace.clone(),
+        &settings.file.exec.env_policy(),
     );
     mcp.on_tools_changed(tools_refresher(settings, &policy, &agent, &subagents));
     mcp.start();

@@ -130,17 +130,64 @@ pub trait McpConnection: Send + Sync {
     async fn close(&self);
 }
 
+/// Progress notifications kept for calls not registered yet (see [`Routes`]).
+const EARLY_PROGRESS_KEPT: usize = 256;
+
+/// One call's progress route and the progress it last passed on.
+struct Route {
+    deliver: ProgressFn,
+    last: f64,
+}
+
+impl Route {
+    /// Passes `progress` on unless it is older than what was passed on already: rmcp
+    /// handles each notification in a task of its own, so they may come out of order,
+    /// and the protocol says progress only grows.
+    fn offer(&mut self, progress: Progress) {
+        if progress.progress > self.last {
+            self.last = progress.progress;
+            (self.deliver)(progress);
+        }
+    }
+}
+
+/// Where each call's progress goes. rmcp picks a request's progress token while sending
+/// it, so the server's first notification can come in before the call has registered
+/// its route: such notifications wait in `early` and are handed over on registration.
+#[derive(Default)]
+struct Routes {
+    calls: HashMap<String, Route>,
+    early: std::collections::VecDeque<(String, Progress)>,
+}
+
+impl Routes {
+    fn register(&mut self, token: String, deliver: ProgressFn) {
+        let (mut mine, rest): (Vec<_>, Vec<_>) =
+            self.early.drain(..).partition(|(t, _)| *t == token);
+        self.early = rest.into();
+        mine.sort_by(|a, b| a.1.progress.total_cmp(&b.1.progress));
+        let mut route = Route {
+            deliver,
+            last: f64::NEG_INFINITY,
+        };
+        for (_, progress) in mine {
+            route.offer(progress);
+        }
+        self.calls.insert(token, route);
+    }
+}
+
 /// Routes the server's notifications: progress to the call it belongs to, list changes
 /// to the connection's owner.
 #[derive(Clone)]
 struct Handler {
-    progress: Arc<Mutex<HashMap<String, ProgressFn>>>,
+    progress: Arc<Mutex<Routes>>,
     signals: mpsc::UnboundedSender<ServerSignal>,
 }
 
 impl Handler {
-    fn routes(&self) -> MutexGuard<'_, HashMap<String, ProgressFn>> {
-        // Each change is one insert or remove; a panic elsewhere leaves the map whole.
+    fn routes(&self) -> MutexGuard<'_, Routes> {
+        // Each change is one insert, remove or push; a panic elsewhere leaves it whole.
         self.progress.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -151,16 +198,22 @@ impl ClientHandler for Handler {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let route = self
-            .routes()
-            .get(&params.progress_token.0.to_string())
-            .cloned();
-        if let Some(route) = route {
-            route(Progress {
-                progress: params.progress,
-                total: params.total,
-                message: params.message,
-            });
+        let token = params.progress_token.0.to_string();
+        let progress = Progress {
+            progress: params.progress,
+            total: params.total,
+            message: params.message,
+        };
+        // Delivered under the lock, so a registration cannot slip in between.
+        let mut routes = self.routes();
+        match routes.calls.get_mut(&token) {
+            Some(route) => route.offer(progress),
+            None => {
+                if routes.early.len() == EARLY_PROGRESS_KEPT {
+                    routes.early.pop_front();
+                }
+                routes.early.push_back((token, progress));
+            }
         }
     }
 
@@ -417,11 +470,9 @@ impl McpConnection for RmcpConnection {
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| self.lost(&e))?;
-        // A progress notification sent before this line is dropped: it can only be the
-        // first, and the call's result does not depend on it.
         let token = handle.progress_token.0.to_string();
         if let Some(progress) = progress {
-            self.handler.routes().insert(token.clone(), progress);
+            self.handler.routes().register(token.clone(), progress);
         }
         let outcome = tokio::select! {
             biased;
@@ -429,7 +480,8 @@ impl McpConnection for RmcpConnection {
             () = tokio::time::sleep(timeout) => Err(CallError::TimedOut(timeout)),
             answer = &mut handle.rx => Ok(answer),
         };
-        self.handler.routes().remove(&token);
+        // Notifications still on their way belong to an ended call: dropped.
+        self.handler.routes().calls.remove(&token);
         match outcome {
             Ok(Ok(Ok(result))) => Ok(match result {
                 ServerResult::CallToolResult(result) => {
@@ -475,5 +527,39 @@ impl McpConnection for RmcpConnection {
                 nix::sys::signal::Signal::SIGTERM,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(step: f64) -> Progress {
+        Progress {
+            progress: step,
+            total: Some(3.0),
+            message: None,
+        }
+    }
+
+    #[test]
+    fn early_progress_is_handed_over_and_stale_progress_dropped() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let deliver: ProgressFn = Arc::new(move |p: Progress| {
+            sink.lock().expect("lock").push(p.progress);
+        });
+        let mut routes = Routes::default();
+        // Before the call registered: kept, in whatever order they came.
+        routes.early.push_back(("7".into(), progress(2.0)));
+        routes.early.push_back(("other".into(), progress(1.0)));
+        routes.early.push_back(("7".into(), progress(1.0)));
+        routes.register("7".into(), deliver);
+        assert_eq!(*seen.lock().expect("lock"), [1.0, 2.0]);
+        assert_eq!(routes.early.len(), 1, "another call's stays");
+        let route = routes.calls.get_mut("7").expect("registered");
+        route.offer(progress(1.5));
+        route.offer(progress(3.0));
+        assert_eq!(*seen.lock().expect("lock"), [1.0, 2.0, 3.0]);
     }
 }

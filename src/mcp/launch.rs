@@ -121,6 +121,7 @@ pub async fn list(settings: &Settings) -> i32 {
         policy,
         RuntimeEventSender::discard(),
         settings.workspace.clone(),
+        &settings.file.exec.env_policy(),
     );
     manager.start();
     manager.wait_started().await;

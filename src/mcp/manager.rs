@@ -9,7 +9,7 @@ use super::server::{self, Server, tool_infos};
 use super::state::{McpServerInfo, McpServerState};
 use super::tool::McpTool;
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
-use crate::tools::exec::is_secret_env_name;
+use crate::tools::exec::EnvPolicy;
 use crate::tools::policy::{ToolPolicy, ToolRules};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -109,17 +109,21 @@ pub struct McpManager {
 impl McpManager {
     /// Servers from `specs` (the trusted ones) and `untrusted` (project servers the user
     /// has not trusted: listed, not started), registering their tools in `policy` and
-    /// reporting to `events`. Nothing starts before [`Self::start`].
+    /// reporting to `events`. Stdio servers get claw-tui's environment without what
+    /// `secrets` calls a secret (as commands do), plus their own `env`. Nothing starts
+    /// before [`Self::start`].
     pub fn new(
         specs: Vec<ServerSpec>,
         untrusted: Vec<ServerSpec>,
         policy: ToolPolicy,
         events: RuntimeEventSender,
         workspace: PathBuf,
+        secrets: &EnvPolicy,
     ) -> Self {
         let lookup: EnvLookup = Arc::new(|name| std::env::var(name).ok());
-        let base_env = std::env::vars()
-            .filter(|(name, _)| !is_secret_env_name(name))
+        let base_env = std::env::vars_os()
+            .filter(|(name, _)| !secrets.is_secret(name))
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
             .collect();
         Self::with_env(
             specs, untrusted, policy, events, workspace, base_env, lookup,

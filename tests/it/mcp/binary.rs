@@ -190,7 +190,7 @@ fn mcp_list_connects_and_prints_states_and_tools() {
             .unwrap_or_else(|| panic!("no line for {name}: {stdout}"))
             .to_owned()
     };
-    assert!(line("fixture").contains("ready · 8 tools"), "{stdout}");
+    assert!(line("fixture").contains("ready · 9 tools"), "{stdout}");
     assert!(line("fixture").contains("mcp-fixture 1.0.0"), "{stdout}");
     assert!(
         line("broken").contains("failed: cannot start `/nonexistent/mcp-server`"),
@@ -233,7 +233,60 @@ fn rpc_get_state_lists_the_servers() {
     assert_eq!(servers.len(), 1);
     assert_eq!(servers[0]["name"], "fixture");
     assert_eq!(servers[0]["state"]["state"], "ready");
-    assert_eq!(servers[0]["tools"].as_array().unwrap().len(), 9);
+    assert_eq!(servers[0]["tools"].as_array().unwrap().len(), 10);
     let (code, _) = rpc.close_and_wait();
     assert_eq!(code, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stdio_server_gets_no_secrets_unless_its_config_names_them() {
+    let call_three = Scripted::sse([
+        chunk(json!({"role": "assistant", "content": ""}), None),
+        tool(
+            Some(0),
+            Some("call_1"),
+            Some("mcp__fixture__getenv"),
+            r#"{"name": "MY_SERVICE_TOKEN"}"#,
+        ),
+        tool(
+            Some(1),
+            Some("call_2"),
+            Some("mcp__fixture__getenv"),
+            r#"{"name": "PLAIN_SETTING"}"#,
+        ),
+        tool(
+            Some(2),
+            Some("call_3"),
+            Some("mcp__fixture__getenv"),
+            r#"{"name": "GIVEN_TOKEN"}"#,
+        ),
+        finish("tool_calls"),
+        done_marker(),
+    ]);
+    let server = FakeLlm::start(vec![call_three, Scripted::sse(text_reply(&["Checked."]))]).await;
+    let sb = Sandbox::new();
+    let log = sb.dir.path().join("fixture.log");
+    sb.write_config(&config(
+        &server,
+        &stdio_table(
+            "fixture",
+            &log,
+            "env = { GIVEN_TOKEN = \"${MY_SERVICE_TOKEN}\" }",
+        ),
+    ));
+    let mut cmd = sb.command();
+    cmd.args(["-p", "what does the server see?"])
+        .env("MY_SERVICE_TOKEN", "s3cret-value")
+        .env("PLAIN_SETTING", "visible");
+    let (code, _, stderr) = tokio::task::spawn_blocking(move || run(cmd)).await.unwrap();
+    assert_eq!(code, 0, "stderr: {stderr}");
+    let body = &server.requests()[1].body;
+    let results: Vec<String> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(results, ["(unset)", "visible", "s3cret-value"]);
 }

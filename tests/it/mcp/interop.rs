@@ -103,11 +103,10 @@ async fn everything_calls(table: String) {
             _ => None,
         })
         .collect();
-    assert_eq!(
-        progress.last(),
-        Some(&3.0),
-        "progress updates: {progress:?}"
-    );
+    // Steps come 0.1 s apart; updates never go back, and the last may race the result
+    // (see the fixture test).
+    assert!(progress.len() >= 2, "progress updates: {progress:?}");
+    assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");
     let image = &tool_results(&events)[2].details["binary"][0];
     assert_eq!(image["mime_type"], "image/png");
     assert!(image["bytes"].as_u64().unwrap() > 0);
