@@ -8,14 +8,15 @@
 use async_trait::async_trait;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientRequest, Implementation,
-    InitializeRequestParams, ProgressNotificationParam, ProtocolVersion, ServerResult,
+    InitializeRequestParams, JsonRpcMessage, ProtocolVersion, ServerNotification, ServerResult,
 };
 use rmcp::service::{
     NotificationContext, PeerRequestOptions, RoleClient, RunningService, ServiceError,
 };
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess, Transport};
 use rmcp::{ClientHandler, Peer, ServiceExt};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -140,9 +141,8 @@ struct Route {
 }
 
 impl Route {
-    /// Passes `progress` on unless it is older than what was passed on already: rmcp
-    /// handles each notification in a task of its own, so they may come out of order,
-    /// and the protocol says progress only grows.
+    /// Passes `progress` on unless it does not go beyond what was passed on already (the
+    /// protocol says progress only grows; a server repeating itself is not news).
     fn offer(&mut self, progress: Progress) {
         if progress.progress > self.last {
             self.last = progress.progress;
@@ -161,6 +161,19 @@ struct Routes {
 }
 
 impl Routes {
+    /// Hands `progress` to its call, or keeps it until the call registers.
+    fn deliver(&mut self, token: String, progress: Progress) {
+        match self.calls.get_mut(&token) {
+            Some(route) => route.offer(progress),
+            None => {
+                if self.early.len() == EARLY_PROGRESS_KEPT {
+                    self.early.pop_front();
+                }
+                self.early.push_back((token, progress));
+            }
+        }
+    }
+
     fn register(&mut self, token: String, deliver: ProgressFn) {
         let (mut mine, rest): (Vec<_>, Vec<_>) =
             self.early.drain(..).partition(|(t, _)| *t == token);
@@ -177,8 +190,8 @@ impl Routes {
     }
 }
 
-/// Routes the server's notifications: progress to the call it belongs to, list changes
-/// to the connection's owner.
+/// Routes the server's list changes to the connection's owner; progress takes the
+/// [`InOrder`] path instead.
 #[derive(Clone)]
 struct Handler {
     progress: Arc<Mutex<Routes>>,
@@ -193,30 +206,6 @@ impl Handler {
 }
 
 impl ClientHandler for Handler {
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let token = params.progress_token.0.to_string();
-        let progress = Progress {
-            progress: params.progress,
-            total: params.total,
-            message: params.message,
-        };
-        // Delivered under the lock, so a registration cannot slip in between.
-        let mut routes = self.routes();
-        match routes.calls.get_mut(&token) {
-            Some(route) => route.offer(progress),
-            None => {
-                if routes.early.len() == EARLY_PROGRESS_KEPT {
-                    routes.early.pop_front();
-                }
-                routes.early.push_back((token, progress));
-            }
-        }
-    }
-
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         // The owner being gone means the connection is being dropped: nothing to tell.
         let _ = self.signals.send(ServerSignal::ToolsChanged);
@@ -240,6 +229,54 @@ struct RmcpConnection {
     ended: watch::Receiver<Option<String>>,
     /// The stdio server's process group, to stop its children too.
     process_group: Option<i32>,
+}
+
+/// A transport that hands progress notifications to their calls as they are read, in
+/// the order the server sent them and before any later response. (rmcp runs each
+/// notification's handler as a task of its own, which can lose the race with the
+/// call's response and reorder steps.)
+struct InOrder<T> {
+    inner: T,
+    routes: Arc<Mutex<Routes>>,
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        let routes = self.routes.clone();
+        let next = self.inner.receive();
+        async move {
+            let message = next.await;
+            if let Some(JsonRpcMessage::Notification(notification)) = &message
+                && let ServerNotification::ProgressNotification(progress) =
+                    &notification.notification
+            {
+                let params = &progress.params;
+                let mut routes = routes.lock().unwrap_or_else(|p| p.into_inner());
+                routes.deliver(
+                    params.progress_token.0.to_string(),
+                    Progress {
+                        progress: params.progress,
+                        total: params.total,
+                        message: params.message.clone(),
+                    },
+                );
+            }
+            message
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
 }
 
 /// rmcp's HTTP client is built on rustls without a crypto provider of its own (so we
@@ -288,6 +325,10 @@ pub async fn connect(
             if let Some(stderr) = stderr {
                 tokio::spawn(log_stderr(server.to_owned(), stderr, tail.clone()));
             }
+            let process = InOrder {
+                inner: process,
+                routes: handler.progress.clone(),
+            };
             let service = handler.clone().serve(process).await.map_err(|e| {
                 let last = tail.lock().ok().and_then(|t| t.clone());
                 match last {
@@ -324,7 +365,10 @@ pub async fn connect(
             if let Some(token) = bearer_token {
                 config = config.auth_header(token.clone());
             }
-            let transport = StreamableHttpClientTransport::from_config(config);
+            let transport = InOrder {
+                inner: StreamableHttpClientTransport::from_config(config),
+                routes: handler.progress.clone(),
+            };
             let service = handler
                 .clone()
                 .serve(transport)

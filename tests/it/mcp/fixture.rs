@@ -75,20 +75,13 @@ async fn calls_and_results(via: Via) {
             _ => None,
         })
         .collect();
-    // rmcp handles each notification in a task of its own, so they can come out of
-    // order: an update never goes back (an older step arriving late is dropped), and
-    // one handled after the result belongs to an ended call. At least one gets through.
-    assert!(!progress.is_empty(), "no progress update");
-    let mut last = 0.0;
-    for update in &progress {
-        let step = update["progress"].as_f64().unwrap();
-        assert!(step > last, "{progress:?}");
-        assert_eq!(
-            update,
-            &json!({"progress": step, "total": 3.0, "message": format!("step {step} of 3")})
-        );
-        last = step;
-    }
+    // Every step, in order, although the server sends them right before its result.
+    let expected: Vec<serde_json::Value> = (1..=3)
+        .map(|step| {
+            json!({"progress": f64::from(step), "total": 3.0, "message": format!("step {step} of 3")})
+        })
+        .collect();
+    assert_eq!(progress, expected);
     let details = &tool_results(&events)[3].details;
     assert_eq!(details["binary"][0]["mime_type"], "image/png");
     env.stop().await;
