@@ -159,7 +159,7 @@ impl McpManager {
                 .into_iter()
                 .map(|spec| Arc::new(Server::new(spec, McpServerState::Untrusted))),
         );
-        Self {
+        let manager = Self {
             shared: Arc::new(Shared {
                 servers,
                 policy,
@@ -172,7 +172,13 @@ impl McpManager {
                 names: Mutex::new(BTreeMap::new()),
                 tasks: Mutex::new(Vec::new()),
             }),
+        };
+        // Every server is listed from the start, also those that never change state
+        // (disabled, not trusted).
+        for server in &manager.shared.servers {
+            manager.shared.announce(server.info());
         }
+        manager
     }
 
     /// Calls `callback` whenever MCP tools were added, changed or removed.

@@ -298,7 +298,8 @@ pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
     }
 }
 
-/// The registry entry of `tools` for a server: (remote tool, description, definition size).
+/// What the UI shows about the server's offered tools (`(registry name, tool)` pairs),
+/// with the size of each definition as the providers send it.
 pub(super) fn tool_infos(tools: &[(String, &RemoteTool)]) -> Vec<McpToolInfo> {
     tools
         .iter()

@@ -2,6 +2,7 @@
 
 mod e2e;
 mod e2e_llm;
+mod e2e_mcp;
 mod e2e_sessions;
 mod e2e_terminal_loss;
 mod events;

@@ -1,0 +1,73 @@
+//! End to end in a pseudo-terminal: the client asks once whether to start the servers
+//! of the workspace's `.mcp.json`, starts them on "y" (the dashboard shows them ready),
+//! remembers the answer for the next start, and asks again when the file names another
+//! program. The first frame does not wait for any server.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::bin::Sandbox;
+use crate::support::mcp::{fixture_bin, log_lines};
+use crate::support::pty::Tui;
+use serde_json::json;
+use std::path::Path;
+
+fn write_project(sandbox: &Sandbox, log: &Path, extra_arg: Option<&str>) {
+    let mut args = vec![json!("--log"), json!(log)];
+    if let Some(arg) = extra_arg {
+        args.push(json!(arg));
+    }
+    let project = json!({"mcpServers": {"proj": {"command": fixture_bin(), "args": args}}});
+    std::fs::write(sandbox.workspace().join(".mcp.json"), project.to_string()).unwrap();
+}
+
+fn start(sandbox: &Sandbox) -> Tui {
+    Tui::in_sandbox(
+        sandbox.dir.path(),
+        &["--provider", "demo"],
+        &[("CLAW_TUI_DEMO_PACE_MS", "0")],
+        (120, 40),
+    )
+}
+
+#[test]
+fn the_trust_question_is_asked_once_per_workspace_and_file() {
+    let sandbox = Sandbox::new();
+    let log = sandbox.dir.path().join("proj.log");
+    write_project(&sandbox, &log, None);
+
+    let mut tui = start(&sandbox);
+    let screen = tui.wait_text("Start this workspace's MCP servers?");
+    assert!(screen.contains("proj: "), "{screen}");
+    assert!(log_lines(&log).is_empty(), "nothing started before the answer");
+    tui.send("y");
+    // Tab three times focuses the dashboard, where the server shows up ready.
+    tui.send("\t\t\t");
+    tui.wait_text("proj  ready · 10 tools");
+    assert!(log_lines(&log).iter().any(|l| l.starts_with("start ")));
+    tui.send("\x04");
+    tui.wait_exit();
+    let data = sandbox.dir.path().join("data/claw-tui/mcp-trust.json");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&data).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+
+    // Remembered: no question, the server starts by itself.
+    let mut tui = start(&sandbox);
+    tui.wait_text("Welcome to claw-tui");
+    tui.send("\t\t\t");
+    tui.wait_text("proj  ready · 10 tools");
+    assert!(!tui.text().contains("Start this workspace's MCP servers?"));
+    tui.send("\x04");
+    tui.wait_exit();
+
+    // The file now runs the program differently: asked again, and "n" keeps it stopped.
+    write_project(&sandbox, &log, Some("--changed"));
+    let starts = log_lines(&log).len();
+    let mut tui = start(&sandbox);
+    tui.wait_text("Start this workspace's MCP servers?");
+    tui.send("n");
+    tui.send("\t\t\t");
+    tui.wait_text("proj  not trusted");
+    tui.send("\x04");
+    tui.wait_exit();
+    assert_eq!(log_lines(&log).len(), starts, "the changed file's program never ran");
+}
