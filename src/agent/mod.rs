@@ -191,7 +191,6 @@ impl Agent {
             seen_version = self.inner.tools_version.load(Ordering::Acquire);
             let ctx = AgentContext {
                 system_prompt: state.system_prompt.clone(),
-                messages: state.messages.as_ref().clone(),
                 tools: state.tools.clone(),
             };
             (ctx, prompts)
@@ -208,20 +207,25 @@ impl Agent {
             let settings = lock(&self.inner.settings);
             (settings.provider.clone(), settings.config.clone())
         };
-        let state = self.state();
-        config.model = state.model.clone();
-        config.thinking = state.thinking;
+        // The snapshot is let go before the run starts: a snapshot still held when the
+        // run adds its first message would make the state copy the whole history.
+        (config.model, config.thinking) = {
+            let state = self.state();
+            (state.model.clone(), state.thinking)
+        };
         if config.refresh_tools.is_none() {
             config.refresh_tools = Some(self.tools_follower(seen_version));
         }
         let inner = self.inner.clone();
         runtime.spawn(async move {
+            let history = || lock(&inner.core).messages();
             let env = RunEnv {
                 provider: provider.as_ref(),
                 config: &config,
                 queues: &inner.queues,
                 sink: &inner.sink,
                 cancel: &cancel,
+                history: &history,
             };
             let run = AssertUnwindSafe(run_loop(&mut ctx, prompts, &env)).catch_unwind();
             if run.await.is_err() {

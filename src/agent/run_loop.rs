@@ -1,7 +1,9 @@
 //! The agent loop: turns of one LLM call plus its tool calls, steering and follow-up.
 //!
 //! A pure function of (context, config, queues, provider) that reports everything it does
-//! as events; it holds no UI and no global state.
+//! as events; it holds no UI and no global state. The history it reads is the agent's
+//! own (through [`RunEnv::history`]), which its events keep up to date: a long history
+//! exists once, not once more per run.
 
 use super::config::LoopConfig;
 use super::convert::sanitize_for_llm;
@@ -12,18 +14,17 @@ use super::tool_exec::execute_tool_calls;
 use super::types::{AssistantMessage, Message, NoticeLevel, StopReason};
 use crate::llm::{LlmEvent, LlmRequest, Provider};
 use futures::StreamExt;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// Error text of an assistant message cut short by the user.
 pub const ABORTED_MESSAGE: &str = "Aborted by the user.";
 
-/// The context a run works on.
+/// The context a run works on (the history comes from [`RunEnv::history`]).
 #[derive(Clone, Debug, Default)]
 pub struct AgentContext {
     /// The system prompt.
     pub system_prompt: String,
-    /// The history; the run appends to it.
-    pub messages: Vec<Message>,
     /// The tools the model may call.
     pub tools: ToolSet,
 }
@@ -40,6 +41,9 @@ pub struct RunEnv<'a> {
     pub sink: &'a EventSink,
     /// Aborts the run.
     pub cancel: &'a CancellationToken,
+    /// The history as it is now: what the run started from, and every message whose
+    /// `message_end` it emitted since (the sink's receiver keeps it).
+    pub history: &'a (dyn Fn() -> Arc<Vec<Message>> + Send + Sync),
 }
 
 impl RunEnv<'_> {
@@ -90,7 +94,6 @@ impl Run<'_, '_, '_> {
     }
 
     fn record(&mut self, message: Message) {
-        self.ctx.messages.push(message.clone());
         self.added.push(message);
     }
 
@@ -168,9 +171,16 @@ impl Run<'_, '_, '_> {
     /// Streams one assistant message and adds it to the context.
     async fn stream_assistant(&mut self) -> AssistantMessage {
         let env = self.env;
-        let history = match &env.config.transform_context {
-            Some(transform) => transform(self.ctx.messages.clone(), env.cancel.clone()).await,
-            None => self.ctx.messages.clone(),
+        // Converted straight from the history unless a transform wants its own copy: a
+        // long history is not copied once more per request.
+        let shared = (env.history)();
+        let transformed;
+        let history: &[Message] = match &env.config.transform_context {
+            Some(transform) => {
+                transformed = transform(shared.as_ref().clone(), env.cancel.clone()).await;
+                &transformed
+            }
+            None => &shared,
         };
         // After the transform: it may have waited for tools to become available.
         if let Some(refresh) = &env.config.refresh_tools
@@ -179,9 +189,12 @@ impl Run<'_, '_, '_> {
             self.ctx.system_prompt = system_prompt;
             self.ctx.tools = tools;
         }
+        let messages = sanitize_for_llm((env.config.convert_to_llm)(history));
+        // Let go before streaming: the message about to be added need not copy it.
+        drop(shared);
         let request = LlmRequest {
             system_prompt: self.ctx.system_prompt.clone(),
-            messages: sanitize_for_llm((env.config.convert_to_llm)(&history)),
+            messages,
             tools: self.ctx.tools.definitions(),
             model: env.config.model.clone(),
             thinking: env.config.thinking,

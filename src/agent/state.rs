@@ -77,6 +77,11 @@ impl Core {
         self.state.clone()
     }
 
+    /// The history (shared, not copied).
+    pub(super) fn messages(&self) -> Arc<Vec<Message>> {
+        self.state.messages.clone()
+    }
+
     pub(super) fn update(&mut self, change: impl FnOnce(&mut AgentState)) {
         change(Arc::make_mut(&mut self.state));
     }

@@ -2,16 +2,18 @@
 //! stdout. The protocol is documented in docs/rpc.md.
 
 use super::write_json_line;
-use crate::agent::{Agent, AgentEvent, QueueKind, QueueMode};
+use crate::agent::{Agent, QueueKind, QueueMode};
 use crate::mcp::McpManager;
-use crate::runtime::{RuntimeEvent, Supervisor, SupervisorOutcome};
+use crate::runtime::{Supervisor, SupervisorOutcome};
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
+
+pub use super::rpc_input::DEFAULT_MAX_LINE_BYTES;
+pub use super::rpc_loop::{RpcOptions, serve};
 
 /// A command read from stdin.
 #[derive(Debug, Deserialize)]
@@ -47,19 +49,34 @@ enum QueueName {
 
 const COMMANDS: &str = "prompt, steer, follow_up, abort, get_state, set_queue_mode, approve";
 
+/// Who waits for which approval, by request id.
+type Waiting = HashMap<String, oneshot::Sender<ApprovalDecision>>;
+
 /// Approval requests waiting for an `approve` command, by id.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct PendingApprovals {
-    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<ApprovalDecision>>>>,
+    /// `None` once input has ended: nobody is left to answer.
+    waiting: Arc<Mutex<Option<Waiting>>>,
+}
+
+impl Default for PendingApprovals {
+    fn default() -> Self {
+        Self {
+            waiting: Arc::new(Mutex::new(Some(HashMap::new()))),
+        }
+    }
 }
 
 impl PendingApprovals {
     /// Prints an `approval_request` line and waits for the matching `approve` command;
-    /// denies when the process shuts down first.
+    /// denies when the process shuts down first, or at once after the end of input.
     pub async fn ask(&self, request: ApprovalRequest) -> ApprovalDecision {
         let (tx, rx) = oneshot::channel();
-        if let Ok(mut waiting) = self.waiting.lock() {
-            waiting.insert(request.id.clone(), tx);
+        match self.waiting.lock().ok().as_deref_mut() {
+            Some(Some(waiting)) => {
+                waiting.insert(request.id.clone(), tx);
+            }
+            _ => return ApprovalDecision::Deny,
         }
         let mut line = json!({"type": "approval_request"});
         if let (Some(map), Ok(Value::Object(fields))) =
@@ -71,76 +88,26 @@ impl PendingApprovals {
         rx.await.unwrap_or(ApprovalDecision::Deny)
     }
 
+    /// The end of input: what waits is denied, and so is every later request.
+    pub(super) fn close(&self) {
+        let waiting = self.waiting.lock().ok().and_then(|mut w| w.take());
+        for (_, tx) in waiting.into_iter().flatten() {
+            let _ = tx.send(ApprovalDecision::Deny);
+        }
+    }
+
     fn resolve(&self, id: &str, decision: ApprovalDecision) -> bool {
-        let sender = self.waiting.lock().ok().and_then(|mut w| w.remove(id));
+        let sender = self
+            .waiting
+            .lock()
+            .ok()
+            .and_then(|mut w| w.as_mut().and_then(|w| w.remove(id)));
         sender.is_some_and(|tx| tx.send(decision).is_ok())
     }
 }
 
-/// Serves RPC commands from `input` until EOF, then waits for the running prompt to
-/// finish; returns the exit code.
-pub async fn serve(
-    supervisor: &Supervisor,
-    mcp: &McpManager,
-    runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
-    approvals: PendingApprovals,
-    input: impl AsyncRead + Unpin,
-) -> i32 {
-    let agent = supervisor.agent();
-    let events = agent.subscribe(None);
-    let (done_tx, done_rx) = oneshot::channel();
-    let forwarder = tokio::spawn(forward_events(events, runtime_events, done_rx));
-    let mut lines = BufReader::new(input).lines();
-    loop {
-        match lines.next_line().await {
-            Ok(Some(line)) if line.trim().is_empty() => {}
-            Ok(Some(line)) => write_json_line(&handle_line(supervisor, mcp, &approvals, &line)),
-            Ok(None) => break,
-            Err(e) => {
-                write_json_line(
-                    &json!({"type": "response", "ok": false, "error": format!("cannot read stdin: {e}")}),
-                );
-                break;
-            }
-        }
-    }
-    agent.wait_for_idle().await;
-    // `state()` takes the lock under which `agent_end` is handed to subscribers, so after
-    // it every event of the run is in the forwarder's channel.
-    let _ = agent.state();
-    let _ = done_tx.send(());
-    let _ = forwarder.await;
-    super::EXIT_OK
-}
-
-async fn forward_events(
-    mut events: mpsc::UnboundedReceiver<AgentEvent>,
-    mut runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
-    mut done: oneshot::Receiver<()>,
-) {
-    loop {
-        tokio::select! {
-            biased;
-            event = events.recv() => match event {
-                Some(event) => write_json_line(&event),
-                None => return,
-            },
-            Some(event) = runtime_events.recv() => {
-                super::report_on_stderr(&event);
-                write_json_line(&event);
-            }
-            _ = &mut done => {
-                while let Ok(event) = events.try_recv() {
-                    write_json_line(&event);
-                }
-                return;
-            }
-        }
-    }
-}
-
 /// Runs one command line and returns its response object.
-fn handle_line(
+pub(super) fn handle_line(
     supervisor: &Supervisor,
     mcp: &McpManager,
     approvals: &PendingApprovals,
@@ -259,6 +226,6 @@ fn success(command: &str, extra: Value) -> Value {
     response
 }
 
-fn failure(command: Option<&str>, error: String) -> Value {
+pub(super) fn failure(command: Option<&str>, error: String) -> Value {
     json!({"type": "response", "command": command, "ok": false, "error": error})
 }

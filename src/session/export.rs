@@ -1,6 +1,6 @@
 //! `claw-tui export`: a session as readable Markdown or as JSON.
 
-use super::file::SessionData;
+use super::load::SessionData;
 use crate::agent::{Block, Message};
 use serde_json::json;
 use std::fmt::Write;

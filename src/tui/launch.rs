@@ -278,6 +278,7 @@ async fn client(
         approvals,
     } = inbox;
     forward_runtime(&mut options, &tx);
+    sessions.report_saving(&tx).await;
     let mut rt = runtime::Runtime::new(
         agent.clone(),
         options.supervisor.take(),

@@ -79,6 +79,8 @@ pub enum Msg {
         /// Its id.
         id: String,
     },
+    /// Saving the session failed (the error), or works again (`None`).
+    SessionSave(Option<String>),
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
     /// Time passed (spinner frames, elapsed times, hints that expire).

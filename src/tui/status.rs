@@ -1,7 +1,7 @@
 //! The status part: the run as the user follows it (the one state word, turn, tokens,
 //! context use, cost), the settings that apply to the next run (model, thinking, queue
-//! modes, tool mode), the queued messages, and a short hint. Drawn as the status bar
-//! and the queue strip above the composer.
+//! modes, tool mode), the queued messages, a short hint, and whether the session is
+//! being saved. Drawn as the status bar and the queue strip above the composer.
 
 use super::widgets::{compact, spinner};
 use super::wrap::{clean, str_width};
@@ -40,7 +40,12 @@ pub struct Status {
     tool_execution: ToolExecution,
     thinking: ThinkingLevel,
     hint: Option<(String, Instant)>,
+    /// Why the session is not being saved, while it is not.
+    unsaved: Option<String>,
 }
+
+/// The status bar's part while the session cannot be written.
+const UNSAVED: &str = "⚠ session not saved";
 
 /// What the status part starts with.
 pub(crate) struct StatusConfig {
@@ -77,6 +82,7 @@ impl Status {
             tool_execution: config.tool_execution,
             thinking: config.thinking,
             hint: None,
+            unsaved: None,
         }
     }
 
@@ -142,6 +148,19 @@ impl Status {
             return true;
         }
         false
+    }
+
+    /// Why the session is not being saved, while it is not.
+    pub fn unsaved(&self) -> Option<&str> {
+        self.unsaved.as_deref()
+    }
+
+    /// Saving the session failed (`Some(why)`) or works again (`None`); returns whether
+    /// the bar changed.
+    pub(crate) fn set_unsaved(&mut self, why: Option<String>) -> bool {
+        let changed = self.unsaved.is_some() != why.is_some();
+        self.unsaved = why;
+        changed
     }
 
     /// The exactly-one state word (`tools_running`: a tool call executes).
@@ -289,6 +308,10 @@ impl Status {
             mode(self.steering_mode),
             mode(self.follow_up_mode)
         ));
+        // Right after the state word, so narrow terminals show it too.
+        if self.unsaved.is_some() {
+            parts.insert(2, UNSAVED.to_owned());
+        }
         parts
     }
 
@@ -311,7 +334,13 @@ impl Status {
             if i > 0 {
                 spans.push(sep.clone());
             }
-            if i == 1 {
+            if part == UNSAVED {
+                spans.push(Span::styled(
+                    part,
+                    base.patch(theme.fg(Token::Error))
+                        .add_modifier(Modifier::BOLD),
+                ));
+            } else if i == 1 {
                 let token = match word {
                     "idle" => Token::Success,
                     "retrying" => Token::Warning,

@@ -4,5 +4,7 @@ mod cron_file;
 mod cron_two_processes;
 mod print;
 mod request_timeout;
-pub(crate) mod rpc;
+mod rpc;
+mod rpc_input;
+mod signals;
 mod subagent_approval;

@@ -16,6 +16,7 @@ pub mod rpc;
 pub mod runs;
 pub mod runtime;
 pub mod scripted;
+pub mod tmpfs;
 pub mod tui;
 pub mod web;
 

@@ -9,6 +9,7 @@ mod events;
 mod keys_config;
 mod mcp;
 mod model_list;
+mod saving;
 mod sessions;
 mod snapshots;
 mod subagent_approval;

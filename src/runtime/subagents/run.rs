@@ -9,7 +9,7 @@ use crate::tools::policy::{AgentRole, SubagentRef};
 use tokio_util::sync::CancellationToken;
 
 /// The `sender_id` of subagent results on the bus.
-pub(super) const SENDER: &str = "subagent";
+pub const SENDER: &str = "subagent";
 
 /// What a started subagent's task needs.
 pub(super) struct Job {

@@ -65,6 +65,7 @@ impl App {
                 self.session.switching = false;
                 self.chat.notice(NoticeLevel::Error, text)
             }
+            Msg::SessionSave(failure) => self.saving(failure),
             Msg::Notice(level, text) => self.chat.notice(level, text),
             Msg::Tick => {
                 let animated = self.busy();

@@ -1,6 +1,6 @@
 //! Sessions in the client (model side): rebuilding the chat, the tool tree and the usage
-//! totals from a loaded history, opening the `/sessions` picker, and the checks before a
-//! switch.
+//! totals from a loaded history, whether the session is being saved, opening the
+//! `/sessions` picker, and the checks before a switch.
 
 use super::App;
 use crate::agent::{AgentEvent, Message, NoticeLevel, ToolResult};
@@ -16,6 +16,8 @@ impl App {
         self.session.switching = false;
         self.clear_conversation();
         self.overlays.clear();
+        // Saving trouble was the old file's; the new one's is reported after this.
+        self.status.set_unsaved(None);
         self.session.id = loaded.id.clone();
         let count = loaded.messages.len();
         let mut handled = Handled::changed();
@@ -52,6 +54,24 @@ impl App {
             handled.absorb(self.restore_to_composer(loaded.queued));
         }
         handled.with(Effect::SessionReady)
+    }
+
+    /// Saving the session failed (`Some(error)`: said in the chat, and the status bar
+    /// shows it until saving works again) or works again (`None`).
+    pub(super) fn saving(&mut self, failure: Option<String>) -> Handled {
+        let text = match &failure {
+            Some(error) => format!(
+                "{error}. The conversation goes on; writing is retried at the end of each turn."
+            ),
+            None => "The session is saved again; nothing is missing from it.".to_owned(),
+        };
+        let level = if failure.is_some() {
+            NoticeLevel::Error
+        } else {
+            NoticeLevel::Info
+        };
+        let bar = Handled::changed_if(self.status.set_unsaved(failure));
+        bar.and(self.chat.notice(level, text))
     }
 
     /// Shows a recorded message as if it had just happened (no streaming, no timings).

@@ -203,7 +203,14 @@ fn tool_card(id: &str, name: &str, args: &serde_json::Value, ctx: &RenderCtx<'_>
 /// Lines shown after an assistant message that failed or was interrupted.
 pub(super) fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut Vec<StyledLine>) {
     match message.stop_reason {
-        StopReason::Aborted => out.push(StyledLine::plain("⏹ interrupted", theme.dim())),
+        StopReason::Aborted => match message.error_message.as_deref() {
+            // Cut short some other way than by the user (the process stopped mid-run).
+            Some(why) if why != crate::agent::ABORTED_MESSAGE => out.push(hanging(
+                format!("⏹ interrupted: {}", clean(why)),
+                theme.fg(Token::Warning),
+            )),
+            _ => out.push(StyledLine::plain("⏹ interrupted", theme.dim())),
+        },
         StopReason::Error => {
             let why = message
                 .error_message

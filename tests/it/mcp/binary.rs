@@ -3,7 +3,7 @@
 //! `-p`, the `.mcp.json` trust flow, `claw-tui mcp list`, and RPC `get_state`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::headless::rpc::Rpc;
+use crate::support::rpc::Rpc;
 use crate::support::bin::{Sandbox, run};
 use crate::support::fake_llm::openai::{chunk, done_marker, finish, text_reply, tool};
 use crate::support::fake_llm::{FakeLlm, Scripted};
