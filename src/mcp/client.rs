@@ -5,6 +5,7 @@
 //! the protocol's JSON (`serde_json::Value`), progress as numbers, failures as
 //! [`CallError`]. The rest of `src/mcp` never names an rmcp type.
 
+use super::process_group::{self, GroupGuard};
 use async_trait::async_trait;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientRequest, Implementation,
@@ -320,7 +321,8 @@ pub async fn connect(
                 .stderr(std::process::Stdio::piped())
                 .spawn()
                 .map_err(|e| format!("cannot start `{program}`: {e}"))?;
-            let group = process.id().and_then(|id| i32::try_from(id).ok());
+            // Stops the group if the handshake fails, times out or is given up.
+            let group = GroupGuard::new(process.id());
             let tail = Arc::new(Mutex::new(None::<String>));
             if let Some(stderr) = stderr {
                 tokio::spawn(log_stderr(server.to_owned(), stderr, tail.clone()));
@@ -336,6 +338,12 @@ pub async fn connect(
                     None => e.to_string(),
                 }
             });
+            let group = if service.is_ok() {
+                group.disarm()
+            } else {
+                drop(group);
+                None
+            };
             (service, group, Some(tail))
         }
         Endpoint::Http {
@@ -566,10 +574,7 @@ impl McpConnection for RmcpConnection {
         let _ = self.closed().await;
         if let Some(group) = self.process_group {
             // What the server started may outlive it; the whole group goes.
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(group),
-                nix::sys::signal::Signal::SIGTERM,
-            );
+            process_group::stop(group);
         }
     }
 }

@@ -8,6 +8,7 @@
 //!   trait.
 //! - [`manager`] and `server`: start in the background, restart with backoff, follow
 //!   `list_changed`; [`state`]: what the UI shows.
+//! - [`process_group`]: a stdio server's processes, stopped together.
 //! - [`names`]: `mcp__SERVER__TOOL`, reduced to what providers accept; [`content`]:
 //!   results as the model reads them.
 
@@ -17,6 +18,7 @@ pub mod content;
 pub mod launch;
 pub mod manager;
 pub mod names;
+pub mod process_group;
 mod server;
 pub mod state;
 mod tool;

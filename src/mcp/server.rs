@@ -262,6 +262,8 @@ pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
                     }
                 };
                 server.lock().connection = None;
+                // What the server started may outlive it (its process group).
+                connection.close().await;
                 tracing::warn!(server = %server.spec.name, "MCP server stopped: {reason}");
                 if up_since.elapsed() >= STABLE_AFTER {
                     backoff = FIRST_BACKOFF;

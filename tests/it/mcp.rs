@@ -7,4 +7,5 @@ mod fixture;
 mod interop;
 mod next_turn;
 mod policy;
+pub mod processes;
 pub mod setup;
