@@ -76,7 +76,9 @@ pub async fn serve(
         };
         match next {
             Ok(Input::Line(line)) if line.trim().is_empty() => {}
-            Ok(Input::Line(line)) => write_json_line(&handle_line(supervisor, mcp, &approvals, &line)),
+            Ok(Input::Line(line)) => {
+                write_json_line(&handle_line(supervisor, mcp, &approvals, &line))
+            }
             Ok(Input::Bad(why)) => write_json_line(&failure(None, why)),
             Ok(Input::End) => break,
             Err(e) => {

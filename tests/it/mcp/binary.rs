@@ -3,11 +3,11 @@
 //! `-p`, the `.mcp.json` trust flow, `claw-tui mcp list`, and RPC `get_state`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::support::rpc::Rpc;
 use crate::support::bin::{Sandbox, run};
 use crate::support::fake_llm::openai::{chunk, done_marker, finish, text_reply, tool};
 use crate::support::fake_llm::{FakeLlm, Scripted};
 use crate::support::mcp::{fixture_bin, log_lines, stdio_table};
+use crate::support::rpc::Rpc;
 use serde_json::{Value, json};
 use std::path::Path;
 

@@ -30,7 +30,10 @@ pub async fn child_pid(pid_file: &Path) -> u32 {
         {
             return pid;
         }
-        assert!(tokio::time::Instant::now() < give_up, "the server never started its child");
+        assert!(
+            tokio::time::Instant::now() < give_up,
+            "the server never started its child"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
@@ -59,7 +62,10 @@ async fn a_server_that_never_answers_is_stopped_with_its_children() {
         unreachable!()
     };
     assert!(reason.contains("not ready within 1 s"), "{reason}");
-    assert!(exits(child).await, "the child of the timed-out server {child} still runs");
+    assert!(
+        exits(child).await,
+        "the child of the timed-out server {child} still runs"
+    );
 
     let stuck_child = child_pid(&at_shutdown).await;
     assert!(process_alive(stuck_child), "still starting: its child runs");
