@@ -4,7 +4,8 @@
 //! streamable HTTP at `http://127.0.0.1:PORT/mcp` (loopback only) and prints
 //! `listening http://…/mcp` once bound. `--log FILE` appends one line per thing the
 //! server saw (`call NAME`, `cancelled ID`, `start PID`), so a test can check what
-//! reached it.
+//! reached it. `--loose-schema` gives `add` a schema no JSON Schema validator compiles
+//! (the type `numbr`), as some servers do.
 //!
 //! Tools: `echo {text}`, `add {a, b}` (structured content), `fail` (an error result),
 //! `image` (a 1×1 PNG), `progress {steps}` (a progress notification per step),
@@ -36,6 +37,8 @@ struct Fixture {
     log: Option<PathBuf>,
     /// Whether `extra` is offered (switched by `toggle`; shared by HTTP sessions).
     extra: Arc<AtomicBool>,
+    /// `--loose-schema`: `add` lists a schema that does not compile.
+    loose_schema: bool,
 }
 
 impl Fixture {
@@ -52,11 +55,12 @@ impl Fixture {
 
     fn tools(&self) -> Value {
         let object = |props: Value, required: Value| json!({"type": "object", "properties": props, "required": required});
+        let number = if self.loose_schema { "numbr" } else { "number" };
         let mut tools = vec![
             json!({"name": "echo", "description": "Returns the text it is given.",
                    "inputSchema": object(json!({"text": {"type": "string"}}), json!(["text"]))}),
             json!({"name": "add", "description": "Adds two numbers.",
-                   "inputSchema": object(json!({"a": {"type": "number"}, "b": {"type": "number"}}), json!(["a", "b"]))}),
+                   "inputSchema": object(json!({"a": {"type": number}, "b": {"type": "number"}}), json!(["a", "b"]))}),
             json!({"name": "fail", "description": "Always fails.", "inputSchema": object(json!({}), json!([]))}),
             json!({"name": "image", "description": "Returns a 1x1 PNG.", "inputSchema": object(json!({}), json!([]))}),
             json!({"name": "progress", "description": "Reports progress for each step.",
@@ -206,6 +210,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let fixture = Fixture {
         log: value_of("--log").map(PathBuf::from),
         extra: Arc::default(),
+        loose_schema: args.iter().any(|a| a == "--loose-schema"),
     };
     fixture.note(&format!("start {}", std::process::id()));
     match value_of("--http") {

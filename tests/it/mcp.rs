@@ -8,4 +8,5 @@ mod interop;
 mod next_turn;
 mod policy;
 pub mod processes;
+mod schemas;
 pub mod setup;

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use std::path::Path;
 
 /// A config using the fake server as an OpenAI-compatible provider, plus `rest`.
-fn config(server: &FakeLlm, rest: &str) -> String {
+pub(super) fn config(server: &FakeLlm, rest: &str) -> String {
     format!(
         "provider = \"fake\"\n[providers.fake]\napi = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"m\"\n\n{rest}",
         server.url()
@@ -20,7 +20,7 @@ fn config(server: &FakeLlm, rest: &str) -> String {
 }
 
 /// A reply calling `name` with `args`.
-fn call(name: &str, args: &str) -> Scripted {
+pub(super) fn call(name: &str, args: &str) -> Scripted {
     Scripted::sse([
         chunk(json!({"role": "assistant", "content": ""}), None),
         tool(Some(0), Some("call_1"), Some(name), args),
@@ -29,7 +29,7 @@ fn call(name: &str, args: &str) -> Scripted {
     ])
 }
 
-fn tools_offered(body: &Value) -> Vec<String> {
+pub(super) fn tools_offered(body: &Value) -> Vec<String> {
     body["tools"]
         .as_array()
         .map(|tools| {
@@ -57,7 +57,7 @@ fn tool_message(body: &Value) -> String {
         .unwrap_or_default()
 }
 
-fn calls_logged(log: &Path) -> Vec<String> {
+pub(super) fn calls_logged(log: &Path) -> Vec<String> {
     log_lines(log)
         .into_iter()
         .filter(|l| l.starts_with("call "))
