@@ -10,3 +10,4 @@ mod policy;
 pub mod processes;
 mod schemas;
 pub mod setup;
+mod steering;
