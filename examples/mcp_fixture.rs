@@ -3,8 +3,8 @@
 //! `mcp_fixture` serves over stdio; `mcp_fixture --http 127.0.0.1:PORT` serves
 //! streamable HTTP at `http://127.0.0.1:PORT/mcp` (loopback only) and prints
 //! `listening http://…/mcp` once bound. `--log FILE` appends one line per thing the
-//! server saw (`call NAME`, `cancelled ID`, `start PID`), so a test can check what
-//! reached it. `--loose-schema` gives `add` a schema no JSON Schema validator compiles
+//! server saw (`call NAME`, `cancelled ID`, `start PID`, over HTTP the `authorization`
+//! and `x-team` headers of each tool listing), so a test can check what reached it. `--loose-schema` gives `add` a schema no JSON Schema validator compiles
 //! (the type `numbr`), as some servers do.
 //!
 //! Tools: `echo {text}`, `add {a, b}` (structured content), `fail` (an error result),
@@ -105,8 +105,24 @@ impl ServerHandler for Fixture {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // Over HTTP: what the client sent, so a test can check its headers arrived.
+        if let Some(parts) = context.extensions.get::<axum::http::request::Parts>() {
+            let header = |name: &str| {
+                parts
+                    .headers
+                    .get(name)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("(none)")
+                    .to_owned()
+            };
+            self.note(&format!(
+                "headers authorization={} x-team={}",
+                header("authorization"),
+                header("x-team")
+            ));
+        }
         serde_json::from_value(self.tools()).map_err(internal)
     }
 

@@ -276,6 +276,28 @@ pub fn start_runtime_with(
     outbound: MessageSender,
     approver: Approver,
 ) -> Result<MainRuntime, String> {
+    let main = prepare_runtime_with(settings, provider, outbound, approver)?;
+    main.mcp.start();
+    Ok(main)
+}
+
+/// [`start_runtime`] with the MCP servers not started yet: the caller starts them
+/// (`main.mcp.start()`) when it is ready to, as the client does after its first frame.
+pub fn prepare_runtime(
+    settings: &Settings,
+    outbound: MessageSender,
+    approver: Approver,
+) -> Result<MainRuntime, String> {
+    let provider = build_provider(&settings.provider, settings)?;
+    prepare_runtime_with(settings, provider, outbound, approver)
+}
+
+fn prepare_runtime_with(
+    settings: &Settings,
+    provider: Arc<dyn Provider>,
+    outbound: MessageSender,
+    approver: Approver,
+) -> Result<MainRuntime, String> {
     let model = model_name(settings);
     let policy = build_policy(settings, outbound, approver);
     let bus = MessageBus::new();
@@ -329,7 +351,6 @@ pub fn start_runtime_with(
         &settings.file.exec.env_policy(),
     );
     mcp.on_tools_changed(tools_refresher(settings, &policy, &agent, &subagents));
-    mcp.start();
     let supervisor =
         Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
     Ok(MainRuntime {

@@ -57,6 +57,9 @@ pub type MsgSender = UnboundedSender<Msg>;
 /// Controls the background runtime (subagents, cron) from the dashboard. The calls may
 /// block on file I/O: the client makes them off its UI thread.
 pub trait Background: Send + Sync {
+    /// The first frame is on the screen: work that must not delay it starts now (the
+    /// MCP servers).
+    fn first_frame(&self) {}
     /// Cancels a subagent.
     fn cancel_subagent(&self, id: &str) -> Result<(), String>;
     /// Pauses a cron job.

@@ -13,6 +13,7 @@ use crate::tools::exec::EnvPolicy;
 use crate::tools::policy::{ToolPolicy, ToolRules};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::task::JoinHandle;
@@ -38,6 +39,8 @@ pub(super) struct Shared {
     /// Registry names of MCP tools, each with its server (for collision-free names).
     names: Mutex<BTreeMap<String, String>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Whether [`McpManager::start`] ran.
+    started: AtomicBool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -171,6 +174,7 @@ impl McpManager {
                 on_change: Mutex::new(None),
                 names: Mutex::new(BTreeMap::new()),
                 tasks: Mutex::new(Vec::new()),
+                started: AtomicBool::new(false),
             }),
         };
         // Every server is listed from the start, also those that never change state
@@ -187,8 +191,11 @@ impl McpManager {
     }
 
     /// Starts every enabled, trusted server in the background; returns at once. Needs
-    /// a Tokio runtime.
+    /// a Tokio runtime. Later calls do nothing.
     pub fn start(&self) {
+        if self.shared.started.swap(true, Ordering::SeqCst) {
+            return;
+        }
         for server in &self.shared.servers {
             if matches!(server.info().state, McpServerState::Starting) {
                 self.spawn(server.clone());

@@ -83,6 +83,8 @@ pub struct RuntimeControls {
     pub subagents: Option<SubagentManager>,
     /// Pauses, resumes and deletes jobs.
     pub cron: Option<CronService>,
+    /// The MCP servers, started once the first frame is on the screen.
+    pub servers: Option<McpManager>,
     /// Starts the workspace's `.mcp.json` servers once the user trusts them.
     pub mcp: Option<ProjectMcp>,
 }
@@ -107,6 +109,12 @@ impl RuntimeControls {
 }
 
 impl Background for RuntimeControls {
+    fn first_frame(&self) {
+        if let Some(servers) = &self.servers {
+            servers.start();
+        }
+    }
+
     fn cancel_subagent(&self, id: &str) -> Result<(), String> {
         match &self.subagents {
             Some(manager) => manager.cancel(id),

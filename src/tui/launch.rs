@@ -157,7 +157,8 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
     };
     let code = runtime.block_on(async {
         let inbox = Inbox::new();
-        let main = match crate::setup::start_runtime(
+        // The MCP servers start after the first frame (`Background::first_frame`).
+        let main = match crate::setup::prepare_runtime(
             settings,
             inbox.message_sender(),
             crate::tools::exec::Approver::Ask(inbox.approval_asker(cli.yes)),
@@ -199,6 +200,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
             background: Some(Arc::new(RuntimeControls {
                 subagents: Some(main.subagents.clone()),
                 cron: main.cron.clone(),
+                servers: Some(main.mcp.clone()),
                 mcp: (!main.mcp_plan.untrusted.is_empty()).then(|| ProjectMcp {
                     manager: main.mcp.clone(),
                     servers: main.mcp_plan.untrusted.clone(),

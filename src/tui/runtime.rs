@@ -298,6 +298,9 @@ impl Runtime {
         let mut sighup = signal(SignalKind::hangup())?;
         let mut last_tick = Instant::now();
         self.draw(app, term)?;
+        if let Some(background) = &self.background {
+            background.first_frame();
+        }
         let mut last_draw = Instant::now();
         loop {
             let draw_at = app

@@ -4,6 +4,7 @@
 
 mod binary;
 mod fixture;
+mod http_headers;
 mod interop;
 mod next_turn;
 mod policy;
