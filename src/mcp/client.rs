@@ -1,11 +1,15 @@
 //! The one file that speaks `rmcp`: a connection to one MCP server behind our own small
 //! [`McpConnection`] trait, so that a breaking rmcp release changes this file only.
 //!
-//! Everything crossing the trait is plain data: tool definitions and call results as
-//! the protocol's JSON (`serde_json::Value`), progress as numbers, failures as
-//! [`CallError`]. The rest of `src/mcp` never names an rmcp type.
+//! Everything crossing the trait ([`super::connection`]) is plain data: tool definitions
+//! and call results as the protocol's JSON (`serde_json::Value`), progress as numbers,
+//! failures as [`CallError`]. The rest of `src/mcp` never names an rmcp type.
 
+pub use super::connection::{
+    CallError, Endpoint, McpConnection, Progress, ProgressFn, RemoteTool, ServerSignal,
+};
 use super::process_group::{self, GroupGuard};
+use super::progress::Routes;
 use async_trait::async_trait;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientRequest, Implementation,
@@ -20,8 +24,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess, Transport};
 use rmcp::{ClientHandler, Peer, ServiceExt};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Once};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -34,162 +37,6 @@ const PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_06_18;
 
 /// Times a broken HTTP event stream is resumed before the connection counts as lost.
 const RESUME_ATTEMPTS: usize = 3;
-
-/// A tool as the server lists it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RemoteTool {
-    /// The server's name for it.
-    pub name: String,
-    /// Its description (empty when the server gave none).
-    pub description: String,
-    /// The JSON Schema of its arguments.
-    pub input_schema: Value,
-}
-
-/// One progress notification for a running call.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Progress {
-    /// Work done so far.
-    pub progress: f64,
-    /// Total work, when known.
-    pub total: Option<f64>,
-    /// What the server says it is doing.
-    pub message: Option<String>,
-}
-
-/// Receives a call's progress notifications.
-pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
-
-/// Why a request produced no result.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum CallError {
-    /// Our side cancelled it (the server was sent `notifications/cancelled`).
-    #[error("cancelled")]
-    Cancelled,
-    /// It took longer than allowed (the server was sent `notifications/cancelled`).
-    #[error("no answer within {} s", .0.as_secs())]
-    TimedOut(Duration),
-    /// The connection ended before the answer came.
-    #[error("the connection to the server closed: {0}")]
-    Closed(String),
-    /// The server answered with a protocol error.
-    #[error("{0}")]
-    Server(String),
-}
-
-/// What a connection reports without being asked.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ServerSignal {
-    /// `notifications/tools/list_changed`.
-    ToolsChanged,
-}
-
-/// How to reach a server, with every value already resolved (environment, tokens).
-#[derive(Clone, Debug)]
-pub enum Endpoint {
-    /// A child process speaking over stdin and stdout.
-    Stdio {
-        /// The program.
-        program: String,
-        /// Its arguments.
-        args: Vec<String>,
-        /// Its whole environment (nothing else is inherited).
-        env: BTreeMap<String, String>,
-        /// Its working directory.
-        cwd: PathBuf,
-    },
-    /// Streamable HTTP.
-    Http {
-        /// The endpoint URL.
-        url: String,
-        /// Headers for every request.
-        headers: BTreeMap<String, String>,
-        /// A bearer token for the `Authorization` header.
-        bearer_token: Option<String>,
-    },
-}
-
-/// A live connection to one server.
-#[async_trait]
-pub trait McpConnection: Send + Sync {
-    /// `name version` as the server introduced itself.
-    fn server_info(&self) -> String;
-    /// Every tool the server offers now.
-    async fn list_tools(&self) -> Result<Vec<RemoteTool>, CallError>;
-    /// Calls `name` with `args`; returns the `CallToolResult` JSON. `cancel` and the
-    /// `timeout` send `notifications/cancelled` to the server.
-    async fn call_tool(
-        &self,
-        name: &str,
-        args: Value,
-        progress: Option<ProgressFn>,
-        cancel: &CancellationToken,
-        timeout: Duration,
-    ) -> Result<Value, CallError>;
-    /// Waits until the connection has ended; returns why.
-    async fn closed(&self) -> String;
-    /// Ends the connection (and the server process, for stdio).
-    async fn close(&self);
-}
-
-/// Progress notifications kept for calls not registered yet (see [`Routes`]).
-const EARLY_PROGRESS_KEPT: usize = 256;
-
-/// One call's progress route and the progress it last passed on.
-struct Route {
-    deliver: ProgressFn,
-    last: f64,
-}
-
-impl Route {
-    /// Passes `progress` on unless it does not go beyond what was passed on already (the
-    /// protocol says progress only grows; a server repeating itself is not news).
-    fn offer(&mut self, progress: Progress) {
-        if progress.progress > self.last {
-            self.last = progress.progress;
-            (self.deliver)(progress);
-        }
-    }
-}
-
-/// Where each call's progress goes. rmcp picks a request's progress token while sending
-/// it, so the server's first notification can come in before the call has registered
-/// its route: such notifications wait in `early` and are handed over on registration.
-#[derive(Default)]
-struct Routes {
-    calls: HashMap<String, Route>,
-    early: std::collections::VecDeque<(String, Progress)>,
-}
-
-impl Routes {
-    /// Hands `progress` to its call, or keeps it until the call registers.
-    fn deliver(&mut self, token: String, progress: Progress) {
-        match self.calls.get_mut(&token) {
-            Some(route) => route.offer(progress),
-            None => {
-                if self.early.len() == EARLY_PROGRESS_KEPT {
-                    self.early.pop_front();
-                }
-                self.early.push_back((token, progress));
-            }
-        }
-    }
-
-    fn register(&mut self, token: String, deliver: ProgressFn) {
-        let (mut mine, rest): (Vec<_>, Vec<_>) =
-            self.early.drain(..).partition(|(t, _)| *t == token);
-        self.early = rest.into();
-        mine.sort_by(|a, b| a.1.progress.total_cmp(&b.1.progress));
-        let mut route = Route {
-            deliver,
-            last: f64::NEG_INFINITY,
-        };
-        for (_, progress) in mine {
-            route.offer(progress);
-        }
-        self.calls.insert(token, route);
-    }
-}
 
 /// Routes the server's list changes to the connection's owner; progress takes the
 /// [`InOrder`] path instead.
@@ -576,39 +423,5 @@ impl McpConnection for RmcpConnection {
             // What the server started may outlive it; the whole group goes.
             process_group::stop(group);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn progress(step: f64) -> Progress {
-        Progress {
-            progress: step,
-            total: Some(3.0),
-            message: None,
-        }
-    }
-
-    #[test]
-    fn early_progress_is_handed_over_and_stale_progress_dropped() {
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let sink = seen.clone();
-        let deliver: ProgressFn = Arc::new(move |p: Progress| {
-            sink.lock().expect("lock").push(p.progress);
-        });
-        let mut routes = Routes::default();
-        // Before the call registered: kept, in whatever order they came.
-        routes.early.push_back(("7".into(), progress(2.0)));
-        routes.early.push_back(("other".into(), progress(1.0)));
-        routes.early.push_back(("7".into(), progress(1.0)));
-        routes.register("7".into(), deliver);
-        assert_eq!(*seen.lock().expect("lock"), [1.0, 2.0]);
-        assert_eq!(routes.early.len(), 1, "another call's stays");
-        let route = routes.calls.get_mut("7").expect("registered");
-        route.offer(progress(1.5));
-        route.offer(progress(3.0));
-        assert_eq!(*seen.lock().expect("lock"), [1.0, 2.0, 3.0]);
     }
 }

@@ -4,8 +4,8 @@
 //!
 //! - [`config`]: the settings and the project file; [`trust`]: the user's answer about
 //!   a workspace's project servers.
-//! - [`client`]: the only file that uses `rmcp`, behind the [`client::McpConnection`]
-//!   trait.
+//! - [`client`]: the only file that uses `rmcp`, behind the
+//!   [`connection::McpConnection`] trait; `progress`: each call's progress route.
 //! - [`manager`] and `server`: start in the background, restart with backoff, follow
 //!   `list_changed`; [`state`]: what the UI shows.
 //! - [`process_group`]: a stdio server's processes, stopped together.
@@ -14,11 +14,13 @@
 
 pub mod client;
 pub mod config;
+pub mod connection;
 pub mod content;
 pub mod launch;
 pub mod manager;
 pub mod names;
 pub mod process_group;
+mod progress;
 mod server;
 pub mod state;
 mod tool;

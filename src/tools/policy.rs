@@ -1,7 +1,7 @@
 //! The tool policy: the only way an agent gets tools.
 //!
 //! [`ToolPolicy`] owns every tool the process has (built-ins with their workspace and
-//! sandbox, `spawn`, `cron`; later MCP tools) together with the user's rules: the
+//! sandbox, `spawn`, `cron`, MCP tools) together with the user's rules: the
 //! `[tools] disabled` list, each tool's approval mode (`[exec] approval` for `exec`) and
 //! whether subagents may have it. An agent receives its tools from
 //! [`ToolPolicy::tools_for`] (or [`ToolPolicy::equip`]), and what it receives is already
