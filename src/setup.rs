@@ -98,6 +98,10 @@ fn configure_main_agent(agent: &Agent, settings: &Settings, policy: &ToolPolicy)
     agent.set_thinking_level(settings.thinking);
     agent.set_tool_execution(settings.tool_execution);
     agent.set_max_turns(settings.max_turns);
+    agent.configure(|c| {
+        c.compaction = settings.compaction.clone();
+        c.context_window = settings.provider.context_window;
+    });
     configure_tools(agent, settings, policy);
 }
 
@@ -311,6 +315,8 @@ fn prepare_runtime_with(
         SubagentConfig {
             system_prompt: subagent_prompt,
             thinking: settings.thinking,
+            compaction: settings.compaction.clone(),
+            context_window: settings.provider.context_window,
             ..SubagentConfig::new(model.clone())
         },
     );

@@ -29,6 +29,10 @@ enum Command {
         content: String,
     },
     Abort,
+    Compact {
+        #[serde(default)]
+        instructions: Option<String>,
+    },
     GetState,
     SetQueueMode {
         queue: QueueName,
@@ -47,7 +51,8 @@ enum QueueName {
     FollowUp,
 }
 
-const COMMANDS: &str = "prompt, steer, follow_up, abort, get_state, set_queue_mode, approve";
+const COMMANDS: &str =
+    "prompt, steer, follow_up, abort, compact, get_state, set_queue_mode, approve";
 
 /// Who waits for which approval, by request id.
 type Waiting = HashMap<String, oneshot::Sender<ApprovalDecision>>;
@@ -161,6 +166,10 @@ pub(super) fn handle_line(
             supervisor.abort();
             success(&name, json!({}))
         }
+        Command::Compact { instructions } => match supervisor.compact(instructions) {
+            Ok(()) => success(&name, json!({})),
+            Err(e) => failure(Some(&name), format!("cannot compact now: {e}")),
+        },
         Command::GetState => {
             let mut state = state_json(agent);
             state["mcp_servers"] = json!(mcp.servers());
@@ -213,6 +222,8 @@ fn state_json(agent: &Agent) -> Value {
         "steering": texts(QueueKind::Steering),
         "follow_up": texts(QueueKind::FollowUp),
         "usage": usage,
+        "context_usage": agent.context_usage(),
+        "compaction": state.compaction,
         "message_count": state.messages.len(),
         "messages": *state.messages,
     })

@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 11] = [
+pub const COMMANDS: [(&str, &str, &str); 12] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -35,6 +35,11 @@ pub const COMMANDS: [(&str, &str, &str); 11] = [
         "/mcp",
         "",
         "MCP servers, their tools and what their definitions cost",
+    ),
+    (
+        "/compact",
+        "[FOCUS]",
+        "summarise the older history now (FOCUS: what the summary must keep)",
     ),
     ("/new", "", "start a fresh session"),
     (
@@ -69,6 +74,8 @@ pub enum Command {
     },
     /// The MCP servers overlay.
     Mcp,
+    /// Compact the history now; the text says what the summary should keep.
+    Compact(Option<String>),
     /// A fresh session.
     New,
     /// The session picker.
@@ -125,6 +132,7 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
             _ => Err("/copy copies the last answer; /copy code its last code block".into()),
         },
         "/mcp" => Ok(Command::Mcp),
+        "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
         "/new" => Ok(Command::New),
         "/sessions" => Ok(Command::Sessions),
         "/quit" | "/exit" => Ok(Command::Quit),
@@ -197,6 +205,11 @@ mod tests {
             Some(Ok(Command::Thinking(ThinkingLevel::High)))
         );
         assert_eq!(parse("/copy code"), Some(Ok(Command::Copy { code: true })));
+        assert_eq!(parse("/compact"), Some(Ok(Command::Compact(None))));
+        assert_eq!(
+            parse("/compact  keep the parser design "),
+            Some(Ok(Command::Compact(Some("keep the parser design".into()))))
+        );
         assert!(
             parse("/tools fast")
                 .unwrap()
