@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod doctor;
 pub mod headless;
+pub mod images;
 pub mod llm;
 pub mod logging;
 pub mod mcp;

@@ -1,12 +1,15 @@
-//! An MCP `CallToolResult` (its JSON, as the protocol spells it) turned into the text
-//! result the model reads.
+//! An MCP `CallToolResult` (its JSON, as the protocol spells it) turned into the result
+//! the model reads.
 //!
 //! Text parts stay text; `structuredContent` becomes pretty JSON unless a text part
-//! already carries the same value; images and audio become a line naming their type and
-//! size (the conversation carries no binary blocks); resource links and embedded
-//! resources become text with their URI; `isError: true` makes an error result.
+//! already carries the same value; images become image blocks (scaled like every image
+//! sent; a model that takes no images gets a note instead when the request is made),
+//! with a line naming each; images that cannot be decoded and audio become a line naming
+//! their type and size; resource links and embedded resources become text with their
+//! URI; `isError: true` makes an error result.
 
-use crate::agent::ToolResult;
+use crate::agent::{ImageData, ToolResult};
+use base64::Engine;
 use serde_json::{Value, json};
 
 /// Result text when a server returned nothing at all.
@@ -33,23 +36,69 @@ fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
 }
 
-/// One content part as text, and a note for the details when it was binary.
-fn part_text(part: &Value) -> (String, Option<Value>) {
+/// What one content part gives the model: its text, a note for the details when it was
+/// binary, and the image it carries.
+struct Part {
+    text: String,
+    note: Option<Value>,
+    image: Option<ImageData>,
+}
+
+impl Part {
+    fn text(text: String) -> Self {
+        Self {
+            text,
+            note: None,
+            image: None,
+        }
+    }
+}
+
+/// An image part as an image block, or why it cannot be one.
+fn image_part(part: &Value, name: &str) -> Result<ImageData, String> {
+    let data = str_field(part, "data").unwrap_or_default();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .map_err(|e| format!("its data is not base64 ({e})"))?;
+    crate::images::from_bytes(name, bytes).map_err(|e| e.to_string())
+}
+
+/// A binary part the model does not get, as a line naming its type and size.
+fn binary_line(kind: &str, part: &Value, why: &str) -> Part {
+    let mime = str_field(part, "mimeType").unwrap_or("unknown type");
+    let bytes = decoded_len(str_field(part, "data").unwrap_or_default());
+    Part {
+        text: format!("[{kind}: {mime}, {}; {why}]", human_size(bytes)),
+        note: Some(json!({"type": kind, "mime_type": mime, "bytes": bytes})),
+        image: None,
+    }
+}
+
+/// One content part of `tool`'s result; an image is named by its number among the
+/// result's images.
+fn part_of(part: &Value, tool: &str, image_number: usize) -> Part {
     let kind = str_field(part, "type").unwrap_or_default();
     match kind {
-        "text" => (str_field(part, "text").unwrap_or_default().to_owned(), None),
-        "image" | "audio" => {
-            let mime = str_field(part, "mimeType").unwrap_or("unknown type");
-            let bytes = decoded_len(str_field(part, "data").unwrap_or_default());
-            (
-                format!(
-                    "[{kind}: {mime}, {}; not shown to the model, which gets tool results \
-                     as text]",
-                    human_size(bytes)
+        "text" => Part::text(str_field(part, "text").unwrap_or_default().to_owned()),
+        "image" => match image_part(part, &format!("{tool}-{image_number}")) {
+            Ok(image) => Part {
+                text: format!(
+                    "[image {}: {}, {}×{}, {}]",
+                    image.name,
+                    image.mime,
+                    image.width,
+                    image.height,
+                    crate::agent::image::size_text(image.size)
                 ),
-                Some(json!({"type": kind, "mime_type": mime, "bytes": bytes})),
-            )
-        }
+                note: Some(
+                    json!({"type": "image", "mime_type": image.mime, "bytes": image.size,
+                                  "width": image.width, "height": image.height}),
+                ),
+                image: Some(image),
+            },
+            Err(why) => binary_line(kind, part, &format!("not shown to the model: {why}")),
+        },
+        "audio" => binary_line(kind, part, "not passed to the model, which takes no audio"),
         "resource_link" => {
             let uri = str_field(part, "uri").unwrap_or_default();
             let name = str_field(part, "name").unwrap_or(uri);
@@ -58,30 +107,28 @@ fn part_text(part: &Value) -> (String, Option<Value>) {
                 text.push(' ');
                 text.push_str(description);
             }
-            (text, None)
+            Part::text(text)
         }
         "resource" => {
             let resource = part.get("resource").unwrap_or(&Value::Null);
             let uri = str_field(resource, "uri").unwrap_or_default();
             match (str_field(resource, "text"), str_field(resource, "blob")) {
-                (Some(text), _) => (format!("[resource <{uri}>]\n{text}"), None),
+                (Some(text), _) => Part::text(format!("[resource <{uri}>]\n{text}")),
                 (None, Some(blob)) => {
                     let mime = str_field(resource, "mimeType").unwrap_or("unknown type");
                     let bytes = decoded_len(blob);
-                    (
-                        format!("[resource <{uri}>: {mime}, {}]", human_size(bytes)),
-                        Some(
+                    Part {
+                        text: format!("[resource <{uri}>: {mime}, {}]", human_size(bytes)),
+                        note: Some(
                             json!({"type": "resource", "uri": uri, "mime_type": mime, "bytes": bytes}),
                         ),
-                    )
+                        image: None,
+                    }
                 }
-                (None, None) => (format!("[resource <{uri}>]"), None),
+                (None, None) => Part::text(format!("[resource <{uri}>]")),
             }
         }
-        other => (
-            format!("[content of unknown type \"{other}\" left out]"),
-            None,
-        ),
+        other => Part::text(format!("[content of unknown type \"{other}\" left out]")),
     }
 }
 
@@ -89,15 +136,17 @@ fn part_text(part: &Value) -> (String, Option<Value>) {
 pub fn to_tool_result(result: &Value, server: &str, tool: &str) -> ToolResult {
     let mut texts = Vec::new();
     let mut binary = Vec::new();
+    let mut images = Vec::new();
     let parts = result
         .get("content")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
     for part in parts {
-        let (text, note) = part_text(part);
-        texts.push(text);
-        binary.extend(note);
+        let part = part_of(part, tool, images.len() + 1);
+        texts.push(part.text);
+        binary.extend(part.note);
+        images.extend(part.image);
     }
     if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
         let already_there = parts.iter().any(|p| {
@@ -129,7 +178,7 @@ pub fn to_tool_result(result: &Value, server: &str, tool: &str) -> ToolResult {
     } else {
         ToolResult::text(content)
     };
-    result.with_details(details)
+    result.with_images(images).with_details(details)
 }
 
 #[cfg(test)]
@@ -160,18 +209,50 @@ mod tests {
         assert_eq!(both.content, "{\"sum\":3}");
     }
 
+    /// A 1×1 PNG.
+    const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
     #[test]
-    fn images_become_a_line_naming_the_size() {
-        // 8 base64 characters with one padding byte: 5 bytes.
+    fn images_become_image_blocks_with_a_line_naming_them() {
         let result = to_tool_result(
-            &json!({"content": [{"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}]}),
+            &json!({"content": [{"type": "image", "data": PIXEL_PNG, "mimeType": "image/png"}]}),
+            "s",
+            "shot",
+        );
+        assert_eq!(result.images.len(), 1);
+        let image = &result.images[0];
+        assert_eq!(
+            (image.mime.as_str(), image.width, image.height),
+            ("image/png", 1, 1)
+        );
+        assert!(image.is_loaded());
+        assert_eq!(result.content, "[image shot-1: image/png, 1×1, 70 B]");
+        assert_eq!(result.details["binary"][0]["width"], 1);
+    }
+
+    #[test]
+    fn undecodable_images_and_audio_become_a_line_naming_the_size() {
+        // 8 base64 characters with one padding byte: 5 bytes, and no image format.
+        let result = to_tool_result(
+            &json!({"content": [
+                {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"},
+                {"type": "image", "data": "not base64!", "mimeType": "image/png"},
+                {"type": "audio", "data": "aGVsbG8=", "mimeType": "audio/wav"}
+            ]}),
             "s",
             "t",
         );
+        assert!(result.images.is_empty());
+        let lines: Vec<&str> = result.content.lines().collect();
         assert!(
-            result.content.starts_with("[image: image/png, 5 bytes;"),
+            lines[0].starts_with("[image: image/png, 5 bytes; not shown to the model: "),
             "{}",
             result.content
+        );
+        assert!(lines[1].contains("not base64"), "{}", result.content);
+        assert_eq!(
+            lines[2],
+            "[audio: audio/wav, 5 bytes; not passed to the model, which takes no audio]"
         );
         assert_eq!(result.details["binary"][0]["bytes"], 5);
     }

@@ -5,6 +5,7 @@
 mod binary;
 mod fixture;
 mod http_headers;
+mod images;
 mod interop;
 mod next_turn;
 mod policy;

@@ -67,6 +67,7 @@ impl App {
             }
             Msg::SessionSave(failure) => self.saving(failure),
             Msg::Notice(level, text) => self.chat.notice(level, text),
+            Msg::ImagesLoaded { text, result } => self.images_loaded(text, result),
             Msg::Tick => {
                 let animated = self.busy();
                 if animated {

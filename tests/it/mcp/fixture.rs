@@ -56,13 +56,15 @@ async fn calls_and_results(via: Via) {
     assert_eq!(results[1].content, "5\n{\n  \"sum\": 5.0\n}");
     assert!(results[2].is_error);
     assert_eq!(results[2].content, "it failed on purpose");
-    assert!(
-        results[3]
-            .content
-            .starts_with("[image: image/png, 70 bytes;"),
-        "{}",
-        results[3].content
+    // The image goes to the model as an image block, named by a line of text.
+    assert_eq!(results[3].content, "[image image-1: image/png, 1×1, 70 B]");
+    assert_eq!(results[3].images.len(), 1);
+    let image = &results[3].images[0];
+    assert_eq!(
+        (image.mime.as_str(), image.width, image.height),
+        ("image/png", 1, 1)
     );
+    assert!(image.is_loaded(), "the request carries the bytes");
     assert_eq!(results[4].content, "done after 3 steps");
     let progress: Vec<serde_json::Value> = events
         .iter()

@@ -74,10 +74,14 @@ async fn everything_calls(table: String) {
     );
     assert!(results[1].content.contains("42"), "{}", results[1].content);
     assert!(
-        results[2].content.contains("[image: image/png,"),
+        results[2]
+            .content
+            .contains("[image get-tiny-image-1: image/png, 20×20,"),
         "{}",
         results[2].content
     );
+    assert_eq!(results[2].images.len(), 1, "an image block for the model");
+    assert!(results[2].images[0].is_loaded());
     assert!(results[3].is_error, "{}", results[3].content);
     assert!(
         results[3].content.contains("resourceId"),
