@@ -34,6 +34,7 @@ mod runtime;
 mod session_host;
 pub mod slash;
 pub mod status;
+mod subagent_log;
 pub mod terminal;
 pub mod theme;
 pub mod tool_tree;
@@ -192,4 +193,7 @@ pub struct Options {
     /// Messages for the app once the first session is on screen (the question about
     /// the workspace's MCP servers).
     pub startup: Vec<Msg>,
+    /// The tool policy: `!command`s run the exec tool it gives the main agent (without
+    /// it they are refused).
+    pub policy: Option<crate::tools::policy::ToolPolicy>,
 }
