@@ -78,13 +78,19 @@ pub async fn run_prompt(
     finish(&last_run, json)
 }
 
-/// Prints what the runtime reports for the user (the state of the cron jobs file) on
-/// stderr; other runtime events only matter to the JSON modes.
+/// Prints what the runtime reports for the user (the state of the cron jobs file, hooks
+/// that failed) on stderr; other runtime events only matter to the JSON modes.
 pub fn report_on_stderr(event: &RuntimeEvent) {
-    if let RuntimeEvent::CronStatus { ok, message } = event {
-        let kind = if *ok { "note" } else { "warning" };
-        // A closed stderr leaves nobody to tell.
-        let _ = writeln!(std::io::stderr(), "claw-tui: {kind}: {message}");
+    // A closed stderr leaves nobody to tell.
+    match event {
+        RuntimeEvent::CronStatus { ok, message } => {
+            let kind = if *ok { "note" } else { "warning" };
+            let _ = writeln!(std::io::stderr(), "claw-tui: {kind}: {message}");
+        }
+        RuntimeEvent::HookWarning { message, .. } => {
+            let _ = writeln!(std::io::stderr(), "claw-tui: warning: {message}");
+        }
+        _ => {}
     }
 }
 

@@ -141,6 +141,13 @@ fn fold(data: &mut SessionData, entry: Entry, path: &Path) -> Result<(), Session
             data.last_activity = timestamp;
             data.settings.insert(key, value);
         }
+        Entry::Rewind {
+            timestamp,
+            messages,
+        } => {
+            data.last_activity = timestamp;
+            data.messages.truncate(messages);
+        }
         // Not activity: switching away or a notification from elsewhere is not use.
         Entry::PendingNotifications {
             pending,

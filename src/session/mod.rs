@@ -139,6 +139,14 @@ pub enum Entry {
         #[serde(default)]
         inbox_offset: u64,
     },
+    /// The conversation was taken back (`/rewind`): only the first `messages` messages
+    /// recorded before this line remain.
+    Rewind {
+        /// When.
+        timestamp: u64,
+        /// How many messages remain.
+        messages: usize,
+    },
 }
 
 /// A fresh random session id (128 bits, hex).

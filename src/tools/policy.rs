@@ -10,22 +10,29 @@
 //! remembered, so the main agent, each subagent and the runs a cron job starts (they run
 //! on the main agent) are all held to the same rules.
 //!
+//! The user's hooks (`crate::hooks`) run in the same wrapper: `before_tool` hooks first
+//! (they may block the call or rewrite its arguments, which are then what the user is
+//! asked to approve), then the approval gate, the tool, and the `after_tool` hooks.
+//!
+//! Plan mode is a role: [`AgentRole::Planner`] (the main agent in plan mode) is offered
+//! only the tools whose rules say `read_only`; every built-in that changes anything
+//! (`write_file`, `edit_file`, `exec`, `cron`, `spawn`, `message`) is not, and neither
+//! is a tool registered without `read_only: true` (an MCP tool not marked read-only).
+//!
 //! Where later parts go, so they do not need a second path:
-//! - user hooks (before/after tool commands): in [`Guarded`]'s `execute`, around the
-//!   approval gate and the tool, for every agent alike;
-//! - plan mode: another field of the [`AgentRole`] that [`ToolPolicy::offers`] filters on
-//!   (mutating tools left out);
-//! - MCP tools: [`ToolPolicy::register_with`] with the server's approval mode and its
-//!   `subagents` flag, then [`ToolPolicy::equip`] the main agent again;
+//! - MCP tools: [`ToolPolicy::register_with`] with the server's approval mode, its
+//!   `subagents` flag and `read_only` from the tool's annotations, then
+//!   [`ToolPolicy::equip`] the main agent again;
 //! - a `!command` typed in the client: [`ToolPolicy::tool_for`] `exec`, called directly.
 
 use super::exec::{ApprovalGate, ApprovalMode, Approver, EXEC_TOOL_NAME, ExecConfig, GateCall};
-use super::{SUBAGENT_EXCLUDED, ToolRegistry, ToolsConfig};
+use super::{READ_ONLY_TOOLS, SUBAGENT_EXCLUDED, ToolRegistry, ToolsConfig};
 use crate::agent::{Agent, Tool, ToolResult, ToolUpdates};
+use crate::hooks::{BeforeTool, HookedCall, Hooks};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use std::sync::{Arc, Mutex, MutexGuard};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use tokio_util::sync::CancellationToken;
 
 /// What names a subagent to the user when it asks for approval.
@@ -53,6 +60,8 @@ pub enum AgentKind {
 pub enum AgentRole {
     /// The main agent.
     Main,
+    /// The main agent in plan mode: only tools that change nothing.
+    Planner,
     /// A subagent.
     Subagent(SubagentRef),
 }
@@ -61,15 +70,27 @@ impl AgentRole {
     /// The kind of agent this is.
     pub fn kind(&self) -> AgentKind {
         match self {
-            AgentRole::Main => AgentKind::Main,
+            AgentRole::Main | AgentRole::Planner => AgentKind::Main,
             AgentRole::Subagent(_) => AgentKind::Subagent,
         }
     }
 
     fn subagent(&self) -> Option<&SubagentRef> {
         match self {
-            AgentRole::Main => None,
+            AgentRole::Main | AgentRole::Planner => None,
             AgentRole::Subagent(info) => Some(info),
+        }
+    }
+
+    /// Who calls, as hooks are told: `"main"`, or the subagent.
+    fn hook_agent(&self) -> Value {
+        match self {
+            AgentRole::Main | AgentRole::Planner => Value::String("main".into()),
+            AgentRole::Subagent(info) => json!({
+                "id": info.id,
+                "label": info.label,
+                "task": info.task,
+            }),
         }
     }
 }
@@ -81,6 +102,10 @@ pub struct ToolRules {
     pub subagents: bool,
     /// Whether each call needs the user's approval first.
     pub approval: ApprovalMode,
+    /// Whether the tool changes nothing (files, processes, schedules, messages to the
+    /// user): only such tools are offered in plan mode. An MCP tool is read-only only
+    /// when its server marks it so.
+    pub read_only: bool,
 }
 
 /// The user's settings the policy enforces.
@@ -111,6 +136,7 @@ struct Shared {
     config: PolicyConfig,
     gate: ApprovalGate,
     catalog: Mutex<Vec<Entry>>,
+    hooks: RwLock<Hooks>,
 }
 
 /// Every tool of the process and the rules they are offered under; cheap to clone,
@@ -129,6 +155,7 @@ impl ToolPolicy {
                 config,
                 gate: ApprovalGate::new(approver),
                 catalog: Mutex::new(Vec::new()),
+                hooks: RwLock::new(Hooks::none()),
             }),
         };
         for tool in registry.tools() {
@@ -146,8 +173,15 @@ impl ToolPolicy {
             .unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Runs `hooks` around every call of every agent from now on (calls already
+    /// running keep what they had).
+    pub fn set_hooks(&self, hooks: Hooks) {
+        *self.shared.hooks.write().unwrap_or_else(|p| p.into_inner()) = hooks;
+    }
+
     /// The rules a built-in tool called `name` gets: subagents lack `spawn`, `message`,
-    /// `edit_file` and `cron`; `exec` needs approval per `[exec] approval`.
+    /// `edit_file` and `cron`; `exec` needs approval per `[exec] approval`; only
+    /// `read_file`, `list_dir`, `web_search` and `web_fetch` are read-only.
     pub fn default_rules(&self, name: &str) -> ToolRules {
         ToolRules {
             subagents: !SUBAGENT_EXCLUDED.contains(&name),
@@ -156,6 +190,7 @@ impl ToolPolicy {
             } else {
                 ApprovalMode::Never
             },
+            read_only: READ_ONLY_TOOLS.contains(&name),
         }
     }
 
@@ -179,10 +214,14 @@ impl ToolPolicy {
         }
     }
 
-    /// Whether an agent of `kind` is offered the tool with `name` and `rules`.
-    fn offers(&self, kind: AgentKind, name: &str, rules: &ToolRules) -> bool {
+    /// Whether `role` is offered the tool with `name` and `rules`.
+    fn offers(&self, role: &AgentRole, name: &str, rules: &ToolRules) -> bool {
         let disabled = self.shared.config.disabled.iter().any(|d| d == name);
-        let excluded = kind == AgentKind::Subagent && !rules.subagents;
+        let excluded = match role {
+            AgentRole::Main => false,
+            AgentRole::Planner => !rules.read_only,
+            AgentRole::Subagent(_) => !rules.subagents,
+        };
         !disabled && !excluded
     }
 
@@ -190,7 +229,7 @@ impl ToolPolicy {
     pub fn tools_for(&self, role: &AgentRole) -> Vec<Arc<dyn Tool>> {
         self.catalog()
             .iter()
-            .filter(|e| self.offers(role.kind(), e.tool.name(), &e.rules))
+            .filter(|e| self.offers(role, e.tool.name(), &e.rules))
             .map(|e| self.guard(e, role))
             .collect()
     }
@@ -199,15 +238,28 @@ impl ToolPolicy {
     pub fn tool_for(&self, role: &AgentRole, name: &str) -> Option<Arc<dyn Tool>> {
         self.catalog()
             .iter()
-            .find(|e| e.tool.name() == name && self.offers(role.kind(), name, &e.rules))
+            .find(|e| e.tool.name() == name && self.offers(role, name, &e.rules))
             .map(|e| self.guard(e, role))
     }
 
     /// The names of the tools an agent of `kind` is offered (for its system prompt).
     pub fn names_for(&self, kind: AgentKind) -> Vec<String> {
+        let role = match kind {
+            AgentKind::Main => AgentRole::Main,
+            AgentKind::Subagent => AgentRole::Subagent(SubagentRef {
+                id: String::new(),
+                label: String::new(),
+                task: String::new(),
+            }),
+        };
+        self.names_for_role(&role)
+    }
+
+    /// The names of the tools `role` is offered.
+    pub fn names_for_role(&self, role: &AgentRole) -> Vec<String> {
         self.catalog()
             .iter()
-            .filter(|e| self.offers(kind, e.tool.name(), &e.rules))
+            .filter(|e| self.offers(role, e.tool.name(), &e.rules))
             .map(|e| e.tool.name().to_owned())
             .collect()
     }
@@ -233,7 +285,7 @@ impl ToolPolicy {
         Arc::new(Guarded {
             tool: entry.tool.clone(),
             approval: entry.rules.approval,
-            subagent: role.subagent().cloned(),
+            role: role.clone(),
             shared: self.shared.clone(),
         })
     }
@@ -262,7 +314,7 @@ pub const CANCELLED_WHILE_ASKING: &str =
 struct Guarded {
     tool: Arc<dyn Tool>,
     approval: ApprovalMode,
-    subagent: Option<SubagentRef>,
+    role: AgentRole,
     shared: Arc<Shared>,
 }
 
@@ -291,11 +343,29 @@ impl Tool for Guarded {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
+        let hooks = self
+            .shared
+            .hooks
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let hooked = hooks.has_tool_hooks(self.tool.name()).then(|| HookedCall {
+            tool_name: self.tool.name(),
+            tool_call_id: call_id,
+            agent: self.role.hook_agent(),
+        });
+        let (args, rewritten) = match &hooked {
+            Some(call) => match hooks.before_tool(call, args, &self.tool.parameters()).await {
+                BeforeTool::Run { args, rewritten } => (args, rewritten),
+                BeforeTool::Refuse(result) => return result,
+            },
+            None => (args, false),
+        };
         let call = GateCall {
             tool_name: self.tool.name(),
             tool_call_id: call_id,
             args: &args,
-            subagent: self.subagent.as_ref(),
+            subagent: self.role.subagent(),
         };
         let verdict = tokio::select! {
             biased;
@@ -305,6 +375,13 @@ impl Tool for Guarded {
         if let Err(reason) = verdict {
             return ToolResult::error(reason);
         }
-        self.tool.execute(call_id, args, cancel, updates).await
+        let result = self
+            .tool
+            .execute(call_id, args.clone(), cancel, updates)
+            .await;
+        match &hooked {
+            Some(call) => hooks.after_tool(call, &args, rewritten, result).await,
+            None => result,
+        }
     }
 }

@@ -123,6 +123,7 @@ async fn per_tool_rules_set_approval_and_subagent_access_for_any_tool() {
     let rules = ToolRules {
         subagents: false,
         approval: ApprovalMode::Ask,
+        read_only: false,
     };
     policy.register_with(counted("mcp__db__query", &runs), rules);
     policy.register_with(
@@ -130,6 +131,7 @@ async fn per_tool_rules_set_approval_and_subagent_access_for_any_tool() {
         ToolRules {
             subagents: true,
             approval: ApprovalMode::Never,
+            read_only: true,
         },
     );
     assert_eq!(names(&policy.tools_for(&subagent())), ["mcp__db__schema"]);
