@@ -6,6 +6,7 @@ pub mod rpc;
 pub use launch::{run_command, run_headless};
 
 use crate::agent::{AgentEvent, Message, ToolCall};
+use crate::hooks::{Hooks, PromptDecision, hook_marks};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -34,9 +35,24 @@ pub async fn run_prompt(
     supervisor: &Supervisor,
     subagents: &SubagentManager,
     runtime_events: &mut UnboundedReceiver<RuntimeEvent>,
+    hooks: &Hooks,
     prompt: String,
     json: bool,
 ) -> i32 {
+    let prompt = match hooks.prompt(&prompt).await {
+        PromptDecision::Send(text) => text,
+        PromptDecision::Block(reason) => {
+            while let Ok(event) = runtime_events.try_recv() {
+                if json {
+                    write_json_line(&event);
+                } else {
+                    report_on_stderr(&event);
+                }
+            }
+            eprintln!("claw-tui: a prompt hook blocked the prompt: {reason}");
+            return EXIT_RUN_FAILED;
+        }
+    };
     let mut events = supervisor.agent().subscribe(None);
     supervisor.submit(prompt);
     let mut calls: Vec<ToolCall> = Vec::new();
@@ -150,6 +166,7 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
                 .find(|c| c.id == *tool_call_id)
                 .map(|c| summarize_args(&c.args))
                 .unwrap_or_default();
+            let marks = hook_marks(&result.details);
             let line = if *is_error {
                 let first = result.content.lines().next().unwrap_or_default();
                 format!("✗ {tool_name} {args} — {}", clip(first, 100))
@@ -157,6 +174,10 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
                 format!("✓ {tool_name} {args}")
             };
             eprintln!("{}", line.trim_end());
+            // A block is the error line already; the other marks say what else happened.
+            for mark in marks.iter().filter(|m| !m.starts_with('⛔')) {
+                eprintln!("  {mark}");
+            }
         }
         AgentEvent::AutoRetryStart {
             attempt,

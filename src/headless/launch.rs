@@ -84,6 +84,7 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
                     &main.supervisor,
                     &main.subagents,
                     &mut main.events,
+                    &main.controls.hooks,
                     prompt,
                     json,
                 )
@@ -99,8 +100,14 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
                         None
                     }
                 };
-                let code =
-                    serve(&main.supervisor, main.events, approvals, tokio::io::stdin()).await;
+                let code = serve(
+                    &main.supervisor,
+                    &main.controls,
+                    main.events,
+                    approvals,
+                    tokio::io::stdin(),
+                )
+                .await;
                 if let Some(scheduler) = scheduler {
                     scheduler.stop().await;
                 }
@@ -110,6 +117,8 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
         agent.wait_for_idle().await;
         main.subagents.shutdown().await;
         main.supervisor.stop().await;
+        // The stop hook of the last run (and notify hooks) finish before the exit.
+        main.controls.hooks.drain().await;
         if let Some((finish, task)) = recording {
             // `state()` returns only after the last event was handed to the recorder.
             let _ = agent.state();

@@ -3,7 +3,10 @@
 
 use super::write_json_line;
 use crate::agent::{Agent, AgentEvent, QueueKind, QueueMode};
-use crate::runtime::{RuntimeEvent, Supervisor, SupervisorOutcome};
+use crate::checkpoint::{Conflicts, UndoOutcome};
+use crate::hooks::PromptDecision;
+use crate::runtime::{AgentMode, RuntimeEvent, Supervisor, SupervisorOutcome};
+use crate::setup::Controls;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -35,6 +38,27 @@ enum Command {
         id: String,
         decision: ApprovalDecision,
     },
+    SetMode {
+        mode: AgentMode,
+    },
+    Undo {
+        #[serde(default = "skip")]
+        conflicts: Conflicts,
+    },
+    Rewind {
+        turn: usize,
+        #[serde(default)]
+        files: bool,
+        #[serde(default)]
+        conversation: bool,
+        #[serde(default = "skip")]
+        conflicts: Conflicts,
+    },
+    Diff,
+}
+
+fn skip() -> Conflicts {
+    Conflicts::Skip
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
@@ -44,7 +68,8 @@ enum QueueName {
     FollowUp,
 }
 
-const COMMANDS: &str = "prompt, steer, follow_up, abort, get_state, set_queue_mode, approve";
+const COMMANDS: &str = "prompt, steer, follow_up, abort, get_state, set_queue_mode, approve, \
+                        set_mode, undo, rewind, diff";
 
 /// Approval requests waiting for an `approve` command, by id.
 #[derive(Clone, Default)]
@@ -80,6 +105,7 @@ impl PendingApprovals {
 /// finish; returns the exit code.
 pub async fn serve(
     supervisor: &Supervisor,
+    controls: &Controls,
     runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
     approvals: PendingApprovals,
     input: impl AsyncRead + Unpin,
@@ -92,7 +118,9 @@ pub async fn serve(
     loop {
         match lines.next_line().await {
             Ok(Some(line)) if line.trim().is_empty() => {}
-            Ok(Some(line)) => write_json_line(&handle_line(supervisor, &approvals, &line)),
+            Ok(Some(line)) => {
+                write_json_line(&handle_line(supervisor, controls, &approvals, &line).await)
+            }
             Ok(None) => break,
             Err(e) => {
                 write_json_line(
@@ -137,8 +165,104 @@ async fn forward_events(
     }
 }
 
+/// The text the prompt hooks let through, or the response refusing it.
+async fn prompted(controls: &Controls, name: &str, content: String) -> Result<String, Value> {
+    match controls.hooks.prompt(&content).await {
+        PromptDecision::Send(text) => Ok(text),
+        PromptDecision::Block(reason) => Err(json!({
+            "type": "response", "command": name, "ok": false, "blocked": true,
+            "error": format!("a prompt hook blocked it: {reason}"),
+        })),
+    }
+}
+
+/// Runs checkpoint work off the async runtime (it reads and writes files).
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(format!("the operation stopped unexpectedly: {e}")))
+}
+
+/// An undo or file rewind as response fields.
+fn undo_fields(outcome: &UndoOutcome) -> Value {
+    match outcome {
+        UndoOutcome::Done(report) => json!({
+            "done": true, "report": report, "message": report.message(),
+        }),
+        UndoOutcome::Confirm(question) => json!({
+            "done": false, "confirm": question, "message": format!(
+                "{} Nothing was changed; send it again with \"conflicts\": \"overwrite\" \
+                 or \"skip\".", question.message()
+            ),
+        }),
+    }
+}
+
+/// Runs `undo`, `rewind` and `diff`.
+async fn checkpoint_command(controls: &Controls, name: &str, command: Command) -> Value {
+    let checkpoints = controls.checkpoints.clone();
+    let outcome = match command {
+        Command::Undo { conflicts } => {
+            blocking(move || checkpoints.undo(conflicts).map(|o| undo_fields(&o))).await
+        }
+        Command::Rewind {
+            turn,
+            files,
+            conversation,
+            conflicts,
+        } => {
+            if !files && !conversation {
+                return failure(
+                    Some(name),
+                    "say what to rewind: \"files\": true, \"conversation\": true, or both"
+                        .into(),
+                );
+            }
+            blocking(move || {
+                let mut fields = json!({});
+                if files {
+                    let outcome = checkpoints.rewind_files(turn, conflicts)?;
+                    let confirm = matches!(outcome, UndoOutcome::Confirm(_));
+                    fields["files"] = undo_fields(&outcome);
+                    if confirm {
+                        return Ok(fields);
+                    }
+                }
+                if conversation {
+                    let rewound = checkpoints.rewind_conversation(turn)?;
+                    fields["conversation"] = json!({
+                        "prompt": rewound.prompt,
+                        "message_count": rewound.messages.len(),
+                    });
+                }
+                Ok(fields)
+            })
+            .await
+        }
+        Command::Diff => blocking(move || checkpoints.session_diff()).await.map(|files| {
+            let files: Vec<Value> = files
+                .iter()
+                .map(|f| json!({"change": f.change, "changed_outside": f.changed_outside}))
+                .collect();
+            json!({ "files": files })
+        }),
+        _ => return failure(Some(name), "not a checkpoint command".into()),
+    };
+    match outcome {
+        Ok(fields) => success(name, fields),
+        Err(e) => failure(Some(name), e),
+    }
+}
+
 /// Runs one command line and returns its response object.
-fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str) -> Value {
+async fn handle_line(
+    supervisor: &Supervisor,
+    controls: &Controls,
+    approvals: &PendingApprovals,
+    line: &str,
+) -> Value {
     let agent = supervisor.agent();
     let value: Value = match serde_json::from_str(line) {
         Ok(value) => value,
@@ -166,22 +290,38 @@ fn handle_line(supervisor: &Supervisor, approvals: &PendingApprovals, line: &str
     let name = name.unwrap_or_default();
     match command {
         // The supervisor decides atomically: idle starts a run, busy queues.
-        Command::Prompt { content } => match supervisor.submit(content) {
-            SupervisorOutcome::Started => success(&name, json!({})),
-            _ => success(
-                &name,
-                json!({"queued": "follow_up", "note": "the agent is busy; queued as a follow-up"}),
-            ),
+        Command::Prompt { content } => match prompted(controls, &name, content).await {
+            Err(refusal) => refusal,
+            Ok(content) => match supervisor.submit(content) {
+                SupervisorOutcome::Started => success(&name, json!({})),
+                _ => success(
+                    &name,
+                    json!({"queued": "follow_up", "note": "the agent is busy; queued as a follow-up"}),
+                ),
+            },
         },
-        Command::Steer { content } => match supervisor.steer(content) {
-            SupervisorOutcome::Started => {
-                success(&name, json!({"note": "the agent was idle; started a run"}))
+        Command::Steer { content } => match prompted(controls, &name, content).await {
+            Err(refusal) => refusal,
+            Ok(content) => match supervisor.steer(content) {
+                SupervisorOutcome::Started => {
+                    success(&name, json!({"note": "the agent was idle; started a run"}))
+                }
+                _ => success(&name, json!({"queued": "steering"})),
+            },
+        },
+        Command::FollowUp { content } => match prompted(controls, &name, content).await {
+            Err(refusal) => refusal,
+            Ok(content) => {
+                agent.follow_up(content);
+                success(&name, json!({}))
             }
-            _ => success(&name, json!({"queued": "steering"})),
         },
-        Command::FollowUp { content } => {
-            agent.follow_up(content);
-            success(&name, json!({}))
+        Command::SetMode { mode } => {
+            controls.modes.set(mode);
+            success(&name, json!({"mode": mode}))
+        }
+        command @ (Command::Undo { .. } | Command::Rewind { .. } | Command::Diff) => {
+            checkpoint_command(controls, &name, command).await
         }
         Command::Abort => {
             supervisor.abort();

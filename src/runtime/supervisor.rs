@@ -82,11 +82,15 @@ struct State {
     store: Option<Arc<dyn NotificationStore>>,
 }
 
+/// Told about each message the bus brings (a subagent finished, a cron job fired).
+pub type InboundObserver = Arc<dyn Fn(&InboundMessage) + Send + Sync>;
+
 struct Inner {
     agent: Agent,
     events: RuntimeEventSender,
     runtime: tokio::runtime::Handle,
     state: Mutex<State>,
+    observer: Mutex<Option<InboundObserver>>,
 }
 
 /// Owns the main agent's runs; cheap to clone. The background task it starts stops
@@ -131,6 +135,7 @@ impl Supervisor {
                 switching: false,
                 store: None,
             }),
+            observer: Mutex::new(None),
         });
         let stop = CancellationToken::new();
         let task = runtime.spawn(serve(
@@ -196,6 +201,16 @@ impl Supervisor {
                 }
             }
         }
+    }
+
+    /// Calls `observer` with every message the bus brings from now on, before it is
+    /// delivered (the `notify` hooks use this).
+    pub fn observe_inbound(&self, observer: InboundObserver) {
+        *self
+            .inner
+            .observer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(observer);
     }
 
     /// Delivers a notification: at once when idle, else after the active run ends.
@@ -433,7 +448,13 @@ async fn serve(
             biased;
             () = stop.cancelled() => break,
             message = inbound.recv(), if bus_open => match message {
-                Some(message) => inner.notify(message),
+                Some(message) => {
+                    let observer = inner.observer.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    if let Some(observer) = observer {
+                        observer(&message);
+                    }
+                    inner.notify(message);
+                }
                 // Another consumer took over the channel; runs still need pumping.
                 None => bus_open = false,
             },
