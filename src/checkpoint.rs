@@ -17,7 +17,9 @@ mod git;
 pub mod store;
 mod undo;
 
-pub use undo::{Conflicts, ExecSummary, SessionFile, UndoOutcome, UndoReport};
+pub use undo::{
+    Confirmation, Conflicts, ConversationRewind, ExecSummary, SessionFile, UndoOutcome, UndoReport,
+};
 
 use crate::agent::{Agent, Message, Tool, ToolResult, ToolUpdates};
 use crate::headless::clip;

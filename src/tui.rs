@@ -18,7 +18,9 @@ mod app;
 pub mod approval;
 pub mod chat;
 pub mod composer;
+mod control;
 pub mod dashboard;
+pub mod diff;
 pub mod highlight;
 pub mod history;
 pub mod keymap;
@@ -41,7 +43,7 @@ pub mod wrap;
 
 pub use app::{App, AppConfig, view};
 pub use launch::{launch, run};
-pub use msg::{CronRow, CronRunStatus, Effect, Msg, SubagentRow};
+pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
 pub use overlay::Overlay;
 
 use crate::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalRequest};
@@ -177,4 +179,6 @@ pub struct Options {
     /// The supervisor owning the agent's runs: prompts, steering and aborts go through
     /// it when given (so a keypress never races a notification), else to the agent.
     pub supervisor: Option<crate::runtime::Supervisor>,
+    /// Hooks, checkpoints and plan mode (`/undo`, `/rewind`, `/diff`, `/plan` need them).
+    pub controls: Option<crate::setup::Controls>,
 }

@@ -9,6 +9,7 @@
 
 mod agent;
 mod commands;
+mod control;
 mod route;
 mod sessions;
 mod view;
@@ -63,6 +64,8 @@ pub struct AppConfig {
     pub mouse_capture: bool,
     /// Time zone for clock times; `None`: the system's local time.
     pub time_zone: Option<chrono::FixedOffset>,
+    /// Whether the main agent starts in plan mode (`--plan`).
+    pub plan: bool,
 }
 
 impl AppConfig {
@@ -82,6 +85,7 @@ impl AppConfig {
             tool_execution: ToolExecution::Parallel,
             mouse_capture: true,
             time_zone: None,
+            plan: false,
         }
     }
 }
@@ -123,6 +127,9 @@ pub struct App {
     redraw: bool,
     /// The change came from the user (keys, paste, resize): drawn sooner than output.
     input_changed: bool,
+    /// A plan was answered in plan mode: Enter on an empty composer offers to
+    /// implement it.
+    plan_ready: bool,
 }
 
 impl App {
@@ -141,6 +148,7 @@ impl App {
                 workspace: config.workspace,
                 thinking: config.thinking,
                 tool_execution: config.tool_execution,
+                plan: config.plan,
             }),
             overlays: Overlays::default(),
             approvals: ApprovalQueue::default(),
@@ -158,6 +166,7 @@ impl App {
             clock_base: (now, SystemTime::now()),
             redraw: true,
             input_changed: false,
+            plan_ready: false,
         }
     }
 

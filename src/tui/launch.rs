@@ -228,6 +228,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
             runtime_events: Some(main.events),
             cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
             supervisor: Some(main.supervisor.clone()),
+            controls: Some(main.controls.clone()),
         };
         let session = (sessions.clone(), first);
         let code = client(
@@ -244,6 +245,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         main.supervisor.stop().await;
         main.subagents.shutdown().await;
         sessions.close().await;
+        let _ = tokio::time::timeout(QUIT_GRACE, main.controls.hooks.drain()).await;
         code
     });
     runtime.shutdown_background();
@@ -282,6 +284,10 @@ async fn client(
         approvals,
     } = inbox;
     forward_runtime(&mut options, &tx);
+    let controls = options.controls.take();
+    let plan = controls
+        .as_ref()
+        .is_some_and(|c| c.modes.mode() == crate::runtime::AgentMode::Plan);
     let mut rt = runtime::Runtime::new(
         agent.clone(),
         options.supervisor.take(),
@@ -291,6 +297,9 @@ async fn client(
         settings,
         sessions,
     );
+    rt.set_controls(controls);
+    let mut config = config;
+    config.plan = plan;
     let mut app = App::new(config);
     if let Ok(size) = term.size() {
         rt.dispatch(

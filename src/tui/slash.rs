@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 10] = [
+pub const COMMANDS: [(&str, &str, &str); 14] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -30,6 +30,26 @@ pub const COMMANDS: [(&str, &str, &str); 10] = [
         "/copy",
         "[code]",
         "copy the last answer (or its last code block) via OSC 52",
+    ),
+    (
+        "/plan",
+        "",
+        "plan mode on or off: the agent reads and plans, changes nothing",
+    ),
+    (
+        "/undo",
+        "",
+        "put back the files the last turn changed (says which)",
+    ),
+    (
+        "/rewind",
+        "",
+        "take files, the conversation or both back to an earlier prompt",
+    ),
+    (
+        "/diff",
+        "",
+        "every file the agent changed this session, against its content before",
     ),
     ("/new", "", "start a fresh session"),
     (
@@ -62,6 +82,14 @@ pub enum Command {
         /// Only the last code block.
         code: bool,
     },
+    /// Plan mode on or off.
+    Plan,
+    /// Undo the last turn's file changes.
+    Undo,
+    /// The rewind picker.
+    Rewind,
+    /// The session's diff.
+    Diff,
     /// A fresh session.
     New,
     /// The session picker.
@@ -117,6 +145,10 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
             "code" => Ok(Command::Copy { code: true }),
             _ => Err("/copy copies the last answer; /copy code its last code block".into()),
         },
+        "/plan" => Ok(Command::Plan),
+        "/undo" => Ok(Command::Undo),
+        "/rewind" => Ok(Command::Rewind),
+        "/diff" => Ok(Command::Diff),
         "/new" => Ok(Command::New),
         "/sessions" => Ok(Command::Sessions),
         "/quit" | "/exit" => Ok(Command::Quit),

@@ -6,6 +6,7 @@
 use super::widgets::{compact, spinner};
 use super::wrap::{clean, str_width};
 use crate::agent::{QueueKind, QueueMode, ThinkingLevel, ToolExecution, Usage};
+use crate::runtime::AgentMode;
 use crate::tui::theme::{Theme, Token};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -39,6 +40,7 @@ pub struct Status {
     follow_up_mode: QueueMode,
     tool_execution: ToolExecution,
     thinking: ThinkingLevel,
+    mode: AgentMode,
     hint: Option<(String, Instant)>,
 }
 
@@ -56,6 +58,8 @@ pub(crate) struct StatusConfig {
     pub thinking: ThinkingLevel,
     /// Tool execution mode.
     pub tool_execution: ToolExecution,
+    /// Whether the agent starts in plan mode.
+    pub plan: bool,
 }
 
 impl Status {
@@ -76,8 +80,23 @@ impl Status {
             follow_up_mode: QueueMode::OneAtATime,
             tool_execution: config.tool_execution,
             thinking: config.thinking,
+            mode: if config.plan {
+                AgentMode::Plan
+            } else {
+                AgentMode::Default
+            },
             hint: None,
         }
+    }
+
+    /// The main agent's mode (plan mode shows as `PLAN`).
+    pub fn mode(&self) -> AgentMode {
+        self.mode
+    }
+
+    /// The mode changed.
+    pub(crate) fn set_mode(&mut self, mode: AgentMode) {
+        self.mode = mode;
     }
 
     /// Whether a run is active.
@@ -259,6 +278,11 @@ impl Status {
                     self.tool_execution = mode;
                 }
             }
+            crate::runtime::mode::MODE_SETTING => {
+                if let Ok(mode) = from_value(value) {
+                    self.mode = mode;
+                }
+            }
             _ => {}
         }
         None
@@ -307,6 +331,16 @@ impl Status {
         let word = self.state_word(tools_running);
         let sep = Span::styled(" │ ", base.patch(theme.dim()));
         let mut spans = Vec::new();
+        if self.mode == AgentMode::Plan {
+            // First, so even the narrowest bar says that nothing will be changed.
+            spans.push(Span::styled(
+                " PLAN ",
+                theme
+                    .fg(Token::Warning)
+                    .add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            ));
+            spans.push(Span::raw(" "));
+        }
         for (i, part) in self.parts(tools_running).into_iter().enumerate() {
             if i > 0 {
                 spans.push(sep.clone());

@@ -2,6 +2,8 @@
 
 use super::{App, HINT};
 use crate::agent::{NoticeLevel, QueueKind};
+use crate::tools::fs::FileChange;
+use crate::tui::diff;
 use crate::tui::highlight::highlight_key;
 use crate::tui::msg::{Effect, HighlightRequest};
 use crate::tui::overlay::Overlay;
@@ -13,7 +15,7 @@ impl App {
     /// Enter: a command runs; a prompt starts a run, or queues a follow-up while running.
     pub(super) fn submit(&mut self) -> Handled {
         if self.composer.is_blank() {
-            return Handled::unchanged();
+            return self.offer_plan();
         }
         let text = self.composer.take();
         let mut handled = Handled::changed();
@@ -37,6 +39,7 @@ impl App {
             _ => text,
         };
         self.chat.follow();
+        self.plan_ready = false;
         handled.with(if self.status.running() {
             Effect::FollowUp(text)
         } else {
@@ -112,6 +115,10 @@ impl App {
                     }
                 }
             }
+            Command::Plan => self.cycle_mode(),
+            Command::Undo => self.undo(),
+            Command::Rewind => self.open_rewind(),
+            Command::Diff => Handled::changed().with(Effect::SessionDiff),
             Command::New => self.new_session(),
             Command::Sessions => Handled::changed().with(Effect::ListSessions),
             Command::Quit => Handled::changed().with(Effect::Quit),
@@ -125,7 +132,11 @@ impl App {
             return Handled::unchanged();
         };
         let args = pretty_json(&node.args);
-        let opened = self.overlays.push(Overlay::Detail { call_id, scroll: 0 });
+        let change = node
+            .result
+            .as_ref()
+            .and_then(|r| FileChange::from_details(&r.details));
+        let mut opened = self.overlays.push(Overlay::Detail { call_id, scroll: 0 });
         let theme = &self.theme.syntax_theme;
         if theme.is_empty() {
             return opened;
@@ -136,10 +147,13 @@ impl App {
             code: args,
             theme: theme.clone(),
         };
-        match self.highlights.request(request) {
-            Some(effect) => opened.with(effect),
-            None => opened,
+        let diff = change.and_then(|c| diff::highlight_request(&c, &self.theme));
+        for request in std::iter::once(request).chain(diff) {
+            if let Some(effect) = self.highlights.request(request) {
+                opened = opened.with(effect);
+            }
         }
+        opened
     }
 }
 

@@ -14,19 +14,10 @@ impl App {
     /// Replaces the conversation shown with `loaded`'s history.
     pub(super) fn load_session(&mut self, loaded: LoadedSession) -> Handled {
         self.session.switching = false;
-        self.clear_conversation();
         self.overlays.clear();
         self.session.id = loaded.id.clone();
         let count = loaded.messages.len();
-        let mut handled = Handled::changed();
-        for message in loaded.messages {
-            handled.absorb(self.replay(message));
-        }
-        self.status.set_turn(self.tools.turn_count());
-        self.tools.settle();
-        for id in self.chat.card_ids() {
-            handled.absorb(self.refresh_card(&id));
-        }
+        let mut handled = self.show_history(loaded.messages);
         for note in loaded.notes {
             handled.absorb(self.chat.notice(NoticeLevel::Info, note));
         }
@@ -52,6 +43,22 @@ impl App {
             handled.absorb(self.restore_to_composer(loaded.queued));
         }
         handled.with(Effect::SessionReady)
+    }
+
+    /// Shows `messages` in place of the conversation shown: the chat, the tool tree and
+    /// the usage totals are rebuilt from them.
+    pub(super) fn show_history(&mut self, messages: Vec<Message>) -> Handled {
+        self.clear_conversation();
+        let mut handled = Handled::changed();
+        for message in messages {
+            handled.absorb(self.replay(message));
+        }
+        self.status.set_turn(self.tools.turn_count());
+        self.tools.settle();
+        for id in self.chat.card_ids() {
+            handled.absorb(self.refresh_card(&id));
+        }
+        handled
     }
 
     /// Shows a recorded message as if it had just happened (no streaming, no timings).

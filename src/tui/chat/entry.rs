@@ -4,6 +4,7 @@
 
 use crate::agent::{AssistantMessage, Block, NoticeLevel, StopReason};
 use crate::headless::{clip, summarize_args};
+use crate::tools::fs::FileChange;
 use crate::tools::message::OutboundMessage;
 use crate::tui::highlight::HighlightCache;
 use crate::tui::markdown::{self, MdContext};
@@ -24,6 +25,8 @@ pub struct CardInfo {
     pub status: CallStatus,
     /// How long it ran.
     pub duration: Option<Duration>,
+    /// Lines added and removed, for a call that changed a file (`+3 −1`).
+    pub change: Option<(usize, usize)>,
 }
 
 impl CardInfo {
@@ -32,6 +35,12 @@ impl CardInfo {
         Self {
             status: node.status,
             duration: node.duration,
+            change: node
+                .result
+                .as_ref()
+                .and_then(|r| FileChange::from_details(&r.details))
+                .filter(|c| c.omitted.is_none())
+                .map(|c| (c.added, c.removed)),
         }
     }
 
@@ -183,6 +192,10 @@ fn tool_card(id: &str, name: &str, args: &serde_json::Value, ctx: &RenderCtx<'_>
     };
     if !summary.is_empty() {
         spans.push(Span::styled(format!(" {}", clean(&summary)), theme.text()));
+    }
+    if let Some((added, removed)) = info.and_then(|i| i.change) {
+        spans.push(Span::styled(format!(" +{added}"), theme.fg(Token::Success)));
+        spans.push(Span::styled(format!(" −{removed}"), theme.fg(Token::Error)));
     }
     let tail = match (status, info.and_then(|i| i.duration)) {
         (CallStatus::Skipped, _) => " · skipped".to_owned(),

@@ -49,7 +49,11 @@ pub(super) fn draw(area: Rect, buf: &mut Buffer, theme: &Theme, keymap: &KeyMap,
     ));
     lines.extend(row(
         "Enter".into(),
-        "tools: open the call's arguments and result",
+        "tools: open the call's arguments, result and diff (f folds long hunks)",
+    ));
+    lines.extend(row(
+        "Enter (empty)".into(),
+        "plan mode, after a plan: offer to implement it",
     ));
     lines.extend(row(
         "x / p / d".into(),

@@ -3,6 +3,7 @@
 
 use crate::agent::{AgentEvent, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResult};
 use crate::headless::summarize_args;
+use crate::hooks::hook_marks;
 use crate::tui::theme::Token;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -181,6 +182,14 @@ pub enum TreeRow {
         /// Nesting depth of the call.
         depth: usize,
         /// The line.
+        text: String,
+    },
+    /// What a hook did to the call (`⛔ blocked by hook: reason`, `✎ args rewritten by
+    /// hook`).
+    Mark {
+        /// Nesting depth of the call.
+        depth: usize,
+        /// The mark.
         text: String,
     },
 }
@@ -381,11 +390,23 @@ impl CallTree {
                             text: line.clone(),
                         });
                     }
-                } else if let Some(preview) = node.preview() {
-                    rows.push(TreeRow::Preview {
-                        depth,
-                        text: preview.to_owned(),
-                    });
+                } else {
+                    let marks = node
+                        .result
+                        .as_ref()
+                        .map(|r| hook_marks(&r.details))
+                        .unwrap_or_default();
+                    // A blocked call's result only repeats the reason its mark gives.
+                    let blocked = marks.iter().any(|m| m.starts_with('⛔'));
+                    if let Some(preview) = node.preview().filter(|_| !blocked) {
+                        rows.push(TreeRow::Preview {
+                            depth,
+                            text: preview.to_owned(),
+                        });
+                    }
+                    for text in marks {
+                        rows.push(TreeRow::Mark { depth, text });
+                    }
                 }
                 push_calls(rows, &node.children, depth + 1);
             }
