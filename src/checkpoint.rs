@@ -234,6 +234,38 @@ impl Checkpoints {
         })
     }
 
+    /// Takes again what the file a tool result names (`details.path`) holds, as what
+    /// the current turn left in it: an `after_tool` hook (a formatter) may have changed
+    /// it after the tool. Files the turn did not change are left alone.
+    pub fn refresh_after_hooks(&self, details: &Value) {
+        let Some(path) = details.get("path").and_then(Value::as_str) else {
+            return;
+        };
+        let path = PathBuf::from(path);
+        let Ok(Some(current)) = crate::tools::fs::read_current(&self.inner.workspace, &path)
+        else {
+            return;
+        };
+        self.record("a hook's change", |store, key| {
+            let Some(turn) = store.turns().last().filter(|t| {
+                t.message_index == key.message_index
+                    && t.prompt_ts == key.prompt_ts
+                    && t.files.contains_key(&path)
+            }) else {
+                return Ok(());
+            };
+            let turn = turn.id;
+            store.append(Record::After {
+                turn,
+                path: path.clone(),
+                blob: Blob::Content {
+                    sha256: store::hash(&current),
+                    stored: false,
+                },
+            })
+        });
+    }
+
     /// The path as the user reads it: relative to the workspace when inside it.
     fn shown(&self, path: &Path) -> String {
         path.strip_prefix(self.inner.workspace.root())

@@ -292,6 +292,10 @@ pub fn start_runtime_with(
         notifying(approver, &hooks),
     );
     policy.set_hooks(hooks.clone());
+    let refreshing = checkpoints.clone();
+    policy.observe_hooked_results(Arc::new(move |details| {
+        refreshing.refresh_after_hooks(details)
+    }));
     let bus = MessageBus::new();
     let subagent_prompt = build_system_prompt(
         &settings.workspace,

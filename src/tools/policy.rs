@@ -132,11 +132,16 @@ struct Entry {
     rules: ToolRules,
 }
 
+/// Told about the result details of each call whose `after_tool` hooks ran (a hook
+/// may have changed the file the tool wrote: a formatter).
+pub type HookedResultObserver = Arc<dyn Fn(&Value) + Send + Sync>;
+
 struct Shared {
     config: PolicyConfig,
     gate: ApprovalGate,
     catalog: Mutex<Vec<Entry>>,
     hooks: RwLock<Hooks>,
+    after_hooks: RwLock<Option<HookedResultObserver>>,
 }
 
 /// Every tool of the process and the rules they are offered under; cheap to clone,
@@ -156,6 +161,7 @@ impl ToolPolicy {
                 gate: ApprovalGate::new(approver),
                 catalog: Mutex::new(Vec::new()),
                 hooks: RwLock::new(Hooks::none()),
+                after_hooks: RwLock::new(None),
             }),
         };
         for tool in registry.tools() {
@@ -177,6 +183,17 @@ impl ToolPolicy {
     /// running keep what they had).
     pub fn set_hooks(&self, hooks: Hooks) {
         *self.shared.hooks.write().unwrap_or_else(|p| p.into_inner()) = hooks;
+    }
+
+    /// Calls `observer` (off the async runtime) with the result details of every call
+    /// after its `after_tool` hooks ran: the checkpoints take again what a file holds
+    /// once a formatter hook rewrote it.
+    pub fn observe_hooked_results(&self, observer: HookedResultObserver) {
+        *self
+            .shared
+            .after_hooks
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = Some(observer);
     }
 
     /// The rules a built-in tool called `name` gets: subagents lack `spawn`, `message`,
@@ -379,9 +396,20 @@ impl Tool for Guarded {
             .tool
             .execute(call_id, args.clone(), cancel, updates)
             .await;
-        match &hooked {
-            Some(call) => hooks.after_tool(call, &args, rewritten, result).await,
-            None => result,
+        let Some(call) = &hooked else {
+            return result;
+        };
+        let result = hooks.after_tool(call, &args, rewritten, result).await;
+        let observer = self
+            .shared
+            .after_hooks
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(observer) = observer {
+            let details = result.details.clone();
+            let _ = tokio::task::spawn_blocking(move || observer(&details)).await;
         }
+        result
     }
 }

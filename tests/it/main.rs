@@ -3,6 +3,7 @@
 
 mod agent;
 mod config;
+mod control;
 mod headless;
 mod private_files;
 mod provider;

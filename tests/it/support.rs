@@ -7,6 +7,7 @@
 )]
 
 pub mod bin;
+pub mod control;
 pub mod cron;
 pub mod exec;
 pub mod fake_llm;

@@ -49,7 +49,7 @@ pub(super) fn draw(area: Rect, buf: &mut Buffer, theme: &Theme, keymap: &KeyMap,
     ));
     lines.extend(row(
         "Enter".into(),
-        "tools: open the call's arguments, result and diff (f folds long hunks)",
+        "tools: open the call's arguments, result and diff",
     ));
     lines.extend(row(
         "Enter (empty)".into(),

@@ -1,0 +1,5 @@
+//! Tests of the user's controls: hooks, diffs of file changes, checkpoints with undo
+//! and rewind, and plan mode.
+
+mod hooks;
+mod hooks_e2e;
