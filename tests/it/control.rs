@@ -3,3 +3,4 @@
 
 mod hooks;
 mod hooks_e2e;
+mod diffs;
