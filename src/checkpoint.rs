@@ -377,7 +377,13 @@ impl Tool for TrackedExec {
             (Some(repo), Some(before)) => repo
                 .snapshot()
                 .await
-                .map(|after| before.changed_in(&after))
+                .map(|after| {
+                    before
+                        .changed_in(&after)
+                        .iter()
+                        .map(|p| repo.absolute(p).display().to_string())
+                        .collect()
+                })
                 .unwrap_or_default(),
             _ => Vec::new(),
         };

@@ -82,8 +82,16 @@ impl Repo {
     }
 }
 
+impl Repo {
+    /// The absolute path of `path`, relative to the repository.
+    pub fn absolute(&self, path: &str) -> PathBuf {
+        self.root.join(path)
+    }
+}
+
 impl Snapshot {
-    /// The files whose status, size or modification time differs in `after`.
+    /// The files (relative to the repository) whose status, size or modification time
+    /// differs in `after`.
     pub fn changed_in(&self, after: &Snapshot) -> Vec<String> {
         let mut changed: Vec<String> = after
             .files

@@ -89,7 +89,7 @@ pub enum Record {
         command: String,
         /// Whether the workspace is in a git repository (else `changed` is unknown).
         git: bool,
-        /// The files it changed, relative to the repository.
+        /// The files it changed, absolute.
         #[serde(default)]
         changed: Vec<String>,
     },

@@ -14,7 +14,7 @@ use crate::session::Entry;
 use crate::tools::fs::{ChangeKind, FileChange, read_current, restore_file};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What to do with files changed since by someone else.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -305,13 +305,20 @@ impl Checkpoints {
             for run in &turn.execs {
                 exec.commands += 1;
                 exec.git |= run.git;
-                for path in &run.changed {
-                    if !exec.changed.contains(path) {
-                        exec.changed.push(path.clone());
-                    }
-                }
+                exec.changed.extend(run.changed.iter().cloned());
             }
         }
+        // A file a tool changed is put back below; that a command ran meanwhile (calls
+        // run in parallel) does not make it the command's change.
+        let mut by_exec: Vec<String> = exec
+            .changed
+            .iter()
+            .filter(|p| !targets.contains_key(Path::new(p.as_str())))
+            .map(|p| self.shown(Path::new(p)))
+            .collect();
+        by_exec.sort();
+        by_exec.dedup();
+        exec.changed = by_exec;
         let mut report = UndoReport {
             turns: prompts.clone(),
             exec,

@@ -4,3 +4,4 @@
 mod hooks;
 mod hooks_e2e;
 mod diffs;
+mod undo;

@@ -28,8 +28,8 @@ pub struct Rig {
     pub main: MainRuntime,
     /// The session file, when [`Rig::with_session`] opened one.
     pub session: Option<PathBuf>,
-    /// Ends the session's recorder when dropped.
-    recorder: Option<tokio::sync::oneshot::Sender<()>>,
+    /// The session's recorder.
+    recorder: Option<(tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<()>)>,
 }
 
 /// Writes an executable script `name` with `body` into `dir`; returns its path.
@@ -93,9 +93,19 @@ impl Rig {
             .session_binding(&self.settings)
             .enter(&writer, None);
         self.session = Some(writer.path().to_path_buf());
-        let (finish, _task) = claw_tui::session::record_events(&self.main.agent, writer);
-        self.recorder = Some(finish);
+        self.recorder = Some(claw_tui::session::record_events(&self.main.agent, writer));
         self
+    }
+
+    /// Stops recording the session (everything recorded is synced and the file closed)
+    /// and reads it back.
+    pub async fn close_session(&mut self) -> claw_tui::session::SessionData {
+        let (finish, task) = self.recorder.take().expect("no session is recorded");
+        // `state()` returns only after the last event was handed to the recorder.
+        let _ = self.main.agent.state();
+        let _ = finish.send(());
+        task.await.unwrap();
+        claw_tui::session::load(self.session.as_ref().unwrap()).unwrap()
     }
 
     /// The workspace.
