@@ -5,3 +5,5 @@ mod hooks;
 mod hooks_e2e;
 mod diffs;
 mod undo;
+mod rpc;
+mod client;

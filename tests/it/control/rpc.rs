@@ -1,0 +1,162 @@
+//! The controls over `--mode rpc` in the real binary, against the fake OpenAI-compatible
+//! server: `undo` and `rewind` put files and the conversation back, and plan mode
+//! (`set_mode`, `--plan`) takes every mutating tool out of the request and puts them
+//! back, with the plan-mode note in the system prompt only while it is on.
+
+use crate::support::bin::Sandbox;
+use crate::support::fake_llm::openai::{done_marker, finish, text_reply, tool, usage};
+use crate::support::fake_llm::{FakeLlm, Recorded, Scripted};
+use crate::support::rpc::RpcProcess;
+use serde_json::{Value, json};
+
+/// A streamed reply calling `name` with `args`.
+fn tool_reply(id: &str, name: &str, args: Value) -> Scripted {
+    Scripted::sse([
+        tool(Some(0), Some(id), Some(name), &args.to_string()),
+        finish("tool_calls"),
+        usage(10, 5, 0),
+        done_marker(),
+    ])
+}
+
+fn sandbox_for(server: &FakeLlm) -> Sandbox {
+    let sandbox = Sandbox::new();
+    sandbox.write_config(&format!(
+        "provider = \"local\"\n\n[providers.local]\napi = \"openai\"\nbase_url = \"{}/v1\"\n\
+         model = \"fake\"\n",
+        server.url()
+    ));
+    sandbox
+}
+
+fn is_end(line: &Value) -> bool {
+    line["type"] == "agent_end"
+}
+
+fn response(rpc: &RpcProcess, command: &str) -> Value {
+    rpc.until(|l| l["type"] == "response" && l["command"] == command)
+        .pop()
+        .unwrap()
+}
+
+fn prompt(rpc: &mut RpcProcess, text: &str) {
+    rpc.send(&json!({"type": "prompt", "content": text}).to_string());
+    rpc.until(is_end);
+}
+
+fn tool_names(request: &Recorded) -> Vec<String> {
+    request.body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn system_prompt(request: &Recorded) -> String {
+    request.body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+const MUTATING: [&str; 6] = ["write_file", "edit_file", "exec", "cron", "spawn", "message"];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rpc_undo_removes_what_the_turn_created_and_rewind_cuts_the_conversation() {
+    let server = FakeLlm::start(vec![
+        tool_reply(
+            "call_1",
+            "write_file",
+            json!({"path": "notes/plan.md", "content": "step 1\n"}),
+        ),
+        Scripted::sse(text_reply(&["Wrote the plan."])),
+        Scripted::sse(text_reply(&["Second answer."])),
+    ])
+    .await;
+    let sandbox = sandbox_for(&server);
+    let ws = sandbox.workspace();
+    let mut rpc = RpcProcess::start(&sandbox, &[]);
+    prompt(&mut rpc, "write the plan");
+    assert!(ws.join("notes/plan.md").exists());
+    prompt(&mut rpc, "and then?");
+
+    rpc.send(r#"{"type":"undo"}"#);
+    let undone = response(&rpc, "undo");
+    assert_eq!(undone["ok"], true, "{undone}");
+    assert_eq!(undone["report"]["removed"], json!(["notes/plan.md"]));
+    assert_eq!(undone["report"]["turns"], json!(["write the plan"]));
+    assert!(!ws.join("notes/plan.md").exists(), "the file is gone");
+    assert!(
+        undone["message"]
+            .as_str()
+            .unwrap()
+            .contains("Removed notes/plan.md"),
+        "{undone}"
+    );
+
+    rpc.send(r#"{"type":"rewind","turn":2,"conversation":true}"#);
+    let rewound = response(&rpc, "rewind");
+    assert_eq!(rewound["ok"], true, "{rewound}");
+    assert_eq!(rewound["conversation"]["prompt"], "and then?");
+    assert_eq!(rewound["conversation"]["message_count"], 4);
+    rpc.send(r#"{"type":"get_state"}"#);
+    assert_eq!(response(&rpc, "get_state")["state"]["message_count"], 4);
+
+    rpc.send(r#"{"type":"rewind","turn":9,"files":true}"#);
+    let refused = response(&rpc, "rewind");
+    assert_eq!(refused["ok"], false);
+    assert!(
+        refused["error"].as_str().unwrap().contains("no turn 9"),
+        "{refused}"
+    );
+    let (code, _) = rpc.close_and_wait();
+    assert_eq!(code, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan_mode_offers_no_mutating_tool_and_switching_back_restores_them() {
+    let server = FakeLlm::start(vec![
+        Scripted::sse(text_reply(&["1. read main.rs\n2. change it"])),
+        Scripted::sse(text_reply(&["Implementing."])),
+    ])
+    .await;
+    let sandbox = sandbox_for(&server);
+    let mut rpc = RpcProcess::start(&sandbox, &[]);
+    rpc.send(r#"{"type":"set_mode","mode":"plan"}"#);
+    let switched = response(&rpc, "set_mode");
+    assert_eq!(switched["mode"], "plan", "{switched}");
+    prompt(&mut rpc, "plan the change");
+    rpc.send(r#"{"type":"set_mode","mode":"default"}"#);
+    response(&rpc, "set_mode");
+    prompt(&mut rpc, "do it");
+
+    let requests = server.requests();
+    let planning = tool_names(&requests[0]);
+    for name in MUTATING {
+        assert!(!planning.contains(&name.to_owned()), "{name} in {planning:?}");
+    }
+    assert_eq!(planning, ["read_file", "list_dir", "web_search", "web_fetch"]);
+    assert!(system_prompt(&requests[0]).contains("# Plan mode"));
+    let doing = tool_names(&requests[1]);
+    for name in MUTATING {
+        assert!(doing.contains(&name.to_owned()), "{name} back in {doing:?}");
+    }
+    assert!(!system_prompt(&requests[1]).contains("# Plan mode"));
+    rpc.send(r#"{"type":"set_mode","mode":"sideways"}"#);
+    let bad = response(&rpc, "set_mode");
+    assert_eq!(bad["ok"], false, "{bad}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_plan_flag_starts_in_plan_mode() {
+    let server = FakeLlm::start(vec![Scripted::sse(text_reply(&["A plan."]))]).await;
+    let sandbox = sandbox_for(&server);
+    let mut rpc = RpcProcess::start(&sandbox, &["--plan"]);
+    prompt(&mut rpc, "plan");
+    let names = tool_names(&server.requests()[0]);
+    assert!(!names.iter().any(|n| MUTATING.contains(&n.as_str())), "{names:?}");
+}
