@@ -242,8 +242,7 @@ impl Checkpoints {
             return;
         };
         let path = PathBuf::from(path);
-        let Ok(Some(current)) = crate::tools::fs::read_current(&self.inner.workspace, &path)
-        else {
+        let Ok(Some(current)) = crate::tools::fs::read_current(&self.inner.workspace, &path) else {
             return;
         };
         self.record("a hook's change", |store, key| {
@@ -283,9 +282,7 @@ impl ChangeObserver for Checkpoints {
     fn before_change(&self, path: &Path, prior: Prior<'_>) {
         self.record("a file's content", |store, key| {
             let turn = Self::turn_for(store, key)?;
-            let known = store
-                .turn(turn)
-                .is_some_and(|t| t.files.contains_key(path));
+            let known = store.turn(turn).is_some_and(|t| t.files.contains_key(path));
             if known {
                 return Ok(());
             }

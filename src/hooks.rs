@@ -41,12 +41,17 @@ pub enum PromptDecision {
     Block(String),
 }
 
+/// Asks the stop watcher to start the hooks of every run end it has been sent, then
+/// answers.
+type Flush = tokio::sync::oneshot::Sender<()>;
+
 struct Inner {
     config: HooksConfig,
     runner: Runner,
     session_id: Mutex<String>,
     events: RuntimeEventSender,
     background: Mutex<Vec<JoinHandle<()>>>,
+    stop_watcher: Mutex<Option<tokio::sync::mpsc::UnboundedSender<Flush>>>,
 }
 
 /// The configured hooks and how to run them; cheap to clone. Without any hook
@@ -83,6 +88,7 @@ impl Hooks {
                 session_id: Mutex::new(String::new()),
                 events,
                 background: Mutex::new(Vec::new()),
+                stop_watcher: Mutex::new(None),
             })),
         }
     }
@@ -102,7 +108,9 @@ impl Hooks {
     /// Whether any `[[hooks.prompt]]` is configured (else prompts go out unchanged, at
     /// once).
     pub fn has_prompt_hooks(&self) -> bool {
-        self.inner.as_ref().is_some_and(|i| !i.config.prompt.is_empty())
+        self.inner
+            .as_ref()
+            .is_some_and(|i| !i.config.prompt.is_empty())
     }
 
     /// The input of a hook: the event, the session, the workspace and `fields`.
@@ -173,6 +181,49 @@ impl Hooks {
         self.in_background("stop", json!({ "last_answer": last_answer }));
     }
 
+    /// Runs the stop hooks each time `agent` goes idle (must be called inside a Tokio
+    /// runtime).
+    pub fn watch_stops(&self, agent: &crate::agent::Agent) {
+        let Some(inner) = &self.inner else {
+            return;
+        };
+        if inner.config.stop.is_empty() {
+            return;
+        }
+        let mut ends = agent.subscribe(Some(&[crate::agent::EventKind::AgentEnd]));
+        let (flush_tx, mut flushes) = tokio::sync::mpsc::unbounded_channel::<Flush>();
+        *lock(&inner.stop_watcher) = Some(flush_tx);
+        let hooks = self.clone();
+        tokio::spawn(async move {
+            let stopped = |event: crate::agent::AgentEvent| {
+                if let crate::agent::AgentEvent::AgentEnd { messages } = event {
+                    let answer = messages
+                        .iter()
+                        .rev()
+                        .find_map(crate::agent::Message::as_assistant)
+                        .map(|a| a.text())
+                        .unwrap_or_default();
+                    hooks.stop(&answer);
+                }
+            };
+            loop {
+                tokio::select! {
+                    event = ends.recv() => match event {
+                        Some(event) => stopped(event),
+                        None => return,
+                    },
+                    Some(flush) = flushes.recv() => {
+                        // Run ends already sent are in the channel: start their hooks.
+                        while let Ok(event) = ends.try_recv() {
+                            stopped(event);
+                        }
+                        let _ = flush.send(());
+                    }
+                }
+            }
+        });
+    }
+
     /// Runs the notify hooks in the background: `kind` (`approval`, `subagent`,
     /// `cron`) waits for the user, described by `message`, with more `fields`.
     pub fn notify(&self, kind: &str, message: &str, fields: Value) {
@@ -213,11 +264,19 @@ impl Hooks {
         background.push(task);
     }
 
-    /// Waits for the stop and notify hooks still running (before the process exits).
+    /// Waits for the stop and notify hooks still running (before the process exits),
+    /// including those of a run that ended just now.
     pub async fn drain(&self) {
         let Some(inner) = &self.inner else {
             return;
         };
+        let watcher = lock(&inner.stop_watcher).clone();
+        if let Some(watcher) = watcher {
+            let (done, flushed) = tokio::sync::oneshot::channel();
+            if watcher.send(done).is_ok() {
+                let _ = flushed.await;
+            }
+        }
         let tasks: Vec<JoinHandle<()>> = std::mem::take(&mut *lock(&inner.background));
         for task in tasks {
             let _ = task.await;

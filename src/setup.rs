@@ -2,10 +2,10 @@
 //! agent's tools) with the user's hooks, the checkpoints of file changes, subagents, the
 //! main agent, its plan-mode switch and the supervisor that owns it.
 
-use crate::agent::{Agent, EventKind, Message};
+use crate::agent::Agent;
 use crate::checkpoint::Checkpoints;
-use crate::hooks::Hooks;
 use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
+use crate::hooks::Hooks;
 use crate::llm::Provider;
 use crate::llm::demo::DemoProvider;
 use crate::runtime::cron::{CronFired, CronOptions, CronService, SchedulerHandle};
@@ -16,9 +16,9 @@ use crate::runtime::{
 };
 use crate::session::{SessionData, SessionRouter, SessionWriter};
 use crate::tools::ToolRegistry;
+use crate::tools::Workspace;
 use crate::tools::cron::{CronTool, UnavailableCron};
 use crate::tools::exec::{Approver, ExecTool};
-use crate::tools::Workspace;
 use crate::tools::fs::file_tools_observed;
 use crate::tools::message::{MessageSender, MessageTool};
 use crate::tools::policy::{AgentKind, AgentRole, PolicyConfig, ToolPolicy};
@@ -392,19 +392,5 @@ fn run_event_hooks(agent: &Agent, supervisor: &Supervisor, hooks: &Hooks) {
         let fields = serde_json::json!({ "chat_id": message.chat_id });
         observing.notify(&message.sender_id, &message.content, fields);
     }));
-    let mut ends = agent.subscribe(Some(&[EventKind::AgentEnd]));
-    let hooks = hooks.clone();
-    tokio::spawn(async move {
-        while let Some(event) = ends.recv().await {
-            if let crate::agent::AgentEvent::AgentEnd { messages } = event {
-                let answer = messages
-                    .iter()
-                    .rev()
-                    .find_map(Message::as_assistant)
-                    .map(|a| a.text())
-                    .unwrap_or_default();
-                hooks.stop(&answer);
-            }
-        }
-    });
+    hooks.watch_stops(agent);
 }

@@ -89,9 +89,22 @@ impl Repo {
     }
 }
 
+/// Whether `path` names the temp file the file tools write beside a file before
+/// renaming it over it (`.NAME.XXXXXXXX.tmp`): seen by a command's snapshot only because
+/// a `write_file` ran at the same time.
+fn is_tool_temp(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let Some(middle) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    middle
+        .rsplit_once('.')
+        .is_some_and(|(_, hex)| hex.len() == 8 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 impl Snapshot {
     /// The files (relative to the repository) whose status, size or modification time
-    /// differs in `after`.
+    /// differs in `after`; the file tools' own temp files are left out.
     pub fn changed_in(&self, after: &Snapshot) -> Vec<String> {
         let mut changed: Vec<String> = after
             .files
@@ -106,7 +119,21 @@ impl Snapshot {
                 .filter(|path| !after.files.contains_key(*path))
                 .cloned(),
         );
+        changed.retain(|path| !is_tool_temp(path));
         changed.sort();
         changed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_tool_temp;
+
+    #[test]
+    fn the_tools_temp_files_are_recognised() {
+        assert!(is_tool_temp("src/.main.rs.0a1b2c3d.tmp"));
+        assert!(!is_tool_temp("src/.main.rs.tmp"));
+        assert!(!is_tool_temp("notes.tmp"));
+        assert!(!is_tool_temp(".env.zzzzzzzz.tmp"));
     }
 }

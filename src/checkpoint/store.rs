@@ -3,8 +3,8 @@
 //! (each content stored once, whichever turn and file it came from). Everything is
 //! private: 0600 files in 0700 directories.
 
-use sha2::{Digest, Sha256};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::{self, Write};
@@ -187,8 +187,10 @@ impl Store {
             Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return,
             Err(e) => {
-                self.warnings
-                    .push(format!("cannot read the checkpoints {}: {e}", path.display()));
+                self.warnings.push(format!(
+                    "cannot read the checkpoints {}: {e}",
+                    path.display()
+                ));
                 return;
             }
         };

@@ -7,8 +7,8 @@
 //! are listed for the user to confirm; [`Conflicts::Skip`] leaves them, and
 //! [`Conflicts::Overwrite`] restores them too.
 
-use super::store::{Blob, Record, Store, TurnRecord};
 use super::Checkpoints;
+use super::store::{Blob, Record, Store, TurnRecord};
 use crate::agent::{Message, now_ms};
 use crate::session::Entry;
 use crate::tools::fs::{ChangeKind, FileChange, read_current, restore_file};
@@ -146,8 +146,9 @@ impl UndoReport {
                 n => format!("{n} commands"),
             };
             let changed = match (self.exec.git, self.exec.changed.is_empty()) {
-                (false, _) => " This is not a git repository: check what they changed yourself."
-                    .to_owned(),
+                (false, _) => {
+                    " This is not a git repository: check what they changed yourself.".to_owned()
+                }
                 (true, true) => " git status shows no file changed by them.".to_owned(),
                 (true, false) => format!(
                     " git status shows they changed: {}.",
@@ -409,12 +410,9 @@ impl Checkpoints {
                 }
                 let changed_outside = !target.after.matches(current.as_deref());
                 let change = match store.content(&target.before) {
-                    Ok(before) => FileChange::between(
-                        &shown,
-                        before.as_deref(),
-                        current.as_deref(),
-                        false,
-                    ),
+                    Ok(before) => {
+                        FileChange::between(&shown, before.as_deref(), current.as_deref(), false)
+                    }
                     Err(e) => FileChange::omitted(&shown, ChangeKind::Edited, &e.to_string()),
                 };
                 files.push(SessionFile {

@@ -216,8 +216,7 @@ async fn checkpoint_command(controls: &Controls, name: &str, command: Command) -
             if !files && !conversation {
                 return failure(
                     Some(name),
-                    "say what to rewind: \"files\": true, \"conversation\": true, or both"
-                        .into(),
+                    "say what to rewind: \"files\": true, \"conversation\": true, or both".into(),
                 );
             }
             blocking(move || {
@@ -241,13 +240,15 @@ async fn checkpoint_command(controls: &Controls, name: &str, command: Command) -
             })
             .await
         }
-        Command::Diff => blocking(move || checkpoints.session_diff()).await.map(|files| {
-            let files: Vec<Value> = files
-                .iter()
-                .map(|f| json!({"change": f.change, "changed_outside": f.changed_outside}))
-                .collect();
-            json!({ "files": files })
-        }),
+        Command::Diff => blocking(move || checkpoints.session_diff())
+            .await
+            .map(|files| {
+                let files: Vec<Value> = files
+                    .iter()
+                    .map(|f| json!({"change": f.change, "changed_outside": f.changed_outside}))
+                    .collect();
+                json!({ "files": files })
+            }),
         _ => return failure(Some(name), "not a checkpoint command".into()),
     };
     match outcome {

@@ -142,7 +142,10 @@ fn quote(stderr: &str) -> String {
     if stderr.is_empty() {
         return String::new();
     }
-    format!(": {}", crate::headless::clip(&stderr.replace('\n', " "), QUOTED_STDERR))
+    format!(
+        ": {}",
+        crate::headless::clip(&stderr.replace('\n', " "), QUOTED_STDERR)
+    )
 }
 
 /// The reason a block gives: its text, or a default naming the hook.

@@ -124,7 +124,12 @@ impl Hooks {
 
     /// Runs the `before_tool` hooks for `call` with `args` (each sees the arguments the
     /// previous one left); a rewrite is checked against the tool's `schema`.
-    pub async fn before_tool(&self, call: &HookedCall<'_>, args: Value, schema: &Value) -> BeforeTool {
+    pub async fn before_tool(
+        &self,
+        call: &HookedCall<'_>,
+        args: Value,
+        schema: &Value,
+    ) -> BeforeTool {
         let Some(inner) = &self.inner else {
             return BeforeTool::Run {
                 args,
@@ -133,7 +138,12 @@ impl Hooks {
         };
         let mut args = args;
         let mut rewritten = false;
-        for hook in inner.config.before_tool.iter().filter(|h| h.applies_to(call.tool_name)) {
+        for hook in inner
+            .config
+            .before_tool
+            .iter()
+            .filter(|h| h.applies_to(call.tool_name))
+        {
             let input = self.call_input(inner, "before_tool", call, json!({ "args": args }));
             match inner.runner.run(hook, &input).await {
                 Outcome::Continue => {}
@@ -187,7 +197,12 @@ impl Hooks {
         let Some(inner) = &self.inner else {
             return result;
         };
-        for hook in inner.config.after_tool.iter().filter(|h| h.applies_to(call.tool_name)) {
+        for hook in inner
+            .config
+            .after_tool
+            .iter()
+            .filter(|h| h.applies_to(call.tool_name))
+        {
             let seen = json!({
                 "args": args,
                 "result": { "content": result.content, "is_error": result.is_error },
@@ -205,7 +220,10 @@ impl Hooks {
                 Outcome::Json(answer) => {
                     if answer.get("decision").and_then(Value::as_str) == Some("block") {
                         let reason = run::block_reason(
-                            answer.get("reason").and_then(Value::as_str).unwrap_or_default(),
+                            answer
+                                .get("reason")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default(),
                             &hook.command,
                         );
                         result.content = format!("{BLOCKED_PREFIX} {reason}");

@@ -94,14 +94,19 @@ pub fn diff_lines(
 ) -> Vec<StyledLine> {
     let mut out = Vec::new();
     if let Some(why) = &change.omitted {
-        out.push(StyledLine::plain(format!("(no lines shown: {why})"), theme.dim()));
+        out.push(StyledLine::plain(
+            format!("(no lines shown: {why})"),
+            theme.dim(),
+        ));
         return out;
     }
     let (old_w, new_w) = change
         .hunks
         .iter()
         .map(|h| (h.old_start + h.old_count, h.new_start + h.new_count))
-        .fold((1, 1), |(a, b), (o, n)| (a.max(digits(o)), b.max(digits(n))));
+        .fold((1, 1), |(a, b), (o, n)| {
+            (a.max(digits(o)), b.max(digits(n)))
+        });
     let mut index = 0;
     for hunk in &change.hunks {
         out.push(StyledLine::plain(
@@ -119,7 +124,11 @@ pub fn diff_lines(
                 if i == FOLD_HEAD {
                     let hidden = count - FOLD_HEAD - FOLD_TAIL;
                     out.push(StyledLine::plain(
-                        format!("{:w$}   ⋯ {hidden} lines folded (f unfolds)", "", w = old_w + new_w),
+                        format!(
+                            "{:w$}   ⋯ {hidden} lines folded (f unfolds)",
+                            "",
+                            w = old_w + new_w
+                        ),
                         theme.dim(),
                     ));
                 }
@@ -134,11 +143,7 @@ pub fn diff_lines(
                 LineKind::Removed => ("−", Token::Error),
                 LineKind::Context => (" ", Token::Dim),
             };
-            let gutter = format!(
-                "{} {} │",
-                number(line.old, old_w),
-                number(line.new, new_w)
-            );
+            let gutter = format!("{} {} │", number(line.old, old_w), number(line.new, new_w));
             let spans = match (line.kind, highlighted.and_then(|h| h.get(this))) {
                 (LineKind::Removed, _) => {
                     vec![Span::styled(clean(&line.text), theme.fg(Token::Error))]
@@ -204,7 +209,11 @@ mod tests {
         assert!(folded[FOLD_HEAD + 1].text().contains("30 lines folded"));
         let full = diff_lines(&change, &theme, None, false);
         assert_eq!(full.len(), 61);
-        let first: String = full[1].first_prefix.iter().map(|s| s.content.as_ref()).collect();
+        let first: String = full[1]
+            .first_prefix
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
         assert_eq!(first, "   1 │+ ");
     }
 }

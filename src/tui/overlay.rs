@@ -10,7 +10,6 @@ mod sessions;
 pub use control::{IMPLEMENT_PREFIX, PendingRewind};
 
 use super::highlight::HighlightCache;
-use crate::checkpoint::{Confirmation, SessionFile};
 use super::keymap::{Action, KeyMap};
 use super::msg::{Effect, SessionRow};
 use super::part::{Handled, Intent};
@@ -18,6 +17,7 @@ use super::theme::Theme;
 use super::tool_tree::ToolTree;
 use super::widgets::{centered, dialog, scrolled};
 use super::wrap::{StyledLine, wrap};
+use crate::checkpoint::{Confirmation, SessionFile};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -118,11 +118,9 @@ impl Runtime {
     /// pass through them (in order) before they reach the agent.
     pub fn set_controls(&mut self, controls: Option<Controls>) {
         self.prompts = match (&controls, &self.supervisor) {
-            (Some(c), Some(supervisor)) if c.hooks.has_prompt_hooks() => Some(super::control::prompt_gate(
-                c.hooks.clone(),
-                supervisor.clone(),
-                self.tx.clone(),
-            )),
+            (Some(c), Some(supervisor)) if c.hooks.has_prompt_hooks() => Some(
+                super::control::prompt_gate(c.hooks.clone(), supervisor.clone(), self.tx.clone()),
+            ),
             _ => None,
         };
         self.controls = controls;

@@ -1,9 +1,9 @@
 //! Tests of the user's controls: hooks, diffs of file changes, checkpoints with undo
 //! and rewind, and plan mode.
 
+mod client;
+mod diffs;
 mod hooks;
 mod hooks_e2e;
-mod diffs;
-mod undo;
 mod rpc;
-mod client;
+mod undo;

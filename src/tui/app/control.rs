@@ -178,7 +178,9 @@ impl App {
             .iter()
             .filter_map(|f| diff::highlight_request(&f.change, &self.theme))
             .collect();
-        let mut handled = self.overlays.replace(Overlay::SessionDiff { files, scroll: 0 });
+        let mut handled = self
+            .overlays
+            .replace(Overlay::SessionDiff { files, scroll: 0 });
         for request in requests {
             if let Some(effect) = self.highlights.request(request) {
                 handled = handled.with(effect);

@@ -46,9 +46,7 @@ fn carry_on(rewind: Option<&PendingRewind>, conflicts: Conflicts) -> Effect {
 /// since too, s or n skips them, anything else cancels.
 pub(super) fn confirm_key(rewind: Option<&PendingRewind>, code: KeyCode) -> Handled {
     match code {
-        KeyCode::Char('y' | 'Y') => {
-            Handled::changed().with(carry_on(rewind, Conflicts::Overwrite))
-        }
+        KeyCode::Char('y' | 'Y') => Handled::changed().with(carry_on(rewind, Conflicts::Overwrite)),
         KeyCode::Char('s' | 'S' | 'n' | 'N') | KeyCode::Enter => {
             Handled::changed().with(carry_on(rewind, Conflicts::Skip))
         }
@@ -93,7 +91,10 @@ pub(super) fn implement_key(plan: &str, code: KeyCode) -> Handled {
     match code {
         KeyCode::Char('y' | 'Y') | KeyCode::Enter => Handled::changed()
             .with(Effect::SetMode(AgentMode::Default))
-            .with(Effect::Prompt(format!("{IMPLEMENT_PREFIX}\n\n{}", plan.trim()))),
+            .with(Effect::Prompt(format!(
+                "{IMPLEMENT_PREFIX}\n\n{}",
+                plan.trim()
+            ))),
         _ => Handled::changed(),
     }
 }
@@ -112,7 +113,10 @@ pub(super) fn draw_confirm(
         Some(r) => format!(" Rewind to prompt {}: files changed since ", r.turn),
     };
     let body = dialog(theme, rect, title, buf);
-    let mut lines = vec![StyledLine::plain(question.message(), theme.fg(Token::Warning))];
+    let mut lines = vec![StyledLine::plain(
+        question.message(),
+        theme.fg(Token::Warning),
+    )];
     if !question.clean.is_empty() {
         lines.push(StyledLine::plain(
             format!("Restored either way: {}.", question.clean.join(", ")),
@@ -164,7 +168,12 @@ pub(super) fn draw_picker(
 /// Draws the rewind choice.
 pub(super) fn draw_choice(area: Rect, buf: &mut Buffer, theme: &Theme, turn: usize, prompt: &str) {
     let rect = centered(area, 70, 9);
-    let body = dialog(theme, rect, format!(" Rewind to before prompt {turn} "), buf);
+    let body = dialog(
+        theme,
+        rect,
+        format!(" Rewind to before prompt {turn} "),
+        buf,
+    );
     let first = clean(prompt.lines().next().unwrap_or_default());
     let lines = vec![
         StyledLine::plain(format!("“{first}”"), theme.fg(Token::User)),
@@ -242,9 +251,9 @@ pub(super) fn draw_session_diff(
     (scroll, unfolded): (u16, bool),
 ) {
     let rect = centered(area, 90, area.height.saturating_sub(2));
-    let (added, removed) = files
-        .iter()
-        .fold((0, 0), |(a, r), f| (a + f.change.added, r + f.change.removed));
+    let (added, removed) = files.iter().fold((0, 0), |(a, r), f| {
+        (a + f.change.added, r + f.change.removed)
+    });
     let title = format!(
         " Session diff: {} file(s) +{added} −{removed} · ↑↓ scroll · f folds · Esc closes ",
         files.len()

@@ -35,20 +35,28 @@ fn enter_command(app: &mut claw_tui::tui::App, command: &str) -> Vec<Effect> {
 fn undo_asks_about_files_changed_since_and_the_answer_decides() {
     let mut app = app();
     let effects = enter_command(&mut app, "/undo");
-    assert!(effects.contains(&Effect::Undo(Conflicts::Ask)), "{effects:?}");
+    assert!(
+        effects.contains(&Effect::Undo(Conflicts::Ask)),
+        "{effects:?}"
+    );
     let question = Confirmation {
         turns: vec!["fix it".into()],
         clean: vec!["a.rs".into()],
         changed: vec!["b.rs".into()],
     };
     app.update(Msg::Undone(Ok(UndoOutcome::Confirm(question))));
-    assert!(matches!(app.overlay(), Some(Overlay::ConfirmUndo { rewind: None, .. })));
+    assert!(matches!(
+        app.overlay(),
+        Some(Overlay::ConfirmUndo { rewind: None, .. })
+    ));
     insta::assert_snapshot!("undo_confirmation", draw(&mut app).backend());
     assert_eq!(
         app.update(key(KeyCode::Char('y'))),
         [Effect::Undo(Conflicts::Overwrite)]
     );
-    app.update(Msg::Undone(Ok(UndoOutcome::Confirm(Confirmation::default()))));
+    app.update(Msg::Undone(Ok(UndoOutcome::Confirm(
+        Confirmation::default(),
+    ))));
     assert_eq!(
         app.update(key(KeyCode::Char('s'))),
         [Effect::Undo(Conflicts::Skip)]
@@ -76,7 +84,12 @@ fn undo_and_rewind_wait_while_the_agent_works() {
                 .any(|e| matches!(e, Effect::Undo(_) | Effect::Rewind { .. })),
             "{effects:?}"
         );
-        assert!(notices(&app).last().unwrap().contains("The agent is working"));
+        assert!(
+            notices(&app)
+                .last()
+                .unwrap()
+                .contains("The agent is working")
+        );
     }
 }
 
@@ -93,17 +106,30 @@ fn rewind_picks_a_prompt_then_what_to_take_back() {
             vec![text("ok")],
             StopReason::Stop,
         );
-        clock.at(&mut app, 10 * i as u64 + 6, agent(AgentEvent::AgentEnd { messages: vec![] }));
+        clock.at(
+            &mut app,
+            10 * i as u64 + 6,
+            agent(AgentEvent::AgentEnd { messages: vec![] }),
+        );
     }
     enter_command(&mut app, "/rewind");
     let Some(Overlay::Rewind { prompts, selected }) = app.overlay() else {
         panic!("no picker: {:?}", app.overlay())
     };
-    assert_eq!((prompts.as_slice(), *selected), (&["first".to_owned(), "second".into(), "third".into()][..], 2));
+    assert_eq!(
+        (prompts.as_slice(), *selected),
+        (
+            &["first".to_owned(), "second".into(), "third".into()][..],
+            2
+        )
+    );
     app.update(key(KeyCode::Up));
     insta::assert_snapshot!("rewind_picker", draw(&mut app).backend());
     app.update(key(KeyCode::Enter));
-    assert!(matches!(app.overlay(), Some(Overlay::RewindChoice { turn: 2, .. })));
+    assert!(matches!(
+        app.overlay(),
+        Some(Overlay::RewindChoice { turn: 2, .. })
+    ));
     insta::assert_snapshot!("rewind_choice", draw(&mut app).backend());
     assert_eq!(
         app.update(key(KeyCode::Char('c'))),
@@ -134,7 +160,12 @@ fn rewind_picks_a_prompt_then_what_to_take_back() {
         .filter(|e| matches!(e.kind, claw_tui::tui::chat::EntryKind::User(_)))
         .collect();
     assert_eq!(users.len(), 1);
-    assert!(notices(&app).last().unwrap().contains("Rewound the conversation to before prompt 2"));
+    assert!(
+        notices(&app)
+            .last()
+            .unwrap()
+            .contains("Rewound the conversation to before prompt 2")
+    );
 }
 
 #[test]
@@ -147,7 +178,11 @@ fn plan_mode_shows_plan_and_enter_after_a_plan_offers_to_implement_it() {
     run_start(&clock, &mut app, "how would you add caching?");
     let plan = "1. Add a cache module.\n2. Use it in fetch().";
     answer(&clock, &mut app, 10, vec![text(plan)], StopReason::Stop);
-    clock.at(&mut app, 11, agent(AgentEvent::AgentEnd { messages: vec![] }));
+    clock.at(
+        &mut app,
+        11,
+        agent(AgentEvent::AgentEnd { messages: vec![] }),
+    );
     let screen = draw(&mut app);
     let bar = (0..screen.backend().buffer().area.width)
         .map(|x| screen.backend().buffer()[(x, 39)].symbol().to_owned())
@@ -194,13 +229,19 @@ fn the_tree_marks_what_hooks_did_and_a_blocked_prompt_comes_back() {
         StopReason::ToolUse,
     );
     for (id, command) in [("a", "rm -rf src"), ("b", "ls")] {
-        start(&clock, &mut app, 20, id, "exec", json!({"command": command}));
+        start(
+            &clock,
+            &mut app,
+            20,
+            id,
+            "exec",
+            json!({"command": command}),
+        );
     }
     let blocked = ToolResult::error("Blocked by a hook: rm outside build/ is not allowed (src)")
         .with_details(json!({"hook": {"blocked": "rm outside build/ is not allowed (src)"}}));
-    let rewritten = ToolResult::text("a.txt").with_details(
-        json!({"hook": {"rewritten_args": {"command": "ls -1"}}}),
-    );
+    let rewritten = ToolResult::text("a.txt")
+        .with_details(json!({"hook": {"rewritten_args": {"command": "ls -1"}}}));
     for (id, result) in [("a", blocked), ("b", rewritten)] {
         clock.at(
             &mut app,
@@ -232,7 +273,9 @@ fn plan_mode_in_the_real_client_offers_no_exec_and_offers_the_plan() {
     let mut tui = Tui::demo(sandbox.dir.path(), "0", &[]);
     tui.wait_for("the idle state", |s| status_line(s).contains("idle"));
     tui.send("\x1b[Z");
-    tui.wait_for("PLAN in the status bar", |s| status_line(s).trim_start().starts_with("PLAN "));
+    tui.wait_for("PLAN in the status bar", |s| {
+        status_line(s).trim_start().starts_with("PLAN ")
+    });
     tui.send("run touch made-in-plan-mode\r");
     let screen = tui.wait_for("the refused call", |s| {
         s.contents().contains("The exec tool is not available") && status_line(s).contains("idle")
@@ -251,4 +294,30 @@ fn plan_mode_in_the_real_client_offers_no_exec_and_offers_the_plan() {
         s.contents().contains("✓ exec") && status_line(s).contains("idle")
     });
     assert!(sandbox.workspace().join("made-after").exists());
+}
+
+#[test]
+fn prompt_hooks_in_the_real_client_block_or_add_context() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config(
+        "[[hooks.prompt]]\ncommand = \"\"\"input=$(cat); case \"$input\" in \
+         *password*) echo 'no passwords, please' >&2; exit 2;; \
+         *) echo '{\"context\": \"House rule: be brief.\"}';; esac\"\"\"\n",
+    );
+    let mut tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    tui.wait_for("the idle state", |s| status_line(s).contains("idle"));
+    tui.send("my password is hunter2\r");
+    let screen = tui.wait_text("A prompt hook blocked your message: no passwords, please");
+    assert!(
+        !screen.contains("› my password"),
+        "the message was not sent:\n{screen}"
+    );
+    // The text is back in the composer (Ctrl+C clears it); the next message goes out
+    // with the hook's context added, as the chat shows it.
+    tui.send("\x03");
+    tui.send("hello there\r");
+    let screen = tui.wait_for("the message with its context", |s| {
+        s.contents().contains("› hello there") && status_line(s).contains("idle")
+    });
+    assert!(screen.contains("House rule: be brief."), "{screen}");
 }

@@ -21,11 +21,7 @@ use tokio_util::sync::CancellationToken;
 const MAIN_RS: &str = "use std::env;\n\nfn main() {\n    let args: Vec<String> = env::args().collect();\n    let name = args.get(1).map(String::as_str).unwrap_or(\"world\");\n    println!(\"hello {name}\");\n}\n\nfn unused() {}\n";
 
 /// Runs `tool` with `args` in a temp workspace prepared by `setup`.
-async fn real_result(
-    tool: &str,
-    args: Value,
-    setup: impl FnOnce(&Path),
-) -> ToolResult {
+async fn real_result(tool: &str, args: Value, setup: impl FnOnce(&Path)) -> ToolResult {
     let dir = tempfile::tempdir().unwrap();
     setup(dir.path());
     let ws = Arc::new(Workspace::new(dir.path().canonicalize().unwrap(), false));
@@ -131,7 +127,10 @@ async fn an_edit_shows_plus_three_minus_one_and_its_highlighted_diff() {
     let colours: std::collections::HashSet<_> = (x..x + needle.len() as u16)
         .map(|x| buf[(x, y)].fg)
         .collect();
-    assert!(colours.len() >= 2, "the added line is highlighted: {colours:?}");
+    assert!(
+        colours.len() >= 2,
+        "the added line is highlighted: {colours:?}"
+    );
 }
 
 #[tokio::test]
@@ -167,7 +166,12 @@ fn long_hunks_fold_in_the_overlay_and_f_unfolds_them() {
     let content: String = (1..=80).map(|i| format!("line {i}\n")).collect();
     let change = FileChange::between("big.txt", None, Some(content.as_bytes()), false);
     let result = ToolResult::text("Wrote it.").with_details(json!({"change": change}));
-    let mut app = scene("write a big file", "write_file", json!({"path": "big.txt"}), result);
+    let mut app = scene(
+        "write a big file",
+        "write_file",
+        json!({"path": "big.txt"}),
+        result,
+    );
     open_detail(&mut app);
     let folded = draw(&mut app);
     find(folded.backend().buffer(), "50 lines folded (f unfolds)");

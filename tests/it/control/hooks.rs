@@ -45,7 +45,8 @@ fn input(rig: &Rig, name: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn exit_2_blocks_the_call_and_the_model_reads_stderr() {
-    let script = "cat > \"$(dirname \"$0\")/before.json\"; echo 'no writes in this repo' >&2; exit 2";
+    let script =
+        "cat > \"$(dirname \"$0\")/before.json\"; echo 'no writes in this repo' >&2; exit 2";
     let mut rig = Rig::start(
         &before("sh {scripts}/block.sh", "^write_file$"),
         &[("block.sh", script)],
@@ -55,7 +56,10 @@ async fn exit_2_blocks_the_call_and_the_model_reads_stderr() {
         ],
     );
     let events = rig.prompt("write a.txt").await;
-    assert!(!rig.file("a.txt").exists(), "the blocked write did not happen");
+    assert!(
+        !rig.file("a.txt").exists(),
+        "the blocked write did not happen"
+    );
     let sent = sent_results(&rig.provider.requests()[1]);
     assert_eq!(sent[0].content, "Blocked by a hook: no writes in this repo");
     assert!(sent[0].is_error);
@@ -75,7 +79,8 @@ async fn exit_2_blocks_the_call_and_the_model_reads_stderr() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_json_decision_blocks_too() {
-    let script = "cat > /dev/null; echo '{\"decision\": \"block\", \"reason\": \"use the build dir\"}'";
+    let script =
+        "cat > /dev/null; echo '{\"decision\": \"block\", \"reason\": \"use the build dir\"}'";
     let mut rig = Rig::start(
         &before("sh {scripts}/json.sh", "write"),
         &[("json.sh", script)],
@@ -117,7 +122,10 @@ esac"#;
     );
     let results = tool_results(&events);
     assert!(!results[0].is_error, "{:?}", results[0]);
-    assert_eq!(hook_marks(&results[0].details), ["✎ args rewritten by hook"]);
+    assert_eq!(
+        hook_marks(&results[0].details),
+        ["✎ args rewritten by hook"]
+    );
     assert_eq!(
         results[0].details["hook"]["rewritten_args"]["path"],
         "safe/out.txt"
@@ -125,7 +133,9 @@ esac"#;
     let sent = sent_results(&rig.provider.requests()[1]);
     assert!(sent[1].is_error);
     assert!(
-        sent[1].content.contains("rewrote the arguments of write_file into invalid ones")
+        sent[1]
+            .content
+            .contains("rewrote the arguments of write_file into invalid ones")
             && sent[1].content.contains("/path"),
         "{}",
         sent[1].content
@@ -136,7 +146,8 @@ esac"#;
 async fn after_tool_replaces_the_result_the_model_gets() {
     let script = r#"cat > "$(dirname "$0")/after.json"
 echo '{"result": "replaced by the hook", "is_error": false}'"#;
-    let config = "[[hooks.after_tool]]\nmatch = \"^read_file$\"\ncommand = \"sh {scripts}/after.sh\"\n";
+    let config =
+        "[[hooks.after_tool]]\nmatch = \"^read_file$\"\ncommand = \"sh {scripts}/after.sh\"\n";
     let mut rig = Rig::start(
         config,
         &[("after.sh", script)],
@@ -177,7 +188,12 @@ esac"#;
     let sent = crate::support::runs::user_texts(&rig.provider.requests()[0]);
     assert_eq!(sent, ["add a test\n\nHouse rule: tests live in t/."]);
     assert_eq!(input(&rig, "prompt.json")["prompt"], "add a test");
-    let blocked = rig.main.controls.hooks.prompt("my password is hunter2").await;
+    let blocked = rig
+        .main
+        .controls
+        .hooks
+        .prompt("my password is hunter2")
+        .await;
     assert_eq!(
         blocked,
         PromptDecision::Block("do not paste passwords".into())
@@ -245,10 +261,7 @@ async fn failing_hooks_warn_and_the_call_goes_on() {
     assert_eq!(std::fs::read_to_string(rig.file("a.txt")).unwrap(), "fine");
     assert!(!tool_results(&events)[0].is_error);
     let first = rig.next_hook_warning().await;
-    assert!(
-        first.contains("exited with code 3: broken"),
-        "{first}"
-    );
+    assert!(first.contains("exited with code 3: broken"), "{first}");
     let second = rig.next_hook_warning().await;
     assert!(second.contains("not JSON"), "{second}");
 }
@@ -269,7 +282,11 @@ async fn a_subagents_call_passes_the_same_hooks() {
     provider.route(
         "delegate",
         vec![
-            Reply::tool_calls(&[("m1", "spawn", json!({"task": "write it", "label": "writer"}))]),
+            Reply::tool_calls(&[(
+                "m1",
+                "spawn",
+                json!({"task": "write it", "label": "writer"}),
+            )]),
             Reply::text(&["started"]),
             Reply::text(&["noted"]),
         ],
@@ -277,7 +294,11 @@ async fn a_subagents_call_passes_the_same_hooks() {
     provider.route(
         "write it",
         vec![
-            Reply::tool_calls(&[("s1", "write_file", json!({"path": "sub.txt", "content": "x"}))]),
+            Reply::tool_calls(&[(
+                "s1",
+                "write_file",
+                json!({"path": "sub.txt", "content": "x"}),
+            )]),
             Reply::text(&["could not write"]),
         ],
     );
@@ -285,20 +306,57 @@ async fn a_subagents_call_passes_the_same_hooks() {
     let mut main =
         start_runtime_with(&settings, provider.clone(), outbound, Approver::Nobody).unwrap();
     main.supervisor.submit("delegate");
-    until_runtime(&mut main.events, |e| {
-        matches!(e, RuntimeEvent::SubagentUpdate { info } if info.status.is_finished())
-    })
+    until_runtime(
+        &mut main.events,
+        |e| matches!(e, RuntimeEvent::SubagentUpdate { info } if info.status.is_finished()),
+    )
     .await;
     main.subagents.wait_all().await;
     assert!(!settings.workspace.join("sub.txt").exists());
     let sent = sent_results(&provider.requests("write it")[1]);
-    assert_eq!(sent[0].content, "Blocked by a hook: subagents may not write");
-    let seen: Value = serde_json::from_str(
-        &std::fs::read_to_string(scripts.path().join("seen.json")).unwrap(),
-    )
-    .unwrap();
+    assert_eq!(
+        sent[0].content,
+        "Blocked by a hook: subagents may not write"
+    );
+    let seen: Value =
+        serde_json::from_str(&std::fs::read_to_string(scripts.path().join("seen.json")).unwrap())
+            .unwrap();
     assert_eq!(seen["agent"]["id"], "subagent-1");
     assert_eq!(seen["agent"]["task"], "write it");
     main.subagents.shutdown().await;
     main.supervisor.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_and_notify_hooks_hear_the_end_of_a_run_and_a_waiting_approval() {
+    use claw_tui::tools::exec::{ApprovalAsker, ApprovalDecision};
+    use futures::FutureExt;
+    let record = |name: &str| format!("cat >> \"$(dirname \"$0\")/{name}.jsonl\"");
+    let config = "[exec]\napproval = \"ask\"\n\n\
+                  [[hooks.stop]]\ncommand = \"sh {scripts}/stop.sh\"\n\n\
+                  [[hooks.notify]]\ncommand = \"sh {scripts}/notify.sh\"\n";
+    let asker: ApprovalAsker = Arc::new(|_| async { ApprovalDecision::Allow }.boxed());
+    let mut rig = Rig::start_with(
+        config,
+        &[
+            ("stop.sh", &record("stop")),
+            ("notify.sh", &record("notify")),
+        ],
+        vec![
+            Reply::tool_calls(&[("c1", "exec", json!({"command": "echo approved > ran.txt"}))]),
+            Reply::text(&["All done."]),
+        ],
+        Approver::Ask(asker),
+    );
+    rig.prompt("run it").await;
+    assert!(rig.file("ran.txt").exists());
+    rig.main.controls.hooks.drain().await;
+    let notify = input(&rig, "notify.jsonl");
+    assert_eq!(notify["event"], "notify");
+    assert_eq!(notify["kind"], "approval");
+    assert_eq!(notify["tool_name"], "exec");
+    assert_eq!(notify["args"]["command"], "echo approved > ran.txt");
+    let stop = input(&rig, "stop.jsonl");
+    assert_eq!(stop["event"], "stop");
+    assert_eq!(stop["last_answer"], "All done.");
 }

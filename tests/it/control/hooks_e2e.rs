@@ -12,8 +12,8 @@ use std::path::Path;
 
 /// The fenced blocks of the README, as (info string, text).
 fn readme_blocks() -> Vec<(String, String)> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let mut blocks = Vec::new();
     let mut current: Option<(String, String)> = None;
     for line in readme.lines() {
@@ -42,7 +42,11 @@ fn block(info: &str, needle: &str) -> String {
 fn install(ws: &Path, name: &str) {
     let dir = ws.join(".claw-tui/hooks");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(name), block("sh", &format!(".claw-tui/hooks/{name}"))).unwrap();
+    std::fs::write(
+        dir.join(name),
+        block("sh", &format!(".claw-tui/hooks/{name}")),
+    )
+    .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -50,7 +50,12 @@ fn tool_names(request: &Recorded) -> Vec<String> {
         .map(|tools| {
             tools
                 .iter()
-                .map(|t| t["function"]["name"].as_str().unwrap_or_default().to_owned())
+                .map(|t| {
+                    t["function"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned()
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -63,7 +68,14 @@ fn system_prompt(request: &Recorded) -> String {
         .to_owned()
 }
 
-const MUTATING: [&str; 6] = ["write_file", "edit_file", "exec", "cron", "spawn", "message"];
+const MUTATING: [&str; 6] = [
+    "write_file",
+    "edit_file",
+    "exec",
+    "cron",
+    "spawn",
+    "message",
+];
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rpc_undo_removes_what_the_turn_created_and_rewind_cuts_the_conversation() {
@@ -137,9 +149,15 @@ async fn plan_mode_offers_no_mutating_tool_and_switching_back_restores_them() {
     let requests = server.requests();
     let planning = tool_names(&requests[0]);
     for name in MUTATING {
-        assert!(!planning.contains(&name.to_owned()), "{name} in {planning:?}");
+        assert!(
+            !planning.contains(&name.to_owned()),
+            "{name} in {planning:?}"
+        );
     }
-    assert_eq!(planning, ["read_file", "list_dir", "web_search", "web_fetch"]);
+    assert_eq!(
+        planning,
+        ["read_file", "list_dir", "web_search", "web_fetch"]
+    );
     assert!(system_prompt(&requests[0]).contains("# Plan mode"));
     let doing = tool_names(&requests[1]);
     for name in MUTATING {
@@ -158,5 +176,8 @@ async fn the_plan_flag_starts_in_plan_mode() {
     let mut rpc = RpcProcess::start(&sandbox, &["--plan"]);
     prompt(&mut rpc, "plan");
     let names = tool_names(&server.requests()[0]);
-    assert!(!names.iter().any(|n| MUTATING.contains(&n.as_str())), "{names:?}");
+    assert!(
+        !names.iter().any(|n| MUTATING.contains(&n.as_str())),
+        "{names:?}"
+    );
 }

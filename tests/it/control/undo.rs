@@ -118,7 +118,11 @@ async fn a_file_changed_since_by_the_user_is_listed_and_skipped_unless_confirmed
     assert_eq!(read(&rig, "b.txt"), "the user's own edit\n");
     assert_eq!(read(&rig, "a.txt"), "alpha\nbeta\n");
     assert!(!rig.file("docs/c.txt").exists());
-    assert!(report.message().contains("Left as they are (changed since by something else): b.txt"));
+    assert!(
+        report
+            .message()
+            .contains("Left as they are (changed since by something else): b.txt")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -141,9 +145,17 @@ async fn confirming_overwrites_the_changed_file_too() {
 #[tokio::test(flavor = "multi_thread")]
 async fn rewinding_the_conversation_only_keeps_the_files_and_cuts_the_history() {
     let replies = vec![
-        Reply::tool_calls(&[("c1", "write_file", json!({"path": "one.txt", "content": "1\n"}))]),
+        Reply::tool_calls(&[(
+            "c1",
+            "write_file",
+            json!({"path": "one.txt", "content": "1\n"}),
+        )]),
         Reply::text(&["wrote one"]),
-        Reply::tool_calls(&[("c2", "write_file", json!({"path": "two.txt", "content": "2\n"}))]),
+        Reply::tool_calls(&[(
+            "c2",
+            "write_file",
+            json!({"path": "two.txt", "content": "2\n"}),
+        )]),
         Reply::text(&["wrote two"]),
         Reply::text(&["fresh answer"]),
     ];
@@ -182,11 +194,23 @@ async fn rewinding_the_conversation_only_keeps_the_files_and_cuts_the_history() 
 #[tokio::test(flavor = "multi_thread")]
 async fn rewinding_files_puts_back_everything_changed_since_that_prompt() {
     let replies = vec![
-        Reply::tool_calls(&[("c1", "write_file", json!({"path": "f.txt", "content": "v1\n"}))]),
+        Reply::tool_calls(&[(
+            "c1",
+            "write_file",
+            json!({"path": "f.txt", "content": "v1\n"}),
+        )]),
         Reply::text(&["v1"]),
-        Reply::tool_calls(&[("c2", "write_file", json!({"path": "f.txt", "content": "v2\n"}))]),
+        Reply::tool_calls(&[(
+            "c2",
+            "write_file",
+            json!({"path": "f.txt", "content": "v2\n"}),
+        )]),
         Reply::text(&["v2"]),
-        Reply::tool_calls(&[("c3", "write_file", json!({"path": "g.txt", "content": "g\n"}))]),
+        Reply::tool_calls(&[(
+            "c3",
+            "write_file",
+            json!({"path": "g.txt", "content": "g\n"}),
+        )]),
         Reply::text(&["g"]),
     ];
     let mut rig = Rig::start("", &[], replies);
@@ -223,7 +247,11 @@ fn git(dir: &Path, args: &[&str]) {
 async fn undo_says_exec_changes_stay_and_names_what_git_status_shows_they_changed() {
     let replies = vec![
         Reply::tool_calls(&[
-            ("c1", "write_file", json!({"path": "kept.txt", "content": "by the tool\n"})),
+            (
+                "c1",
+                "write_file",
+                json!({"path": "kept.txt", "content": "by the tool\n"}),
+            ),
             (
                 "c2",
                 "exec",
@@ -270,7 +298,11 @@ async fn the_session_diff_compares_with_the_content_before_the_first_change() {
             json!({"path": "a.txt", "old_text": "one", "new_text": "two"}),
         )]),
         Reply::text(&["2"]),
-        Reply::tool_calls(&[("c3", "write_file", json!({"path": "new.md", "content": "hi\n"}))]),
+        Reply::tool_calls(&[(
+            "c3",
+            "write_file",
+            json!({"path": "new.md", "content": "hi\n"}),
+        )]),
         Reply::text(&["3"]),
     ];
     let mut rig = Rig::start("", &[], replies);
@@ -305,5 +337,9 @@ async fn the_session_diff_compares_with_the_content_before_the_first_change() {
         .filter(|l| l.kind == claw_tui::tools::fs::LineKind::Removed)
         .map(|l| l.text.as_str())
         .collect();
-    assert_eq!(removed, ["alpha"], "against the content before the first change");
+    assert_eq!(
+        removed,
+        ["alpha"],
+        "against the content before the first change"
+    );
 }

@@ -29,7 +29,10 @@ pub struct Rig {
     /// The session file, when [`Rig::with_session`] opened one.
     pub session: Option<PathBuf>,
     /// The session's recorder.
-    recorder: Option<(tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<()>)>,
+    recorder: Option<(
+        tokio::sync::oneshot::Sender<()>,
+        tokio::task::JoinHandle<()>,
+    )>,
 }
 
 /// Writes an executable script `name` with `body` into `dir`; returns its path.

@@ -237,9 +237,20 @@ fn the_planner_is_offered_only_read_only_tools() {
         ["read_file", "mcp__db__query"]
     );
     assert!(policy.tool_for(&AgentRole::Planner, "exec").is_none());
-    assert!(policy.tool_for(&AgentRole::Planner, "mcp__db__drop").is_none());
+    assert!(
+        policy
+            .tool_for(&AgentRole::Planner, "mcp__db__drop")
+            .is_none()
+    );
     assert!(policy.tool_for(&AgentRole::Main, "mcp__db__drop").is_some());
-    for name in ["write_file", "edit_file", "exec", "cron", "spawn", "message"] {
+    for name in [
+        "write_file",
+        "edit_file",
+        "exec",
+        "cron",
+        "spawn",
+        "message",
+    ] {
         assert!(!policy.default_rules(name).read_only, "{name}");
     }
 }

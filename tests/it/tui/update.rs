@@ -312,7 +312,10 @@ fn tab_cycles_focus_and_typing_elsewhere_goes_to_the_composer() {
     assert_eq!(app.focus(), Focus::Composer);
     let effects = app.update(with(KeyCode::BackTab, KeyModifiers::SHIFT));
     assert_eq!(app.focus(), Focus::Composer);
-    assert_eq!(effects, [Effect::SetMode(claw_tui::runtime::AgentMode::Plan)]);
+    assert_eq!(
+        effects,
+        [Effect::SetMode(claw_tui::runtime::AgentMode::Plan)]
+    );
     app.update(key(KeyCode::Tab));
     app.update(key(KeyCode::Tab));
     assert_eq!(app.focus(), Focus::Tree);
