@@ -20,7 +20,8 @@ use tempfile::TempDir;
 
 /// A runtime, its scripted model and its workspace.
 pub struct Rig {
-    pub home: TempDir,
+    /// The temp home (config, workspace, data), removed with the rig.
+    _home: TempDir,
     /// Where the tests' hook scripts are (`{scripts}` in the config).
     pub scripts: TempDir,
     pub settings: Settings,
@@ -68,7 +69,7 @@ impl Rig {
         let outbound: MessageSender = Arc::new(|_| {});
         let main = start_runtime_with(&settings, provider.clone(), outbound, approver).unwrap();
         Rig {
-            home,
+            _home: home,
             scripts: dir,
             settings,
             provider,
