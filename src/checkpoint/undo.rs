@@ -336,22 +336,27 @@ impl Checkpoints {
                 Ok(current) if target.after.matches(current.as_deref()) => {
                     to_restore.push((path, target, shown, false))
                 }
-                Ok(_) => changed.push((path, target, shown)),
-                Err(e) => changed.push((path, target, format!("{shown} ({e})"))),
+                Ok(_) => changed.push((path, target, shown, None)),
+                // Unreadable now (a symlink swapped in, a directory...): the user decides,
+                // and a forced restore refuses what would not be safe.
+                Err(e) => changed.push((path, target, shown, Some(e.to_string()))),
             }
         }
         if !changed.is_empty() && conflicts == Conflicts::Ask {
             return Ok(UndoOutcome::Confirm(Confirmation {
                 turns: prompts,
                 clean: to_restore.iter().map(|(_, _, s, _)| s.clone()).collect(),
-                changed: changed.into_iter().map(|(_, _, s)| s).collect(),
+                changed: changed
+                    .into_iter()
+                    .map(|(_, _, shown, why)| with_reason(shown, why))
+                    .collect(),
             }));
         }
-        for (path, target, shown) in changed {
+        for (path, target, shown, why) in changed {
             if conflicts == Conflicts::Overwrite {
                 to_restore.push((path, target, shown, true));
             } else {
-                report.skipped.push(shown);
+                report.skipped.push(with_reason(shown, why));
             }
         }
         for (path, target, shown, forced) in to_restore {
@@ -422,5 +427,13 @@ impl Checkpoints {
             }
             files
         })
+    }
+}
+
+/// `shown`, with why it could not be read now when it could not.
+fn with_reason(shown: String, why: Option<String>) -> String {
+    match why {
+        Some(why) => format!("{shown} ({why})"),
+        None => shown,
     }
 }

@@ -5,5 +5,6 @@ mod client;
 mod diffs;
 mod hooks;
 mod hooks_e2e;
+mod hostile;
 mod rpc;
 mod undo;

@@ -1,6 +1,9 @@
 //! Putting a file back as it was (undo), and reading what it holds now (to notice a
 //! change made since by someone else), both through the same workspace handles as the
-//! tools: a symlink swapped in since cannot lead a restore outside the workspace.
+//! tools: a symlink swapped in since cannot lead a restore outside the workspace. Nor
+//! inside it: the path must still resolve to itself, or a command that replaced the
+//! file (or a directory above it) with a link could make undo write or remove another
+//! file that merely holds the same content.
 
 use super::{Kept, MAX_KEPT_BYTES, read_regular, replace_file};
 use crate::tools::Workspace;
@@ -8,10 +11,22 @@ use crate::tools::workspace::{Access, Located};
 use std::io;
 use std::path::Path;
 
+/// Where the file the tools changed at `path` (absolute, real) is, refusing a path that
+/// now resolves elsewhere through a symlink.
 fn locate(workspace: &Workspace, path: &Path) -> io::Result<Located> {
-    workspace
+    let located = workspace
         .locate(path, Access::Write)
-        .map_err(|refusal| io::Error::new(io::ErrorKind::PermissionDenied, refusal.to_string()))
+        .map_err(|refusal| io::Error::new(io::ErrorKind::PermissionDenied, refusal.to_string()))?;
+    if located.path() != path {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "a symlink is there now, leading to {}; left as it is",
+                located.path().display()
+            ),
+        ));
+    }
+    Ok(located)
 }
 
 /// What the file at `path` holds now: `Ok(None)` when it does not exist. Content larger
