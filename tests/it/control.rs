@@ -8,3 +8,4 @@ mod hooks_e2e;
 mod hostile;
 mod rpc;
 mod undo;
+mod undo_e2e;
