@@ -7,7 +7,8 @@
 
 use crate::support::control::Rig;
 use crate::support::runtime::{RoutingProvider, settings, until_runtime};
-use crate::support::{Reply, sent_results, tool_results};
+use crate::support::{Reply, sent_results, tool_results, until_agent_end};
+use claw_tui::agent::AgentEvent;
 use claw_tui::hooks::{PromptDecision, hook_marks};
 use claw_tui::runtime::RuntimeEvent;
 use claw_tui::setup::start_runtime_with;
@@ -275,7 +276,8 @@ async fn a_subagents_call_passes_the_same_hooks() {
         "cat > \"$(dirname \"$0\")/seen.json\"; echo 'subagents may not write' >&2; exit 2",
     );
     let (_home, settings) = settings(&format!(
-        "[[hooks.before_tool]]\nmatch = \"^write_file$\"\ncommand = \"sh {}/block.sh\"\n",
+        "[[hooks.before_tool]]\nmatch = \"^write_file$\"\ncommand = \"sh {0}/block.sh\"\n\n\
+         [[hooks.notify]]\ncommand = \"cat >> {0}/notify.jsonl\"\n",
         scripts.path().display()
     ));
     let provider = RoutingProvider::new();
@@ -305,6 +307,7 @@ async fn a_subagents_call_passes_the_same_hooks() {
     let outbound: MessageSender = Arc::new(|_| {});
     let mut main =
         start_runtime_with(&settings, provider.clone(), outbound, Approver::Nobody).unwrap();
+    let mut runs = main.agent.subscribe(None);
     main.supervisor.submit("delegate");
     until_runtime(
         &mut main.events,
@@ -323,6 +326,32 @@ async fn a_subagents_call_passes_the_same_hooks() {
             .unwrap();
     assert_eq!(seen["agent"]["id"], "subagent-1");
     assert_eq!(seen["agent"]["task"], "write it");
+
+    // The subagent's result reached the main agent (its run answered "noted"), and the
+    // notify hook heard of it first.
+    loop {
+        let events = until_agent_end(&mut runs).await;
+        let noted = events.iter().any(|e| {
+            matches!(e, AgentEvent::AgentEnd { messages } if messages.iter().any(|m| {
+                m.as_assistant().is_some_and(|a| a.text() == "noted")
+            }))
+        });
+        if noted {
+            break;
+        }
+    }
+    main.controls.hooks.drain().await;
+    let notified = std::fs::read_to_string(scripts.path().join("notify.jsonl")).unwrap();
+    let notify: Value = serde_json::from_str(notified.lines().next().unwrap()).unwrap();
+    assert_eq!(notify["event"], "notify");
+    assert_eq!(notify["kind"], "subagent");
+    assert!(
+        notify["message"]
+            .as_str()
+            .unwrap()
+            .contains("could not write"),
+        "{notify}"
+    );
     main.subagents.shutdown().await;
     main.supervisor.stop().await;
 }
