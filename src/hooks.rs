@@ -22,7 +22,7 @@ mod tool;
 
 pub use config::{EventHook, HooksConfig, ToolHook, ToolMatch};
 pub use run::BLOCK_EXIT_CODE;
-pub use tool::{BLOCKED_PREFIX, BeforeTool, HookedCall, hook_marks};
+pub use tool::{BLOCKED_PREFIX, BeforeTool, CANCELLED_IN_HOOK, HookedCall, hook_marks};
 
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use crate::tools::exec::ExecConfig;
@@ -31,6 +31,7 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 /// What the prompt hooks decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,8 +148,13 @@ impl Hooks {
         let mut text = prompt.to_owned();
         for hook in &inner.config.prompt {
             let input = self.input(inner, "prompt", json!({ "prompt": prompt }));
-            match inner.runner.run(hook, &input).await {
-                Outcome::Continue => {}
+            // A prompt is not cancelled: it goes out or not as a whole.
+            match inner
+                .runner
+                .run(hook, &input, &CancellationToken::new())
+                .await
+            {
+                Outcome::Continue | Outcome::Cancelled => {}
                 Outcome::Block(reason) => {
                     return PromptDecision::Block(run::block_reason(&reason, &hook.command));
                 }
@@ -254,7 +260,11 @@ impl Hooks {
         let input = self.input(inner, event, fields);
         let task = runtime.spawn(async move {
             for hook in &hooks {
-                if let Outcome::Failed { why, stderr } = running.runner.run(hook, &input).await {
+                let outcome = running
+                    .runner
+                    .run(hook, &input, &CancellationToken::new())
+                    .await;
+                if let Outcome::Failed { why, stderr } = outcome {
                     this.warn(&running, event, &hook.command, &why, &stderr);
                 }
             }

@@ -5,7 +5,8 @@
 //! - exit 0 and a JSON object on stdout: a decision (read by the caller);
 //! - exit 2: block, with stderr as the reason (the convention other agents' hooks use);
 //! - any other exit, a timeout, a signal, stdout that is not a JSON object, or a
-//!   command that cannot start: the hook failed, the caller goes on and warns.
+//!   command that cannot start: the hook failed, the caller goes on and warns;
+//! - the caller's cancellation (the user interrupted the run) kills it: cancelled.
 
 use super::config::HookCommand;
 use crate::tools::exec::{EnvPolicy, private_temp_dir, run_hook_command};
@@ -28,6 +29,8 @@ pub(crate) enum Outcome {
     Json(Map<String, Value>),
     /// Exit 2: block, for this reason (its stderr).
     Block(String),
+    /// The caller was cancelled while it ran; it was killed with what it started.
+    Cancelled,
     /// It failed: why, for the user; its stderr goes to the log.
     Failed {
         /// What went wrong.
@@ -49,8 +52,16 @@ pub(crate) struct Runner {
 }
 
 impl Runner {
-    /// Runs `hook` with `input` on stdin.
-    pub(crate) async fn run(&self, hook: &(dyn HookCommand + Sync), input: &Value) -> Outcome {
+    /// Runs `hook` with `input` on stdin; `cancel` kills it.
+    pub(crate) async fn run(
+        &self,
+        hook: &(dyn HookCommand + Sync),
+        input: &Value,
+        cancel: &CancellationToken,
+    ) -> Outcome {
+        if cancel.is_cancelled() {
+            return Outcome::Cancelled;
+        }
         let launcher = match &self.launcher {
             Some(path) => path.clone(),
             None => match std::env::current_exe() {
@@ -73,9 +84,12 @@ impl Runner {
             env,
             stdin,
             timeout,
-            &CancellationToken::new(),
+            cancel,
         )
         .await;
+        if cancel.is_cancelled() {
+            return Outcome::Cancelled;
+        }
         let run = match run {
             Ok(run) => run,
             Err(e) => return failed(format!("it could not be started: {e}")),

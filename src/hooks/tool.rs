@@ -6,6 +6,7 @@ use super::run::{self, Outcome};
 use super::{Hooks, Inner};
 use crate::agent::ToolResult;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 /// A tool call as its hooks see it.
 #[derive(Clone, Debug)]
@@ -34,6 +35,10 @@ pub enum BeforeTool {
 
 /// Prefix of the result of a call a hook blocked.
 pub const BLOCKED_PREFIX: &str = "Blocked by a hook:";
+
+/// The result of a call cancelled while a `before_tool` hook ran.
+pub const CANCELLED_IN_HOOK: &str =
+    "Cancelled while a before_tool hook ran (it was stopped); the call did not run.";
 
 /// Adds `key: value` to `details.hook`, keeping what the tool put in `details`.
 fn mark(details: &mut Value, key: &str, value: Value) {
@@ -123,12 +128,14 @@ impl Hooks {
     }
 
     /// Runs the `before_tool` hooks for `call` with `args` (each sees the arguments the
-    /// previous one left); a rewrite is checked against the tool's `schema`.
+    /// previous one left); a rewrite is checked against the tool's `schema`. `cancel`
+    /// (the call's) kills a hook still running, and the call does not run.
     pub async fn before_tool(
         &self,
         call: &HookedCall<'_>,
         args: Value,
         schema: &Value,
+        cancel: &CancellationToken,
     ) -> BeforeTool {
         let Some(inner) = &self.inner else {
             return BeforeTool::Run {
@@ -145,8 +152,11 @@ impl Hooks {
             .filter(|h| h.applies_to(call.tool_name))
         {
             let input = self.call_input(inner, "before_tool", call, json!({ "args": args }));
-            match inner.runner.run(hook, &input).await {
+            match inner.runner.run(hook, &input, cancel).await {
                 Outcome::Continue => {}
+                Outcome::Cancelled => {
+                    return BeforeTool::Refuse(ToolResult::error(CANCELLED_IN_HOOK));
+                }
                 Outcome::Block(reason) => {
                     return BeforeTool::Refuse(blocked(run::block_reason(&reason, &hook.command)));
                 }
@@ -208,8 +218,14 @@ impl Hooks {
                 "result": { "content": result.content, "is_error": result.is_error },
             });
             let input = self.call_input(inner, "after_tool", call, seen);
-            match inner.runner.run(hook, &input).await {
-                Outcome::Continue => {}
+            // Not cancelled with the call: the result is kept in the history either
+            // way, and a hook that redacts it must still see it.
+            match inner
+                .runner
+                .run(hook, &input, &CancellationToken::new())
+                .await
+            {
+                Outcome::Continue | Outcome::Cancelled => {}
                 Outcome::Block(reason) => {
                     let reason = run::block_reason(&reason, &hook.command);
                     result.content = format!("{BLOCKED_PREFIX} {reason}");

@@ -372,7 +372,10 @@ impl Tool for Guarded {
             agent: self.role.hook_agent(),
         });
         let (args, rewritten) = match &hooked {
-            Some(call) => match hooks.before_tool(call, args, &self.tool.parameters()).await {
+            Some(call) => match hooks
+                .before_tool(call, args, &self.tool.parameters(), &cancel)
+                .await
+            {
                 BeforeTool::Run { args, rewritten } => (args, rewritten),
                 BeforeTool::Refuse(result) => return result,
             },

@@ -247,6 +247,47 @@ wait"#;
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn interrupting_the_run_kills_a_running_before_tool_hook_and_the_call_does_not_run() {
+    // The hook would run far past the test's deadline: only the interrupt can end it.
+    let script = r#"d=$(dirname "$0")
+echo $$ > "$d/pid"
+sleep 300 &
+echo $! > "$d/child"
+echo started > "$d/gate"
+wait"#;
+    let config = "[[hooks.before_tool]]\ncommand = \"sh {scripts}/slow.sh\"\ntimeout_secs = 300\n";
+    let rig = Rig::start(
+        config,
+        &[("slow.sh", script)],
+        vec![
+            calls(&[write_call("c1", "a.txt", "must not be written")]),
+            Reply::text(&["ok"]),
+        ],
+    );
+    let gate = rig.trace("gate");
+    nix::unistd::mkfifo(&gate, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let mut events = rig.main.agent.subscribe(None);
+    rig.main.supervisor.submit("write".to_owned());
+    // Opening the pipe for reading waits until the hook opens it to write: it runs.
+    tokio::task::spawn_blocking(move || std::fs::read_to_string(gate).unwrap())
+        .await
+        .unwrap();
+    rig.main.supervisor.abort();
+    let events = until_agent_end(&mut events).await;
+    assert!(
+        !rig.file("a.txt").exists(),
+        "the call ran after the interrupt"
+    );
+    for name in ["pid", "child"] {
+        let pid = std::fs::read_to_string(rig.trace(name)).unwrap();
+        assert!(!alive(&pid), "the hook's {name} process {pid} still runs");
+    }
+    let results = tool_results(&events);
+    assert!(results[0].is_error);
+    assert_eq!(results[0].content, claw_tui::hooks::CANCELLED_IN_HOOK);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn failing_hooks_warn_and_the_call_goes_on() {
     let config = "[[hooks.before_tool]]\ncommand = \"echo broken >&2; exit 3\"\n\n\
                   [[hooks.before_tool]]\ncommand = \"echo this is not json\"\n";
