@@ -1,13 +1,14 @@
 //! Hooks through the real binary (`claw-tui -p` on the demo model) and the README's two
 //! worked examples, taken from the README itself: the `rm` guard blocks a command
-//! outside `build/` (the directory survives) and lets one inside run; the formatter
+//! outside `build/` (the directory survives), also when the model disguises it (`/bin/rm`,
+//! `build/../src`, a second command, quoting), and lets one inside run; the formatter
 //! formats what `write_file` wrote. And a hook's environment holds none of claw-tui's
 //! secrets.
 
-use crate::support::Reply;
 use crate::support::bin::{Sandbox, run};
 use crate::support::control::Rig;
-use serde_json::json;
+use crate::support::{Reply, sent_results};
+use serde_json::{Value, json};
 use std::path::Path;
 
 /// The fenced blocks of the README, as (info string, text).
@@ -80,6 +81,54 @@ async fn the_readme_rm_guard_blocks_rm_outside_build_and_lets_it_run_inside() {
     assert_eq!(code, 0, "{stderr}");
     assert!(!ws.join("build/out.o").exists(), "rm under build/ ran");
     assert!(stderr.contains("✓ exec rm -f build/out.o"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_readme_rm_guard_holds_against_rm_in_disguise() {
+    let disguised = [
+        "rm -f build/out.o; rm -rf src",
+        "/bin/rm -rf src",
+        "rm -rf build/../src",
+        "\\rm -rf src",
+        "\"rm\" -rf src",
+        "rm -rf 'src'",
+        "rm -f build/out.o\nrm -rf src",
+        "find src | xargs rm",
+        "rm -rf -- src",
+    ];
+    let named: Vec<(String, Value)> = disguised
+        .iter()
+        .enumerate()
+        .map(|(i, command)| (format!("c{i}"), json!({ "command": command })))
+        .collect();
+    let borrowed: Vec<(&str, &str, Value)> = named
+        .iter()
+        .map(|(id, args)| (id.as_str(), "exec", args.clone()))
+        .collect();
+    let mut rig = Rig::start(
+        &block("toml", "no-rm.sh"),
+        &[],
+        vec![Reply::tool_calls(&borrowed), Reply::text(&["tried"])],
+    );
+    install(rig.ws(), "no-rm.sh");
+    std::fs::create_dir_all(rig.file("src")).unwrap();
+    std::fs::write(rig.file("src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::create_dir_all(rig.file("build")).unwrap();
+    std::fs::write(rig.file("build/out.o"), "obj").unwrap();
+    rig.prompt("clean up").await;
+    assert!(rig.file("src/main.rs").exists(), "src/ was removed");
+    assert!(rig.file("build/out.o").exists(), "no call ran at all");
+    let sent = sent_results(&rig.provider.requests()[1]);
+    assert_eq!(sent.len(), disguised.len());
+    for (result, command) in sent.iter().zip(disguised) {
+        assert!(
+            result
+                .content
+                .starts_with("Blocked by a hook: rm outside build/ is not allowed"),
+            "{command}: {}",
+            result.content
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
