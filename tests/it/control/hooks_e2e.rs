@@ -139,21 +139,33 @@ async fn the_readme_formatter_formats_what_write_file_wrote_and_undo_still_resto
         &config,
         &[],
         vec![
-            Reply::tool_calls(&[(
-                "c1",
-                "write_file",
-                json!({"path": "src/main.rs", "content": messy}),
-            )]),
+            Reply::tool_calls(&[
+                (
+                    "c1",
+                    "write_file",
+                    json!({"path": "src/main.rs", "content": messy}),
+                ),
+                // Refused by the tool (outside the workspace): the hook must not go
+                // and format the file there.
+                (
+                    "c2",
+                    "write_file",
+                    json!({"path": "../outside.rs", "content": messy}),
+                ),
+            ]),
             Reply::text(&["written"]),
         ],
     );
     install(rig.ws(), "format.sh");
+    let outside = rig.ws().parent().unwrap().join("outside.rs");
+    std::fs::write(&outside, messy).unwrap();
     rig.prompt("write main.rs").await;
     let written = std::fs::read_to_string(rig.file("src/main.rs")).unwrap();
     assert_eq!(
         written,
         "fn main() {\n    let x = 1;\n    println!(\"{}\", x);\n}\n"
     );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), messy);
     // The formatted file is the turn's change, not someone else's: undo takes it back.
     let outcome = rig
         .main
