@@ -1,7 +1,9 @@
 //! The controls over `--mode rpc` in the real binary, against the fake OpenAI-compatible
 //! server: `undo` and `rewind` put files and the conversation back, and plan mode
 //! (`set_mode`, `--plan`) takes every mutating tool out of the request and puts them
-//! back, with the plan-mode note in the system prompt only while it is on.
+//! back, with the plan-mode note in the system prompt only while it is on; and hooks run
+//! as in the client (a blocked prompt is refused and never sent, a blocked call leaves
+//! its mark in the event, a failed hook is a `hook_warning` line).
 
 use crate::support::bin::Sandbox;
 use crate::support::fake_llm::openai::{done_marker, finish, text_reply, tool, usage};
@@ -180,4 +182,71 @@ async fn the_plan_flag_starts_in_plan_mode() {
         !names.iter().any(|n| MUTATING.contains(&n.as_str())),
         "{names:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rpc_runs_the_hooks_a_blocked_prompt_is_refused_and_a_failed_hook_is_reported() {
+    let server = FakeLlm::start(vec![
+        tool_reply(
+            "call_1",
+            "write_file",
+            json!({"path": "secret.txt", "content": "x"}),
+        ),
+        Scripted::sse(text_reply(&["Could not write."])),
+    ])
+    .await;
+    let sandbox = sandbox_for(&server);
+    let config = std::fs::read_to_string(sandbox.config_path()).unwrap();
+    sandbox.write_config(&format!(
+        "{config}\n[[hooks.prompt]]\ncommand = \"grep -q password && {{ echo 'no passwords' >&2; exit 2; }} || exit 0\"\n\n\
+         [[hooks.before_tool]]\ncommand = \"echo broken >&2; exit 3\"\n\n\
+         [[hooks.before_tool]]\nmatch = \"^write_file$\"\ncommand = \"echo 'not here' >&2; exit 2\"\n"
+    ));
+    let ws = sandbox.workspace();
+    let mut rpc = RpcProcess::start(&sandbox, &[]);
+
+    rpc.send(&json!({"type": "prompt", "content": "my password is hunter2"}).to_string());
+    let refused = response(&rpc, "prompt");
+    assert_eq!(refused["ok"], false, "{refused}");
+    assert_eq!(refused["blocked"], true, "{refused}");
+    assert_eq!(refused["error"], "a prompt hook blocked it: no passwords");
+
+    rpc.send(&json!({"type": "prompt", "content": "write the secret"}).to_string());
+    let is_warning = |l: &Value| l["type"] == "hook_warning";
+    let mut lines = rpc.until(is_end);
+    if !lines.iter().any(is_warning) {
+        // Runtime events share the output with the agent's but are not ordered with them.
+        lines.extend(rpc.until(is_warning));
+    }
+    assert!(
+        !ws.join("secret.txt").exists(),
+        "the blocked write happened"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "the blocked prompt was never sent");
+    let sent = requests[1].body["messages"].to_string();
+    assert!(!sent.contains("hunter2"), "{sent}");
+    assert!(sent.contains("Blocked by a hook: not here"), "{sent}");
+    let warning = lines
+        .iter()
+        .find(|l| l["type"] == "hook_warning")
+        .unwrap_or_else(|| panic!("no hook_warning line in {lines:#?}"));
+    assert_eq!(warning["event"], "before_tool");
+    assert!(
+        warning["message"]
+            .as_str()
+            .unwrap()
+            .contains("exited with code 3: broken"),
+        "{warning}"
+    );
+    let ended = lines
+        .iter()
+        .find(|l| l["type"] == "tool_execution_end")
+        .unwrap_or_else(|| panic!("no tool_execution_end in {lines:#?}"));
+    assert_eq!(
+        ended["result"]["details"]["hook"]["blocked"], "not here",
+        "{ended}"
+    );
+    let (code, _) = rpc.close_and_wait();
+    assert_eq!(code, 0);
 }
