@@ -4,7 +4,9 @@
 //! offers only read-only tools (no `write_file`, `edit_file`, `exec`, `cron`, `spawn`,
 //! `message`, nor an MCP tool not marked read-only), adds a short note to the system
 //! prompt, and announces the mode as the `mode` setting (`setting_update`, recorded in
-//! the session). Like any tool or prompt change it applies from the next run on.
+//! the session). The tool list and the note apply from the next run on, like any tool or
+//! prompt change; a run already under way when plan mode goes on has its calls of tools
+//! that change anything refused from that moment (`ToolPolicy::set_planning`).
 
 use crate::agent::Agent;
 use crate::tools::policy::{AgentRole, ToolPolicy};
@@ -95,7 +97,7 @@ impl ModeSwitch {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).0
     }
 
-    /// Switches to `mode` (from the next run on); says whether it changed.
+    /// Switches to `mode`; says whether it changed.
     pub fn set(&self, mode: AgentMode) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if state.0 == mode {
@@ -105,6 +107,7 @@ impl ModeSwitch {
             AgentMode::Default => AgentRole::Main,
             AgentMode::Plan => AgentRole::Planner,
         };
+        self.policy.set_planning(mode == AgentMode::Plan);
         self.policy.equip(&self.agent, &role);
         let prompt = self.agent.state().system_prompt.clone();
         // The note added on entering is taken off again, wherever the prompt stands now.

@@ -32,6 +32,7 @@ use crate::hooks::{BeforeTool, HookedCall, Hooks};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use tokio_util::sync::CancellationToken;
 
@@ -142,6 +143,9 @@ struct Shared {
     catalog: Mutex<Vec<Entry>>,
     hooks: RwLock<Hooks>,
     after_hooks: RwLock<Option<HookedResultObserver>>,
+    /// Plan mode is on: the main agent's calls of tools that change anything are refused
+    /// even in a run that started before (its tool list was taken then).
+    planning: AtomicBool,
 }
 
 /// Every tool of the process and the rules they are offered under; cheap to clone,
@@ -161,6 +165,7 @@ impl ToolPolicy {
                 gate: ApprovalGate::new(approver),
                 catalog: Mutex::new(Vec::new()),
                 hooks: RwLock::new(Hooks::none()),
+                planning: AtomicBool::new(false),
                 after_hooks: RwLock::new(None),
             }),
         };
@@ -177,6 +182,13 @@ impl ToolPolicy {
             .catalog
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Turns plan mode on or off for calls already under way: while on, the main
+    /// agent's calls of tools that are not read-only are refused (a run that started
+    /// before the switch still holds them in its tool list).
+    pub fn set_planning(&self, on: bool) {
+        self.shared.planning.store(on, Ordering::SeqCst);
     }
 
     /// Runs `hooks` around every call of every agent from now on (calls already
@@ -302,6 +314,7 @@ impl ToolPolicy {
         Arc::new(Guarded {
             tool: entry.tool.clone(),
             approval: entry.rules.approval,
+            read_only: entry.rules.read_only,
             role: role.clone(),
             shared: self.shared.clone(),
         })
@@ -331,6 +344,7 @@ pub const CANCELLED_WHILE_ASKING: &str =
 struct Guarded {
     tool: Arc<dyn Tool>,
     approval: ApprovalMode,
+    read_only: bool,
     role: AgentRole,
     shared: Arc<Shared>,
 }
@@ -360,6 +374,16 @@ impl Tool for Guarded {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
+        if self.role == AgentRole::Main
+            && !self.read_only
+            && self.shared.planning.load(Ordering::SeqCst)
+        {
+            return ToolResult::error(format!(
+                "{} was not run: the user switched on plan mode. Change nothing now; \
+                 finish with a plan.",
+                self.tool.name()
+            ));
+        }
         let hooks = self
             .shared
             .hooks

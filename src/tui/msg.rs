@@ -163,7 +163,7 @@ pub enum Effect {
     DeleteCron(String),
     /// Turn mouse capture on or off.
     SetMouseCapture(bool),
-    /// Switch the main agent to this mode from the next run on.
+    /// Switch the main agent to this mode (a run under way loses its mutating tools at once).
     SetMode(AgentMode),
     /// Undo the latest turn's file changes (answered with `Msg::Undone`).
     Undo(Conflicts),

@@ -13,22 +13,30 @@ use crate::tui::overlay::{Overlay, PendingRewind};
 use crate::tui::part::Handled;
 
 impl App {
-    /// Switches default → plan → default (from the next run on).
+    /// Switches default → plan → default.
     pub(super) fn cycle_mode(&mut self) -> Handled {
         let mode = self.status.mode().next();
         self.status.set_mode(mode);
         self.plan_ready = false;
-        let when = if self.status.running() {
-            " from the next prompt on (this run keeps its tools)"
-        } else {
-            ""
-        };
+        let running = self.status.running();
         let text = match mode {
             AgentMode::Plan => format!(
-                "Plan mode{when}: the agent reads and plans, and changes nothing (no edits, \
-                 commands, jobs or subagents). Shift+Tab or /plan switches back."
+                "Plan mode{}: the agent reads and plans, and changes nothing (no edits, \
+                 commands, jobs or subagents). Shift+Tab or /plan switches back.",
+                if running {
+                    " (this run's calls that would change anything are refused from now on)"
+                } else {
+                    ""
+                }
             ),
-            AgentMode::Default => format!("Plan mode off{when}: every tool is back."),
+            AgentMode::Default => format!(
+                "Plan mode off{}: every tool is back.",
+                if running {
+                    " from the next prompt on"
+                } else {
+                    ""
+                }
+            ),
         };
         self.chat
             .notice(NoticeLevel::Info, text)

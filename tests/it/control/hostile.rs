@@ -189,3 +189,60 @@ async fn a_guard_after_a_rewriting_hook_judges_the_rewritten_call() {
     let sent = sent_results(&rig.provider.requests()[1]);
     assert_eq!(sent[0].content, "Blocked by a hook: protected is read-only");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan_mode_switched_on_mid_run_refuses_the_runs_next_write() {
+    // The run starts with every tool; its first call (a command) waits on a pipe while
+    // the user switches on plan mode; its next call, a write it still holds, is refused.
+    let mut rig = Rig::start(
+        "",
+        &[],
+        vec![
+            Reply::tool_calls(&[("c1", "exec", json!({"command": "cat gate"}))]),
+            Reply::tool_calls(&[(
+                "c2",
+                "write_file",
+                json!({"path": "late.txt", "content": "x"}),
+            )]),
+            Reply::text(&["done"]),
+        ],
+    );
+    let gate = rig.file("gate");
+    nix::unistd::mkfifo(&gate, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let mut events = rig.main.agent.subscribe(None);
+    rig.main.supervisor.submit("work".to_owned());
+    let modes = rig.main.controls.modes.clone();
+    tokio::task::spawn_blocking(move || {
+        // Opening the pipe to write waits until the command opens it to read.
+        let mut pipe = std::fs::OpenOptions::new().write(true).open(gate).unwrap();
+        modes.set(claw_tui::runtime::AgentMode::Plan);
+        std::io::Write::write_all(&mut pipe, b"go\n").unwrap();
+    })
+    .await
+    .unwrap();
+    crate::support::until_agent_end(&mut events).await;
+    assert!(!rig.file("late.txt").exists(), "the write ran in plan mode");
+    let sent = sent_results(&rig.provider.requests()[2]);
+    let refused = sent.last().unwrap();
+    assert!(refused.is_error);
+    assert!(
+        refused
+            .content
+            .starts_with("write_file was not run: the user switched on plan mode"),
+        "{}",
+        refused.content
+    );
+    // Back to the default mode, the next run writes.
+    rig.main
+        .controls
+        .modes
+        .set(claw_tui::runtime::AgentMode::Default);
+    rig.provider.push(Reply::tool_calls(&[(
+        "c3",
+        "write_file",
+        json!({"path": "late.txt", "content": "x"}),
+    )]));
+    rig.provider.push(Reply::text(&["written"]));
+    rig.prompt("now write").await;
+    assert!(rig.file("late.txt").exists());
+}
