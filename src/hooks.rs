@@ -159,18 +159,16 @@ impl Hooks {
                     return PromptDecision::Block(run::block_reason(&reason, &hook.command));
                 }
                 Outcome::Json(answer) => {
-                    if answer.get("decision").and_then(Value::as_str) == Some("block") {
-                        let reason = answer.get("reason").and_then(Value::as_str);
-                        return PromptDecision::Block(run::block_reason(
-                            reason.unwrap_or_default(),
-                            &hook.command,
-                        ));
-                    }
-                    if let Some(context) = answer.get("context").and_then(Value::as_str)
-                        && !context.trim().is_empty()
-                    {
-                        text.push_str("\n\n");
-                        text.push_str(context.trim_end());
+                    let context = run::decision(&answer, &hook.command)
+                        .and_then(|blocked| Ok((blocked, run::text_field(&answer, "context")?)));
+                    match context {
+                        Ok((Some(reason), _)) => return PromptDecision::Block(reason),
+                        Ok((None, Some(context))) if !context.trim().is_empty() => {
+                            text.push_str("\n\n");
+                            text.push_str(context.trim_end());
+                        }
+                        Ok(_) => {}
+                        Err(why) => self.warn(inner, "prompt", &hook.command, &why, ""),
                     }
                 }
                 Outcome::Failed { why, stderr } => {

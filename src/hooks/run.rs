@@ -162,6 +162,39 @@ fn quote(stderr: &str) -> String {
     )
 }
 
+/// What a hook's JSON answer decides: `Ok(Some(reason))` to block, `Ok(None)` to go on;
+/// a `decision` other than `block` (or `allow`) is an error, so a typo such as `deny`
+/// is a warning the user sees rather than a silent go-ahead.
+pub(crate) fn decision(
+    answer: &Map<String, Value>,
+    command: &str,
+) -> Result<Option<String>, String> {
+    match answer.get("decision") {
+        None => Ok(None),
+        Some(Value::String(d)) if d == "block" => {
+            let reason = answer.get("reason").and_then(Value::as_str);
+            Ok(Some(block_reason(reason.unwrap_or_default(), command)))
+        }
+        Some(Value::String(d)) if d == "allow" => Ok(None),
+        Some(other) => Err(format!(
+            "its decision {other} is neither \"block\" nor \"allow\""
+        )),
+    }
+}
+
+/// The string field `key` of a hook's answer: `Ok(None)` when absent, an error when it
+/// is there but not a string.
+pub(crate) fn text_field<'a>(
+    answer: &'a Map<String, Value>,
+    key: &str,
+) -> Result<Option<&'a str>, String> {
+    match answer.get(key) {
+        None => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(other) => Err(format!("its \"{key}\" is {other}, not a string")),
+    }
+}
+
 /// The reason a block gives: its text, or a default naming the hook.
 pub(crate) fn block_reason(reason: &str, command: &str) -> String {
     let reason = reason.trim();

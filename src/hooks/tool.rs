@@ -161,12 +161,13 @@ impl Hooks {
                     return BeforeTool::Refuse(blocked(run::block_reason(&reason, &hook.command)));
                 }
                 Outcome::Json(answer) => {
-                    if answer.get("decision").and_then(Value::as_str) == Some("block") {
-                        let reason = answer.get("reason").and_then(Value::as_str);
-                        return BeforeTool::Refuse(blocked(run::block_reason(
-                            reason.unwrap_or_default(),
-                            &hook.command,
-                        )));
+                    match run::decision(&answer, &hook.command) {
+                        Ok(Some(reason)) => return BeforeTool::Refuse(blocked(reason)),
+                        Ok(None) => {}
+                        Err(why) => {
+                            self.warn(inner, "before_tool", &hook.command, &why, "");
+                            continue;
+                        }
                     }
                     if let Some(new_args) = answer.get("args") {
                         if let Err(problems) = validate(schema, new_args) {
@@ -234,25 +235,25 @@ impl Hooks {
                     return result;
                 }
                 Outcome::Json(answer) => {
-                    if answer.get("decision").and_then(Value::as_str) == Some("block") {
-                        let reason = run::block_reason(
-                            answer
-                                .get("reason")
-                                .and_then(Value::as_str)
-                                .unwrap_or_default(),
-                            &hook.command,
-                        );
-                        result.content = format!("{BLOCKED_PREFIX} {reason}");
-                        result.is_error = true;
-                        mark(&mut result.details, "blocked", Value::String(reason));
-                        return result;
-                    }
-                    if let Some(content) = answer.get("result").and_then(Value::as_str) {
-                        result.content = content.to_owned();
-                        if let Some(is_error) = answer.get("is_error").and_then(Value::as_bool) {
-                            result.is_error = is_error;
+                    let replacement = run::decision(&answer, &hook.command)
+                        .and_then(|blocked| Ok((blocked, run::text_field(&answer, "result")?)));
+                    match replacement {
+                        Ok((Some(reason), _)) => {
+                            result.content = format!("{BLOCKED_PREFIX} {reason}");
+                            result.is_error = true;
+                            mark(&mut result.details, "blocked", Value::String(reason));
+                            return result;
                         }
-                        mark(&mut result.details, "result_replaced", Value::Bool(true));
+                        Ok((None, Some(content))) => {
+                            result.content = content.to_owned();
+                            if let Some(is_error) = answer.get("is_error").and_then(Value::as_bool)
+                            {
+                                result.is_error = is_error;
+                            }
+                            mark(&mut result.details, "result_replaced", Value::Bool(true));
+                        }
+                        Ok((None, None)) => {}
+                        Err(why) => self.warn(inner, "after_tool", &hook.command, &why, ""),
                     }
                 }
                 Outcome::Failed { why, stderr } => {

@@ -290,7 +290,9 @@ wait"#;
 #[tokio::test(flavor = "multi_thread")]
 async fn failing_hooks_warn_and_the_call_goes_on() {
     let config = "[[hooks.before_tool]]\ncommand = \"echo broken >&2; exit 3\"\n\n\
-                  [[hooks.before_tool]]\ncommand = \"echo this is not json\"\n";
+                  [[hooks.before_tool]]\ncommand = \"echo this is not json\"\n\n\
+                  [[hooks.before_tool]]\ncommand = \"echo '{\\\"decision\\\": \\\"deny\\\"}'\"\n\n\
+                  [[hooks.after_tool]]\ncommand = \"echo '{\\\"result\\\": 5}'\"\n";
     let mut rig = Rig::start(
         config,
         &[],
@@ -306,6 +308,22 @@ async fn failing_hooks_warn_and_the_call_goes_on() {
     assert!(first.contains("exited with code 3: broken"), "{first}");
     let second = rig.next_hook_warning().await;
     assert!(second.contains("not JSON"), "{second}");
+    // A decision it does not know is no go-ahead in silence, nor a result not a string.
+    let third = rig.next_hook_warning().await;
+    assert!(
+        third.contains(r#"its decision "deny" is neither "block" nor "allow""#),
+        "{third}"
+    );
+    let fourth = rig.next_hook_warning().await;
+    assert!(
+        fourth.contains(r#"its "result" is 5, not a string"#),
+        "{fourth}"
+    );
+    assert_eq!(
+        sent_results(&rig.provider.requests()[1])[0].content,
+        tool_results(&events)[0].content,
+        "the result stayed the tool's"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
