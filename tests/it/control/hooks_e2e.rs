@@ -206,3 +206,32 @@ async fn a_hooks_environment_has_no_secrets_and_it_runs_in_the_workspace() {
         ws.canonicalize().unwrap()
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_mistake_in_the_hooks_config_is_a_clear_error_and_nothing_runs() {
+    for (entry, expected) in [
+        (
+            "[[hooks.before_tool]]\nmatch = \"(exec\"\ncommand = \"touch ran\"\n",
+            "`match` is not a valid regular expression",
+        ),
+        (
+            "[[hooks.before_tool]]\ncommand = \"touch ran\"\ntimeout_sec = 5\n",
+            "unknown field `timeout_sec`",
+        ),
+        (
+            "[[hooks.on_tool]]\ncommand = \"touch ran\"\n",
+            "unknown field `on_tool`",
+        ),
+    ] {
+        let sandbox = Sandbox::new();
+        sandbox.write_config(&format!("provider = \"demo\"\n\n{entry}"));
+        let mut cmd = sandbox.command();
+        cmd.args(["-p", "run echo hi"]);
+        let (code, stdout, stderr) = tokio::task::spawn_blocking(move || run(cmd)).await.unwrap();
+        assert_ne!(code, 0, "{entry}: {stdout}");
+        assert!(stderr.contains(expected), "{entry}: {stderr}");
+        assert!(stderr.contains("config.toml"), "names the file: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!sandbox.workspace().join("ran").exists());
+    }
+}
