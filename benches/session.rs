@@ -1,9 +1,12 @@
 //! Session store: appending 10,000 messages (with an fsync every turn of 10 messages),
-//! loading a 10,000-message session back, and resuming it in the client: load, rebuild
-//! the chat and the tool tree, and draw the last screen at 120×40.
+//! loading a 10,000-message session back, resuming it in the client (load, rebuild the
+//! chat and the tool tree, draw the last screen at 120×40), and the month-long session
+//! of issue 12: 20,000 messages, ~35 MB (questions, tool calls, tool results of a few
+//! KB, markdown answers with code), loaded whole, its newest 200 messages read from the
+//! end, and found by `-c` among the workspace's sessions.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use claw_tui::agent::{AssistantMessage, Block, Message};
+use claw_tui::agent::{AssistantMessage, Block, Message, StopReason, ToolResultMessage};
 use claw_tui::session::{self, Entry, SessionWriter};
 use claw_tui::tui::msg::LoadedSession;
 use claw_tui::tui::{App, AppConfig, Msg, view};
@@ -11,8 +14,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::Event;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use serde_json::json;
 
 const MESSAGES: usize = 10_000;
+const LONG_MESSAGES: usize = 20_000;
 
 fn message(i: usize) -> Message {
     if i.is_multiple_of(2) {
@@ -27,12 +32,64 @@ fn message(i: usize) -> Message {
     }
 }
 
-async fn write_session(data: &std::path::Path, ws: &std::path::Path) -> std::path::PathBuf {
-    let writer = SessionWriter::create(data, ws, "bench", "bench").unwrap();
-    for i in 0..MESSAGES {
-        writer.append(&Entry::Message {
+const PROSE: &str = "The loop reads the queue before each call, so a steering message sent \
+    while a tool runs is picked up at the next boundary; the remaining calls are skipped and \
+    each still gets its start and end events. ";
+const CODE: &str = "```rust\nfn fold(state: &mut State, event: &Event) {\n    match event {\n        \
+    Event::Delta(text) => state.text.push_str(text),\n        Event::End => state.done = true,\n    \
+    }\n}\n```\n";
+
+/// One message of the long session, in groups of four: question, tool call, its
+/// result, answer (the shape `scripts/measure_resume.py` writes).
+fn long_message(i: usize) -> Message {
+    match i % 4 {
+        0 => Message::user(format!("Question {i}: {PROSE}")),
+        1 => {
+            let mut a = AssistantMessage::empty("demo (offline)");
+            a.stop_reason = StopReason::ToolUse;
+            a.content = vec![
+                Block::Text {
+                    text: format!("Let me look ({i})."),
+                },
+                Block::ToolCall {
+                    id: format!("call-{i}"),
+                    name: "list_dir".into(),
+                    args: json!({"path": format!("src/module_{:03}", i % 100)}),
+                },
+            ];
+            Message::Assistant(a)
+        }
+        2 => Message::ToolResult(ToolResultMessage {
+            tool_call_id: format!("call-{}", i - 1),
+            tool_name: "list_dir".into(),
+            content: (0..60)
+                .map(|j| format!("src/module_{j:03}/file_{j:03}.rs\t{} bytes\n", 1200 + j * 7))
+                .collect(),
+            details: json!({"entries": 60, "truncated": false}),
+            is_error: false,
             timestamp: 0,
-            message: message(i),
+        }),
+        _ => {
+            let mut a = AssistantMessage::empty("demo (offline)");
+            a.content.push(Block::Text {
+                text: format!("## Answer {i}\n\n{}{}", PROSE.repeat(14), CODE.repeat(3)),
+            });
+            Message::Assistant(a)
+        }
+    }
+}
+
+async fn write_session(
+    data: &std::path::Path,
+    ws: &std::path::Path,
+    count: usize,
+    make: fn(usize) -> Message,
+) -> std::path::PathBuf {
+    let writer = SessionWriter::create(data, ws, "bench", "bench").unwrap();
+    for i in 0..count {
+        writer.append(&Entry::Message {
+            timestamp: i as u64,
+            message: make(i),
         });
         if (i + 1).is_multiple_of(10) {
             writer.sync();
@@ -50,12 +107,12 @@ fn sessions(c: &mut Criterion) {
     group.bench_function("append_10k_messages_fsync_per_turn", |b| {
         b.iter_batched(
             || (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()),
-            |(data, ws)| runtime.block_on(write_session(data.path(), ws.path())),
+            |(data, ws)| runtime.block_on(write_session(data.path(), ws.path(), MESSAGES, message)),
             criterion::BatchSize::PerIteration,
         );
     });
     let (data, ws) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let path = runtime.block_on(write_session(data.path(), ws.path()));
+    let path = runtime.block_on(write_session(data.path(), ws.path(), MESSAGES, message));
     group.bench_function("load_10k_message_session", |b| {
         b.iter(|| assert_eq!(session::load(&path).unwrap().messages.len(), MESSAGES));
     });
@@ -79,6 +136,43 @@ fn sessions(c: &mut Criterion) {
             terminal.draw(|frame| view(&app, frame)).unwrap();
             terminal
         });
+    });
+
+    // The month-long session, beside a few short ones as a workspace would have.
+    let (data, ws) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for _ in 0..5 {
+        runtime.block_on(write_session(data.path(), ws.path(), 40, message));
+    }
+    let long = runtime.block_on(write_session(
+        data.path(),
+        ws.path(),
+        LONG_MESSAGES,
+        long_message,
+    ));
+    let size = std::fs::metadata(&long).unwrap().len();
+    eprintln!(
+        "long session: {LONG_MESSAGES} messages, {:.1} MB",
+        size as f64 / 1e6
+    );
+    group.bench_function("load_20k_message_35mb_session", |b| {
+        b.iter(|| assert_eq!(session::load(&long).unwrap().messages.len(), LONG_MESSAGES));
+    });
+    group.bench_function("load_newest_200_of_20k_messages", |b| {
+        b.iter(|| {
+            assert_eq!(
+                session::load_recent(&long, 200).unwrap().messages.len(),
+                200
+            )
+        });
+    });
+    group.bench_function("find_latest_session_for_continue", |b| {
+        b.iter(|| {
+            let latest = session::latest_session(data.path(), ws.path()).unwrap();
+            assert_eq!(latest.path, long);
+        });
+    });
+    group.bench_function("list_sessions_with_a_35mb_one", |b| {
+        b.iter(|| assert_eq!(session::list_sessions(data.path(), ws.path()).len(), 6));
     });
     group.finish();
 }

@@ -136,6 +136,16 @@ pub struct Cli {
     #[arg(long)]
     pub no_session: bool,
 
+    /// RPC mode: at the end of input, abort the running prompt and drop what is queued
+    /// (saying how much), instead of finishing it all first.
+    #[arg(long)]
+    pub exit_on_eof: bool,
+
+    /// RPC mode: the longest input line accepted, in bytes (default 16 MiB); a longer
+    /// one gets an error response and is skipped.
+    #[arg(long, value_name = "BYTES")]
+    pub max_line_bytes: Option<usize>,
+
     /// A command instead of a conversation.
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -2,10 +2,17 @@
 
 mod launch;
 pub mod rpc;
+mod rpc_controls;
+mod rpc_input;
+mod rpc_loop;
+mod saving;
+pub mod signals;
 
 pub use launch::{run_command, run_headless};
+pub use rpc_input::{Input, LineReader};
+use signals::{StopSignals, signal_name};
 
-use crate::agent::{AgentEvent, Message, ToolCall};
+use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall};
 use crate::hooks::{Hooks, PromptDecision, hook_marks};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use std::io::Write;
@@ -13,7 +20,8 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Exit code of a run that finished normally.
 pub const EXIT_OK: i32 = 0;
-/// Exit code of a run that ended in an error, an abort or the turn limit.
+/// Exit code of a run that ended in an error, an abort or the turn limit, or whose
+/// session could not be saved.
 pub const EXIT_RUN_FAILED: i32 = 1;
 /// Exit code of a usage or configuration error.
 pub const EXIT_USAGE: i32 = 2;
@@ -31,6 +39,8 @@ pub fn write_json_line(value: &impl serde::Serialize) {
 /// Runs one prompt to completion, including the runs that deliver the results of
 /// subagents it started. In text mode prints the final answer to stdout and a line per
 /// tool call to stderr; in JSON mode prints every agent and runtime event as a JSON line.
+/// A stop signal aborts the run (what it streamed is recorded as aborted) and returns
+/// 130 or 143.
 pub async fn run_prompt(
     supervisor: &Supervisor,
     subagents: &SubagentManager,
@@ -38,6 +48,7 @@ pub async fn run_prompt(
     hooks: &Hooks,
     prompt: String,
     json: bool,
+    stop: &mut StopSignals,
 ) -> i32 {
     let prompt = match hooks.prompt(&prompt).await {
         PromptDecision::Send(text) => text,
@@ -58,6 +69,7 @@ pub async fn run_prompt(
     let mut calls: Vec<ToolCall> = Vec::new();
     let mut last_run = Vec::new();
     let mut delivered = 0;
+    let mut interrupted = None;
     loop {
         tokio::select! {
             event = events.recv() => {
@@ -71,7 +83,7 @@ pub async fn run_prompt(
                     delivered += messages.iter().filter(|m| matches!(m, Message::Notification(_))).count();
                     let failed = messages.iter().rev().find_map(Message::as_assistant).is_some_and(|a| a.is_failed());
                     last_run = messages;
-                    if failed || background_done(supervisor, subagents, delivered) {
+                    if failed || interrupted.is_some() || background_done(supervisor, subagents, delivered) {
                         break;
                     }
                 }
@@ -83,6 +95,18 @@ pub async fn run_prompt(
                     report_on_stderr(&event);
                 }
             }
+            code = stop.recv() => {
+                if interrupted.is_some() {
+                    eprintln!("claw-tui: stopped again; exiting without waiting");
+                    std::process::exit(code);
+                }
+                interrupted = Some(code);
+                // Held too: no notification starts another run now.
+                supervisor.abort();
+                if !supervisor.agent().state().is_streaming {
+                    break;
+                }
+            }
         }
     }
     if !json {
@@ -90,6 +114,13 @@ pub async fn run_prompt(
         while let Ok(event) = runtime_events.try_recv() {
             report_on_stderr(&event);
         }
+    }
+    if let Some(code) = interrupted {
+        eprintln!(
+            "claw-tui: {}: the run was stopped; what it had streamed is saved in the session as aborted",
+            signal_name(code)
+        );
+        return code;
     }
     finish(&last_run, json)
 }
@@ -179,6 +210,20 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
                 eprintln!("  {mark}");
             }
         }
+        AgentEvent::CompactionStart { tokens_before, .. } => {
+            eprintln!("compacting the history ({tokens_before} tokens)…");
+        }
+        AgentEvent::CompactionEnd(end) => match end.outcome {
+            CompactionResult::Compacted => eprintln!(
+                "compacted: {} → {} tokens",
+                end.tokens_before, end.tokens_after
+            ),
+            CompactionResult::Aborted => eprintln!("compaction cancelled; nothing changed"),
+            CompactionResult::Failed | CompactionResult::NothingToCompact => eprintln!(
+                "compaction did not happen: {}",
+                end.error.as_deref().unwrap_or("no reason was given")
+            ),
+        },
         AgentEvent::AutoRetryStart {
             attempt,
             max_attempts,

@@ -1,6 +1,6 @@
 //! History → model messages: custom roles mapped or dropped, replay made well-formed.
 
-use super::types::{Message, ToolResultMessage, UserMessage, now_ms};
+use super::types::{AssistantMessage, Message, StopReason, ToolResultMessage, UserMessage, now_ms};
 use crate::llm::LlmMessage;
 use std::collections::HashSet;
 
@@ -27,6 +27,9 @@ pub fn default_convert_to_llm(messages: &[Message]) -> Vec<LlmMessage> {
 /// Makes a converted history safe to send: aborted and errored assistant messages are
 /// dropped, results that answer no kept call are dropped, and every kept tool call
 /// without a result gets an error result `No result provided` right after its message.
+/// A user message that follows one whose answer was dropped starts with a note saying
+/// why (see [`unanswered_note`]), so the model never sees two user messages in a row
+/// without knowing that the first got no answer.
 ///
 /// ```
 /// use claw_tui::agent::convert::{NO_RESULT_PROVIDED, sanitize_for_llm};
@@ -54,9 +57,15 @@ pub fn sanitize_for_llm(messages: Vec<LlmMessage>) -> Vec<LlmMessage> {
     // Calls of the latest kept assistant message still waiting for a result, in order.
     let mut open: Vec<(String, String)> = Vec::new();
     let mut answered: HashSet<String> = HashSet::new();
+    // Why the last kept message, a user's, lost its answer.
+    let mut unanswered: Option<String> = None;
     for message in messages {
         match message {
-            LlmMessage::Assistant(a) if a.is_failed() => {}
+            LlmMessage::Assistant(a) if a.is_failed() => {
+                if matches!(out.last(), Some(LlmMessage::User(_))) {
+                    unanswered = Some(unanswered_note(&a));
+                }
+            }
             LlmMessage::ToolResult(r) => {
                 let belongs = open.iter().any(|(id, _)| *id == r.tool_call_id);
                 if belongs && answered.insert(r.tool_call_id.clone()) {
@@ -66,6 +75,15 @@ pub fn sanitize_for_llm(messages: Vec<LlmMessage>) -> Vec<LlmMessage> {
             other => {
                 close_open_calls(&mut out, &mut open, &answered);
                 answered.clear();
+                let other = match (other, unanswered.take()) {
+                    (LlmMessage::User(mut user), Some(note))
+                        if matches!(out.last(), Some(LlmMessage::User(_))) =>
+                    {
+                        user.content = format!("{note}\n\n{}", user.content);
+                        LlmMessage::User(user)
+                    }
+                    (other, _) => other,
+                };
                 if let LlmMessage::Assistant(a) = &other {
                     open = a.tool_calls().into_iter().map(|c| (c.id, c.name)).collect();
                 }
@@ -75,6 +93,21 @@ pub fn sanitize_for_llm(messages: Vec<LlmMessage>) -> Vec<LlmMessage> {
     }
     close_open_calls(&mut out, &mut open, &answered);
     out
+}
+
+/// The note put before the next user message when `failed`, the answer to the one
+/// before, is dropped: `[The previous message got no complete answer: <why>]`.
+pub fn unanswered_note(failed: &AssistantMessage) -> String {
+    let why = failed
+        .error_message
+        .as_deref()
+        .map(|e| e.trim().trim_end_matches('.'))
+        .filter(|e| !e.is_empty())
+        .unwrap_or(match failed.stop_reason {
+            StopReason::Aborted => "it was interrupted",
+            _ => "the request failed",
+        });
+    format!("[The previous message got no complete answer: {why}.]")
 }
 
 fn close_open_calls(

@@ -269,9 +269,12 @@ impl Checkpoints {
         self.refuse_while_running()?;
         let agent = self.agent().ok_or("no agent to rewind")?;
         let (index, _, prompt) = self.prompt_at(turn)?;
-        let messages: Vec<Message> = agent.state().messages[..index].to_vec();
+        let state = agent.state();
+        let messages: Vec<Message> = state.messages[..index].to_vec();
+        // A compaction of messages that stay stays in force; one that summarised what is
+        // taken back no longer fits the shorter history and is dropped.
         agent
-            .replace_messages(messages.clone())
+            .restore_history(messages.clone(), state.compaction.clone())
             .map_err(|e| e.to_string())?;
         if let Some(appender) = self.appender() {
             appender.append(&Entry::Rewind {

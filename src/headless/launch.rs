@@ -1,7 +1,8 @@
 //! Starting a headless run: prompt, agent, session, mode; and the session subcommands.
 
-use super::rpc::{PendingApprovals, serve};
-use super::{EXIT_OK, EXIT_USAGE, run_prompt};
+use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, serve};
+use super::signals::StopSignals;
+use super::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, run_prompt, saving};
 use crate::agent::{Agent, Message, QueueKind};
 use crate::cli::{Cli, Command, ExportFormat, Mode};
 use crate::config::Settings;
@@ -35,109 +36,171 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
             return EXIT_USAGE;
         }
     };
-    runtime.block_on(async {
-        let approvals = PendingApprovals::default();
-        let approver = match (&prompt, cli.yes) {
-            (None, _) => {
-                let approvals = approvals.clone();
-                Approver::Ask(Arc::new(move |request| {
-                    let approvals = approvals.clone();
-                    Box::pin(async move { approvals.ask(request).await })
-                }))
-            }
-            // Nobody can answer in print or JSON mode: deny unless --yes approved up front.
-            (Some(_), true) => Approver::AllowAll,
-            (Some(_), false) => Approver::Nobody,
-        };
-        let outbound: MessageSender = Arc::new(|m: OutboundMessage| {
-            eprintln!("[message to {}:{}] {}", m.channel, m.chat_id, m.content);
-        });
-        let mut main = match setup::start_runtime(settings, outbound, approver) {
-            Ok(main) => main,
-            Err(e) => {
-                eprintln!("claw-tui: {e}");
-                return EXIT_USAGE;
-            }
-        };
-        for warning in &main.warnings {
-            eprintln!("claw-tui: warning: {warning}");
-        }
-        let opened = match session::open_session(cli, settings) {
-            Ok(opened) => opened,
-            Err(e) => {
-                eprintln!("claw-tui: {e}");
-                return EXIT_USAGE;
-            }
-        };
-        let agent = main.agent.clone();
-        let binding = main.session_binding(settings);
-        let recording = opened.map(|opened| {
-            restore(&agent, &opened);
-            binding.enter(&opened.writer, opened.resumed.as_ref());
-            session::record_events(&agent, opened.writer)
-        });
-        let code = match prompt {
-            Some(prompt) => {
-                // `-p` loads the jobs for the cron tool but never fires them.
-                let json = cli.mode == Mode::Json;
-                run_prompt(
-                    &main.supervisor,
-                    &main.subagents,
-                    &mut main.events,
-                    &main.controls.hooks,
-                    prompt,
-                    json,
-                )
-                .await
-            }
-            None => {
-                // A resumed session's undelivered notifications go to the agent now.
-                main.supervisor.release();
-                let scheduler = match main.start_cron_scheduler() {
-                    Ok(scheduler) => scheduler,
-                    Err(e) => {
-                        eprintln!("claw-tui: warning: cron jobs will not fire: {e}");
-                        None
-                    }
-                };
-                let code = serve(
-                    &main.supervisor,
-                    &main.controls,
-                    main.events,
-                    approvals,
-                    tokio::io::stdin(),
-                )
-                .await;
-                if let Some(scheduler) = scheduler {
-                    scheduler.stop().await;
-                }
-                code
-            }
-        };
-        agent.wait_for_idle().await;
-        main.subagents.shutdown().await;
-        main.supervisor.stop().await;
-        // The stop hook of the last run (and notify hooks) finish before the exit.
-        main.controls.hooks.drain().await;
-        if let Some((finish, task)) = recording {
-            // `state()` returns only after the last event was handed to the recorder.
-            let _ = agent.state();
-            let _ = finish.send(());
-            let _ = task.await;
-        }
-        code
-    })
+    let code = runtime.block_on(run(cli, settings, prompt));
+    // stdin's reader thread may still wait for a line that never comes: not waited for.
+    runtime.shutdown_background();
+    code
 }
 
-/// Puts a resumed session's history and pending queues back into the agent.
-fn restore(agent: &Agent, opened: &OpenedSession) {
+async fn run(cli: &Cli, settings: &Settings, prompt: Option<String>) -> i32 {
+    let mut stop = match StopSignals::install() {
+        Ok(stop) => stop,
+        Err(e) => {
+            eprintln!("claw-tui: cannot handle SIGINT and SIGTERM: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let approvals = PendingApprovals::default();
+    let approver = match (&prompt, cli.yes) {
+        (None, _) => {
+            let approvals = approvals.clone();
+            Approver::Ask(Arc::new(move |request| {
+                let approvals = approvals.clone();
+                Box::pin(async move { approvals.ask(request).await })
+            }))
+        }
+        // Nobody can answer in print or JSON mode: deny unless --yes approved up front.
+        (Some(_), true) => Approver::AllowAll,
+        (Some(_), false) => Approver::Nobody,
+    };
+    let outbound: MessageSender = Arc::new(|m: OutboundMessage| {
+        eprintln!("[message to {}:{}] {}", m.channel, m.chat_id, m.content);
+    });
+    let mut main = match setup::start_runtime(settings, outbound, approver) {
+        Ok(main) => main,
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for warning in &main.warnings {
+        eprintln!("claw-tui: warning: {warning}");
+    }
+    let opened = match session::open_session(cli, settings) {
+        Ok(opened) => opened,
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let agent = main.agent.clone();
+    let binding = main.session_binding(settings);
+    let rpc = prompt.is_none();
+    let recording = opened.map(|mut opened| {
+        restore(&agent, &mut opened);
+        binding.enter(&opened.writer, opened.resumed.as_ref());
+        Recording::start(&agent, opened.writer, rpc)
+    });
+    let code = match prompt {
+        Some(prompt) => {
+            // `-p` loads the jobs for the cron tool but never fires them.
+            let json = cli.mode == Mode::Json;
+            run_prompt(
+                &main.supervisor,
+                &main.subagents,
+                &mut main.events,
+                &main.controls.hooks,
+                prompt,
+                json,
+                &mut stop,
+            )
+            .await
+        }
+        None => {
+            // A resumed session's undelivered notifications go to the agent now.
+            main.supervisor.release();
+            let scheduler = match main.start_cron_scheduler() {
+                Ok(scheduler) => scheduler,
+                Err(e) => {
+                    eprintln!("claw-tui: warning: cron jobs will not fire: {e}");
+                    None
+                }
+            };
+            let options = RpcOptions {
+                max_line_bytes: cli.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
+                exit_on_eof: cli.exit_on_eof,
+            };
+            let code = serve(
+                &main.supervisor,
+                &main.controls,
+                &main.subagents,
+                main.events,
+                approvals,
+                tokio::io::stdin(),
+                options,
+                &mut stop,
+            )
+            .await;
+            if let Some(scheduler) = scheduler {
+                scheduler.stop().await;
+            }
+            code
+        }
+    };
+    // Shutting down waits for tools to settle; a second signal need not wait.
+    stop.exit_on_next();
+    agent.wait_for_idle().await;
+    main.subagents.shutdown().await;
+    main.supervisor.stop().await;
+    // The stop hook of the last run (and notify hooks) finish before the exit.
+    main.controls.hooks.drain().await;
+    let saved = match recording {
+        Some(recording) => recording.close(&agent).await,
+        None => true,
+    };
+    if !saved && code == EXIT_OK {
+        EXIT_RUN_FAILED
+    } else {
+        code
+    }
+}
+
+/// The session being recorded, and the task that reports how saving goes.
+struct Recording {
+    finish: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<session::SaveStatus>,
+    reporter: tokio::task::JoinHandle<()>,
+}
+
+impl Recording {
+    fn start(agent: &Agent, writer: session::SessionWriter, rpc: bool) -> Self {
+        let reporter = saving::report(writer.status(), rpc);
+        let (finish, task) = session::record_events(agent, writer);
+        Self {
+            finish,
+            task,
+            reporter,
+        }
+    }
+
+    /// Records what is left and closes the file; false when something never reached it.
+    async fn close(self, agent: &Agent) -> bool {
+        // `state()` returns only after the last event was handed to the recorder.
+        let _ = agent.state();
+        let _ = self.finish.send(());
+        let status = self.task.await.unwrap_or_else(|e| session::SaveStatus {
+            error: Some(format!("the session recorder stopped: {e}")),
+            unsaved: 0,
+            failures: 1,
+        });
+        // Ends once the writer is gone, after its last report.
+        let _ = self.reporter.await;
+        !saving::report_final(&status)
+    }
+}
+
+/// Puts a resumed session's history (moved, not copied: it may be long) and pending
+/// queues back into the agent.
+fn restore(agent: &Agent, opened: &mut OpenedSession) {
     for note in &opened.notes {
         eprintln!("claw-tui: {note}");
     }
-    let Some(data) = &opened.resumed else {
+    let Some(data) = &mut opened.resumed else {
         return;
     };
-    if let Err(e) = agent.replace_messages(data.messages.clone()) {
+    // With its compaction: the model sees exactly what it saw before.
+    let compaction = data.compaction().cloned();
+    if let Err(e) = agent.restore_history(std::mem::take(&mut data.messages), compaction) {
         eprintln!("claw-tui: cannot restore the session: {e}");
     }
     for text in &data.steering {
@@ -186,8 +249,13 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
                     .as_deref()
                     .unwrap_or("(no prompt)")
                     .replace('\n', " ");
+                let damaged = match s.damaged_lines {
+                    0 => String::new(),
+                    1 => "  (1 damaged line)".to_owned(),
+                    n => format!("  ({n} damaged lines)"),
+                };
                 println!(
-                    "{}  started {}  last {}  {:>4} messages  {}",
+                    "{}  started {}  last {}  {:>4} messages  {}{damaged}",
                     &s.id[..s.id.len().min(12)],
                     local_time(s.created),
                     local_time(s.last_activity),

@@ -1,24 +1,26 @@
 //! `--mode rpc`: commands as JSON lines on stdin, events and responses as JSON lines on
 //! stdout. The protocol is documented in docs/rpc.md.
 
+use super::rpc_controls::{checkpoint_command, prompted};
 use super::write_json_line;
-use crate::agent::{Agent, AgentEvent, QueueKind, QueueMode};
-use crate::checkpoint::{Conflicts, UndoOutcome};
-use crate::hooks::PromptDecision;
-use crate::runtime::{AgentMode, RuntimeEvent, Supervisor, SupervisorOutcome};
+use crate::agent::{Agent, QueueKind, QueueMode};
+use crate::checkpoint::Conflicts;
+use crate::runtime::{AgentMode, Supervisor, SupervisorOutcome};
 use crate::setup::Controls;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
+
+pub use super::rpc_input::DEFAULT_MAX_LINE_BYTES;
+pub use super::rpc_loop::{RpcOptions, serve};
 
 /// A command read from stdin.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-enum Command {
+pub(super) enum Command {
     Prompt {
         content: String,
     },
@@ -29,6 +31,10 @@ enum Command {
         content: String,
     },
     Abort,
+    Compact {
+        #[serde(default)]
+        instructions: Option<String>,
+    },
     GetState,
     SetQueueMode {
         queue: QueueName,
@@ -63,27 +69,42 @@ fn skip() -> Conflicts {
 
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(rename_all = "snake_case")]
-enum QueueName {
+pub(super) enum QueueName {
     Steering,
     FollowUp,
 }
 
-const COMMANDS: &str = "prompt, steer, follow_up, abort, get_state, set_queue_mode, approve, \
-                        set_mode, undo, rewind, diff";
+const COMMANDS: &str = "prompt, steer, follow_up, abort, compact, get_state, set_queue_mode, \
+                        approve, set_mode, undo, rewind, diff";
+
+/// Who waits for which approval, by request id.
+type Waiting = HashMap<String, oneshot::Sender<ApprovalDecision>>;
 
 /// Approval requests waiting for an `approve` command, by id.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct PendingApprovals {
-    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<ApprovalDecision>>>>,
+    /// `None` once input has ended: nobody is left to answer.
+    waiting: Arc<Mutex<Option<Waiting>>>,
+}
+
+impl Default for PendingApprovals {
+    fn default() -> Self {
+        Self {
+            waiting: Arc::new(Mutex::new(Some(HashMap::new()))),
+        }
+    }
 }
 
 impl PendingApprovals {
     /// Prints an `approval_request` line and waits for the matching `approve` command;
-    /// denies when the process shuts down first.
+    /// denies when the process shuts down first, or at once after the end of input.
     pub async fn ask(&self, request: ApprovalRequest) -> ApprovalDecision {
         let (tx, rx) = oneshot::channel();
-        if let Ok(mut waiting) = self.waiting.lock() {
-            waiting.insert(request.id.clone(), tx);
+        match self.waiting.lock().ok().as_deref_mut() {
+            Some(Some(waiting)) => {
+                waiting.insert(request.id.clone(), tx);
+            }
+            _ => return ApprovalDecision::Deny,
         }
         let mut line = json!({"type": "approval_request"});
         if let (Some(map), Ok(Value::Object(fields))) =
@@ -95,170 +116,26 @@ impl PendingApprovals {
         rx.await.unwrap_or(ApprovalDecision::Deny)
     }
 
+    /// The end of input: what waits is denied, and so is every later request.
+    pub(super) fn close(&self) {
+        let waiting = self.waiting.lock().ok().and_then(|mut w| w.take());
+        for (_, tx) in waiting.into_iter().flatten() {
+            let _ = tx.send(ApprovalDecision::Deny);
+        }
+    }
+
     fn resolve(&self, id: &str, decision: ApprovalDecision) -> bool {
-        let sender = self.waiting.lock().ok().and_then(|mut w| w.remove(id));
+        let sender = self
+            .waiting
+            .lock()
+            .ok()
+            .and_then(|mut w| w.as_mut().and_then(|w| w.remove(id)));
         sender.is_some_and(|tx| tx.send(decision).is_ok())
     }
 }
 
-/// Serves RPC commands from `input` until EOF, then waits for the running prompt to
-/// finish; returns the exit code.
-pub async fn serve(
-    supervisor: &Supervisor,
-    controls: &Controls,
-    runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
-    approvals: PendingApprovals,
-    input: impl AsyncRead + Unpin,
-) -> i32 {
-    let agent = supervisor.agent();
-    let events = agent.subscribe(None);
-    let (done_tx, done_rx) = oneshot::channel();
-    let forwarder = tokio::spawn(forward_events(events, runtime_events, done_rx));
-    let mut lines = BufReader::new(input).lines();
-    loop {
-        match lines.next_line().await {
-            Ok(Some(line)) if line.trim().is_empty() => {}
-            Ok(Some(line)) => {
-                write_json_line(&handle_line(supervisor, controls, &approvals, &line).await)
-            }
-            Ok(None) => break,
-            Err(e) => {
-                write_json_line(
-                    &json!({"type": "response", "ok": false, "error": format!("cannot read stdin: {e}")}),
-                );
-                break;
-            }
-        }
-    }
-    agent.wait_for_idle().await;
-    // `state()` takes the lock under which `agent_end` is handed to subscribers, so after
-    // it every event of the run is in the forwarder's channel.
-    let _ = agent.state();
-    let _ = done_tx.send(());
-    let _ = forwarder.await;
-    super::EXIT_OK
-}
-
-async fn forward_events(
-    mut events: mpsc::UnboundedReceiver<AgentEvent>,
-    mut runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
-    mut done: oneshot::Receiver<()>,
-) {
-    loop {
-        tokio::select! {
-            biased;
-            event = events.recv() => match event {
-                Some(event) => write_json_line(&event),
-                None => return,
-            },
-            Some(event) = runtime_events.recv() => {
-                super::report_on_stderr(&event);
-                write_json_line(&event);
-            }
-            _ = &mut done => {
-                while let Ok(event) = events.try_recv() {
-                    write_json_line(&event);
-                }
-                return;
-            }
-        }
-    }
-}
-
-/// The text the prompt hooks let through, or the response refusing it.
-async fn prompted(controls: &Controls, name: &str, content: String) -> Result<String, Value> {
-    match controls.hooks.prompt(&content).await {
-        PromptDecision::Send(text) => Ok(text),
-        PromptDecision::Block(reason) => Err(json!({
-            "type": "response", "command": name, "ok": false, "blocked": true,
-            "error": format!("a prompt hook blocked it: {reason}"),
-        })),
-    }
-}
-
-/// Runs checkpoint work off the async runtime (it reads and writes files).
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, String> + Send + 'static,
-) -> Result<T, String> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|e| Err(format!("the operation stopped unexpectedly: {e}")))
-}
-
-/// An undo or file rewind as response fields.
-fn undo_fields(outcome: &UndoOutcome) -> Value {
-    match outcome {
-        UndoOutcome::Done(report) => json!({
-            "done": true, "report": report, "message": report.message(),
-        }),
-        UndoOutcome::Confirm(question) => json!({
-            "done": false, "confirm": question, "message": format!(
-                "{} Nothing was changed; send it again with \"conflicts\": \"overwrite\" \
-                 or \"skip\".", question.message()
-            ),
-        }),
-    }
-}
-
-/// Runs `undo`, `rewind` and `diff`.
-async fn checkpoint_command(controls: &Controls, name: &str, command: Command) -> Value {
-    let checkpoints = controls.checkpoints.clone();
-    let outcome = match command {
-        Command::Undo { conflicts } => {
-            blocking(move || checkpoints.undo(conflicts).map(|o| undo_fields(&o))).await
-        }
-        Command::Rewind {
-            turn,
-            files,
-            conversation,
-            conflicts,
-        } => {
-            if !files && !conversation {
-                return failure(
-                    Some(name),
-                    "say what to rewind: \"files\": true, \"conversation\": true, or both".into(),
-                );
-            }
-            blocking(move || {
-                let mut fields = json!({});
-                if files {
-                    let outcome = checkpoints.rewind_files(turn, conflicts)?;
-                    let confirm = matches!(outcome, UndoOutcome::Confirm(_));
-                    fields["files"] = undo_fields(&outcome);
-                    if confirm {
-                        return Ok(fields);
-                    }
-                }
-                if conversation {
-                    let rewound = checkpoints.rewind_conversation(turn)?;
-                    fields["conversation"] = json!({
-                        "prompt": rewound.prompt,
-                        "message_count": rewound.messages.len(),
-                    });
-                }
-                Ok(fields)
-            })
-            .await
-        }
-        Command::Diff => blocking(move || checkpoints.session_diff())
-            .await
-            .map(|files| {
-                let files: Vec<Value> = files
-                    .iter()
-                    .map(|f| json!({"change": f.change, "changed_outside": f.changed_outside}))
-                    .collect();
-                json!({ "files": files })
-            }),
-        _ => return failure(Some(name), "not a checkpoint command".into()),
-    };
-    match outcome {
-        Ok(fields) => success(name, fields),
-        Err(e) => failure(Some(name), e),
-    }
-}
-
 /// Runs one command line and returns its response object.
-async fn handle_line(
+pub(super) async fn handle_line(
     supervisor: &Supervisor,
     controls: &Controls,
     approvals: &PendingApprovals,
@@ -328,6 +205,10 @@ async fn handle_line(
             supervisor.abort();
             success(&name, json!({}))
         }
+        Command::Compact { instructions } => match supervisor.compact(instructions) {
+            Ok(()) => success(&name, json!({})),
+            Err(e) => failure(Some(&name), format!("cannot compact now: {e}")),
+        },
         Command::GetState => success(&name, json!({"state": state_json(agent)})),
         Command::SetQueueMode { queue, mode } => {
             let kind = match queue {
@@ -376,12 +257,14 @@ fn state_json(agent: &Agent) -> Value {
         "steering": texts(QueueKind::Steering),
         "follow_up": texts(QueueKind::FollowUp),
         "usage": usage,
+        "context_usage": agent.context_usage(),
+        "compaction": state.compaction,
         "message_count": state.messages.len(),
         "messages": *state.messages,
     })
 }
 
-fn success(command: &str, extra: Value) -> Value {
+pub(super) fn success(command: &str, extra: Value) -> Value {
     let mut response = json!({"type": "response", "command": command, "ok": true});
     if let (Some(map), Value::Object(extra)) = (response.as_object_mut(), extra) {
         map.extend(extra);
@@ -389,6 +272,6 @@ fn success(command: &str, extra: Value) -> Value {
     response
 }
 
-fn failure(command: Option<&str>, error: String) -> Value {
+pub(super) fn failure(command: Option<&str>, error: String) -> Value {
     json!({"type": "response", "command": command, "ok": false, "error": error})
 }

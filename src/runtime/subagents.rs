@@ -8,6 +8,8 @@
 mod run;
 mod types;
 
+/// The `sender_id` of subagent results on the bus (the `source` of their notifications).
+pub use run::SENDER as RESULT_SENDER;
 pub use types::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_SUBAGENT_MAX_TURNS, SUBAGENT_SYSTEM_PROMPT, SpawnReceipt,
     SubagentConfig, SubagentInfo, SubagentStatus,

@@ -181,6 +181,14 @@ impl Supervisor {
         let inner = &self.inner;
         let _runtime = inner.runtime.enter();
         let mut state = inner.lock();
+        // Follow-ups a run left queued when it stopped on its own (turn limit, failure)
+        // were sent before this one: it waits behind them, and the oldest starts now,
+        // as it would once the supervisor hears of the run's end.
+        if kind == QueueKind::FollowUp && !state.held && inner.follow_ups_left_over() {
+            inner.agent.queue(kind, Message::user(text));
+            inner.pump(&mut state);
+            return SupervisorOutcome::QueuedFollowUp;
+        }
         state.held = false;
         // Notifications still waiting arrived first, so they go first in the same run.
         let mut messages: Vec<Message> = state.pending.iter().map(to_notification).collect();
@@ -211,6 +219,19 @@ impl Supervisor {
             .observer
             .lock()
             .unwrap_or_else(|p| p.into_inner()) = Some(observer);
+    }
+
+    /// Compacts the main agent's history now (`/compact`, RPC `compact`), as a run of
+    /// its own; what arrives meanwhile waits and is delivered after it. Fails with
+    /// `Busy` while a run is active.
+    pub fn compact(&self, focus: Option<String>) -> Result<(), AgentError> {
+        let inner = &self.inner;
+        let _runtime = inner.runtime.enter();
+        let mut state = inner.lock();
+        inner.agent.compact(focus)?;
+        // The user acted: what waits may go once the compaction is over.
+        state.held = false;
+        Ok(())
     }
 
     /// Delivers a notification: at once when idle, else after the active run ends.
@@ -400,6 +421,19 @@ impl Inner {
         for m in follow_ups {
             agent.queue(QueueKind::FollowUp, m);
         }
+    }
+
+    /// The agent is idle after a run that stopped before taking its queued follow-ups
+    /// (its last message is the turn-limit notice or a failed answer).
+    fn follow_ups_left_over(&self) -> bool {
+        let state = self.agent.state();
+        !state.is_streaming
+            && !self.agent.queued(QueueKind::FollowUp).is_empty()
+            && match state.messages.last() {
+                Some(Message::Notice(_)) => true,
+                Some(Message::Assistant(a)) => a.is_failed(),
+                _ => false,
+            }
     }
 
     /// Takes what another process parked for the active session; delivered like any

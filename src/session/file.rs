@@ -1,232 +1,87 @@
-//! Session files on disk: where they live, reading them back, listing them.
+//! Where session files live, and the one place that opens and creates them (the session
+//! file itself, its side files, its directory), so how they are created is decided here:
+//! all of them private (`private_fs`: 0600 files in 0700 directories), since a session
+//! and its side files hold whatever was pasted into a prompt.
 
-use super::{Entry, FORMAT_VERSION, Header, SessionError, workspace_slug};
-use crate::agent::Message;
-use crate::runtime::InboundMessage;
-use std::collections::BTreeMap;
+use super::{SessionError, workspace_slug};
+use crate::private_fs;
+use nix::fcntl::{Flock, FlockArg};
+use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
-
-/// Everything a session file holds, folded.
-#[derive(Clone, Debug, Default)]
-pub struct SessionData {
-    /// The file.
-    pub path: PathBuf,
-    /// Its header.
-    pub header: Option<Header>,
-    /// The messages, in order.
-    pub messages: Vec<Message>,
-    /// Steering messages still pending at the last queue change.
-    pub steering: Vec<String>,
-    /// Follow-up messages still pending at the last queue change.
-    pub follow_up: Vec<String>,
-    /// Notifications not yet delivered, oldest first (the inbox's included).
-    pub pending_notifications: Vec<InboundMessage>,
-    /// How much of the inbox file `pending_notifications` includes (bytes).
-    pub inbox_offset: u64,
-    /// The latest value of each setting.
-    pub settings: BTreeMap<String, serde_json::Value>,
-    /// When the last line was written (ms since the epoch).
-    pub last_activity: u64,
-    /// Problems that did not stop the load (a torn last line).
-    pub warnings: Vec<String>,
-}
-
-impl SessionData {
-    /// The session id.
-    pub fn id(&self) -> &str {
-        self.header.as_ref().map_or("", |h| h.id.as_str())
-    }
-}
-
-/// One row of `claw-tui sessions`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SessionSummary {
-    /// Session id.
-    pub id: String,
-    /// The file.
-    pub path: PathBuf,
-    /// Creation time (ms).
-    pub created: u64,
-    /// Last write (ms).
-    pub last_activity: u64,
-    /// The first user prompt, if any.
-    pub first_prompt: Option<String>,
-    /// Messages recorded.
-    pub message_count: usize,
-}
 
 /// The directory holding a workspace's sessions.
 pub fn sessions_dir(data_dir: &Path, workspace: &Path) -> PathBuf {
     data_dir.join("sessions").join(workspace_slug(workspace))
 }
 
-/// Reads a session file; a torn last line is skipped with a warning.
-pub fn load(path: &Path) -> Result<SessionData, SessionError> {
-    let text = std::fs::read_to_string(path).map_err(|e| SessionError::io(path, e))?;
-    let mut data = SessionData {
-        path: path.to_path_buf(),
-        ..SessionData::default()
-    };
-    let lines: Vec<&str> = text.split_terminator('\n').collect();
-    for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let entry: Entry = match serde_json::from_str(line) {
-            Ok(entry) => entry,
-            Err(e) if i + 1 == lines.len() => {
-                data.warnings.push(format!(
-                    "{}: the last line is incomplete (the process stopped while writing it) and was skipped: {e}",
-                    path.display()
-                ));
-                continue;
-            }
-            Err(e) if i == 0 => {
-                return Err(invalid(
-                    path,
-                    format!("the first line is not a session header ({e})"),
-                ));
-            }
-            Err(e) => {
-                // A line from a newer version we cannot read must not be silently dropped.
-                return Err(invalid(path, format!("line {} cannot be read: {e}", i + 1)));
-            }
-        };
-        fold(&mut data, entry, path)?;
-    }
-    if data.header.is_none() {
-        return Err(invalid(path, "it has no header line".into()));
-    }
-    super::route::read_inbox(&mut data);
-    Ok(data)
+/// Where the bytes of damaged lines cut from a session file are kept.
+pub fn damaged_path(session: &Path) -> PathBuf {
+    session.with_extension("damaged")
 }
 
-fn invalid(path: &Path, reason: String) -> SessionError {
-    SessionError::Invalid {
+/// Where the answer being streamed is recorded while a run is active (see
+/// `streaming.rs`): present only while a run is active, or after a crash.
+pub fn streaming_path(session: &Path) -> PathBuf {
+    session.with_extension("streaming")
+}
+
+/// Whether `path` names a session file (not one of its side files).
+pub(super) fn is_session_file(path: &Path) -> bool {
+    path.extension().is_some_and(|x| x == "jsonl")
+}
+
+/// The session id a file name carries (`<stamp>_<id>.jsonl`), or its whole stem.
+pub(super) fn id_from_name(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_string_lossy();
+    let id = stem.rsplit('_').next().unwrap_or(&stem);
+    (!id.is_empty()).then(|| id.to_owned())
+}
+
+/// When the file was created, from its name (`<stamp>_<id>.jsonl`, the stamp in UTC to
+/// the second), in ms since the epoch: for a file whose header line is missing.
+pub(super) fn created_from_name(path: &Path) -> Option<u64> {
+    let stem = path.file_stem()?.to_string_lossy();
+    let (stamp, _) = stem.split_once('_')?;
+    let time = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%dT%H%M%SZ").ok()?;
+    u64::try_from(time.and_utc().timestamp_millis()).ok()
+}
+
+/// Creates the directory of a workspace's sessions below the data dir `data_dir`, private
+/// from the data dir down (tightening what an older version left open to others).
+pub(super) fn create_dir(data_dir: &Path, dir: &Path) -> Result<(), SessionError> {
+    private_fs::create_dir(data_dir, dir).map_err(|e| SessionError::io(dir, e))
+}
+
+/// Opens (or, with `create`, creates) a session file for appending and takes its
+/// exclusive lock; `Locked` when another process holds it.
+pub(super) fn open_locked(path: &Path, create: bool) -> Result<Flock<File>, SessionError> {
+    let file = private_fs::open(
+        path,
+        OpenOptions::new().create(create).read(true).append(true),
+    )
+    .map_err(|e| SessionError::io(path, e))?;
+    Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|_| SessionError::Locked {
         path: path.display().to_string(),
-        reason,
-    }
+    })
 }
 
-fn fold(data: &mut SessionData, entry: Entry, path: &Path) -> Result<(), SessionError> {
-    match entry {
-        Entry::Header(header) => {
-            if header.version > FORMAT_VERSION {
-                return Err(SessionError::NewerVersion {
-                    path: path.display().to_string(),
-                    found: header.version,
-                });
-            }
-            data.last_activity = header.created;
-            data.header = Some(header);
-        }
-        Entry::Message { timestamp, message } => {
-            data.last_activity = timestamp;
-            data.messages.push(message);
-        }
-        Entry::Queue {
-            timestamp,
-            steering,
-            follow_up,
-        } => {
-            data.last_activity = timestamp;
-            data.steering = steering;
-            data.follow_up = follow_up;
-        }
-        Entry::Setting {
-            timestamp,
-            key,
-            value,
-        } => {
-            data.last_activity = timestamp;
-            data.settings.insert(key, value);
-        }
-        Entry::Rewind {
-            timestamp,
-            messages,
-        } => {
-            data.last_activity = timestamp;
-            data.messages.truncate(messages);
-        }
-        // Not activity: switching away or a notification from elsewhere is not use.
-        Entry::PendingNotifications {
-            pending,
-            inbox_offset,
-            ..
-        } => {
-            data.pending_notifications = pending;
-            data.inbox_offset = inbox_offset;
-        }
-    }
-    Ok(())
-}
-
-/// The sessions of a workspace, most recently active first; unreadable files are skipped.
-pub fn list_sessions(data_dir: &Path, workspace: &Path) -> Vec<SessionSummary> {
-    let dir = sessions_dir(data_dir, workspace);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Vec::new();
+/// Whether another process holds the lock of the session file at `path` (writes it now).
+pub(super) fn in_use(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
     };
-    let mut sessions: Vec<SessionSummary> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .filter_map(|path| {
-            let data = load(&path).ok()?;
-            let header = data.header.clone()?;
-            Some(SessionSummary {
-                id: header.id,
-                first_prompt: data.messages.iter().find_map(|m| match m {
-                    Message::User(u) => Some(u.content.clone()),
-                    _ => None,
-                }),
-                message_count: data.messages.len(),
-                created: header.created,
-                last_activity: data.last_activity,
-                path,
-            })
-        })
-        .collect();
-    sessions.sort_by(|a, b| {
-        b.last_activity
-            .cmp(&a.last_activity)
-            .then(b.created.cmp(&a.created))
-    });
-    sessions
+    Flock::lock(file, FlockArg::LockSharedNonblock).is_err()
 }
 
-/// The file of the session `id` in `workspace` (file names end in `_<id>.jsonl`), without
-/// reading any session.
-pub fn session_path_by_id(data_dir: &Path, workspace: &Path, id: &str) -> Option<PathBuf> {
-    let suffix = format!("_{id}.jsonl");
-    std::fs::read_dir(sessions_dir(data_dir, workspace))
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().ends_with(&suffix))
-        })
+/// Opens a side file (inbox, damaged lines) for appending, creating it private if needed.
+pub(super) fn open_side_append(path: &Path) -> std::io::Result<File> {
+    private_fs::open(path, OpenOptions::new().create(true).append(true))
 }
 
-/// Finds a session by path, id or unique id prefix.
-pub fn find_session(data_dir: &Path, workspace: &Path, key: &str) -> Result<PathBuf, SessionError> {
-    let as_path = Path::new(key);
-    if as_path.is_file() {
-        return Ok(as_path.to_path_buf());
-    }
-    let matches: Vec<SessionSummary> = list_sessions(data_dir, workspace)
-        .into_iter()
-        .filter(|s| s.id.starts_with(key))
-        .collect();
-    match matches.as_slice() {
-        [one] => Ok(one.path.clone()),
-        [] => Err(SessionError::NotFound(format!(
-            "no session \"{key}\" in this workspace; run `claw-tui sessions` to list them"
-        ))),
-        _ => Err(SessionError::NotFound(format!(
-            "\"{key}\" matches {} sessions; give more of the id",
-            matches.len()
-        ))),
-    }
+/// Creates (or empties) a private side file for writing from the start.
+pub(super) fn create_side(path: &Path) -> std::io::Result<File> {
+    private_fs::open(
+        path,
+        OpenOptions::new().create(true).write(true).truncate(true),
+    )
 }

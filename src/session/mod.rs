@@ -1,26 +1,38 @@
 //! Durable sessions: one append-only JSON Lines file per conversation.
 //!
 //! The first line is a header; then one line per completed message, queue change and
-//! setting change. A dedicated writer task appends lines as they happen and `fsync`s at
-//! every turn end, run end and before exit, so a crash loses at most the message that
-//! was still streaming.
+//! setting change. A dedicated writer thread appends lines as they happen and `fsync`s
+//! at every turn end, run end and before exit. The answer being streamed goes to a side
+//! file a few times a second, so a crash loses nothing that was shown: the next resume
+//! records it as an aborted message. A write that fails is reported, retried at the
+//! next turn boundary and never leaves a partial line; a damaged file is read line by
+//! line, skipping (and reporting) only what is damaged.
 
 pub mod export;
+mod fast;
 mod file;
 mod inbox;
+mod list;
+mod load;
 mod open;
+mod record;
+mod repair;
 mod route;
+mod sink;
+mod streaming;
 mod writer;
 
-pub use file::{
-    SessionData, SessionSummary, find_session, list_sessions, load, session_path_by_id,
-    sessions_dir,
-};
+pub use file::{damaged_path, sessions_dir, streaming_path};
+pub use list::{SessionSummary, find_session, latest_session, list_sessions, session_path_by_id};
+pub use load::{RecentMessages, SessionData, load, load_recent};
 pub use open::{OpenedSession, open_session};
+pub use record::record_events;
 pub use route::{SessionRouter, inbox_path, record_undelivered};
-pub use writer::{SessionAppender, SessionWriter, record_events};
+pub use sink::{FileSink, SaveStatus, SessionSink};
+pub use streaming::{FLUSH_EVERY, STOPPED_BEFORE_ANSWER, STOPPED_WHILE_STREAMING};
+pub use writer::{SessionAppender, SessionWriter, WrapSink};
 
-use crate::agent::Message;
+use crate::agent::{Compaction, Message};
 use crate::runtime::InboundMessage;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -139,6 +151,9 @@ pub enum Entry {
         #[serde(default)]
         inbox_offset: u64,
     },
+    /// The history was compacted: the model sees the summary, then the messages from
+    /// `first_kept_message` on (the messages stay in the file).
+    Compaction(Compaction),
     /// The conversation was taken back (`/rewind`): only the first `messages` messages
     /// recorded before this line remain.
     Rewind {

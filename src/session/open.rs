@@ -1,7 +1,9 @@
 //! Choosing the session a process writes: new, resumed (`-c`, `--session`), forked, or none.
 
 use super::SessionError;
-use super::file::{SessionData, find_session, list_sessions, load, sessions_dir};
+use super::file::{create_dir, in_use, sessions_dir};
+use super::list::{find_session, latest_session};
+use super::load::{SessionData, load};
 use super::writer::SessionWriter;
 use crate::cli::Cli;
 use crate::config::Settings;
@@ -23,24 +25,28 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
     }
     let (data_dir, workspace) = (&settings.data_dir, &settings.workspace);
     // Private, including what an older version left open to others.
-    let dir = sessions_dir(data_dir, workspace);
-    crate::private_fs::create_dir(data_dir, &dir).map_err(|e| SessionError::io(&dir, e))?;
+    create_dir(data_dir, &sessions_dir(data_dir, workspace))?;
     let (provider, model) = (&settings.provider.name, &settings.provider.model);
     let mut notes = Vec::new();
     let target = if let Some(key) = &cli.session {
         Some(find_session(data_dir, workspace, key)?)
     } else if cli.continue_session {
-        // The latest with a conversation: one left empty by a crash is not it.
-        let sessions = list_sessions(data_dir, workspace);
-        let latest = sessions
-            .iter()
-            .find(|s| s.message_count > 0)
-            .or(sessions.first())
-            .map(|s| s.path.clone());
-        if latest.is_none() {
-            notes.push("no earlier session in this workspace; starting a new one".into());
+        let latest = latest_session(data_dir, workspace);
+        match &latest {
+            None => notes.push("no earlier session in this workspace; starting a new one".into()),
+            Some(latest) => {
+                // One another process is writing is simply new, not lost.
+                for empty in latest.passed_over.iter().filter(|p| !in_use(p)) {
+                    notes.push(format!(
+                        "the more recent session file {} holds no message (claw-tui may have \
+                         stopped right after creating it, or could not save it); continuing the \
+                         latest session that has messages",
+                        empty.display()
+                    ));
+                }
+            }
         }
-        latest
+        latest.map(|l| l.path)
     } else {
         None
     };

@@ -4,14 +4,15 @@
 //! and is delivered when the session is resumed, or, if another process has it open,
 //! picked up there within a second (`inbox.rs`).
 
-use super::file::{SessionData, session_path_by_id};
+use super::file::open_side_append;
 use super::inbox::{InboxReader, read_lines};
+use super::list::session_path_by_id;
+use super::load::SessionData;
 use super::writer::SessionAppender;
 use super::{Entry, SessionError};
 use crate::agent::now_ms;
 use crate::runtime::InboundMessage;
 use crate::runtime::supervisor::NotificationStore;
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -117,8 +118,7 @@ pub fn record_undelivered(session: &Path, message: &InboundMessage) -> Result<()
     let io = |e| SessionError::io(&path, e);
     let mut line = serde_json::to_string(message).map_err(|e| io(std::io::Error::other(e)))?;
     line.push('\n');
-    let mut file =
-        crate::private_fs::open(&path, OpenOptions::new().create(true).append(true)).map_err(io)?;
+    let mut file = open_side_append(&path).map_err(io)?;
     // One write of a whole line with O_APPEND: concurrent appenders never interleave.
     file.write_all(line.as_bytes()).map_err(io)?;
     file.sync_data().map_err(io)

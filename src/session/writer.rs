@@ -1,27 +1,28 @@
-//! The writer: a dedicated thread appending lines, syncing at turn boundaries.
+//! The writer: one locked session file, appended to from a dedicated thread (see
+//! `sink.rs`), synced at turn boundaries.
 
-use super::file::{SessionData, sessions_dir};
+use super::file::{create_dir, open_locked, sessions_dir, streaming_path};
+use super::load::{SessionData, load};
+use super::repair::repair_tail;
+use super::sink::{Command, FileSink, SaveStatus, SessionSink, WriteLoop};
+use super::streaming::{self, StreamCommand, StreamFile};
 use super::{Entry, FORMAT_VERSION, Header, SessionError, new_session_id};
-use crate::agent::{Agent, AgentEvent, now_ms};
-use nix::fcntl::{Flock, FlockArg};
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use crate::agent::{Message, StopReason, now_ms};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
-enum Command {
-    Line(String),
-    Sync,
-    Close(oneshot::Sender<()>),
-}
+/// Wraps the file's sink (see [`SessionWriter::create_wrapped`]).
+pub type WrapSink = Box<dyn FnOnce(FileSink) -> Box<dyn SessionSink>>;
 
 /// Appends to one locked session file from a dedicated thread.
 pub struct SessionWriter {
     id: String,
     path: PathBuf,
     tx: mpsc::Sender<Command>,
+    status: watch::Receiver<SaveStatus>,
     /// Whether the file holds anything worth keeping (a message, a queued message, a
     /// waiting notification): one that never did is removed on close, so starting and
     /// quitting leaves nothing for `-c` to pick up.
@@ -36,21 +37,32 @@ impl SessionWriter {
         provider: &str,
         model: &str,
     ) -> Result<Self, SessionError> {
+        Self::create_wrapped(
+            data_dir,
+            workspace,
+            provider,
+            model,
+            Box::new(|f| Box::new(f)),
+        )
+    }
+
+    /// [`Self::create`], with the file's sink passed through `wrap` first (to observe
+    /// or fail its writes, as fault tests do).
+    pub fn create_wrapped(
+        data_dir: &Path,
+        workspace: &Path,
+        provider: &str,
+        model: &str,
+        wrap: WrapSink,
+    ) -> Result<Self, SessionError> {
         let dir = sessions_dir(data_dir, workspace);
-        crate::private_fs::create_dir(data_dir, &dir).map_err(|e| SessionError::io(&dir, e))?;
+        create_dir(data_dir, &dir)?;
         let id = new_session_id();
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
         let path = dir.join(format!("{stamp}_{id}.jsonl"));
-        let header = Header {
-            version: FORMAT_VERSION,
-            id: id.clone(),
-            workspace: workspace.display().to_string(),
-            provider: provider.to_owned(),
-            model: model.to_owned(),
-            created: now_ms(),
-        };
-        let writer = Self::open(&path, id, true)?;
-        writer.append(&Entry::Header(header));
+        let file = open_locked(&path, true)?;
+        let writer = Self::start(file, &path, id.clone(), 0, false, wrap, true)?;
+        writer.append(&header(&id, workspace, provider, model));
         writer.sync();
         Ok(writer)
     }
@@ -58,11 +70,14 @@ impl SessionWriter {
     /// Continues an existing session: later lines append to the same file. Prefer
     /// [`Self::resume_file`], which reads the file only once it holds the lock.
     pub fn resume(data: &SessionData) -> Result<Self, SessionError> {
-        Self::open(&data.path, data.id().to_owned(), false)
+        Ok(Self::resume_file(&data.path)?.0)
     }
 
-    /// Locks the session file at `path`, then reads it: nothing written before the lock
-    /// is missed, and nobody else writes it after.
+    /// Locks the session file at `path`, makes it safe to append to (a torn last line
+    /// is cut off and kept in the `.damaged` side file), then reads it: nothing written
+    /// before the lock is missed, and nobody else writes it after. A run the last
+    /// process did not live to finish is closed with an aborted message holding what it
+    /// had streamed. What the user should know is in the data's `warnings`.
     pub fn resume_file(path: &Path) -> Result<(Self, SessionData), SessionError> {
         if !path.is_file() {
             return Err(SessionError::NotFound(format!(
@@ -70,9 +85,31 @@ impl SessionWriter {
                 path.display()
             )));
         }
-        let mut writer = Self::open(path, String::new(), false)?;
-        let data = super::file::load(path)?;
-        writer.id = data.id().to_owned();
+        let mut file = open_locked(path, false)?;
+        let repair = repair_tail(&mut file, path).map_err(|e| SessionError::io(path, e))?;
+        let mut data = load(path)?;
+        let writer = Self::start(
+            file,
+            path,
+            data.id().to_owned(),
+            repair.len,
+            repair.needs_newline,
+            Box::new(|f| Box::new(f)),
+            false,
+        )?;
+        if let Some(note) = repair.note {
+            data.warnings.insert(0, note);
+        }
+        if data.header_missing
+            && let Some(h) = &data.header
+        {
+            // Later loads find the header again instead of guessing it.
+            writer.append(&Entry::Header(h.clone()));
+        }
+        writer.close_interrupted_run(&mut data);
+        writer.sync();
+        // What was recovered is in the file (and the side file gone) before anyone reads.
+        writer.settle();
         Ok((writer, data))
     }
 
@@ -91,6 +128,9 @@ impl SessionWriter {
                 message: message.clone(),
             });
         }
+        for compaction in &data.compactions {
+            writer.append(&Entry::Compaction(compaction.clone()));
+        }
         writer.append(&Entry::Queue {
             timestamp: now_ms(),
             steering: data.steering.clone(),
@@ -100,27 +140,78 @@ impl SessionWriter {
         Ok(writer)
     }
 
-    fn open(path: &Path, id: String, created: bool) -> Result<Self, SessionError> {
-        let file = crate::private_fs::open(path, OpenOptions::new().create(true).append(true))
-            .map_err(|e| SessionError::io(path, e))?;
-        let file = Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|_| {
-            SessionError::Locked {
-                path: path.display().to_string(),
-            }
-        })?;
+    fn start(
+        file: nix::fcntl::Flock<std::fs::File>,
+        path: &Path,
+        id: String,
+        len: u64,
+        needs_newline: bool,
+        wrap: WrapSink,
+        created: bool,
+    ) -> Result<Self, SessionError> {
         let (tx, rx) = mpsc::channel();
-        let thread_path = path.to_path_buf();
+        let (status_tx, status) = watch::channel(SaveStatus::default());
+        let state = WriteLoop {
+            sink: wrap(FileSink::new(file)),
+            path: path.to_path_buf(),
+            len,
+            needs_newline,
+            stream: StreamFile::new(streaming_path(path)),
+            status: status_tx,
+            cut_pending: false,
+            waiting: VecDeque::new(),
+        };
         std::thread::Builder::new()
             .name("session-writer".into())
-            .spawn(move || write_loop(file, &rx, &thread_path))
+            .spawn(move || state.run(&rx))
             .map_err(|e| SessionError::io(path, e))?;
         Ok(Self {
             id,
             path: path.to_path_buf(),
             tx,
+            status,
             // An existing file is never removed: assume it has messages until read.
             keep: Arc::new(AtomicBool::new(!created)),
         })
+    }
+
+    /// Records the end of a run the previous process did not finish (its side file is
+    /// still there): an aborted message with what it had streamed, unless that message
+    /// made it into the file already.
+    fn close_interrupted_run(&self, data: &mut SessionData) {
+        let side = streaming_path(&self.path);
+        let Some(interrupted) = streaming::recover(&side) else {
+            return;
+        };
+        // The run may have ended after all, only its side file not yet removed.
+        let finished = match data.messages.last() {
+            Some(Message::Assistant(a)) if interrupted.streaming => {
+                a.timestamp == interrupted.message.timestamp
+            }
+            Some(Message::Assistant(a)) => a.stop_reason != StopReason::ToolUse,
+            Some(Message::Notice(_)) => !interrupted.streaming,
+            _ => false,
+        };
+        if !finished {
+            let chars: usize = interrupted.message.text().chars().count();
+            data.warnings.push(if chars > 0 {
+                format!(
+                    "claw-tui stopped while an answer was streaming: the {chars} characters that \
+                     had arrived are kept, marked as interrupted"
+                )
+            } else {
+                "claw-tui stopped during the last run, before its answer arrived; the run is \
+                 marked as interrupted"
+                    .to_owned()
+            });
+            let message = Message::Assistant(interrupted.message);
+            self.append(&Entry::Message {
+                timestamp: now_ms(),
+                message: message.clone(),
+            });
+            data.messages.push(message);
+        }
+        self.stream(StreamCommand::End);
     }
 
     /// The session id.
@@ -131,6 +222,11 @@ impl SessionWriter {
     /// The session file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// How saving goes: changes when writing starts failing and when it recovers.
+    pub fn status(&self) -> watch::Receiver<SaveStatus> {
+        self.status.clone()
     }
 
     /// Appends one entry (written at once, synced at the next `sync`).
@@ -146,18 +242,33 @@ impl SessionWriter {
         }
     }
 
-    /// Flushes everything written so far to the disk.
+    /// Retries what could not be written, then flushes everything to the disk.
     pub fn sync(&self) {
         let _ = self.tx.send(Command::Sync);
     }
 
-    /// Syncs and closes the file, waiting until it is done. A session created here
-    /// that never got a message (and has nothing waiting in its inbox) is removed.
-    pub async fn close(self) {
-        let (done, wait) = oneshot::channel();
-        if self.tx.send(Command::Close(done)).is_ok() {
-            let _ = wait.await;
+    /// Blocks until the thread has done everything sent before.
+    fn settle(&self) {
+        let (done, wait) = mpsc::channel();
+        if self.tx.send(Command::Barrier(done)).is_ok() {
+            let _ = wait.recv();
         }
+    }
+
+    pub(super) fn stream(&self, command: StreamCommand) {
+        let _ = self.tx.send(Command::Stream(command));
+    }
+
+    /// Writes what waits, syncs and closes the file, waiting until it is done; returns
+    /// how saving ended (an error: lines that never reached the file). A session created
+    /// here that never got a message (and has nothing waiting in its inbox) is removed.
+    pub async fn close(self) -> SaveStatus {
+        let (done, wait) = oneshot::channel();
+        let status = if self.tx.send(Command::Close(done)).is_ok() {
+            wait.await.unwrap_or_else(|_| self.status.borrow().clone())
+        } else {
+            self.status.borrow().clone()
+        };
         if !self.keep.load(Ordering::Relaxed)
             && !super::route::inbox_path(&self.path).exists()
             && let Err(e) = std::fs::remove_file(&self.path)
@@ -167,7 +278,19 @@ impl SessionWriter {
                 self.path.display()
             );
         }
+        status
     }
+}
+
+fn header(id: &str, workspace: &Path, provider: &str, model: &str) -> Entry {
+    Entry::Header(Header {
+        version: FORMAT_VERSION,
+        id: id.to_owned(),
+        workspace: workspace.display().to_string(),
+        provider: provider.to_owned(),
+        model: model.to_owned(),
+        created: now_ms(),
+    })
 }
 
 /// Appends entries to an open session file (see [`SessionWriter::appender`]); after
@@ -187,7 +310,7 @@ impl SessionAppender {
 
 fn send_entry(tx: &mpsc::Sender<Command>, keep: &AtomicBool, entry: &Entry) {
     let worth_keeping = match entry {
-        Entry::Message { .. } => true,
+        Entry::Message { .. } | Entry::Compaction(_) => true,
         Entry::Queue {
             steering,
             follow_up,
@@ -201,88 +324,5 @@ fn send_entry(tx: &mpsc::Sender<Command>, keep: &AtomicBool, entry: &Entry) {
     }
     if let Ok(line) = serde_json::to_string(entry) {
         let _ = tx.send(Command::Line(line));
-    }
-}
-
-fn write_loop(mut file: Flock<File>, rx: &mpsc::Receiver<Command>, path: &Path) {
-    let mut failed = false;
-    while let Ok(command) = rx.recv() {
-        let result = match command {
-            Command::Line(mut line) => {
-                line.push('\n');
-                // One write per line: the kernel has it even if the process is killed.
-                file.write_all(line.as_bytes())
-            }
-            Command::Sync => file.sync_data(),
-            Command::Close(done) => {
-                let _ = file.sync_all();
-                // The lock goes with the file: released before `close` returns, so the
-                // session can be resumed at once.
-                drop(file);
-                let _ = done.send(());
-                return;
-            }
-        };
-        if let Err(e) = result
-            && !failed
-        {
-            failed = true;
-            tracing::error!("cannot write session file {}: {e}", path.display());
-        }
-    }
-    // The writer was dropped without `close`: still make what was written durable.
-    let _ = file.sync_all();
-}
-
-/// Records an agent's messages and queue changes into `writer` until `finish` is sent;
-/// then drains what is left, syncs and closes the file.
-pub fn record_events(
-    agent: &Agent,
-    writer: SessionWriter,
-) -> (oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
-    let mut events = agent.subscribe(None);
-    let (finish, mut finished) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                biased;
-                event = events.recv() => match event {
-                    Some(event) => record(&writer, &event),
-                    None => break,
-                },
-                _ = &mut finished => {
-                    while let Ok(event) = events.try_recv() {
-                        record(&writer, &event);
-                    }
-                    break;
-                }
-            }
-        }
-        writer.close().await;
-    });
-    (finish, task)
-}
-
-fn record(writer: &SessionWriter, event: &AgentEvent) {
-    match event {
-        AgentEvent::MessageEnd { message } => writer.append(&Entry::Message {
-            timestamp: now_ms(),
-            message: message.clone(),
-        }),
-        AgentEvent::QueueUpdate {
-            steering,
-            follow_up,
-        } => writer.append(&Entry::Queue {
-            timestamp: now_ms(),
-            steering: steering.clone(),
-            follow_up: follow_up.clone(),
-        }),
-        AgentEvent::SettingUpdate { key, value } => writer.append(&Entry::Setting {
-            timestamp: now_ms(),
-            key: key.clone(),
-            value: value.clone(),
-        }),
-        AgentEvent::TurnEnd { .. } | AgentEvent::AgentEnd { .. } => writer.sync(),
-        _ => {}
     }
 }

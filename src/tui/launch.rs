@@ -86,6 +86,7 @@ fn app_config(
     config.keymap = keymap;
     config.models = models;
     config.context_window = settings.provider.context_window;
+    config.compaction = settings.compaction.clone();
     config.workspace = display_path(&settings.workspace);
     config.thinking = settings.thinking;
     config.tool_execution = settings.tool_execution;
@@ -284,6 +285,7 @@ async fn client(
         approvals,
     } = inbox;
     forward_runtime(&mut options, &tx);
+    sessions.report_saving(&tx).await;
     let controls = options.controls.take();
     let plan = controls
         .as_ref()

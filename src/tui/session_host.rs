@@ -13,7 +13,7 @@ use crate::setup::SessionBinding;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
-use tokio::sync::{Mutex, oneshot};
+use tokio::sync::{Mutex, oneshot, watch};
 use tokio::task::JoinHandle;
 
 /// Which session to switch to.
@@ -43,10 +43,14 @@ struct HostState {
     recording: Option<Recording>,
 }
 
+/// How saving a session goes, as its writer reports it.
+type SaveWatch = watch::Receiver<session::SaveStatus>;
+
 struct Recording {
     id: String,
     finish: oneshot::Sender<()>,
-    task: JoinHandle<()>,
+    task: JoinHandle<session::SaveStatus>,
+    status: SaveWatch,
 }
 
 impl SessionHost {
@@ -82,10 +86,8 @@ impl SessionHost {
         };
         let loaded = match &opened.resumed {
             Some(data) => {
-                if let Err(e) = state.agent.replace_messages(data.messages.clone()) {
-                    tracing::error!("cannot restore the session: {e}");
-                }
-                loaded_from(data, opened.writer.id())
+                restore(&state.agent, data);
+                loaded_from(&state.agent, data, opened.writer.id())
             }
             None => LoadedSession {
                 id: Some(opened.writer.id().to_owned()),
@@ -101,6 +103,15 @@ impl SessionHost {
         }
         record(&mut state, opened.writer, opened.resumed.as_ref());
         loaded
+    }
+
+    /// Tells `tx` when saving the session recorded now fails and when it works again
+    /// (a session switched to is reported by the switch).
+    pub async fn report_saving(&self, tx: &MsgSender) {
+        let state = self.state.lock().await;
+        if let Some(recording) = &state.recording {
+            forward_saving(recording.status.clone(), tx.clone());
+        }
     }
 
     /// Lists the workspace's sessions into the picker (off the UI thread).
@@ -143,15 +154,24 @@ impl SessionHost {
         let host = self.clone();
         let tx = tx.clone();
         tokio::spawn(async move {
-            let msg = match host.switch_now(target).await {
-                Ok(loaded) => Msg::SessionLoaded(Box::new(loaded)),
-                Err(msg) => msg,
-            };
-            let _ = tx.send(msg);
+            match host.switch_now(target).await {
+                Ok((loaded, status)) => {
+                    let _ = tx.send(Msg::SessionLoaded(Box::new(loaded)));
+                    // After the chat shows the new session, which forgets the old
+                    // one's trouble: nothing this one reports comes before it.
+                    if let Some(status) = status {
+                        forward_saving(status, tx);
+                    }
+                }
+                Err(msg) => {
+                    let _ = tx.send(msg);
+                }
+            }
         });
     }
 
-    async fn switch_now(&self, target: Target) -> Result<LoadedSession, Msg> {
+    /// The session switched to, and how saving it goes (`None`: sessions are off).
+    async fn switch_now(&self, target: Target) -> Result<(LoadedSession, Option<SaveWatch>), Msg> {
         let mut state = self.state.lock().await;
         // Held first, so nothing starts a run between the check and the switch.
         if let Some(binding) = &self.binding {
@@ -169,7 +189,7 @@ impl SessionHost {
         let Some(writer) = writer else {
             // Sessions are off: only the conversation is cleared.
             agent.reset().await;
-            return Ok(LoadedSession::default());
+            return Ok((LoadedSession::default(), None));
         };
         if let Some(binding) = &self.binding {
             // While the old file is still open: it hears its final pending list.
@@ -179,18 +199,17 @@ impl SessionHost {
         agent.reset().await;
         let loaded = match &data {
             Some(data) => {
-                if let Err(e) = agent.replace_messages(data.messages.clone()) {
-                    tracing::error!("cannot restore the session: {e}");
-                }
-                loaded_from(data, writer.id())
+                restore(&agent, data);
+                loaded_from(&agent, data, writer.id())
             }
             None => LoadedSession {
                 id: Some(writer.id().to_owned()),
                 ..LoadedSession::default()
             },
         };
+        let status = writer.status();
         record(&mut state, writer, data.as_ref());
-        Ok(loaded)
+        Ok((loaded, Some(status)))
     }
 
     /// The file to switch to, locked, and what it holds (`None` writer: sessions off).
@@ -256,8 +275,38 @@ fn record(state: &mut HostState, writer: SessionWriter, data: Option<&SessionDat
         forget_queue_when_a_run_starts(&state.agent, &writer);
     }
     let id = writer.id().to_owned();
+    let status = writer.status();
     let (finish, task) = record_events(&state.agent, writer);
-    state.recording = Some(Recording { id, finish, task });
+    state.recording = Some(Recording {
+        id,
+        finish,
+        task,
+        status,
+    });
+}
+
+/// Sends the chat a message when saving starts failing and when it works again, until
+/// the writer is closed.
+fn forward_saving(mut status: SaveWatch, tx: MsgSender) {
+    tokio::spawn(async move {
+        let (mut reported, mut failing) = (0, false);
+        loop {
+            let now = status.borrow_and_update().clone();
+            if now.failures > reported {
+                reported = now.failures;
+                failing = true;
+                let error = now.error.clone().unwrap_or_else(|| "a write failed".into());
+                let _ = tx.send(Msg::SessionSave(Some(error)));
+            }
+            if failing && now.error.is_none() {
+                failing = false;
+                let _ = tx.send(Msg::SessionSave(None));
+            }
+            if status.changed().await.is_err() {
+                return;
+            }
+        }
+    });
 }
 
 /// The queued texts were offered back in the composer, not to the agent: once a run
@@ -286,8 +335,17 @@ async fn stop_recording(state: &mut HostState) {
     }
 }
 
-/// What the chat shows for `data` continued in the session `id` (its own, or a copy).
-fn loaded_from(data: &SessionData, id: &str) -> LoadedSession {
+/// Puts `data`'s history and its compaction back into the agent: the model sees what
+/// it saw before.
+fn restore(agent: &Agent, data: &SessionData) {
+    if let Err(e) = agent.restore_history(data.messages.clone(), data.compaction().cloned()) {
+        tracing::error!("cannot restore the session: {e}");
+    }
+}
+
+/// What the chat shows for `data` continued in the session `id` (its own, or a copy),
+/// once `agent` holds its history.
+fn loaded_from(agent: &Agent, data: &SessionData, id: &str) -> LoadedSession {
     let mut notes: Vec<String> = data.warnings.clone();
     let copy = data.id() != id;
     if copy {
@@ -315,6 +373,8 @@ fn loaded_from(data: &SessionData, id: &str) -> LoadedSession {
         resumed: !copy,
         quiet: false,
         notes,
+        compactions: data.compactions.clone(),
+        context: Some(agent.context_usage()),
     }
 }
 

@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 14] = [
+pub const COMMANDS: [(&str, &str, &str); 15] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -30,6 +30,11 @@ pub const COMMANDS: [(&str, &str, &str); 14] = [
         "/copy",
         "[code]",
         "copy the last answer (or its last code block) via OSC 52",
+    ),
+    (
+        "/compact",
+        "[FOCUS]",
+        "summarise the older history now (FOCUS: what the summary must keep)",
     ),
     (
         "/plan",
@@ -82,6 +87,8 @@ pub enum Command {
         /// Only the last code block.
         code: bool,
     },
+    /// Compact the history now; the text says what the summary should keep.
+    Compact(Option<String>),
     /// Plan mode on or off.
     Plan,
     /// Undo the last turn's file changes.
@@ -145,6 +152,7 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
             "code" => Ok(Command::Copy { code: true }),
             _ => Err("/copy copies the last answer; /copy code its last code block".into()),
         },
+        "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
         "/plan" => Ok(Command::Plan),
         "/undo" => Ok(Command::Undo),
         "/rewind" => Ok(Command::Rewind),
@@ -221,6 +229,11 @@ mod tests {
             Some(Ok(Command::Thinking(ThinkingLevel::High)))
         );
         assert_eq!(parse("/copy code"), Some(Ok(Command::Copy { code: true })));
+        assert_eq!(parse("/compact"), Some(Ok(Command::Compact(None))));
+        assert_eq!(
+            parse("/compact  keep the parser design "),
+            Some(Ok(Command::Compact(Some("keep the parser design".into()))))
+        );
         assert!(
             parse("/tools fast")
                 .unwrap()

@@ -5,4 +5,6 @@ mod cron_two_processes;
 mod print;
 mod request_timeout;
 mod rpc;
+mod rpc_input;
+mod signals;
 mod subagent_approval;

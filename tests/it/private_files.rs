@@ -1,19 +1,25 @@
 //! Private files, seen as another user of the machine would: everything claw-tui leaves
-//! under its data and state dirs (sessions, inboxes, the composer history, cron jobs and
-//! their locks, the log, and the `claw-tui/` dirs themselves) is a 0600 file in a 0700
-//! directory, whether it was just created, created under a permissive umask, or left
-//! looser by an older version.
+//! under its data and state dirs (sessions and their side files — inboxes, the cut-off
+//! `.damaged` lines, the `.streaming` answer a crash leaves —, the composer history, cron
+//! jobs and their locks, the log, and the `claw-tui/` dirs themselves) is a 0600 file in
+//! a 0700 directory, whether it was just created, created under a permissive umask, or
+//! left looser by an older version.
 
+use crate::support::DEADLINE;
 use crate::support::bin::Sandbox;
 use crate::support::fake_llm::openai::{chunk, done_marker, finish, text_reply, tool, usage};
 use crate::support::fake_llm::{FakeLlm, Scripted};
 use crate::support::pty::{Tui, status_line};
 use claw_tui::runtime::InboundMessage;
-use claw_tui::session::{SessionWriter, inbox_path, record_undelivered};
+use claw_tui::session::{
+    SessionWriter, damaged_path, inbox_path, record_undelivered, streaming_path,
+};
 use serde_json::json;
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
 /// `path` and everything under it: (path, is a directory, permission bits).
 fn tree(path: &Path) -> Vec<(PathBuf, bool, u32)> {
@@ -61,6 +67,30 @@ fn files(root: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// The permission bits of `path`.
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+/// `cmd` (the binary, as `Sandbox::command` builds it) started by `sh` under umask 000,
+/// so that its files get exactly the modes claw-tui asks for.
+fn under_open_umask(cmd: &Command) -> Command {
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg("umask 000 && exec \"$@\"")
+        .arg("sh")
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
+        .stdin(Stdio::null());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => sh.env(key, value),
+            None => sh.env_remove(key),
+        };
+    }
+    sh
 }
 
 fn idle(screen: &vt100::Screen) -> bool {
@@ -229,4 +259,72 @@ fn inboxes_are_private_fresh_and_when_left_loose() {
     let mode = std::fs::metadata(&inbox).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
     drop(writer);
+}
+
+/// A torn line cut off into `.damaged` and the `.streaming` answer a killed process leaves
+/// are private like the session file, under umask 000, and a loose `.damaged` file is
+/// tightened when more is cut into it.
+#[test]
+fn damaged_and_streaming_side_files_are_private() {
+    let sandbox = Sandbox::new();
+    let sessions = sandbox.dir.path().join("data/claw-tui/sessions");
+    let claw = |args: &[&str], pace: &str| {
+        let mut cmd = sandbox.command();
+        cmd.args(["--provider", "demo"])
+            .args(args)
+            .env("CLAW_TUI_DEMO_PACE_MS", pace);
+        under_open_umask(&cmd)
+    };
+    let torn = |path: &Path| {
+        let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        file.write_all(br#"{"type":"message","timestamp":3,"message":{"role":"us"#)
+            .unwrap();
+    };
+    let out = claw(&["-p", "hello"], "0").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let session = sandbox.only_session();
+    torn(&session);
+
+    // Resumed (the torn line goes to .damaged) and killed while the answer streams.
+    let mut child = claw(&["-c", "-p", "hello again"], "50")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let streaming = streaming_path(&session);
+    let started = Instant::now();
+    while !std::fs::read_to_string(&streaming).is_ok_and(|s| s.contains("deltas")) {
+        assert!(started.elapsed() < DEADLINE, "the answer never streamed");
+        std::thread::yield_now();
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let damaged = damaged_path(&session);
+    assert!(damaged.is_file() && streaming.is_file());
+    assert_eq!((mode(&damaged), mode(&streaming)), (0o600, 0o600));
+    assert_private(&sessions);
+
+    // As an older version left them, and torn again: tightened as they are opened.
+    loosen(&sessions);
+    torn(&session);
+    let out = claw(&["-c", "-p", "once more"], "0").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!streaming.exists(), "the crashed answer was recovered");
+    assert!(
+        std::fs::read_to_string(&damaged)
+            .unwrap()
+            .matches(r#""role":"us"#)
+            .count()
+            == 2,
+        "both torn lines are kept"
+    );
+    assert_private(&sessions);
 }

@@ -1,4 +1,8 @@
 //! Tests of the sessions area.
 
 mod cli;
+mod crash;
+mod damage;
+mod damage_cli;
+mod full_disk;
 mod store;

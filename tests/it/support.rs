@@ -7,6 +7,7 @@
 )]
 
 pub mod bin;
+pub mod compacting;
 pub mod control;
 pub mod cron;
 pub mod exec;
@@ -16,6 +17,7 @@ pub mod rpc;
 pub mod runs;
 pub mod runtime;
 pub mod scripted;
+pub mod tmpfs;
 pub mod tui;
 pub mod web;
 
@@ -88,6 +90,8 @@ pub fn label(event: &AgentEvent) -> String {
         AgentEvent::AutoRetryStart { attempt, .. } => format!("auto_retry_start:{attempt}"),
         AgentEvent::AutoRetryEnd { attempt } => format!("auto_retry_end:{attempt}"),
         AgentEvent::SettingUpdate { key, .. } => format!("setting_update:{key}"),
+        AgentEvent::CompactionStart { .. } => "compaction_start".into(),
+        AgentEvent::CompactionEnd(_) => "compaction_end".into(),
     }
 }
 

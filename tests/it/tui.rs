@@ -1,12 +1,15 @@
 //! Tests of the tui area.
 
+mod compaction;
 mod e2e;
+mod e2e_compaction;
 mod e2e_llm;
 mod e2e_sessions;
 mod e2e_terminal_loss;
 mod events;
 mod keys_config;
 mod model_list;
+mod saving;
 mod sessions;
 mod snapshots;
 mod subagent_approval;

@@ -115,6 +115,7 @@ impl App {
                     }
                 }
             }
+            Command::Compact(focus) => self.compact(focus),
             Command::Plan => self.cycle_mode(),
             Command::Undo => self.undo(),
             Command::Rewind => self.open_rewind(),

@@ -135,8 +135,9 @@ impl App {
             });
         }
         // The chat is rebuilt first, so what is said about the files stays in it.
+        // (A compaction still in force after the cut has no divider in the rebuilt chat.)
         if let Some((messages, _)) = &rewound.conversation {
-            handled.absorb(self.show_history(messages.clone()));
+            handled.absorb(self.show_history(messages.clone(), &[]));
         }
         match &rewound.files {
             Some(UndoOutcome::Done(report)) if report.turns.is_empty() => {

@@ -61,6 +61,7 @@ impl App {
                 self.session.switching = false;
                 self.chat.notice(NoticeLevel::Error, text)
             }
+            Msg::SessionSave(failure) => self.saving(failure),
             Msg::Notice(level, text) => self.chat.notice(level, text),
             Msg::Undone(outcome) => self.undone(outcome),
             Msg::Rewound(outcome) => self.rewound(*outcome),

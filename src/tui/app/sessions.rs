@@ -1,9 +1,9 @@
 //! Sessions in the client (model side): rebuilding the chat, the tool tree and the usage
-//! totals from a loaded history, opening the `/sessions` picker, and the checks before a
-//! switch.
+//! totals from a loaded history, whether the session is being saved, opening the
+//! `/sessions` picker, and the checks before a switch.
 
 use super::App;
-use crate::agent::{AgentEvent, Message, NoticeLevel, ToolResult};
+use crate::agent::{AgentEvent, Compaction, Message, NoticeLevel, ToolResult};
 use crate::tui::layout::Focus;
 use crate::tui::msg::{Effect, LoadedSession, SessionRow};
 use crate::tui::overlay::Overlay;
@@ -15,9 +15,17 @@ impl App {
     pub(super) fn load_session(&mut self, loaded: LoadedSession) -> Handled {
         self.session.switching = false;
         self.overlays.clear();
+        // Saving trouble was the old file's; the new one's is reported after this.
+        self.status.set_unsaved(None);
         self.session.id = loaded.id.clone();
         let count = loaded.messages.len();
-        let mut handled = self.show_history(loaded.messages);
+        let mut handled = self.show_history(loaded.messages, &loaded.compactions);
+        for c in &loaded.compactions {
+            self.status.add_cost(&c.usage);
+        }
+        if let Some(context) = loaded.context {
+            self.status.set_context_tokens(context.tokens);
+        }
         for note in loaded.notes {
             handled.absorb(self.chat.notice(NoticeLevel::Info, note));
         }
@@ -45,13 +53,27 @@ impl App {
         handled.with(Effect::SessionReady)
     }
 
-    /// Shows `messages` in place of the conversation shown: the chat, the tool tree and
-    /// the usage totals are rebuilt from them.
-    pub(super) fn show_history(&mut self, messages: Vec<Message>) -> Handled {
+    /// Shows `messages` in place of the conversation shown: the chat (with a divider
+    /// for each of `compactions` after the messages the history held then), the tool
+    /// tree and the usage totals are rebuilt from them.
+    pub(super) fn show_history(
+        &mut self,
+        messages: Vec<Message>,
+        compactions: &[Compaction],
+    ) -> Handled {
         self.clear_conversation();
         let mut handled = Handled::changed();
-        for message in messages {
+        let mut compactions = compactions.iter().peekable();
+        for (i, message) in messages.into_iter().enumerate() {
+            while let Some(c) = compactions.next_if(|c| c.history_len <= i) {
+                self.chat
+                    .compacted(c.tokens_before, c.tokens_after, c.summary.clone());
+            }
             handled.absorb(self.replay(message));
+        }
+        for c in compactions {
+            self.chat
+                .compacted(c.tokens_before, c.tokens_after, c.summary.clone());
         }
         self.status.set_turn(self.tools.turn_count());
         self.tools.settle();
@@ -59,6 +81,24 @@ impl App {
             handled.absorb(self.refresh_card(&id));
         }
         handled
+    }
+
+    /// Saving the session failed (`Some(error)`: said in the chat, and the status bar
+    /// shows it until saving works again) or works again (`None`).
+    pub(super) fn saving(&mut self, failure: Option<String>) -> Handled {
+        let text = match &failure {
+            Some(error) => format!(
+                "{error}. The conversation goes on; writing is retried at the end of each turn."
+            ),
+            None => "The session is saved again; nothing is missing from it.".to_owned(),
+        };
+        let level = if failure.is_some() {
+            NoticeLevel::Error
+        } else {
+            NoticeLevel::Info
+        };
+        let bar = Handled::changed_if(self.status.set_unsaved(failure));
+        bar.and(self.chat.notice(level, text))
     }
 
     /// Shows a recorded message as if it had just happened (no streaming, no timings).
@@ -122,6 +162,22 @@ impl App {
         self.focus = Focus::Composer;
         self.session.switching = true;
         Handled::changed().with(Effect::OpenSession { path, fork })
+    }
+
+    /// `/compact [focus]`: only while idle (a run compacts on its own when it must).
+    pub(super) fn compact(&mut self, focus: Option<String>) -> Handled {
+        if self.session.switching {
+            return Handled::changed();
+        }
+        if self.status.running() {
+            return self.chat.notice(
+                NoticeLevel::Warning,
+                "A run is active: /compact works once it has finished (Esc interrupts it); a run \
+                 compacts on its own when the context window fills.",
+            );
+        }
+        self.chat.follow();
+        Handled::changed().with(Effect::Compact(focus))
     }
 
     /// `/new`, refused while a run is active like any switch.

@@ -117,7 +117,8 @@ async fn replay_drops_failed_messages_and_answers_dangling_calls() {
             "result:a:A".to_owned(),
             format!("result:b:{NO_RESULT_PROVIDED}:error"),
             "user:again".to_owned(),
-            "user:go on".to_owned(),
+            // The answer to "again" failed: the model is told before the next prompt.
+            "user:[The previous message got no complete answer: boom.]\n\ngo on".to_owned(),
         ]
     );
     // The history itself is untouched: only the request is sanitised.
@@ -151,7 +152,42 @@ fn sanitize_drops_failed_assistant_messages() {
         LlmMessage::User(UserMessage::new("q again")),
         LlmMessage::Assistant(failed(vec![], StopReason::Error, "boom")),
     ]);
-    assert_eq!(describe_all(&out), ["user:q", "user:q again"]);
+    assert_eq!(
+        describe_all(&out),
+        [
+            "user:q",
+            "user:[The previous message got no complete answer: aborted.]\n\nq again"
+        ]
+    );
+}
+
+#[test]
+fn sanitize_explains_a_lost_answer_only_between_two_user_messages() {
+    let mut lost = failed(vec![], StopReason::Aborted, "");
+    lost.error_message = None;
+    let out = sanitize_for_llm(vec![
+        LlmMessage::User(UserMessage::new("prompt")),
+        // Steering sent with the prompt: two user messages, nothing lost between them.
+        LlmMessage::User(UserMessage::new("and also")),
+        LlmMessage::Assistant(assistant(vec![call("a", "echo")], StopReason::ToolUse)),
+        LlmMessage::ToolResult(result("a", "A")),
+        // Lost after a tool result: the history is well-formed without a note.
+        LlmMessage::Assistant(failed(vec![text("half")], StopReason::Error, "overloaded")),
+        LlmMessage::User(UserMessage::new("retry")),
+        LlmMessage::Assistant(lost),
+        LlmMessage::User(UserMessage::new("hello?")),
+    ]);
+    assert_eq!(
+        describe_all(&out),
+        [
+            "user:prompt",
+            "user:and also",
+            "assistant:[\"a\"]:ToolUse",
+            "result:a:A",
+            "user:retry",
+            "user:[The previous message got no complete answer: it was interrupted.]\n\nhello?",
+        ]
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@
 use crate::support::bin::Sandbox;
 use crate::support::fake_llm::openai::{done_marker, finish, text_reply, tool, usage};
 use crate::support::fake_llm::{FakeLlm, Recorded, Scripted};
-use crate::support::rpc::RpcProcess;
+use crate::support::rpc::Rpc;
 use serde_json::{Value, json};
 
 /// A streamed reply calling `name` with `args`.
@@ -35,13 +35,13 @@ fn is_end(line: &Value) -> bool {
     line["type"] == "agent_end"
 }
 
-fn response(rpc: &RpcProcess, command: &str) -> Value {
+fn response(rpc: &Rpc, command: &str) -> Value {
     rpc.until(|l| l["type"] == "response" && l["command"] == command)
         .pop()
         .unwrap()
 }
 
-fn prompt(rpc: &mut RpcProcess, text: &str) {
+fn prompt(rpc: &mut Rpc, text: &str) {
     rpc.send(&json!({"type": "prompt", "content": text}).to_string());
     rpc.until(is_end);
 }
@@ -93,7 +93,7 @@ async fn rpc_undo_removes_what_the_turn_created_and_rewind_cuts_the_conversation
     .await;
     let sandbox = sandbox_for(&server);
     let ws = sandbox.workspace();
-    let mut rpc = RpcProcess::start(&sandbox, &[]);
+    let mut rpc = Rpc::start_in(sandbox, 0, &[]);
     prompt(&mut rpc, "write the plan");
     assert!(ws.join("notes/plan.md").exists());
     prompt(&mut rpc, "and then?");
@@ -139,7 +139,7 @@ async fn plan_mode_offers_no_mutating_tool_and_switching_back_restores_them() {
     ])
     .await;
     let sandbox = sandbox_for(&server);
-    let mut rpc = RpcProcess::start(&sandbox, &[]);
+    let mut rpc = Rpc::start_in(sandbox, 0, &[]);
     rpc.send(r#"{"type":"set_mode","mode":"plan"}"#);
     let switched = response(&rpc, "set_mode");
     assert_eq!(switched["mode"], "plan", "{switched}");
@@ -175,7 +175,7 @@ async fn plan_mode_offers_no_mutating_tool_and_switching_back_restores_them() {
 async fn the_plan_flag_starts_in_plan_mode() {
     let server = FakeLlm::start(vec![Scripted::sse(text_reply(&["A plan."]))]).await;
     let sandbox = sandbox_for(&server);
-    let mut rpc = RpcProcess::start(&sandbox, &["--plan"]);
+    let mut rpc = Rpc::start_in(sandbox, 0, &["--plan"]);
     prompt(&mut rpc, "plan");
     let names = tool_names(&server.requests()[0]);
     assert!(
@@ -203,7 +203,7 @@ async fn rpc_runs_the_hooks_a_blocked_prompt_is_refused_and_a_failed_hook_is_rep
          [[hooks.before_tool]]\nmatch = \"^write_file$\"\ncommand = \"echo 'not here' >&2; exit 2\"\n"
     ));
     let ws = sandbox.workspace();
-    let mut rpc = RpcProcess::start(&sandbox, &[]);
+    let mut rpc = Rpc::start_in(sandbox, 0, &[]);
 
     rpc.send(&json!({"type": "prompt", "content": "my password is hunter2"}).to_string());
     let refused = response(&rpc, "prompt");

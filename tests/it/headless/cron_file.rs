@@ -4,9 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support::bin::{Sandbox, run};
-use crate::support::rpc::{RpcProcess, is_notification};
+use crate::support::rpc::{Rpc, is_notification};
 use claw_tui::runtime::cron::workspace_slug;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 fn jobs_path(sandbox: &Sandbox) -> PathBuf {
     let workspace = std::fs::canonicalize(sandbox.workspace()).unwrap();
@@ -58,9 +59,9 @@ fn print_mode_reports_a_corrupt_jobs_file_and_the_tool_says_why() {
 
 #[test]
 fn rpc_reports_a_corrupt_jobs_file_and_its_repair() {
-    let sandbox = Sandbox::new();
+    let sandbox = Arc::new(Sandbox::new());
     let path = corrupt(&sandbox);
-    let mut rpc = RpcProcess::start(&sandbox, &["--provider", "demo"]);
+    let mut rpc = Rpc::start_in(sandbox.clone(), 0, &["--provider", "demo"]);
     let lines = rpc.until(|l| l["type"] == "cron_status");
     let status = lines.last().unwrap();
     assert_eq!(status["ok"], false, "{status}");

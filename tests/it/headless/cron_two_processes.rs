@@ -6,11 +6,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support::bin::Sandbox;
-use crate::support::rpc::{RpcProcess, is_notification};
+use crate::support::rpc::{Rpc, is_notification};
 use claw_tui::runtime::cron::workspace_slug;
 use nix::fcntl::{Flock, FlockArg};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn cron_dir(sandbox: &Sandbox) -> PathBuf {
@@ -43,8 +44,8 @@ fn cron_result(lines: &[Value]) -> Option<String> {
 
 #[test]
 fn fires_of_a_job_from_another_session_reach_it_while_it_is_open() {
-    let sandbox = Sandbox::new();
-    let mut b = RpcProcess::start(&sandbox, &["--provider", "demo"]);
+    let sandbox = Arc::new(Sandbox::new());
+    let mut b = Rpc::start_in(sandbox.clone(), 0, &["--provider", "demo"]);
     b.send(r#"{"type":"get_state"}"#);
     b.until(|l| l["type"] == "response");
     // B's scheduler takes the lock as it starts: wait for that (checked every 10 ms,
@@ -55,7 +56,7 @@ fn fires_of_a_job_from_another_session_reach_it_while_it_is_open() {
         std::thread::sleep(Duration::from_millis(10));
     }
 
-    let mut a = RpcProcess::start(&sandbox, &["--provider", "demo"]);
+    let mut a = Rpc::start_in(sandbox.clone(), 0, &["--provider", "demo"]);
     a.send(r#"{"type":"prompt","content":"every 2 seconds ping from A"}"#);
     let lines = a.until(|l| l["type"] == "agent_end");
     let added = cron_result(&lines).expect("A's model called cron");

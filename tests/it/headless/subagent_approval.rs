@@ -5,8 +5,8 @@
 //! the file system.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use super::rpc::{Rpc, is_type};
 use crate::support::bin::{Sandbox, run};
+use crate::support::rpc::{Rpc, is_type};
 use claw_tui::tools::exec::NOBODY_TO_ASK_REASON;
 use serde_json::{Value, json};
 

@@ -198,7 +198,9 @@ async fn after_an_abort_waiting_notifications_ride_along_with_the_next_input() {
         user_texts(&requests[1]),
         [
             "long task",
-            "[SYSTEM NOTIFICATION]\nresult while busy",
+            // The aborted answer is not sent; the model is told it is missing.
+            "[The previous message got no complete answer: Aborted by the user.]\n\n\
+             [SYSTEM NOTIFICATION]\nresult while busy",
             "hi"
         ]
     );
@@ -223,7 +225,8 @@ async fn a_new_notification_releases_the_hold_after_an_abort() {
         user_texts(&requests[1]),
         [
             "long task",
-            "[SYSTEM NOTIFICATION]\none",
+            "[The previous message got no complete answer: Aborted by the user.]\n\n\
+             [SYSTEM NOTIFICATION]\none",
             "[SYSTEM NOTIFICATION]\ntwo"
         ]
     );
@@ -411,11 +414,55 @@ async fn a_follow_up_left_queued_when_a_run_fails_starts_the_next_run() {
     until_agent_end(&mut f.agent_events).await;
     let requests = f.provider.requests();
     assert_eq!(requests.len(), 2);
-    assert_eq!(user_texts(&requests[1]), ["first", "later"]);
+    assert_eq!(
+        user_texts(&requests[1]),
+        [
+            "first",
+            "[The previous message got no complete answer: overloaded.]\n\nlater"
+        ]
+    );
     assert!(
         f.supervisor
             .agent()
             .queued(claw_tui::agent::QueueKind::FollowUp)
             .is_empty()
     );
+}
+
+#[tokio::test]
+async fn a_message_sent_after_a_run_stopped_at_its_turn_limit_waits_behind_its_follow_ups() {
+    let gate = Arc::new(Notify::new());
+    let mut f = fixture(vec![
+        gated_text(&gate, "first answer"),
+        Reply::text(&["answer to the follow-up"]),
+        Reply::text(&["answer to the newest"]),
+    ]);
+    f.supervisor.agent().set_max_turns(1);
+    assert_eq!(f.supervisor.submit("first"), SupervisorOutcome::Started);
+    assert_eq!(
+        f.supervisor.submit("queued during the run"),
+        SupervisorOutcome::QueuedFollowUp
+    );
+    // Delivery is frozen, so the state after the run's end stays as it is: idle, with
+    // the follow-up the run left at its turn limit (the moment before the supervisor
+    // starts it on its own, in which a new message used to jump ahead).
+    f.supervisor.hold_for_switch();
+    gate.notify_one();
+    until_agent_end(&mut f.agent_events).await;
+    assert_eq!(
+        f.supervisor.submit("newest"),
+        SupervisorOutcome::QueuedFollowUp,
+        "it waits behind the follow-up"
+    );
+    assert!(!f.supervisor.agent().state().is_streaming);
+    f.supervisor.release();
+    for _ in 0..2 {
+        until_agent_end(&mut f.agent_events).await;
+    }
+    let requests = f.provider.requests();
+    let last_users: Vec<String> = requests
+        .iter()
+        .map(|r| user_texts(r).last().cloned().unwrap())
+        .collect();
+    assert_eq!(last_users, ["first", "queued during the run", "newest"]);
 }

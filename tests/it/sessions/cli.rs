@@ -3,40 +3,21 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support::DEADLINE;
-use crate::support::bin::{Sandbox, run};
+use crate::support::bin::{Sandbox, run, session_lines, session_messages, session_roles};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Instant;
 
 fn session_files(sb: &Sandbox) -> Vec<PathBuf> {
-    let root = sb.dir.path().join("data/claw-tui/sessions");
-    let mut out = Vec::new();
-    for dir in std::fs::read_dir(&root).into_iter().flatten().flatten() {
-        for f in std::fs::read_dir(dir.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            out.push(f.path());
-        }
-    }
-    out
+    sb.session_files()
 }
 
 fn lines(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+    session_lines(path)
 }
 
 fn roles(path: &Path) -> Vec<String> {
-    lines(path)
-        .iter()
-        .filter(|l| l["type"] == "message")
-        .map(|l| l["message"]["role"].as_str().unwrap().to_owned())
-        .collect()
+    session_roles(path)
 }
 
 #[test]
@@ -106,7 +87,7 @@ fn no_session_writes_nothing_and_unknown_session_is_an_error() {
 }
 
 #[test]
-fn sigkill_mid_stream_keeps_every_completed_message() {
+fn sigkill_mid_stream_keeps_what_was_streamed_as_an_aborted_message() {
     let sb = Sandbox::new();
     let mut cmd = sb.command();
     // A slow stream: the second answer takes seconds, so the kill lands inside it.
@@ -116,13 +97,19 @@ fn sigkill_mid_stream_keeps_every_completed_message() {
         .stderr(Stdio::null());
     let mut child = cmd.spawn().unwrap();
     let started = Instant::now();
+    // Until the streaming answer's first deltas are in its side file.
     let file = loop {
         assert!(
             started.elapsed() < DEADLINE,
-            "the tool result never reached the session file"
+            "the streamed answer never reached the side file"
         );
         if let Some(f) = session_files(&sb).into_iter().next()
             && roles(&f).contains(&"tool_result".to_owned())
+            && std::fs::read_to_string(claw_tui::session::streaming_path(&f)).is_ok_and(|s| {
+                // Deltas of the second answer: after the first one's end.
+                s.rsplit_once("message_end")
+                    .is_some_and(|(_, second)| second.contains("\"deltas\""))
+            })
         {
             break f;
         }
@@ -140,9 +127,44 @@ fn sigkill_mid_stream_keeps_every_completed_message() {
     cmd.args(["-c", "-p", "hello again"]);
     let (code, _, stderr) = run(cmd);
     assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("claw-tui stopped while an answer was streaming"),
+        "the user is told: {stderr}"
+    );
     assert_eq!(
         roles(&file),
-        ["user", "assistant", "tool_result", "user", "assistant"],
-        "the resumed session continues after the completed messages"
+        [
+            "user",
+            "assistant",
+            "tool_result",
+            "assistant",
+            "user",
+            "assistant"
+        ],
+        "the streamed part is kept, then the resumed session goes on"
+    );
+    let kept = &session_messages(&file)[3];
+    assert_eq!(kept["stop_reason"], "aborted");
+    assert_eq!(
+        kept["error_message"],
+        claw_tui::session::STOPPED_WHILE_STREAMING
+    );
+    let text = kept["content"][0]["text"].as_str().unwrap();
+    // The same prompt run to the end elsewhere: the kept text is the start of its answer.
+    let whole = Sandbox::new();
+    let mut cmd = whole.command();
+    cmd.args(["-p", "list files"]);
+    assert_eq!(run(cmd).0, 0);
+    let full = session_messages(&whole.only_session())[3]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        !text.is_empty() && text.len() < full.len() && full.starts_with(text),
+        "kept {text:?} of {full:?}"
+    );
+    assert!(
+        !claw_tui::session::streaming_path(&file).exists(),
+        "the side file is gone once recovered"
     );
 }

@@ -56,6 +56,60 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// The session files (not their side files) of every workspace, oldest name first.
+    pub fn session_files(&self) -> Vec<PathBuf> {
+        let root = self.dir.path().join("data/claw-tui/sessions");
+        let mut out = Vec::new();
+        for dir in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+            for f in std::fs::read_dir(dir.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                if f.path().extension().is_some_and(|x| x == "jsonl") {
+                    out.push(f.path());
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The one session file; panics unless there is exactly one.
+    pub fn only_session(&self) -> PathBuf {
+        let files = self.session_files();
+        assert_eq!(files.len(), 1, "{files:?}");
+        files[0].clone()
+    }
+}
+
+/// The readable lines of a session file, as JSON.
+pub fn session_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// The recorded messages of a session file, as JSON.
+pub fn session_messages(path: &std::path::Path) -> Vec<serde_json::Value> {
+    session_lines(path)
+        .into_iter()
+        .filter(|l| l["type"] == "message")
+        .map(|l| l["message"].clone())
+        .collect()
+}
+
+/// The roles of the recorded messages of a session file.
+pub fn session_roles(path: &std::path::Path) -> Vec<String> {
+    session_messages(path)
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or("?").to_owned())
+        .collect()
+}
+
 /// Runs a command to completion: (exit code, stdout, stderr).
 pub fn run(mut cmd: Command) -> (i32, String, String) {
     let out = cmd.output().unwrap();

@@ -32,7 +32,7 @@ pub struct Rig {
     /// The session's recorder.
     recorder: Option<(
         tokio::sync::oneshot::Sender<()>,
-        tokio::task::JoinHandle<()>,
+        tokio::task::JoinHandle<claw_tui::session::SaveStatus>,
     )>,
 }
 

@@ -1,0 +1,58 @@
+//! Saying out loud how saving the session goes: the first failed write at once (stderr,
+//! and in RPC mode an `error` event), its recovery, and at the end whether anything is
+//! missing from the file.
+
+use super::write_json_line;
+use crate::session::SaveStatus;
+use serde_json::json;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// Reports each change of `status` until the writer is closed; `rpc` adds the events.
+pub fn report(mut status: watch::Receiver<SaveStatus>, rpc: bool) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut reported = 0;
+        let mut failing = false;
+        while status.changed().await.is_ok() {
+            let now = status.borrow_and_update().clone();
+            if now.failures > reported {
+                reported = now.failures;
+                failing = true;
+                let error = now.error.as_deref().unwrap_or("a write failed");
+                eprintln!(
+                    "claw-tui: {error}. The conversation goes on in memory; writing is retried \
+                     at the end of each turn."
+                );
+                if rpc {
+                    write_json_line(&json!({
+                        "type": "error",
+                        "source": "session",
+                        "error": error,
+                        "note": "the conversation goes on in memory; writing is retried at the end of each turn",
+                    }));
+                }
+            }
+            if failing && now.is_saved() {
+                failing = false;
+                eprintln!("claw-tui: the session is saved again; nothing is missing from it.");
+                if rpc {
+                    write_json_line(&json!({"type": "session_saved"}));
+                }
+            }
+        }
+    })
+}
+
+/// Tells what is missing from the session file after it was closed; true when the
+/// session could not be saved.
+pub fn report_final(status: &SaveStatus) -> bool {
+    let Some(error) = &status.error else {
+        return false;
+    };
+    eprintln!(
+        "claw-tui: the session could not be saved: {} record{} missing from it ({error})",
+        status.unsaved,
+        if status.unsaved == 1 { "" } else { "s" },
+    );
+    true
+}

@@ -1,0 +1,188 @@
+//! Recording an agent into its session: completed messages, queue and setting changes
+//! into the file, the run in progress into its side file (see `streaming.rs`).
+
+use super::Entry;
+use super::sink::SaveStatus;
+use super::streaming::{FLUSH_BYTES, FLUSH_EVERY, StreamCommand, StreamLine};
+use super::writer::SessionWriter;
+use crate::agent::{Agent, AgentEvent, Message, MessageDelta, now_ms};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+/// Records an agent's messages and queue changes into `writer` until `finish` is sent;
+/// then drains what is left, syncs and closes the file. The task ends with how saving
+/// went.
+pub fn record_events(
+    agent: &Agent,
+    writer: SessionWriter,
+) -> (oneshot::Sender<()>, tokio::task::JoinHandle<SaveStatus>) {
+    let mut events = agent.subscribe(None);
+    let (finish, mut finished) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let mut deltas = Deltas::default();
+        loop {
+            let flush_at = deltas.since.map(|since| since + FLUSH_EVERY);
+            tokio::select! {
+                biased;
+                event = events.recv() => match event {
+                    Some(event) => record(&writer, &mut deltas, &event),
+                    None => break,
+                },
+                _ = &mut finished => {
+                    while let Ok(event) = events.try_recv() {
+                        record(&writer, &mut deltas, &event);
+                    }
+                    break;
+                }
+                () = at(flush_at) => deltas.flush(&writer),
+            }
+        }
+        // A run still active keeps its side file: what it streamed is recovered later.
+        deltas.flush(&writer);
+        writer.close().await
+    });
+    (finish, task)
+}
+
+async fn at(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Deltas of the streaming answer not yet in the side file, merged where they extend
+/// the same block.
+#[derive(Default)]
+struct Deltas {
+    pending: Vec<MessageDelta>,
+    bytes: usize,
+    /// When the oldest pending delta arrived.
+    since: Option<Instant>,
+}
+
+impl Deltas {
+    fn push(&mut self, delta: &MessageDelta) {
+        let grown = match (self.pending.last_mut(), delta) {
+            (
+                Some(MessageDelta::Text { index: a, text }),
+                MessageDelta::Text {
+                    index: b,
+                    text: more,
+                },
+            )
+            | (
+                Some(MessageDelta::Thinking { index: a, text }),
+                MessageDelta::Thinking {
+                    index: b,
+                    text: more,
+                },
+            )
+            | (
+                Some(MessageDelta::ToolCallArgs {
+                    index: a,
+                    json: text,
+                }),
+                MessageDelta::ToolCallArgs {
+                    index: b,
+                    json: more,
+                },
+            ) if a == b => {
+                text.push_str(more);
+                more.len()
+            }
+            _ => {
+                self.pending.push(delta.clone());
+                64
+            }
+        };
+        self.bytes += grown;
+        self.since.get_or_insert_with(Instant::now);
+    }
+
+    fn flush(&mut self, writer: &SessionWriter) {
+        self.since = None;
+        self.bytes = 0;
+        if self.pending.is_empty() {
+            return;
+        }
+        let line = StreamLine::Deltas {
+            deltas: std::mem::take(&mut self.pending),
+        };
+        writer.stream(StreamCommand::Append(stream_line(&line)));
+    }
+
+    fn discard(&mut self) {
+        *self = Self::default();
+    }
+}
+
+fn stream_line(line: &StreamLine) -> String {
+    let mut text = serde_json::to_string(line).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn record(writer: &SessionWriter, deltas: &mut Deltas, event: &AgentEvent) {
+    match event {
+        AgentEvent::AgentStart => {
+            writer.stream(StreamCommand::Begin(stream_line(&StreamLine::RunStart {
+                timestamp: now_ms(),
+            })))
+        }
+        AgentEvent::MessageStart {
+            message: Message::Assistant(m),
+        } => {
+            deltas.discard();
+            writer.stream(StreamCommand::Append(stream_line(
+                &StreamLine::MessageStart {
+                    model: m.model.clone(),
+                    timestamp: m.timestamp,
+                },
+            )));
+        }
+        AgentEvent::MessageUpdate { delta } => {
+            deltas.push(delta);
+            if deltas.bytes >= FLUSH_BYTES {
+                deltas.flush(writer);
+            }
+        }
+        AgentEvent::MessageEnd { message } => {
+            writer.append(&Entry::Message {
+                timestamp: now_ms(),
+                message: message.clone(),
+            });
+            if matches!(message, Message::Assistant(_)) {
+                deltas.discard();
+                writer.stream(StreamCommand::Append(stream_line(&StreamLine::MessageEnd)));
+            }
+        }
+        AgentEvent::QueueUpdate {
+            steering,
+            follow_up,
+        } => writer.append(&Entry::Queue {
+            timestamp: now_ms(),
+            steering: steering.clone(),
+            follow_up: follow_up.clone(),
+        }),
+        AgentEvent::SettingUpdate { key, value } => writer.append(&Entry::Setting {
+            timestamp: now_ms(),
+            key: key.clone(),
+            value: value.clone(),
+        }),
+        // The complete history stays; the line records what the model sees from now on.
+        AgentEvent::CompactionEnd(end) => {
+            if let Some(compaction) = end.record() {
+                writer.append(&Entry::Compaction(compaction));
+                writer.sync();
+            }
+        }
+        AgentEvent::TurnEnd { .. } => writer.sync(),
+        AgentEvent::AgentEnd { .. } => {
+            deltas.discard();
+            writer.sync();
+            writer.stream(StreamCommand::End);
+        }
+        _ => {}
+    }
+}
