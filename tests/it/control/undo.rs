@@ -3,7 +3,9 @@
 //! beside the session file); a file changed afterwards by the user is listed and left
 //! unless confirmed; the conversation alone is rewound (the model's history and the
 //! session file go back, the files stay); commands are reported with what `git status`
-//! shows they changed; and `/diff` compares with the content before the first change.
+//! shows they changed; `/diff` compares with the content before the first change; and a
+//! conversation rewind keeps a compaction of what stays and drops one of what goes, in
+//! memory and in the session file.
 
 use crate::support::Reply;
 use crate::support::control::Rig;
@@ -342,4 +344,93 @@ async fn the_session_diff_compares_with_the_content_before_the_first_change() {
         ["alpha"],
         "against the content before the first change"
     );
+}
+
+fn compaction(history_len: usize, first_kept_message: usize) -> claw_tui::agent::Compaction {
+    claw_tui::agent::Compaction {
+        summary: "SUMMARY-OF-EARLIER-TALK".into(),
+        first_kept_message,
+        history_len,
+        tokens_before: 1_000,
+        tokens_after: 100,
+        reason: claw_tui::agent::CompactionReason::Manual,
+        usage: Default::default(),
+        timestamp: 1,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_conversation_rewind_keeps_a_compaction_of_what_stays_and_drops_one_of_what_goes() {
+    let replies = ["one", "two", "three", "again", "fresh"]
+        .iter()
+        .map(|t| Reply::text(&[t]))
+        .collect();
+    let mut rig = Rig::start("", &[], replies);
+    for prompt in ["first", "second", "third"] {
+        rig.prompt(prompt).await;
+    }
+    let agent = rig.main.agent.clone();
+    let messages = agent.state().messages.to_vec();
+    agent
+        .restore_history(messages, Some(compaction(4, 2)))
+        .unwrap();
+    let checkpoints = rig.main.controls.checkpoints.clone();
+
+    // Back to before "third": the four messages the summary covers stay, so does it.
+    checkpoints.rewind_conversation(3).unwrap();
+    assert_eq!(agent.state().compaction, Some(compaction(4, 2)));
+    rig.prompt("third, again").await;
+    let sent = rig.provider.requests().last().unwrap().messages.clone();
+    assert!(format!("{sent:?}").contains("SUMMARY-OF-EARLIER-TALK"));
+
+    // Back to before "second": the summary spoke of what is gone; the model no longer
+    // gets it.
+    checkpoints.rewind_conversation(2).unwrap();
+    assert_eq!(agent.state().compaction, None);
+    rig.prompt("second, again").await;
+    let sent = rig.provider.requests().last().unwrap().messages.clone();
+    assert!(!format!("{sent:?}").contains("SUMMARY-OF-EARLIER-TALK"));
+    assert_eq!(
+        user_texts(rig.provider.requests().last().unwrap()),
+        ["first", "second, again"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resumed_session_drops_a_compaction_a_rewind_cut_into_even_once_it_grows_again() {
+    use claw_tui::session::{Entry, SessionWriter, load};
+    let data = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let write = |rewind_to: usize| {
+        let writer = SessionWriter::create(data.path(), ws.path(), "test", "m").unwrap();
+        let message = |i: usize| Entry::Message {
+            timestamp: i as u64 + 10,
+            message: Message::user(format!("m{i}")),
+        };
+        for i in 0..6 {
+            writer.append(&message(i));
+        }
+        writer.append(&Entry::Compaction(compaction(4, 2)));
+        writer.append(&Entry::Rewind {
+            timestamp: 20,
+            messages: rewind_to,
+        });
+        for i in rewind_to..8 {
+            writer.append(&message(i + 100));
+        }
+        let path = writer.path().to_path_buf();
+        (writer, path)
+    };
+    for (rewind_to, kept) in [(2, false), (5, true)] {
+        let (writer, path) = write(rewind_to);
+        assert!(writer.close().await.is_saved());
+        let loaded = load(&path).unwrap();
+        assert_eq!(loaded.messages.len(), 8, "rewound to {rewind_to}");
+        assert_eq!(
+            loaded.compaction().is_some(),
+            kept,
+            "rewound to {rewind_to}: {:?}",
+            loaded.compaction()
+        );
+    }
 }
