@@ -1,6 +1,6 @@
 //! Starting a headless run: prompt, agent, session, mode; and the session subcommands.
 
-use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, serve};
+use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, RpcRuntime, serve};
 use super::signals::StopSignals;
 use super::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, run_prompt, saving};
 use crate::agent::{Agent, Message, QueueKind};
@@ -120,10 +120,13 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<String>) -> i32 {
                 max_line_bytes: cli.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
                 exit_on_eof: cli.exit_on_eof,
             };
+            let runtime = RpcRuntime {
+                supervisor: &main.supervisor,
+                controls: &main.controls,
+                subagents: &main.subagents,
+            };
             let code = serve(
-                &main.supervisor,
-                &main.controls,
-                &main.subagents,
+                runtime,
                 main.events,
                 approvals,
                 tokio::io::stdin(),

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 pub use super::rpc_input::DEFAULT_MAX_LINE_BYTES;
-pub use super::rpc_loop::{RpcOptions, serve};
+pub use super::rpc_loop::{RpcOptions, RpcRuntime, serve};
 
 /// A command read from stdin.
 #[derive(Debug, Deserialize)]

@@ -37,18 +37,32 @@ struct Shared<'a> {
     delivered: Arc<AtomicUsize>,
 }
 
+/// The parts of the runtime the commands act on.
+#[derive(Clone, Copy)]
+pub struct RpcRuntime<'a> {
+    /// Takes prompts and runs the main agent.
+    pub supervisor: &'a Supervisor,
+    /// Hooks, checkpoints and plan mode.
+    pub controls: &'a Controls,
+    /// The subagents, waited for at the end of input.
+    pub subagents: &'a SubagentManager,
+}
+
 /// Serves RPC commands from `input` until its end or a stop signal; returns the exit
 /// code (130/143 after a signal).
 pub async fn serve(
-    supervisor: &Supervisor,
-    controls: &Controls,
-    subagents: &SubagentManager,
+    runtime: RpcRuntime<'_>,
     runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
     approvals: PendingApprovals,
     input: impl AsyncRead + Unpin,
     options: RpcOptions,
     stop: &mut StopSignals,
 ) -> i32 {
+    let RpcRuntime {
+        supervisor,
+        controls,
+        subagents,
+    } = runtime;
     let agent = supervisor.agent();
     let shared = Shared {
         supervisor,
