@@ -12,7 +12,7 @@ pub use launch::{run_command, run_headless};
 pub use rpc_input::{Input, LineReader};
 use signals::{StopSignals, signal_name};
 
-use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall};
+use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall, UserMessage};
 use crate::hooks::{Hooks, PromptDecision, hook_marks};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use std::io::Write;
@@ -46,12 +46,13 @@ pub async fn run_prompt(
     subagents: &SubagentManager,
     runtime_events: &mut UnboundedReceiver<RuntimeEvent>,
     hooks: &Hooks,
-    prompt: String,
+    prompt: UserMessage,
     json: bool,
     stop: &mut StopSignals,
 ) -> i32 {
-    let prompt = match hooks.prompt(&prompt).await {
-        PromptDecision::Send(text) => text,
+    // The hooks see and extend the text; the images go as they are.
+    let prompt = match hooks.prompt(&prompt.content).await {
+        PromptDecision::Send(content) => UserMessage { content, ..prompt },
         PromptDecision::Block(reason) => {
             while let Ok(event) = runtime_events.try_recv() {
                 if json {
@@ -65,7 +66,7 @@ pub async fn run_prompt(
         }
     };
     let mut events = supervisor.agent().subscribe(None);
-    supervisor.submit(prompt);
+    supervisor.submit_message(prompt);
     let mut calls: Vec<ToolCall> = Vec::new();
     let mut last_run = Vec::new();
     let mut delivered = 0;

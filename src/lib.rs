@@ -10,6 +10,7 @@ pub mod config;
 pub mod doctor;
 pub mod headless;
 pub mod hooks;
+pub mod images;
 pub mod llm;
 pub mod private_fs;
 pub mod providers;

@@ -5,6 +5,7 @@
 use super::MsgSender;
 use super::msg::{Effect, Msg, Rewound};
 use super::runtime::PromptKind;
+use crate::agent::UserMessage;
 use crate::checkpoint::UndoOutcome;
 use crate::hooks::{Hooks, PromptDecision};
 use crate::runtime::Supervisor;
@@ -67,22 +68,26 @@ pub(super) fn execute(controls: &Controls, effect: Effect, tx: &MsgSender) {
 
 /// A queue of prompts that pass the prompt hooks one after another (so they keep their
 /// order), then go to the supervisor; a blocked one comes back as `Msg::PromptBlocked`.
+/// The hooks see and extend a message's text; its images go as they are.
 pub(super) fn prompt_gate(
     hooks: Hooks,
     supervisor: Supervisor,
     tx: MsgSender,
-) -> UnboundedSender<(PromptKind, String)> {
-    let (gate, mut waiting) = unbounded_channel::<(PromptKind, String)>();
+) -> UnboundedSender<(PromptKind, UserMessage)> {
+    let (gate, mut waiting) = unbounded_channel::<(PromptKind, UserMessage)>();
     tokio::spawn(async move {
-        while let Some((kind, text)) = waiting.recv().await {
-            match hooks.prompt(&text).await {
-                PromptDecision::Send(sent) => {
+        while let Some((kind, message)) = waiting.recv().await {
+            match hooks.prompt(&message.content).await {
+                PromptDecision::Send(content) => {
                     match kind {
-                        PromptKind::Submit => supervisor.submit(sent),
-                        PromptKind::Steer => supervisor.steer(sent),
+                        PromptKind::Submit => {
+                            supervisor.submit_message(UserMessage { content, ..message })
+                        }
+                        PromptKind::Steer => supervisor.steer(content),
                     };
                 }
                 PromptDecision::Block(reason) => {
+                    let text = message.content;
                     if tx.send(Msg::PromptBlocked { text, reason }).is_err() {
                         return;
                     }

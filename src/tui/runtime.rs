@@ -8,8 +8,8 @@ use super::highlight::Highlighter;
 use super::msg::{Effect, Msg};
 use super::session_host::{SessionHost, Target};
 use super::terminal::{self, Term};
-use super::{Approvals, Background, history};
-use crate::agent::{Agent, AgentError, AgentEvent, NoticeLevel};
+use super::{Approvals, Background, attach, history};
+use crate::agent::{Agent, AgentError, AgentEvent, Message, NoticeLevel, QueueKind, UserMessage};
 use crate::runtime::Supervisor;
 use crate::setup::Controls;
 use crossterm::event::{Event, EventStream};
@@ -74,7 +74,7 @@ pub(super) struct Runtime {
     /// Hooks, checkpoints and plan mode, when the background runtime runs.
     controls: Option<Controls>,
     /// Prompts waiting for the prompt hooks, sent in order (only with prompt hooks).
-    prompts: Option<UnboundedSender<(PromptKind, String)>>,
+    prompts: Option<UnboundedSender<(PromptKind, UserMessage)>>,
     agent_events: UnboundedReceiver<AgentEvent>,
     pending: VecDeque<Msg>,
     quit: bool,
@@ -163,11 +163,15 @@ impl Runtime {
         let agent = self.agent.clone();
         let effect = match (&self.prompts, effect) {
             (Some(gate), Effect::Prompt(text) | Effect::FollowUp(text)) => {
-                let _ = gate.send((PromptKind::Submit, text));
+                let _ = gate.send((PromptKind::Submit, UserMessage::new(text)));
+                return;
+            }
+            (Some(gate), Effect::PromptMessage(message)) => {
+                let _ = gate.send((PromptKind::Submit, message));
                 return;
             }
             (Some(gate), Effect::Steer(text)) => {
-                let _ = gate.send((PromptKind::Steer, text));
+                let _ = gate.send((PromptKind::Steer, UserMessage::new(text)));
                 return;
             }
             (_, effect) => effect,
@@ -188,6 +192,25 @@ impl Runtime {
                     .push_back(Msg::Notice(NoticeLevel::Error, e.to_string())),
             },
             Effect::FollowUp(text) => agent.follow_up(text),
+            Effect::LoadImages { text, paths } => {
+                let workspace = self.workspace.clone();
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = attach::load_all(&workspace, &paths);
+                    let _ = tx.send(Msg::ImagesLoaded { text, result });
+                });
+            }
+            Effect::PromptMessage(message) => match &self.supervisor {
+                Some(s) => {
+                    s.submit_message(message);
+                }
+                None => {
+                    let user = Message::User(message);
+                    if let Err(AgentError::Busy) = agent.prompt_messages(vec![user.clone()]) {
+                        agent.queue(QueueKind::FollowUp, user);
+                    }
+                }
+            },
             Effect::Steer(text) => match &self.supervisor {
                 Some(s) => {
                     s.steer(text);

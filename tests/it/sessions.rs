@@ -5,4 +5,5 @@ mod crash;
 mod damage;
 mod damage_cli;
 mod full_disk;
+mod images;
 mod store;

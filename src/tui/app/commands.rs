@@ -1,8 +1,9 @@
 //! Enter and the slash commands: what the composer's text becomes.
 
 use super::{App, HINT};
-use crate::agent::{NoticeLevel, QueueKind};
+use crate::agent::{ImageData, NoticeLevel, QueueKind, UserMessage};
 use crate::tools::fs::FileChange;
+use crate::tui::attach;
 use crate::tui::diff;
 use crate::tui::highlight::highlight_key;
 use crate::tui::msg::{Effect, HighlightRequest};
@@ -40,11 +41,34 @@ impl App {
         };
         self.chat.follow();
         self.plan_ready = false;
+        let paths = attach::mentions(&text);
+        if !paths.is_empty() {
+            // The files are read on the runtime side; the message goes once they are.
+            return handled.with(Effect::LoadImages { text, paths });
+        }
         handled.with(if self.status.running() {
             Effect::FollowUp(text)
         } else {
             Effect::Prompt(text)
         })
+    }
+
+    /// The images of a message were read: it is sent with them. When one could not be
+    /// read, the text goes back to the composer (nothing is lost) with the reason.
+    pub(super) fn images_loaded(
+        &mut self,
+        text: String,
+        result: Result<Vec<ImageData>, String>,
+    ) -> Handled {
+        match result {
+            Ok(images) => Handled::changed().with(Effect::PromptMessage(
+                UserMessage::new(text).with_images(images),
+            )),
+            Err(why) => {
+                self.composer.restore(vec![text]);
+                self.chat.notice(NoticeLevel::Error, why)
+            }
+        }
     }
 
     fn command(&mut self, command: Result<Command, String>) -> Handled {

@@ -67,6 +67,7 @@ impl App {
             Msg::Rewound(outcome) => self.rewound(*outcome),
             Msg::SessionDiff(files) => self.show_session_diff(files),
             Msg::PromptBlocked { text, reason } => self.prompt_blocked(text, reason),
+            Msg::ImagesLoaded { text, result } => self.images_loaded(text, result),
             Msg::Tick => {
                 let animated = self.busy();
                 if animated {

@@ -92,6 +92,8 @@ pub struct Recorded {
     pub headers: BTreeMap<String, String>,
     /// The JSON body (`Value::Null` when it was not JSON).
     pub body: Value,
+    /// The body as sent, byte for byte.
+    pub raw: Bytes,
 }
 
 /// How a response body ended.
@@ -192,6 +194,7 @@ async fn handle(
         path: uri.path().to_owned(),
         headers: recorded_headers,
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        raw: body.clone(),
     });
     let scripted = shared.script.lock().unwrap().pop_front().unwrap_or_else(|| {
         Scripted::json(
@@ -274,3 +277,4 @@ impl Drop for EndGuard {
 pub mod anthropic;
 pub mod drive;
 pub mod openai;
+pub mod responses;
