@@ -304,20 +304,27 @@ fn prompt_hooks_in_the_real_client_block_or_add_context() {
          *password*) echo 'no passwords, please' >&2; exit 2;; \
          *) echo '{\"context\": \"House rule: be brief.\"}';; esac\"\"\"\n",
     );
+    // A message with an image takes the same way as one without.
+    let mut png = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::new_rgb8(16, 9)
+        .write_to(&mut png, image::ImageFormat::Png)
+        .unwrap();
+    std::fs::write(sandbox.workspace().join("shot.png"), png.into_inner()).unwrap();
     let mut tui = Tui::demo(sandbox.dir.path(), "0", &[]);
     tui.wait_for("the idle state", |s| status_line(s).contains("idle"));
-    tui.send("my password is hunter2\r");
+    tui.send("my password @shot.png is hunter2\r");
     let screen = tui.wait_text("A prompt hook blocked your message: no passwords, please");
     assert!(
         !screen.contains("› my password"),
         "the message was not sent:\n{screen}"
     );
     // The text is back in the composer (Ctrl+C clears it); the next message goes out
-    // with the hook's context added, as the chat shows it.
+    // with the hook's context added and its image, as the chat shows it.
     tui.send("\x03");
-    tui.send("hello there\r");
+    tui.send("hello @shot.png there\r");
     let screen = tui.wait_for("the message with its context", |s| {
-        s.contents().contains("› hello there") && status_line(s).contains("idle")
+        s.contents().contains("› hello @shot.png there") && status_line(s).contains("idle")
     });
     assert!(screen.contains("House rule: be brief."), "{screen}");
+    assert!(screen.contains("[image: shot.png"), "{screen}");
 }
