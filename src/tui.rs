@@ -36,6 +36,7 @@ mod runtime;
 mod session_host;
 pub mod slash;
 pub mod status;
+mod subagent_log;
 pub mod terminal;
 pub mod theme;
 pub mod tool_tree;
@@ -184,4 +185,7 @@ pub struct Options {
     pub supervisor: Option<crate::runtime::Supervisor>,
     /// Hooks, checkpoints and plan mode (`/undo`, `/rewind`, `/diff`, `/plan` need them).
     pub controls: Option<crate::setup::Controls>,
+    /// The tool policy: `!command`s run the exec tool it gives the main agent (without
+    /// it they are refused).
+    pub policy: Option<crate::tools::policy::ToolPolicy>,
 }

@@ -259,16 +259,17 @@ impl ToolPolicy {
         self.catalog()
             .iter()
             .filter(|e| self.offers(role, e.tool.name(), &e.rules))
-            .map(|e| self.guard(e, role))
+            .map(|e| self.guard(e, role, true))
             .collect()
     }
 
-    /// The tool called `name` as `role` would get it, if it is offered to `role`.
+    /// The tool called `name` as `role` would get it, if it is offered to `role`, for a
+    /// call the user makes (a `!command`): plan mode does not refuse it.
     pub fn tool_for(&self, role: &AgentRole, name: &str) -> Option<Arc<dyn Tool>> {
         self.catalog()
             .iter()
             .find(|e| e.tool.name() == name && self.offers(role, name, &e.rules))
-            .map(|e| self.guard(e, role))
+            .map(|e| self.guard(e, role, false))
     }
 
     /// The names of the tools an agent of `kind` is offered (for its system prompt).
@@ -310,8 +311,11 @@ impl ToolPolicy {
             .collect()
     }
 
-    fn guard(&self, entry: &Entry, role: &AgentRole) -> Arc<dyn Tool> {
+    /// The tool behind the checks; `for_agent` when the agent calls it (plan mode may
+    /// refuse those calls), not for a call the user makes (`!command`).
+    fn guard(&self, entry: &Entry, role: &AgentRole, for_agent: bool) -> Arc<dyn Tool> {
         Arc::new(Guarded {
+            for_agent,
             tool: entry.tool.clone(),
             approval: entry.rules.approval,
             read_only: entry.rules.read_only,
@@ -342,6 +346,8 @@ pub const CANCELLED_WHILE_ASKING: &str =
 /// A tool as an agent receives it from the policy: the checks run inside `execute`, so
 /// they cannot be bypassed by how the agent was configured.
 struct Guarded {
+    /// Equipped to an agent (else a call the user makes, which plan mode allows).
+    for_agent: bool,
     tool: Arc<dyn Tool>,
     approval: ApprovalMode,
     read_only: bool,
@@ -374,7 +380,8 @@ impl Tool for Guarded {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
-        if self.role == AgentRole::Main
+        if self.for_agent
+            && self.role == AgentRole::Main
             && !self.read_only
             && self.shared.planning.load(Ordering::SeqCst)
         {

@@ -204,6 +204,6 @@ impl App {
             NoticeLevel::Warning,
             format!("⛔ A prompt hook blocked your message: {reason}"),
         );
-        said.and(self.restore_to_composer(vec![text]))
+        said.and(self.restore_to_composer(vec![crate::tui::msg::QueuedText::follow_up(text)]))
     }
 }

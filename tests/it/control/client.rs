@@ -322,9 +322,15 @@ fn prompt_hooks_in_the_real_client_block_or_add_context() {
     // with the hook's context added and its image, as the chat shows it.
     tui.send("\x03");
     tui.send("hello @shot.png there\r");
-    let screen = tui.wait_for("the message with its context", |s| {
-        s.contents().contains("› hello @shot.png there") && status_line(s).contains("idle")
+    tui.wait_for("the message with its context and image", |s| {
+        let text = s.contents();
+        [
+            "› hello @shot.png there",
+            "House rule: be brief.",
+            "[image: shot.png",
+        ]
+        .iter()
+        .all(|l| text.contains(l))
+            && status_line(s).contains("idle")
     });
-    assert!(screen.contains("House rule: be brief."), "{screen}");
-    assert!(screen.contains("[image: shot.png"), "{screen}");
 }

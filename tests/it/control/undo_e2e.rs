@@ -67,31 +67,40 @@ fn the_real_client_shows_each_change_and_undo_puts_the_files_back() {
     tui.wait_for("the idle state", idle);
 
     tui.send("change the files\r");
-    let screen = tui.wait_for("the first turn", |s| {
-        s.contents().contains("Changed both.") && idle(s)
+    tui.wait_for("the first turn with both cards", |s| {
+        let text = s.contents();
+        [
+            "Changed both.",
+            "edit_file a.txt +1 −1",
+            "write_file docs/new.txt +2 −0",
+        ]
+        .iter()
+        .all(|l| text.contains(l))
+            && idle(s)
     });
-    assert!(screen.contains("edit_file a.txt +1 −1"), "{screen}");
-    assert!(screen.contains("write_file docs/new.txt +2 −0"), "{screen}");
     assert_eq!(read(&ws.join("a.txt")), "ALPHA\nbeta\n");
     assert_eq!(read(&ws.join("docs/new.txt")), "one\ntwo\n");
 
     tui.send("now b\r");
-    let screen = tui.wait_for("the second turn", |s| {
-        s.contents().contains("Wrote b.") && idle(s)
+    tui.wait_for("the second turn with its card", |s| {
+        let text = s.contents();
+        text.contains("Wrote b.") && text.contains("write_file b.txt +1 −1") && idle(s)
     });
-    assert!(screen.contains("write_file b.txt +1 −1"), "{screen}");
     // The user's editor changes b.txt after the model did.
     std::fs::write(ws.join("b.txt"), "mine, edited\n").unwrap();
 
     tui.send("/diff\r");
-    let screen = tui.wait_text("Session diff: 3 file(s)");
-    for line in ["a.txt +1 −1", "b.txt +1 −1", "docs/new.txt +2 −0"] {
-        assert!(screen.contains(line), "{line}:\n{screen}");
-    }
-    assert!(
-        screen.contains("(changed since by something else)"),
-        "{screen}"
-    );
+    // Waited for whole: a screen may be caught while the overlay is being drawn.
+    let lines = [
+        "Session diff: 3 file(s)",
+        "a.txt +1 −1",
+        "b.txt +1 −1  (changed since by something else)",
+        "docs/new.txt +2 −0",
+    ];
+    tui.wait_for("the session diff of the three files", |s| {
+        let text = s.contents();
+        lines.iter().all(|l| text.contains(l))
+    });
     tui.send("\x1b");
     tui.wait_for("the diff closed", |s| {
         !s.contents().contains("Session diff") && idle(s)
@@ -106,11 +115,16 @@ fn the_real_client_shows_each_change_and_undo_puts_the_files_back() {
 
     // The turn before: the edit goes back and the new file goes away.
     tui.send("/undo\r");
-    let screen = tui.wait_text("Undid turn “change the files”.");
-    assert!(
-        screen.contains("Restored a.txt") && screen.contains("Removed docs/new.txt"),
-        "{screen}"
-    );
+    tui.wait_for("the undo of the first turn", |s| {
+        let text = s.contents();
+        [
+            "Undid turn “change the files”.",
+            "Restored a.txt",
+            "Removed docs/new.txt",
+        ]
+        .iter()
+        .all(|l| text.contains(l))
+    });
     assert_eq!(read(&ws.join("a.txt")), "alpha\nbeta\n");
     assert!(!ws.join("docs/new.txt").exists());
     assert_eq!(read(&ws.join("b.txt")), "mine, edited\n");
