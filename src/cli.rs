@@ -129,6 +129,9 @@ pub struct Cli {
     /// programs: without this flag, -p, --mode json and rpc skip them).
     #[arg(long)]
     pub trust_project_mcp: bool,
+    /// Start in plan mode: the agent reads and plans, and changes nothing.
+    #[arg(long)]
+    pub plan: bool,
 
     /// Resume the most recent session of the workspace.
     #[arg(short = 'c', long = "continue", conflicts_with = "session")]

@@ -105,6 +105,9 @@ pub struct FileConfig {
     /// `[mcp.servers.NAME]`: the user's MCP servers.
     #[serde(default)]
     pub mcp: McpSection,
+    /// `[hooks]`: the user's commands around tool calls, prompts and idle times.
+    #[serde(default)]
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 /// Everything resolved: what the app runs with.
@@ -126,6 +129,8 @@ pub struct Settings {
     pub yes: bool,
     /// Start the workspace's `.mcp.json` servers without asking (`--trust-project-mcp`).
     pub trust_project_mcp: bool,
+    /// Start the main agent in plan mode (`--plan`).
+    pub plan: bool,
     /// Extra system prompt instructions.
     pub instructions: Option<String>,
     /// LLM idle timeout in seconds.
@@ -292,6 +297,7 @@ pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settin
             .unwrap_or_else(|| "dark".into()),
         yes: cli.yes,
         trust_project_mcp: cli.trust_project_mcp,
+        plan: cli.plan,
         instructions: file.agent.instructions.clone(),
         idle_timeout_secs: file.agent.idle_timeout_secs.unwrap_or(120),
         request_timeout_secs: file.agent.request_timeout_secs.unwrap_or(30 * 60),

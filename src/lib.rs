@@ -4,10 +4,12 @@
 //! built-in tools; `config` and `cli` the settings; `headless` the scriptable modes.
 
 pub mod agent;
+pub mod checkpoint;
 pub mod cli;
 pub mod config;
 pub mod doctor;
 pub mod headless;
+pub mod hooks;
 pub mod images;
 pub mod llm;
 pub mod logging;

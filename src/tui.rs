@@ -19,7 +19,9 @@ pub mod approval;
 pub mod attach;
 pub mod chat;
 pub mod composer;
+mod control;
 pub mod dashboard;
+pub mod diff;
 pub mod highlight;
 pub mod history;
 pub mod keymap;
@@ -43,7 +45,7 @@ pub mod wrap;
 
 pub use app::{App, AppConfig, view};
 pub use launch::{launch, run};
-pub use msg::{CronRow, CronRunStatus, Effect, Msg, SubagentRow};
+pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
 pub use overlay::Overlay;
 
 use crate::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalRequest};
@@ -193,6 +195,8 @@ pub struct Options {
     /// Messages for the app once the first session is on screen (the question about
     /// the workspace's MCP servers).
     pub startup: Vec<Msg>,
+    /// Hooks, checkpoints and plan mode (`/undo`, `/rewind`, `/diff`, `/plan` need them).
+    pub controls: Option<crate::setup::Controls>,
     /// The tool policy: `!command`s run the exec tool it gives the main agent (without
     /// it they are refused).
     pub policy: Option<crate::tools::policy::ToolPolicy>,

@@ -346,6 +346,7 @@ impl McpConnection for RmcpConnection {
                     .get("inputSchema")
                     .cloned()
                     .unwrap_or_else(|| serde_json::json!({"type": "object"})),
+                read_only: tool["annotations"]["readOnlyHint"].as_bool() == Some(true),
             })
             .collect())
     }

@@ -19,6 +19,9 @@ pub struct RemoteTool {
     pub description: String,
     /// The JSON Schema of its arguments.
     pub input_schema: Value,
+    /// The server marks it as changing nothing (`annotations.readOnlyHint`): plan mode
+    /// offers it.
+    pub read_only: bool,
 }
 
 /// One progress notification for a running call.

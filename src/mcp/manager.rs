@@ -57,10 +57,7 @@ impl Shared {
     /// server's tools that are gone, and tells the agents.
     pub(super) fn install_tools(&self, server: &Arc<Server>, tools: &[RemoteTool]) {
         let config = &server.spec.config;
-        let rules = ToolRules {
-            subagents: config.subagents,
-            approval: config.approval,
-        };
+
         let offered: Vec<&RemoteTool> = tools
             .iter()
             .filter(|t| config.allows_tool(&t.name))
@@ -84,6 +81,11 @@ impl Shared {
             }
         }
         for (name, tool) in &named {
+            let rules = ToolRules {
+                subagents: config.subagents,
+                approval: config.approval,
+                read_only: tool.read_only,
+            };
             self.policy.register_with(
                 Arc::new(McpTool {
                     server: server.clone(),

@@ -10,6 +10,7 @@
 mod about;
 mod agent;
 mod commands;
+mod control;
 mod route;
 mod sessions;
 mod shell;
@@ -80,6 +81,8 @@ pub struct AppConfig {
     pub mouse_capture: bool,
     /// Time zone for clock times; `None`: the system's local time.
     pub time_zone: Option<chrono::FixedOffset>,
+    /// Whether the main agent starts in plan mode (`--plan`).
+    pub plan: bool,
 }
 
 impl AppConfig {
@@ -108,6 +111,7 @@ impl AppConfig {
             tool_execution: ToolExecution::Parallel,
             mouse_capture: true,
             time_zone: None,
+            plan: false,
         }
     }
 }
@@ -151,6 +155,9 @@ pub struct App {
     redraw: bool,
     /// The change came from the user (keys, paste, resize): drawn sooner than output.
     input_changed: bool,
+    /// A plan was answered in plan mode: Enter on an empty composer offers to
+    /// implement it.
+    plan_ready: bool,
     /// Shell commands the user ran, and their output waiting for the next message.
     shells: shell::Shells,
     /// What `/status` says about the rest of the configuration.
@@ -189,6 +196,7 @@ impl App {
                 workspace: config.workspace,
                 thinking: config.thinking,
                 tool_execution: config.tool_execution,
+                plan: config.plan,
             }),
             overlays: Overlays::default(),
             approvals: ApprovalQueue::default(),
@@ -206,6 +214,7 @@ impl App {
             clock_base: (now, SystemTime::now()),
             redraw: true,
             input_changed: false,
+            plan_ready: false,
             shells: shell::Shells::default(),
             about: About {
                 base_url: config.base_url,

@@ -280,6 +280,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
             cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
             supervisor: Some(main.supervisor.clone()),
             startup: mcp_question(&main.mcp_plan),
+            controls: Some(main.controls.clone()),
             policy: Some(main.policy.clone()),
         };
         let session = (sessions.clone(), first);
@@ -299,6 +300,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         sessions.close().await;
         // Stdio servers are stopped (their process groups too), not left behind.
         let _ = tokio::time::timeout(QUIT_GRACE * 3, main.mcp.shutdown()).await;
+        let _ = tokio::time::timeout(QUIT_GRACE, main.controls.hooks.drain()).await;
         code
     });
     runtime.shutdown_background();
@@ -350,6 +352,10 @@ async fn client(
     } = inbox;
     forward_runtime(&mut options, &tx, settings);
     sessions.report_saving(&tx).await;
+    let controls = options.controls.take();
+    let plan = controls
+        .as_ref()
+        .is_some_and(|c| c.modes.mode() == crate::runtime::AgentMode::Plan);
     let mut rt = runtime::Runtime::new(
         agent.clone(),
         options.supervisor.take(),
@@ -359,6 +365,9 @@ async fn client(
         settings,
         sessions,
     );
+    rt.set_controls(controls);
+    let mut config = config;
+    config.plan = plan;
     rt.policy = options.policy.take();
     let mut app = App::new(config);
     if let Ok(size) = term.size() {
