@@ -181,6 +181,25 @@ impl ToolSet {
         }
     }
 
+    /// These tools plus those of `older` that have no namesake here: a run under way
+    /// gains new tools but keeps the ones it started with, whose own guards (plan mode,
+    /// an MCP server that dropped the tool) then answer its calls.
+    pub fn keeping(&self, older: &ToolSet) -> ToolSet {
+        let missing: Vec<Arc<dyn Tool>> = older
+            .entries
+            .iter()
+            .filter(|e| self.find(e.tool.name()).is_none())
+            .map(|e| e.tool.clone())
+            .collect();
+        if missing.is_empty() {
+            // The usual case: nothing to recompile.
+            return self.clone();
+        }
+        let mut tools: Vec<Arc<dyn Tool>> = self.entries.iter().map(|e| e.tool.clone()).collect();
+        tools.extend(missing);
+        ToolSet::new(tools)
+    }
+
     /// The tool called `name`.
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         self.find(name).map(|e| e.tool.clone())
