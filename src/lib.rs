@@ -7,6 +7,7 @@ pub mod agent;
 pub mod cli;
 pub mod config;
 pub mod doctor;
+pub mod front_matter;
 pub mod headless;
 pub mod llm;
 pub mod private_fs;

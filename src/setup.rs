@@ -5,6 +5,7 @@ use crate::agent::Agent;
 use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
 use crate::llm::Provider;
 use crate::llm::demo::DemoProvider;
+use crate::runtime::context::{ProjectContext, home_dir};
 use crate::runtime::cron::{CronFired, CronOptions, CronService, SchedulerHandle};
 use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
 use crate::runtime::{
@@ -13,6 +14,7 @@ use crate::runtime::{
 };
 use crate::session::{SessionData, SessionRouter, SessionWriter};
 use crate::tools::ToolRegistry;
+use crate::tools::Workspace;
 use crate::tools::cron::{CronTool, UnavailableCron};
 use crate::tools::exec::{Approver, ExecTool};
 use crate::tools::fs::file_tools;
@@ -46,8 +48,12 @@ pub fn build_provider(
 /// The built-in tools (files, exec, web, message) over the settings' workspace and
 /// sandbox; `outbound` delivers what the `message` tool sends. Agents get them only
 /// through [`build_policy`].
-fn build_registry(settings: &Settings, outbound: MessageSender) -> ToolRegistry {
-    let workspace = Arc::new(settings.file.tools.workspace(settings.workspace.clone()));
+fn build_registry(
+    settings: &Settings,
+    workspace: Workspace,
+    outbound: MessageSender,
+) -> ToolRegistry {
+    let workspace = Arc::new(workspace);
     let mut registry = ToolRegistry::new();
     for tool in file_tools(workspace) {
         registry.register(tool);
@@ -69,8 +75,18 @@ pub fn build_policy(
     outbound: MessageSender,
     approver: Approver,
 ) -> ToolPolicy {
+    build_policy_in(settings, &project_context(settings), outbound, approver)
+}
+
+/// [`build_policy`] with the skills of `context` readable by the file tools.
+fn build_policy_in(
+    settings: &Settings,
+    context: &ProjectContext,
+    outbound: MessageSender,
+    approver: Approver,
+) -> ToolPolicy {
     ToolPolicy::new(
-        build_registry(settings, outbound),
+        build_registry(settings, workspace_for(settings, context), outbound),
         PolicyConfig::new(&settings.file.tools, &settings.file.exec),
         approver,
     )
@@ -81,7 +97,7 @@ pub fn build_policy(
 pub fn build_agent(settings: &Settings, policy: &ToolPolicy) -> Result<Agent, String> {
     let provider = build_provider(&settings.provider, settings)?;
     let agent = Agent::new(provider, model_name(settings));
-    configure_main_agent(&agent, settings, policy);
+    configure_main_agent(&agent, settings, &project_context(settings), policy);
     Ok(agent)
 }
 
@@ -92,10 +108,33 @@ fn model_name(settings: &Settings) -> String {
     }
 }
 
-fn configure_main_agent(agent: &Agent, settings: &Settings, policy: &ToolPolicy) {
-    agent.set_system_prompt(build_system_prompt(
+/// The instructions files and skills of the settings' workspace, found now.
+pub fn project_context(settings: &Settings) -> ProjectContext {
+    ProjectContext::discover(
         &settings.workspace,
         &config_dir(settings),
+        home_dir().as_deref(),
+        settings.provider.context_window,
+    )
+}
+
+/// The settings' workspace, with each listed skill's directory outside it readable
+/// (never writable) by the file tools, so the model can follow a skill it was shown.
+pub fn workspace_for(settings: &Settings, context: &ProjectContext) -> Workspace {
+    context.readable_skill_dirs().into_iter().fold(
+        settings.file.tools.workspace(settings.workspace.clone()),
+        |w, dir| w.with_read_only(dir),
+    )
+}
+
+fn configure_main_agent(
+    agent: &Agent,
+    settings: &Settings,
+    context: &ProjectContext,
+    policy: &ToolPolicy,
+) {
+    agent.set_system_prompt(build_system_prompt(
+        context,
         &policy.names_for(AgentKind::Main),
         settings.instructions.as_deref(),
     ));
@@ -123,6 +162,8 @@ pub struct MainRuntime {
     pub cron: Option<CronService>,
     /// Warnings for the user (unknown disabled tools...).
     pub warnings: Vec<String>,
+    /// The instructions files and skills the prompts were built from.
+    pub context: Arc<ProjectContext>,
 }
 
 impl MainRuntime {
@@ -237,12 +278,12 @@ pub fn start_runtime_with(
     approver: Approver,
 ) -> Result<MainRuntime, String> {
     let model = model_name(settings);
-    let policy = build_policy(settings, outbound, approver);
+    let context = project_context(settings);
+    let policy = build_policy_in(settings, &context, outbound, approver);
     let bus = MessageBus::new();
     let (events_tx, events) = runtime_channel();
     let subagent_prompt = build_system_prompt(
-        &settings.workspace,
-        &config_dir(settings),
+        &context,
         &policy.names_for(AgentKind::Subagent),
         Some(SUBAGENT_SYSTEM_PROMPT),
     );
@@ -258,7 +299,10 @@ pub fn start_runtime_with(
         },
     );
     policy.register(Arc::new(SpawnTool::new(Arc::new(subagents.clone()))));
-    let mut warnings: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = context.warnings();
+    for warning in &warnings {
+        tracing::warn!("{warning}");
+    }
     // The tool is there even when the jobs cannot be used: its answers say why (an
     // unreadable jobs.json is also reported as a `cron_status` event).
     let options = CronOptions::reporting_to(events_tx.clone());
@@ -282,7 +326,7 @@ pub fn start_runtime_with(
             .map(|name| format!("[tools] disabled names an unknown tool: {name}")),
     );
     let agent = Agent::new(provider, model);
-    configure_main_agent(&agent, settings, &policy);
+    configure_main_agent(&agent, settings, &context, &policy);
     let supervisor =
         Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
     Ok(MainRuntime {
@@ -294,5 +338,6 @@ pub fn start_runtime_with(
         events,
         cron,
         warnings,
+        context: Arc::new(context),
     })
 }
