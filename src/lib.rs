@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod doctor;
 pub mod front_matter;

@@ -5,6 +5,7 @@
 //! Every file is optional. A file larger than [`MAX_FILE_BYTES`] is cut there with a
 //! note saying so, so one huge file cannot crowd out the conversation.
 
+pub mod mention;
 pub mod skill_list;
 pub mod skills;
 
@@ -186,7 +187,7 @@ fn identity(date: NaiveDate, workspace: &Path, tool_names: &[String]) -> String 
 
 /// The directories whose instructions apply, nearest last: from the git root (or the
 /// workspace alone when it is not in a repository) down to the workspace.
-pub(crate) fn project_chain(workspace: &Path) -> Vec<PathBuf> {
+pub fn project_chain(workspace: &Path) -> Vec<PathBuf> {
     let workspace = workspace
         .canonicalize()
         .unwrap_or_else(|_| workspace.to_path_buf());
