@@ -2,7 +2,7 @@
 //!
 //! Precedence is flags > environment > file > defaults.
 
-use crate::agent::{DEFAULT_MAX_TURNS, ThinkingLevel, ToolExecution};
+use crate::agent::{CompactionSettings, DEFAULT_MAX_TURNS, ThinkingLevel, ToolExecution};
 use crate::cli::Cli;
 use crate::tools::ToolsConfig;
 use crate::tools::exec::ExecConfig;
@@ -11,7 +11,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod compaction;
 mod ui;
+pub use compaction::CompactionSection;
 pub use ui::UiSection;
 
 /// Model id the demo provider reports.
@@ -151,6 +153,9 @@ pub struct FileConfig {
     /// Agent loop settings.
     #[serde(default)]
     pub agent: AgentSection,
+    /// `[compaction]`: when and how long histories are summarised.
+    #[serde(default)]
+    pub compaction: CompactionSection,
     /// Named providers.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderEntry>,
@@ -227,6 +232,8 @@ pub struct Settings {
     /// Longest one LLM call may take, in seconds, however long the server keeps the
     /// stream alive.
     pub request_timeout_secs: u64,
+    /// When and how the history is compacted (`[compaction]`).
+    pub compaction: CompactionSettings,
     /// Milliseconds between the demo model's chunks (`CLAW_TUI_DEMO_PACE_MS`).
     pub demo_pace_ms: u64,
     /// The config file read (or that would have been read).
@@ -367,6 +374,7 @@ pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settin
         instructions: file.agent.instructions.clone(),
         idle_timeout_secs: file.agent.idle_timeout_secs.unwrap_or(120),
         request_timeout_secs: file.agent.request_timeout_secs.unwrap_or(30 * 60),
+        compaction: file.compaction.settings(),
         demo_pace_ms: env("CLAW_TUI_DEMO_PACE_MS")
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(4),

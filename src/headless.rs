@@ -11,7 +11,7 @@ pub use launch::{run_command, run_headless};
 pub use rpc_input::{Input, LineReader};
 use signals::{StopSignals, signal_name};
 
-use crate::agent::{AgentEvent, Message, ToolCall};
+use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -182,6 +182,20 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
             };
             eprintln!("{}", line.trim_end());
         }
+        AgentEvent::CompactionStart { tokens_before, .. } => {
+            eprintln!("compacting the history ({tokens_before} tokens)…");
+        }
+        AgentEvent::CompactionEnd(end) => match end.outcome {
+            CompactionResult::Compacted => eprintln!(
+                "compacted: {} → {} tokens",
+                end.tokens_before, end.tokens_after
+            ),
+            CompactionResult::Aborted => eprintln!("compaction cancelled; nothing changed"),
+            CompactionResult::Failed | CompactionResult::NothingToCompact => eprintln!(
+                "compaction did not happen: {}",
+                end.error.as_deref().unwrap_or("no reason was given")
+            ),
+        },
         AgentEvent::AutoRetryStart {
             attempt,
             max_attempts,

@@ -141,6 +141,10 @@ fn configure_main_agent(
     agent.set_thinking_level(settings.thinking);
     agent.set_tool_execution(settings.tool_execution);
     agent.set_max_turns(settings.max_turns);
+    agent.configure(|c| {
+        c.compaction = settings.compaction.clone();
+        c.context_window = settings.provider.context_window;
+    });
     policy.equip(agent, &AgentRole::Main);
 }
 
@@ -295,6 +299,8 @@ pub fn start_runtime_with(
         SubagentConfig {
             system_prompt: subagent_prompt,
             thinking: settings.thinking,
+            compaction: settings.compaction.clone(),
+            context_window: settings.provider.context_window,
             ..SubagentConfig::new(model.clone())
         },
     );

@@ -1,5 +1,6 @@
 //! Per-run configuration of the loop: model, limits, tool mode, context and tool hooks.
 
+use super::compaction::{CompactionSettings, ContextBudget, resolve_window};
 use super::convert::default_convert_to_llm;
 use super::tool::ToolResult;
 use super::types::{Message, ThinkingLevel};
@@ -111,6 +112,11 @@ pub struct LoopConfig {
     pub before_tool_call: Option<BeforeToolCallHook>,
     /// Optional rewrite of each tool result.
     pub after_tool_call: Option<AfterToolCallHook>,
+    /// When and how the history is compacted.
+    pub compaction: CompactionSettings,
+    /// The configured context window (the provider's `context_window`); `None`: the
+    /// built-in table's for the model.
+    pub context_window: Option<u64>,
 }
 
 impl LoopConfig {
@@ -125,7 +131,14 @@ impl LoopConfig {
             transform_context: None,
             before_tool_call: None,
             after_tool_call: None,
+            compaction: CompactionSettings::default(),
+            context_window: None,
         }
+    }
+
+    /// The window of `model` and the compaction settings applied to it.
+    pub fn budget_for(&self, model: &str) -> ContextBudget {
+        ContextBudget::new(resolve_window(self.context_window, model), &self.compaction)
     }
 }
 
@@ -136,6 +149,8 @@ impl std::fmt::Debug for LoopConfig {
             .field("thinking", &self.thinking)
             .field("max_turns", &self.max_turns)
             .field("tool_execution", &self.tool_execution)
+            .field("compaction", &self.compaction)
+            .field("context_window", &self.context_window)
             .finish_non_exhaustive()
     }
 }

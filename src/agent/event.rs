@@ -1,5 +1,6 @@
 //! The typed event stream every consumer (TUI, JSON modes, session file) reads.
 
+use super::compaction::{CompactionEnd, CompactionReason, ContextUsage};
 use super::tool::ToolResult;
 use super::types::{AssistantMessage, Block, Message};
 use serde::{Deserialize, Serialize};
@@ -64,6 +65,9 @@ pub enum AgentEvent {
         message: Message,
         /// The results of its tool calls, in call order.
         tool_results: Vec<Message>,
+        /// How full the context window is for the next request.
+        #[serde(default)]
+        context_usage: ContextUsage,
     },
     /// A message entered the context (assistant messages start empty).
     MessageStart {
@@ -140,6 +144,15 @@ pub enum AgentEvent {
         /// Pending follow-up messages, oldest first.
         follow_up: Vec<String>,
     },
+    /// The history is being compacted (a summary request runs; Esc or abort cancels).
+    CompactionStart {
+        /// What started it.
+        reason: CompactionReason,
+        /// The request's estimated size now, in tokens.
+        tokens_before: u64,
+    },
+    /// The compaction ended: done, cancelled, failed or with nothing to do.
+    CompactionEnd(CompactionEnd),
 }
 
 /// The kind of an event, for filtered subscriptions.
@@ -173,6 +186,10 @@ pub enum EventKind {
     SettingUpdate,
     /// `queue_update`
     QueueUpdate,
+    /// `compaction_start`
+    CompactionStart,
+    /// `compaction_end`
+    CompactionEnd,
 }
 
 impl AgentEvent {
@@ -193,6 +210,8 @@ impl AgentEvent {
             AgentEvent::AutoRetryEnd { .. } => EventKind::AutoRetryEnd,
             AgentEvent::SettingUpdate { .. } => EventKind::SettingUpdate,
             AgentEvent::QueueUpdate { .. } => EventKind::QueueUpdate,
+            AgentEvent::CompactionStart { .. } => EventKind::CompactionStart,
+            AgentEvent::CompactionEnd(_) => EventKind::CompactionEnd,
         }
     }
 }

@@ -1,15 +1,21 @@
 //! The agent: types, events, the loop, and the `Agent` facade that owns state and queues.
 
+pub mod compaction;
 pub mod config;
 pub mod convert;
 pub mod event;
 pub mod queue;
+mod run_context;
 pub mod run_loop;
 mod state;
 pub mod tool;
 mod tool_exec;
 pub mod types;
 
+pub use compaction::{
+    Compaction, CompactionEnd, CompactionReason, CompactionResult, CompactionSettings,
+    ContextBudget, ContextUsage,
+};
 pub use config::{
     AfterToolCall, AfterToolCallContext, AfterToolCallHook, BeforeToolCall, BeforeToolCallContext,
     BeforeToolCallHook, ConvertToLlm, DEFAULT_MAX_TURNS, LoopConfig, ToolExecution,
@@ -17,7 +23,7 @@ pub use config::{
 };
 pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
 pub use queue::{QueueKind, QueueMode};
-pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_loop};
+pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_loop};
 pub use state::AgentState;
 pub use tool::{Tool, ToolDefinition, ToolResult, ToolSet, ToolUpdates};
 pub use tool_exec::{SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING};
@@ -55,6 +61,8 @@ enum Start {
     Messages(Vec<Message>),
     /// The next queued follow-up message.
     NextFollowUp,
+    /// No turn: only a compaction, with this focus.
+    Compact(Option<String>),
 }
 
 /// How many messages wait in each queue.
@@ -185,16 +193,20 @@ impl Agent {
             let ctx = AgentContext {
                 system_prompt: state.system_prompt.clone(),
                 tools: state.tools.clone(),
+                compaction: state.compaction.clone(),
             };
             (ctx, prompts)
         };
         // Polling emits `queue_update`, which takes the core lock: only now is it free.
-        let prompts = match prompts {
-            Start::Messages(messages) => messages,
-            Start::NextFollowUp => self
-                .inner
-                .queues
-                .poll(QueueKind::FollowUp, &self.inner.sink),
+        let (prompts, compact) = match prompts {
+            Start::Messages(messages) => (messages, None),
+            Start::NextFollowUp => (
+                self.inner
+                    .queues
+                    .poll(QueueKind::FollowUp, &self.inner.sink),
+                None,
+            ),
+            Start::Compact(focus) => (Vec::new(), Some(focus)),
         };
         let (provider, mut config) = {
             let settings = lock(&self.inner.settings);
@@ -217,8 +229,17 @@ impl Agent {
                 cancel: &cancel,
                 history: &history,
             };
-            let run = AssertUnwindSafe(run_loop(&mut ctx, prompts, &env)).catch_unwind();
-            if run.await.is_err() {
+            let run = async {
+                match compact {
+                    Some(focus) => {
+                        run_compaction(&mut ctx, focus.as_deref(), &env).await;
+                    }
+                    None => {
+                        run_loop(&mut ctx, prompts, &env).await;
+                    }
+                }
+            };
+            if AssertUnwindSafe(run).catch_unwind().await.is_err() {
                 // The loop never panics by design; if it does, the agent must not stay busy.
                 inner.sink.emit(AgentEvent::MessageEnd {
                     message: Message::notice(
@@ -233,6 +254,31 @@ impl Agent {
             }
         });
         Ok(())
+    }
+
+    /// Compacts the history now, as a run of its own (`agent_start`, `compaction_start`,
+    /// `compaction_end`, `agent_end`): the older messages are summarised, the recent ones
+    /// kept; `focus` says what the summary should keep. `abort` cancels it. Works with
+    /// automatic compaction off too; fails with `Busy` while a run is active.
+    pub fn compact(&self, focus: Option<String>) -> Result<(), AgentError> {
+        let focus = focus.filter(|f| !f.trim().is_empty());
+        self.start(|_, _| Ok(Start::Compact(focus)))
+    }
+
+    /// How full the context window is for the next request (the status bar's `ctx N%`).
+    pub fn context_usage(&self) -> ContextUsage {
+        let state = self.state();
+        let config = lock(&self.inner.settings).config.clone();
+        let fixed = compaction::estimate_text(&state.system_prompt)
+            + compaction::estimate_tools(&state.tools.definitions());
+        let tokens = compaction::context_tokens(&state.messages, state.compaction.as_ref(), fixed);
+        ContextUsage::new(tokens, &config.budget_for(&state.model))
+    }
+
+    /// The window of the next run's model and the compaction settings applied to it.
+    pub fn context_budget(&self) -> ContextBudget {
+        let model = self.state().model.clone();
+        lock(&self.inner.settings).config.budget_for(&model)
     }
 
     /// Queues a message injected at the next tool boundary (or the next run).
@@ -297,17 +343,34 @@ impl Agent {
         self.clear_queue(None);
         lock(&self.inner.core).update(|s| {
             s.messages = Arc::new(Vec::new());
+            s.compaction = None;
             s.error = None;
         });
     }
 
-    /// Replaces the history (e.g. with a resumed session); refused while running.
+    /// Replaces the history (e.g. with a resumed session), with no compaction in force;
+    /// refused while running.
     pub fn replace_messages(&self, messages: Vec<Message>) -> Result<(), AgentError> {
+        self.restore_history(messages, None)
+    }
+
+    /// Replaces the history and the compaction in force (a resumed session: the model
+    /// sees exactly what it saw before); a compaction that does not fit the messages is
+    /// dropped. Refused while running.
+    pub fn restore_history(
+        &self,
+        messages: Vec<Message>,
+        compaction: Option<Compaction>,
+    ) -> Result<(), AgentError> {
         let mut core = lock(&self.inner.core);
         if core.snapshot().is_streaming {
             return Err(AgentError::Busy);
         }
-        core.update(|s| s.messages = Arc::new(messages));
+        let compaction = compaction.filter(|c| c.fits(messages.len()));
+        core.update(|s| {
+            s.messages = Arc::new(messages);
+            s.compaction = compaction;
+        });
         Ok(())
     }
 

@@ -5,6 +5,7 @@
 //! own (through [`RunEnv::history`]), which its events keep up to date: a long history
 //! exists once, not once more per run.
 
+use super::compaction::{Compaction, CompactionReason, compacted_view};
 use super::config::LoopConfig;
 use super::convert::sanitize_for_llm;
 use super::event::{AgentEvent, EventSink, apply_delta, finish_partial};
@@ -27,6 +28,9 @@ pub struct AgentContext {
     pub system_prompt: String,
     /// The tools the model may call.
     pub tools: ToolSet,
+    /// The compaction in force: the model sees its summary instead of the messages
+    /// before its first kept one.
+    pub compaction: Option<Compaction>,
 }
 
 /// What a run needs besides its context.
@@ -75,10 +79,31 @@ pub async fn run_loop(
     messages
 }
 
-struct Run<'c, 'e, 'a> {
-    ctx: &'c mut AgentContext,
-    env: &'e RunEnv<'a>,
-    added: Vec<Message>,
+/// Compacts the history now (`/compact`, RPC `compact`), as a run of its own between
+/// `agent_start` and `agent_end`; `focus` says what the summary should keep. Returns
+/// whether the history was compacted.
+pub async fn run_compaction(ctx: &mut AgentContext, focus: Option<&str>, env: &RunEnv<'_>) -> bool {
+    let mut run = Run {
+        ctx,
+        env,
+        added: Vec::new(),
+    };
+    env.emit(AgentEvent::AgentStart);
+    let protected_from = (env.history)().len();
+    let done = run
+        .compact(CompactionReason::Manual, protected_from, focus)
+        .await
+        .is_done();
+    env.emit(AgentEvent::AgentEnd {
+        messages: Vec::new(),
+    });
+    done
+}
+
+pub(super) struct Run<'c, 'e, 'a> {
+    pub(super) ctx: &'c mut AgentContext,
+    pub(super) env: &'e RunEnv<'a>,
+    pub(super) added: Vec<Message>,
 }
 
 impl Run<'_, '_, '_> {
@@ -93,7 +118,7 @@ impl Run<'_, '_, '_> {
         self.record(message);
     }
 
-    fn record(&mut self, message: Message) {
+    pub(super) fn record(&mut self, message: Message) {
         self.added.push(message);
     }
 
@@ -113,10 +138,12 @@ impl Run<'_, '_, '_> {
                 }
                 turn += 1;
                 env.emit(AgentEvent::TurnStart { turn });
+                // What is injected now is the request's own input: never compacted away.
+                let protected_from = (env.history)().len();
                 for message in pending.drain(..) {
                     self.push(message);
                 }
-                let assistant = self.stream_assistant().await;
+                let assistant = self.answer(protected_from).await;
                 let calls = if assistant.is_failed() {
                     Vec::new()
                 } else {
@@ -133,6 +160,7 @@ impl Run<'_, '_, '_> {
                 env.emit(AgentEvent::TurnEnd {
                     message: Message::Assistant(assistant.clone()),
                     tool_results: results,
+                    context_usage: self.context_usage(),
                 });
                 if assistant.is_failed() || env.cancel.is_cancelled() {
                     return;
@@ -168,19 +196,29 @@ impl Run<'_, '_, '_> {
         ));
     }
 
-    /// Streams one assistant message and adds it to the context.
-    async fn stream_assistant(&mut self) -> AssistantMessage {
+    /// Streams one assistant message (`message_start` and its updates); the caller ends
+    /// it with [`Run::finish_answer`].
+    pub(super) async fn stream_once(&mut self) -> AssistantMessage {
         let env = self.env;
-        // Converted straight from the history unless a transform wants its own copy: a
-        // long history is not copied once more per request.
+        // Converted straight from the history unless a transform wants its own copy or a
+        // compaction is in force: a long history is not copied once more per request.
+        // The model sees the summary and the kept messages, never the compacted ones.
         let shared = (env.history)();
+        let compacted;
+        let view: &[Message] = match self.ctx.compaction.as_ref() {
+            Some(c) if c.fits(shared.len()) => {
+                compacted = compacted_view(&shared, Some(c));
+                &compacted
+            }
+            _ => &shared,
+        };
         let transformed;
         let history: &[Message] = match &env.config.transform_context {
             Some(transform) => {
-                transformed = transform(shared.as_ref().clone(), env.cancel.clone()).await;
+                transformed = transform(view.to_vec(), env.cancel.clone()).await;
                 &transformed
             }
-            None => &shared,
+            None => view,
         };
         let messages = sanitize_for_llm((env.config.convert_to_llm)(history));
         // Let go before streaming: the message about to be added need not copy it.
@@ -237,10 +275,30 @@ impl Run<'_, '_, '_> {
             }
         };
         drop(stream);
-        env.emit(AgentEvent::MessageEnd {
+        message
+    }
+
+    /// Ends the assistant message being streamed and adds it to the context.
+    pub(super) fn finish_answer(&mut self, message: &AssistantMessage) {
+        self.env.emit(AgentEvent::MessageEnd {
             message: Message::Assistant(message.clone()),
         });
         self.record(Message::Assistant(message.clone()));
+    }
+
+    /// An answer that never started: the user cancelled what came before the call.
+    pub(super) fn aborted_answer(&mut self) -> AssistantMessage {
+        let env = self.env;
+        let message = ended(
+            AssistantMessage::empty(&env.config.model),
+            Vec::new(),
+            StopReason::Aborted,
+            ABORTED_MESSAGE,
+        );
+        env.emit(AgentEvent::MessageStart {
+            message: Message::Assistant(AssistantMessage::empty(&env.config.model)),
+        });
+        self.finish_answer(&message);
         message
     }
 }

@@ -1,5 +1,6 @@
 //! The agent's observable state, derived from its own event stream.
 
+use super::compaction::Compaction;
 use super::event::{AgentEvent, EventKind, apply_delta, finish_partial};
 use super::tool::ToolSet;
 use super::types::{AssistantMessage, Message, ThinkingLevel};
@@ -28,6 +29,9 @@ pub struct AgentState {
     pub pending_tool_calls: Vec<String>,
     /// The last run's error, shown until the next run starts.
     pub error: Option<String>,
+    /// The compaction in force: the model sees its summary, then the messages from its
+    /// first kept one on.
+    pub compaction: Option<Compaction>,
 }
 
 struct Subscriber {
@@ -153,6 +157,11 @@ impl Core {
                         s.error = failed;
                     }
                 });
+            }
+            AgentEvent::CompactionEnd(end) => {
+                if let Some(compaction) = end.record() {
+                    self.update(|s| s.compaction = Some(compaction));
+                }
             }
             AgentEvent::ToolExecutionStart { tool_call_id, .. } => {
                 let id = tool_call_id.clone();

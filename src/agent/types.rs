@@ -56,6 +56,15 @@ pub enum StopReason {
     Aborted,
 }
 
+/// What kind of failure an errored assistant message records, when the provider could
+/// tell; the loop acts on it (a context overflow is compacted and retried once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The request did not fit the model's context window.
+    ContextOverflow,
+}
+
 /// Token counts and cost of one LLM call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
@@ -118,6 +127,9 @@ pub struct AssistantMessage {
     /// What went wrong, when `stop_reason` is `error` or `aborted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
+    /// The kind of failure, when the provider could tell (e.g. a context overflow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
     /// The model that answered.
     pub model: String,
     /// When the message started.
@@ -163,6 +175,11 @@ impl AssistantMessage {
     /// True when the message failed or was aborted and must not be replayed.
     pub fn is_failed(&self) -> bool {
         matches!(self.stop_reason, StopReason::Error | StopReason::Aborted)
+    }
+
+    /// True when the request failed because it did not fit the context window.
+    pub fn is_context_overflow(&self) -> bool {
+        self.stop_reason == StopReason::Error && self.error_kind == Some(ErrorKind::ContextOverflow)
     }
 }
 

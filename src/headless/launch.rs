@@ -194,7 +194,9 @@ fn restore(agent: &Agent, opened: &mut OpenedSession) {
     let Some(data) = &mut opened.resumed else {
         return;
     };
-    if let Err(e) = agent.replace_messages(std::mem::take(&mut data.messages)) {
+    // With its compaction: the model sees exactly what it saw before.
+    let compaction = data.compaction().cloned();
+    if let Err(e) = agent.restore_history(std::mem::take(&mut data.messages), compaction) {
         eprintln!("claw-tui: cannot restore the session: {e}");
     }
     for text in &data.steering {

@@ -28,6 +28,10 @@ enum Command {
         content: String,
     },
     Abort,
+    Compact {
+        #[serde(default)]
+        instructions: Option<String>,
+    },
     GetState,
     SetQueueMode {
         queue: QueueName,
@@ -46,7 +50,8 @@ enum QueueName {
     FollowUp,
 }
 
-const COMMANDS: &str = "prompt, steer, follow_up, abort, get_state, set_queue_mode, approve";
+const COMMANDS: &str =
+    "prompt, steer, follow_up, abort, compact, get_state, set_queue_mode, approve";
 
 /// Who waits for which approval, by request id.
 type Waiting = HashMap<String, oneshot::Sender<ApprovalDecision>>;
@@ -159,6 +164,10 @@ pub(super) fn handle_line(
             supervisor.abort();
             success(&name, json!({}))
         }
+        Command::Compact { instructions } => match supervisor.compact(instructions) {
+            Ok(()) => success(&name, json!({})),
+            Err(e) => failure(Some(&name), format!("cannot compact now: {e}")),
+        },
         Command::GetState => success(&name, json!({"state": state_json(agent)})),
         Command::SetQueueMode { queue, mode } => {
             let kind = match queue {
@@ -207,6 +216,8 @@ fn state_json(agent: &Agent) -> Value {
         "steering": texts(QueueKind::Steering),
         "follow_up": texts(QueueKind::FollowUp),
         "usage": usage,
+        "context_usage": agent.context_usage(),
+        "compaction": state.compaction,
         "message_count": state.messages.len(),
         "messages": *state.messages,
     })

@@ -195,6 +195,7 @@ impl Provider for DemoProvider {
                 ..Usage::default()
             },
             error_message: None,
+            error_kind: None,
             model: DEMO_MODEL.into(),
             timestamp: crate::agent::types::now_ms(),
         };

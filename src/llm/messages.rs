@@ -197,9 +197,22 @@ pub(crate) fn too_long_a_wait(
     )
 }
 
-/// Whether a rejected request's error says the conversation does not fit the model's
-/// context window (the wordings of Anthropic, OpenAI, OpenRouter, vLLM, llama.cpp and
-/// Ollama).
+/// What the user reads when the server refused the request as too long for the model's
+/// context window: only what happened. What to do depends on what the loop did next
+/// (it compacts and retries on its own when it may), so the loop adds that advice.
+pub(crate) fn overflow_message(status: u16, server: &str, target: &Target) -> String {
+    let Target {
+        provider, model, ..
+    } = target;
+    format!(
+        "{provider} rejected the request because the conversation no longer fits the context \
+         window of model \"{model}\" (HTTP {status}: {server})."
+    )
+}
+
+/// Whether a rejected request's error (the raw body or its message) says the conversation
+/// does not fit the model's context window: the wordings of Anthropic, OpenAI, OpenRouter,
+/// vLLM, llama.cpp and Ollama.
 pub(crate) fn is_context_overflow(server: &str) -> bool {
     let text = server.to_ascii_lowercase();
     [
@@ -208,6 +221,7 @@ pub(crate) fn is_context_overflow(server: &str) -> bool {
         "context window",
         "context size",
         "exceed_context",
+        "exceeds the context",
         "prompt is too long",
         "too many tokens",
         "maximum context",
@@ -270,11 +284,6 @@ pub(crate) fn status_message(status: u16, server: &str, target: &Target) -> Stri
         404 => format!(
             "{provider} answered HTTP 404 for model \"{model}\" at {url}: {server}. Check the \
              model name and the base URL."
-        ),
-        400 | 413 | 422 if is_context_overflow(server) => format!(
-            "{provider} rejected the request because the conversation no longer fits the \
-             context window of model \"{model}\" (HTTP {status}: {server}). Shorten it with \
-             /compact, or start a new session with /new (headless: run without -c)."
         ),
         400 | 422 => format!(
             "{provider} rejected the request for model \"{model}\" (HTTP {status}): {server}"

@@ -14,7 +14,7 @@ use super::retry::RetryPolicy;
 use super::sse::{self, Event, SseOptions, SseStream};
 use super::{LlmEvent, LlmStream};
 use crate::agent::run_loop::ABORTED_MESSAGE;
-use crate::agent::types::{AssistantMessage, StopReason};
+use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
 use bytes::Bytes;
 use futures::StreamExt;
 use reqwest::header::HeaderMap;
@@ -36,6 +36,8 @@ pub(crate) struct Failure {
     pub message: String,
     /// Whether a retry may help (only honoured before any content streamed).
     pub retryable: bool,
+    /// What kind of failure it is, when the server's words say so.
+    pub kind: Option<ErrorKind>,
 }
 
 impl Failure {
@@ -44,6 +46,7 @@ impl Failure {
         Self {
             message,
             retryable: false,
+            kind: None,
         }
     }
 }
@@ -368,9 +371,15 @@ impl<D: Decoder> Call<D> {
     }
 
     fn fail(&mut self, message: String, reason: StopReason) {
+        self.fail_as(message, reason, None);
+    }
+
+    /// Fails with the kind of failure recorded, so the loop can act on it.
+    fn fail_as(&mut self, message: String, reason: StopReason, kind: Option<ErrorKind>) {
         let mut partial = self.decoder.partial();
         partial.stop_reason = reason;
         partial.error_message = Some(message);
+        partial.error_kind = kind;
         self.phase = Phase::Finished;
         self.queue.push_back(LlmEvent::Error(partial));
     }

@@ -206,6 +206,19 @@ impl Supervisor {
         }
     }
 
+    /// Compacts the main agent's history now (`/compact`, RPC `compact`), as a run of
+    /// its own; what arrives meanwhile waits and is delivered after it. Fails with
+    /// `Busy` while a run is active.
+    pub fn compact(&self, focus: Option<String>) -> Result<(), AgentError> {
+        let inner = &self.inner;
+        let _runtime = inner.runtime.enter();
+        let mut state = inner.lock();
+        inner.agent.compact(focus)?;
+        // The user acted: what waits may go once the compaction is over.
+        state.held = false;
+        Ok(())
+    }
+
     /// Delivers a notification: at once when idle, else after the active run ends.
     pub fn notify(&self, message: InboundMessage) {
         self.inner.notify(message);

@@ -1,11 +1,37 @@
 //! `claw-tui export`: a session as readable Markdown or as JSON.
 
 use super::load::SessionData;
-use crate::agent::{Block, Message};
+use crate::agent::{Block, Compaction, CompactionReason, Message};
 use serde_json::json;
 use std::fmt::Write;
 
-/// The session as Markdown: each message under a heading, tool calls and results fenced.
+/// A compaction point: what the model got instead of the messages above it.
+fn compaction_marker(out: &mut String, compaction: &Compaction) {
+    let reason = match compaction.reason {
+        CompactionReason::Threshold => "the context window was filling up",
+        CompactionReason::Overflow => "the provider refused a request as too long",
+        CompactionReason::Manual => "/compact",
+    };
+    let _ = writeln!(
+        out,
+        "---\n\n## Compacted: {} → {} tokens ({reason})\n\nFrom here on the model saw this \
+         summary instead of the messages before message {}, then the messages from that \
+         one on.\n\n{}\n\n---\n",
+        compaction.tokens_before,
+        compaction.tokens_after,
+        compaction.first_kept_message + 1,
+        compaction
+            .summary
+            .trim_end()
+            .lines()
+            .map(|line| format!("> {line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The session as Markdown: each message under a heading, tool calls and results fenced,
+/// and each compaction marked where it happened.
 pub fn to_markdown(data: &SessionData) -> String {
     let mut out = String::new();
     if let Some(h) = &data.header {
@@ -16,7 +42,13 @@ pub fn to_markdown(data: &SessionData) -> String {
             h.workspace, h.model, h.provider
         );
     }
-    for message in &data.messages {
+    let marks = |out: &mut String, at: usize| {
+        for compaction in data.compactions.iter().filter(|c| c.history_len == at) {
+            compaction_marker(out, compaction);
+        }
+    };
+    for (i, message) in data.messages.iter().enumerate() {
+        marks(&mut out, i);
         match message {
             Message::User(u) => {
                 let _ = writeln!(out, "## User\n\n{}\n", u.content.trim_end());
@@ -67,6 +99,7 @@ pub fn to_markdown(data: &SessionData) -> String {
             }
         }
     }
+    marks(&mut out, data.messages.len());
     out
 }
 
@@ -76,11 +109,12 @@ fn fence_for(text: &str) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
-/// The session as one JSON document: header, messages and pending queues.
+/// The session as one JSON document: header, messages, compactions and pending queues.
 pub fn to_json(data: &SessionData) -> String {
     let value = json!({
         "header": data.header,
         "messages": data.messages,
+        "compactions": data.compactions,
         "steering": data.steering,
         "follow_up": data.follow_up,
         "pending_notifications": data.pending_notifications,

@@ -162,6 +162,7 @@ fn see(line: &[u8], prompt: bool) -> Seen {
         Ok(Entry::Queue { timestamp, .. } | Entry::Setting { timestamp, .. }) => {
             Seen::Activity(timestamp)
         }
+        Ok(Entry::Compaction(c)) => Seen::Activity(c.timestamp),
         Ok(Entry::PendingNotifications { .. }) => Seen::Quiet,
         Err(_) => Seen::Damaged,
     }

@@ -5,7 +5,7 @@
 use super::fast::{LineKind, line_kind, parse_line};
 use super::file::{created_from_name, id_from_name};
 use super::{Entry, FORMAT_VERSION, Header, SessionError};
-use crate::agent::Message;
+use crate::agent::{Compaction, Message};
 use crate::runtime::InboundMessage;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -42,12 +42,23 @@ pub struct SessionData {
     pub header_missing: bool,
     /// Problems that did not stop the load, worded for the user.
     pub warnings: Vec<String>,
+    /// The compactions, oldest first.
+    pub compactions: Vec<Compaction>,
 }
 
 impl SessionData {
     /// The session id.
     pub fn id(&self) -> &str {
         self.header.as_ref().map_or("", |h| h.id.as_str())
+    }
+
+    /// The compaction in force: what the model saw at the end (the summary, then the
+    /// messages from its first kept one on).
+    pub fn compaction(&self) -> Option<&Compaction> {
+        self.compactions
+            .iter()
+            .rev()
+            .find(|c| c.fits(self.messages.len()))
     }
 }
 
@@ -246,6 +257,10 @@ fn fold(data: &mut SessionData, entry: Entry, path: &Path) -> Result<(), Session
         } => {
             data.last_activity = timestamp;
             data.settings.insert(key, value);
+        }
+        Entry::Compaction(compaction) => {
+            data.last_activity = compaction.timestamp;
+            data.compactions.push(compaction);
         }
         // Not activity: switching away or a notification from elsewhere is not use.
         Entry::PendingNotifications {

@@ -32,7 +32,7 @@ pub use sink::{FileSink, SaveStatus, SessionSink};
 pub use streaming::{FLUSH_EVERY, STOPPED_BEFORE_ANSWER, STOPPED_WHILE_STREAMING};
 pub use writer::{SessionAppender, SessionWriter, WrapSink};
 
-use crate::agent::Message;
+use crate::agent::{Compaction, Message};
 use crate::runtime::InboundMessage;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -151,6 +151,9 @@ pub enum Entry {
         #[serde(default)]
         inbox_offset: u64,
     },
+    /// The history was compacted: the model sees the summary, then the messages from
+    /// `first_kept_message` on (the messages stay in the file).
+    Compaction(Compaction),
 }
 
 /// A fresh random session id (128 bits, hex).

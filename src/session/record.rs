@@ -170,6 +170,13 @@ fn record(writer: &SessionWriter, deltas: &mut Deltas, event: &AgentEvent) {
             key: key.clone(),
             value: value.clone(),
         }),
+        // The complete history stays; the line records what the model sees from now on.
+        AgentEvent::CompactionEnd(end) => {
+            if let Some(compaction) = end.record() {
+                writer.append(&Entry::Compaction(compaction));
+                writer.sync();
+            }
+        }
         AgentEvent::TurnEnd { .. } => writer.sync(),
         AgentEvent::AgentEnd { .. } => {
             deltas.discard();

@@ -128,6 +128,9 @@ impl SessionWriter {
                 message: message.clone(),
             });
         }
+        for compaction in &data.compactions {
+            writer.append(&Entry::Compaction(compaction.clone()));
+        }
         writer.append(&Entry::Queue {
             timestamp: now_ms(),
             steering: data.steering.clone(),
@@ -307,7 +310,7 @@ impl SessionAppender {
 
 fn send_entry(tx: &mpsc::Sender<Command>, keep: &AtomicBool, entry: &Entry) {
     let worth_keeping = match entry {
-        Entry::Message { .. } => true,
+        Entry::Message { .. } | Entry::Compaction(_) => true,
         Entry::Queue {
             steering,
             follow_up,

@@ -51,8 +51,11 @@ pub struct AppConfig {
     pub model: String,
     /// Model names offered by `/model` completion.
     pub models: Vec<String>,
-    /// The provider's context window, when known.
+    /// The provider's configured context window; `None`: the built-in table's for the
+    /// model.
     pub context_window: Option<u64>,
+    /// `[compaction]` (the `ctx` figure warns above its threshold).
+    pub compaction: crate::agent::CompactionSettings,
     /// The workspace as shown (home shortened to `~`).
     pub workspace: String,
     /// Thinking level at start.
@@ -77,6 +80,7 @@ impl AppConfig {
             model: model.into(),
             models: Vec::new(),
             context_window: None,
+            compaction: crate::agent::CompactionSettings::default(),
             workspace: String::new(),
             thinking: ThinkingLevel::Off,
             tool_execution: ToolExecution::Parallel,
@@ -138,6 +142,7 @@ impl App {
                 provider: config.provider,
                 model: config.model,
                 context_window: config.context_window,
+                compaction: config.compaction,
                 workspace: config.workspace,
                 thinking: config.thinking,
                 tool_execution: config.tool_execution,

@@ -5,7 +5,7 @@
 mod entry;
 mod transcript;
 
-pub use entry::{CardInfo, EntryKind};
+pub use entry::{CardInfo, EntryKind, short_tokens};
 pub use transcript::{Entry, Transcript};
 
 use super::highlight::HighlightStore;
@@ -13,7 +13,9 @@ use super::part::Handled;
 use super::theme::{Theme, Token};
 use super::widgets::{pane_frame, put_line};
 use super::wrap::{StyledLine, str_width, wrap};
-use crate::agent::{AssistantMessage, Message, MessageDelta, NoticeLevel};
+use crate::agent::{
+    AssistantMessage, CompactionEnd, CompactionResult, Message, MessageDelta, NoticeLevel,
+};
 use crossterm::event::{KeyCode, KeyEvent};
 use entry::RenderCtx;
 use ratatui::buffer::Buffer;
@@ -47,6 +49,12 @@ pub struct Chat {
     /// Card states of tool calls by id.
     cards: HashMap<String, CardInfo>,
     expand_thinking: bool,
+    /// Whether compaction summaries are expanded (Enter in the chat; Ctrl+T too).
+    expand_summaries: bool,
+    /// The live line of the compaction running now.
+    compacting: Option<usize>,
+    /// Whether any compaction divider is shown (Enter toggles their summaries).
+    has_summaries: bool,
     scroll: Scroll,
     /// Rows at the last frame (more rows while scrolled up: something new is below).
     last_total_rows: usize,
@@ -61,6 +69,9 @@ impl Default for Chat {
             call_entries: HashMap::new(),
             cards: HashMap::new(),
             expand_thinking: false,
+            expand_summaries: false,
+            compacting: None,
+            has_summaries: false,
             scroll: Scroll {
                 follow: true,
                 top: 0,
@@ -111,6 +122,7 @@ impl Chat {
             KeyCode::Down => self.scroll_by(1, height),
             KeyCode::Home => self.scroll_to(false),
             KeyCode::End => self.scroll_to(true),
+            KeyCode::Enter if self.has_summaries => return self.toggle_summaries(),
             _ => return Handled::ignored(),
         }
         Handled::changed()
@@ -238,6 +250,72 @@ impl Chat {
         Handled::changed()
     }
 
+    /// A compaction began: the live line.
+    pub(crate) fn compaction_started(&mut self, tokens_before: u64) -> Handled {
+        let index = self
+            .transcript
+            .push(EntryKind::Compacting { tokens_before });
+        self.compacting = Some(index);
+        Handled::changed()
+    }
+
+    /// A compaction ended: the live line becomes the divider, or says why nothing
+    /// changed.
+    pub(crate) fn compaction_ended(&mut self, end: &CompactionEnd) -> Handled {
+        let why = end.error.as_deref().unwrap_or("no reason was given");
+        let kind = match end.outcome {
+            CompactionResult::Aborted => EntryKind::Notice(
+                NoticeLevel::Info,
+                "Compaction cancelled: nothing changed, the model still gets the whole history."
+                    .into(),
+            ),
+            CompactionResult::NothingToCompact => {
+                EntryKind::Notice(NoticeLevel::Info, format!("Nothing to compact: {why}."))
+            }
+            CompactionResult::Failed => EntryKind::Notice(
+                NoticeLevel::Warning,
+                format!("Compaction failed, nothing changed: {why}"),
+            ),
+            CompactionResult::Compacted => {
+                self.has_summaries = true;
+                EntryKind::Compacted {
+                    tokens_before: end.tokens_before,
+                    tokens_after: end.tokens_after,
+                    summary: end.summary.clone(),
+                }
+            }
+        };
+        match self.compacting.take() {
+            Some(index) => self.transcript.replace(index, kind),
+            None => {
+                self.transcript.push(kind);
+            }
+        }
+        Handled::changed()
+    }
+
+    /// A compaction recorded in a loaded session: its divider.
+    pub(crate) fn compacted(&mut self, tokens_before: u64, tokens_after: u64, summary: String) {
+        self.has_summaries = true;
+        self.transcript.push(EntryKind::Compacted {
+            tokens_before,
+            tokens_after,
+            summary,
+        });
+    }
+
+    /// Expands or collapses every compaction summary.
+    pub(crate) fn toggle_summaries(&mut self) -> Handled {
+        self.expand_summaries = !self.expand_summaries;
+        self.transcript.invalidate_all();
+        Handled::changed()
+    }
+
+    /// Whether compaction summaries are expanded.
+    pub fn summaries_expanded(&self) -> bool {
+        self.expand_summaries
+    }
+
     /// Expands or collapses every thinking block.
     pub(crate) fn toggle_thinking(&mut self) -> Handled {
         self.expand_thinking = !self.expand_thinking;
@@ -256,6 +334,8 @@ impl Chat {
         self.cards.clear();
         self.call_entries.clear();
         self.streaming = None;
+        self.compacting = None;
+        self.has_summaries = false;
         self.follow();
         self.last_total_rows = 0;
     }
@@ -275,6 +355,7 @@ impl Chat {
             highlights: highlights.cache(),
             cards: &self.cards,
             expand_thinking: self.expand_thinking,
+            expand_summaries: self.expand_summaries,
         };
         let rendered = self.transcript.layout(inner.width, &ctx);
         let total = self.transcript.total_rows();

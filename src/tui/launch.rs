@@ -86,6 +86,7 @@ fn app_config(
     config.keymap = keymap;
     config.models = models;
     config.context_window = settings.provider.context_window;
+    config.compaction = settings.compaction.clone();
     config.workspace = display_path(&settings.workspace);
     config.thinking = settings.thinking;
     config.tool_execution = settings.tool_execution;

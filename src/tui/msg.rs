@@ -118,6 +118,8 @@ pub enum Effect {
     SetQueueMode(QueueKind, QueueMode),
     /// Run tool calls one after another or together.
     SetToolExecution(ToolExecution),
+    /// Compact the history now, keeping what the text says (`/compact [focus]`).
+    Compact(Option<String>),
     /// Start a fresh session (answered with `Msg::SessionLoaded`).
     NewSession,
     /// List the workspace's sessions (answered with `Msg::Sessions`).
@@ -233,6 +235,11 @@ pub struct LoadedSession {
     pub quiet: bool,
     /// Things to tell the user (a copy was made, a torn line was skipped...).
     pub notes: Vec<String>,
+    /// Its compactions, oldest first: the chat marks each after the messages it
+    /// summarised.
+    pub compactions: Vec<crate::agent::Compaction>,
+    /// How full the context window is with its history (the model sees the summary).
+    pub context: Option<crate::agent::ContextUsage>,
 }
 
 /// One row of the `/sessions` picker.

@@ -196,6 +196,17 @@ impl Runtime {
             Effect::SetThinking(level) => agent.set_thinking_level(level),
             Effect::SetQueueMode(kind, mode) => agent.set_queue_mode(kind, mode),
             Effect::SetToolExecution(mode) => agent.set_tool_execution(mode),
+            Effect::Compact(focus) => {
+                let started = match &self.supervisor {
+                    Some(s) => s.compact(focus),
+                    None => agent.compact(focus),
+                };
+                if let Err(e) = started {
+                    let why = format!("Cannot compact now: {e}");
+                    self.pending
+                        .push_back(Msg::Notice(NoticeLevel::Warning, why));
+                }
+            }
             Effect::NewSession => self.sessions.switch(Target::New, &self.tx),
             Effect::ListSessions => self.sessions.list(&self.tx),
             Effect::OpenSession { path, fork } => {

@@ -86,10 +86,8 @@ impl SessionHost {
         };
         let loaded = match &opened.resumed {
             Some(data) => {
-                if let Err(e) = state.agent.replace_messages(data.messages.clone()) {
-                    tracing::error!("cannot restore the session: {e}");
-                }
-                loaded_from(data, opened.writer.id())
+                restore(&state.agent, data);
+                loaded_from(&state.agent, data, opened.writer.id())
             }
             None => LoadedSession {
                 id: Some(opened.writer.id().to_owned()),
@@ -201,10 +199,8 @@ impl SessionHost {
         agent.reset().await;
         let loaded = match &data {
             Some(data) => {
-                if let Err(e) = agent.replace_messages(data.messages.clone()) {
-                    tracing::error!("cannot restore the session: {e}");
-                }
-                loaded_from(data, writer.id())
+                restore(&agent, data);
+                loaded_from(&agent, data, writer.id())
             }
             None => LoadedSession {
                 id: Some(writer.id().to_owned()),
@@ -339,8 +335,17 @@ async fn stop_recording(state: &mut HostState) {
     }
 }
 
-/// What the chat shows for `data` continued in the session `id` (its own, or a copy).
-fn loaded_from(data: &SessionData, id: &str) -> LoadedSession {
+/// Puts `data`'s history and its compaction back into the agent: the model sees what
+/// it saw before.
+fn restore(agent: &Agent, data: &SessionData) {
+    if let Err(e) = agent.restore_history(data.messages.clone(), data.compaction().cloned()) {
+        tracing::error!("cannot restore the session: {e}");
+    }
+}
+
+/// What the chat shows for `data` continued in the session `id` (its own, or a copy),
+/// once `agent` holds its history.
+fn loaded_from(agent: &Agent, data: &SessionData, id: &str) -> LoadedSession {
     let mut notes: Vec<String> = data.warnings.clone();
     let copy = data.id() != id;
     if copy {
@@ -368,6 +373,8 @@ fn loaded_from(data: &SessionData, id: &str) -> LoadedSession {
         resumed: !copy,
         quiet: false,
         notes,
+        compactions: data.compactions.clone(),
+        context: Some(agent.context_usage()),
     }
 }
 

@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 10] = [
+pub const COMMANDS: [(&str, &str, &str); 11] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -30,6 +30,11 @@ pub const COMMANDS: [(&str, &str, &str); 10] = [
         "/copy",
         "[code]",
         "copy the last answer (or its last code block) via OSC 52",
+    ),
+    (
+        "/compact",
+        "[FOCUS]",
+        "summarise the older history now (FOCUS: what the summary must keep)",
     ),
     ("/new", "", "start a fresh session"),
     (
@@ -62,6 +67,8 @@ pub enum Command {
         /// Only the last code block.
         code: bool,
     },
+    /// Compact the history now; the text says what the summary should keep.
+    Compact(Option<String>),
     /// A fresh session.
     New,
     /// The session picker.
@@ -117,6 +124,7 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
             "code" => Ok(Command::Copy { code: true }),
             _ => Err("/copy copies the last answer; /copy code its last code block".into()),
         },
+        "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
         "/new" => Ok(Command::New),
         "/sessions" => Ok(Command::Sessions),
         "/quit" | "/exit" => Ok(Command::Quit),
@@ -189,6 +197,11 @@ mod tests {
             Some(Ok(Command::Thinking(ThinkingLevel::High)))
         );
         assert_eq!(parse("/copy code"), Some(Ok(Command::Copy { code: true })));
+        assert_eq!(parse("/compact"), Some(Ok(Command::Compact(None))));
+        assert_eq!(
+            parse("/compact  keep the parser design "),
+            Some(Ok(Command::Compact(Some("keep the parser design".into()))))
+        );
         assert!(
             parse("/tools fast")
                 .unwrap()

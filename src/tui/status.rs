@@ -5,7 +5,11 @@
 
 use super::widgets::{compact, spinner};
 use super::wrap::{clean, str_width};
-use crate::agent::{QueueKind, QueueMode, ThinkingLevel, ToolExecution, Usage};
+use crate::agent::compaction::resolve_window;
+use crate::agent::{
+    CompactionSettings, ContextBudget, ContextUsage, QueueKind, QueueMode, ThinkingLevel,
+    ToolExecution, Usage,
+};
 use crate::tui::theme::{Theme, Token};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -18,7 +22,8 @@ use std::time::Instant;
 pub struct Totals {
     /// Sum of the assistant messages' usage.
     pub usage: Usage,
-    /// Tokens of the latest call (its context size).
+    /// Tokens the next request uses (the latest call's size, then what the agent
+    /// reports after each turn and compaction).
     pub context_tokens: u64,
 }
 
@@ -28,8 +33,10 @@ pub struct Status {
     provider: String,
     model: String,
     context_window: Option<u64>,
+    compaction: CompactionSettings,
     workspace: String,
     running: bool,
+    compacting: bool,
     retrying: bool,
     turn: u32,
     totals: Totals,
@@ -53,8 +60,10 @@ pub(crate) struct StatusConfig {
     pub provider: String,
     /// Model id.
     pub model: String,
-    /// The provider's context window, when known.
+    /// The provider's configured context window; `None`: the built-in table's.
     pub context_window: Option<u64>,
+    /// The compaction settings (the threshold the `ctx` figure warns above).
+    pub compaction: CompactionSettings,
     /// The workspace as shown.
     pub workspace: String,
     /// Thinking level.
@@ -70,8 +79,10 @@ impl Status {
             provider: config.provider,
             model: config.model,
             context_window: config.context_window,
+            compaction: config.compaction,
             workspace: config.workspace,
             running: false,
+            compacting: false,
             retrying: false,
             turn: 0,
             totals: Totals::default(),
@@ -150,6 +161,13 @@ impl Status {
         false
     }
 
+    /// How full the context window is for the next request, for the current model.
+    pub fn context_usage(&self) -> ContextUsage {
+        let window = resolve_window(self.context_window, &self.model);
+        let budget = ContextBudget::new(window, &self.compaction);
+        ContextUsage::new(self.totals.context_tokens, &budget)
+    }
+
     /// Why the session is not being saved, while it is not.
     pub fn unsaved(&self) -> Option<&str> {
         self.unsaved.as_deref()
@@ -167,6 +185,8 @@ impl Status {
     pub fn state_word(&self, tools_running: bool) -> &'static str {
         if !self.running {
             "idle"
+        } else if self.compacting {
+            "compacting"
         } else if self.retrying {
             "retrying"
         } else if tools_running {
@@ -187,6 +207,17 @@ impl Status {
     pub(crate) fn run_ended(&mut self) {
         self.running = false;
         self.retrying = false;
+        self.compacting = false;
+    }
+
+    /// A compaction began (`true`) or ended.
+    pub(crate) fn set_compacting(&mut self, compacting: bool) {
+        self.compacting = compacting;
+    }
+
+    /// The size of the next request, as the agent reports it.
+    pub(crate) fn set_context_tokens(&mut self, tokens: u64) {
+        self.totals.context_tokens = tokens;
     }
 
     /// Turn `turn` of the run began.
@@ -206,6 +237,12 @@ impl Status {
         if context > 0 {
             self.totals.context_tokens = context;
         }
+    }
+
+    /// Adds what a call that is not an answer cost (a summary request) to the totals,
+    /// leaving the context size alone.
+    pub(crate) fn add_cost(&mut self, usage: &Usage) {
+        self.totals.usage.add(usage);
     }
 
     /// Forgets the totals and the turn (another session).
@@ -296,12 +333,7 @@ impl Status {
                 compact(usage.output)
             ),
         ];
-        if let Some(window) = self.context_window.filter(|w| *w > 0) {
-            parts.push(format!(
-                "ctx {}%",
-                self.totals.context_tokens * 100 / window
-            ));
-        }
+        parts.push(format!("ctx {}%", self.context_usage().percent));
         parts.push(format!("${:.4}", usage.cost));
         parts.push(format!(
             "queues steer:{} follow-up:{}",
@@ -343,7 +375,7 @@ impl Status {
             } else if i == 1 {
                 let token = match word {
                     "idle" => Token::Success,
-                    "retrying" => Token::Warning,
+                    "retrying" | "compacting" => Token::Warning,
                     _ => Token::Tool,
                 };
                 let spinner = if self.running {
@@ -364,6 +396,13 @@ impl Status {
                             .add_modifier(Modifier::BOLD),
                     ));
                 }
+            } else if part.starts_with("ctx ") && self.context_usage().above_threshold() {
+                // The next request compacts first: the figure warns.
+                spans.push(Span::styled(
+                    part,
+                    base.patch(theme.fg(Token::Warning))
+                        .add_modifier(Modifier::BOLD),
+                ));
             } else {
                 spans.push(Span::styled(part, base));
             }

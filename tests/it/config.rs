@@ -256,3 +256,38 @@ fn bad_keys_are_config_errors_naming_the_action_and_line() {
         "a key bound twice points at the entry: {err}"
     );
 }
+
+#[test]
+fn compaction_section_is_read_with_defaults_and_unknown_keys_are_named() {
+    let defaults = Case::new("").resolve(&[]).unwrap().compaction;
+    assert!(defaults.enabled);
+    assert_eq!(
+        (defaults.reserve_tokens, defaults.keep_recent_tokens),
+        (16_384, 20_000)
+    );
+    assert_eq!(defaults.model, None);
+    let s = Case::new(
+        "[compaction]\nenabled = false\nreserve_tokens = 2000\nkeep_recent_tokens = 3000\nmodel = \"small-model\"\n",
+    )
+    .resolve(&[])
+    .unwrap();
+    assert!(!s.compaction.enabled);
+    assert_eq!(
+        (s.compaction.reserve_tokens, s.compaction.keep_recent_tokens),
+        (2_000, 3_000)
+    );
+    assert_eq!(s.compaction.model.as_deref(), Some("small-model"));
+    let err = Case::new("[compaction]\nenabled = true\nkeep_tokens = 5\n")
+        .resolve(&[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("keep_tokens") && err.contains("line 3"),
+        "{err}"
+    );
+    let err = Case::new("[compaction]\nreserve_tokens = -1\n")
+        .resolve(&[])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("reserve_tokens"), "{err}");
+}

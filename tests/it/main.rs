@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod agent;
+mod compaction;
 mod config;
 mod headless;
 mod private_files;

@@ -7,6 +7,7 @@
 )]
 
 pub mod bin;
+pub mod compacting;
 pub mod cron;
 pub mod exec;
 pub mod fake_llm;
@@ -88,6 +89,8 @@ pub fn label(event: &AgentEvent) -> String {
         AgentEvent::AutoRetryStart { attempt, .. } => format!("auto_retry_start:{attempt}"),
         AgentEvent::AutoRetryEnd { attempt } => format!("auto_retry_end:{attempt}"),
         AgentEvent::SettingUpdate { key, .. } => format!("setting_update:{key}"),
+        AgentEvent::CompactionStart { .. } => "compaction_start".into(),
+        AgentEvent::CompactionEnd(_) => "compaction_end".into(),
     }
 }
 

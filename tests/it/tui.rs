@@ -1,6 +1,8 @@
 //! Tests of the tui area.
 
+mod compaction;
 mod e2e;
+mod e2e_compaction;
 mod e2e_llm;
 mod e2e_sessions;
 mod e2e_terminal_loss;

@@ -1,8 +1,9 @@
 //! Messages API stream events → provider events.
 
 use super::REDACTED_THINKING_PREFIX;
-use crate::agent::types::{AssistantMessage, StopReason, Usage};
+use crate::agent::types::{AssistantMessage, ErrorKind, StopReason, Usage};
 use crate::llm::accumulate::{Accumulator, Out, malformed};
+use crate::llm::messages::is_context_overflow;
 use crate::llm::pricing::ModelPrices;
 use crate::llm::sse::Event;
 use crate::llm::transport::{Decoder, Failure, Flow};
@@ -241,7 +242,12 @@ impl AnthropicDecoder {
         if self.acc.has_content() {
             message.push_str(". The partial reply is kept; send a message to continue.");
         }
-        Failure { message, retryable }
+        let overflow = is_context_overflow(&error.message);
+        Failure {
+            message,
+            retryable: retryable && !overflow,
+            kind: overflow.then_some(ErrorKind::ContextOverflow),
+        }
     }
 
     fn finish(&self) -> AssistantMessage {

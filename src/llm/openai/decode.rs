@@ -1,8 +1,8 @@
 //! Chat Completions stream chunks → provider events.
 
-use crate::agent::types::{AssistantMessage, StopReason};
+use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
 use crate::llm::accumulate::{Accumulator, Out, malformed};
-use crate::llm::messages::server_message;
+use crate::llm::messages::{is_context_overflow, server_message};
 use crate::llm::pricing::ModelPrices;
 use crate::llm::retry::is_retryable_status;
 use crate::llm::sse::Event;
@@ -229,9 +229,11 @@ impl OpenAiDecoder {
         if self.acc.has_content() {
             message.push_str(". The partial reply is kept; send a message to continue.");
         }
+        let overflow = is_context_overflow(data);
         Failure {
             message,
-            retryable: status.is_some_and(is_retryable_status),
+            retryable: status.is_some_and(is_retryable_status) && !overflow,
+            kind: overflow.then_some(ErrorKind::ContextOverflow),
         }
     }
 

@@ -2,10 +2,10 @@
 //! a `Retry-After` longer than it will wait, and the events (or failures) of the body.
 
 use super::{Call, Decoder, Flow, Phase};
-use crate::agent::types::StopReason;
+use crate::agent::types::{ErrorKind, StopReason};
 use crate::llm::messages::{
-    IDLE_TIMEOUT_SETTING, after_retries, bytes_text, human, not_a_stream, server_message,
-    status_message, too_long_a_wait,
+    IDLE_TIMEOUT_SETTING, after_retries, bytes_text, human, is_context_overflow, not_a_stream,
+    overflow_message, server_message, status_message, too_long_a_wait,
 };
 use crate::llm::retry::{is_retryable_status, retry_after};
 use crate::llm::sse::{BodyKind, SseError, SseStream};
@@ -73,13 +73,20 @@ impl<D: Decoder> Call<D> {
     async fn http_error(&mut self, response: reqwest::Response) {
         let status = response.status().as_u16();
         let wait = retry_after(response.headers());
-        let Some(body) = self.read_text(response).await else {
+        let Some(raw) = self.read_text(response).await else {
             return;
         };
-        let body = server_message(&body);
+        let body = server_message(&raw);
         let Some(target) = self.target().cloned() else {
             return;
         };
+        // Checked before retrying: llama.cpp answers an overflow with HTTP 500 at times.
+        // The raw body is read, since OpenAI's `code` is not part of the message; a 429
+        // ("too many tokens per minute") is a rate limit, never an overflow.
+        if matches!(status, 400 | 413 | 422 | 500) && is_context_overflow(&raw) {
+            let message = overflow_message(status, &body, &target);
+            return self.fail_as(message, StopReason::Error, Some(ErrorKind::ContextOverflow));
+        }
         if !is_retryable_status(status) {
             return self.fail(status_message(status, &body, &target), StopReason::Error);
         }
@@ -127,7 +134,11 @@ impl<D: Decoder> Call<D> {
                 return match self.decoder.event(&event, &mut self.queue) {
                     Ok(Flow::More) => self.phase = Phase::Body(body),
                     Ok(Flow::Finished(message)) => self.finish(message),
-                    Err(failure) if failure.retryable && !self.decoder.has_content() => {
+                    Err(failure)
+                        if failure.retryable
+                            && failure.kind.is_none()
+                            && !self.decoder.has_content() =>
+                    {
                         drop(body);
                         self.retry_or_fail(failure.message, None, |reason, retries| {
                             format!(
@@ -136,7 +147,9 @@ impl<D: Decoder> Call<D> {
                             )
                         });
                     }
-                    Err(failure) => self.fail(failure.message, StopReason::Error),
+                    Err(failure) => {
+                        self.fail_as(failure.message, StopReason::Error, failure.kind);
+                    }
                 };
             }
             None => {

@@ -92,6 +92,11 @@ fn build_agent(manager: &SubagentManager, job: &Job) -> Agent {
     agent.set_max_turns(config.max_turns);
     agent.set_thinking_level(config.thinking);
     agent.set_tool_execution(config.tool_execution);
+    // A long task fills the window as the main agent's does: compacted the same way.
+    agent.configure(|c| {
+        c.compaction = config.compaction.clone();
+        c.context_window = config.context_window;
+    });
     agent
 }
 

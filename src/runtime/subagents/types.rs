@@ -1,6 +1,6 @@
 //! The subagent data the dashboard, the `spawn` tool and the embedding app see.
 
-use crate::agent::{ThinkingLevel, ToolExecution};
+use crate::agent::{CompactionSettings, ThinkingLevel, ToolExecution};
 use serde::{Deserialize, Serialize};
 /// A subagent's default turn limit per task.
 pub const DEFAULT_SUBAGENT_MAX_TURNS: u32 = 15;
@@ -89,6 +89,10 @@ pub struct SubagentConfig {
     pub thinking: ThinkingLevel,
     /// Sequential or parallel tool calls.
     pub tool_execution: ToolExecution,
+    /// When their histories are compacted (as the main agent's).
+    pub compaction: CompactionSettings,
+    /// The configured context window; `None`: the built-in table's for the model.
+    pub context_window: Option<u64>,
 }
 
 impl SubagentConfig {
@@ -101,6 +105,8 @@ impl SubagentConfig {
             max_concurrent: DEFAULT_MAX_CONCURRENT,
             thinking: ThinkingLevel::Off,
             tool_execution: ToolExecution::Parallel,
+            compaction: CompactionSettings::default(),
+            context_window: None,
         }
     }
 }

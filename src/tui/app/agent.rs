@@ -24,7 +24,22 @@ impl App {
                 self.status.set_turn(turn);
                 self.tools.turn_started();
             }
-            AgentEvent::TurnEnd { .. } => {}
+            AgentEvent::TurnEnd { context_usage, .. } => {
+                self.status.set_context_tokens(context_usage.tokens);
+            }
+            AgentEvent::CompactionStart { tokens_before, .. } => {
+                self.status.set_compacting(true);
+                self.status.set_context_tokens(tokens_before);
+                return self.chat.compaction_started(tokens_before);
+            }
+            AgentEvent::CompactionEnd(end) => {
+                self.status.set_compacting(false);
+                self.status.add_cost(&end.usage);
+                if end.record().is_some() {
+                    self.status.set_context_tokens(end.tokens_after);
+                }
+                return self.chat.compaction_ended(&end);
+            }
             AgentEvent::MessageStart { message } => {
                 if let Message::Assistant(m) = message {
                     self.status.set_retrying(false);

@@ -112,6 +112,7 @@ impl App {
                     }
                 }
             }
+            Command::Compact(focus) => self.compact(focus),
             Command::New => self.new_session(),
             Command::Sessions => Handled::changed().with(Effect::ListSessions),
             Command::Quit => Handled::changed().with(Effect::Quit),

@@ -21,8 +21,24 @@ impl App {
         self.session.id = loaded.id.clone();
         let count = loaded.messages.len();
         let mut handled = Handled::changed();
-        for message in loaded.messages {
+        // Each compaction is marked after the messages the history held then.
+        let mut compactions = loaded.compactions.iter().peekable();
+        for (i, message) in loaded.messages.into_iter().enumerate() {
+            while let Some(c) = compactions.next_if(|c| c.history_len <= i) {
+                self.chat
+                    .compacted(c.tokens_before, c.tokens_after, c.summary.clone());
+            }
             handled.absorb(self.replay(message));
+        }
+        for c in compactions {
+            self.chat
+                .compacted(c.tokens_before, c.tokens_after, c.summary.clone());
+        }
+        for c in &loaded.compactions {
+            self.status.add_cost(&c.usage);
+        }
+        if let Some(context) = loaded.context {
+            self.status.set_context_tokens(context.tokens);
         }
         self.status.set_turn(self.tools.turn_count());
         self.tools.settle();
@@ -135,6 +151,22 @@ impl App {
         self.focus = Focus::Composer;
         self.session.switching = true;
         Handled::changed().with(Effect::OpenSession { path, fork })
+    }
+
+    /// `/compact [focus]`: only while idle (a run compacts on its own when it must).
+    pub(super) fn compact(&mut self, focus: Option<String>) -> Handled {
+        if self.session.switching {
+            return Handled::changed();
+        }
+        if self.status.running() {
+            return self.chat.notice(
+                NoticeLevel::Warning,
+                "A run is active: /compact works once it has finished (Esc interrupts it); a run \
+                 compacts on its own when the context window fills.",
+            );
+        }
+        self.chat.follow();
+        Handled::changed().with(Effect::Compact(focus))
     }
 
     /// `/new`, refused while a run is active like any switch.

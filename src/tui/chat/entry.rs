@@ -51,6 +51,8 @@ pub(super) struct RenderCtx<'a> {
     pub(super) cards: &'a HashMap<String, CardInfo>,
     /// Whether thinking blocks are expanded.
     pub(super) expand_thinking: bool,
+    /// Whether compaction summaries are expanded.
+    pub(super) expand_summaries: bool,
 }
 
 /// The kinds of chat entries.
@@ -71,6 +73,20 @@ pub enum EntryKind {
     },
     /// A message the agent sent with the `message` tool.
     Outbound(OutboundMessage),
+    /// A compaction is running: the live line.
+    Compacting {
+        /// The request's size before.
+        tokens_before: u64,
+    },
+    /// The history above was compacted: the divider, with the summary under it.
+    Compacted {
+        /// The request's size before.
+        tokens_before: u64,
+        /// Its size after.
+        tokens_after: u64,
+        /// What the model reads instead of the history above.
+        summary: String,
+    },
     /// A failed request that will be retried.
     Retry {
         /// 1-based retry number.
@@ -218,10 +234,13 @@ pub(super) fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut 
                 .unwrap_or("the request failed");
             let style = theme.fg(Token::Error);
             out.push(hanging(format!("✗ {}", clean(why)), style));
-            out.push(StyledLine::plain(
-                "  Your conversation is kept: send a message to try again.",
-                theme.dim(),
-            ));
+            // An overflow's text says itself what happened and what to do.
+            if !message.is_context_overflow() {
+                out.push(StyledLine::plain(
+                    "  Your conversation is kept: send a message to try again.",
+                    theme.dim(),
+                ));
+            }
         }
         StopReason::Length => out.push(StyledLine::plain(
             "⚠ the answer hit the output token limit; ask the model to continue",
@@ -288,8 +307,78 @@ pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<Style
                 theme.fg(Token::Warning).add_modifier(Modifier::DIM),
             ));
         }
-        EntryKind::Assistant(_) => {}
+        EntryKind::Compacting { tokens_before } => out.push(StyledLine::plain(
+            format!(
+                "⟳ Compacting {} tokens… Esc cancels",
+                short_tokens(*tokens_before)
+            ),
+            theme.fg(Token::Warning).add_modifier(Modifier::BOLD),
+        )),
+        EntryKind::Assistant(_) | EntryKind::Compacted { .. } => {}
     }
+}
+
+/// A token count as the chat shows it: `950`, `7.9k`, `182k`, `1.2M`.
+pub fn short_tokens(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=9_949 => format!("{:.1}k", n as f64 / 1000.0),
+        9_950..=999_499 => format!("{}k", (n + 500) / 1000),
+        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
+}
+
+/// The divider of a compaction and its summary, collapsed unless expanded.
+pub(super) fn compacted_lines(
+    kind: &EntryKind,
+    ctx: &RenderCtx<'_>,
+    out: &mut Vec<StyledLine>,
+    missing: &mut Vec<HighlightRequest>,
+) {
+    let EntryKind::Compacted {
+        tokens_before,
+        tokens_after,
+        summary,
+    } = kind
+    else {
+        return;
+    };
+    let theme = ctx.theme;
+    let rule = theme.fg(Token::Accent).add_modifier(Modifier::BOLD);
+    out.push(StyledLine::plain(
+        format!(
+            "── compacted: {} → {} tokens ──",
+            short_tokens(*tokens_before),
+            short_tokens(*tokens_after)
+        ),
+        rule,
+    ));
+    let words = summary.split_whitespace().count();
+    let style = theme.dim();
+    if !(ctx.expand_summaries || ctx.expand_thinking) {
+        out.push(StyledLine::plain(
+            format!("▸ summary ({words} words) · Enter or Ctrl+T expands"),
+            style,
+        ));
+        return;
+    }
+    out.push(StyledLine::plain(
+        format!("▾ summary ({words} words) · sent instead of the history above"),
+        style,
+    ));
+    let md = MdContext {
+        theme,
+        highlights: ctx.highlights,
+        base: theme.text(),
+        request_highlights: true,
+    };
+    let mut lines = Vec::new();
+    markdown::render(summary, &md, &mut lines, missing);
+    out.extend(
+        lines
+            .into_iter()
+            .map(|line| line.nested(&[Span::styled("│ ", style)], &[Span::styled("│ ", style)])),
+    );
 }
 
 /// A line whose wrapped rows are indented under its first character after the symbol.

@@ -7,8 +7,8 @@
 //! search: the cost of a frame does not grow with the transcript.
 
 use super::entry::{
-    BlockTag, EntryKind, RenderCtx, block_tag, ending_lines, gap_between, render_block_part,
-    render_simple,
+    BlockTag, EntryKind, RenderCtx, block_tag, compacted_lines, ending_lines, gap_between,
+    render_block_part, render_simple,
 };
 use crate::agent::event::apply_delta;
 use crate::agent::{AssistantMessage, Block, MessageDelta};
@@ -106,6 +106,9 @@ impl Entry {
                     last = Some(tag);
                 }
                 ending_lines(message, ctx.theme, &mut lines);
+            }
+            kind @ EntryKind::Compacted { .. } => {
+                compacted_lines(kind, ctx, &mut lines, &mut missing);
             }
             other => render_simple(other, ctx.theme, &mut lines),
         }
@@ -284,6 +287,15 @@ impl Transcript {
     /// Whether a streamed answer still waits for its full rendering.
     pub(super) fn finishing(&self) -> bool {
         !self.finishing.is_empty() || !self.finishing_ready.is_empty()
+    }
+
+    /// Replaces the entry at `index` (the live compaction line by its outcome).
+    pub(super) fn replace(&mut self, index: usize, kind: EntryKind) {
+        if let Some(entry) = self.entries.get_mut(index) {
+            entry.kind = kind;
+            entry.streaming = false;
+            self.invalidate(index);
+        }
     }
 
     /// Replaces the answer at `index` with its final form.

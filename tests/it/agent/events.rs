@@ -34,6 +34,8 @@ fn tag(kind: EventKind) -> &'static str {
         EventKind::AutoRetryStart => "auto_retry_start",
         EventKind::AutoRetryEnd => "auto_retry_end",
         EventKind::SettingUpdate => "setting_update",
+        EventKind::CompactionStart => "compaction_start",
+        EventKind::CompactionEnd => "compaction_end",
     }
 }
 
@@ -116,6 +118,7 @@ async fn text_only_run_emits_the_exact_sequence_and_leaves_an_idle_state() {
     let AgentEvent::TurnEnd {
         message,
         tool_results,
+        ..
     } = &events[9]
     else {
         unreachable!()
@@ -348,6 +351,7 @@ async fn tool_call_round_trip_feeds_the_result_to_the_next_request() {
     let AgentEvent::TurnEnd {
         message,
         tool_results,
+        ..
     } = &events[12]
     else {
         unreachable!()
@@ -360,6 +364,7 @@ async fn tool_call_round_trip_feeds_the_result_to_the_next_request() {
     let AgentEvent::TurnEnd {
         message,
         tool_results,
+        ..
     } = &events[17]
     else {
         unreachable!()

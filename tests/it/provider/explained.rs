@@ -9,7 +9,7 @@ use crate::support::fake_llm::drive::*;
 use crate::support::fake_llm::openai::{chunk, text_reply};
 use crate::support::fake_llm::{BodyEnd, FakeLlm, Scripted, Step};
 use bytes::Bytes;
-use claw_tui::agent::StopReason;
+use claw_tui::agent::{ErrorKind, StopReason};
 use claw_tui::llm::{AnthropicProvider, LlmEvent, OpenAiConfig, OpenAiProvider, Provider};
 use futures::StreamExt;
 use serde_json::json;
@@ -19,7 +19,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 #[tokio::test]
-async fn a_conversation_too_long_for_the_model_suggests_compact_or_new() {
+async fn a_conversation_too_long_for_the_model_is_named_an_overflow() {
     let openai_says = Scripted::json(
         400,
         json!({"error": {"message": "This model's maximum context length is 128000 tokens. \
@@ -42,18 +42,146 @@ async fn a_conversation_too_long_for_the_model_suggests_compact_or_new() {
         (from_openai, "maximum context length is 128000"),
         (from_anthropic, "prompt is too long"),
     ] {
-        let (_, error) = failed(&events);
-        for part in [
-            "no longer fits the context window",
-            said,
-            "/compact",
-            "/new",
-        ] {
+        let (message, error) = failed(&events);
+        assert_eq!(message.error_kind, Some(ErrorKind::ContextOverflow));
+        for part in ["no longer fits the context window", said] {
             assert!(error.contains(part), "{part:?} in {error}");
         }
+        // What to do depends on what the loop does next (it compacts on its own), so the
+        // provider's words give no advice that could be false by then.
+        assert!(!error.contains("/compact"), "{error}");
         assert!(retries(&events).0.is_empty());
     }
     assert_eq!(server.requests().len(), 2);
+}
+
+/// What servers answer a request longer than the model's window, as reported in their
+/// issue trackers: status and body.
+fn overflow_answers() -> Vec<(&'static str, Scripted)> {
+    vec![
+        (
+            "vLLM",
+            Scripted::json(
+                400,
+                json!({"object": "error", "message": "This model's maximum context length is \
+                       8192 tokens. However, you requested 8203 tokens (7691 in the messages, \
+                       512 in the completion). Please reduce the length of the messages or \
+                       completion.", "type": "BadRequestError", "param": null, "code": 400}),
+            ),
+        ),
+        (
+            "vLLM (newer)",
+            Scripted::json(
+                400,
+                json!({"error": {"message": "This model's maximum context length is 2048 \
+                       tokens. However, your request has 8 input tokens plus 2045 \
+                       'max_tokens'. Please reduce one or the other. (parameter=input_tokens, \
+                       max_tokens, value=(8, 2045))", "type": "BadRequestError",
+                       "param": "input_tokens, max_tokens", "code": 400}}),
+            ),
+        ),
+        (
+            "llama.cpp",
+            Scripted::json(
+                400,
+                json!({"error": {"code": 400, "message": "the request exceeds the available \
+                       context size. try increasing the context size or enable context shift",
+                       "type": "exceed_context_size_error", "n_prompt_tokens": 14429,
+                       "n_ctx": 8192}}),
+            ),
+        ),
+        (
+            "llama.cpp (newer)",
+            Scripted::json(
+                400,
+                json!({"error": {"code": 400, "message": "request (4390 tokens) exceeds the \
+                       available context size (4096 tokens), try increasing it",
+                       "type": "exceed_context_size_error", "n_prompt_tokens": 4390,
+                       "n_ctx": 4096}}),
+            ),
+        ),
+        (
+            // HTTP 500 is retried as a server failure, but not this one.
+            "llama.cpp (HTTP 500)",
+            Scripted::json(
+                500,
+                json!({"error": {"code": 500, "message": "Context size has been exceeded.",
+                       "type": "server_error"}}),
+            ),
+        ),
+        (
+            "Ollama",
+            Scripted::json(
+                400,
+                json!({"error": "the input length exceeds the context length"}),
+            ),
+        ),
+        (
+            "OpenRouter",
+            Scripted::json(
+                400,
+                json!({"error": {"message": "This endpoint's maximum context length is 131072 \
+                       tokens. However, you requested about 138956 tokens (7884 of text input, \
+                       131072 in the output). Please reduce the length of either one, or use \
+                       the \"middle-out\" transform to compress your prompt automatically.",
+                       "code": 400, "metadata": {"provider_name": null}}}),
+            ),
+        ),
+        (
+            // OpenRouter reports an upstream failure inside an already started stream.
+            "OpenRouter (mid-stream)",
+            Scripted::sse([format!(
+                "data: {}\n\n",
+                json!({"error": {"message": "This endpoint's maximum context length is 65536 \
+                       tokens. However, you requested about 70000 tokens.", "code": 400}})
+            )]),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn every_servers_context_overflow_is_recognised_and_never_retried() {
+    let answers = overflow_answers();
+    let count = answers.len();
+    let (names, script): (Vec<_>, Vec<_>) = answers.into_iter().unzip();
+    let server = FakeLlm::start(script).await;
+    for name in names {
+        let events =
+            collect(openai(&server).stream(request("local", "x"), CancellationToken::new())).await;
+        let (message, error) = failed(&events);
+        assert_eq!(
+            message.error_kind,
+            Some(ErrorKind::ContextOverflow),
+            "{name}: {error}"
+        );
+        assert!(retries(&events).0.is_empty(), "{name} was retried");
+    }
+    assert_eq!(server.requests().len(), count);
+}
+
+#[tokio::test]
+async fn other_refusals_and_rate_limits_are_not_overflows() {
+    let server = FakeLlm::start(vec![
+        Scripted::json(
+            400,
+            json!({"error": {"message": "max_tokens is too large: 300000. This model supports \
+                   at most 16384 completion tokens.", "type": "invalid_request_error"}}),
+        ),
+        Scripted::json(
+            429,
+            json!({"error": {"message": "Rate limit reached: too many tokens per minute \
+                   (TPM). Limit 30000, Requested 41000.", "type": "tokens"}}),
+        ),
+        Scripted::sse(text_reply(&["fine"])),
+    ])
+    .await;
+    let refused =
+        collect(openai(&server).stream(request("gpt-4o", "x"), CancellationToken::new())).await;
+    assert_eq!(failed(&refused).0.error_kind, None);
+    let limited =
+        collect(openai(&server).stream(request("gpt-4o", "x"), CancellationToken::new())).await;
+    assert_eq!(retries(&limited).0.len(), 1, "a rate limit is retried");
+    assert_eq!(done(&limited).error_kind, None);
 }
 
 #[tokio::test]

@@ -82,6 +82,7 @@ pub fn message(content: Vec<Block>, stop_reason: StopReason) -> AssistantMessage
             ..Usage::default()
         },
         error_message: None,
+        error_kind: None,
         model: "scripted".into(),
         timestamp: 0,
     }
