@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod doctor;
+pub mod export;
 pub mod front_matter;
 pub mod headless;
 pub mod llm;

@@ -5,12 +5,12 @@ use crate::agent::Agent;
 use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
 use crate::llm::Provider;
 use crate::llm::demo::DemoProvider;
-use crate::runtime::context::{ProjectContext, home_dir};
+use crate::runtime::context::{ProjectContext, home_dir, system_prompt};
 use crate::runtime::cron::{CronFired, CronOptions, CronService, SchedulerHandle};
 use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
 use crate::runtime::{
     InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentManager,
-    Supervisor, build_system_prompt, runtime_channel,
+    Supervisor, runtime_channel,
 };
 use crate::session::{SessionData, SessionRouter, SessionWriter};
 use crate::tools::ToolRegistry;
@@ -133,7 +133,7 @@ fn configure_main_agent(
     context: &ProjectContext,
     policy: &ToolPolicy,
 ) {
-    agent.set_system_prompt(build_system_prompt(
+    agent.set_system_prompt(system_prompt(
         context,
         &policy.names_for(AgentKind::Main),
         settings.instructions.as_deref(),
@@ -255,7 +255,7 @@ impl SessionBinding {
 }
 
 /// The config directory (holds the global AGENTS.md and skills).
-fn config_dir(settings: &Settings) -> PathBuf {
+pub fn config_dir(settings: &Settings) -> PathBuf {
     settings
         .config_path
         .parent()
@@ -286,7 +286,7 @@ pub fn start_runtime_with(
     let policy = build_policy_in(settings, &context, outbound, approver);
     let bus = MessageBus::new();
     let (events_tx, events) = runtime_channel();
-    let subagent_prompt = build_system_prompt(
+    let subagent_prompt = system_prompt(
         &context,
         &policy.names_for(AgentKind::Subagent),
         Some(SUBAGENT_SYSTEM_PROMPT),

@@ -19,6 +19,7 @@ pub mod approval;
 pub mod chat;
 pub mod composer;
 pub mod dashboard;
+pub mod export_file;
 pub mod highlight;
 pub mod history;
 pub mod keymap;
@@ -39,7 +40,7 @@ pub mod tool_tree;
 mod widgets;
 pub mod wrap;
 
-pub use app::{App, AppConfig, view};
+pub use app::{App, AppConfig, UserFiles, view};
 pub use launch::{launch, run};
 pub use msg::{CronRow, CronRunStatus, Effect, Msg, SubagentRow};
 pub use overlay::Overlay;

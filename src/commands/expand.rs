@@ -82,13 +82,22 @@ mod tests {
     #[test]
     fn arguments_and_positions_are_filled_and_nothing_typed_is_lost() {
         assert_eq!(
-            expand("Review $1 for $2. All: $ARGUMENTS", "src/a.rs \"error handling\""),
+            expand(
+                "Review $1 for $2. All: $ARGUMENTS",
+                "src/a.rs \"error handling\""
+            ),
             "Review src/a.rs for error handling. All: src/a.rs \"error handling\""
         );
         assert_eq!(expand("Fix $3 now", "a b"), "Fix  now");
-        assert_eq!(expand("Cost $10 or $ or $x", "a"), "Cost $10 or $ or $x\n\nARGUMENTS: a");
+        assert_eq!(
+            expand("Cost $10 or $ or $x", "a"),
+            "Cost $10 or $ or $x\n\nARGUMENTS: a"
+        );
         assert_eq!(expand("Plain", ""), "Plain");
-        assert_eq!(expand("Plain", "  extra words "), "Plain\n\nARGUMENTS: extra words");
+        assert_eq!(
+            expand("Plain", "  extra words "),
+            "Plain\n\nARGUMENTS: extra words"
+        );
         assert_eq!(split_arguments("a 'b c'  \"d\"e"), ["a", "b c", "de"]);
     }
 }

@@ -94,7 +94,10 @@ pub fn command_dirs(
         format!("{}/{GLOBAL_COMMANDS_DIR}", config_dir.display()),
     ));
     if let Some(home) = home {
-        dirs.push((home.join(HOME_COMMANDS_DIR), format!("~/{HOME_COMMANDS_DIR}")));
+        dirs.push((
+            home.join(HOME_COMMANDS_DIR),
+            format!("~/{HOME_COMMANDS_DIR}"),
+        ));
     }
     dirs
 }
@@ -167,7 +170,12 @@ fn read_command(path: &Path, name: &str, source: &str) -> Result<CustomCommand, 
     let nonblank = |v: Option<String>| v.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
     let body = body.trim().to_owned();
     let description = nonblank(front.description)
-        .or_else(|| body.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_owned))
+        .or_else(|| {
+            body.lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(str::to_owned)
+        })
         .unwrap_or_default();
     Ok(CustomCommand {
         name: name.to_owned(),

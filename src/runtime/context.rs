@@ -98,9 +98,21 @@ pub fn home_dir() -> Option<PathBuf> {
     directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
 }
 
-/// The system prompt for `context` as of today; `extra` (the user's configured
+/// The system prompt for `workspace` as of today, with the skills of the user's home
+/// directory and the default skill budget; `extra` (the user's configured
 /// instructions) comes last.
 pub fn build_system_prompt(
+    workspace: &Path,
+    config_dir: &Path,
+    tool_names: &[String],
+    extra: Option<&str>,
+) -> String {
+    let context = ProjectContext::discover(workspace, config_dir, home_dir().as_deref(), None);
+    system_prompt(&context, tool_names, extra)
+}
+
+/// The system prompt for `context` as of today; `extra` comes last.
+pub fn system_prompt(
     context: &ProjectContext,
     tool_names: &[String],
     extra: Option<&str>,
@@ -109,7 +121,7 @@ pub fn build_system_prompt(
     build_system_prompt_on(today, context, tool_names, extra)
 }
 
-/// [`build_system_prompt`] for a given date.
+/// [`system_prompt`] for a given date.
 pub fn build_system_prompt_on(
     date: NaiveDate,
     context: &ProjectContext,

@@ -11,8 +11,10 @@ mod agent;
 mod commands;
 mod route;
 mod sessions;
+mod user_files;
 mod view;
 
+pub use user_files::UserFiles;
 pub use view::view;
 
 use super::approval::ApprovalQueue;
@@ -66,6 +68,8 @@ pub struct AppConfig {
     pub mouse_capture: bool,
     /// Time zone for clock times; `None`: the system's local time.
     pub time_zone: Option<chrono::FixedOffset>,
+    /// Skills, instructions files and custom commands found at start.
+    pub user_files: UserFiles,
 }
 
 impl AppConfig {
@@ -86,6 +90,7 @@ impl AppConfig {
             tool_execution: ToolExecution::Parallel,
             mouse_capture: true,
             time_zone: None,
+            user_files: UserFiles::default(),
         }
     }
 }
@@ -127,6 +132,8 @@ pub struct App {
     redraw: bool,
     /// The change came from the user (keys, paste, resize): drawn sooner than output.
     input_changed: bool,
+    /// Skills, instructions files and custom commands.
+    user_files: UserFiles,
 }
 
 impl App {
@@ -163,6 +170,7 @@ impl App {
             clock_base: (now, SystemTime::now()),
             redraw: true,
             input_changed: false,
+            user_files: config.user_files,
         }
     }
 

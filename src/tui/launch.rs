@@ -94,6 +94,30 @@ fn app_config(
     Ok(config)
 }
 
+/// The custom commands of the settings' workspace beside the skills and instructions
+/// files the runtime found; a command file named like a built-in is not used.
+fn user_files(
+    settings: &Settings,
+    context: Arc<crate::runtime::context::ProjectContext>,
+) -> super::UserFiles {
+    let builtin: Vec<&str> = super::slash::COMMANDS
+        .iter()
+        .map(|(name, _, _)| name.trim_start_matches('/'))
+        .chain(["exit"])
+        .collect();
+    let config_dir = crate::setup::config_dir(settings);
+    let commands = crate::commands::discover_commands(
+        &settings.workspace,
+        &config_dir,
+        crate::runtime::context::home_dir().as_deref(),
+        &builtin,
+    );
+    super::UserFiles {
+        context,
+        commands: Arc::new(commands),
+    }
+}
+
 /// Forwards the runtime's events and cron job lists into the inbox.
 fn forward_runtime(options: &mut Options, tx: &MsgSender) {
     if let Some(mut events) = options.runtime_events.take() {
@@ -193,7 +217,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
                 return EXIT_USAGE;
             }
         };
-        let config = match app_config(settings, None, main.agent.state().model.clone()) {
+        let mut config = match app_config(settings, None, main.agent.state().model.clone()) {
             Ok(config) => config,
             Err(e) => {
                 eprintln!("claw-tui: {e}");
@@ -202,6 +226,11 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         };
         let mut warnings = settings.warnings.clone();
         warnings.extend(main.warnings.iter().cloned());
+        config.user_files = user_files(settings, main.context.clone());
+        for warning in &config.user_files.commands.warnings {
+            tracing::warn!("{warning}");
+        }
+        warnings.extend(config.user_files.commands.warnings.iter().cloned());
         let sessions = SessionHost::new(
             main.agent.clone(),
             Some(main.session_binding(settings)),

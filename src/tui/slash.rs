@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 11] = [
+pub const COMMANDS: [(&str, &str, &str); 13] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -35,6 +35,16 @@ pub const COMMANDS: [(&str, &str, &str); 11] = [
         "/compact",
         "[FOCUS]",
         "summarise the older history now (FOCUS: what the summary must keep)",
+    ),
+    (
+        "/skills",
+        "",
+        "list the skills found (mention one with $name)",
+    ),
+    (
+        "/export",
+        "",
+        "write this session as a self-contained HTML file",
     ),
     ("/new", "", "start a fresh session"),
     (
@@ -69,6 +79,10 @@ pub enum Command {
     },
     /// Compact the history now; the text says what the summary should keep.
     Compact(Option<String>),
+    /// List the skills.
+    Skills,
+    /// Export the session as HTML.
+    Export,
     /// A fresh session.
     New,
     /// The session picker.
@@ -125,6 +139,8 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
             _ => Err("/copy copies the last answer; /copy code its last code block".into()),
         },
         "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
+        "/skills" => Ok(Command::Skills),
+        "/export" => Ok(Command::Export),
         "/new" => Ok(Command::New),
         "/sessions" => Ok(Command::Sessions),
         "/quit" | "/exit" => Ok(Command::Quit),

@@ -6,6 +6,7 @@ mod e2e_compaction;
 mod e2e_llm;
 mod e2e_sessions;
 mod e2e_terminal_loss;
+mod e2e_user_files;
 mod events;
 mod keys_config;
 mod model_list;

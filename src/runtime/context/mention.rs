@@ -34,7 +34,10 @@ pub fn mentioned<'a>(text: &str, catalog: &'a SkillCatalog) -> Vec<&'a Skill> {
 /// `text` with each skill it mentions attached after it: the skill's name, path and
 /// its `SKILL.md`. An unreadable or oversized skill file is an error naming it, so the
 /// message is not sent without what the user asked for.
-pub fn attach_skills(text: &str, skills: &[(String, std::path::PathBuf)]) -> Result<String, String> {
+pub fn attach_skills(
+    text: &str,
+    skills: &[(String, std::path::PathBuf)],
+) -> Result<String, String> {
     let mut out = text.to_owned();
     for (name, path) in skills {
         let body = read_skill(path).map_err(|e| format!("cannot attach skill {name}: {e}"))?;

@@ -20,7 +20,9 @@ impl App {
         if self.composer.remember(&text) {
             handled = handled.with(Effect::SaveHistory(text.clone()));
         }
+        // A built-in command wins over a command file of the same name.
         if !text.starts_with(' ')
+            && !self.is_custom_command(&text)
             && let Some(command) = slash::parse(&text)
         {
             return handled.and(self.command(command));
@@ -31,11 +33,22 @@ impl App {
             return handled
                 .and(self.hint("switching sessions… press Enter again in a moment", HINT));
         }
+        if !text.starts_with(' ')
+            && let Some(prompt) = self.custom_command_prompt(&text)
+        {
+            return handled.and(self.send_with_mentions(prompt));
+        }
         // A leading space lets a message start with `/` without being a command.
         let text = match text.strip_prefix(' ') {
             Some(rest) if rest.starts_with('/') => rest.to_owned(),
             _ => text,
         };
+        handled.and(self.send_with_mentions(text))
+    }
+
+    /// Sends a message: a run, or a follow-up while one is running.
+    pub(super) fn send_text(&mut self, text: String) -> Handled {
+        let handled = Handled::changed();
         self.chat.follow();
         handled.with(if self.status.running() {
             Effect::FollowUp(text)
@@ -113,6 +126,11 @@ impl App {
                 }
             }
             Command::Compact(focus) => self.compact(focus),
+            Command::Skills => self.list_skills(),
+            Command::Export => Handled::changed().with(Effect::ExportHtml {
+                session: self.session.id.clone(),
+                code_theme: self.theme.syntax_theme.clone(),
+            }),
             Command::New => self.new_session(),
             Command::Sessions => Handled::changed().with(Effect::ListSessions),
             Command::Quit => Handled::changed().with(Effect::Quit),

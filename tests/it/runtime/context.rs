@@ -125,7 +125,7 @@ fn identity_names_the_workspace_date_and_tools() {
 
     // The dated wrapper uses today's local date.
     let today = chrono::Local::now().date_naive();
-    let now = build_system_prompt(&ctx(&l.workspace, &l.config), &tools, None);
+    let now = build_system_prompt(&l.workspace, &l.config, &tools, None);
     let yesterday = today.pred_opt().unwrap();
     assert!(
         now.contains(&today.format("%Y-%m-%d").to_string())

@@ -403,8 +403,10 @@ fn the_real_binary_reads_a_home_skill_and_nothing_else_there() {
     assert!(stderr.starts_with("✓ read_file"), "{stderr}");
 
     let mut cmd = sb.command();
-    cmd.env("HOME", &home)
-        .args(["-p", &format!("read {}", home.join("private.txt").display())]);
+    cmd.env("HOME", &home).args([
+        "-p",
+        &format!("read {}", home.join("private.txt").display()),
+    ]);
     let (code, stdout, stderr) = run(cmd);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.starts_with("✗ read_file"), "{stderr}");
