@@ -13,3 +13,4 @@ mod skills;
 mod subagent_policy;
 mod subagents;
 mod supervisor;
+mod user_commands;

@@ -4,5 +4,6 @@ mod cli;
 mod crash;
 mod damage;
 mod damage_cli;
+mod export_html;
 mod full_disk;
 mod store;

@@ -273,3 +273,41 @@ fn skill_descriptions_fall_back_to_the_first_heading_or_line() {
     assert_eq!(description.chars().count(), 1024);
     assert!(description.ends_with('…'));
 }
+
+#[test]
+fn claude_md_is_read_where_a_directory_has_no_agents_md_and_the_prompt_names_the_files() {
+    let l = layout();
+    // The workspace has both: AGENTS.md only. The root has CLAUDE.md only.
+    fs::remove_file(l.repo.join("AGENTS.md")).unwrap();
+    write(&l.repo.join("CLAUDE.md"), "ROOT CLAUDE RULES");
+    write(&l.workspace.join("CLAUDE.md"), "WORKSPACE CLAUDE RULES");
+    fs::remove_file(l.config.join("AGENTS.md")).unwrap();
+    write(&l.config.join("CLAUDE.md"), "GLOBAL CLAUDE RULES");
+    let context = ctx(&l.workspace, &l.config);
+    assert_eq!(
+        context.instruction_files,
+        [
+            l.config.join("CLAUDE.md"),
+            l.repo.join("CLAUDE.md"),
+            l.workspace.join("AGENTS.md"),
+        ]
+    );
+    let prompt = build_system_prompt_on(date(), &context, &[], None);
+    assert!(prompt.contains("ROOT CLAUDE RULES"));
+    assert!(prompt.contains("WORKSPACE RULES"));
+    assert!(!prompt.contains("WORKSPACE CLAUDE RULES"), "AGENTS.md wins");
+    assert!(prompt.contains(&format!(
+        "Files used:\n- {}\n- {}\n- {}\n",
+        l.config.join("CLAUDE.md").display(),
+        l.repo.join("CLAUDE.md").display(),
+        l.workspace.join("AGENTS.md").display()
+    )));
+    // The same cap applies to a CLAUDE.md.
+    write(&l.repo.join("CLAUDE.md"), &"x".repeat(MAX_FILE_BYTES + 10));
+    let prompt = build_system_prompt_on(date(), &ctx(&l.workspace, &l.config), &[], None);
+    assert!(prompt.contains(&format!(
+        "[Truncated: {} is {} bytes",
+        l.repo.join("CLAUDE.md").display(),
+        MAX_FILE_BYTES + 10
+    )));
+}

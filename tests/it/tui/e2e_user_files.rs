@@ -86,7 +86,9 @@ fn custom_commands_skills_mentions_and_export_in_the_real_client() {
     tui.wait_for("the answer", idle);
 
     tui.send("/help\r");
-    let screen = tui.wait_for("the help overlay", |s| s.contents().contains("Help · Esc closes"));
+    let screen = tui.wait_for("the help overlay", |s| {
+        s.contents().contains("Help · Esc closes")
+    });
     assert!(!screen.contains("HIJACKED"), "{screen}");
     tui.send("\x1b");
     tui.wait_for("the overlay to close", |s| {
