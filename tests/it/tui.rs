@@ -16,3 +16,4 @@ mod snapshots;
 mod subagent_approval;
 mod update;
 mod update_commands;
+mod user_files;

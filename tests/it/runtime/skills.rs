@@ -412,3 +412,35 @@ fn the_real_binary_reads_a_home_skill_and_nothing_else_there() {
     assert!(stderr.starts_with("✗ read_file"), "{stderr}");
     assert!(!stdout.contains("not for the model"), "{stdout}");
 }
+
+#[test]
+fn dollar_name_mentions_attach_the_skill_file_once() {
+    use claw_tui::runtime::context::mention::{attach_skills, mentioned};
+    let t = tree();
+    let deploy = skill(&t.ws.join(".claude/skills"), "deploy", "ship it");
+    skill(&t.ws.join(".claude/skills"), "db-migrate", "migrate");
+    let catalog = discover_skills(&t.ws, &t.config, None);
+    let text = "Use $deploy, then $db-migrate. Not $HOME, a$deploy or $unknown; $deploy again.";
+    let names: Vec<&str> = mentioned(text, &catalog)
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(names, ["deploy", "db-migrate"]);
+    assert!(mentioned("price: $5 and $ alone", &catalog).is_empty());
+
+    let attached = attach_skills("Use $deploy.", &[("deploy".into(), deploy.clone())]).unwrap();
+    assert_eq!(
+        attached,
+        format!(
+            "Use $deploy.\n\n<skill name=\"deploy\" path=\"{}\">\n{}\n</skill>",
+            deploy.display(),
+            fs::read_to_string(&deploy).unwrap().trim_end()
+        )
+    );
+    // A skill file that went away or grew too big stops the message with the reason.
+    fs::write(&deploy, "x".repeat(70 * 1024)).unwrap();
+    let err = attach_skills("Use $deploy.", &[("deploy".into(), deploy.clone())]).unwrap_err();
+    assert!(err.starts_with("cannot attach skill deploy: "), "{err}");
+    fs::remove_file(&deploy).unwrap();
+    assert!(attach_skills("x", &[("deploy".into(), deploy)]).is_err());
+}
