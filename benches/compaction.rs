@@ -40,6 +40,7 @@ fn result(turn: usize, k: usize) -> Message {
         tool_call_id: format!("call-{turn}-{k}"),
         tool_name: "read_file".into(),
         content: format!("{turn}:{k} fn main() {{ println!(\"hello\"); }}\n").repeat(100),
+        images: Vec::new(),
         details: serde_json::Value::Null,
         is_error: false,
         timestamp: 0,

@@ -67,6 +67,7 @@ fn long_message(i: usize) -> Message {
                 .collect(),
             details: json!({"entries": 60, "truncated": false}),
             is_error: false,
+            images: Vec::new(),
             timestamp: 0,
         }),
         _ => {

@@ -1,6 +1,6 @@
 //! Decoding throughput: a 20,000-token streamed reply, as raw response bytes in 4 KiB
 //! reads, through the providers' own decode path (`decode_body`: SSE parsing, JSON,
-//! deltas, the final message) in both wire formats. Target: at least 50 MB/s. And one
+//! deltas, the final message) in all three wire formats. Target: at least 50 MB/s. And one
 //! event of 10 MB (a huge tool-call argument or text delta) in 16 KiB reads, which must
 //! decode in linear time: well under 0.2 s.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
@@ -8,6 +8,7 @@
 use bytes::Bytes;
 use claw_tui::llm::{
     AnthropicConfig, AnthropicProvider, LlmEvent, LlmStream, OpenAiConfig, OpenAiProvider,
+    ResponsesConfig, ResponsesProvider,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use futures::StreamExt;
@@ -81,6 +82,61 @@ fn openai_body() -> Vec<u8> {
     out.into_bytes()
 }
 
+/// A Responses API stream as OpenAI sends it: `event:` lines, sequence numbers, item
+/// ids and obfuscation padding on every delta; a short reasoning summary first.
+fn responses_body() -> Vec<u8> {
+    let mut seq = 0;
+    let mut event = |data: serde_json::Value| {
+        let mut data = data;
+        data["sequence_number"] = json!(seq);
+        seq += 1;
+        format!(
+            "event: {}\ndata: {data}\n\n",
+            data["type"].as_str().unwrap_or_default()
+        )
+    };
+    let response = |status: &str| {
+        json!({"id": "resp_bench", "object": "response", "created_at": 1_700_000_000,
+               "status": status, "model": "gpt-5-2025-08-07", "output": [], "store": false,
+               "usage": null})
+    };
+    let mut out = event(json!({"type": "response.created", "response": response("in_progress")}));
+    out += &event(
+        json!({"type": "response.output_item.added", "output_index": 0,
+                         "item": {"id": "rs_bench", "type": "reasoning", "summary": []}}),
+    );
+    for i in 0..20 {
+        out += &event(
+            json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_bench",
+                             "output_index": 0, "summary_index": 0, "delta": token(i),
+                             "obfuscation": "Zx9"}),
+        );
+    }
+    out += &event(
+        json!({"type": "response.output_item.done", "output_index": 0,
+                         "item": {"id": "rs_bench", "type": "reasoning", "summary": [],
+                                  "encrypted_content": "gAAAAB".repeat(200)}}),
+    );
+    out += &event(
+        json!({"type": "response.output_item.added", "output_index": 1,
+                         "item": {"id": "msg_bench", "type": "message", "status": "in_progress",
+                                  "content": [], "role": "assistant"}}),
+    );
+    for i in 0..TOKENS {
+        out += &event(
+            json!({"type": "response.output_text.delta", "item_id": "msg_bench",
+                             "output_index": 1, "content_index": 0, "delta": token(i),
+                             "logprobs": [], "obfuscation": "a1b2c3"}),
+        );
+    }
+    let mut done = response("completed");
+    done["usage"] = json!({"input_tokens": 1200, "input_tokens_details": {"cached_tokens": 1024},
+                           "output_tokens": TOKENS, "output_tokens_details": {"reasoning_tokens": 20},
+                           "total_tokens": 1200 + TOKENS});
+    out += &event(json!({"type": "response.completed", "response": done}));
+    out.into_bytes()
+}
+
 /// The body as the separate reads a socket would deliver.
 fn reads(body: &[u8]) -> Vec<Bytes> {
     body.chunks(READ_SIZE).map(Bytes::copy_from_slice).collect()
@@ -114,8 +170,10 @@ fn sse_decode(c: &mut Criterion) {
         .unwrap();
     let anthropic = AnthropicProvider::new(AnthropicConfig::default()).unwrap();
     let openai = OpenAiProvider::new(OpenAiConfig::default()).unwrap();
+    let responses = ResponsesProvider::new(ResponsesConfig::default()).unwrap();
     let anthropic_reads = reads(&anthropic_body());
     let openai_reads = reads(&openai_body());
+    let responses_reads = reads(&responses_body());
 
     let mut group = c.benchmark_group("sse_decode_20k_tokens");
     group.sample_size(20);
@@ -135,6 +193,15 @@ fn sse_decode(c: &mut Criterion) {
         b.to_async(&runtime).iter(|| {
             let body = body_stream(&openai_reads);
             drain(openai.decode_body("gpt-4o", body, CancellationToken::new()))
+        });
+    });
+
+    let size: usize = responses_reads.iter().map(Bytes::len).sum();
+    group.throughput(Throughput::Bytes(size as u64));
+    group.bench_function("responses", |b| {
+        b.to_async(&runtime).iter(|| {
+            let body = body_stream(&responses_reads);
+            drain(responses.decode_body("gpt-5", body, CancellationToken::new()))
         });
     });
     group.finish();

@@ -88,6 +88,15 @@ pub struct Cli {
     #[arg(long)]
     pub base_url: Option<String>,
 
+    /// Wire format for this run: anthropic, openai (chat completions unless talking to
+    /// OpenAI itself) or openai-responses.
+    #[arg(long, value_enum)]
+    pub api: Option<ApiFlag>,
+
+    /// Attach an image (PNG, JPEG, GIF, WebP) to the prompt; repeat for more.
+    #[arg(long = "image", value_name = "PATH")]
+    pub images: Vec<PathBuf>,
+
     /// Thinking effort.
     #[arg(long, value_enum)]
     pub thinking: Option<ThinkingFlag>,
@@ -145,6 +154,17 @@ pub struct Cli {
     /// A command instead of a conversation.
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Wire formats `--api` chooses from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ApiFlag {
+    /// The Anthropic Messages API.
+    Anthropic,
+    /// OpenAI-compatible chat completions (the Responses API for OpenAI itself).
+    Openai,
+    /// The OpenAI Responses API.
+    OpenaiResponses,
 }
 
 /// Output format of `export`.

@@ -11,7 +11,7 @@ pub use launch::{run_command, run_headless};
 pub use rpc_input::{Input, LineReader};
 use signals::{StopSignals, signal_name};
 
-use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall};
+use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall, UserMessage};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -43,12 +43,12 @@ pub async fn run_prompt(
     supervisor: &Supervisor,
     subagents: &SubagentManager,
     runtime_events: &mut UnboundedReceiver<RuntimeEvent>,
-    prompt: String,
+    prompt: UserMessage,
     json: bool,
     stop: &mut StopSignals,
 ) -> i32 {
     let mut events = supervisor.agent().subscribe(None);
-    supervisor.submit(prompt);
+    supervisor.submit_message(prompt);
     let mut calls: Vec<ToolCall> = Vec::new();
     let mut last_run = Vec::new();
     let mut delivered = 0;

@@ -11,6 +11,7 @@ pub mod doctor;
 pub mod export;
 pub mod front_matter;
 pub mod headless;
+pub mod images;
 pub mod llm;
 pub mod private_fs;
 pub mod providers;

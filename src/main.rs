@@ -54,6 +54,13 @@ fn run() -> i32 {
     if let Some(command) = &cli.command {
         return headless::run_command(command, &settings);
     }
+    if !cli.images.is_empty() && (cli.prompt.is_none() || cli.mode == Mode::Rpc) {
+        eprintln!(
+            "claw-tui: --image attaches images to the prompt given on the command line \
+             (claw-tui -p \"PROMPT\" --image shot.png); in the client write @path instead"
+        );
+        return EXIT_USAGE;
+    }
     if cli.mode == Mode::Text && !cli.print {
         return claw_tui::tui::launch(&settings, &cli);
     }

@@ -1,14 +1,64 @@
-//! Turns a resolved `ProviderSpec` into an Anthropic or OpenAI-compatible provider.
+//! Turns a resolved `ProviderSpec` into the HTTP provider of its wire format: Anthropic,
+//! chat completions, or the Responses API (which the built-in `openai` provider uses for
+//! OpenAI's own endpoint).
 
 use crate::config::{Api, ProviderSpec};
 use crate::llm::Provider;
-use crate::llm::anthropic::{AnthropicConfig, AnthropicProvider};
-use crate::llm::openai::{MaxTokensField, OpenAiCompat, OpenAiConfig, OpenAiProvider, SystemRole};
+use crate::llm::anthropic::AnthropicConfig;
+use crate::llm::openai::{MaxTokensField, OpenAiCompat, OpenAiConfig, SystemRole};
 use crate::llm::pricing::ModelPrices;
+use crate::llm::remote::{RemoteProvider, RemoteSettings, WireConfig};
+use crate::llm::responses::ResponsesConfig;
 use crate::llm::secret::Secret;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The wire format `spec` calls for, with its settings.
+pub fn wire_config(
+    spec: &ProviderSpec,
+    idle_timeout_secs: u64,
+    request_timeout_secs: u64,
+) -> Result<WireConfig, String> {
+    let mut wire = match (spec.api, &spec.base_url) {
+        (Api::Anthropic, _) => {
+            let mut config = AnthropicConfig::default();
+            if let Some(max) = spec.max_tokens {
+                config.max_tokens = max;
+            }
+            WireConfig::Anthropic(config)
+        }
+        // OpenAI's own endpoint serves its reasoning models properly only through the
+        // Responses API; a base URL of another server keeps chat completions.
+        (Api::Openai, None) | (Api::OpenaiResponses, None) => {
+            WireConfig::Responses(ResponsesConfig {
+                max_tokens: spec.max_tokens,
+                ..ResponsesConfig::openai()
+            })
+        }
+        (Api::OpenaiResponses, Some(url)) => WireConfig::Responses(ResponsesConfig {
+            max_tokens: spec.max_tokens,
+            ..ResponsesConfig::compatible(spec.name.clone(), url.clone())
+        }),
+        (Api::Openai, Some(url)) => {
+            let mut config = OpenAiConfig::compatible(spec.name.clone(), url.clone());
+            if url.contains("api.openai.com") {
+                config.compat = OpenAiCompat::openai();
+            }
+            config.max_tokens = spec.max_tokens;
+            config.compat = compat(config.compat, &spec.compat);
+            WireConfig::ChatCompletions(config)
+        }
+        (Api::Demo, _) => return Err("the demo model is not an HTTP provider".into()),
+    };
+    let remote = match &mut wire {
+        WireConfig::Anthropic(c) => &mut c.remote,
+        WireConfig::ChatCompletions(c) => &mut c.remote,
+        WireConfig::Responses(c) => &mut c.remote,
+    };
+    apply(remote, spec, idle_timeout_secs, request_timeout_secs);
+    Ok(wire)
+}
 
 /// The HTTP provider `spec` names (not the demo), with its idle and whole-call timeouts.
 pub fn build_remote_provider(
@@ -16,9 +66,23 @@ pub fn build_remote_provider(
     idle_timeout_secs: u64,
     request_timeout_secs: u64,
 ) -> Result<Arc<dyn Provider>, String> {
-    let idle_timeout = Duration::from_secs(idle_timeout_secs.max(1));
-    let request_timeout = Duration::from_secs(request_timeout_secs.max(1));
-    let prices: BTreeMap<String, ModelPrices> = spec
+    let wire = wire_config(spec, idle_timeout_secs, request_timeout_secs)?;
+    RemoteProvider::new(wire)
+        .map(|p| Arc::new(p) as Arc<dyn Provider>)
+        .map_err(|e| e.to_string())
+}
+
+/// The settings every wire format takes from the spec.
+fn apply(remote: &mut RemoteSettings, spec: &ProviderSpec, idle: u64, request: u64) {
+    remote.api_key = spec.api_key.clone().map(Secret::new);
+    remote.api_key_source = spec.api_key_source.clone();
+    remote.idle_timeout = Duration::from_secs(idle.max(1));
+    remote.request_timeout = Duration::from_secs(request.max(1));
+    remote.cache = spec.cache;
+    if let Some(url) = &spec.base_url {
+        remote.base_url = url.clone();
+    }
+    remote.prices = spec
         .prices
         .map(|p| {
             let prices = ModelPrices {
@@ -30,45 +94,6 @@ pub fn build_remote_provider(
             BTreeMap::from([(spec.model.clone(), prices)])
         })
         .unwrap_or_default();
-    let key = spec.api_key.clone().map(Secret::new);
-    match spec.api {
-        Api::Anthropic => {
-            let mut config = AnthropicConfig {
-                api_key: key,
-                api_key_source: spec.api_key_source.clone(),
-                idle_timeout,
-                request_timeout,
-                prices,
-                ..AnthropicConfig::default()
-            };
-            if let Some(url) = &spec.base_url {
-                config.base_url = url.clone();
-            }
-            if let Some(max) = spec.max_tokens {
-                config.max_tokens = max;
-            }
-            AnthropicProvider::new(config)
-                .map(|p| Arc::new(p) as Arc<dyn Provider>)
-                .map_err(|e| e.to_string())
-        }
-        Api::Openai => {
-            let mut config = match &spec.base_url {
-                Some(url) => OpenAiConfig::compatible(spec.name.clone(), url.clone()),
-                None => OpenAiConfig::openai(),
-            };
-            config.api_key = key;
-            config.api_key_source = spec.api_key_source.clone();
-            config.idle_timeout = idle_timeout;
-            config.request_timeout = request_timeout;
-            config.prices = prices;
-            config.max_tokens = spec.max_tokens;
-            config.compat = compat(config.compat, &spec.compat);
-            OpenAiProvider::new(config)
-                .map(|p| Arc::new(p) as Arc<dyn Provider>)
-                .map_err(|e| e.to_string())
-        }
-        Api::Demo => Err("the demo model is not an HTTP provider".into()),
-    }
 }
 
 /// The base compat settings with the user's overrides.
@@ -93,5 +118,47 @@ fn compat(mut base: OpenAiCompat, user: &crate::config::CompatConfig) -> OpenAiC
     if let Some(on) = user.reasoning_effort {
         base.reasoning_effort = on;
     }
+    if let Some(on) = user.prompt_cache_key {
+        base.prompt_cache_key = on;
+    }
     base
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::CompatConfig;
+
+    fn spec(api: Api, base_url: Option<&str>) -> ProviderSpec {
+        ProviderSpec {
+            name: "openai".into(),
+            api,
+            base_url: base_url.map(str::to_owned),
+            model: "gpt-5".into(),
+            api_key: Some("sk-x".into()),
+            api_key_source: "OPENAI_API_KEY".into(),
+            max_tokens: None,
+            context_window: None,
+            prices: None,
+            cache: false,
+            compat: CompatConfig::default(),
+        }
+    }
+
+    #[test]
+    fn openai_itself_speaks_responses_and_other_servers_chat_completions() {
+        let official = wire_config(&spec(Api::Openai, None), 1, 1).unwrap();
+        assert!(matches!(official, WireConfig::Responses(_)));
+        assert!(!official.remote().cache);
+        let local = wire_config(&spec(Api::Openai, Some("http://localhost:11434/v1")), 1, 1);
+        assert!(matches!(local, Ok(WireConfig::ChatCompletions(_))));
+        let vllm = wire_config(
+            &spec(Api::OpenaiResponses, Some("http://localhost:8000/v1")),
+            1,
+            1,
+        )
+        .unwrap();
+        assert!(matches!(vllm, WireConfig::Responses(_)));
+        assert_eq!(vllm.remote().base_url, "http://localhost:8000/v1");
+    }
 }

@@ -37,11 +37,13 @@ pub fn build_provider(
             Duration::from_millis(settings.demo_pace_ms),
             settings.config_path.display().to_string(),
         )?)),
-        Api::Anthropic | Api::Openai => crate::providers::build_remote_provider(
-            spec,
-            settings.idle_timeout_secs,
-            settings.request_timeout_secs,
-        ),
+        Api::Anthropic | Api::Openai | Api::OpenaiResponses => {
+            crate::providers::build_remote_provider(
+                spec,
+                settings.idle_timeout_secs,
+                settings.request_timeout_secs,
+            )
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 pub mod adapt;
 mod app;
 pub mod approval;
+pub mod attach;
 pub mod chat;
 pub mod composer;
 pub mod dashboard;
@@ -165,6 +166,8 @@ impl Inbox {
 pub struct Options {
     /// A prompt sent at start.
     pub prompt: Option<String>,
+    /// Images attached to that prompt (`--image`, absolute paths).
+    pub images: Vec<String>,
     /// Warnings to show in the chat at start.
     pub warnings: Vec<String>,
     /// The background runtime, for the dashboard's actions.

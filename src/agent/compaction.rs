@@ -131,6 +131,7 @@ impl Compaction {
     pub fn summary_message(&self) -> Message {
         Message::User(UserMessage {
             content: summary_text(&self.summary),
+            images: Vec::new(),
             timestamp: self.timestamp,
         })
     }

@@ -17,6 +17,7 @@ pub fn default_convert_to_llm(messages: &[Message]) -> Vec<LlmMessage> {
             Message::ToolResult(r) => Some(LlmMessage::ToolResult(r.clone())),
             Message::Notification(n) => Some(LlmMessage::User(UserMessage {
                 content: n.content.clone(),
+                images: Vec::new(),
                 timestamp: n.timestamp,
             })),
             Message::Notice(_) => None,
@@ -121,6 +122,7 @@ fn close_open_calls(
                 tool_call_id: id,
                 tool_name: name,
                 content: NO_RESULT_PROVIDED.to_owned(),
+                images: Vec::new(),
                 details: serde_json::Value::Null,
                 is_error: true,
                 timestamp: now_ms(),

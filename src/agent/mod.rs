@@ -4,6 +4,7 @@ pub mod compaction;
 pub mod config;
 pub mod convert;
 pub mod event;
+pub mod image;
 pub mod queue;
 mod run_context;
 pub mod run_loop;
@@ -22,6 +23,7 @@ pub use config::{
     TransformContext,
 };
 pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
+pub use image::ImageData;
 pub use queue::{QueueKind, QueueMode};
 pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_loop};
 pub use state::AgentState;

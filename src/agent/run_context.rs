@@ -169,6 +169,12 @@ impl Run<'_, '_, '_> {
         let history = (env.history)();
         let tokens_before = context_tokens(&history, self.ctx.compaction.as_ref(), fixed);
         let mut budget = config.budget_for(&config.model);
+        // The system prompt and tools come first in every request: the kept part gets at
+        // most half of what they leave below the threshold, or a small window would end
+        // up above it again after compacting and compact on every turn.
+        budget.keep_recent = budget
+            .keep_recent
+            .min(budget.threshold().saturating_sub(fixed) / 2);
         if reason == CompactionReason::Overflow {
             // The provider refused about `tokens_before` tokens, so its window is smaller
             // than that whatever the table says: keeping `keep_recent` could refill it.

@@ -1,6 +1,7 @@
 //! The `Tool` trait, tool results, partial-output updates and argument validation.
 
 use super::event::{AgentEvent, EventSink};
+use super::image::ImageData;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -13,6 +14,9 @@ use tokio_util::sync::CancellationToken;
 pub struct ToolResult {
     /// Exactly what the model receives.
     pub content: String,
+    /// Images the model receives with the text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImageData>,
     /// Fuller data for the UI (diffs, exit codes...); never sent to the model.
     #[serde(default)]
     pub details: Value,
@@ -25,6 +29,7 @@ impl ToolResult {
     pub fn text(content: impl Into<String>) -> Self {
         Self {
             content: content.into(),
+            images: Vec::new(),
             details: Value::Null,
             is_error: false,
         }
@@ -34,9 +39,16 @@ impl ToolResult {
     pub fn error(content: impl Into<String>) -> Self {
         Self {
             content: content.into(),
+            images: Vec::new(),
             details: Value::Null,
             is_error: true,
         }
+    }
+
+    /// The same result with `images` attached.
+    pub fn with_images(mut self, images: Vec<ImageData>) -> Self {
+        self.images = images;
+        self
     }
 
     /// The same result with `details` attached.

@@ -40,6 +40,7 @@ pub(crate) async fn execute_tool_calls(
                 tool_call_id: call.id.clone(),
                 tool_name: call.name.clone(),
                 content: result.content,
+                images: result.images,
                 details: result.details,
                 is_error: result.is_error,
                 timestamp: now_ms(),

@@ -1,5 +1,6 @@
 //! Messages, content blocks, stop reasons and usage: the data every layer shares.
 
+use super::image::ImageData;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -76,8 +77,15 @@ pub struct Usage {
     pub cache_read: u64,
     /// Input tokens written to the prompt cache.
     pub cache_write: u64,
+    /// Of the output tokens, those the model spent reasoning (0 when not reported).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning: u64,
     /// Cost in US dollars, when the model's prices are known.
     pub cost: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -87,6 +95,7 @@ impl Usage {
         self.output += other.output;
         self.cache_read += other.cache_read;
         self.cache_write += other.cache_write;
+        self.reasoning += other.reasoning;
         self.cost += other.cost;
     }
 
@@ -101,6 +110,9 @@ impl Usage {
 pub struct UserMessage {
     /// The text sent to the model.
     pub content: String,
+    /// Images attached to it (`@path` in the composer, `--image`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImageData>,
     /// When it was created.
     pub timestamp: u64,
 }
@@ -110,8 +122,15 @@ impl UserMessage {
     pub fn new(content: impl Into<String>) -> Self {
         Self {
             content: content.into(),
+            images: Vec::new(),
             timestamp: now_ms(),
         }
+    }
+
+    /// The same message with `images` attached.
+    pub fn with_images(mut self, images: Vec<ImageData>) -> Self {
+        self.images = images;
+        self
     }
 }
 
@@ -203,6 +222,9 @@ pub struct ToolResultMessage {
     pub tool_name: String,
     /// Exactly what the model receives.
     pub content: String,
+    /// Images the model receives with the text (`read_file` on an image).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImageData>,
     /// Fuller data for the UI and logs; never sent to the model.
     #[serde(default)]
     pub details: Value,

@@ -3,9 +3,10 @@
 use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, serve};
 use super::signals::StopSignals;
 use super::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, run_prompt, saving};
-use crate::agent::{Agent, Message, QueueKind};
+use crate::agent::{Agent, Message, QueueKind, UserMessage};
 use crate::cli::{Cli, Command, ExportFormat, Mode};
 use crate::config::Settings;
+use crate::images;
 use crate::session::{self, OpenedSession, export};
 use crate::setup;
 use crate::tools::exec::Approver;
@@ -18,7 +19,7 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
     let prompt = if cli.mode == Mode::Rpc {
         None
     } else {
-        match read_prompt(cli.prompt.as_deref()) {
+        match read_prompt(cli.prompt.as_deref()).and_then(|p| with_images(p, &cli.images)) {
             Ok(prompt) => Some(prompt),
             Err(e) => {
                 eprintln!("claw-tui: {e}");
@@ -42,7 +43,7 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
     code
 }
 
-async fn run(cli: &Cli, settings: &Settings, prompt: Option<String>) -> i32 {
+async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32 {
     let mut stop = match StopSignals::install() {
         Ok(stop) => stop,
         Err(e) => {
@@ -205,6 +206,16 @@ fn restore(agent: &Agent, opened: &mut OpenedSession) {
     for text in &data.follow_up {
         agent.queue(QueueKind::FollowUp, Message::user(text.clone()));
     }
+}
+
+/// The prompt with the `--image` files attached (each read, checked and scaled down).
+fn with_images(prompt: String, paths: &[std::path::PathBuf]) -> Result<UserMessage, String> {
+    let images = paths
+        .iter()
+        .map(|path| images::load_file(path, &path.display().to_string()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("--image: {e}"))?;
+    Ok(UserMessage::new(prompt).with_images(images))
 }
 
 /// The prompt for a headless run: the argument, or stdin for `-`.

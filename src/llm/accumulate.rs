@@ -193,6 +193,26 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
     format!("{}…", &text[..end])
 }
 
+/// What each numbered item of a stream (a content block, an output item) became; an
+/// index not seen yet reads as the default.
+#[derive(Debug, Default)]
+pub(crate) struct Slots<T>(Vec<T>);
+
+impl<T: Copy + Default> Slots<T> {
+    /// What the item at `index` became.
+    pub(crate) fn get(&self, index: usize) -> T {
+        self.0.get(index).copied().unwrap_or_default()
+    }
+
+    /// Records what the item at `index` became.
+    pub(crate) fn set(&mut self, index: usize, slot: T) {
+        if self.0.len() <= index {
+            self.0.resize(index + 1, T::default());
+        }
+        self.0[index] = slot;
+    }
+}
+
 /// The message for an event whose JSON does not parse: names the event, shows the start.
 pub(crate) fn malformed(event: &str, data: &str, error: &serde_json::Error) -> String {
     format!(

@@ -3,18 +3,27 @@
 mod accumulate;
 pub mod anthropic;
 pub mod demo;
+pub mod images;
 mod messages;
 mod models;
 pub mod openai;
 pub mod pricing;
+pub mod remote;
+pub mod responses;
 pub mod retry;
 pub mod secret;
 pub mod sse;
 mod transport;
 
-pub use anthropic::{AnthropicConfig, AnthropicProvider};
-pub use openai::{MaxTokensField, OpenAiCompat, OpenAiConfig, OpenAiProvider, SystemRole};
+pub use anthropic::AnthropicConfig;
+pub use images::accepts_images;
+pub use openai::{MaxTokensField, OpenAiCompat, OpenAiConfig, SystemRole};
 pub use pricing::ModelPrices;
+pub use remote::{
+    AnthropicProvider, OpenAiProvider, RemoteProvider, RemoteSettings, ResponsesProvider,
+    WireConfig,
+};
+pub use responses::ResponsesConfig;
 pub use retry::RetryPolicy;
 pub use secret::Secret;
 

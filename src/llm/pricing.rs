@@ -130,7 +130,7 @@ mod tests {
             output: 100_000,
             cache_read: 2_000_000,
             cache_write: 400_000,
-            cost: 0.0,
+            ..Usage::default()
         };
         let cost = prices.cost(&usage);
         assert!((cost - (3.0 + 1.5 + 0.6 + 1.5)).abs() < 1e-9, "{cost}");

@@ -5,7 +5,7 @@
 
 mod response;
 
-use super::accumulate::Out;
+use super::accumulate::{Accumulator, Out, malformed};
 use super::messages::{
     REQUEST_TIMEOUT_SETTING, after_retries, cause_first, describe, human, retry_reason,
     tls_mismatch,
@@ -55,15 +55,61 @@ impl Failure {
 pub(crate) trait Decoder: Send + 'static {
     /// Handles one event, pushing deltas to `out`.
     fn event(&mut self, event: &Event, out: &mut Out) -> Result<Flow, Failure>;
+    /// The message being built.
+    fn accumulator(&self) -> &Accumulator;
     /// The body ended without the format's end marker: the final message if the format
     /// allows that, `None` when the stream was cut.
-    fn end_of_stream(&mut self) -> Option<AssistantMessage>;
+    fn end_of_stream(&mut self) -> Option<AssistantMessage> {
+        None
+    }
     /// Whether content was streamed (then a failure is not retried).
-    fn has_content(&self) -> bool;
+    fn has_content(&self) -> bool {
+        self.accumulator().has_content()
+    }
     /// The message so far, for a failure.
-    fn partial(&self) -> AssistantMessage;
+    fn partial(&self) -> AssistantMessage {
+        self.accumulator().snapshot(StopReason::Error)
+    }
     /// Forgets everything, before a retry.
     fn reset(&mut self);
+}
+
+/// The JSON of an event whose data names its own type; a malformed one is a fatal
+/// failure naming the event (`unnamed` when the stream has no `event:` lines).
+pub(crate) fn parse_event<'a, T: serde::Deserialize<'a>>(
+    event: &Event,
+    data: &'a str,
+    unnamed: &str,
+) -> Result<T, Failure> {
+    serde_json::from_str(data).map_err(|e| {
+        let name = if event.event == "message" {
+            unnamed
+        } else {
+            &event.event
+        };
+        Failure::fatal(malformed(name, data, &e))
+    })
+}
+
+impl Decoder for Box<dyn Decoder> {
+    fn event(&mut self, event: &Event, out: &mut Out) -> Result<Flow, Failure> {
+        (**self).event(event, out)
+    }
+    fn accumulator(&self) -> &Accumulator {
+        (**self).accumulator()
+    }
+    fn end_of_stream(&mut self) -> Option<AssistantMessage> {
+        (**self).end_of_stream()
+    }
+    fn has_content(&self) -> bool {
+        (**self).has_content()
+    }
+    fn partial(&self) -> AssistantMessage {
+        (**self).partial()
+    }
+    fn reset(&mut self) {
+        (**self).reset();
+    }
 }
 
 /// Who is being called, for error messages.

@@ -14,7 +14,9 @@
 
 use super::bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
 use super::event::{RuntimeEvent, RuntimeEventSender};
-use crate::agent::{Agent, AgentError, EventKind, Message, NotificationMessage, QueueKind};
+use crate::agent::{
+    Agent, AgentError, EventKind, Message, NotificationMessage, QueueKind, UserMessage,
+};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
@@ -164,15 +166,20 @@ impl Supervisor {
 
     /// A user message: starts a run when idle, else queues it as a follow-up.
     pub fn submit(&self, text: impl Into<String>) -> SupervisorOutcome {
-        self.input(text.into(), QueueKind::FollowUp)
+        self.submit_message(UserMessage::new(text))
+    }
+
+    /// A user message with its attachments (images): as [`Supervisor::submit`].
+    pub fn submit_message(&self, message: UserMessage) -> SupervisorOutcome {
+        self.input(message, QueueKind::FollowUp)
     }
 
     /// A user correction: starts a run when idle, else queues it as steering.
     pub fn steer(&self, text: impl Into<String>) -> SupervisorOutcome {
-        self.input(text.into(), QueueKind::Steering)
+        self.input(UserMessage::new(text), QueueKind::Steering)
     }
 
-    fn input(&self, text: String, kind: QueueKind) -> SupervisorOutcome {
+    fn input(&self, message: UserMessage, kind: QueueKind) -> SupervisorOutcome {
         let inner = &self.inner;
         let _runtime = inner.runtime.enter();
         let mut state = inner.lock();
@@ -180,14 +187,14 @@ impl Supervisor {
         // were sent before this one: it waits behind them, and the oldest starts now,
         // as it would once the supervisor hears of the run's end.
         if kind == QueueKind::FollowUp && !state.held && inner.follow_ups_left_over() {
-            inner.agent.queue(kind, Message::user(text));
+            inner.agent.queue(kind, Message::User(message));
             inner.pump(&mut state);
             return SupervisorOutcome::QueuedFollowUp;
         }
         state.held = false;
         // Notifications still waiting arrived first, so they go first in the same run.
         let mut messages: Vec<Message> = state.pending.iter().map(to_notification).collect();
-        messages.push(Message::user(text.clone()));
+        messages.push(Message::User(message.clone()));
         match inner.agent.prompt_messages(messages) {
             Ok(()) => {
                 state.clear_pending();
@@ -197,7 +204,7 @@ impl Supervisor {
             // Busy: a run is active right now. If it ends before the message is queued,
             // its `agent_end` makes the serve task start a run for the queued message.
             Err(_) => {
-                inner.agent.queue(kind, Message::user(text));
+                inner.agent.queue(kind, Message::User(message));
                 match kind {
                     QueueKind::FollowUp => SupervisorOutcome::QueuedFollowUp,
                     QueueKind::Steering => SupervisorOutcome::QueuedSteering,

@@ -142,6 +142,8 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
     }
     data.damaged_lines.sort_unstable();
     finish(&mut data, read_any, first_problem)?;
+    let warnings = super::images::restore(path, &mut data.messages);
+    data.warnings.extend(warnings);
     super::route::read_inbox(&mut data);
     Ok(data)
 }

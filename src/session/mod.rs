@@ -11,6 +11,7 @@
 pub mod export;
 mod fast;
 mod file;
+pub mod images;
 mod inbox;
 mod list;
 mod load;

@@ -148,6 +148,13 @@ fn record(writer: &SessionWriter, deltas: &mut Deltas, event: &AgentEvent) {
             }
         }
         AgentEvent::MessageEnd { message } => {
+            // The line names its images by hash; their bytes go to the store first.
+            if let Err(e) = super::images::save(writer.path(), message) {
+                tracing::error!(
+                    "cannot store the images of {}: {e}",
+                    writer.path().display()
+                );
+            }
             writer.append(&Entry::Message {
                 timestamp: now_ms(),
                 message: message.clone(),

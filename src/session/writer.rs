@@ -123,6 +123,14 @@ impl SessionWriter {
     ) -> Result<Self, SessionError> {
         let writer = Self::create(data_dir, workspace, provider, model)?;
         for message in &data.messages {
+            // The copy may live in another directory than the original (a path given
+            // with --session): its images go to the copy's store.
+            if let Err(e) = super::images::save(writer.path(), message) {
+                tracing::error!(
+                    "cannot store the images of {}: {e}",
+                    writer.path().display()
+                );
+            }
             writer.append(&Entry::Message {
                 timestamp: now_ms(),
                 message: message.clone(),

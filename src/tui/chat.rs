@@ -168,7 +168,7 @@ impl Chat {
     /// A message that is not an answer ended: the user's, a notification, a notice.
     pub(crate) fn message(&mut self, message: Message) -> Handled {
         let kind = match message {
-            Message::User(u) => EntryKind::User(u.content),
+            Message::User(u) => EntryKind::User(with_chips(u.content, &u.images)),
             Message::Notification(n) => EntryKind::Notification {
                 source: n.source,
                 text: n.content,
@@ -457,4 +457,16 @@ impl Chat {
             buf.set_stringn(x, y, marker, usize::from(text_area.width), style);
         }
     }
+}
+
+/// A user message's text followed by a chip for each attached image, one per line:
+/// `[image: shot.png 1280×720, 210 KB]`.
+fn with_chips(text: String, images: &[crate::agent::ImageData]) -> String {
+    images.iter().fold(text, |mut out, image| {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&image.chip());
+        out
+    })
 }

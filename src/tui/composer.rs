@@ -153,10 +153,14 @@ impl Composer {
         handled
     }
 
-    /// Inserts pasted text at the cursor (its line breaks kept).
+    /// Inserts pasted text at the cursor (its line breaks kept); the pasted path of an
+    /// image file becomes its `@path` mention, so it is attached when sent.
     pub(crate) fn paste(&mut self, text: &str) -> Handled {
-        self.textarea
-            .insert_str(text.replace("\r\n", "\n").replace('\r', "\n"));
+        let text = match super::attach::pasted_image_path(text) {
+            Some(path) => format!("{} ", super::attach::mention(&path)),
+            None => text.replace("\r\n", "\n").replace('\r', "\n"),
+        };
+        self.textarea.insert_str(text);
         self.refresh_completion();
         Handled::changed()
     }

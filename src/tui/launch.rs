@@ -249,6 +249,16 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         };
         let options = Options {
             prompt: cli.prompt.clone(),
+            images: cli
+                .images
+                .iter()
+                .map(|p| {
+                    std::path::absolute(p)
+                        .unwrap_or_else(|_| p.clone())
+                        .display()
+                        .to_string()
+                })
+                .collect(),
             warnings,
             background: Some(Arc::new(RuntimeControls {
                 subagents: Some(main.subagents.clone()),
@@ -344,7 +354,15 @@ async fn client(
         Err(e) => tracing::warn!("cannot read the history: {e}"),
     }
     if let Some(prompt) = options.prompt.filter(|p| !p.trim().is_empty()) {
-        rt.execute(Effect::Prompt(prompt), &mut term);
+        let effect = if options.images.is_empty() {
+            Effect::Prompt(prompt)
+        } else {
+            Effect::LoadImages {
+                text: prompt,
+                paths: options.images,
+            }
+        };
+        rt.execute(effect, &mut term);
     }
     let result = rt.run(&mut app, &mut term, &mut rx).await;
     // Quitting: nothing new may start, what waits is recorded in the session.

@@ -1,7 +1,10 @@
 //! What flows into `App::update` (`Msg`) and what comes out of it (`Effect`), plus the
 //! row types the background runtime feeds the dashboard with.
 
-use crate::agent::{AgentEvent, NoticeLevel, QueueKind, QueueMode, ThinkingLevel, ToolExecution};
+use crate::agent::{
+    AgentEvent, ImageData, NoticeLevel, QueueKind, QueueMode, ThinkingLevel, ToolExecution,
+    UserMessage,
+};
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use crate::tools::message::OutboundMessage;
 use crossterm::event::Event;
@@ -70,6 +73,14 @@ pub enum Msg {
         /// Its id.
         id: String,
     },
+    /// The images a message mentions were read (or one could not be): send it, or give
+    /// the text back to the composer.
+    ImagesLoaded {
+        /// The message text.
+        text: String,
+        /// The images, or why one could not be attached.
+        result: Result<Vec<ImageData>, String>,
+    },
     /// Saving the session failed (the error), or works again (`None`).
     SessionSave(Option<String>),
     /// The skills a message mentions were read: the message with them attached, or why
@@ -108,6 +119,15 @@ pub enum Effect {
         /// The syntect theme for its code blocks.
         code_theme: String,
     },
+    /// Read the images `paths` mentions (answered with `Msg::ImagesLoaded`).
+    LoadImages {
+        /// The message text, sent once they are read.
+        text: String,
+        /// The mentioned paths (relative ones start at the workspace).
+        paths: Vec<String>,
+    },
+    /// Start a run with this message and its images (queued if the agent is busy).
+    PromptMessage(UserMessage),
     /// Queue a follow-up message.
     FollowUp(String),
     /// Queue a steering message.

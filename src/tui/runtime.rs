@@ -9,8 +9,8 @@ use super::highlight::Highlighter;
 use super::msg::{Effect, Msg};
 use super::session_host::{SessionHost, Target};
 use super::terminal::{self, Term};
-use super::{Approvals, Background, history};
-use crate::agent::{Agent, AgentError, AgentEvent, NoticeLevel};
+use super::{Approvals, Background, attach, history};
+use crate::agent::{Agent, AgentError, AgentEvent, Message, NoticeLevel, QueueKind};
 use crate::runtime::Supervisor;
 use crate::runtime::context::mention::attach_skills;
 use crossterm::event::{Event, EventStream};
@@ -175,6 +175,25 @@ impl Runtime {
                     let _ = tx.send(said);
                 });
             }
+            Effect::LoadImages { text, paths } => {
+                let workspace = self.workspace.clone();
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = attach::load_all(&workspace, &paths);
+                    let _ = tx.send(Msg::ImagesLoaded { text, result });
+                });
+            }
+            Effect::PromptMessage(message) => match &self.supervisor {
+                Some(s) => {
+                    s.submit_message(message);
+                }
+                None => {
+                    let user = Message::User(message);
+                    if let Err(AgentError::Busy) = agent.prompt_messages(vec![user.clone()]) {
+                        agent.queue(QueueKind::FollowUp, user);
+                    }
+                }
+            },
             Effect::Steer(text) => match &self.supervisor {
                 Some(s) => {
                     s.steer(text);

@@ -258,6 +258,46 @@ fn bad_keys_are_config_errors_naming_the_action_and_line() {
 }
 
 #[test]
+fn the_wire_format_comes_from_the_flag_then_the_entry_and_caching_can_be_turned_off() {
+    let case = Case::new(
+        "provider = \"azure\"\n[providers.azure]\napi = \"openai-responses\"\n\
+         base_url = \"https://example.openai.azure.com/openai/v1\"\nmodel = \"gpt-5\"\n\
+         cache = false\n",
+    );
+    let s = case.resolve(&[]).unwrap();
+    assert_eq!(s.provider.api, Api::OpenaiResponses);
+    assert!(!s.provider.cache);
+    let wire = claw_tui::providers::wire_config(&s.provider, 1, 1).unwrap();
+    assert!(matches!(wire, claw_tui::llm::WireConfig::Responses(_)));
+    assert!(!wire.remote().cache);
+
+    let s = case.resolve(&["--api", "openai"]).unwrap();
+    assert_eq!(s.provider.api, Api::Openai);
+    let wire = claw_tui::providers::wire_config(&s.provider, 1, 1).unwrap();
+    assert!(matches!(
+        wire,
+        claw_tui::llm::WireConfig::ChatCompletions(_)
+    ));
+
+    // The built-in openai provider talks to OpenAI itself over the Responses API, with
+    // caching on by default.
+    let s = Case::new("")
+        .env("OPENAI_API_KEY", "sk")
+        .resolve(&[])
+        .unwrap();
+    assert!(s.provider.cache);
+    let wire = claw_tui::providers::wire_config(&s.provider, 1, 1).unwrap();
+    assert!(matches!(wire, claw_tui::llm::WireConfig::Responses(_)));
+    assert_eq!(wire.remote().base_url, "https://api.openai.com/v1");
+
+    let err = Case::new("[providers.x]\napi = \"openai-chat\"\n")
+        .resolve(&["--provider", "x"])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("openai-responses"), "{err}");
+}
+
+#[test]
 fn compaction_section_is_read_with_defaults_and_unknown_keys_are_named() {
     let defaults = Case::new("").resolve(&[]).unwrap().compaction;
     assert!(defaults.enabled);

@@ -6,4 +6,5 @@ mod damage;
 mod damage_cli;
 mod export_html;
 mod full_disk;
+mod images;
 mod store;

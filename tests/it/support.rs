@@ -11,6 +11,7 @@ pub mod compacting;
 pub mod cron;
 pub mod exec;
 pub mod fake_llm;
+pub mod json_text;
 pub mod pty;
 pub mod rpc;
 pub mod runs;

@@ -1,7 +1,9 @@
 //! Tests of the tui area.
 
+mod attach;
 mod compaction;
 mod e2e;
+mod e2e_cache;
 mod e2e_compaction;
 mod e2e_llm;
 mod e2e_sessions;

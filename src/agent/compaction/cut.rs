@@ -92,6 +92,7 @@ mod tests {
             tool_call_id: id.into(),
             tool_name: "read_file".into(),
             content: "r".repeat(size),
+            images: Vec::new(),
             details: serde_json::Value::Null,
             is_error: false,
             timestamp: 0,

@@ -3,6 +3,7 @@
 //! that each fit one request.
 
 use super::tokens::estimate_text;
+use crate::agent::ImageData;
 use crate::agent::types::{Block, Message};
 
 /// The most characters of one tool result (or one call's arguments) put in a summary
@@ -98,10 +99,19 @@ fn cut_bytes(text: &str, max: usize) -> String {
     format!("{}\n[… {rest} more characters cut]", &text[..end])
 }
 
+/// The chips of a message's images, one per line after its text: the summary can say
+/// what was shown without the pixels going into the summary request.
+fn chips(images: &[ImageData]) -> String {
+    images.iter().map(|i| format!("\n{}", i.chip())).collect()
+}
+
 /// A message as the summary request shows it; `None` for what the model never saw.
 fn render(message: &Message) -> Option<Item> {
     let (text, turn_start) = match message {
-        Message::User(u) => (format!("[user]\n{}", u.content.trim_end()), true),
+        Message::User(u) => (
+            format!("[user]\n{}{}", u.content.trim_end(), chips(&u.images)),
+            true,
+        ),
         Message::Notification(n) => (
             format!("[notification from {}]\n{}", n.source, n.content.trim_end()),
             true,
@@ -131,8 +141,10 @@ fn render(message: &Message) -> Option<Item> {
             let content = cut_chars(r.content.trim_end(), MAX_TOOL_TEXT_CHARS);
             (
                 format!(
-                    "[tool result {}: {}{status}]\n{content}",
-                    r.tool_call_id, r.tool_name
+                    "[tool result {}: {}{status}]\n{content}{}",
+                    r.tool_call_id,
+                    r.tool_name,
+                    chips(&r.images)
                 ),
                 false,
             )
@@ -328,6 +340,7 @@ mod tests {
             tool_call_id: id.into(),
             tool_name: "read_file".into(),
             content: "r".repeat(size),
+            images: Vec::new(),
             details: serde_json::Value::Null,
             is_error: false,
             timestamp: 0,
@@ -348,6 +361,25 @@ mod tests {
         )));
         assert!(!text.contains(&"r".repeat(2_001)));
         assert!(text.contains("[tool call a: read_file] {\"path\":\"a.txt\"}"));
+    }
+
+    #[test]
+    fn images_are_named_by_their_chips_not_sent() {
+        let image = crate::agent::ImageData {
+            name: "shot.png".into(),
+            mime: "image/png".into(),
+            width: 1280,
+            height: 720,
+            size: 209_500,
+            sha256: String::new(),
+            data: bytes::Bytes::from_static(b"PIXELS"),
+        };
+        let message = crate::agent::UserMessage::new("what is this?").with_images(vec![image]);
+        let chunks = plan_summary(&[Message::User(message)], 100_000);
+        assert_eq!(
+            chunks[0].text,
+            "[user]\nwhat is this?\n[image: shot.png 1280×720, 210 KB]"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! four bytes of text a token.
 
 use super::{Compaction, ContextBudget, summary_text};
+use crate::agent::ImageData;
 use crate::agent::tool::ToolDefinition;
 use crate::agent::types::{Block, Message};
 use serde::{Deserialize, Serialize};
@@ -69,6 +70,11 @@ fn json_len(value: &Value) -> usize {
 /// Tokens one message costs in a request; zero for what the model never sees (notices,
 /// failed answers, which are dropped before sending).
 pub fn estimate_message(message: &Message) -> u64 {
+    let images: u64 = match message {
+        Message::User(u) => u.images.iter().map(ImageData::estimated_tokens).sum(),
+        Message::ToolResult(r) => r.images.iter().map(ImageData::estimated_tokens).sum(),
+        _ => 0,
+    };
     let bytes = match message {
         Message::User(u) => u.content.len(),
         Message::Notification(n) => n.content.len(),
@@ -88,7 +94,7 @@ pub fn estimate_message(message: &Message) -> u64 {
             })
             .sum(),
     };
-    (bytes as u64).div_ceil(BYTES_PER_TOKEN) + MESSAGE_OVERHEAD
+    (bytes as u64).div_ceil(BYTES_PER_TOKEN) + MESSAGE_OVERHEAD + images
 }
 
 /// Tokens the tool definitions cost in every request.
@@ -170,6 +176,24 @@ mod tests {
         // Without usage, everything is estimated, the fixed part included.
         let plain = vec![Message::user("a".repeat(4000)), answer(0, 0)];
         assert_eq!(context_tokens(&plain, None, 50), 50 + 1004 + 104);
+    }
+
+    #[test]
+    fn images_count_by_their_pixels() {
+        let image = crate::agent::ImageData {
+            name: "shot.png".into(),
+            mime: "image/png".into(),
+            width: 750,
+            height: 100,
+            size: 1,
+            sha256: String::new(),
+            data: bytes::Bytes::new(),
+        };
+        let text = Message::user("a".repeat(40));
+        let with_image = Message::User(
+            crate::agent::UserMessage::new("a".repeat(40)).with_images(vec![image.clone(), image]),
+        );
+        assert_eq!(estimate_message(&with_image), estimate_message(&text) + 200);
     }
 
     #[test]

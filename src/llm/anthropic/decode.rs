@@ -2,7 +2,7 @@
 
 use super::REDACTED_THINKING_PREFIX;
 use crate::agent::types::{AssistantMessage, ErrorKind, StopReason, Usage};
-use crate::llm::accumulate::{Accumulator, Out, malformed};
+use crate::llm::accumulate::{Accumulator, Out, Slots, malformed};
 use crate::llm::messages::is_context_overflow;
 use crate::llm::pricing::ModelPrices;
 use crate::llm::sse::Event;
@@ -11,9 +11,10 @@ use serde::Deserialize;
 use std::borrow::Cow;
 
 /// What became of a wire content block.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 enum Slot {
     /// Not announced (yet).
+    #[default]
     Unknown,
     /// A text block that has not produced text yet: empty blocks are never shown.
     PendingText,
@@ -32,7 +33,7 @@ pub(crate) struct AnthropicDecoder {
     model: String,
     prices: Option<ModelPrices>,
     acc: Accumulator,
-    slots: Vec<Slot>,
+    slots: Slots<Slot>,
     stop_reason: Option<String>,
 }
 
@@ -149,20 +150,17 @@ impl AnthropicDecoder {
             model: model.to_owned(),
             prices,
             acc: Accumulator::new(model, prices),
-            slots: Vec::new(),
+            slots: Slots::default(),
             stop_reason: None,
         }
     }
 
     fn slot(&self, index: usize) -> Slot {
-        self.slots.get(index).copied().unwrap_or(Slot::Unknown)
+        self.slots.get(index)
     }
 
     fn set_slot(&mut self, index: usize, slot: Slot) {
-        if self.slots.len() <= index {
-            self.slots.resize(index + 1, Slot::Unknown);
-        }
-        self.slots[index] = slot;
+        self.slots.set(index, slot);
     }
 
     fn usage(&mut self, wire: &WireUsage) {
@@ -309,16 +307,8 @@ impl Decoder for AnthropicDecoder {
         Ok(Flow::More)
     }
 
-    fn end_of_stream(&mut self) -> Option<AssistantMessage> {
-        None
-    }
-
-    fn has_content(&self) -> bool {
-        self.acc.has_content()
-    }
-
-    fn partial(&self) -> AssistantMessage {
-        self.acc.snapshot(StopReason::Error)
+    fn accumulator(&self) -> &Accumulator {
+        &self.acc
     }
 
     fn reset(&mut self) {

@@ -1,8 +1,10 @@
-//! The Messages API request body: system prompt, merged user turns, tool results,
-//! replayed thinking, tools and the thinking budget.
+//! The Messages API request body: system prompt, merged user turns, images, tool
+//! results, replayed thinking, tools, the thinking budget and the cache breakpoints.
 
-use super::REDACTED_THINKING_PREFIX;
-use crate::agent::types::{AssistantMessage, Block, ThinkingLevel, ToolResultMessage};
+use super::{AnthropicConfig, REDACTED_THINKING_PREFIX};
+use crate::agent::ImageData;
+use crate::agent::types::{AssistantMessage, Block, ThinkingLevel, ToolResultMessage, UserMessage};
+use crate::llm::images;
 use crate::llm::{LlmMessage, LlmRequest};
 use serde_json::{Map, Value, json};
 
@@ -49,23 +51,43 @@ pub(crate) fn plan_tokens(max_tokens: u32, limit: u32, level: ThinkingLevel) -> 
     (total.max(budget + 1), Some(budget))
 }
 
-/// The request body for `request`.
-pub(crate) fn body(request: &LlmRequest, max_tokens: u32, limit: u32) -> Value {
-    let (max_tokens, budget) = plan_tokens(max_tokens, limit, request.thinking);
+/// The request body for `request`: with caching on, breakpoints go on the last tool,
+/// the system prompt and the last block of each of the two newest user turns (four, the
+/// API's limit). Each turn the newest breakpoint moves forward and the one before sits
+/// where the previous request's newest was, so a request reads from the cache what the
+/// one before wrote, and the earlier turns stay byte for byte the same.
+pub(crate) fn body(request: &LlmRequest, config: &AnthropicConfig) -> Value {
+    let limit = config
+        .output_limit
+        .unwrap_or_else(|| output_limit(&request.model));
+    let cache = config.remote.cache;
+    let (max_tokens, budget) = plan_tokens(config.max_tokens, limit, request.thinking);
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
     body.insert("max_tokens".into(), json!(max_tokens));
     body.insert("stream".into(), json!(true));
     if !request.system_prompt.is_empty() {
-        body.insert("system".into(), json!(request.system_prompt));
+        let system = if cache {
+            json!([{"type": "text", "text": request.system_prompt, "cache_control": ephemeral()}])
+        } else {
+            json!(request.system_prompt)
+        };
+        body.insert("system".into(), system);
     }
-    body.insert("messages".into(), Value::Array(messages(&request.messages)));
+    let mut turns = messages(&request.messages);
+    if cache {
+        mark_newest_user_turns(&mut turns, 2);
+    }
+    body.insert("messages".into(), Value::Array(turns));
     if !request.tools.is_empty() {
-        let tools = request
+        let mut tools: Vec<Value> = request
             .tools
             .iter()
             .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
             .collect();
+        if cache && let Some(Value::Object(last)) = tools.last_mut() {
+            last.insert("cache_control".into(), ephemeral());
+        }
         body.insert("tools".into(), Value::Array(tools));
     }
     if let Some(budget) = budget {
@@ -77,14 +99,37 @@ pub(crate) fn body(request: &LlmRequest, max_tokens: u32, limit: u32) -> Value {
     Value::Object(body)
 }
 
+/// `{"type": "ephemeral"}`: the five-minute cache.
+fn ephemeral() -> Value {
+    json!({"type": "ephemeral"})
+}
+
+/// Puts a breakpoint on the last block of each of the `n` newest user turns.
+fn mark_newest_user_turns(turns: &mut [Value], n: usize) {
+    let user_turns = turns
+        .iter_mut()
+        .rev()
+        .filter(|t| t["role"] == "user")
+        .take(n);
+    for turn in user_turns {
+        if let Some(Value::Object(block)) =
+            turn["content"].as_array_mut().and_then(|c| c.last_mut())
+        {
+            block.insert("cache_control".into(), ephemeral());
+        }
+    }
+}
+
 /// The conversation as alternating turns: consecutive user-side content (tool results,
 /// then a steering or follow-up message) forms one user turn, tool results first.
 fn messages(history: &[LlmMessage]) -> Vec<Value> {
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for message in history {
         let (role, blocks) = match message {
-            LlmMessage::User(user) if user.content.trim().is_empty() => continue,
-            LlmMessage::User(user) => ("user", vec![json!({"type": "text", "text": user.content})]),
+            LlmMessage::User(user) if user.content.trim().is_empty() && user.images.is_empty() => {
+                continue;
+            }
+            LlmMessage::User(user) => ("user", user_blocks(user)),
             LlmMessage::Assistant(assistant) => ("assistant", assistant_blocks(assistant)),
             LlmMessage::ToolResult(result) => ("user", vec![tool_result(result)]),
         };
@@ -102,6 +147,21 @@ fn messages(history: &[LlmMessage]) -> Vec<Value> {
         .collect()
 }
 
+/// Images first, then the text, as Anthropic recommends.
+fn user_blocks(user: &UserMessage) -> Vec<Value> {
+    let mut blocks: Vec<Value> = user.images.iter().map(image_block).collect();
+    if !user.content.trim().is_empty() {
+        blocks.push(json!({"type": "text", "text": user.content}));
+    }
+    blocks
+}
+
+fn image_block(image: &ImageData) -> Value {
+    json!({"type": "image", "source": {
+        "type": "base64", "media_type": image.mime, "data": images::base64(image)
+    }})
+}
+
 fn assistant_blocks(message: &AssistantMessage) -> Vec<Value> {
     message
         .content
@@ -114,7 +174,7 @@ fn assistant_blocks(message: &AssistantMessage) -> Vec<Value> {
             Block::Thinking {
                 thinking,
                 signature: Some(signature),
-            } if !signature.is_empty() => {
+            } if !signature.is_empty() && !is_foreign(signature) => {
                 Some(match signature.strip_prefix(REDACTED_THINKING_PREFIX) {
                     Some(data) => json!({"type": "redacted_thinking", "data": data}),
                     None => {
@@ -139,11 +199,24 @@ fn tool_result(result: &ToolResultMessage) -> Value {
     let mut block = Map::new();
     block.insert("type".into(), json!("tool_result"));
     block.insert("tool_use_id".into(), json!(tool_id(&result.tool_call_id)));
-    if !result.content.is_empty() {
+    if !result.images.is_empty() {
+        let mut content = Vec::with_capacity(result.images.len() + 1);
+        if !result.content.is_empty() {
+            content.push(json!({"type": "text", "text": result.content}));
+        }
+        content.extend(result.images.iter().map(image_block));
+        block.insert("content".into(), Value::Array(content));
+    } else if !result.content.is_empty() {
         block.insert("content".into(), json!(result.content));
     }
     block.insert("is_error".into(), json!(result.is_error));
     Value::Object(block)
+}
+
+/// A signature another wire format minted (Responses reasoning): Anthropic would reject
+/// it, so such reasoning is not replayed here.
+fn is_foreign(signature: &str) -> bool {
+    signature.starts_with(crate::llm::responses::REASONING_PREFIX)
 }
 
 /// A call id the API accepts (`^[a-zA-Z0-9_-]{1,64}$`): ids minted by other providers
@@ -184,6 +257,7 @@ mod tests {
             tool_call_id: id.into(),
             tool_name: "t".into(),
             content: content.into(),
+            images: Vec::new(),
             details: Value::Null,
             is_error,
             timestamp: 0,

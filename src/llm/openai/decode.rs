@@ -1,12 +1,12 @@
 //! Chat Completions stream chunks → provider events.
 
 use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
-use crate::llm::accumulate::{Accumulator, Out, malformed};
+use crate::llm::accumulate::{Accumulator, Out};
 use crate::llm::messages::{is_context_overflow, server_message};
 use crate::llm::pricing::ModelPrices;
 use crate::llm::retry::is_retryable_status;
 use crate::llm::sse::Event;
-use crate::llm::transport::{Decoder, Failure, Flow};
+use crate::llm::transport::{Decoder, Failure, Flow, parse_event};
 use serde::Deserialize;
 use serde::de::{Deserializer, Visitor};
 use std::borrow::Cow;
@@ -268,14 +268,7 @@ impl Decoder for OpenAiDecoder {
         if data.is_empty() {
             return Ok(Flow::More);
         }
-        let chunk: Chunk = serde_json::from_str(data).map_err(|e| {
-            let name = if event.event == "message" {
-                "chat.completion.chunk"
-            } else {
-                &event.event
-            };
-            Failure::fatal(malformed(name, data, &e))
-        })?;
+        let chunk: Chunk = parse_event(event, data, "chat.completion.chunk")?;
         if chunk.error.is_some() || event.event == "error" {
             return Err(self.error(data));
         }
@@ -313,12 +306,8 @@ impl Decoder for OpenAiDecoder {
         self.finish_reason.is_some().then(|| self.finish())
     }
 
-    fn has_content(&self) -> bool {
-        self.acc.has_content()
-    }
-
-    fn partial(&self) -> AssistantMessage {
-        self.acc.snapshot(StopReason::Error)
+    fn accumulator(&self) -> &Accumulator {
+        &self.acc
     }
 
     fn reset(&mut self) {

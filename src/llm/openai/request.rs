@@ -1,7 +1,11 @@
-//! The Chat Completions request body.
+//! The Chat Completions request body: messages, images as `image_url` data URLs (after
+//! the tool results they came with, since tool messages carry text only), tools, and the
+//! compat-dependent fields.
 
 use super::{MaxTokensField, OpenAiConfig, SystemRole};
-use crate::agent::types::{AssistantMessage, ThinkingLevel};
+use crate::agent::ImageData;
+use crate::agent::types::{AssistantMessage, ThinkingLevel, UserMessage};
+use crate::llm::images::data_url;
 use crate::llm::{LlmMessage, LlmRequest};
 use serde_json::{Map, Value, json};
 
@@ -15,8 +19,9 @@ fn reasoning_effort(level: ThinkingLevel) -> Option<&'static str> {
     }
 }
 
-/// The request body for `request` under `config`'s compat settings.
-pub(crate) fn body(request: &LlmRequest, config: &OpenAiConfig) -> Value {
+/// The request body for `request` under `config`'s compat settings; `cache_key` is sent
+/// as `prompt_cache_key` where the server takes it.
+pub(crate) fn body(request: &LlmRequest, config: &OpenAiConfig, cache_key: Option<&str>) -> Value {
     let compat = &config.compat;
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
@@ -44,23 +49,31 @@ pub(crate) fn body(request: &LlmRequest, config: &OpenAiConfig) -> Value {
         };
         messages.push(json!({"role": role, "content": request.system_prompt}));
     }
+    // Images of the tool results since the last other message: they follow the run of
+    // tool messages as one user message.
+    let mut tool_images: Vec<&ImageData> = Vec::new();
     for message in &request.messages {
+        if !matches!(message, LlmMessage::ToolResult(_)) {
+            flush_tool_images(&mut tool_images, &mut messages);
+        }
         match message {
-            LlmMessage::User(user) => {
-                messages.push(json!({"role": "user", "content": user.content}));
-            }
+            LlmMessage::User(user) => messages.push(user_message(user)),
             LlmMessage::Assistant(assistant) => {
                 if let Some(m) = assistant_message(assistant) {
                     messages.push(m);
                 }
             }
-            LlmMessage::ToolResult(result) => messages.push(json!({
-                "role": "tool",
-                "tool_call_id": result.tool_call_id,
-                "content": result.content,
-            })),
+            LlmMessage::ToolResult(result) => {
+                messages.push(json!({
+                    "role": "tool",
+                    "tool_call_id": result.tool_call_id,
+                    "content": result.content,
+                }));
+                tool_images.extend(&result.images);
+            }
         }
     }
+    flush_tool_images(&mut tool_images, &mut messages);
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
         let tools = request
@@ -74,7 +87,39 @@ pub(crate) fn body(request: &LlmRequest, config: &OpenAiConfig) -> Value {
             .collect();
         body.insert("tools".into(), Value::Array(tools));
     }
+    if compat.prompt_cache_key
+        && let Some(key) = cache_key
+    {
+        body.insert("prompt_cache_key".into(), json!(key));
+    }
     Value::Object(body)
+}
+
+/// A user message: plain text, or parts when images are attached.
+fn user_message(user: &UserMessage) -> Value {
+    if user.images.is_empty() {
+        return json!({"role": "user", "content": user.content});
+    }
+    let mut parts = vec![json!({"type": "text", "text": user.content})];
+    parts.extend(user.images.iter().map(image_part));
+    json!({"role": "user", "content": parts})
+}
+
+fn image_part(image: &ImageData) -> Value {
+    json!({"type": "image_url", "image_url": {"url": data_url(image)}})
+}
+
+/// The images of the tool results just sent, as a user message after them.
+fn flush_tool_images(images: &mut Vec<&ImageData>, messages: &mut Vec<Value>) {
+    if images.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = images.iter().map(|i| i.name.as_str()).collect();
+    let mut parts = vec![json!({"type": "text", "text": format!(
+        "The images the tool results above returned: {}", names.join(", ")
+    )})];
+    parts.extend(images.drain(..).map(image_part));
+    messages.push(json!({"role": "user", "content": parts}));
 }
 
 /// An earlier answer: its text and tool calls (reasoning is not sent back: Chat
@@ -142,6 +187,7 @@ mod tests {
                     tool_call_id: "call_1".into(),
                     tool_name: "ls".into(),
                     content: "a.txt".into(),
+                    images: Vec::new(),
                     details: Value::Null,
                     is_error: false,
                     timestamp: 0,
@@ -162,7 +208,8 @@ mod tests {
     fn generic_compat_body() {
         let mut config = OpenAiConfig::compatible("Ollama", "http://x/v1");
         config.max_tokens = Some(100);
-        let body = body(&request(ThinkingLevel::High), &config);
+        let body = body(&request(ThinkingLevel::High), &config, Some("k"));
+        assert!(body.get("prompt_cache_key").is_none());
         assert_eq!(body["max_tokens"], 100);
         assert!(body.get("reasoning_effort").is_none());
         assert_eq!(body["stream_options"], json!({"include_usage": true}));
@@ -188,13 +235,14 @@ mod tests {
             stream_options: false,
             ..OpenAiCompat::openai()
         };
-        let body = body(&request(ThinkingLevel::Minimal), &config);
+        let body = body(&request(ThinkingLevel::Minimal), &config, Some("k"));
+        assert_eq!(body["prompt_cache_key"], "k");
         assert_eq!(body["max_completion_tokens"], 100);
         assert!(body.get("max_tokens").is_none());
         assert!(body.get("stream_options").is_none());
         assert_eq!(body["reasoning_effort"], "low");
         assert_eq!(body["messages"][0]["role"], "developer");
-        let off = super::body(&request(ThinkingLevel::Off), &config);
+        let off = super::body(&request(ThinkingLevel::Off), &config, None);
         assert!(off.get("reasoning_effort").is_none());
     }
 }

@@ -229,6 +229,7 @@ impl ExecTool {
             content,
             details,
             is_error,
+            ..ToolResult::default()
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::tools::workspace::{Access, Located};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -62,10 +62,11 @@ impl Tool for ReadFileTool {
     }
 
     fn description(&self) -> &str {
-        "Read a text file. Relative paths start at the workspace. Output is capped at 2000 \
-         lines or 50 KB; a note at the end says how to continue with `offset` (1-based line \
-         number). Use `limit` to read fewer lines, `line_numbers` to prefix each line with \
-         its number. Binary files are refused."
+        "Read a text file, or look at an image (PNG, JPEG, GIF, WebP: returned as an image). \
+         Relative paths start at the workspace. Output is capped at 2000 lines or 50 KB; a \
+         note at the end says how to continue with `offset` (1-based line number). Use \
+         `limit` to read fewer lines, `line_numbers` to prefix each line with its number. \
+         Other binary files are refused."
     }
 
     fn parameters(&self) -> Value {
@@ -144,6 +145,44 @@ fn read(located: &Located, req: &Request, cancel: &CancellationToken) -> ToolRes
     }
 }
 
+/// An image file: its bytes (read through the handle already open beneath the
+/// workspace), scaled down if needed, returned as an image the model sees. A model that
+/// takes no images gets a note instead when the request is made.
+fn read_image(mut reader: BufReader<File>, shown: &str, size: u64) -> io::Result<ToolResult> {
+    if size > crate::images::MAX_FILE_BYTES {
+        return Ok(ToolResult::error(format!(
+            "Error: {shown} is an image of {}, larger than the {} read_file takes as an image.",
+            human_size(size),
+            human_size(crate::images::MAX_FILE_BYTES)
+        )));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    reader.read_to_end(&mut bytes)?;
+    // Enough to name the format in an error, kept before the bytes move to the decoder.
+    let bytes_head = bytes[..bytes.len().min(16)].to_vec();
+    let name = Path::new(shown)
+        .file_name()
+        .map_or_else(|| shown.to_owned(), |n| n.to_string_lossy().into_owned());
+    match crate::images::from_bytes(&name, bytes) {
+        Ok(image) => Ok(ToolResult::text(format!(
+            "Image {shown} ({}, {}×{}, {}) follows.",
+            image.mime,
+            image.width,
+            image.height,
+            crate::agent::image::size_text(image.size)
+        ))
+        .with_images(vec![image])),
+        Err(crate::images::ImageError::Decode { detail, .. }) => {
+            let kind = binary_kind(&bytes_head).unwrap_or_else(|| "image".to_owned());
+            Ok(ToolResult::error(format!(
+                "Error: {shown} is a damaged {kind} ({}) that cannot be shown: {detail}.",
+                human_size(size)
+            )))
+        }
+        Err(e) => Ok(ToolResult::error(format!("Error: {e}."))),
+    }
+}
+
 fn read_window(
     file: File,
     path: &Path,
@@ -154,6 +193,9 @@ fn read_window(
     let shown = req.shown.as_str();
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let sample = reader.fill_buf()?;
+    if crate::images::sniff(sample).is_some() {
+        return read_image(reader, shown, size);
+    }
     if let Some(kind) = binary_kind(&sample[..sample.len().min(SNIFF_BYTES)]) {
         return Ok(ToolResult::error(format!(
             "Error: {shown} is a binary file ({kind}, {}); read_file only reads text.",

@@ -1,7 +1,8 @@
 //! Enter and the slash commands: what the composer's text becomes.
 
 use super::{App, HINT};
-use crate::agent::{NoticeLevel, QueueKind};
+use crate::agent::{ImageData, NoticeLevel, QueueKind, UserMessage};
+use crate::tui::attach;
 use crate::tui::highlight::highlight_key;
 use crate::tui::msg::{Effect, HighlightRequest};
 use crate::tui::overlay::Overlay;
@@ -48,13 +49,43 @@ impl App {
 
     /// Sends a message: a run, or a follow-up while one is running.
     pub(super) fn send_text(&mut self, text: String) -> Handled {
+        let typed = text.clone();
+        self.send_message(&typed, text)
+    }
+
+    /// Sends `message`, made from what the user `typed` (attached skill files do not
+    /// count as image mentions).
+    pub(super) fn send_message(&mut self, typed: &str, text: String) -> Handled {
         let handled = Handled::changed();
         self.chat.follow();
+        let paths = attach::mentions(typed);
+        if !paths.is_empty() {
+            // The files are read on the runtime side; the message goes once they are.
+            return handled.with(Effect::LoadImages { text, paths });
+        }
         handled.with(if self.status.running() {
             Effect::FollowUp(text)
         } else {
             Effect::Prompt(text)
         })
+    }
+
+    /// The images of a message were read: it is sent with them. When one could not be
+    /// read, the text goes back to the composer (nothing is lost) with the reason.
+    pub(super) fn images_loaded(
+        &mut self,
+        text: String,
+        result: Result<Vec<ImageData>, String>,
+    ) -> Handled {
+        match result {
+            Ok(images) => Handled::changed().with(Effect::PromptMessage(
+                UserMessage::new(text).with_images(images),
+            )),
+            Err(why) => {
+                self.composer.restore(vec![text]);
+                self.chat.notice(NoticeLevel::Error, why)
+            }
+        }
     }
 
     fn command(&mut self, command: Result<Command, String>) -> Handled {

@@ -103,6 +103,7 @@ impl App {
                     tool_name: r.tool_name,
                     result: ToolResult {
                         content: r.content,
+                        images: r.images,
                         details: r.details,
                         is_error: r.is_error,
                     },

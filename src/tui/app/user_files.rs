@@ -62,11 +62,9 @@ impl App {
         result: Result<String, String>,
     ) -> Handled {
         match result {
-            Ok(message) => self.send_text(message),
+            Ok(message) => self.send_message(&text, message),
             Err(why) => {
-                if self.composer.is_blank() {
-                    self.composer.set_text(&text);
-                }
+                self.composer.restore(vec![text]);
                 self.chat.notice(NoticeLevel::Error, why)
             }
         }

@@ -36,6 +36,7 @@ fn result(id: &str, content: &str) -> ToolResultMessage {
         tool_call_id: id.to_owned(),
         tool_name: "echo".to_owned(),
         content: content.to_owned(),
+        images: Vec::new(),
         details: serde_json::Value::Null,
         is_error: false,
         timestamp: 0,

@@ -109,6 +109,7 @@ async fn cancelling_an_overflow_compaction_suggests_compact_or_new() {
     let mut rx = agent.subscribe(None);
     agent.prompt("the new question").unwrap();
     let mut events = until(&mut rx, |e| matches!(e, AgentEvent::CompactionStart { .. })).await;
+    server.until_requests(2).await;
     agent.abort();
     events.extend(until_agent_end(&mut rx).await);
     assert!(compaction_ends(&events)[0].aborted);

@@ -44,6 +44,8 @@ async fn abort_during_a_compaction_cancels_it_and_changes_nothing() {
     let mut rx = agent.subscribe(None);
     agent.prompt("compare a.txt and b.txt").unwrap();
     until(&mut rx, |e| matches!(e, AgentEvent::CompactionStart { .. })).await;
+    // The summary request is at the server (and hangs there) before it is cancelled.
+    server.until_requests(3).await;
     let before: Vec<Message> = agent.state().messages.as_ref().clone();
     agent.abort();
     let events = until_agent_end(&mut rx).await;

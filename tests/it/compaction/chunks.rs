@@ -31,6 +31,7 @@ fn one_long_turn(rounds: usize) -> Vec<Message> {
             tool_call_id: id,
             tool_name: "read_file".into(),
             content: format!("part {i:02}: {}", "l".repeat(1_990)),
+            images: Vec::new(),
             details: serde_json::Value::Null,
             is_error: false,
             timestamp: 0,

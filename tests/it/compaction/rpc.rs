@@ -53,6 +53,8 @@ async fn compact_over_rpc_can_be_cancelled_and_reports_in_get_state() {
     }
     let answer = started.iter().find(|l| response("compact")(l)).unwrap();
     assert_eq!(answer["ok"], true, "{answer}");
+    // The summary request is at the server (and hangs there) before it is cancelled.
+    server.until_requests(2).await;
     rpc.send(r#"{"type":"abort"}"#);
     let ended = rpc.until(is("compaction_end")).pop().unwrap();
     assert_eq!(ended["aborted"], true);

@@ -1,7 +1,8 @@
 //! Compaction at the threshold: the summary requests (no call cut from its result, tool
 //! results cut to 2,000 characters, the previous summary updated the second time), the
 //! request after each (system prompt with AGENTS.md, the summary, the recent messages),
-//! the events and the context figures; and `enabled = false`, which never compacts.
+//! the events and the context figures; a large system prompt, which leaves less room to
+//! keep; and `enabled = false`, which never compacts.
 
 use crate::support::compacting::*;
 use crate::support::fake_llm::FakeLlm;
@@ -213,4 +214,31 @@ async fn with_compaction_off_no_summary_request_is_ever_made() {
         assert!(error.contains(part), "{part:?} in {error}");
     }
     assert!(agent.state().compaction.is_none());
+}
+
+#[tokio::test]
+async fn a_large_system_prompt_leaves_less_kept_so_the_compacted_request_is_under_the_threshold() {
+    let server = FakeLlm::start(vec![
+        text_reply("## Goal\nKeep taking notes (big-prompt)", 900),
+        text_reply("noted", 4_400),
+    ])
+    .await;
+    let agent = agent_on(&server, settings());
+    // About 3,500 tokens in every request: with 2,500 kept verbatim and the summary, a
+    // compacted request would be over the 6,000-token threshold again.
+    agent.set_system_prompt(format!("You are the test agent. {}", "r".repeat(14_000)));
+    let notes: Vec<Message> = (0..10)
+        .map(|i| Message::user(format!("note {i}: {}", "n".repeat(1_200))))
+        .collect();
+    agent.replace_messages(notes).unwrap();
+    assert!(agent.context_usage().above_threshold());
+    let events = run(&agent, "one more note").await;
+    let end = compaction_ends(&events).remove(0);
+    assert_eq!(end.outcome, CompactionResult::Compacted, "{end:?}");
+    // At most half of the 2,500 the system prompt leaves is kept: four notes (and the
+    // prompt), not eight.
+    assert_eq!(end.first_kept_message, Some(6));
+    assert!(end.tokens_after < 6_000 - 500, "{end:?}");
+    let requests = server.requests();
+    assert_eq!(messages(&requests[1]).len(), 1 + 1 + 4 + 1);
 }

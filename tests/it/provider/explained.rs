@@ -188,10 +188,8 @@ async fn other_refusals_and_rate_limits_are_not_overflows() {
 async fn https_to_a_plain_http_server_suggests_http() {
     let server = FakeLlm::start(vec![Scripted::sse(text_reply(&["never read"]))]).await;
     let https = format!("https://{}/v1", server.addr);
-    let config = OpenAiConfig {
-        retry: fast_retry(),
-        ..OpenAiConfig::compatible("Local", https.clone())
-    };
+    let mut config = OpenAiConfig::compatible("Local", https.clone());
+    config.remote.retry = fast_retry();
     let events = collect(
         OpenAiProvider::new(config)
             .unwrap()
@@ -239,8 +237,8 @@ async fn a_stream_of_keep_alives_only_hits_the_request_timeout() {
     let keep_alive = Step::Every(Duration::from_millis(20), Bytes::from_static(b": ping\n\n"));
     let server = FakeLlm::start(vec![Scripted::sse([": hello\n\n"]).then(keep_alive)]).await;
     let mut config = openai_config(&server);
-    config.idle_timeout = Duration::from_secs(30);
-    config.request_timeout = Duration::from_millis(400);
+    config.remote.idle_timeout = Duration::from_secs(30);
+    config.remote.request_timeout = Duration::from_millis(400);
     let events = collect(
         OpenAiProvider::new(config)
             .unwrap()
@@ -269,7 +267,7 @@ async fn an_answer_cut_by_the_request_timeout_keeps_its_partial() {
     );
     let server = FakeLlm::start(vec![Scripted::sse(opening).then(keep_alive)]).await;
     let mut config = anthropic_config(&server);
-    config.request_timeout = Duration::from_millis(300);
+    config.remote.request_timeout = Duration::from_millis(300);
     let events = collect(
         AnthropicProvider::new(config)
             .unwrap()
@@ -294,7 +292,7 @@ async fn an_event_larger_than_the_cap_is_refused_with_its_size() {
     ])])
     .await;
     let mut config = openai_config(&server);
-    config.max_event_bytes = 256 * 1024;
+    config.remote.max_event_bytes = 256 * 1024;
     let events = collect(
         OpenAiProvider::new(config)
             .unwrap()
@@ -359,7 +357,7 @@ async fn an_abort_during_one_huge_event_takes_effect_at_once() {
         })
     };
     let mut config = OpenAiConfig::compatible("Local", "http://127.0.0.1:9/v1");
-    config.max_event_bytes = LIMIT;
+    config.remote.max_event_bytes = LIMIT;
     let provider = OpenAiProvider::new(config).unwrap();
     let events: Vec<LlmEvent> = provider.decode_body("gpt-4o", body, cancel).collect().await;
     let (message, _) = failed(&events);

@@ -86,7 +86,7 @@ async fn an_openai_tool_call_cut_mid_arguments_keeps_what_arrived() {
 async fn a_silent_server_hits_the_real_idle_timeout() {
     let server = FakeLlm::start(vec![Scripted::sse(opening("waiting")).then(Step::Hang)]).await;
     let mut config = anthropic_config(&server);
-    config.idle_timeout = Duration::from_millis(200);
+    config.remote.idle_timeout = Duration::from_millis(200);
     let provider = AnthropicProvider::new(config).unwrap();
     let started = Instant::now();
     let events =
@@ -175,7 +175,7 @@ async fn a_missing_key_on_a_keyless_setup_says_where_to_put_one() {
     )])
     .await;
     let mut config = openai_config(&server);
-    config.api_key_source = "config file ~/.config/claw-tui/config.toml".into();
+    config.remote.api_key_source = "config file ~/.config/claw-tui/config.toml".into();
     let provider = OpenAiProvider::new(config).unwrap();
     let (_, error) =
         failed(&collect(provider.stream(request("gpt-4o", "x"), CancellationToken::new())).await);
@@ -194,8 +194,8 @@ async fn a_forbidden_openai_key_names_its_source() {
     )])
     .await;
     let mut config = openai_config(&server);
-    config.api_key = Some(Secret::new("sk-test-secret"));
-    config.api_key_source = "OPENAI_API_KEY".into();
+    config.remote.api_key = Some(Secret::new("sk-test-secret"));
+    config.remote.api_key_source = "OPENAI_API_KEY".into();
     let provider = OpenAiProvider::new(config).unwrap();
     let (_, error) =
         failed(&collect(provider.stream(request("gpt-5", "x"), CancellationToken::new())).await);

@@ -22,11 +22,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 fn openai_with_key(server: &FakeLlm, key: &str) -> OpenAiProvider {
-    OpenAiProvider::new(OpenAiConfig {
-        api_key: Some(Secret::new(key)),
-        ..openai_config(server)
-    })
-    .unwrap()
+    let mut config = openai_config(server);
+    config.remote.api_key = Some(Secret::new(key));
+    OpenAiProvider::new(config).unwrap()
 }
 
 #[tokio::test]
@@ -168,10 +166,8 @@ fn model(id: &str) -> Value {
 }
 
 fn anthropic_at(url: &str) -> AnthropicProvider {
-    let config = AnthropicConfig {
-        base_url: url.to_owned(),
-        ..AnthropicConfig::with_key(Secret::new("sk-ant-models"), "TEST_KEY")
-    };
+    let mut config = AnthropicConfig::with_key(Secret::new("sk-ant-models"), "TEST_KEY");
+    config.remote.base_url = url.to_owned();
     AnthropicProvider::new(config).unwrap()
 }
 

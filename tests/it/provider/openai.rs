@@ -19,16 +19,6 @@ use serde_json::json;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-fn deltas(events: &[LlmEvent]) -> Vec<MessageDelta> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            LlmEvent::Delta(d) => Some(d.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 async fn run(provider: &OpenAiProvider, request: claw_tui::llm::LlmRequest) -> Vec<LlmEvent> {
     collect(provider.stream(request, CancellationToken::new())).await
 }
@@ -290,7 +280,7 @@ async fn compat_flags_shape_the_request() {
     ])
     .await;
     let mut config = openai_config(&server);
-    config.api_key = Some(Secret::new("sk-local"));
+    config.remote.api_key = Some(Secret::new("sk-local"));
     config.max_tokens = Some(4_000);
     config.compat = OpenAiCompat::openai();
     let mut req = request("o4-mini", "x");
@@ -302,6 +292,7 @@ async fn compat_flags_shape_the_request() {
         system_role: SystemRole::System,
         stream_options: false,
         reasoning_effort: false,
+        prompt_cache_key: false,
     };
     done(&run(&OpenAiProvider::new(config).unwrap(), req).await);
 
@@ -353,6 +344,7 @@ async fn history_with_tool_calls_results_and_steering_is_sent_in_order() {
             tool_call_id: id.into(),
             tool_name: "echo".into(),
             content: content.into(),
+            images: Vec::new(),
             details: json!(null),
             is_error: false,
             timestamp: 0,

@@ -246,7 +246,7 @@ async fn refused_connections_are_retried_then_explained() {
     let addr = listener.local_addr().unwrap();
     drop(listener);
     let mut config = claw_tui::llm::OpenAiConfig::compatible("Local", format!("http://{addr}/v1"));
-    config.retry = fast_retry();
+    config.remote.retry = fast_retry();
     let provider = OpenAiProvider::new(config).unwrap();
     let events = collect(provider.stream(request("llama3", "x"), CancellationToken::new())).await;
     let (starts, _) = retries(&events);
@@ -274,7 +274,7 @@ async fn abort_during_the_retry_wait_ends_at_once() {
     let server = FakeLlm::start(vec![overloaded_529()]).await;
     let mut config = anthropic_config(&server);
     // A wait the test could never sit out: only the abort can end it.
-    config.retry = RetryPolicy::with_base_delay(Duration::from_secs(3600));
+    config.remote.retry = RetryPolicy::with_base_delay(Duration::from_secs(3600));
     let provider = AnthropicProvider::new(config).unwrap();
     let cancel = CancellationToken::new();
     let mut stream = provider.stream(request("claude-sonnet-4-5", "x"), cancel.clone());

@@ -37,6 +37,7 @@ fn every_kind() -> Vec<Message> {
             tool_call_id: "c1".into(),
             tool_name: "echo".into(),
             content: "x".into(),
+            images: Vec::new(),
             details: json!({"n": 1}),
             is_error: false,
             timestamp: 5,

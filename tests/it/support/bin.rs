@@ -76,6 +76,26 @@ impl Sandbox {
         out
     }
 
+    /// The images stored beside the session files of every workspace (in their
+    /// `images/` directories), sorted.
+    pub fn stored_images(&self) -> Vec<PathBuf> {
+        let root = self.dir.path().join("data/claw-tui/sessions");
+        let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|dir| {
+                std::fs::read_dir(dir.path().join("images"))
+                    .into_iter()
+                    .flatten()
+            })
+            .flatten()
+            .map(|f| f.path())
+            .collect();
+        out.sort();
+        out
+    }
+
     /// The one session file; panics unless there is exactly one.
     pub fn only_session(&self) -> PathBuf {
         let files = self.session_files();

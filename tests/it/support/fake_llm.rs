@@ -92,6 +92,8 @@ pub struct Recorded {
     pub headers: BTreeMap<String, String>,
     /// The JSON body (`Value::Null` when it was not JSON).
     pub body: Value,
+    /// The body as sent, byte for byte.
+    pub raw: Bytes,
 }
 
 /// How a response body ended.
@@ -107,6 +109,8 @@ struct Shared {
     script: Mutex<VecDeque<Scripted>>,
     requests: Mutex<Vec<Recorded>>,
     ends: mpsc::UnboundedSender<BodyEnd>,
+    /// How many requests arrived (what `until_requests` waits on).
+    received: tokio::sync::watch::Sender<usize>,
 }
 
 /// The running server; it stops with the test's runtime.
@@ -124,6 +128,7 @@ impl FakeLlm {
             script: Mutex::new(script.into()),
             requests: Mutex::new(Vec::new()),
             ends: tx,
+            received: tokio::sync::watch::Sender::new(0),
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -144,6 +149,16 @@ impl FakeLlm {
     /// Every request received so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.shared.requests.lock().unwrap().clone()
+    }
+
+    /// Waits until the server has received `count` requests in all (so the response
+    /// scripted for the last of them is the one being played).
+    pub async fn until_requests(&self, count: usize) {
+        let mut received = self.shared.received.subscribe();
+        tokio::time::timeout(super::DEADLINE, received.wait_for(|n| *n >= count))
+            .await
+            .expect("timed out waiting for requests")
+            .expect("server gone");
     }
 
     /// Waits until the next response body ends, and says how.
@@ -179,6 +194,7 @@ async fn handle(
         path: uri.path().to_owned(),
         headers: recorded_headers,
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        raw: body.clone(),
     });
     let scripted = shared.script.lock().unwrap().pop_front().unwrap_or_else(|| {
         Scripted::json(
@@ -186,6 +202,8 @@ async fn handle(
             json!({"error": {"type": "fake_server", "message": "fake server: script exhausted"}}),
         )
     });
+    // Counted once its response is taken from the script.
+    shared.received.send_modify(|n| *n += 1);
     let mut response = Response::builder().status(StatusCode::from_u16(scripted.status).unwrap());
     for (name, value) in &scripted.headers {
         response = response.header(name, value);
@@ -259,3 +277,4 @@ impl Drop for EndGuard {
 pub mod anthropic;
 pub mod drive;
 pub mod openai;
+pub mod responses;

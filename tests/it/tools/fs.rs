@@ -12,6 +12,7 @@ mod agent_hostile;
 mod confine;
 mod edit;
 mod escape;
+mod image;
 mod list;
 mod race;
 mod read;

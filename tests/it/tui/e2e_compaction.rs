@@ -63,6 +63,8 @@ fn compact_in_the_client_cancel_it_compact_again_and_resume() {
     tui.wait_for("the live line", |s| {
         s.contents().contains("Esc cancels") && status_line(s).contains("compacting")
     });
+    // The summary request is at the server (and hangs there) before Esc cancels it.
+    runtime.block_on(server.until_requests(3));
     tui.send("\x1b");
     let screen = tui.wait_for("the cancel", |s| {
         s.contents().contains("Compaction cancelled") && idle(s)
@@ -146,6 +148,7 @@ fn esc_during_a_threshold_compaction_cancels_it_and_gives_back_what_was_queued()
     // Shown queued above the composer.
     let queued = |s: &vt100::Screen| s.contents().contains("follow-up  and then summarise it");
     tui.wait_for("the queued follow-up", queued);
+    runtime.block_on(server.until_requests(2));
     tui.send("\x1b");
     // The queue is emptied into the composer, not dropped.
     let screen = tui.wait_for("the cancel", |s| {

@@ -77,9 +77,8 @@ fn tokens_context_and_cost_add_up() {
     let usage = |input, output, cost| Usage {
         input,
         output,
-        cache_read: 0,
-        cache_write: 0,
         cost,
+        ..Usage::default()
     };
     for (u, text) in [
         (usage(1000, 200, 0.01), "one"),

@@ -40,6 +40,7 @@ fn history() -> Vec<Message> {
             tool_call_id: id.into(),
             tool_name: name.into(),
             content: content.into(),
+            images: Vec::new(),
             details: json!(null),
             is_error,
             timestamp: 0,

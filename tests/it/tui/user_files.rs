@@ -58,14 +58,16 @@ fn a_custom_command_is_sent_as_its_prompt_and_mentions_ask_for_the_skill() {
     assert_eq!(skills[0].0, "deploy");
     assert!(skills[0].1.ends_with(".claude/skills/deploy/SKILL.md"));
 
-    // Attached: sent as one message.
+    // Attached: sent as one message; an `@file` inside the skill is no image mention.
     let effects = app.update(Msg::SkillsAttached {
         text: "please $deploy".into(),
-        result: Ok("please $deploy\n\n<skill …>".into()),
+        result: Ok("please $deploy\n\n<skill …>see @shot.png</skill>".into()),
     });
     assert_eq!(
         effects.last(),
-        Some(&Effect::Prompt("please $deploy\n\n<skill …>".into()))
+        Some(&Effect::Prompt(
+            "please $deploy\n\n<skill …>see @shot.png</skill>".into()
+        ))
     );
     // Not attached: nothing is sent and the text is back in the composer.
     let effects = app.update(Msg::SkillsAttached {

@@ -124,3 +124,13 @@ pub fn reply(blocks: Vec<Vec<String>>, stop_reason: &str) -> Vec<String> {
 pub fn text_reply(parts: &[&str]) -> Vec<String> {
     reply(vec![text_block(0, parts)], "end_turn")
 }
+
+/// A text reply "ok" (10 output tokens) whose usage reports `input` uncached tokens and
+/// the given cache reads and writes.
+pub fn cached_reply(model: &str, input: u64, cache_read: u64, cache_write: u64) -> Vec<String> {
+    let mut events = vec![message_start(model, input, cache_read, cache_write)];
+    events.extend(text_block(0, &["ok"]));
+    events.push(message_delta("end_turn", 10));
+    events.push(message_stop());
+    events
+}

@@ -1,10 +1,10 @@
 //! Helpers for driving providers against the fake server.
 
 use super::FakeLlm;
-use claw_tui::agent::{AssistantMessage, ThinkingLevel, ToolDefinition, UserMessage};
+use claw_tui::agent::{AssistantMessage, MessageDelta, ThinkingLevel, ToolDefinition, UserMessage};
 use claw_tui::llm::{
     AnthropicConfig, AnthropicProvider, LlmEvent, LlmMessage, LlmRequest, LlmStream, OpenAiConfig,
-    OpenAiProvider, RetryPolicy, Secret,
+    OpenAiProvider, ResponsesConfig, ResponsesProvider, RetryPolicy, Secret,
 };
 use futures::StreamExt;
 use serde_json::json;
@@ -20,11 +20,10 @@ pub fn fast_retry() -> RetryPolicy {
 
 /// Anthropic settings pointing at `server`, key `test-key` from `TEST_ANTHROPIC_KEY`.
 pub fn anthropic_config(server: &FakeLlm) -> AnthropicConfig {
-    AnthropicConfig {
-        base_url: server.url(),
-        retry: fast_retry(),
-        ..AnthropicConfig::with_key(Secret::new("test-key"), "TEST_ANTHROPIC_KEY")
-    }
+    let mut config = AnthropicConfig::with_key(Secret::new("test-key"), "TEST_ANTHROPIC_KEY");
+    config.remote.base_url = server.url();
+    config.remote.retry = fast_retry();
+    config
 }
 
 pub fn anthropic(server: &FakeLlm) -> AnthropicProvider {
@@ -33,14 +32,26 @@ pub fn anthropic(server: &FakeLlm) -> AnthropicProvider {
 
 /// OpenAI-compatible settings pointing at `server`, no key.
 pub fn openai_config(server: &FakeLlm) -> OpenAiConfig {
-    OpenAiConfig {
-        retry: fast_retry(),
-        ..OpenAiConfig::compatible("TestServer", format!("{}/v1", server.url()))
-    }
+    let mut config = OpenAiConfig::compatible("TestServer", format!("{}/v1", server.url()));
+    config.remote.retry = fast_retry();
+    config
 }
 
 pub fn openai(server: &FakeLlm) -> OpenAiProvider {
     OpenAiProvider::new(openai_config(server)).unwrap()
+}
+
+/// Responses API settings pointing at `server`, key `sk-test` from `TEST_OPENAI_KEY`.
+pub fn responses_config(server: &FakeLlm) -> ResponsesConfig {
+    let mut config = ResponsesConfig::compatible("OpenAI", format!("{}/v1", server.url()));
+    config.remote.api_key = Some(Secret::new("sk-test"));
+    config.remote.api_key_source = "TEST_OPENAI_KEY".into();
+    config.remote.retry = fast_retry();
+    config
+}
+
+pub fn responses(server: &FakeLlm) -> ResponsesProvider {
+    ResponsesProvider::new(responses_config(server)).unwrap()
 }
 
 /// A one-prompt request with an `echo` tool.
@@ -109,4 +120,15 @@ pub fn retries(events: &[LlmEvent]) -> (Vec<RetryStart>, Vec<u32>) {
         }
     }
     (starts, ends)
+}
+
+/// The deltas among `events`, in order.
+pub fn deltas(events: &[LlmEvent]) -> Vec<MessageDelta> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            LlmEvent::Delta(d) => Some(d.clone()),
+            _ => None,
+        })
+        .collect()
 }

@@ -126,6 +126,7 @@ pub fn end(
         content: content.into(),
         details: Value::Null,
         is_error,
+        ..ToolResult::default()
     };
     let event = AgentEvent::ToolExecutionEnd {
         tool_call_id: id.into(),

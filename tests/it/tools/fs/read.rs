@@ -150,10 +150,19 @@ async fn binary_files_are_refused_with_size_and_type() {
     s.file("pic.png", &png);
     let r = call(&s.read(), json!({"path": "pic.png"})).await;
     assert!(r.is_error);
-    assert_eq!(
-        r.content,
-        "Error: pic.png is a binary file (PNG image, 100 B); read_file only reads text."
+    // It starts like a PNG, so it is read as an image, and the decoder's reason is told.
+    assert!(
+        r.content
+            .starts_with("Error: pic.png is a damaged PNG image (100 B) that cannot be shown: "),
+        "{}",
+        r.content
     );
+    assert!(r.images.is_empty());
+
+    s.file("tool.elf", b"\x7fELF\x02\x01\x01\x00rest of the header");
+    let r = call(&s.read(), json!({"path": "tool.elf"})).await;
+    assert!(r.is_error);
+    assert!(r.content.contains("is a binary file ("), "{}", r.content);
 
     let mut blob = vec![b'a'; 3000];
     blob[10] = 0;

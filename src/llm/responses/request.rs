@@ -1,0 +1,240 @@
+//! The Responses API request body: `instructions`, the conversation as input items
+//! (messages with `input_text`/`input_image` parts, `function_call`,
+//! `function_call_output`, replayed `reasoning`), tools as functions, and reasoning.
+
+use super::{REASONING_PREFIX, ResponsesConfig};
+use crate::agent::ImageData;
+use crate::agent::types::{AssistantMessage, Block, ThinkingLevel, UserMessage};
+use crate::llm::images::data_url;
+use crate::llm::{LlmMessage, LlmRequest};
+use serde_json::{Map, Value, json};
+
+/// `reasoning.effort` of a thinking level (`None` when off: the field is left out, as
+/// models without reasoning refuse it).
+fn effort(level: ThinkingLevel) -> Option<&'static str> {
+    match level {
+        ThinkingLevel::Off => None,
+        ThinkingLevel::Minimal => Some("minimal"),
+        ThinkingLevel::Low => Some("low"),
+        ThinkingLevel::Medium => Some("medium"),
+        ThinkingLevel::High | ThinkingLevel::Xhigh => Some("high"),
+    }
+}
+
+/// The request body for `request`; `cache_key` becomes `prompt_cache_key`.
+pub(crate) fn body(
+    request: &LlmRequest,
+    config: &ResponsesConfig,
+    cache_key: Option<&str>,
+) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(request.model));
+    if !request.system_prompt.is_empty() {
+        body.insert("instructions".into(), json!(request.system_prompt));
+    }
+    body.insert("input".into(), Value::Array(input(&request.messages)));
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "name": t.name, "description": t.description,
+                       "parameters": t.parameters, "strict": false})
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+        body.insert("tool_choice".into(), json!("auto"));
+        body.insert("parallel_tool_calls".into(), json!(true));
+    }
+    if let Some(effort) = effort(request.thinking) {
+        body.insert(
+            "reasoning".into(),
+            json!({"effort": effort, "summary": "auto"}),
+        );
+        body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+    }
+    if let Some(limit) = config.max_tokens {
+        body.insert("max_output_tokens".into(), json!(limit));
+    }
+    body.insert("store".into(), json!(false));
+    body.insert("stream".into(), json!(true));
+    if let Some(key) = cache_key {
+        body.insert("prompt_cache_key".into(), json!(key));
+    }
+    Value::Object(body)
+}
+
+/// The conversation as input items. Images of tool results follow the run of
+/// `function_call_output` items as a user message.
+fn input(history: &[LlmMessage]) -> Vec<Value> {
+    let mut items = Vec::with_capacity(history.len() + 1);
+    let mut tool_images: Vec<&ImageData> = Vec::new();
+    for message in history {
+        if !matches!(message, LlmMessage::ToolResult(_)) {
+            flush_tool_images(&mut tool_images, &mut items);
+        }
+        match message {
+            LlmMessage::User(user) => {
+                if let Some(item) = user_item(user) {
+                    items.push(item);
+                }
+            }
+            LlmMessage::Assistant(assistant) => assistant_items(assistant, &mut items),
+            LlmMessage::ToolResult(result) => {
+                items.push(json!({"type": "function_call_output",
+                                  "call_id": result.tool_call_id, "output": result.content}));
+                tool_images.extend(&result.images);
+            }
+        }
+    }
+    flush_tool_images(&mut tool_images, &mut items);
+    items
+}
+
+fn user_item(user: &UserMessage) -> Option<Value> {
+    let mut content = Vec::with_capacity(user.images.len() + 1);
+    if !user.content.trim().is_empty() {
+        content.push(json!({"type": "input_text", "text": user.content}));
+    }
+    content.extend(user.images.iter().map(image_part));
+    (!content.is_empty()).then(|| json!({"type": "message", "role": "user", "content": content}))
+}
+
+fn image_part(image: &ImageData) -> Value {
+    json!({"type": "input_image", "image_url": data_url(image), "detail": "auto"})
+}
+
+fn flush_tool_images(images: &mut Vec<&ImageData>, items: &mut Vec<Value>) {
+    if images.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = images.iter().map(|i| i.name.as_str()).collect();
+    let mut content = vec![json!({"type": "input_text", "text": format!(
+        "The images the tool results above returned: {}", names.join(", ")
+    )})];
+    content.extend(images.drain(..).map(image_part));
+    items.push(json!({"type": "message", "role": "user", "content": content}));
+}
+
+/// An earlier answer, block by block in its order: reasoning items replayed as they
+/// came (without their ids, which point at nothing when responses are not stored), text
+/// as assistant messages, tool calls as `function_call` items. Reasoning from other
+/// formats (Anthropic signatures, unsigned thinking) cannot be replayed and is left out.
+fn assistant_items(message: &AssistantMessage, items: &mut Vec<Value>) {
+    for block in &message.content {
+        match block {
+            Block::Thinking {
+                signature: Some(signature),
+                ..
+            } => {
+                if let Some(item) = signature
+                    .strip_prefix(REASONING_PREFIX)
+                    .and_then(|json| serde_json::from_str::<Value>(json).ok())
+                    .and_then(replayable_reasoning)
+                {
+                    items.push(item);
+                }
+            }
+            Block::Thinking { .. } => {}
+            Block::Text { text } if text.is_empty() => {}
+            Block::Text { text } => items.push(json!({
+                "type": "message", "role": "assistant",
+                "content": [{"type": "output_text", "text": text}]
+            })),
+            Block::ToolCall { id, name, args } => {
+                let arguments = if args.is_null() {
+                    "{}".to_owned()
+                } else {
+                    args.to_string()
+                };
+                items.push(json!({"type": "function_call", "call_id": id, "name": name,
+                                  "arguments": arguments}));
+            }
+        }
+    }
+}
+
+/// A stored reasoning item as input: its `id` and `status` removed (they refer to a
+/// stored response), and raw `content` too (only the summary and the encrypted content
+/// are accepted back). An item without encrypted content (the model reasoned while
+/// thinking was off, so it was not asked for) names nothing the server still has, and
+/// is left out rather than refused.
+fn replayable_reasoning(item: Value) -> Option<Value> {
+    let Value::Object(mut item) = item else {
+        return None;
+    };
+    if item.get("type").and_then(Value::as_str) != Some("reasoning") {
+        return None;
+    }
+    let encrypted = item.get("encrypted_content").and_then(Value::as_str);
+    if encrypted.is_none_or(str::is_empty) {
+        return None;
+    }
+    item.remove("id");
+    item.remove("status");
+    item.remove("content");
+    item.entry("summary").or_insert_with(|| json!([]));
+    Some(Value::Object(item))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::types::{StopReason, ToolResultMessage};
+
+    #[test]
+    fn reasoning_is_replayed_without_its_id_and_foreign_or_unencrypted_thinking_is_not() {
+        let item = json!({"id": "rs_1", "type": "reasoning", "status": "completed",
+                          "summary": [{"type": "summary_text", "text": "Plan"}],
+                          "encrypted_content": "gAAA"});
+        let mut answer = AssistantMessage::empty("gpt-5");
+        answer.stop_reason = StopReason::ToolUse;
+        answer.content = vec![
+            Block::Thinking {
+                thinking: "Plan".into(),
+                signature: Some(format!("{REASONING_PREFIX}{item}")),
+            },
+            Block::Thinking {
+                thinking: "anthropic".into(),
+                signature: Some("c2ln".into()),
+            },
+            Block::Thinking {
+                thinking: "reasoned with thinking off".into(),
+                signature: Some(format!(
+                    "{REASONING_PREFIX}{}",
+                    json!({"id": "rs_0", "type": "reasoning", "summary": []})
+                )),
+            },
+            Block::ToolCall {
+                id: "call_1".into(),
+                name: "ls".into(),
+                args: json!({"path": "."}),
+            },
+        ];
+        let history = vec![
+            LlmMessage::User(UserMessage::new("list")),
+            LlmMessage::Assistant(answer),
+            LlmMessage::ToolResult(ToolResultMessage {
+                tool_call_id: "call_1".into(),
+                tool_name: "ls".into(),
+                content: "a.txt".into(),
+                images: Vec::new(),
+                details: Value::Null,
+                is_error: false,
+                timestamp: 0,
+            }),
+        ];
+        assert_eq!(
+            input(&history),
+            vec![
+                json!({"type": "message", "role": "user",
+                       "content": [{"type": "input_text", "text": "list"}]}),
+                json!({"type": "reasoning", "encrypted_content": "gAAA",
+                       "summary": [{"type": "summary_text", "text": "Plan"}]}),
+                json!({"type": "function_call", "call_id": "call_1", "name": "ls",
+                       "arguments": "{\"path\":\".\"}"}),
+                json!({"type": "function_call_output", "call_id": "call_1", "output": "a.txt"}),
+            ]
+        );
+    }
+}
