@@ -35,6 +35,7 @@ mod runtime;
 mod session_host;
 pub mod slash;
 pub mod status;
+mod subagent_log;
 pub mod terminal;
 pub mod theme;
 pub mod tool_tree;
@@ -181,4 +182,7 @@ pub struct Options {
     /// The supervisor owning the agent's runs: prompts, steering and aborts go through
     /// it when given (so a keypress never races a notification), else to the agent.
     pub supervisor: Option<crate::runtime::Supervisor>,
+    /// The tool policy: `!command`s run the exec tool it gives the main agent (without
+    /// it they are refused).
+    pub policy: Option<crate::tools::policy::ToolPolicy>,
 }

@@ -8,6 +8,7 @@ pub mod image;
 pub mod queue;
 mod run_context;
 pub mod run_loop;
+mod running;
 mod state;
 pub mod tool;
 mod tool_exec;
@@ -26,6 +27,7 @@ pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
 pub use image::ImageData;
 pub use queue::{QueueKind, QueueMode};
 pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_loop};
+pub use running::{INTERRUPTED_BY_USER, INTERRUPTED_KEY, Interruption, RunningCalls};
 pub use state::AgentState;
 pub use tool::{Tool, ToolDefinition, ToolResult, ToolSet, ToolUpdates};
 pub use tool_exec::{SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING};
@@ -86,6 +88,8 @@ struct Inner {
     queues: Arc<Queues>,
     sink: EventSink,
     running: watch::Sender<bool>,
+    /// The tool calls the active run is executing.
+    calls: Arc<RunningCalls>,
 }
 
 /// A stateful agent: one run at a time, with steering and follow-up queues and an
@@ -118,6 +122,7 @@ impl Agent {
                 queues: Arc::new(Queues::default()),
                 sink,
                 running,
+                calls: Arc::new(RunningCalls::default()),
             }),
         }
     }
@@ -229,6 +234,7 @@ impl Agent {
                 queues: &inner.queues,
                 sink: &inner.sink,
                 cancel: &cancel,
+                calls: &inner.calls,
                 history: &history,
             };
             let run = async {
@@ -329,6 +335,18 @@ impl Agent {
     /// Aborts the active run, if any: the stream stops and tools are cancelled.
     pub fn abort(&self) {
         lock(&self.inner.core).abort();
+    }
+
+    /// Stops the tool calls executing now without aborting the run: each returns what it
+    /// has, its result says the user interrupted it, and the turn goes on (steering
+    /// queued meanwhile goes in next). Returns the ids of the calls stopped.
+    pub fn interrupt_tools(&self) -> Vec<String> {
+        self.inner.calls.interrupt_all()
+    }
+
+    /// The ids of the tool calls executing now.
+    pub fn running_tools(&self) -> Vec<String> {
+        self.inner.calls.ids()
     }
 
     /// Waits until no run is active.

@@ -10,6 +10,7 @@ use super::config::LoopConfig;
 use super::convert::sanitize_for_llm;
 use super::event::{AgentEvent, EventSink, apply_delta, finish_partial};
 use super::queue::{QueueKind, Queues};
+use super::running::RunningCalls;
 use super::tool::ToolSet;
 use super::tool_exec::execute_tool_calls;
 use super::types::{AssistantMessage, Message, NoticeLevel, StopReason};
@@ -45,6 +46,8 @@ pub struct RunEnv<'a> {
     pub sink: &'a EventSink,
     /// Aborts the run.
     pub cancel: &'a CancellationToken,
+    /// The tool calls executing now, which can be stopped without aborting the run.
+    pub calls: &'a RunningCalls,
     /// The history as it is now: what the run started from, and every message whose
     /// `message_end` it emitted since (the sink's receiver keeps it).
     pub history: &'a (dyn Fn() -> Arc<Vec<Message>> + Send + Sync),

@@ -5,6 +5,7 @@ use super::config::{AfterToolCallContext, BeforeToolCall, BeforeToolCallContext,
 use super::event::AgentEvent;
 use super::queue::QueueKind;
 use super::run_loop::RunEnv;
+use super::running::Interruption;
 use super::tool::{ToolResult, ToolSet, ToolUpdates};
 use super::types::{Message, ToolCall, ToolResultMessage, now_ms};
 use futures::FutureExt;
@@ -13,6 +14,7 @@ use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// Result of a call skipped because the user queued a steering message.
 pub const SKIPPED_FOR_STEERING: &str = "Skipped due to queued user message.";
@@ -136,8 +138,30 @@ fn announce_end(call: &ToolCall, result: &ToolResult, env: &RunEnv<'_>) {
     });
 }
 
-/// Lookup, validation, `before_tool_call`, execution, `after_tool_call`.
+/// Lookup, validation, `before_tool_call`, execution, `after_tool_call`. The call runs
+/// under its own token (a child of the run's), registered in `env.calls` while it runs,
+/// so the user can stop it without aborting the run; a stopped call's result says so.
 async fn run_call(tools: &ToolSet, call: &ToolCall, env: &RunEnv<'_>) -> ToolResult {
+    let token = env.calls.start(&call.id, env.cancel);
+    let mut result = checked_call(tools, call, env, &token).await;
+    env.calls.finish(&call.id);
+    if token.is_cancelled() {
+        let how = if env.cancel.is_cancelled() {
+            Interruption::Abort
+        } else {
+            Interruption::User
+        };
+        how.mark(&mut result);
+    }
+    result
+}
+
+async fn checked_call(
+    tools: &ToolSet,
+    call: &ToolCall,
+    env: &RunEnv<'_>,
+    token: &CancellationToken,
+) -> ToolResult {
     let Some(tool) = tools.get(&call.name) else {
         return ToolResult::error(format!("Tool \"{}\" not found", call.name));
     };
@@ -166,13 +190,8 @@ async fn run_call(tools: &ToolSet, call: &ToolCall, env: &RunEnv<'_>) -> ToolRes
         }
     }
     let updates = ToolUpdates::new(env.sink.clone(), &call.id, &call.name);
-    let execution = tool.execute(
-        &call.id,
-        args.clone(),
-        env.cancel.child_token(),
-        updates.clone(),
-    );
-    let mut result = run_until_aborted(execution, env).await;
+    let execution = tool.execute(&call.id, args.clone(), token.clone(), updates.clone());
+    let mut result = run_until_stopped(execution, token).await;
     updates.close();
     if let Some(hook) = &env.config.after_tool_call {
         let context = AfterToolCallContext {
@@ -199,19 +218,20 @@ async fn run_call(tools: &ToolSet, call: &ToolCall, env: &RunEnv<'_>) -> ToolRes
     result
 }
 
-/// Runs a tool; after an abort it gets a grace period to return its own result.
-async fn run_until_aborted(
+/// Runs a tool; once its token fires (an abort, or the user stopping the call) it gets
+/// a grace period to return its own result.
+async fn run_until_stopped(
     execution: impl Future<Output = ToolResult>,
-    env: &RunEnv<'_>,
+    token: &CancellationToken,
 ) -> ToolResult {
     let execution = guarded(execution.map(Ok::<_, String>));
     tokio::pin!(execution);
     let outcome = tokio::select! {
         biased;
         outcome = &mut execution => outcome,
-        () = env.cancel.cancelled() => match tokio::time::timeout(ABORT_GRACE, &mut execution).await {
+        () = token.cancelled() => match tokio::time::timeout(ABORT_GRACE, &mut execution).await {
             Ok(outcome) => outcome,
-            Err(_) => Err("aborted, and the tool did not stop within 5 s".to_owned()),
+            Err(_) => Err("stopped, and the tool did not return within 5 s".to_owned()),
         },
     };
     outcome.unwrap_or_else(|e| ToolResult::error(format!("Tool failed: {e}")))

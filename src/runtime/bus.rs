@@ -29,6 +29,10 @@ pub struct InboundMessage {
     pub content: String,
     /// When it was published, in milliseconds since the Unix epoch.
     pub timestamp: u64,
+    /// Delivered with the next run rather than starting one: the user already knows
+    /// (e.g. of a subagent they cancelled), so it need not cost a model call by itself.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer: bool,
 }
 
 impl InboundMessage {
@@ -45,7 +49,24 @@ impl InboundMessage {
             chat_id: chat_id.into(),
             content: content.into(),
             timestamp: now_ms(),
+            defer: false,
         }
+    }
+
+    /// The same message, delivered with the next run instead of starting one.
+    pub fn deferred(mut self) -> Self {
+        self.defer = true;
+        self
+    }
+
+    /// Its first line without brackets, e.g. `Cron job "build" (cron-1) fired`.
+    pub fn summary(&self) -> String {
+        let first = self.content.lines().next().unwrap_or_default().trim();
+        first
+            .strip_prefix('[')
+            .and_then(|f| f.strip_suffix(']'))
+            .unwrap_or(first)
+            .to_owned()
     }
 }
 

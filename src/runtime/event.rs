@@ -30,6 +30,20 @@ pub enum RuntimeEvent {
         /// How many wait now.
         count: usize,
     },
+    /// A notification for another session than the active one was recorded there (it
+    /// is delivered when that session is opened).
+    NotificationParked {
+        /// The session it waits in.
+        session_id: String,
+        /// Its first line, e.g. `Cron job "build" (cron-1) fired`.
+        summary: String,
+    },
+    /// A notification waits for the next run instead of starting one (e.g. a subagent
+    /// the user cancelled).
+    NotificationDeferred {
+        /// Its first line.
+        summary: String,
+    },
     /// The cron jobs file became unusable (`ok: false`: no job fires, every cron action
     /// fails, the file is kept as it is), or usable again (`ok: true`).
     CronStatus {

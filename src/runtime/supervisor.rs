@@ -12,11 +12,13 @@
 //! another process records for the active session is taken from the store every
 //! [`PARKED_POLL`] and delivered the same way.
 
+mod notifications;
+
+pub use notifications::{notifications, to_notification};
+
 use super::bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
 use super::event::{RuntimeEvent, RuntimeEventSender};
-use crate::agent::{
-    Agent, AgentError, EventKind, Message, NotificationMessage, QueueKind, UserMessage,
-};
+use crate::agent::{Agent, AgentError, EventKind, Message, QueueKind, UserMessage};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
@@ -99,15 +101,6 @@ pub struct Supervisor {
     stop: CancellationToken,
     task: Arc<Mutex<Option<JoinHandle<()>>>>,
     _guard: Arc<DropGuard>,
-}
-
-/// Wraps a bus message as the notification the model reads.
-pub fn to_notification(message: &InboundMessage) -> Message {
-    Message::Notification(NotificationMessage {
-        source: message.sender_id.clone(),
-        content: format!("{NOTIFICATION_PREFIX}\n{}", message.content),
-        timestamp: message.timestamp,
-    })
 }
 
 impl Supervisor {
@@ -193,7 +186,7 @@ impl Supervisor {
         }
         state.held = false;
         // Notifications still waiting arrived first, so they go first in the same run.
-        let mut messages: Vec<Message> = state.pending.iter().map(to_notification).collect();
+        let mut messages = notifications(state.pending.make_contiguous());
         messages.push(Message::User(message.clone()));
         match inner.agent.prompt_messages(messages) {
             Ok(()) => {
@@ -363,9 +356,22 @@ impl Inner {
     fn notify(&self, message: InboundMessage) {
         let _runtime = self.runtime.enter();
         let mut state = self.lock();
+        let (session_id, summary) = (message.chat_id.clone(), message.summary());
         let Some(message) = state.route(message) else {
+            self.events.send(RuntimeEvent::NotificationParked {
+                session_id,
+                summary,
+            });
             return;
         };
+        if message.defer {
+            // It waits for the next run; it does not lift a hold or start one.
+            state.push_pending(message);
+            self.events
+                .send(RuntimeEvent::NotificationDeferred { summary });
+            self.report(&mut state);
+            return;
+        }
         state.held = false;
         state.push_pending(message);
         self.pump(&mut state);
@@ -384,7 +390,10 @@ impl Inner {
     fn deliver(&self, state: &mut State) {
         let agent = &self.agent;
         let steering = agent.clear_queue(Some(QueueKind::Steering));
-        let mut messages: Vec<Message> = state.pending.iter().map(to_notification).collect();
+        // Deferred notifications alone start nothing; they go with whatever does.
+        let wakes = !steering.is_empty() || state.pending.iter().any(|m| !m.defer);
+        let pending = notifications(state.pending.make_contiguous());
+        let mut messages: Vec<Message> = if wakes { pending.clone() } else { Vec::new() };
         messages.extend(steering.iter().cloned());
         let mut follow_ups = VecDeque::new();
         let mut first_follow_up = None;
@@ -394,6 +403,7 @@ impl Inner {
             let Some(first) = follow_ups.pop_front() else {
                 return;
             };
+            messages = pending;
             messages.push(first.clone());
             first_follow_up = Some(first);
         }

@@ -4,6 +4,8 @@
 
 use super::fast::{LineKind, line_kind, parse_line};
 use super::file::{created_from_name, id_from_name, is_session_file, sessions_dir};
+use super::inbox::read_lines;
+use super::route::inbox_path;
 use super::{Entry, Header, SessionError};
 use crate::agent::Message;
 use std::fs::File;
@@ -27,6 +29,8 @@ pub struct SessionSummary {
     pub message_count: usize,
     /// Lines that cannot be read (skipped when the session is loaded).
     pub damaged_lines: usize,
+    /// Notifications waiting for it (its latest pending list and its inbox's newer lines).
+    pub waiting: usize,
 }
 
 /// The sessions of a workspace, most recently active first. A damaged file is listed
@@ -136,8 +140,12 @@ enum Seen {
         prompt: Option<String>,
     },
     Activity(u64),
-    /// A line that is not activity (pending notifications).
-    Quiet,
+    /// A pending-notifications snapshot (not activity): how many, and how much of the
+    /// inbox they include.
+    Pending {
+        count: usize,
+        inbox_offset: u64,
+    },
     Damaged,
 }
 
@@ -163,7 +171,14 @@ fn see(line: &[u8], prompt: bool) -> Seen {
             Seen::Activity(timestamp)
         }
         Ok(Entry::Compaction(c)) => Seen::Activity(c.timestamp),
-        Ok(Entry::PendingNotifications { .. }) => Seen::Quiet,
+        Ok(Entry::PendingNotifications {
+            pending,
+            inbox_offset,
+            ..
+        }) => Seen::Pending {
+            count: pending.len(),
+            inbox_offset,
+        },
         Err(_) => Seen::Damaged,
     }
 }
@@ -207,7 +222,9 @@ fn summarize(path: &Path) -> Option<SessionSummary> {
         first_prompt: None,
         message_count: 0,
         damaged_lines: 0,
+        waiting: 0,
     };
+    let mut inbox_offset = 0;
     let (mut header, mut readable, mut line) = (false, false, Vec::new());
     while reader.read_until(b'\n', &mut line).ok()? > 0 {
         let text = line.trim_ascii();
@@ -231,13 +248,20 @@ fn summarize(path: &Path) -> Option<SessionSummary> {
                 }
                 Seen::Activity(timestamp) => summary.last_activity = timestamp,
                 Seen::Damaged => summary.damaged_lines += 1,
-                Seen::Header(_) | Seen::Quiet => {}
+                Seen::Pending {
+                    count,
+                    inbox_offset: offset,
+                } => (summary.waiting, inbox_offset) = (count, offset),
+                Seen::Header(_) => {}
             }
         }
         line.clear();
     }
     if !header {
         summary.created = created_from_name(path).unwrap_or(0);
+    }
+    if let Ok((newer, _, _)) = read_lines(&inbox_path(path), inbox_offset) {
+        summary.waiting += newer.len();
     }
     (readable || summary.damaged_lines == 0).then_some(summary)
 }
@@ -290,6 +314,6 @@ fn tail_activity(path: &Path) -> Option<u64> {
         .find_map(|line| match see(line, false) {
             Seen::Header(h) => Some(h.created),
             Seen::Message { timestamp, .. } | Seen::Activity(timestamp) => Some(timestamp),
-            Seen::Quiet | Seen::Damaged => None,
+            Seen::Pending { .. } | Seen::Damaged => None,
         })
 }

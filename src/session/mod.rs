@@ -21,6 +21,7 @@ mod repair;
 mod route;
 mod sink;
 mod streaming;
+mod subagent_calls;
 mod writer;
 
 pub use file::{damaged_path, sessions_dir, streaming_path};
@@ -31,6 +32,9 @@ pub use record::record_events;
 pub use route::{SessionRouter, inbox_path, record_undelivered};
 pub use sink::{FileSink, SaveStatus, SessionSink};
 pub use streaming::{FLUSH_EVERY, STOPPED_BEFORE_ANSWER, STOPPED_WHILE_STREAMING};
+pub use subagent_calls::{
+    SubagentCall, read_subagent_calls, record_subagent_call, subagent_calls_path,
+};
 pub use writer::{SessionAppender, SessionWriter, WrapSink};
 
 use crate::agent::{Compaction, Message};

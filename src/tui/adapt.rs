@@ -45,15 +45,27 @@ impl From<RuntimeEvent> for Msg {
     fn from(event: RuntimeEvent) -> Self {
         match event {
             RuntimeEvent::SubagentEvent {
+                subagent_id,
                 parent_tool_call_id,
                 event,
-                ..
             } => Msg::Subagent {
+                subagent_id,
                 parent_call_id: parent_tool_call_id,
                 event,
             },
             RuntimeEvent::SubagentUpdate { info } => Msg::SubagentUpdate(SubagentRow::from(&info)),
             RuntimeEvent::PendingNotifications { count } => Msg::PendingNotifications(count),
+            RuntimeEvent::NotificationParked {
+                session_id,
+                summary,
+            } => Msg::Parked {
+                session_id,
+                summary,
+            },
+            RuntimeEvent::NotificationDeferred { summary } => Msg::Notice(
+                NoticeLevel::Info,
+                format!("{summary} · the model hears of it with your next message"),
+            ),
             RuntimeEvent::CronStatus { ok, message } => {
                 let level = if ok {
                     NoticeLevel::Info

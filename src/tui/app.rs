@@ -7,18 +7,22 @@
 //! Each part says whether what it shows changed (`Handled::changed`); the root only
 //! collects that into one "a frame is due" flag, which the frame clears.
 
+mod about;
 mod agent;
 mod commands;
 mod route;
 mod sessions;
+mod shell;
+mod subagents;
 mod user_files;
 mod view;
 
+pub use shell::split_shell_blocks;
 pub use user_files::UserFiles;
 pub use view::view;
 
 use super::approval::ApprovalQueue;
-use super::chat::{CardInfo, Chat};
+use super::chat::{CardInfo, Chat, ChatFrame};
 use super::composer::Composer;
 use super::dashboard::Dashboard;
 use super::highlight::HighlightStore;
@@ -56,6 +60,16 @@ pub struct AppConfig {
     /// The provider's configured context window; `None`: the built-in table's for the
     /// model.
     pub context_window: Option<u64>,
+    /// Models whose prices the configuration gives (others: the built-in list).
+    pub priced_models: Vec<String>,
+    /// The model costs nothing (the offline demo).
+    pub offline: bool,
+    /// The provider's base URL, for `/status` (`None`: the API's default).
+    pub base_url: Option<String>,
+    /// How commands are sandboxed, in words, for `/status`.
+    pub sandbox: String,
+    /// The theme names `/theme` offers.
+    pub themes: Vec<String>,
     /// `[compaction]` (the `ctx` figure warns above its threshold).
     pub compaction: crate::agent::CompactionSettings,
     /// The workspace as shown (home shortened to `~`).
@@ -84,6 +98,14 @@ impl AppConfig {
             model: model.into(),
             models: Vec::new(),
             context_window: None,
+            priced_models: Vec::new(),
+            offline: false,
+            base_url: None,
+            sandbox: String::new(),
+            themes: super::theme::BUILTIN_THEMES
+                .iter()
+                .map(|(name, _)| (*name).to_owned())
+                .collect(),
             compaction: crate::agent::CompactionSettings::default(),
             workspace: String::new(),
             thinking: ThinkingLevel::Off,
@@ -100,6 +122,8 @@ impl AppConfig {
 struct SessionState {
     /// The session being recorded (`None` with `--no-session`).
     id: Option<String>,
+    /// Its file.
+    path: Option<std::path::PathBuf>,
     /// A switch is under way: input waits for it.
     switching: bool,
 }
@@ -132,16 +156,34 @@ pub struct App {
     redraw: bool,
     /// The change came from the user (keys, paste, resize): drawn sooner than output.
     input_changed: bool,
+    /// Shell commands the user ran, and their output waiting for the next message.
+    shells: shell::Shells,
     /// Skills, instructions files and custom commands.
     user_files: UserFiles,
+    /// What `/status` says about the rest of the configuration.
+    about: About,
+    /// Subagents' conversations, and the one shown in the chat pane.
+    subagents: subagents::Subagents,
+}
+
+/// What `/status` shows besides the parts' state.
+#[derive(Clone, Debug, Default)]
+struct About {
+    base_url: Option<String>,
+    sandbox: String,
+    /// MCP servers and their states, as the runtime reports them.
+    mcp: Vec<(String, String)>,
 }
 
 impl App {
     /// A fresh app with `config`, sized 80×24 until the first resize.
     pub fn new(config: AppConfig) -> Self {
         let now = Instant::now();
+        let mut composer = Composer::new(config.models, config.model.clone());
+        composer.set_themes(config.themes);
+        composer.set_custom_commands(config.user_files.popup_entries());
         Self {
-            composer: Composer::new(config.models, config.model.clone()),
+            composer,
             chat: Chat::default(),
             tools: ToolTree::default(),
             dashboard: Dashboard::new(config.time_zone),
@@ -149,6 +191,8 @@ impl App {
                 provider: config.provider,
                 model: config.model,
                 context_window: config.context_window,
+                priced_models: config.priced_models,
+                offline: config.offline,
                 compaction: config.compaction,
                 workspace: config.workspace,
                 thinking: config.thinking,
@@ -171,6 +215,13 @@ impl App {
             redraw: true,
             input_changed: false,
             user_files: config.user_files,
+            shells: shell::Shells::default(),
+            about: About {
+                base_url: config.base_url,
+                sandbox: config.sandbox,
+                mcp: Vec::new(),
+            },
+            subagents: subagents::Subagents::default(),
         }
     }
 
@@ -218,7 +269,35 @@ impl App {
             Intent::Submit => self.submit(),
             Intent::OpenSession { path, fork } => self.open_session(path, fork),
             Intent::Notice(level, text) => self.chat.notice(level, text),
+            Intent::ExpandCard(id) => self.expand_card(&id),
+            Intent::OpenSubagent(id) => self.open_subagent(id),
+            Intent::CopyOutput(id) => self.copy_output(&id),
         }
+    }
+
+    /// Shows all of a call's output on its card, or folds it again.
+    fn expand_card(&mut self, id: &str) -> Handled {
+        let expanded = self.chat.toggle_expanded(id);
+        let handled = self.refresh_card(id);
+        let what = if expanded {
+            "all output shown"
+        } else {
+            "output folded"
+        };
+        handled.and(self.hint(what, HINT))
+    }
+
+    /// Copies a call's whole output (its result, or what it printed so far).
+    fn copy_output(&mut self, id: &str) -> Handled {
+        let Some(node) = self.tools.node(id) else {
+            return Handled::unchanged();
+        };
+        let text = match &node.result {
+            Some(result) => result.content.clone(),
+            None => node.live.iter().cloned().collect::<Vec<_>>().join("\n"),
+        };
+        self.hint("output copied to the clipboard (OSC 52)", HINT)
+            .with(Effect::Copy(text))
     }
 
     /// Shows a status-bar hint for `how_long`.
@@ -236,9 +315,18 @@ impl App {
         let Some(inner) = self.areas().chat.map(layout::inner) else {
             return Vec::new();
         };
-        let handled = self
-            .chat
-            .prepare(inner, &mut self.highlights, &self.theme, self.now);
+        let expand_key = self.keymap.label(super::keymap::Action::ExpandOutput);
+        let frame = ChatFrame {
+            theme: &self.theme,
+            now: self.now,
+            spinner: self.spinner,
+            expand_key: &expand_key,
+        };
+        let chat = match self.subagents.shown_mut() {
+            Some(chat) => chat,
+            None => &mut self.chat,
+        };
+        let handled = chat.prepare(inner, &mut self.highlights, &frame);
         self.redraw = handled.changed;
         handled.effects
     }
@@ -333,13 +421,23 @@ impl App {
     pub fn next_deadline(&self) -> Option<Instant> {
         let hint = self.status.hint_until();
         let cron = self
-            .dashboard
-            .counts_down()
+            .dashboard_counts_down()
             .then(|| self.now + Duration::from_secs(1));
         match (hint, cron) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// Whether the dashboard shows countdowns that change every second: only while it is
+    /// on screen (a hidden tab or a terminal too small costs no redraws).
+    pub fn dashboard_counts_down(&self) -> bool {
+        self.dashboard.counts_down(self.areas().dashboard.is_some())
+    }
+
+    /// Whether the chat pane is off screen (another tab of the narrow layout).
+    fn chat_hidden(&self) -> bool {
+        self.areas().chat.is_none()
     }
 
     /// The exactly-one state word of the status bar.
@@ -366,14 +464,17 @@ impl App {
 
     /// Rows of the chat's text area.
     fn chat_height(&self) -> usize {
-        self.areas()
+        let rows = self
+            .areas()
             .chat
-            .map_or(1, |a| usize::from(layout::inner(a).height).max(1))
+            .map_or(1, |a| usize::from(layout::inner(a).height));
+        self.shown_chat().text_rows(rows).max(1)
     }
 
     /// Shows the call's current state on its card (and the answer that has it).
     fn refresh_card(&mut self, id: &str) -> Handled {
-        match self.tools.node(id).map(CardInfo::of) {
+        let expanded = self.chat.is_expanded(id);
+        match self.tools.node(id).map(|n| CardInfo::of(n, expanded)) {
             Some(card) => self.chat.set_card(id, card),
             None => Handled::unchanged(),
         }

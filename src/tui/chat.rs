@@ -1,27 +1,30 @@
 //! The chat part: the transcript (messages, answers as they stream, inline tool cards,
-//! notices) and its scroll position. Only the visible rows of the cached, wrapped
-//! transcript are copied into a frame.
+//! notices), its scroll position, the selected item (a card or a code block) and find.
+//! Only the visible rows of the cached, wrapped transcript are copied into a frame.
 
+mod card;
+mod compaction;
+mod draw;
 mod entry;
+mod find;
+mod select;
 mod transcript;
 
-pub use entry::{CardInfo, EntryKind, short_tokens};
-pub use transcript::{Entry, Transcript};
+pub use card::{CARD_LINES, CardBody, CardInfo};
+pub(crate) use draw::ChatView;
+pub use entry::{EntryKind, short_tokens};
+pub use find::{Find, FindMatch};
+pub use select::Picked;
+pub use transcript::{Entry, Item, Transcript};
 
 use super::highlight::HighlightStore;
 use super::part::Handled;
-use super::theme::{Theme, Token};
-use super::widgets::{pane_frame, put_line};
-use super::wrap::{StyledLine, str_width, wrap};
-use crate::agent::{
-    AssistantMessage, CompactionEnd, CompactionResult, Message, MessageDelta, NoticeLevel,
-};
+use super::theme::Theme;
+use crate::agent::{AssistantMessage, Message, MessageDelta, NoticeLevel};
 use crossterm::event::{KeyCode, KeyEvent};
 use entry::RenderCtx;
-use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::Modifier;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// Shortest time between two highlight requests for the answer being streamed.
@@ -38,12 +41,28 @@ struct Scroll {
     unseen: bool,
 }
 
+/// What the frame step hands the chat besides the theme: the clock and spinner of
+/// running cards, and the key their footers name.
+pub(crate) struct ChatFrame<'a> {
+    /// Colours.
+    pub theme: &'a Theme,
+    /// The time of the frame.
+    pub now: Instant,
+    /// The spinner frame.
+    pub spinner: usize,
+    /// The key that expands a card's output.
+    pub expand_key: &'a str,
+}
+
 /// The transcript, the answer streaming into it, the tool cards and the scroll position.
 #[derive(Clone, Debug)]
 pub struct Chat {
     transcript: Transcript,
     /// The entry of the answer being streamed.
     streaming: Option<usize>,
+    /// An answer that began but has shown nothing yet: it gets its entry with its first
+    /// piece (or its end), so that what happens meanwhile (retries) comes before it.
+    unshown: Option<AssistantMessage>,
     /// The entry that shows each tool call's card.
     call_entries: HashMap<String, usize>,
     /// Card states of tool calls by id.
@@ -59,6 +78,14 @@ pub struct Chat {
     /// Rows at the last frame (more rows while scrolled up: something new is below).
     last_total_rows: usize,
     last_stream_highlight: Option<Instant>,
+    /// Calls whose whole output their card shows.
+    expanded: HashSet<String>,
+    /// The selected item: (entry, its place among the entry's items).
+    selected: Option<(usize, usize)>,
+    /// Find in the transcript, while open.
+    find: Option<Find>,
+    /// Rows of the pane's text area at the last frame.
+    height: usize,
 }
 
 impl Default for Chat {
@@ -66,6 +93,7 @@ impl Default for Chat {
         Self {
             transcript: Transcript::default(),
             streaming: None,
+            unshown: None,
             call_entries: HashMap::new(),
             cards: HashMap::new(),
             expand_thinking: false,
@@ -79,6 +107,10 @@ impl Default for Chat {
             },
             last_total_rows: 0,
             last_stream_highlight: None,
+            expanded: HashSet::new(),
+            selected: None,
+            find: None,
+            height: 1,
         }
     }
 }
@@ -114,16 +146,70 @@ impl Chat {
         }
     }
 
+    /// Rows of text a pane of `pane_rows` inner rows shows (the search line takes one).
+    pub fn text_rows(&self, pane_rows: usize) -> usize {
+        if self.find.is_some() && pane_rows > 1 {
+            pane_rows - 1
+        } else {
+            pane_rows
+        }
+    }
+
+    /// Whether the view sticks to the bottom.
+    pub fn following(&self) -> bool {
+        self.scroll.follow
+    }
+
+    /// Whether the call's card shows all of its output.
+    pub fn is_expanded(&self, id: &str) -> bool {
+        self.expanded.contains(id)
+    }
+
+    /// Shows all of a call's output on its card, or only its last lines again; returns
+    /// whether it is expanded now. The root then refreshes the card.
+    pub(crate) fn toggle_expanded(&mut self, id: &str) -> bool {
+        if !self.expanded.remove(id) {
+            self.expanded.insert(id.to_owned());
+            return true;
+        }
+        false
+    }
+
+    /// The newest card that has more output to show (or shows all of it), for the
+    /// expand key when no card is selected.
+    pub fn newest_expandable(&self) -> Option<String> {
+        self.transcript
+            .items()
+            .into_iter()
+            .rev()
+            .find_map(|item| match &item.anchor {
+                super::wrap::Anchor::Card(id)
+                    if self
+                        .cards
+                        .get(id.as_ref())
+                        .is_some_and(CardInfo::can_expand) =>
+                {
+                    Some(id.to_string())
+                }
+                _ => None,
+            })
+    }
+
     /// Keys while the chat has focus (`height`: its rows): arrows scroll, Home and End
-    /// jump.
+    /// jump, `[` `]` select a card or code block, `c` copies it, `o` or Enter expands a
+    /// selected card.
     pub(crate) fn handle_key(&mut self, key: &KeyEvent, height: usize) -> Handled {
         match key.code {
             KeyCode::Up => self.scroll_by(-1, height),
             KeyCode::Down => self.scroll_by(1, height),
             KeyCode::Home => self.scroll_to(false),
             KeyCode::End => self.scroll_to(true),
-            KeyCode::Enter if self.has_summaries => return self.toggle_summaries(),
-            _ => return Handled::ignored(),
+            // Enter on a selected card or code block is the selection's; else it
+            // expands the compaction summaries.
+            KeyCode::Enter if self.has_summaries && self.selected.is_none() => {
+                return self.toggle_summaries();
+            }
+            _ => return self.selection_key(key, height),
         }
         Handled::changed()
     }
@@ -140,7 +226,7 @@ impl Chat {
     }
 
     /// Jumps to the top, or to the bottom (and follows again).
-    fn scroll_to(&mut self, bottom: bool) {
+    pub(crate) fn scroll_to(&mut self, bottom: bool) {
         self.scroll.follow = bottom;
         self.scroll.top = 0;
         if bottom {
@@ -165,6 +251,27 @@ impl Chat {
         self.push(EntryKind::Notice(level, text.into()))
     }
 
+    /// Adds a notice, or counts it on the last one when that says the same (`3× …`), so
+    /// a job that fires often does not fill the chat.
+    pub(crate) fn notice_counted(&mut self, level: NoticeLevel, text: String) -> Handled {
+        let last = self.transcript.len().checked_sub(1);
+        let seen = last
+            .and_then(|i| match &self.transcript.entries()[i].kind {
+                EntryKind::Notice(l, shown) if *l == level => times_said(shown, &text),
+                _ => None,
+            })
+            .zip(last);
+        match seen {
+            Some((times, index)) => {
+                let counted = format!("{}× {text}", times + 1);
+                self.transcript
+                    .replace(index, EntryKind::Notice(level, counted));
+                Handled::changed()
+            }
+            None => self.notice(level, text),
+        }
+    }
+
     /// A message that is not an answer ended: the user's, a notification, a notice.
     pub(crate) fn message(&mut self, message: Message) -> Handled {
         let kind = match message {
@@ -179,14 +286,20 @@ impl Chat {
         self.push(kind)
     }
 
-    /// An answer began to stream.
+    /// An answer began to stream (its entry comes with its first piece).
     pub(crate) fn start_answer(&mut self, message: AssistantMessage) -> Handled {
-        self.streaming = Some(self.transcript.push_streaming(message));
-        Handled::changed()
+        self.streaming = None;
+        self.unshown = Some(message);
+        Handled::unchanged()
     }
 
     /// A piece of the streaming answer arrived.
     pub(crate) fn apply_delta(&mut self, delta: &MessageDelta) -> Handled {
+        if self.streaming.is_none()
+            && let Some(message) = self.unshown.take()
+        {
+            self.streaming = Some(self.transcript.push_streaming(message));
+        }
         if let Some(i) = self.streaming {
             if let MessageDelta::ToolCallStart { id, .. } = delta {
                 self.call_entries.insert(id.clone(), i);
@@ -202,6 +315,7 @@ impl Chat {
         message: AssistantMessage,
         cards: Vec<(String, CardInfo)>,
     ) -> Handled {
+        self.unshown = None;
         let streamed = self.streaming.take();
         let index = match streamed {
             Some(i) => i,
@@ -226,6 +340,7 @@ impl Chat {
     /// show them queued or running.
     pub(crate) fn end_run(&mut self) -> Vec<String> {
         self.streaming = None;
+        self.unshown = None;
         self.cards
             .iter()
             .filter(|(_, c)| c.is_pending())
@@ -250,70 +365,32 @@ impl Chat {
         Handled::changed()
     }
 
-    /// A compaction began: the live line.
-    pub(crate) fn compaction_started(&mut self, tokens_before: u64) -> Handled {
-        let index = self
-            .transcript
-            .push(EntryKind::Compacting { tokens_before });
-        self.compacting = Some(index);
-        Handled::changed()
-    }
-
-    /// A compaction ended: the live line becomes the divider, or says why nothing
-    /// changed.
-    pub(crate) fn compaction_ended(&mut self, end: &CompactionEnd) -> Handled {
-        let why = end.error.as_deref().unwrap_or("no reason was given");
-        let kind = match end.outcome {
-            CompactionResult::Aborted => EntryKind::Notice(
-                NoticeLevel::Info,
-                "Compaction cancelled: nothing changed, the model still gets the whole history."
-                    .into(),
-            ),
-            CompactionResult::NothingToCompact => {
-                EntryKind::Notice(NoticeLevel::Info, format!("Nothing to compact: {why}."))
-            }
-            CompactionResult::Failed => EntryKind::Notice(
-                NoticeLevel::Warning,
-                format!("Compaction failed, nothing changed: {why}"),
-            ),
-            CompactionResult::Compacted => {
-                self.has_summaries = true;
-                EntryKind::Compacted {
-                    tokens_before: end.tokens_before,
-                    tokens_after: end.tokens_after,
-                    summary: end.summary.clone(),
-                }
-            }
-        };
-        match self.compacting.take() {
-            Some(index) => self.transcript.replace(index, kind),
-            None => {
-                self.transcript.push(kind);
+    /// Time passed: cards of running calls show a new elapsed time and spinner frame.
+    pub(crate) fn tick(&mut self) -> bool {
+        let mut any = false;
+        for (id, card) in &self.cards {
+            if card.status == crate::tui::tool_tree::CallStatus::Running
+                && let Some(&entry) = self.call_entries.get(id)
+            {
+                self.transcript.invalidate(entry);
+                any = true;
             }
         }
+        any
+    }
+
+    /// Shows a card for a call the chat learnt of outside an answer (a `!command`):
+    /// `entry` is the entry that draws it.
+    pub(crate) fn own_card(&mut self, id: &str, kind: EntryKind, card: CardInfo) -> Handled {
+        let entry = self.transcript.push(kind);
+        self.call_entries.insert(id.to_owned(), entry);
+        self.cards.insert(id.to_owned(), card);
         Handled::changed()
     }
 
-    /// A compaction recorded in a loaded session: its divider.
-    pub(crate) fn compacted(&mut self, tokens_before: u64, tokens_after: u64, summary: String) {
-        self.has_summaries = true;
-        self.transcript.push(EntryKind::Compacted {
-            tokens_before,
-            tokens_after,
-            summary,
-        });
-    }
-
-    /// Expands or collapses every compaction summary.
-    pub(crate) fn toggle_summaries(&mut self) -> Handled {
-        self.expand_summaries = !self.expand_summaries;
+    /// The theme changed: every entry is drawn again.
+    pub(crate) fn restyle(&mut self) {
         self.transcript.invalidate_all();
-        Handled::changed()
-    }
-
-    /// Whether compaction summaries are expanded.
-    pub fn summaries_expanded(&self) -> bool {
-        self.expand_summaries
     }
 
     /// Expands or collapses every thinking block.
@@ -333,7 +410,11 @@ impl Chat {
         self.transcript.clear();
         self.cards.clear();
         self.call_entries.clear();
+        self.expanded.clear();
+        self.selected = None;
+        self.find = None;
         self.streaming = None;
+        self.unshown = None;
         self.compacting = None;
         self.has_summaries = false;
         self.follow();
@@ -347,23 +428,35 @@ impl Chat {
         &mut self,
         inner: Rect,
         highlights: &mut HighlightStore,
-        theme: &Theme,
-        now: Instant,
+        frame: &ChatFrame<'_>,
     ) -> Handled {
+        let now = frame.now;
         let ctx = RenderCtx {
-            theme,
+            theme: frame.theme,
             highlights: highlights.cache(),
             cards: &self.cards,
             expand_thinking: self.expand_thinking,
+            now,
+            spinner: frame.spinner,
+            expand_key: frame.expand_key,
+            width: inner.width,
             expand_summaries: self.expand_summaries,
         };
+        let relaid = self.transcript.needs_layout(inner.width);
         let rendered = self.transcript.layout(inner.width, &ctx);
         let total = self.transcript.total_rows();
         if total > self.last_total_rows && !self.scroll.follow {
             self.scroll.unseen = true;
         }
+        let grew = total != self.last_total_rows;
         self.last_total_rows = total;
-        let height = usize::from(inner.height);
+        let height = self.text_rows(usize::from(inner.height));
+        self.height = height.max(1);
+        if let Some(find) = &mut self.find
+            && (grew || relaid || find.is_stale())
+        {
+            find.refresh(&self.transcript);
+        }
         let top = self.top(height);
         let visible = self.transcript.entries_in(top, height);
         let mut wanted: Vec<(usize, Vec<_>)> = Vec::new();
@@ -401,62 +494,15 @@ impl Chat {
         handled.changed = self.transcript.finishing();
         handled
     }
+}
 
-    /// Draws the pane into `area`.
-    pub(crate) fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, focused: bool) {
-        let text_area = super::layout::inner(area);
-        let height = usize::from(text_area.height);
-        let total = self.transcript.total_rows();
-        let top = self.top(height);
-        let mut title = " Chat ".to_owned();
-        if !self.scroll.follow && total > height {
-            let percent = (top + height) * 100 / total.max(1);
-            title = format!(" Chat · {percent}% ");
-        }
-        pane_frame(theme, area, &title, focused, buf);
-        if self.transcript.is_empty() {
-            let welcome = [
-                StyledLine::plain(
-                    "Welcome to claw-tui.",
-                    theme.fg(Token::Accent).add_modifier(Modifier::BOLD),
-                ),
-                StyledLine::blank(),
-                StyledLine::plain("Type a message below and press Enter.", theme.text()),
-                StyledLine::plain(
-                    "While the agent works, Enter queues a follow-up; Esc steers (with text) or interrupts (without).",
-                    theme.dim(),
-                ),
-                StyledLine::plain("F1 shows every key; / lists the commands.", theme.dim()),
-            ];
-            for (i, line) in wrap(&welcome, text_area.width)
-                .iter()
-                .enumerate()
-                .take(height)
-            {
-                buf.set_line(text_area.x, text_area.y + i as u16, line, text_area.width);
-            }
-            return;
-        }
-        for (i, row) in self.transcript.rows(top, height).enumerate() {
-            put_line(
-                buf,
-                text_area.x,
-                text_area.y + i as u16,
-                row,
-                text_area.width,
-            );
-        }
-        if !self.scroll.follow && self.scroll.unseen && text_area.height > 0 {
-            let marker = " ↓ new messages below (End) ";
-            let width = str_width(marker) as u16;
-            let x = text_area.x + text_area.width.saturating_sub(width);
-            let y = text_area.y + text_area.height - 1;
-            let style = theme
-                .fg(Token::Accent)
-                .add_modifier(Modifier::BOLD | Modifier::REVERSED);
-            buf.set_stringn(x, y, marker, usize::from(text_area.width), style);
-        }
+/// How many times `shown` says `text`: once as it is, `n` as `n× text`.
+fn times_said(shown: &str, text: &str) -> Option<u32> {
+    if shown == text {
+        return Some(1);
     }
+    let count = shown.strip_suffix(text)?.strip_suffix("× ")?;
+    count.parse().ok()
 }
 
 /// A user message's text followed by a chip for each attached image, one per line:

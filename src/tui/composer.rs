@@ -9,7 +9,7 @@ pub use completion::{Completion, CompletionKind};
 pub(crate) use draw::ComposerView;
 
 use super::keymap::Action;
-use super::msg::Effect;
+use super::msg::{Effect, QueuedText};
 use super::overlay::Overlay;
 use super::part::{Handled, Intent};
 use super::slash;
@@ -49,6 +49,18 @@ pub struct Composer {
     configured_models: Vec<String>,
     server_models: Option<Vec<String>>,
     current_model: String,
+    /// The theme names `/theme` completes.
+    themes: Vec<String>,
+    /// The user's own slash commands and their popup descriptions.
+    custom_commands: Vec<(String, String)>,
+    /// The sessions `/sessions` completes, once listed.
+    sessions: Option<Vec<(String, String)>>,
+    /// `/sessions ` is being typed: the list is wanted.
+    wants_sessions: bool,
+    sessions_requested: bool,
+    /// Messages taken back out of the queues, as they were restored: each keeps its
+    /// mark (steer, follow-up) while the text is unedited.
+    restored: Option<(Vec<QueuedText>, String)>,
 }
 
 impl Composer {
@@ -71,6 +83,12 @@ impl Composer {
             configured_models,
             server_models: None,
             current_model,
+            themes: Vec::new(),
+            custom_commands: Vec::new(),
+            sessions: None,
+            wants_sessions: false,
+            sessions_requested: false,
+            restored: None,
         };
         composer.rebuild_models();
         composer.set_text("");
@@ -150,7 +168,22 @@ impl Composer {
             self.models_requested = true;
             handled = handled.with(Effect::ListModels);
         }
+        if self.wants_sessions && !self.sessions_requested {
+            self.wants_sessions = false;
+            self.sessions_requested = true;
+            handled = handled.with(Effect::ListSessionChoices);
+        }
         handled
+    }
+
+    /// The user's own slash commands the popup offers: `/name` and a description.
+    pub(crate) fn set_custom_commands(&mut self, commands: Vec<(String, String)>) {
+        self.custom_commands = commands;
+    }
+
+    /// The theme names `/theme` completes.
+    pub(crate) fn set_themes(&mut self, themes: Vec<String>) {
+        self.themes = themes;
     }
 
     /// Inserts pasted text at the cursor (its line breaks kept); the pasted path of an
@@ -163,6 +196,13 @@ impl Composer {
         self.textarea.insert_str(text);
         self.refresh_completion();
         Handled::changed()
+    }
+
+    /// Takes the restored messages out, if the text is still as they were restored.
+    pub(crate) fn take_restored(&mut self) -> Option<Vec<QueuedText>> {
+        let items = self.restored()?.to_vec();
+        self.clear();
+        Some(items)
     }
 
     /// Takes the text out (without trailing whitespace), leaving the composer empty.
@@ -194,20 +234,46 @@ impl Composer {
         self.set_text("");
         self.browsing = None;
         self.dismissed = None;
+        self.restored = None;
+    }
+
+    /// Puts back a message that could not be sent, before what is being written (no
+    /// queue marks: it was never queued).
+    pub(crate) fn put_back(&mut self, text: String) {
+        let joined = if self.is_blank() {
+            text
+        } else {
+            format!("{text}\n{}", self.text())
+        };
+        self.set_text(&joined);
+        self.restored = None;
     }
 
     /// Puts `texts` (taken back out of the queues) in front of what is being written,
-    /// one per line; returns whether there were any.
-    pub(crate) fn restore(&mut self, texts: Vec<String>) -> bool {
+    /// in order, a blank line between them; each stays marked with its queue until the
+    /// text is edited. Returns whether there were any.
+    pub(crate) fn restore(&mut self, texts: Vec<QueuedText>) -> bool {
         if texts.is_empty() {
             return false;
         }
-        let mut parts = texts;
-        if !self.is_blank() {
-            parts.push(self.text());
+        let mut parts: Vec<String> = texts.iter().map(|t| t.text.clone()).collect();
+        let draft = (!self.is_blank()).then(|| self.text());
+        parts.extend(draft.clone());
+        let joined = parts.join("\n\n");
+        self.set_text(&joined);
+        // What was being written is not a queued message: then the marks would lie.
+        if draft.is_none() {
+            self.restored = Some((texts, joined));
         }
-        self.set_text(&parts.join("\n"));
         true
+    }
+
+    /// The restored messages, while the text is as they were restored.
+    pub fn restored(&self) -> Option<&[QueuedText]> {
+        match &self.restored {
+            Some((items, text)) if *text == self.text() => Some(items),
+            _ => None,
+        }
     }
 
     /// Whether the cursor is on the first line.

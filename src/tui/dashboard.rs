@@ -16,9 +16,6 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use std::time::{Duration, Instant, SystemTime};
 
-/// How long the "cancelling" hint stays.
-const HINT: Duration = Duration::from_secs(2);
-
 /// Subagents, cron jobs and the selected row (subagents first, then jobs).
 #[derive(Clone, Debug)]
 pub struct Dashboard {
@@ -27,6 +24,8 @@ pub struct Dashboard {
     seen: Vec<Instant>,
     cron: Vec<CronRow>,
     pending_notifications: usize,
+    /// Results recorded in other sessions since start: session id and how many.
+    elsewhere: Vec<(String, usize)>,
     selected: usize,
     /// Time zone for clock times; `None`: the system's local time.
     time_zone: Option<chrono::FixedOffset>,
@@ -52,6 +51,7 @@ impl Dashboard {
             seen: Vec::new(),
             cron: Vec::new(),
             pending_notifications: 0,
+            elsewhere: Vec::new(),
             selected: 0,
             time_zone,
         }
@@ -69,9 +69,14 @@ impl Dashboard {
             .any(|s| s.status == SubagentStatus::Running)
     }
 
-    /// Whether cron countdowns are shown (they change every second).
-    pub(crate) fn counts_down(&self) -> bool {
-        !self.cron.is_empty()
+    /// Whether cron countdowns are shown (they change every second): only when the
+    /// pane is `visible` at all.
+    pub(crate) fn counts_down(&self, visible: bool) -> bool {
+        visible
+            && self
+                .cron
+                .iter()
+                .any(|j| !j.paused && !j.done && j.next_fire.is_some())
     }
 
     /// The current subagents (replaces the list).
@@ -110,6 +115,25 @@ impl Dashboard {
         Handled::changed()
     }
 
+    /// A result was recorded in the session `id` (not the active one).
+    pub(crate) fn parked(&mut self, id: &str) -> Handled {
+        match self.elsewhere.iter_mut().find(|(s, _)| s == id) {
+            Some((_, n)) => *n += 1,
+            None => self.elsewhere.push((id.to_owned(), 1)),
+        }
+        Handled::changed()
+    }
+
+    /// The session `id` is the active one now: what waited in it is delivered.
+    pub(crate) fn opened(&mut self, id: &str) {
+        self.elsewhere.retain(|(s, _)| s != id);
+    }
+
+    /// Results waiting in other sessions: session id and how many.
+    pub fn waiting_elsewhere(&self) -> &[(String, usize)] {
+        &self.elsewhere
+    }
+
     fn clamp(&mut self) {
         let n = self.subagents.len() + self.cron.len();
         self.selected = self.selected.min(n.saturating_sub(1));
@@ -142,10 +166,21 @@ impl Dashboard {
             KeyCode::Up => self.selected = selected.saturating_sub(1),
             KeyCode::Down => self.selected = (selected + 1).min(n.saturating_sub(1)),
             KeyCode::Char('x') if subagent.is_some() => {
+                let Some(s) = subagent else {
+                    return Handled::unchanged();
+                };
+                // A subagent that ended has nothing to cancel: quietly nothing happens.
+                if !matches!(s.status, SubagentStatus::Running | SubagentStatus::Queued) {
+                    return Handled::unchanged();
+                }
+                return Handled::changed().ask(Intent::Open(Overlay::ConfirmCancel {
+                    id: s.id.clone(),
+                    label: s.label.clone(),
+                }));
+            }
+            KeyCode::Enter if subagent.is_some() => {
                 let id = subagent.map(|s| s.id.clone()).unwrap_or_default();
-                return Handled::changed()
-                    .ask(Intent::Hint(format!("cancelling subagent {id}"), HINT))
-                    .with(Effect::CancelSubagent(id));
+                return Handled::changed().ask(Intent::OpenSubagent(id));
             }
             KeyCode::Char('p') if job.is_some() => {
                 let (id, paused) = job.map(|j| (j.id.clone(), j.paused)).unwrap_or_default();
@@ -218,10 +253,32 @@ impl Dashboard {
             )),
             false,
         ));
+        if !self.elsewhere.is_empty() {
+            let total: usize = self.elsewhere.iter().map(|(_, n)| n).sum();
+            lines.push((
+                Line::from(vec![
+                    Span::styled(
+                        format!("  + {total} waiting in other sessions"),
+                        theme.fg(Token::Notify),
+                    ),
+                    Span::styled(" (/sessions)", theme.dim()),
+                ]),
+                false,
+            ));
+            for (id, n) in &self.elsewhere {
+                lines.push((
+                    Line::from(Span::styled(
+                        format!("    {}  {n}", &id[..id.len().min(8)]),
+                        theme.text(),
+                    )),
+                    false,
+                ));
+            }
+        }
         if view.focused {
             lines.push((
                 Line::from(Span::styled(
-                    "x cancel subagent · p pause/resume · d delete job",
+                    "Enter open subagent · x cancel it · p pause/resume · d delete job",
                     theme.dim(),
                 )),
                 false,

@@ -36,10 +36,18 @@ pub enum Action {
     PageDown,
     /// Turn mouse capture off (to select text) or on (wheel scrolling).
     ToggleMouse,
+    /// Stop the tool calls running now (the run goes on) and deliver steering at once.
+    InterruptTool,
+    /// Show all of a card's output (the selected card, else the newest), or fold it.
+    ExpandOutput,
+    /// Find in the chat.
+    Find,
+    /// Jump to the bottom of the chat and follow it again.
+    ScrollBottom,
 }
 
 /// Every action with its config name and a description for the help overlay.
-pub const ACTIONS: [(Action, &str, &str); 15] = [
+pub const ACTIONS: [(Action, &str, &str); 19] = [
     (
         Action::Submit,
         "submit",
@@ -78,6 +86,22 @@ pub const ACTIONS: [(Action, &str, &str); 15] = [
         Action::ToggleMouse,
         "toggle_mouse",
         "mouse capture on/off (off: select text)",
+    ),
+    (
+        Action::InterruptTool,
+        "interrupt_tool",
+        "stop the running tool (the turn goes on); with text: steer now",
+    ),
+    (
+        Action::ExpandOutput,
+        "expand_output",
+        "show all of a card's output (selected, else newest), or fold it",
+    ),
+    (Action::Find, "find", "find in the chat"),
+    (
+        Action::ScrollBottom,
+        "scroll_bottom",
+        "jump to the bottom of the chat",
     ),
 ];
 
@@ -257,6 +281,10 @@ impl Default for KeyMap {
             (Action::PageUp, vec![c(K::PageUp, NONE)]),
             (Action::PageDown, vec![c(K::PageDown, NONE)]),
             (Action::ToggleMouse, vec![c(K::F(12), NONE)]),
+            (Action::InterruptTool, vec![c(K::Char('x'), CTRL)]),
+            (Action::ExpandOutput, vec![c(K::Char('o'), CTRL)]),
+            (Action::Find, vec![c(K::Char('f'), CTRL)]),
+            (Action::ScrollBottom, vec![c(K::End, CTRL)]),
         ];
         Self { bindings }
     }

@@ -6,6 +6,7 @@ use super::app::{App, AppConfig};
 use super::keymap::KeyMap;
 use super::msg::{Effect, LoadedSession, Msg};
 use super::session_host::{SessionHost, open_for_client};
+use super::subagent_log::SubagentLog;
 use super::theme::{Theme, no_color_requested, user_theme_dir};
 use super::{Inbox, MsgSender, Options, history, runtime, terminal};
 use crate::agent::{Agent, NoticeLevel};
@@ -86,6 +87,13 @@ fn app_config(
     config.keymap = keymap;
     config.models = models;
     config.context_window = settings.provider.context_window;
+    if settings.provider.prices.is_some() {
+        config.priced_models = vec![settings.provider.model.clone()];
+    }
+    config.offline = settings.provider.api == crate::config::Api::Demo;
+    config.base_url = settings.provider.base_url.clone();
+    config.sandbox = sandbox_words(&settings.file.exec);
+    config.themes = theme_names(user_theme_dir(&settings.config_path).as_deref());
     config.compaction = settings.compaction.clone();
     config.workspace = display_path(&settings.workspace);
     config.thinking = settings.thinking;
@@ -118,12 +126,61 @@ fn user_files(
     }
 }
 
+/// How commands are sandboxed, as `/status` says it.
+fn sandbox_words(exec: &crate::tools::exec::ExecConfig) -> String {
+    use crate::tools::exec::{NetworkMode, SandboxMode};
+    let mut words = vec![
+        match exec.sandbox {
+            SandboxMode::WorkspaceWrite => "workspace-write (Landlock)",
+            SandboxMode::Off => "off (no Landlock, no namespaces)",
+        }
+        .to_owned(),
+    ];
+    if exec.sandbox == SandboxMode::WorkspaceWrite {
+        words.push(match exec.network {
+            NetworkMode::Allow => "network allowed".to_owned(),
+            NetworkMode::Deny => "network denied".to_owned(),
+        });
+        if exec.pid_namespace {
+            words.push("own pid namespace".to_owned());
+        }
+    }
+    let approval = serde_json::to_value(exec.approval)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    words.push(format!("approval {approval}"));
+    words.join(" · ")
+}
+
+/// The built-in themes and the user's theme files (`themes/NAME.toml`), for `/theme`.
+fn theme_names(user_dir: Option<&Path>) -> Vec<String> {
+    let mut names: Vec<String> = super::theme::BUILTIN_THEMES
+        .iter()
+        .map(|(name, _)| (*name).to_owned())
+        .collect();
+    let files = user_dir.and_then(|dir| std::fs::read_dir(dir).ok());
+    for entry in files.into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "toml")
+            && let Some(stem) = path.file_stem().and_then(|s| s.to_str())
+            && !names.iter().any(|n| n == stem)
+        {
+            names.push(stem.to_owned());
+        }
+    }
+    names
+}
+
 /// Forwards the runtime's events and cron job lists into the inbox.
-fn forward_runtime(options: &mut Options, tx: &MsgSender) {
+/// Subagents' finished calls are kept beside the session that started them.
+fn forward_runtime(options: &mut Options, tx: &MsgSender, settings: &Settings) {
     if let Some(mut events) = options.runtime_events.take() {
         let tx = tx.clone();
+        let mut log = SubagentLog::new(settings.data_dir.clone(), settings.workspace.clone());
         tokio::spawn(async move {
             while let Some(event) = events.recv().await {
+                log.observe(&event);
                 if tx.send(Msg::from(event)).is_err() {
                     return;
                 }
@@ -268,6 +325,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
             runtime_events: Some(main.events),
             cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
             supervisor: Some(main.supervisor.clone()),
+            policy: Some(main.policy.clone()),
         };
         let session = (sessions.clone(), first);
         let code = client(
@@ -321,7 +379,7 @@ async fn client(
         mut rx,
         approvals,
     } = inbox;
-    forward_runtime(&mut options, &tx);
+    forward_runtime(&mut options, &tx, settings);
     sessions.report_saving(&tx).await;
     let mut rt = runtime::Runtime::new(
         agent.clone(),
@@ -332,6 +390,7 @@ async fn client(
         settings,
         sessions,
     );
+    rt.policy = options.policy.take();
     let mut app = App::new(config);
     if let Ok(size) = term.size() {
         rt.dispatch(

@@ -5,10 +5,11 @@
 use super::highlight::{HighlightCache, MAX_HIGHLIGHT_BYTES, highlight_key};
 use super::msg::HighlightRequest;
 use super::theme::{Theme, Token};
-use super::wrap::{StyledLine, WrapKind, clean, str_width};
+use super::wrap::{Anchor, StyledLine, WrapKind, clean, str_width};
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
+use std::sync::Arc;
 
 mod split;
 mod table;
@@ -25,6 +26,8 @@ pub struct MdContext<'a> {
     pub base: Style,
     /// Whether code blocks without a cached highlight should be requested.
     pub request_highlights: bool,
+    /// The width the text is shown at (tables are laid out to fit it).
+    pub width: u16,
 }
 
 enum Container {
@@ -355,7 +358,10 @@ impl Renderer<'_, '_> {
             }
             TagEnd::Table => {
                 if let Some(table) = self.table.take() {
-                    for line in table.lines(self.ctx.theme, self.ctx.base) {
+                    let (prefix, _) = self.prefixes(false);
+                    let indent: usize = prefix.iter().map(|s| str_width(&s.content)).sum();
+                    let width = usize::from(self.ctx.width).saturating_sub(indent);
+                    for line in table.lines(self.ctx.theme, self.ctx.base, width) {
                         self.emit(line);
                     }
                 }
@@ -406,13 +412,20 @@ impl Renderer<'_, '_> {
         }
     }
 
+    /// A fenced block: an optional language label, then its lines behind a gutter bar.
+    /// A line wider than the pane wraps at spaces (or anywhere in a long word) and its
+    /// continuation rows show `↪` in the gutter; every row keeps its highlighting, and
+    /// the block carries its source, so copying it gives the original lines.
     fn code_block(&mut self, lang: &str, code: &str) {
         let code = code.strip_suffix('\n').unwrap_or(code);
         let theme = self.ctx.theme;
         let bar = Span::styled("▏ ", theme.dim());
+        let continued = Span::styled("▏↪", theme.dim());
+        let anchor = Some(Anchor::Code(Arc::from(code)));
         if !lang.is_empty() {
             let label = StyledLine {
                 spans: vec![Span::styled(lang.to_owned(), theme.dim())],
+                anchor: anchor.clone(),
                 ..StyledLine::default()
             }
             .with_prefix(vec![bar.clone()]);
@@ -442,14 +455,14 @@ impl Renderer<'_, '_> {
                     .collect(),
                 None => vec![Span::styled(clean(line), plain)],
             };
-            self.emit(
-                StyledLine {
-                    spans,
-                    wrap: WrapKind::Char,
-                    ..StyledLine::default()
-                }
-                .with_prefix(vec![bar.clone()]),
-            );
+            self.emit(StyledLine {
+                spans,
+                wrap: WrapKind::Word,
+                first_prefix: vec![bar.clone()],
+                rest_prefix: vec![continued.clone()],
+                anchor: anchor.clone(),
+                ..StyledLine::default()
+            });
         }
     }
 }

@@ -22,9 +22,14 @@ pub enum Msg {
     Term(Event),
     /// An event of the main agent.
     Agent(AgentEvent),
+    /// An event of a shell command the user ran (`!command`): its start, output and end,
+    /// as a tool call's.
+    Shell(AgentEvent),
     /// An event of a subagent, started by the `spawn` call `parent_call_id`; its tool
     /// calls appear under that call in the tree.
     Subagent {
+        /// The subagent.
+        subagent_id: String,
         /// The `spawn` tool call that started the subagent.
         parent_call_id: String,
         /// The subagent's event.
@@ -38,12 +43,19 @@ pub enum Msg {
     CronJobs(Vec<CronRow>),
     /// How many system notifications wait to be delivered to the agent.
     PendingNotifications(usize),
+    /// A result for another session was recorded there (delivered when it is opened).
+    Parked {
+        /// The session it waits in.
+        session_id: String,
+        /// What it is, e.g. `Cron job "build" (cron-1) fired`.
+        summary: String,
+    },
     /// A message the agent sent with the `message` tool.
     Outbound(OutboundMessage),
     /// A tool call waits for the user's approval.
     Approval(ApprovalRequest),
     /// Messages taken back out of the queues, to be edited in the composer.
-    QueueRestored(Vec<String>),
+    QueueRestored(Vec<QueuedText>),
     /// A code block was highlighted (`key` identifies language, code and theme).
     Highlighted {
         /// The block's cache key.
@@ -57,6 +69,10 @@ pub enum Msg {
     WorkspaceFiles(Vec<String>),
     /// The model ids the server offers, for `/model` completion.
     ModelsListed(Vec<String>),
+    /// The workspace's sessions for `/sessions ID` completion: id and description.
+    SessionChoices(Vec<(String, String)>),
+    /// A theme `/theme` asked for was loaded, or why it could not be.
+    ThemeLoaded(Result<Box<crate::tui::theme::Theme>, String>),
     /// The external editor (Ctrl+G) closed: the new text, or why it failed.
     EditorDone(Result<String, String>),
     /// Another session replaced the current one (start-up, `/new`, `/sessions`):
@@ -93,6 +109,8 @@ pub enum Msg {
     },
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
+    /// The MCP servers and their states (name, state), for `/status`.
+    McpServers(Vec<(String, String)>),
     /// Time passed (spinner frames, elapsed times, hints that expire).
     Tick,
     /// A frame is about to be drawn: bring the layout caches up to date.
@@ -134,6 +152,8 @@ pub enum Effect {
     Steer(String),
     /// Abort the run: stream and tools.
     Abort,
+    /// Stop the tool calls running now; the run goes on (queued steering goes in next).
+    InterruptTools,
     /// Empty both queues and send their texts back as `Msg::QueueRestored`.
     RestoreQueued,
     /// Exit the app.
@@ -161,12 +181,29 @@ pub enum Effect {
     SetQueueMode(QueueKind, QueueMode),
     /// Run tool calls one after another or together.
     SetToolExecution(ToolExecution),
+    /// Run a shell command the user typed (`!command`) through the exec tool, under the
+    /// tool policy; its events come back as `Msg::Shell` with call id `id`.
+    Shell {
+        /// The call id its events carry.
+        id: String,
+        /// The command.
+        command: String,
+    },
+    /// Stop the shell commands the user ran that still run.
+    CancelShells,
+    /// Load the theme with this name and use it (answered with `Msg::ThemeLoaded`).
+    SetTheme(String),
+    /// Open the session whose id starts with this (answered like `OpenSession`).
+    OpenSessionById(String),
     /// Compact the history now, keeping what the text says (`/compact [focus]`).
     Compact(Option<String>),
     /// Start a fresh session (answered with `Msg::SessionLoaded`).
     NewSession,
     /// List the workspace's sessions (answered with `Msg::Sessions`).
     ListSessions,
+    /// List the workspace's sessions for completion (answered with
+    /// `Msg::SessionChoices`).
+    ListSessionChoices,
     /// Switch to the session in this file (answered with `Msg::SessionLoaded`, or
     /// `Msg::SessionLocked` when another process writes it); `fork` continues in a new
     /// session that starts from a copy of its history.
@@ -195,6 +232,33 @@ pub enum Effect {
     DeleteCron(String),
     /// Turn mouse capture on or off.
     SetMouseCapture(bool),
+}
+
+/// A message taken back out of a queue, with the queue it was in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueuedText {
+    /// The queue (steering or follow-up).
+    pub kind: QueueKind,
+    /// Its text.
+    pub text: String,
+}
+
+impl QueuedText {
+    /// A steering message.
+    pub fn steer(text: impl Into<String>) -> Self {
+        Self {
+            kind: QueueKind::Steering,
+            text: text.into(),
+        }
+    }
+
+    /// A follow-up message.
+    pub fn follow_up(text: impl Into<String>) -> Self {
+        Self {
+            kind: QueueKind::FollowUp,
+            text: text.into(),
+        }
+    }
 }
 
 /// A code block to highlight.
@@ -271,13 +335,17 @@ pub struct LoadedSession {
     /// Its history.
     pub messages: Vec<crate::agent::Message>,
     /// Messages that were queued when it was last written, offered back in the composer.
-    pub queued: Vec<String>,
+    pub queued: Vec<QueuedText>,
+    /// Its file (`None` when sessions are off).
+    pub path: Option<PathBuf>,
     /// Whether it continues an earlier session (rather than starting empty).
     pub resumed: bool,
     /// A fresh session at start-up: nothing to announce.
     pub quiet: bool,
     /// Things to tell the user (a copy was made, a torn line was skipped...).
     pub notes: Vec<String>,
+    /// Its subagents' calls, for the tool tree.
+    pub nested: Vec<crate::session::SubagentCall>,
     /// Its compactions, oldest first: the chat marks each after the messages it
     /// summarised.
     pub compactions: Vec<crate::agent::Compaction>,
@@ -300,4 +368,6 @@ pub struct SessionRow {
     pub first_prompt: Option<String>,
     /// Messages recorded.
     pub message_count: usize,
+    /// Results (subagents, cron) waiting to be delivered when it is opened.
+    pub waiting: usize,
 }

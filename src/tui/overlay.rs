@@ -5,6 +5,10 @@
 mod detail;
 mod help;
 mod sessions;
+mod status;
+
+pub(crate) use sessions::ago;
+pub use status::StatusRow;
 
 use super::highlight::HighlightCache;
 use super::keymap::{Action, KeyMap};
@@ -49,6 +53,18 @@ pub enum Overlay {
         /// The highlighted row.
         selected: usize,
     },
+    /// `/status`: the provider, the model, the context, usage, queues, sandbox, session.
+    Status {
+        /// First row shown.
+        scroll: u16,
+    },
+    /// "Cancel this subagent?"
+    ConfirmCancel {
+        /// The subagent.
+        id: String,
+        /// Its label.
+        label: String,
+    },
     /// "That session is open elsewhere: continue in a copy?"
     ConfirmFork {
         /// The session file.
@@ -78,6 +94,8 @@ pub(crate) struct OverlayView<'a> {
     pub wall: SystemTime,
     /// The session shown now (marked in the picker).
     pub session_id: Option<&'a str>,
+    /// What `/status` lists.
+    pub status: &'a [StatusRow],
 }
 
 impl Overlays {
@@ -118,7 +136,9 @@ impl Overlays {
         action: Option<Action>,
         screen: Rect,
         current: Option<&str>,
+        keymap: &KeyMap,
     ) -> Handled {
+        let is_help = matches!(self.stack.last(), Some(Overlay::Help { .. }));
         let Some(top) = self.stack.last_mut() else {
             return Handled::ignored();
         };
@@ -131,7 +151,9 @@ impl Overlays {
             return Handled::changed().ask(Intent::Cancel);
         }
         match top {
-            Overlay::Help { scroll } | Overlay::Detail { scroll, .. } => {
+            Overlay::Help { scroll }
+            | Overlay::Detail { scroll, .. }
+            | Overlay::Status { scroll } => {
                 let page = screen.height.saturating_sub(8).max(1);
                 *scroll = match key.code {
                     KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
@@ -143,8 +165,13 @@ impl Overlays {
                         self.stack.pop();
                         return Handled::changed();
                     }
+                    KeyCode::End | KeyCode::Char('G') => u16::MAX,
                     _ => *scroll,
                 };
+                if is_help {
+                    // Kept within the text, so Up right after the end moves at once.
+                    *scroll = (*scroll).min(help::max_scroll(screen, keymap));
+                }
                 Handled::changed()
             }
             Overlay::Sessions { rows, selected } => {
@@ -173,6 +200,19 @@ impl Overlays {
                     _ => Handled::changed(),
                 }
             }
+            Overlay::ConfirmCancel { id, .. } => {
+                let id = std::mem::take(id);
+                self.stack.pop();
+                match key.code {
+                    KeyCode::Char('y' | 'Y') | KeyCode::Enter => Handled::changed()
+                        .ask(Intent::Hint(
+                            format!("cancelling subagent {id}"),
+                            crate::tui::app::HINT,
+                        ))
+                        .with(Effect::CancelSubagent(id)),
+                    _ => Handled::changed(),
+                }
+            }
         }
     }
 
@@ -186,7 +226,26 @@ impl Overlays {
                         detail::draw(area, buf, theme, node, view.highlights, view.now, *scroll);
                     }
                 }
-                Overlay::ConfirmDelete { id, name } => confirm_delete(area, buf, theme, id, name),
+                Overlay::ConfirmDelete { id, name } => confirm(
+                    area,
+                    buf,
+                    theme,
+                    " Delete cron job? ",
+                    &format!("Delete \"{name}\" ({id})? It will not fire again."),
+                    "y/Enter: delete · any other key: keep",
+                ),
+                Overlay::ConfirmCancel { id, label } => confirm(
+                    area,
+                    buf,
+                    theme,
+                    " Cancel subagent? ",
+                    &format!(
+                        "Cancel \"{label}\" ({id})? It stops now; the model hears of it with \
+                         your next message."
+                    ),
+                    "y/Enter: cancel it · any other key: let it run",
+                ),
+                Overlay::Status { scroll } => status::draw(area, buf, theme, view.status, *scroll),
                 Overlay::Sessions { rows, selected } => sessions::draw_picker(
                     area,
                     buf,
@@ -201,15 +260,13 @@ impl Overlays {
     }
 }
 
-fn confirm_delete(area: Rect, buf: &mut Buffer, theme: &Theme, id: &str, name: &str) {
-    let rect = centered(area, 50, 5);
-    let body = dialog(theme, rect, " Delete cron job? ".into(), buf);
+/// A yes/no question in a small dialog.
+fn confirm(area: Rect, buf: &mut Buffer, theme: &Theme, title: &str, question: &str, keys: &str) {
+    let rect = centered(area, 50, 6);
+    let body = dialog(theme, rect, title.into(), buf);
     let lines = vec![
-        StyledLine::plain(
-            format!("Delete \"{name}\" ({id})? It will not fire again."),
-            theme.text(),
-        ),
-        StyledLine::plain("y/Enter: delete · any other key: keep", theme.dim()),
+        StyledLine::plain(question, theme.text()),
+        StyledLine::plain(keys, theme.dim()),
     ];
     scrolled(&wrap(&lines, body.width), body, 0, buf);
 }

@@ -104,4 +104,10 @@ pub enum Intent {
     },
     /// Say something in the chat.
     Notice(NoticeLevel, String),
+    /// Show all of this call's output on its card, or only its last lines again.
+    ExpandCard(String),
+    /// Copy this call's whole output to the clipboard.
+    CopyOutput(String),
+    /// Show this subagent's conversation in the chat pane (read-only).
+    OpenSubagent(String),
 }

@@ -6,13 +6,19 @@ use super::app::App;
 use super::app::view;
 use super::export_file::export_html;
 use super::highlight::Highlighter;
-use super::msg::{Effect, Msg};
+use super::msg::{Effect, Msg, QueuedText};
 use super::session_host::{SessionHost, Target};
 use super::terminal::{self, Term};
+use super::theme::Theme;
 use super::{Approvals, Background, attach, history};
-use crate::agent::{Agent, AgentError, AgentEvent, Message, NoticeLevel, QueueKind};
+use crate::agent::{
+    Agent, AgentError, AgentEvent, EventSink, Message, NoticeLevel, QueueKind, ToolResult,
+    ToolUpdates,
+};
 use crate::runtime::Supervisor;
 use crate::runtime::context::mention::attach_skills;
+use crate::tools::exec::EXEC_TOOL_NAME;
+use crate::tools::policy::{AgentRole, ToolPolicy};
 use crossterm::event::{Event, EventStream};
 use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
@@ -24,6 +30,7 @@ use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 /// Shortest time between two frames after input (60 per second).
 const FRAME: Duration = Duration::from_micros(16_667);
@@ -63,6 +70,12 @@ pub(super) struct Runtime {
     pub workspace: PathBuf,
     pub highlighter: Highlighter,
     pub sessions: SessionHost,
+    /// Where `!command`s get the exec tool from (as the main agent gets it).
+    pub policy: Option<ToolPolicy>,
+    /// Where `/theme` looks for the user's themes.
+    pub theme_dir: Option<PathBuf>,
+    /// Cancels the shell commands the user ran (a fresh token after each cancel).
+    shells: CancellationToken,
     agent_events: UnboundedReceiver<AgentEvent>,
     pending: VecDeque<Msg>,
     quit: bool,
@@ -94,6 +107,9 @@ impl Runtime {
             workspace: settings.workspace.clone(),
             highlighter: Highlighter::default(),
             sessions,
+            policy: None,
+            theme_dir: super::theme::user_theme_dir(&settings.config_path),
+            shells: CancellationToken::new(),
             pending: VecDeque::new(),
             quit: false,
             handover: None,
@@ -201,12 +217,18 @@ impl Runtime {
                 None => agent.steer(text),
             },
             Effect::Abort => self.abort(),
+            Effect::InterruptTools => {
+                agent.interrupt_tools();
+            }
             Effect::RestoreQueued => {
-                let texts = agent
-                    .clear_queue(None)
-                    .iter()
-                    .map(|m| m.preview_text())
-                    .collect();
+                // Steering first: it would have gone in first.
+                let mut texts = Vec::new();
+                for kind in [QueueKind::Steering, QueueKind::FollowUp] {
+                    texts.extend(agent.clear_queue(Some(kind)).iter().map(|m| QueuedText {
+                        kind,
+                        text: m.preview_text(),
+                    }));
+                }
                 self.pending.push_back(Msg::QueueRestored(texts));
             }
             Effect::Quit => self.quit = true,
@@ -241,6 +263,23 @@ impl Runtime {
             Effect::SetThinking(level) => agent.set_thinking_level(level),
             Effect::SetQueueMode(kind, mode) => agent.set_queue_mode(kind, mode),
             Effect::SetToolExecution(mode) => agent.set_tool_execution(mode),
+            Effect::Shell { id, command } => self.shell(id, command),
+            Effect::CancelShells => {
+                std::mem::replace(&mut self.shells, CancellationToken::new()).cancel();
+            }
+            Effect::SetTheme(name) => {
+                let dir = self.theme_dir.clone();
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let loaded = Theme::load(&name, dir.as_deref()).map_err(|e| e.to_string());
+                    let no_color =
+                        super::theme::no_color_requested(std::env::var("NO_COLOR").ok().as_deref());
+                    let loaded = loaded.map(|t| if no_color { t.without_color() } else { t });
+                    let _ = tx.send(Msg::ThemeLoaded(loaded.map(Box::new)));
+                });
+            }
+            Effect::ListSessionChoices => self.sessions.list_choices(&self.tx),
+            Effect::OpenSessionById(prefix) => self.sessions.open_by_id(prefix, &self.tx),
             Effect::Compact(focus) => {
                 let started = match &self.supervisor {
                     Some(s) => s.compact(focus),
@@ -280,6 +319,55 @@ impl Runtime {
                 }
             }
         }
+    }
+
+    /// Runs a shell command the user typed with the exec tool as the policy gives it to
+    /// the main agent (approval, sandbox, limits); its events go to the app as
+    /// `Msg::Shell`.
+    fn shell(&mut self, id: String, command: String) {
+        let tx = self.tx.clone();
+        let send = move |event: AgentEvent| {
+            let _ = tx.send(Msg::Shell(event));
+        };
+        let tool = self
+            .policy
+            .as_ref()
+            .and_then(|p| p.tool_for(&AgentRole::Main, EXEC_TOOL_NAME));
+        let args = serde_json::json!({ "command": command });
+        send(AgentEvent::ToolExecutionStart {
+            tool_call_id: id.clone(),
+            tool_name: EXEC_TOOL_NAME.to_owned(),
+            args: args.clone(),
+        });
+        let Some(tool) = tool else {
+            let why = if self.policy.is_some() {
+                "exec is disabled in this configuration ([tools] disabled), so ! commands cannot run."
+            } else {
+                "! commands need the tool policy, which this client was started without."
+            };
+            let result = ToolResult::error(why);
+            send(AgentEvent::ToolExecutionEnd {
+                tool_call_id: id,
+                tool_name: EXEC_TOOL_NAME.to_owned(),
+                is_error: true,
+                result,
+            });
+            return;
+        };
+        let cancel = self.shells.child_token();
+        let forward = send.clone();
+        tokio::spawn(async move {
+            let sink = EventSink::new(forward);
+            let updates = ToolUpdates::new(sink, &id, EXEC_TOOL_NAME);
+            let result = tool.execute(&id, args, cancel, updates.clone()).await;
+            updates.close();
+            send(AgentEvent::ToolExecutionEnd {
+                tool_call_id: id,
+                tool_name: EXEC_TOOL_NAME.to_owned(),
+                is_error: result.is_error,
+                result,
+            });
+        });
     }
 
     /// Aborts the active run (through the supervisor, which then starts nothing on its

@@ -2,7 +2,7 @@
 //! another one (`/new`, `/sessions`, a copy of one in use) and closing it on quit.
 
 use super::MsgSender;
-use super::msg::{LoadedSession, Msg, SessionRow};
+use super::msg::{LoadedSession, Msg, QueuedText, SessionRow};
 use crate::agent::{Agent, AgentEvent, EventKind, NoticeLevel, now_ms};
 use crate::cli::Cli;
 use crate::config::Settings;
@@ -96,6 +96,10 @@ impl SessionHost {
                 ..LoadedSession::default()
             },
         };
+        let loaded = LoadedSession {
+            path: Some(opened.writer.path().to_path_buf()),
+            ..loaded
+        };
         if let Some(binding) = &self.binding {
             // Released when the chat shows the session (`Effect::SessionReady`).
             binding.hold();
@@ -140,12 +144,74 @@ impl SessionHost {
                         last_activity: at(s.last_activity),
                         first_prompt: s.first_prompt,
                         message_count: s.message_count,
+                        waiting: s.waiting,
                     })
                     .collect()
             })
             .await
             .unwrap_or_default();
             let _ = tx.send(Msg::Sessions(rows));
+        });
+    }
+
+    /// Lists the workspace's sessions for `/sessions ID` completion (off the UI thread):
+    /// each id with its age, how many results wait in it, and its first prompt.
+    pub fn list_choices(&self, tx: &MsgSender) {
+        let state = self.state.clone();
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let (enabled, data_dir, workspace) = {
+                let s = state.lock().await;
+                (s.enabled, s.data_dir.clone(), s.workspace.clone())
+            };
+            if !enabled {
+                return;
+            }
+            let choices = tokio::task::spawn_blocking(move || {
+                let now = SystemTime::now();
+                session::list_sessions(&data_dir, &workspace)
+                    .into_iter()
+                    .map(|s| {
+                        let mut about = vec![crate::tui::overlay::ago(now, at(s.last_activity))];
+                        if s.waiting > 0 {
+                            about.push(format!("{} waiting", s.waiting));
+                        }
+                        let prompt = s.first_prompt.as_deref().unwrap_or("(no prompt yet)");
+                        about.push(crate::headless::clip(&prompt.replace('\n', " "), 50));
+                        (short(&s.id).to_owned(), about.join(" · "))
+                    })
+                    .collect()
+            })
+            .await
+            .unwrap_or_default();
+            let _ = tx.send(Msg::SessionChoices(choices));
+        });
+    }
+
+    /// Switches to the session whose id starts with `prefix` (`/sessions ID`).
+    pub fn open_by_id(&self, prefix: String, tx: &MsgSender) {
+        let host = self.clone();
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let (data_dir, workspace) = {
+                let s = host.state.lock().await;
+                (s.data_dir.clone(), s.workspace.clone())
+            };
+            let found = tokio::task::spawn_blocking(move || {
+                session::find_session(&data_dir, &workspace, &prefix)
+            })
+            .await;
+            match found {
+                Ok(Ok(path)) => host.switch(Target::Open(path), &tx),
+                Ok(Err(e)) => {
+                    let _ = tx.send(Msg::SessionFailed(e.to_string()));
+                }
+                Err(e) => {
+                    let _ = tx.send(Msg::SessionFailed(format!(
+                        "cannot look for the session: {e}"
+                    )));
+                }
+            }
         });
     }
 
@@ -206,6 +272,10 @@ impl SessionHost {
                 id: Some(writer.id().to_owned()),
                 ..LoadedSession::default()
             },
+        };
+        let loaded = LoadedSession {
+            path: Some(writer.path().to_path_buf()),
+            ..loaded
         };
         let status = writer.status();
         record(&mut state, writer, data.as_ref());
@@ -367,12 +437,14 @@ fn loaded_from(agent: &Agent, data: &SessionData, id: &str) -> LoadedSession {
         queued: data
             .steering
             .iter()
-            .chain(&data.follow_up)
-            .cloned()
+            .map(QueuedText::steer)
+            .chain(data.follow_up.iter().map(QueuedText::follow_up))
             .collect(),
+        path: None,
         resumed: !copy,
         quiet: false,
         notes,
+        nested: session::read_subagent_calls(&data.path),
         compactions: data.compactions.clone(),
         context: Some(agent.context_usage()),
     }

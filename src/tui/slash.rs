@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 13] = [
+pub const COMMANDS: [(&str, &str, &str); 15] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -37,6 +37,16 @@ pub const COMMANDS: [(&str, &str, &str); 13] = [
         "summarise the older history now (FOCUS: what the summary must keep)",
     ),
     (
+        "/theme",
+        "NAME",
+        "switch colours (dark, light, high-contrast or your own)",
+    ),
+    (
+        "/status",
+        "",
+        "provider, model, context, usage, queues, sandbox, session",
+    ),
+    (
         "/skills",
         "",
         "list the skills found (mention one with $name)",
@@ -49,10 +59,20 @@ pub const COMMANDS: [(&str, &str, &str); 13] = [
     ("/new", "", "start a fresh session"),
     (
         "/sessions",
-        "",
-        "pick an earlier session of this workspace to continue",
+        "[ID]",
+        "pick an earlier session of this workspace (or open ID) to continue",
     ),
     ("/quit", "", "quit"),
+];
+
+/// What each thinking level means, for the completion popup.
+const THINKING_DETAILS: [&str; 6] = [
+    "no thinking",
+    "the least thinking the model allows",
+    "a little",
+    "a medium budget",
+    "a large budget",
+    "the largest budget",
 ];
 
 const THINKING: [&str; 6] = ["off", "minimal", "low", "medium", "high", "xhigh"];
@@ -77,6 +97,10 @@ pub enum Command {
         /// Only the last code block.
         code: bool,
     },
+    /// Switch colours.
+    Theme(String),
+    /// Show the status overlay.
+    Status,
     /// Compact the history now; the text says what the summary should keep.
     Compact(Option<String>),
     /// List the skills.
@@ -85,8 +109,8 @@ pub enum Command {
     Export,
     /// A fresh session.
     New,
-    /// The session picker.
-    Sessions,
+    /// The session picker, or the session whose id starts with this.
+    Sessions(Option<String>),
     /// Quit.
     Quit,
 }
@@ -138,11 +162,17 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
             "code" => Ok(Command::Copy { code: true }),
             _ => Err("/copy copies the last answer; /copy code its last code block".into()),
         },
+        "/theme" if arg.is_empty() => {
+            Err("/theme needs a theme name, e.g. /theme light (Tab lists them)".into())
+        }
+        "/theme" => Ok(Command::Theme(arg.to_owned())),
+        "/status" => Ok(Command::Status),
         "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
         "/skills" => Ok(Command::Skills),
         "/export" => Ok(Command::Export),
         "/new" => Ok(Command::New),
-        "/sessions" => Ok(Command::Sessions),
+        "/sessions" if arg.is_empty() => Ok(Command::Sessions(None)),
+        "/sessions" => Ok(Command::Sessions(Some(arg.to_owned()))),
         "/quit" | "/exit" => Ok(Command::Quit),
         other => {
             let names: Vec<&str> = COMMANDS.iter().map(|(n, _, _)| *n).collect();
@@ -156,36 +186,100 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
     Some(command)
 }
 
-/// Candidates for the text before the cursor and how many characters they replace.
-pub fn complete(before_cursor: &str, models: &[String]) -> (Vec<String>, usize) {
-    fn filter<'a>(options: impl Iterator<Item = &'a str>, partial: &str) -> (Vec<String>, usize) {
-        let items: Vec<String> = options
-            .filter(|o| o.starts_with(partial))
-            .map(str::to_owned)
+/// One completion candidate and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// What is inserted.
+    pub value: String,
+    /// A short description shown beside it (may be empty).
+    pub detail: String,
+}
+
+/// What arguments complete from besides the fixed ones.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sources<'a> {
+    /// Model names for `/model`.
+    pub models: &'a [String],
+    /// The model in use (marked `current`).
+    pub current_model: &'a str,
+    /// Theme names for `/theme`.
+    pub themes: &'a [String],
+    /// Sessions for `/sessions`: id and description.
+    pub sessions: &'a [(String, String)],
+    /// The user's own commands: `/name` and what the popup says of it (after the
+    /// built-ins, which win over a file of the same name).
+    pub custom: &'a [(String, String)],
+}
+
+/// Candidates for the text before the cursor, with their descriptions, and how many
+/// characters they replace.
+pub fn complete(before_cursor: &str, sources: &Sources<'_>) -> (Vec<Choice>, usize) {
+    fn filter<'a>(
+        options: impl Iterator<Item = (&'a str, &'a str)>,
+        partial: &str,
+    ) -> (Vec<Choice>, usize) {
+        let items: Vec<Choice> = options
+            .filter(|(o, _)| o.starts_with(partial))
+            .map(|(value, detail)| Choice {
+                value: value.to_owned(),
+                detail: detail.to_owned(),
+            })
             .collect();
         // A finished word needs no popup.
-        if items.len() == 1 && items[0] == partial {
+        if items.len() == 1 && items[0].value == partial {
             return (Vec::new(), 0);
         }
         (items, partial.chars().count())
     }
-    match before_cursor.split_once(' ') {
-        None => filter(COMMANDS.iter().map(|(n, _, _)| *n), before_cursor),
-        Some((command, arg)) => {
-            if arg.contains(' ') {
-                return (Vec::new(), 0);
-            }
-            let fixed: &[&str] = match command {
-                "/model" => return filter(models.iter().map(String::as_str), arg),
-                "/thinking" => &THINKING,
-                "/steering" | "/followup" => &["all", "one"],
-                "/tools" => &["sequential", "parallel"],
-                "/copy" => &["code"],
-                _ => &[],
-            };
-            filter(fixed.iter().copied(), arg)
-        }
+    let Some((command, arg)) = before_cursor.split_once(' ') else {
+        let builtin = COMMANDS.iter().map(|(n, _, d)| (*n, *d));
+        let custom = sources.custom.iter().map(|(n, d)| (n.as_str(), d.as_str()));
+        return filter(builtin.chain(custom), before_cursor);
+    };
+    if arg.contains(' ') {
+        return (Vec::new(), 0);
     }
+    let pairs: Vec<(&str, &str)> = match command {
+        "/model" => sources
+            .models
+            .iter()
+            .map(|m| {
+                let detail = if m == sources.current_model {
+                    "current"
+                } else {
+                    ""
+                };
+                (m.as_str(), detail)
+            })
+            .collect(),
+        "/thinking" => THINKING.iter().copied().zip(THINKING_DETAILS).collect(),
+        "/theme" => sources
+            .themes
+            .iter()
+            .map(|t| {
+                let builtin = crate::tui::theme::BUILTIN_THEMES
+                    .iter()
+                    .any(|(name, _)| name == t);
+                (t.as_str(), if builtin { "built-in" } else { "your theme" })
+            })
+            .collect(),
+        "/sessions" => sources
+            .sessions
+            .iter()
+            .map(|(id, about)| (id.as_str(), about.as_str()))
+            .collect(),
+        "/steering" | "/followup" => vec![
+            ("all", "deliver every queued message together"),
+            ("one", "deliver them one by one"),
+        ],
+        "/tools" => vec![
+            ("sequential", "one call after another"),
+            ("parallel", "a message's calls together"),
+        ],
+        "/copy" => vec![("code", "the last code block only")],
+        _ => Vec::new(),
+    };
+    filter(pairs.into_iter(), arg)
 }
 
 #[cfg(test)]
@@ -196,6 +290,16 @@ mod tests {
     fn commands_parse_with_arguments_and_explain_mistakes() {
         assert_eq!(parse("hello"), None);
         assert_eq!(parse("/new"), Some(Ok(Command::New)));
+        assert_eq!(parse("/sessions"), Some(Ok(Command::Sessions(None))));
+        assert_eq!(
+            parse("/sessions 3c3b"),
+            Some(Ok(Command::Sessions(Some("3c3b".into()))))
+        );
+        assert_eq!(
+            parse("/theme light"),
+            Some(Ok(Command::Theme("light".into())))
+        );
+        assert!(parse("/theme").unwrap().is_err());
         assert_eq!(
             parse("/model  gpt-x "),
             Some(Ok(Command::Model("gpt-x".into())))
@@ -227,15 +331,47 @@ mod tests {
         assert!(parse("/nope").unwrap().unwrap_err().contains("/help"));
     }
 
+    fn values(choices: &[Choice]) -> Vec<&str> {
+        choices.iter().map(|c| c.value.as_str()).collect()
+    }
+
     #[test]
-    fn completion_covers_names_and_arguments() {
-        assert_eq!(complete("/t", &[]).0, ["/thinking", "/tools"]);
-        assert_eq!(complete("/new", &[]).0, Vec::<String>::new());
+    fn completion_covers_names_and_arguments_with_descriptions() {
+        let none = Sources::default();
+        let (names, _) = complete("/t", &none);
+        assert_eq!(values(&names), ["/thinking", "/tools", "/theme"]);
+        assert_eq!(names[0].detail, "thinking effort from the next run on");
+        assert!(complete("/new", &none).0.is_empty());
         let models = vec!["gpt-4.1".to_owned(), "gpt-4o".to_owned(), "o3".to_owned()];
+        let sources = Sources {
+            models: &models,
+            current_model: "gpt-4o",
+            ..Sources::default()
+        };
+        let (found, replaced) = complete("/model gpt", &sources);
+        assert_eq!((values(&found), replaced), (vec!["gpt-4.1", "gpt-4o"], 3));
+        assert_eq!(found[1].detail, "current");
+        assert_eq!(values(&complete("/steering a", &none).0), ["all"]);
+        let (levels, _) = complete("/thinking h", &none);
+        assert_eq!(levels[0].detail, "a large budget");
+        let themes = vec!["dark".to_owned(), "solarized".to_owned()];
+        let sources = Sources {
+            themes: &themes,
+            ..Sources::default()
+        };
+        let (found, _) = complete("/theme ", &sources);
+        assert_eq!(found[1].detail, "your theme");
+        let sessions = vec![(
+            "3c3b1f2a".to_owned(),
+            "5 min ago · fix the build".to_owned(),
+        )];
+        let sources = Sources {
+            sessions: &sessions,
+            ..Sources::default()
+        };
         assert_eq!(
-            complete("/model gpt", &models),
-            (vec!["gpt-4.1".to_owned(), "gpt-4o".to_owned()], 3)
+            complete("/sessions 3c", &sources).0[0].detail,
+            "5 min ago · fix the build"
         );
-        assert_eq!(complete("/steering a", &[]).0, ["all"]);
     }
 }

@@ -1,10 +1,14 @@
 //! The status part: the run as the user follows it (the one state word, turn, tokens,
 //! context use, cost), the settings that apply to the next run (model, thinking, queue
 //! modes, tool mode), the queued messages, a short hint, and whether the session is
-//! being saved. Drawn as the status bar and the queue strip above the composer.
+//! being saved. Drawn as the status bar (`status/bar.rs`) and the queue strip above the
+//! composer.
 
-use super::widgets::{compact, spinner};
-use super::wrap::{clean, str_width};
+mod bar;
+
+pub use bar::{BarPart, PartKind};
+
+use super::wrap::clean;
 use crate::agent::compaction::resolve_window;
 use crate::agent::{
     CompactionSettings, ContextBudget, ContextUsage, QueueKind, QueueMode, ThinkingLevel,
@@ -34,10 +38,16 @@ pub struct Status {
     model: String,
     context_window: Option<u64>,
     compaction: CompactionSettings,
+    /// Models whose prices the configuration gives.
+    priced_models: Vec<String>,
+    /// The model costs nothing (the offline demo).
+    offline: bool,
     workspace: String,
     running: bool,
     compacting: bool,
     retrying: bool,
+    /// The user interrupted the active run.
+    interrupted: bool,
     turn: u32,
     totals: Totals,
     queued_steering: Vec<String>,
@@ -52,7 +62,7 @@ pub struct Status {
 }
 
 /// The status bar's part while the session cannot be written.
-const UNSAVED: &str = "⚠ session not saved";
+pub(crate) const UNSAVED: &str = "⚠ session not saved";
 
 /// What the status part starts with.
 pub(crate) struct StatusConfig {
@@ -62,6 +72,10 @@ pub(crate) struct StatusConfig {
     pub model: String,
     /// The provider's configured context window; `None`: the built-in table's.
     pub context_window: Option<u64>,
+    /// Models whose prices the configuration gives.
+    pub priced_models: Vec<String>,
+    /// The model costs nothing (the offline demo).
+    pub offline: bool,
     /// The compaction settings (the threshold the `ctx` figure warns above).
     pub compaction: CompactionSettings,
     /// The workspace as shown.
@@ -80,10 +94,13 @@ impl Status {
             model: config.model,
             context_window: config.context_window,
             compaction: config.compaction,
+            priced_models: config.priced_models,
+            offline: config.offline,
             workspace: config.workspace,
             running: false,
             compacting: false,
             retrying: false,
+            interrupted: false,
             turn: 0,
             totals: Totals::default(),
             queued_steering: Vec::new(),
@@ -107,7 +124,8 @@ impl Status {
         &self.model
     }
 
-    /// Turn number within the current (or last) run.
+    /// The current (or last) turn, numbered through the session: the Nth model call of
+    /// this session, as the tool tree's `Turn N` headers count.
     pub fn turn(&self) -> u32 {
         self.turn
     }
@@ -200,14 +218,22 @@ impl Status {
     pub(crate) fn run_started(&mut self) {
         self.running = true;
         self.retrying = false;
-        self.turn = 0;
+        self.interrupted = false;
     }
 
-    /// The agent is idle again.
-    pub(crate) fn run_ended(&mut self) {
+    /// The user asked to interrupt the active run.
+    pub(crate) fn interrupt_requested(&mut self) {
+        if self.running {
+            self.interrupted = true;
+        }
+    }
+
+    /// The agent is idle again; returns whether the user had interrupted the run.
+    pub(crate) fn run_ended(&mut self) -> bool {
         self.running = false;
         self.retrying = false;
         self.compacting = false;
+        std::mem::take(&mut self.interrupted)
     }
 
     /// A compaction began (`true`) or ended.
@@ -249,6 +275,44 @@ impl Status {
     pub(crate) fn reset_totals(&mut self) {
         self.totals = Totals::default();
         self.turn = 0;
+    }
+
+    /// The provider's name.
+    pub fn provider(&self) -> &str {
+        &self.provider
+    }
+
+    /// Whether the context window is the configured one (else the built-in table's).
+    pub fn window_configured(&self) -> bool {
+        self.context_window.is_some_and(|w| w > 0)
+    }
+
+    /// Tokens the next request uses.
+    pub fn context_tokens(&self) -> u64 {
+        self.totals.context_tokens
+    }
+
+    /// How the context's use reads: `ctx 12%` of the model's window.
+    pub fn context_text(&self) -> String {
+        format!("ctx {}%", self.context_usage().percent)
+    }
+
+    /// Whether the session's cost is known: the model is free, its prices are
+    /// configured or built in, or the provider priced a call.
+    pub fn cost_known(&self) -> bool {
+        self.offline
+            || self.totals.usage.cost > 0.0
+            || self.priced_models.contains(&self.model)
+            || crate::llm::pricing::known_prices(&self.model).is_some()
+    }
+
+    /// The cost as the bar shows it: dollars, or `cost n/a` while prices are unknown.
+    pub fn cost_text(&self) -> String {
+        if self.cost_known() {
+            format!("${:.4}", self.totals.usage.cost)
+        } else {
+            "cost n/a".to_owned()
+        }
     }
 
     /// The queues' contents.
@@ -320,120 +384,16 @@ impl Status {
         None
     }
 
-    /// The status bar's text pieces, left to right.
-    pub fn parts(&self, tools_running: bool) -> Vec<String> {
-        let usage = &self.totals.usage;
-        let mut parts = vec![
-            format!("{} · {}", self.provider, self.model),
-            self.state_word(tools_running).to_owned(),
-            format!("turn {}", self.turn),
-            format!(
-                "↑{} ↓{}",
-                compact(usage.input + usage.cache_read + usage.cache_write),
-                compact(usage.output)
-            ),
-        ];
-        parts.push(format!("ctx {}%", self.context_usage().percent));
-        parts.push(format!("${:.4}", usage.cost));
-        parts.push(format!(
-            "queues steer:{} follow-up:{}",
-            mode(self.steering_mode),
-            mode(self.follow_up_mode)
-        ));
-        // Right after the state word, so narrow terminals show it too.
-        if self.unsaved.is_some() {
-            parts.insert(2, UNSAVED.to_owned());
-        }
-        parts
-    }
-
-    /// Draws the bar into `area` (one row); `tools_running` and the spinner frame are
-    /// the tool tree's and the root's.
-    pub(crate) fn draw(
+    /// Draws pending steering and follow-up messages, one per row.
+    /// `waiting_for`: the running tool that steering waits for (each steer says when
+    /// it goes in; `stop_key` delivers it now).
+    pub(crate) fn draw_queue(
         &self,
         area: Rect,
         buf: &mut Buffer,
         theme: &Theme,
-        tools_running: bool,
-        spinner_frame: usize,
+        (waiting_for, stop_key): (Option<&str>, &str),
     ) {
-        let base = theme.status();
-        buf.set_style(area, base);
-        let word = self.state_word(tools_running);
-        let sep = Span::styled(" │ ", base.patch(theme.dim()));
-        let mut spans = Vec::new();
-        for (i, part) in self.parts(tools_running).into_iter().enumerate() {
-            if i > 0 {
-                spans.push(sep.clone());
-            }
-            if part == UNSAVED {
-                spans.push(Span::styled(
-                    part,
-                    base.patch(theme.fg(Token::Error))
-                        .add_modifier(Modifier::BOLD),
-                ));
-            } else if i == 1 {
-                let token = match word {
-                    "idle" => Token::Success,
-                    "retrying" | "compacting" => Token::Warning,
-                    _ => Token::Tool,
-                };
-                let spinner = if self.running {
-                    format!("{} ", spinner(spinner_frame))
-                } else {
-                    String::new()
-                };
-                spans.push(Span::styled(
-                    format!("{spinner}{part}"),
-                    base.patch(theme.fg(token)).add_modifier(Modifier::BOLD),
-                ));
-                // The hint goes right after the state word, so narrow terminals show it too.
-                if let Some((hint, _)) = &self.hint {
-                    spans.push(sep.clone());
-                    spans.push(Span::styled(
-                        hint.clone(),
-                        base.patch(theme.fg(Token::Warning))
-                            .add_modifier(Modifier::BOLD),
-                    ));
-                }
-            } else if part.starts_with("ctx ") && self.context_usage().above_threshold() {
-                // The next request compacts first: the figure warns.
-                spans.push(Span::styled(
-                    part,
-                    base.patch(theme.fg(Token::Warning))
-                        .add_modifier(Modifier::BOLD),
-                ));
-            } else {
-                spans.push(Span::styled(part, base));
-            }
-        }
-        let mut line = Line::from(spans);
-        line.spans.insert(0, Span::styled(" ", base));
-        buf.set_line(area.x, area.y, &line, area.width);
-        let used: usize = line.spans.iter().map(|s| str_width(&s.content)).sum();
-        let workspace = format!(" {} ", self.workspace);
-        let room = usize::from(area.width).saturating_sub(used + 2);
-        if room >= 8 {
-            let shown = if str_width(&workspace) > room {
-                let tail: String = workspace
-                    .chars()
-                    .rev()
-                    .take(room - 2)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                format!(" …{tail}")
-            } else {
-                workspace
-            };
-            let x = area.x + area.width - str_width(&shown) as u16;
-            buf.set_stringn(x, area.y, &shown, room, base.patch(theme.dim()));
-        }
-    }
-
-    /// Draws pending steering and follow-up messages, one per row.
-    pub(crate) fn draw_queue(&self, area: Rect, buf: &mut Buffer, theme: &Theme) {
         if area.height == 0 {
             return;
         }
@@ -454,7 +414,7 @@ impl Status {
             } else {
                 first_line(text)
             };
-            let line = Line::from(vec![
+            let mut spans = vec![
                 Span::styled(
                     format!(" {label} "),
                     theme
@@ -463,12 +423,20 @@ impl Status {
                 ),
                 Span::raw(" "),
                 Span::styled(shown, theme.text()),
-            ]);
-            buf.set_line(area.x, y, &line, area.width);
+            ];
+            if label == "steer" && self.running {
+                let when = match waiting_for {
+                    Some(tool) => format!("  · goes in when {tool} finishes ({stop_key}: now)"),
+                    None => "  · goes in when this answer ends".to_owned(),
+                };
+                spans.push(Span::styled(when, theme.dim()));
+            }
+            buf.set_line(area.x, y, &Line::from(spans), area.width);
         }
     }
 }
 
+/// How a queue mode reads in the bar.
 fn mode(m: QueueMode) -> &'static str {
     match m {
         QueueMode::OneAtATime => "one",

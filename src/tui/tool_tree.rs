@@ -3,9 +3,11 @@
 //! under its `spawn`; arrow keys select a call, Enter opens its details.
 
 mod calls;
+mod node;
 
-pub(crate) use calls::pretty_json;
-pub use calls::{CallNode, CallStatus, CallTree, TreeRow};
+pub use calls::{CallTree, TreeRow};
+pub(crate) use node::pretty_json;
+pub use node::{CallNode, CallStatus};
 
 use super::part::{Handled, Intent};
 use super::theme::{Theme, Token};
@@ -50,6 +52,11 @@ impl ToolTree {
     /// Whether a call is executing.
     pub fn any_running(&self) -> bool {
         self.calls.any_running()
+    }
+
+    /// The names of the main agent's calls executing now, oldest first.
+    pub fn running_names(&self) -> Vec<String> {
+        self.calls.running_names()
     }
 
     /// The call `id`.
@@ -116,6 +123,16 @@ impl ToolTree {
         self.calls.turn_count()
     }
 
+    /// Adds a shell command the user ran.
+    pub(crate) fn announce_shell(&mut self, id: &str, command: &str) {
+        self.calls.announce_shell(id, command);
+    }
+
+    /// Whether a shell command the user ran is executing.
+    pub fn shell_running(&self) -> bool {
+        self.calls.shell_running()
+    }
+
     /// Announces a call the model made (before it runs).
     pub(crate) fn announce(&mut self, id: &str, name: &str, args: &serde_json::Value) {
         self.calls.announce(id, name, args);
@@ -129,6 +146,17 @@ impl ToolTree {
     /// Applies a subagent's tool event under the `spawn` call `parent`.
     pub(crate) fn apply_nested(&mut self, parent: &str, event: &AgentEvent, now: Instant) {
         self.calls.apply_nested(parent, event, now);
+    }
+
+    /// Puts back a subagent's finished call under its `spawn` (a session opened again).
+    pub(crate) fn restore_nested(&mut self, call: &crate::session::SubagentCall) {
+        self.calls.restore_nested(
+            &call.parent_call_id,
+            &call.call_id,
+            &call.tool_name,
+            &call.args,
+            &call.result,
+        );
     }
 
     /// The run ended: calls that never started are skipped.
@@ -188,6 +216,10 @@ impl ToolTree {
                 format!("Turn {n}"),
                 theme.fg(Token::Accent).add_modifier(Modifier::BOLD),
             )),
+            TreeRow::Shell => Line::from(Span::styled(
+                "You ran",
+                theme.fg(Token::User).add_modifier(Modifier::BOLD),
+            )),
             TreeRow::Call { id, depth } => {
                 let Some(node) = self.calls.node(id) else {
                     return Line::default();
@@ -213,8 +245,13 @@ impl ToolTree {
                     ));
                 }
                 let timing = match node.status {
-                    CallStatus::Skipped => Some("skipped".to_owned()),
-                    CallStatus::Queued => Some("queued".to_owned()),
+                    CallStatus::Skipped | CallStatus::Queued => {
+                        node.status.word().map(str::to_owned)
+                    }
+                    CallStatus::Interrupted => Some(match node.elapsed(view.now) {
+                        Some(d) => format!("interrupted · {}", format_duration(d)),
+                        None => "interrupted".to_owned(),
+                    }),
                     _ => node.elapsed(view.now).map(format_duration),
                 };
                 if let Some(t) = timing {

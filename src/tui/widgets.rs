@@ -2,6 +2,7 @@
 //! the centred dialog box the overlays and the approval prompt use.
 
 use super::theme::{Theme, Token};
+use super::wrap::str_width;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -143,5 +144,41 @@ pub fn compact(n: u64) -> String {
         0..=999 => n.to_string(),
         1000..=999_999 => format!("{:.1}k", n as f64 / 1000.0),
         _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
+}
+
+/// `text` cut to `width` cells, ending in `…` when something was cut (so a cut line
+/// says so instead of ending mid-word).
+pub fn fit_width(text: &str, width: usize) -> String {
+    if str_width(text) <= width {
+        return text.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = str_width(c.encode_utf8(&mut [0; 4]));
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_width_marks_a_cut_and_counts_wide_characters() {
+        assert_eq!(fit_width("open ID", 20), "open ID");
+        assert_eq!(fit_width("open an earlier session", 10), "open an e…");
+        assert_eq!(fit_width("日本語のテキスト", 7), "日本語…");
+        assert_eq!(str_width(&fit_width("日本語のテキスト", 7)), 7);
+        assert_eq!(fit_width("abc", 0), "");
     }
 }

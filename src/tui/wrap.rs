@@ -2,6 +2,7 @@
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use std::sync::Arc;
 use unicode_width::UnicodeWidthChar;
 
 /// How a logical line breaks when it is wider than the pane.
@@ -14,6 +15,25 @@ pub enum WrapKind {
     Char,
     /// Never wraps: the line is a rule of this character filling the row.
     Fill(char),
+}
+
+/// What a logical line belongs to when the chat can select it as one item: a tool
+/// call's card, or a code block (with its source, for copying the original lines).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    /// The card of the tool call with this id.
+    Card(Arc<str>),
+    /// A code block with this source.
+    Code(Arc<str>),
+}
+
+/// The rows an anchored item covers after wrapping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnchorRows {
+    /// What it is.
+    pub anchor: Anchor,
+    /// Its rows (in the `out` it was wrapped into).
+    pub rows: std::ops::Range<usize>,
 }
 
 /// One logical line: its spans, and the prefixes of its first and following rows
@@ -30,6 +50,8 @@ pub struct StyledLine {
     pub wrap: WrapKind,
     /// Style of a `Fill` line.
     pub style: Style,
+    /// The selectable item the line is part of, if any.
+    pub anchor: Option<Anchor>,
 }
 
 impl StyledLine {
@@ -132,6 +154,32 @@ pub fn wrap_into(lines: &[StyledLine], width: u16, out: &mut Vec<Line<'static>>)
     }
 }
 
+/// Wraps logical lines to `width` cells, appending the rows to `out` and the rows of
+/// each anchored item to `anchors` (consecutive lines of one item make one entry).
+pub fn wrap_anchored(
+    lines: &[StyledLine],
+    width: u16,
+    out: &mut Vec<Line<'static>>,
+    anchors: &mut Vec<AnchorRows>,
+) {
+    for line in lines {
+        let start = out.len();
+        wrap_line(line, usize::from(width.max(1)), out);
+        let Some(anchor) = &line.anchor else {
+            continue;
+        };
+        match anchors.last_mut() {
+            Some(last) if last.rows.end == start && &last.anchor == anchor => {
+                last.rows.end = out.len();
+            }
+            _ => anchors.push(AnchorRows {
+                anchor: anchor.clone(),
+                rows: start..out.len(),
+            }),
+        }
+    }
+}
+
 /// Wraps logical lines to `width` cells.
 pub fn wrap(lines: &[StyledLine], width: u16) -> Vec<Line<'static>> {
     let mut out = Vec::with_capacity(lines.len());
@@ -212,17 +260,23 @@ impl<'a> RowBuilder<'a> {
         self.rows.push(Line::from(row));
     }
 
-    /// Places a piece that must not be split unless it is wider than a whole row.
-    fn place_word(&mut self, word: &str, style: Style) {
-        let w = str_width(word);
+    /// Places a word, which may be made of pieces of several styles (`**bold**,`, a
+    /// highlighted identifier next to its punctuation); it is split only when it is
+    /// wider than a whole row.
+    fn place_word(&mut self, pieces: &[(&str, Style)]) {
+        let w: usize = pieces.iter().map(|(t, _)| str_width(t)).sum();
         if w > self.room() && self.has_content {
             self.break_row();
         }
         if w <= self.room() {
-            self.push(word, style, w);
+            for (text, style) in pieces {
+                self.push(text, *style, str_width(text));
+            }
             return;
         }
-        self.place_chars(word, style);
+        for (text, style) in pieces {
+            self.place_chars(text, *style);
+        }
     }
 
     /// Places text character by character, breaking wherever the row is full.
@@ -277,11 +331,16 @@ fn wrap_line(line: &StyledLine, width: usize, out: &mut Vec<Line<'static>>) {
         return;
     }
     let mut builder = RowBuilder::new(line, width, out);
-    for span in &line.spans {
-        if line.wrap == WrapKind::Char {
+    if line.wrap == WrapKind::Char {
+        for span in &line.spans {
             builder.place_chars(&span.content, span.style);
-            continue;
         }
+        builder.finish();
+        return;
+    }
+    // Words run across spans: a word is everything between two spaces.
+    let mut word: Vec<(&str, Style)> = Vec::new();
+    for span in &line.spans {
         let text: &str = &span.content;
         let mut start = 0;
         let mut in_space = text.starts_with(' ');
@@ -290,22 +349,37 @@ fn wrap_line(line: &StyledLine, width: usize, out: &mut Vec<Line<'static>>) {
             if is_space != in_space {
                 let piece = &text[start..i];
                 if in_space {
+                    if !word.is_empty() {
+                        builder.place_word(&word);
+                        word.clear();
+                    }
                     builder.place_space(piece, span.style);
                 } else {
-                    builder.place_word(piece, span.style);
+                    word.push((piece, span.style));
+                    builder.place_word(&word);
+                    word.clear();
                 }
                 start = i;
                 in_space = is_space;
             }
         }
         let piece = &text[start..];
-        if !piece.is_empty() {
-            if in_space {
-                builder.place_space(piece, span.style);
-            } else {
-                builder.place_word(piece, span.style);
-            }
+        if piece.is_empty() {
+            continue;
         }
+        if in_space {
+            if !word.is_empty() {
+                builder.place_word(&word);
+                word.clear();
+            }
+            builder.place_space(piece, span.style);
+        } else {
+            // The word may go on in the next span.
+            word.push((piece, span.style));
+        }
+    }
+    if !word.is_empty() {
+        builder.place_word(&word);
     }
     builder.finish();
 }
@@ -344,6 +418,25 @@ mod tests {
             ..StyledLine::default()
         };
         assert_eq!(texts(&wrap(&[code], 6)), ["let x ", "= 1;"]);
+    }
+
+    #[test]
+    fn a_word_made_of_several_styles_stays_whole() {
+        let bold = Style::default().add_modifier(ratatui::style::Modifier::BOLD);
+        let line = StyledLine {
+            spans: vec![
+                Span::raw("aaaa "),
+                Span::styled("bold", bold),
+                Span::raw(", next"),
+            ],
+            ..StyledLine::default()
+        };
+        assert_eq!(texts(&wrap(&[line], 8)), ["aaaa", "bold,", "next"]);
+        let split = StyledLine {
+            spans: vec![Span::raw("aaaa"), Span::raw(" bbbb cc")],
+            ..StyledLine::default()
+        };
+        assert_eq!(texts(&wrap(&[split], 6)), ["aaaa", "bbbb", "cc"]);
     }
 
     #[test]

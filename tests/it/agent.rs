@@ -5,6 +5,7 @@ mod continue_run;
 mod events;
 mod follow_up;
 mod hooks;
+mod interrupt_tools;
 mod replay;
 mod steering;
 mod subscriptions;

@@ -1,5 +1,6 @@
 //! Tests of the runtime area.
 
+mod background_delivery;
 mod bus;
 mod context;
 mod cron_file_problems;

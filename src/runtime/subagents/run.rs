@@ -65,7 +65,12 @@ impl Outcome {
                 partial_text(partial)
             ),
         };
-        InboundMessage::new(SYSTEM_CHANNEL, SENDER, info.chat_id.clone(), content)
+        let message = InboundMessage::new(SYSTEM_CHANNEL, SENDER, info.chat_id.clone(), content);
+        // The user cancelled it: they know, and the model hears of it with the next run.
+        match self {
+            Outcome::Cancelled { .. } => message.deferred(),
+            _ => message,
+        }
     }
 }
 

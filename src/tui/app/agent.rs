@@ -11,18 +11,28 @@ impl App {
     pub(super) fn agent_event(&mut self, event: AgentEvent) -> Handled {
         match event {
             AgentEvent::AgentStart => self.status.run_started(),
-            AgentEvent::AgentEnd { .. } => {
-                self.status.run_ended();
+            AgentEvent::AgentEnd { messages } => {
+                let interrupted = self.status.run_ended();
                 self.tools.settle();
                 let mut handled = Handled::changed();
                 for id in self.chat.end_run() {
                     handled.absorb(self.refresh_card(&id));
                 }
+                // An answer cut short says so itself; otherwise the chat marks the point.
+                let answer_says_so = messages
+                    .iter()
+                    .rev()
+                    .find_map(Message::as_assistant)
+                    .is_some_and(|a| a.stop_reason == crate::agent::StopReason::Aborted);
+                if interrupted && !answer_says_so {
+                    handled.absorb(self.chat.push(EntryKind::Interrupted));
+                }
                 return handled;
             }
-            AgentEvent::TurnStart { turn } => {
-                self.status.set_turn(turn);
+            AgentEvent::TurnStart { .. } => {
+                // Turns are numbered through the session, as the tool tree numbers them.
                 self.tools.turn_started();
+                self.status.set_turn(self.tools.turn_count());
             }
             AgentEvent::TurnEnd { context_usage, .. } => {
                 self.status.set_context_tokens(context_usage.tokens);
@@ -51,10 +61,8 @@ impl App {
             event @ (AgentEvent::ToolExecutionStart { .. }
             | AgentEvent::ToolExecutionUpdate { .. }
             | AgentEvent::ToolExecutionEnd { .. }) => {
-                let status_change = !matches!(event, AgentEvent::ToolExecutionUpdate { .. });
-                if let Some(id) = self.tools.apply(&event, self.now)
-                    && status_change
-                {
+                // Updates too: a running command's card shows its newest lines.
+                if let Some(id) = self.tools.apply(&event, self.now) {
                     return Handled::changed().and(self.refresh_card(&id));
                 }
             }
@@ -102,7 +110,8 @@ impl App {
             for call in m.tool_calls() {
                 self.tools.announce(&call.id, &call.name, &call.args);
                 if let Some(node) = self.tools.node(&call.id) {
-                    cards.push((call.id.clone(), CardInfo::of(node)));
+                    let expanded = self.chat.is_expanded(&call.id);
+                    cards.push((call.id.clone(), CardInfo::of(node, expanded)));
                 }
             }
         }

@@ -4,17 +4,24 @@ use super::{App, HINT};
 use crate::agent::{ImageData, NoticeLevel, QueueKind, UserMessage};
 use crate::tui::attach;
 use crate::tui::highlight::highlight_key;
-use crate::tui::msg::{Effect, HighlightRequest};
+use crate::tui::msg::{Effect, HighlightRequest, QueuedText};
 use crate::tui::overlay::Overlay;
 use crate::tui::part::Handled;
 use crate::tui::slash::{self, Command};
 use crate::tui::tool_tree::pretty_json;
 
 impl App {
-    /// Enter: a command runs; a prompt starts a run, or queues a follow-up while running.
+    /// Enter: a command runs; a prompt starts a run, or queues a follow-up while running;
+    /// `!cmd` runs a shell command; messages restored from the queues and not edited go
+    /// back as they were.
     pub(super) fn submit(&mut self) -> Handled {
         if self.composer.is_blank() {
             return Handled::unchanged();
+        }
+        if !self.session.switching
+            && let Some(items) = self.composer.take_restored()
+        {
+            return self.resend(items);
         }
         let text = self.composer.take();
         let mut handled = Handled::changed();
@@ -27,6 +34,13 @@ impl App {
             && let Some(command) = slash::parse(&text)
         {
             return handled.and(self.command(command));
+        }
+        if let Some(command) = text.strip_prefix('!') {
+            let (command, keep) = match command.strip_prefix('!') {
+                Some(rest) => (rest, false),
+                None => (command, true),
+            };
+            return handled.and(self.shell(command.trim(), keep));
         }
         if self.session.switching {
             // The history is being replaced: the text waits until the session is shown.
@@ -58,7 +72,10 @@ impl App {
     pub(super) fn send_message(&mut self, typed: &str, text: String) -> Handled {
         let handled = Handled::changed();
         self.chat.follow();
+        // Mentions are the user's own words, not the shell output or skill files sent
+        // along.
         let paths = attach::mentions(typed);
+        let text = self.with_shell_context(text);
         if !paths.is_empty() {
             // The files are read on the runtime side; the message goes once they are.
             return handled.with(Effect::LoadImages { text, paths });
@@ -68,6 +85,28 @@ impl App {
         } else {
             Effect::Prompt(text)
         })
+    }
+
+    /// Sends messages restored from the queues as they were: the first as a prompt (or
+    /// a follow-up while running), then each steer as a steer and each follow-up as a
+    /// follow-up.
+    fn resend(&mut self, items: Vec<QueuedText>) -> Handled {
+        self.chat.follow();
+        let mut handled = Handled::changed();
+        for (i, item) in items.into_iter().enumerate() {
+            let text = if i == 0 {
+                self.with_shell_context(item.text)
+            } else {
+                item.text
+            };
+            let effect = match (i, item.kind, self.status.running()) {
+                (0, _, false) => Effect::Prompt(text),
+                (_, QueueKind::Steering, _) => Effect::Steer(text),
+                (_, QueueKind::FollowUp, _) => Effect::FollowUp(text),
+            };
+            handled = handled.with(effect);
+        }
+        handled
     }
 
     /// The images of a message were read: it is sent with them. When one could not be
@@ -82,7 +121,7 @@ impl App {
                 UserMessage::new(text).with_images(images),
             )),
             Err(why) => {
-                self.composer.restore(vec![text]);
+                self.composer.put_back(text);
                 self.chat.notice(NoticeLevel::Error, why)
             }
         }
@@ -156,6 +195,8 @@ impl App {
                     }
                 }
             }
+            Command::Theme(name) => Handled::changed().with(Effect::SetTheme(name)),
+            Command::Status => self.overlays.push(Overlay::Status { scroll: 0 }),
             Command::Compact(focus) => self.compact(focus),
             Command::Skills => self.list_skills(),
             Command::Export => Handled::changed().with(Effect::ExportHtml {
@@ -163,7 +204,8 @@ impl App {
                 code_theme: self.theme.syntax_theme.clone(),
             }),
             Command::New => self.new_session(),
-            Command::Sessions => Handled::changed().with(Effect::ListSessions),
+            Command::Sessions(None) => Handled::changed().with(Effect::ListSessions),
+            Command::Sessions(Some(prefix)) => self.open_session_by_id(&prefix),
             Command::Quit => Handled::changed().with(Effect::Quit),
         }
     }

@@ -3,15 +3,39 @@
 //! and the actions that work whatever has focus.
 
 use super::{App, DOUBLE_PRESS, HINT};
+
+/// How long the hint about a steering message stays (it has more to say).
+const STEER_HINT: std::time::Duration = std::time::Duration::from_secs(6);
 use crate::agent::NoticeLevel;
 use crate::tui::chat::EntryKind;
 use crate::tui::keymap::Action;
 use crate::tui::layout::Focus;
-use crate::tui::msg::{Effect, Msg};
+use crate::tui::msg::{Effect, Msg, QueuedText};
 use crate::tui::overlay::Overlay;
 use crate::tui::part::Handled;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 use ratatui::layout::{Position, Rect};
+
+/// A notification's first line, shortened for a one-line note: `Cron job "build"
+/// (cron-1) fired` reads `cron "build" fired`.
+fn brief(summary: &str) -> String {
+    let lowered = summary
+        .strip_prefix("Cron job ")
+        .map(|rest| format!("cron {rest}"))
+        .or_else(|| {
+            summary
+                .strip_prefix("Subagent ")
+                .map(|rest| format!("subagent {rest}"))
+        })
+        .unwrap_or_else(|| summary.to_owned());
+    // The id in parentheses after the quoted name.
+    match (lowered.find(" ("), lowered.find(") ")) {
+        (Some(open), Some(close)) if open < close => {
+            format!("{}{}", &lowered[..open], &lowered[close + 1..])
+        }
+        _ => lowered,
+    }
+}
 
 /// Rows one wheel notch scrolls.
 const WHEEL_ROWS: isize = 3;
@@ -23,23 +47,51 @@ impl App {
         match msg {
             Msg::Term(event) => self.terminal_event(event),
             Msg::Agent(event) => self.agent_event(event),
-            Msg::Subagent {
-                parent_call_id,
-                event,
-            } => {
-                self.tools.apply_nested(&parent_call_id, &event, now);
+            Msg::Shell(event) => self.shell_event(event),
+            Msg::SessionChoices(choices) => self.composer.set_sessions(choices),
+            Msg::ThemeLoaded(Ok(theme)) => {
+                self.theme = *theme;
+                self.chat.restyle();
+                self.hint("theme changed", HINT)
+            }
+            Msg::ThemeLoaded(Err(why)) => self.chat.notice(NoticeLevel::Warning, why),
+            Msg::McpServers(servers) => {
+                self.about.mcp = servers;
                 Handled::changed()
             }
+            Msg::Subagent {
+                subagent_id,
+                parent_call_id,
+                event,
+            } => self.subagent_event(subagent_id, &parent_call_id, event),
             Msg::Subagents(rows) => self.dashboard.set_subagents(rows, now),
             Msg::SubagentUpdate(row) => self.dashboard.update_subagent(row, now),
             Msg::CronJobs(rows) => self.dashboard.set_cron(rows),
             Msg::PendingNotifications(n) => self.dashboard.set_pending(n),
+            Msg::Parked {
+                session_id,
+                summary,
+            } => {
+                let short = &session_id[..session_id.len().min(8)];
+                let said = self.chat.notice_counted(
+                    NoticeLevel::Info,
+                    format!(
+                        "{} for session {short} · /sessions to open",
+                        brief(&summary)
+                    ),
+                );
+                said.and(self.dashboard.parked(&session_id))
+            }
             Msg::Outbound(message) => self.chat.push(EntryKind::Outbound(message)),
             Msg::Approval(request) => self.approvals.push(request),
             Msg::QueueRestored(texts) => self.restore_to_composer(texts),
             Msg::Highlighted { key, lines } => {
                 for entry in self.highlights.arrived(key, lines) {
+                    // The entry is the main chat's, or the subagent's one shown.
                     self.chat.highlighted(entry);
+                    if let Some(chat) = self.subagents.shown_mut() {
+                        chat.highlighted(entry);
+                    }
                 }
                 Handled::changed()
             }
@@ -70,14 +122,17 @@ impl App {
                 if animated {
                     self.spinner = self.spinner.wrapping_add(1);
                 }
-                Handled::changed_if(animated || self.dashboard.counts_down())
+                let main = animated && self.chat.tick();
+                let shown = animated && self.subagents.shown_mut().is_some_and(|c| c.tick());
+                let cards = main || shown;
+                Handled::changed_if(animated || cards || self.dashboard_counts_down())
             }
             Msg::Frame => Handled::ignored(),
         }
     }
 
     /// Puts texts taken back out of the queues into the composer, and focuses it.
-    pub(super) fn restore_to_composer(&mut self, texts: Vec<String>) -> Handled {
+    pub(super) fn restore_to_composer(&mut self, texts: Vec<QueuedText>) -> Handled {
         if self.composer.restore(texts) {
             self.focus = Focus::Composer;
         }
@@ -110,7 +165,8 @@ impl App {
                     return self.tools.wheel(down);
                 }
                 let rows = if down { WHEEL_ROWS } else { -WHEEL_ROWS };
-                self.chat.scroll_by(rows, self.chat_height());
+                let height = self.chat_height();
+                self.shown_chat_mut().scroll_by(rows, height);
                 Handled::changed()
             }
             Event::FocusGained | Event::FocusLost => Handled::ignored(),
@@ -130,11 +186,21 @@ impl App {
         if handled.consumed {
             return handled;
         }
-        let handled = self
-            .overlays
-            .handle_key(&key, action, self.size, self.session.id.as_deref());
+        let handled = self.overlays.handle_key(
+            &key,
+            action,
+            self.size,
+            self.session.id.as_deref(),
+            &self.keymap,
+        );
         if handled.consumed {
             return handled;
+        }
+        // The search line, while open, has every key but the ones that quit.
+        if self.shown_chat().find().is_some()
+            && !matches!(action, Some(Action::Cancel | Action::Quit))
+        {
+            return self.shown_chat_mut().find_key(&key);
         }
         if let Some(action) = action {
             let handled = self.global(action);
@@ -142,9 +208,15 @@ impl App {
                 return handled;
             }
         }
+        // End on an empty message jumps to the bottom of the chat, wherever it was.
+        if self.focus == Focus::Composer && key.code == KeyCode::End && self.composer.is_blank() {
+            self.chat.scroll_to(true);
+            return Handled::changed();
+        }
+        let height = self.chat_height();
         let handled = match self.focus {
             Focus::Composer => self.composer.handle_key(&key, action),
-            Focus::Chat => self.chat.handle_key(&key, self.chat_height()),
+            Focus::Chat => self.shown_chat_mut().handle_key(&key, height),
             Focus::Tree => self.tools.handle_key(&key),
             Focus::Dashboard => self.dashboard.handle_key(&key),
         };
@@ -157,6 +229,8 @@ impl App {
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
         if printable {
             self.focus = Focus::Composer;
+            // Typing is for the main conversation: its chat comes back.
+            self.close_subagent();
             return self.composer.handle_key(&key, None);
         }
         Handled::ignored()
@@ -182,6 +256,9 @@ impl App {
             }
             Action::FocusNext | Action::FocusPrev => {
                 self.focus = self.focus.cycle(action == Action::FocusNext);
+                if self.focus != Focus::Chat {
+                    self.close_subagent();
+                }
                 if self.focus == Focus::Tree {
                     self.tools.focused();
                 }
@@ -192,13 +269,35 @@ impl App {
             Action::Help => self.overlays.push(Overlay::Help { scroll: 0 }),
             Action::Editor => Handled::changed().with(Effect::OpenEditor(self.composer.text())),
             Action::PageUp | Action::PageDown => {
-                let page = self.chat_height().saturating_sub(1).max(1) as isize;
+                let height = self.chat_height();
+                let page = height.saturating_sub(1).max(1) as isize;
                 let rows = if action == Action::PageUp {
                     -page
                 } else {
                     page
                 };
-                self.chat.scroll_by(rows, self.chat_height());
+                self.shown_chat_mut().scroll_by(rows, height);
+                Handled::changed()
+            }
+            Action::InterruptTool => self.interrupt_tool(),
+            Action::ExpandOutput => {
+                let target = match self.chat.picked() {
+                    Some(crate::tui::chat::Picked::Card(id)) => Some(id),
+                    _ => self.chat.newest_expandable(),
+                };
+                match target {
+                    Some(id) => self.expand_card(&id),
+                    None => self.hint("no tool output to show in full", HINT),
+                }
+            }
+            Action::Find => {
+                if self.chat_hidden() {
+                    self.focus = Focus::Chat;
+                }
+                self.shown_chat_mut().open_find()
+            }
+            Action::ScrollBottom => {
+                self.shown_chat_mut().scroll_to(true);
                 Handled::changed()
             }
             Action::ToggleMouse => {
@@ -221,6 +320,12 @@ impl App {
             self.composer.dismiss_completion();
             return Handled::changed();
         }
+        if self.focus == Focus::Chat && self.shown_chat_mut().unselect() {
+            return Handled::changed();
+        }
+        if self.close_subagent() {
+            return Handled::changed();
+        }
         if !self.status.running() {
             // Idle, Esc only brings the focus back to the composer.
             self.focus = Focus::Composer;
@@ -229,9 +334,8 @@ impl App {
         if !self.composer.is_blank() {
             let text = self.composer.take();
             self.last_steer = Some(self.now);
-            return self
-                .hint("steering sent · Esc again to interrupt", HINT)
-                .with(Effect::Steer(text));
+            let hint = self.steer_hint();
+            return self.hint(hint, STEER_HINT).with(Effect::Steer(text));
         }
         if self
             .last_steer
@@ -240,12 +344,63 @@ impl App {
             return self.hint("Esc again to interrupt", HINT);
         }
         self.last_steer = None;
+        self.status.interrupt_requested();
         self.hint(
             "interrupted · queued messages are back in the composer",
             HINT,
         )
         .with(Effect::RestoreQueued)
         .with(Effect::Abort)
+    }
+
+    /// What happens to a steering message sent now, said honestly: it waits for the
+    /// running tool (and the key that stops it), or for the answer being written.
+    fn steer_hint(&self) -> String {
+        let stop = self.keymap.label(Action::InterruptTool);
+        match self.tools.running_names().as_slice() {
+            [] => "steer queued · delivered when this answer ends".to_owned(),
+            [one] => format!(
+                "steer queued · delivered when {one} finishes · {stop}: stop {one}, deliver now"
+            ),
+            _ => format!(
+                "steer queued · delivered when the tools finish · {stop}: stop them, deliver now"
+            ),
+        }
+    }
+
+    /// The interrupt-tool key: steer with the composer's text (if any) and stop the tool
+    /// calls running now, so the steer goes in at once and the turn goes on.
+    fn interrupt_tool(&mut self) -> Handled {
+        if !self.status.running() {
+            return self.hint("nothing is running", HINT);
+        }
+        let running = self.tools.running_names();
+        let mut handled = Handled::changed();
+        if !self.composer.is_blank() {
+            let text = self.composer.take();
+            handled = handled.with(Effect::Steer(text));
+        }
+        let steering = !handled.effects.is_empty() || !self.status.queued().0.is_empty();
+        if running.is_empty() {
+            let hint = if steering {
+                "steer queued · no tool is running: delivered when this answer ends"
+            } else {
+                "no tool is running"
+            };
+            return handled.and(self.hint(hint, STEER_HINT));
+        }
+        let what = match running.as_slice() {
+            [one] => one.clone(),
+            _ => "the tools".to_owned(),
+        };
+        let hint = if steering {
+            format!("stopping {what} · the steer goes in now")
+        } else {
+            format!("stopping {what} · the turn goes on")
+        };
+        handled
+            .and(self.hint(hint, STEER_HINT))
+            .with(Effect::InterruptTools)
     }
 
     /// Ctrl+C: interrupt when running, else clear; twice within a second quits.
@@ -259,10 +414,19 @@ impl App {
         self.last_cancel = Some(self.now);
         let quit_key = self.keymap.label(Action::Cancel);
         if self.status.running() {
+            self.status.interrupt_requested();
             return self
                 .hint(format!("interrupted · {quit_key} again to quit"), HINT)
                 .with(Effect::RestoreQueued)
                 .with(Effect::Abort);
+        }
+        if self.tools.shell_running() {
+            return self
+                .hint(
+                    format!("shell command stopped · {quit_key} again to quit"),
+                    HINT,
+                )
+                .with(Effect::CancelShells);
         }
         self.composer.clear();
         self.hint(format!("{quit_key} again to quit"), DOUBLE_PRESS)

@@ -19,6 +19,11 @@ impl App {
         // Saving trouble was the old file's; the new one's is reported after this.
         self.status.set_unsaved(None);
         self.session.id = loaded.id.clone();
+        self.session.path = loaded.path.clone();
+        if let Some(id) = &loaded.id {
+            // What waited in it is delivered now.
+            self.dashboard.opened(id);
+        }
         let count = loaded.messages.len();
         let mut handled = Handled::changed();
         // Each compaction is marked after the messages the history held then.
@@ -39,6 +44,9 @@ impl App {
         }
         if let Some(context) = loaded.context {
             self.status.set_context_tokens(context.tokens);
+        }
+        for call in &loaded.nested {
+            self.tools.restore_nested(call);
         }
         self.status.set_turn(self.tools.turn_count());
         self.tools.settle();
@@ -152,6 +160,32 @@ impl App {
         self.focus = Focus::Composer;
         self.session.switching = true;
         Handled::changed().with(Effect::OpenSession { path, fork })
+    }
+
+    /// `/sessions ID`: the session whose id starts with `prefix`, checked like any switch.
+    pub(super) fn open_session_by_id(&mut self, prefix: &str) -> Handled {
+        if self
+            .session
+            .id
+            .as_deref()
+            .is_some_and(|id| id.starts_with(prefix))
+        {
+            return self
+                .chat
+                .notice(NoticeLevel::Info, "That is the current session.");
+        }
+        if self.session.switching {
+            return Handled::changed();
+        }
+        if self.status.running() {
+            return self.chat.notice(
+                NoticeLevel::Warning,
+                "A run is active: wait for it to finish or interrupt it (Esc) before switching sessions.",
+            );
+        }
+        self.focus = Focus::Composer;
+        self.session.switching = true;
+        Handled::changed().with(Effect::OpenSessionById(prefix.to_owned()))
     }
 
     /// `/compact [focus]`: only while idle (a run compacts on its own when it must).

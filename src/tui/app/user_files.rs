@@ -22,6 +22,24 @@ pub struct UserFiles {
     pub commands: Arc<CommandSet>,
 }
 
+impl UserFiles {
+    /// The custom commands as the slash popup lists them: `/name` and its description,
+    /// argument hint and source.
+    pub fn popup_entries(&self) -> Vec<(String, String)> {
+        self.commands
+            .commands
+            .iter()
+            .map(|c| {
+                let mut detail = c.description.clone();
+                if let Some(hint) = &c.argument_hint {
+                    detail = format!("{hint} · {detail}");
+                }
+                (format!("/{}", c.name), format!("{detail} ({})", c.source))
+            })
+            .collect()
+    }
+}
+
 impl App {
     /// Whether `text` starts with a custom command's name (built-ins were left out of
     /// the set when it was found, so they still win).
@@ -64,10 +82,40 @@ impl App {
         match result {
             Ok(message) => self.send_message(&text, message),
             Err(why) => {
-                self.composer.restore(vec![text]);
+                self.composer.put_back(text);
                 self.chat.notice(NoticeLevel::Error, why)
             }
         }
+    }
+
+    /// What `/status` says of the user's files: the instructions files the system
+    /// prompt was built from, and how many skills and custom commands there are.
+    pub(super) fn user_files_rows(&self) -> Vec<(&'static str, String)> {
+        let context = &self.user_files.context;
+        let mut rows = vec![("Your files", String::new())];
+        if context.instruction_files.is_empty() {
+            rows.push((
+                "instructions",
+                "none (no AGENTS.md or CLAUDE.md)".to_owned(),
+            ));
+        }
+        for (i, path) in context.instruction_files.iter().enumerate() {
+            let label = if i == 0 { "instructions" } else { "" };
+            rows.push((label, path.display().to_string()));
+        }
+        let skills = context.skills.skills.len();
+        rows.push((
+            "skills",
+            format!(
+                "{skills} ({} in the prompt) · /skills lists them",
+                skills - context.listing.left_out.len()
+            ),
+        ));
+        rows.push((
+            "commands",
+            format!("{} of your own", self.user_files.commands.commands.len()),
+        ));
+        rows
     }
 
     /// `/skills`: each skill with its source, path and size, then what was wrong.

@@ -2,6 +2,7 @@
 //! handing it what it needs from the others. It never changes the app.
 
 use super::App;
+use crate::tui::chat::ChatView;
 use crate::tui::composer::ComposerView;
 use crate::tui::dashboard::DashboardView;
 use crate::tui::keymap::Action;
@@ -46,7 +47,14 @@ fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         draw_tabs(app, tabs, buf);
     }
     if let Some(chat) = areas.chat {
-        app.chat.draw(chat, buf, theme, focused(Focus::Chat));
+        let bottom_key = app.keymap.label(Action::ScrollBottom);
+        let title = app.chat_title();
+        let view = ChatView {
+            focused: focused(Focus::Chat),
+            bottom_key: &bottom_key,
+            title: &title,
+        };
+        app.shown_chat().draw(chat, buf, theme, &view);
     }
     if let Some(tree) = areas.tree {
         let view = TreeView {
@@ -65,18 +73,34 @@ fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         };
         app.dashboard.draw(dashboard, buf, theme, &view);
     }
-    app.status.draw_queue(areas.queue, buf, theme);
+    let running = app.tools.running_names();
+    let stop_key = app.keymap.label(Action::InterruptTool);
+    app.status.draw_queue(
+        areas.queue,
+        buf,
+        theme,
+        (running.first().map(String::as_str), &stop_key),
+    );
+    let hint = app.key_hint();
     let composer = ComposerView {
         focused: focused(Focus::Composer),
-        running: app.status.running(),
-        keymap: &app.keymap,
+        hint: &hint,
     };
     app.composer.draw(areas.composer, buf, theme, &composer);
     app.status
         .draw(areas.status, buf, theme, tools_running, app.spinner);
     app.composer
         .draw_completion(areas.composer, buf, theme, composer.focused);
+    let status = if matches!(
+        app.overlays.top(),
+        Some(crate::tui::overlay::Overlay::Status { .. })
+    ) {
+        app.status_rows()
+    } else {
+        Vec::new()
+    };
     let overlays = OverlayView {
+        status: &status,
         keymap: &app.keymap,
         tools: &app.tools,
         highlights: app.highlights.cache(),

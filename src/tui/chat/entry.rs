@@ -2,44 +2,20 @@
 //! blocks (markdown text, thinking, inline tool cards), notices, notifications,
 //! outbound messages and retries.
 
+use super::card::{CardInfo, card_lines};
 use crate::agent::{AssistantMessage, Block, NoticeLevel, StopReason};
-use crate::headless::{clip, summarize_args};
+use crate::headless::clip;
 use crate::tools::message::OutboundMessage;
+use crate::tui::app::split_shell_blocks;
 use crate::tui::highlight::HighlightCache;
 use crate::tui::markdown::{self, MdContext};
 use crate::tui::msg::HighlightRequest;
 use crate::tui::theme::{Theme, Token};
-use crate::tui::tool_tree::{CallNode, CallStatus};
-use crate::tui::widgets::format_duration;
 use crate::tui::wrap::{StyledLine, WrapKind, clean};
 use ratatui::style::Modifier;
 use ratatui::text::Span;
 use std::collections::HashMap;
-use std::time::Duration;
-
-/// What the chat shows for one tool call's card.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CardInfo {
-    /// Where the call is.
-    pub status: CallStatus,
-    /// How long it ran.
-    pub duration: Option<Duration>,
-}
-
-impl CardInfo {
-    /// The card state of a tree node.
-    pub fn of(node: &CallNode) -> Self {
-        Self {
-            status: node.status,
-            duration: node.duration,
-        }
-    }
-
-    /// Whether the card still shows the call queued or running.
-    pub fn is_pending(&self) -> bool {
-        matches!(self.status, CallStatus::Queued | CallStatus::Running)
-    }
-}
+use std::time::Instant;
 
 /// Everything entry rendering reads besides the entry.
 pub(super) struct RenderCtx<'a> {
@@ -51,6 +27,14 @@ pub(super) struct RenderCtx<'a> {
     pub(super) cards: &'a HashMap<String, CardInfo>,
     /// Whether thinking blocks are expanded.
     pub(super) expand_thinking: bool,
+    /// For the elapsed time of running calls.
+    pub(super) now: Instant,
+    /// The spinner frame of running calls.
+    pub(super) spinner: usize,
+    /// The key that expands a card's output, as the footer names it.
+    pub(super) expand_key: &'a str,
+    /// The pane's text width (tables are laid out to fit it).
+    pub(super) width: u16,
     /// Whether compaction summaries are expanded.
     pub(super) expand_summaries: bool,
 }
@@ -73,6 +57,17 @@ pub enum EntryKind {
     },
     /// A message the agent sent with the `message` tool.
     Outbound(OutboundMessage),
+    /// Where the user interrupted the run.
+    Interrupted,
+    /// A shell command the user ran (`!command`), shown as a card.
+    Shell {
+        /// Its call id.
+        id: String,
+        /// The command.
+        command: String,
+        /// Its output goes with the next message.
+        keep: bool,
+    },
     /// A compaction is running: the live line.
     Compacting {
         /// The request's size before.
@@ -148,11 +143,12 @@ pub(super) fn render_block_part(
                 highlights: ctx.highlights,
                 base: theme.fg(Token::Assistant),
                 request_highlights: true,
+                width: ctx.width,
             };
             markdown::render(&text[start..end], &md, out, missing);
         }
         Block::Thinking { thinking, .. } => thinking_lines(thinking, ctx, out),
-        Block::ToolCall { id, name, args } => out.push(tool_card(id, name, args, ctx)),
+        Block::ToolCall { id, name, args } => card_lines(id, name, args, ctx, out),
     }
 }
 
@@ -180,52 +176,16 @@ fn thinking_lines(thinking: &str, ctx: &RenderCtx<'_>, out: &mut Vec<StyledLine>
     }
 }
 
-fn tool_card(id: &str, name: &str, args: &serde_json::Value, ctx: &RenderCtx<'_>) -> StyledLine {
-    let theme = ctx.theme;
-    let info = ctx.cards.get(id);
-    let status = info.map_or(CallStatus::Queued, |i| i.status);
-    let (symbol, token) = status.symbol();
-    let mut spans = vec![
-        Span::styled(format!("{symbol} "), theme.fg(token)),
-        Span::styled(
-            name.to_owned(),
-            theme.fg(Token::Tool).add_modifier(Modifier::BOLD),
-        ),
-    ];
-    let summary = if args.is_null() {
-        String::new()
-    } else {
-        summarize_args(args)
-    };
-    if !summary.is_empty() {
-        spans.push(Span::styled(format!(" {}", clean(&summary)), theme.text()));
-    }
-    let tail = match (status, info.and_then(|i| i.duration)) {
-        (CallStatus::Skipped, _) => " · skipped".to_owned(),
-        (CallStatus::Failed, Some(d)) => format!(" · failed · {}", format_duration(d)),
-        (_, Some(d)) => format!(" · {}", format_duration(d)),
-        _ => String::new(),
-    };
-    if !tail.is_empty() {
-        spans.push(Span::styled(tail, theme.dim()));
-    }
-    StyledLine {
-        spans,
-        ..StyledLine::default()
-    }
-    .with_prefix(vec![Span::styled("  ", theme.dim())])
-}
-
 /// Lines shown after an assistant message that failed or was interrupted.
 pub(super) fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut Vec<StyledLine>) {
     match message.stop_reason {
         StopReason::Aborted => match message.error_message.as_deref() {
             // Cut short some other way than by the user (the process stopped mid-run).
             Some(why) if why != crate::agent::ABORTED_MESSAGE => out.push(hanging(
-                format!("⏹ interrupted: {}", clean(why)),
+                format!("■ interrupted: {}", clean(why)),
                 theme.fg(Token::Warning),
             )),
-            _ => out.push(StyledLine::plain("⏹ interrupted", theme.dim())),
+            _ => out.push(interrupted_line(theme)),
         },
         StopReason::Error => {
             let why = message
@@ -234,12 +194,15 @@ pub(super) fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut 
                 .unwrap_or("the request failed");
             let style = theme.fg(Token::Error);
             out.push(hanging(format!("✗ {}", clean(why)), style));
-            // An overflow's text says itself what happened and what to do.
+            // An overflow's text says itself what happened and what to do; other
+            // advice is said once: most provider errors already end with what to do.
             if !message.is_context_overflow() {
-                out.push(StyledLine::plain(
-                    "  Your conversation is kept: send a message to try again.",
-                    theme.dim(),
-                ));
+                let advice = if why.to_lowercase().contains("try again") {
+                    "  Your conversation is kept."
+                } else {
+                    "  Your conversation is kept: send a message to try again."
+                };
+                out.push(StyledLine::plain(advice, theme.dim()));
             }
         }
         StopReason::Length => out.push(StyledLine::plain(
@@ -250,14 +213,58 @@ pub(super) fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut 
     }
 }
 
+/// A shell command's card, and what becomes of its output.
+pub(super) fn shell_lines(
+    id: &str,
+    command: &str,
+    keep: bool,
+    ctx: &RenderCtx<'_>,
+    out: &mut Vec<StyledLine>,
+) {
+    let name = if keep { "!" } else { "!!" };
+    let args = serde_json::json!({ "command": command });
+    card_lines(id, name, &args, ctx, out);
+    let pending = ctx.cards.get(id).is_none_or(CardInfo::is_pending);
+    let fate = match (keep, pending) {
+        (true, true) => "its output will go with your next message",
+        (true, false) => "its output goes with your next message",
+        (false, _) => "not added to the conversation (!!)",
+    };
+    out.push(StyledLine::plain(format!("    ↳ {fate}"), ctx.theme.dim()));
+}
+
+/// The marker where the user interrupted a run.
+fn interrupted_line(theme: &Theme) -> StyledLine {
+    StyledLine::plain("■ interrupted", theme.fg(Token::Warning))
+}
+
 /// Renders a non-assistant entry.
 pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<StyledLine>) {
     match kind {
         EntryKind::User(text) => {
             let style = theme.fg(Token::User).add_modifier(Modifier::BOLD);
             let marker = Span::styled("› ", theme.fg(Token::User));
-            for (i, line) in clean(text).split('\n').enumerate() {
+            // Shell output sent along is folded to its command.
+            let (commands, text) = split_shell_blocks(text);
+            let folded = !commands.is_empty();
+            for (i, command) in commands.into_iter().enumerate() {
                 let first = if i == 0 {
+                    Span::styled("› ", theme.fg(Token::User))
+                } else {
+                    Span::raw("  ")
+                };
+                out.push(StyledLine {
+                    spans: vec![Span::styled(
+                        format!("$ {} · output sent along", clean(command)),
+                        theme.dim(),
+                    )],
+                    first_prefix: vec![first],
+                    rest_prefix: vec![Span::raw("  ")],
+                    ..StyledLine::default()
+                });
+            }
+            for (i, line) in clean(text).split('\n').enumerate() {
+                let first = if i == 0 && !folded {
                     marker.clone()
                 } else {
                     Span::raw("  ")
@@ -307,6 +314,7 @@ pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<Style
                 theme.fg(Token::Warning).add_modifier(Modifier::DIM),
             ));
         }
+        EntryKind::Interrupted => out.push(interrupted_line(theme)),
         EntryKind::Compacting { tokens_before } => out.push(StyledLine::plain(
             format!(
                 "⟳ Compacting {} tokens… Esc cancels",
@@ -314,7 +322,7 @@ pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<Style
             ),
             theme.fg(Token::Warning).add_modifier(Modifier::BOLD),
         )),
-        EntryKind::Assistant(_) | EntryKind::Compacted { .. } => {}
+        EntryKind::Assistant(_) | EntryKind::Shell { .. } | EntryKind::Compacted { .. } => {}
     }
 }
 
@@ -371,6 +379,8 @@ pub(super) fn compacted_lines(
         highlights: ctx.highlights,
         base: theme.text(),
         request_highlights: true,
+        // The summary is indented under a two-cell rule.
+        width: ctx.width.saturating_sub(2),
     };
     let mut lines = Vec::new();
     markdown::render(summary, &md, &mut lines, missing);

@@ -6,200 +6,29 @@
 //! `tail`. Row offsets are prefix sums, so finding the first visible entry is a binary
 //! search: the cost of a frame does not grow with the transcript.
 
-use super::entry::{
-    BlockTag, EntryKind, RenderCtx, block_tag, compacted_lines, ending_lines, gap_between,
-    render_block_part, render_simple,
-};
+mod rows;
+
+pub use rows::Entry;
+
+use super::entry::{EntryKind, RenderCtx};
 use crate::agent::event::apply_delta;
-use crate::agent::{AssistantMessage, Block, MessageDelta};
-use crate::tui::markdown::SplitScanner;
+use crate::agent::{AssistantMessage, MessageDelta};
 use crate::tui::msg::HighlightRequest;
-use crate::tui::wrap::{StyledLine, wrap_into};
+use crate::tui::wrap::Anchor;
 use ratatui::text::Line;
+use rows::Dirty;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dirty {
-    Clean,
-    /// Only the streaming tail changed.
-    Tail,
-    /// Everything must be rendered again.
-    Full,
-}
-
-/// How far the head of a streaming answer has been rendered.
-#[derive(Clone, Debug, Default)]
-struct Progress {
-    done_blocks: usize,
-    offset: usize,
-    scanner: SplitScanner,
-    last_tag: Option<BlockTag>,
-}
-
-/// One chat entry with its rows.
-#[derive(Clone, Debug)]
-pub struct Entry {
+/// A selectable item of the transcript: a tool card or a code block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// The entry that shows it.
+    pub entry: usize,
+    /// Its place among that entry's items.
+    pub ordinal: usize,
+    /// Its rows in the whole transcript.
+    pub rows: std::ops::Range<usize>,
     /// What it is.
-    pub kind: EntryKind,
-    /// Whether it is an answer still arriving.
-    pub streaming: bool,
-    raw_args: Vec<String>,
-    head: Vec<Line<'static>>,
-    tail: Vec<Line<'static>>,
-    progress: Progress,
-    dirty: Dirty,
-    needs_highlight: bool,
-}
-
-impl Entry {
-    fn new(kind: EntryKind, streaming: bool) -> Self {
-        Self {
-            kind,
-            streaming,
-            raw_args: Vec::new(),
-            head: Vec::new(),
-            tail: Vec::new(),
-            progress: Progress::default(),
-            dirty: Dirty::Full,
-            needs_highlight: false,
-        }
-    }
-
-    /// Rows at the current width.
-    pub fn height(&self) -> usize {
-        self.head.len() + self.tail.len()
-    }
-
-    /// Row `i` at the current width.
-    pub fn row(&self, i: usize) -> Option<&Line<'static>> {
-        match i.checked_sub(self.head.len()) {
-            None => self.head.get(i),
-            Some(t) => self.tail.get(t),
-        }
-    }
-
-    /// Renders what `dirty` asks for; returns the code blocks lacking a highlight.
-    fn render(&mut self, first: bool, width: u16, ctx: &RenderCtx<'_>) -> Vec<HighlightRequest> {
-        let mut missing = Vec::new();
-        if self.dirty == Dirty::Full {
-            self.head.clear();
-            self.tail.clear();
-            self.progress = Progress::default();
-            if !first {
-                self.head.push(Line::default());
-            }
-        }
-        if self.streaming && matches!(self.kind, EntryKind::Assistant(_)) {
-            self.render_streaming(width, ctx, &mut missing);
-            self.dirty = Dirty::Clean;
-            return missing;
-        }
-        let mut lines: Vec<StyledLine> = Vec::new();
-        match &self.kind {
-            EntryKind::Assistant(message) => {
-                let mut last = None;
-                for block in &message.content {
-                    let tag = block_tag(block);
-                    if gap_between(last, tag) {
-                        lines.push(StyledLine::blank());
-                    }
-                    render_block_part(block, 0..usize::MAX, ctx, &mut lines, &mut missing);
-                    last = Some(tag);
-                }
-                ending_lines(message, ctx.theme, &mut lines);
-            }
-            kind @ EntryKind::Compacted { .. } => {
-                compacted_lines(kind, ctx, &mut lines, &mut missing);
-            }
-            other => render_simple(other, ctx.theme, &mut lines),
-        }
-        wrap_into(&lines, width, &mut self.head);
-        self.dirty = Dirty::Clean;
-        missing
-    }
-
-    fn render_streaming(
-        &mut self,
-        width: u16,
-        ctx: &RenderCtx<'_>,
-        missing: &mut Vec<HighlightRequest>,
-    ) {
-        let EntryKind::Assistant(message) = &self.kind else {
-            return;
-        };
-        let blocks = &message.content;
-        self.tail.clear();
-        let Some(last) = blocks.len().checked_sub(1) else {
-            return;
-        };
-        let p = &mut self.progress;
-        let mut lines = Vec::new();
-        while p.done_blocks < last {
-            let block = &blocks[p.done_blocks];
-            if let Block::Text { text } = block
-                && p.offset > 0
-            {
-                if !text[p.offset.min(text.len())..].trim().is_empty() {
-                    lines.push(StyledLine::blank());
-                    render_block_part(block, p.offset..text.len(), ctx, &mut lines, missing);
-                }
-            } else {
-                if gap_between(p.last_tag, block_tag(block)) {
-                    lines.push(StyledLine::blank());
-                }
-                render_block_part(block, 0..usize::MAX, ctx, &mut lines, missing);
-                p.last_tag = Some(block_tag(block));
-            }
-            p.done_blocks += 1;
-            p.offset = 0;
-            p.scanner = SplitScanner::default();
-        }
-        let block = &blocks[last];
-        if let Block::Text { text } = block {
-            let boundary = p.scanner.advance(text);
-            if boundary > p.offset && !text[p.offset..boundary].trim().is_empty() {
-                if p.offset == 0 {
-                    if gap_between(p.last_tag, BlockTag::Text) {
-                        lines.push(StyledLine::blank());
-                    }
-                    p.last_tag = Some(BlockTag::Text);
-                } else {
-                    lines.push(StyledLine::blank());
-                }
-                render_block_part(block, p.offset..boundary, ctx, &mut lines, missing);
-            }
-            p.offset = p.offset.max(boundary);
-        }
-        wrap_into(&lines, width, &mut self.head);
-        let mut tail_lines = Vec::new();
-        let mut ignored = Vec::new();
-        match block {
-            Block::Text { text } if text.len() > p.offset => {
-                if text[p.offset..].trim().is_empty() {
-                    return;
-                }
-                let continues = p.offset > 0;
-                if continues || gap_between(p.last_tag, BlockTag::Text) {
-                    tail_lines.push(StyledLine::blank());
-                }
-                // Code in the unfinished tail is highlighted once it is part of the head.
-                render_block_part(
-                    block,
-                    p.offset..text.len(),
-                    ctx,
-                    &mut tail_lines,
-                    &mut ignored,
-                );
-            }
-            Block::Text { .. } => {}
-            other => {
-                if gap_between(p.last_tag, block_tag(other)) {
-                    tail_lines.push(StyledLine::blank());
-                }
-                render_block_part(other, 0..usize::MAX, ctx, &mut tail_lines, &mut ignored);
-            }
-        }
-        wrap_into(&tail_lines, width, &mut self.tail);
-    }
+    pub anchor: Anchor,
 }
 
 /// All entries and their row offsets.
@@ -324,6 +153,15 @@ impl Transcript {
         }
     }
 
+    /// Whether a layout at `width` would render anything again.
+    pub(super) fn needs_layout(&self, width: u16) -> bool {
+        width != self.width
+            || !self.dirty.is_empty()
+            || !self.finishing.is_empty()
+            || !self.finishing_ready.is_empty()
+            || self.offsets.len() != self.entries.len() + 1
+    }
+
     /// Renders what changed at `width` and updates the offsets. Returns, per entry
     /// rendered, the code blocks it shows without a highlight.
     pub(super) fn layout(
@@ -435,6 +273,32 @@ impl Transcript {
                 let to = (top + height).saturating_sub(offset).min(e.height());
                 (from..to).filter_map(move |r| e.row(r))
             })
+    }
+
+    /// Every selectable item, top to bottom (as laid out by the last frame).
+    pub fn items(&self) -> Vec<Item> {
+        let mut items = Vec::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            let Some(&offset) = self.offsets.get(i) else {
+                break;
+            };
+            for (ordinal, (rows, anchor)) in entry.anchors().enumerate() {
+                items.push(Item {
+                    entry: i,
+                    ordinal,
+                    rows: rows.start + offset..rows.end + offset,
+                    anchor: anchor.clone(),
+                });
+            }
+        }
+        items
+    }
+
+    /// The rows of item `ordinal` of entry `entry`, in the whole transcript.
+    pub fn item_rows(&self, entry: usize, ordinal: usize) -> Option<std::ops::Range<usize>> {
+        let offset = *self.offsets.get(entry)?;
+        let (rows, _) = self.entries.get(entry)?.anchors().nth(ordinal)?;
+        Some(rows.start + offset..rows.end + offset)
     }
 
     /// The text of the last answer, for `/copy`.

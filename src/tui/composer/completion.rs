@@ -24,6 +24,8 @@ pub struct Completion {
     pub kind: CompletionKind,
     /// Candidates, best first.
     pub items: Vec<String>,
+    /// What each candidate is (empty when there is nothing to say).
+    pub details: Vec<String>,
     /// The highlighted candidate.
     pub selected: usize,
     /// Characters before the cursor that the choice replaces.
@@ -50,6 +52,13 @@ impl Composer {
         }
         self.server_models = Some(models);
         self.rebuild_models();
+        self.refresh_completion();
+        Handled::changed()
+    }
+
+    /// The sessions `/sessions` completes (id and description) arrived.
+    pub(crate) fn set_sessions(&mut self, sessions: Vec<(String, String)>) -> Handled {
+        self.sessions = Some(sessions);
         self.refresh_completion();
         Handled::changed()
     }
@@ -89,6 +98,12 @@ impl Composer {
         if command.len() >= 2 && "/model".starts_with(command) {
             self.wants_models = true;
         }
+        if text.starts_with("/sessions ") {
+            self.wants_sessions = true;
+        } else {
+            // Asked again next time: sessions come and go.
+            self.sessions_requested = false;
+        }
         if self.dismissed.as_deref() == Some(text.as_str()) {
             self.completion = None;
             return;
@@ -97,28 +112,43 @@ impl Composer {
         let previous = self.completion.take();
         let single_line = self.textarea.lines().len() == 1;
         let word = self.word_before_cursor().to_owned();
-        let (kind, items, replace) = if single_line && text.starts_with('/') {
-            let before_cursor: String = {
-                let line = &self.textarea.lines()[0];
-                line.chars().take(self.textarea.cursor().1).collect()
-            };
-            let (items, replace) = slash::complete(&before_cursor, &self.models);
-            (CompletionKind::Command, items, replace)
-        } else if let Some(partial) = word.strip_prefix('@') {
-            match &self.files {
-                Some(files) => (
-                    CompletionKind::Path,
-                    match_paths(files, partial),
-                    partial.chars().count(),
-                ),
-                None => {
-                    self.wants_files = true;
-                    return;
+        let (kind, items, details, replace): (_, Vec<String>, Vec<String>, _) =
+            if single_line && text.starts_with('/') {
+                let before_cursor: String = {
+                    let line = &self.textarea.lines()[0];
+                    line.chars().take(self.textarea.cursor().1).collect()
+                };
+                let sessions = self.sessions.as_deref().unwrap_or_default();
+                let sources = slash::Sources {
+                    models: &self.models,
+                    current_model: &self.current_model,
+                    themes: &self.themes,
+                    sessions,
+                    custom: &self.custom_commands,
+                };
+                let (choices, replace) = slash::complete(&before_cursor, &sources);
+                let (items, details) = choices.into_iter().map(|c| (c.value, c.detail)).unzip();
+                (CompletionKind::Command, items, details, replace)
+            } else if let Some(partial) = word.strip_prefix('@') {
+                match &self.files {
+                    Some(files) => {
+                        let items = match_paths(files, partial);
+                        let details = vec![String::new(); items.len()];
+                        (
+                            CompletionKind::Path,
+                            items,
+                            details,
+                            partial.chars().count(),
+                        )
+                    }
+                    None => {
+                        self.wants_files = true;
+                        return;
+                    }
                 }
-            }
-        } else {
-            return;
-        };
+            } else {
+                return;
+            };
         if items.is_empty() {
             return;
         }
@@ -133,6 +163,7 @@ impl Composer {
         self.completion = Some(Completion {
             kind,
             items,
+            details,
             selected,
             replace_chars: replace,
         });

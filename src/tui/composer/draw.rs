@@ -1,9 +1,9 @@
 //! Drawing the composer and its completion popup; the theme's colours are applied here.
 
 use super::{Composer, PLACEHOLDER};
-use crate::tui::keymap::{Action, KeyMap};
-use crate::tui::theme::Theme;
-use crate::tui::widgets::put_line;
+use crate::agent::QueueKind;
+use crate::tui::theme::{Theme, Token};
+use crate::tui::widgets::{fit_width, put_line};
 use crate::tui::wrap::str_width;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -15,10 +15,9 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 pub(crate) struct ComposerView<'a> {
     /// Whether it has focus (the cursor and the popup show only then).
     pub focused: bool,
-    /// Whether a run is active (the keys line says what Enter and Esc do then).
-    pub running: bool,
-    /// The bindings the keys line names.
-    pub keymap: &'a KeyMap,
+    /// The keys line on its top border: what the keys do in the focused pane, most
+    /// important first (as many as fit are shown, whole).
+    pub hint: &'a [String],
 }
 
 impl Composer {
@@ -27,21 +26,20 @@ impl Composer {
         if area.height == 0 {
             return;
         }
-        let keys = view.keymap;
-        let hint = if view.running {
-            format!(
-                " {}: follow-up · {}: steer (empty: interrupt) · {}: pull back queue ",
-                keys.label(Action::Submit),
-                keys.label(Action::Interrupt),
-                keys.label(Action::PullQueue)
-            )
-        } else {
-            format!(
-                " {}: send · {}: newline ",
-                keys.label(Action::Submit),
-                keys.label(Action::Newline)
-            )
-        };
+        let room = usize::from(area.width).saturating_sub(3);
+        let mut shown = String::new();
+        for item in view.hint {
+            let next = if shown.is_empty() {
+                item.clone()
+            } else {
+                format!("{shown} · {item}")
+            };
+            if str_width(&next) > room {
+                break;
+            }
+            shown = next;
+        }
+        let hint = format!(" {shown} ");
         let rule = "─".repeat(usize::from(area.width));
         buf.set_stringn(
             area.x,
@@ -64,6 +62,7 @@ impl Composer {
         };
         if view.focused {
             self.draw_text(body, buf, theme);
+            self.draw_marks(body, buf, theme);
         } else {
             // Unfocused, the cursor is hidden and only the text is shown.
             for (i, line) in self
@@ -103,6 +102,42 @@ impl Composer {
         }
     }
 
+    /// Marks each restored message with its queue at the right of its first row, while
+    /// the text is unedited and shown whole.
+    fn draw_marks(&self, body: Rect, buf: &mut Buffer, theme: &Theme) {
+        let Some(items) = self.restored() else {
+            return;
+        };
+        if self.rows(body.width) > body.height {
+            return;
+        }
+        let width = usize::from(body.width.max(1));
+        let lines = self.textarea.lines();
+        let mut row = 0usize;
+        let mut line = 0usize;
+        for item in items {
+            let (label, token) = match item.kind {
+                QueueKind::Steering => (" steer ", Token::Warning),
+                QueueKind::FollowUp => (" follow-up ", Token::Accent),
+            };
+            let first_width = lines.get(line).map_or(0, |l| str_width(l));
+            let label_width = str_width(label);
+            if first_width.min(width) + label_width < width {
+                let x = body.right() - label_width as u16;
+                let style = theme
+                    .fg(token)
+                    .add_modifier(Modifier::REVERSED | Modifier::BOLD);
+                buf.set_string(x, body.y + row as u16, label, style);
+            }
+            // The item's lines, then the blank line between items.
+            let count = item.text.split('\n').count();
+            for l in lines.iter().skip(line).take(count + 1) {
+                row += str_width(l).div_ceil(width).max(1);
+            }
+            line += count + 1;
+        }
+    }
+
     /// Draws the completion popup above the composer's `area` (only while focused).
     pub(crate) fn draw_completion(
         &self,
@@ -117,14 +152,20 @@ impl Composer {
         if !focused || completion.items.is_empty() {
             return;
         }
-        let width = completion
+        let name_width = completion
             .items
             .iter()
             .map(|i| str_width(i))
             .max()
-            .unwrap_or(0)
-            .clamp(16, 60) as u16
-            + 4;
+            .unwrap_or(0);
+        let detail_width = completion
+            .details
+            .iter()
+            .map(|d| str_width(d))
+            .max()
+            .unwrap_or(0);
+        let gap = if detail_width > 0 { 2 } else { 0 };
+        let width = (name_width + gap + detail_width).clamp(16, 90) as u16 + 4;
         let height = completion.items.len() as u16 + 2;
         let popup = Rect {
             x: area.x + 1,
@@ -155,13 +196,19 @@ impl Composer {
                 theme.text()
             };
             buf.set_style(Rect::new(body.x, y, body.width, 1), style);
-            buf.set_stringn(
-                body.x + 1,
-                y,
-                item,
-                usize::from(body.width.saturating_sub(1)),
-                style,
-            );
+            let room = usize::from(body.width.saturating_sub(1));
+            let (end, _) = buf.set_stringn(body.x + 1, y, item, room, style);
+            let detail = completion.details.get(i).map_or("", String::as_str);
+            let x = (body.x + 1 + (name_width + gap) as u16).max(end + 1);
+            if !detail.is_empty() && x < body.right() {
+                let dim = if i == completion.selected {
+                    style
+                } else {
+                    theme.dim()
+                };
+                let room = usize::from(body.right() - x);
+                buf.set_stringn(x, y, fit_width(detail, room), room, dim);
+            }
         }
     }
 }

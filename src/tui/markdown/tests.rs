@@ -12,6 +12,7 @@ fn lines(src: &str) -> Vec<String> {
         highlights: &cache,
         base: Style::default(),
         request_highlights: true,
+        width: 80,
     };
     let mut out = Vec::new();
     let mut missing = Vec::new();
@@ -80,6 +81,7 @@ fn missing_highlights_are_requested_once_per_block() {
         highlights: &cache,
         base: Style::default(),
         request_highlights: true,
+        width: 80,
     };
     let (mut out, mut missing) = (Vec::new(), Vec::new());
     render("```py\nx = 1\n```\n", &ctx, &mut out, &mut missing);

@@ -71,7 +71,7 @@ pub(super) fn fork_key(path: PathBuf, code: KeyCode) -> Handled {
 }
 
 /// `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
-fn ago(now: SystemTime, at: SystemTime) -> String {
+pub(crate) fn ago(now: SystemTime, at: SystemTime) -> String {
     let s = now.duration_since(at).map_or(0, |d| d.as_secs());
     match s {
         0..=59 => "just now".into(),
@@ -94,7 +94,15 @@ pub(super) fn draw_picker(
 ) {
     let height = (rows.len() as u16).saturating_add(3).min(area.height);
     let rect = centered(area, 80, height);
-    let title = format!(" Sessions ({}) · Enter opens · Esc closes ", rows.len());
+    let waiting = rows.iter().filter(|r| r.waiting > 0).count();
+    let title = if waiting > 0 {
+        format!(
+            " Sessions ({}) · ◆ results waiting in {waiting} · Enter opens · Esc closes ",
+            rows.len()
+        )
+    } else {
+        format!(" Sessions ({}) · Enter opens · Esc closes ", rows.len())
+    };
     let body = dialog(theme, rect, title, buf);
     if body.height == 0 || body.width == 0 {
         return;
@@ -112,13 +120,18 @@ pub(super) fn draw_picker(
     for (i, row) in rows.iter().enumerate().skip(top).take(visible) {
         let marker = if current == Some(row.id.as_str()) {
             "● "
+        } else if row.waiting > 0 {
+            "◆ "
         } else {
             "  "
         };
-        let prompt = row.first_prompt.as_deref().map_or_else(
+        let mut prompt = row.first_prompt.as_deref().map_or_else(
             || "(no prompt yet)".to_owned(),
             |p| clean(p).replace('\n', " "),
         );
+        if row.waiting > 0 && current != Some(row.id.as_str()) {
+            prompt = format!("{} waiting · {prompt}", row.waiting);
+        }
         let fixed = format!(
             "{marker}{:<8} {:<13} {:>5}  ",
             &row.id[..row.id.len().min(8)],

@@ -1,158 +1,19 @@
 //! The model behind the tool-call tree: turns, their calls, a subagent's calls under
 //! the `spawn` call that started it, live output tails and results.
 
-use crate::agent::{AgentEvent, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResult};
-use crate::headless::summarize_args;
-use crate::tui::theme::Token;
+use super::node::{CallNode, CallStatus, status_of};
+use crate::agent::{AgentEvent, ToolResult};
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
-use std::time::{Duration, Instant};
+use std::collections::HashMap;
+use std::time::Instant;
 
-/// Output lines kept per running call (the tree shows the last few).
-const LIVE_LINES_KEPT: usize = 500;
-
-/// Where a call is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CallStatus {
-    /// Requested by the model, not started yet.
-    Queued,
-    /// Executing.
-    Running,
-    /// Finished successfully.
-    Done,
-    /// Finished with an error.
-    Failed,
-    /// Not run: a steering message or an abort came first.
-    Skipped,
-}
-
-impl CallStatus {
-    /// The status symbol and its colour token.
-    pub fn symbol(self) -> (&'static str, Token) {
-        match self {
-            CallStatus::Queued => ("○", Token::Dim),
-            CallStatus::Running => ("◌", Token::Tool),
-            CallStatus::Done => ("✓", Token::Success),
-            CallStatus::Failed => ("✗", Token::Error),
-            CallStatus::Skipped => ("⤼", Token::Warning),
-        }
-    }
-}
-
-/// Arguments (or any JSON) as indented JSON, as the detail overlay and the approval
-/// prompt show it.
-pub(crate) fn pretty_json(value: &Value) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
-}
-
-/// One tool call.
-#[derive(Clone, Debug)]
-pub struct CallNode {
-    /// Call id.
-    pub id: String,
-    /// Tool name.
-    pub name: String,
-    /// Arguments.
-    pub args: Value,
-    /// One-line summary of the arguments.
-    pub summary: String,
-    /// Where it is.
-    pub status: CallStatus,
-    /// When it started executing.
-    pub started: Option<Instant>,
-    /// How long it ran, once finished.
-    pub duration: Option<Duration>,
-    /// Partial output lines, newest last.
-    pub live: VecDeque<String>,
-    /// The result, once finished.
-    pub result: Option<ToolResult>,
-    /// Calls made by the subagent this call spawned.
-    pub children: Vec<CallNode>,
-}
-
-impl CallNode {
-    fn new(id: &str, name: &str, args: &Value) -> Self {
-        Self {
-            id: id.to_owned(),
-            name: name.to_owned(),
-            args: args.clone(),
-            summary: summarize_args(args),
-            status: CallStatus::Queued,
-            started: None,
-            duration: None,
-            live: VecDeque::new(),
-            result: None,
-            children: Vec::new(),
-        }
-    }
-
-    /// The first non-empty line of the result.
-    pub fn preview(&self) -> Option<&str> {
-        let result = self.result.as_ref()?;
-        result
-            .content
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-    }
-
-    /// Elapsed time: the final duration, or the time running so far.
-    pub fn elapsed(&self, now: Instant) -> Option<Duration> {
-        self.duration
-            .or_else(|| self.started.map(|s| now.saturating_duration_since(s)))
-    }
-
-    fn start(&mut self, args: &Value, now: Instant) {
-        if !args.is_null() {
-            self.args = args.clone();
-            self.summary = summarize_args(args);
-        }
-        self.status = CallStatus::Running;
-        self.started = Some(now);
-    }
-
-    fn update(&mut self, partial: &Value) {
-        let mut add = |text: &str, prefix: &str| {
-            for line in text.lines() {
-                self.live.push_back(format!("{prefix}{line}"));
-            }
-        };
-        match partial {
-            Value::String(s) => add(s, ""),
-            Value::Object(map) if map.contains_key("stdout") || map.contains_key("stderr") => {
-                if let Some(out) = map.get("stdout").and_then(Value::as_str) {
-                    add(out, "");
-                }
-                if let Some(err) = map.get("stderr").and_then(Value::as_str) {
-                    add(err, "! ");
-                }
-            }
-            other => add(&other.to_string(), ""),
-        }
-        while self.live.len() > LIVE_LINES_KEPT {
-            self.live.pop_front();
-        }
-    }
-
-    fn finish(&mut self, result: &ToolResult, now: Instant) {
-        self.status =
-            if result.content == SKIPPED_FOR_STEERING || result.content == SKIPPED_FOR_ABORT {
-                CallStatus::Skipped
-            } else if result.is_error {
-                CallStatus::Failed
-            } else {
-                CallStatus::Done
-            };
-        self.duration = self.started.map(|s| now.saturating_duration_since(s));
-        self.result = Some(result.clone());
-    }
-}
-
-/// The calls of one turn.
+/// The calls of one turn, or shell commands the user ran.
 #[derive(Clone, Debug)]
 pub(crate) struct TurnNode {
     /// Turn number within the session.
     pub number: u32,
+    /// The user's `!command`s rather than a model turn.
+    pub shell: bool,
     /// Its calls in the order the model made them.
     pub calls: Vec<CallNode>,
 }
@@ -162,6 +23,8 @@ pub(crate) struct TurnNode {
 pub enum TreeRow {
     /// A turn header.
     Turn(u32),
+    /// The header of shell commands the user ran.
+    Shell,
     /// A call at `depth` (0: the main agent's, 1: a subagent's).
     Call {
         /// The call id.
@@ -195,7 +58,8 @@ pub struct CallTree {
     turns: Vec<TurnNode>,
     paths: HashMap<String, (usize, Vec<usize>)>,
     turn_counter: u32,
-    current_turn_open: bool,
+    /// The group of the model turn under way, once it made a call.
+    open_turn: Option<usize>,
     rows: Vec<TreeRow>,
     rows_dirty: bool,
 }
@@ -204,7 +68,7 @@ impl CallTree {
     /// A turn of the main agent began.
     pub(crate) fn turn_started(&mut self) {
         self.turn_counter += 1;
-        self.current_turn_open = false;
+        self.open_turn = None;
     }
 
     /// The session's turn count.
@@ -213,14 +77,44 @@ impl CallTree {
     }
 
     fn turn_for_new_call(&mut self) -> usize {
-        if !self.current_turn_open || self.turns.is_empty() {
+        match self.open_turn {
+            Some(turn) if turn < self.turns.len() => turn,
+            _ => {
+                self.turns.push(TurnNode {
+                    number: self.turn_counter.max(1),
+                    shell: false,
+                    calls: Vec::new(),
+                });
+                let turn = self.turns.len() - 1;
+                self.open_turn = Some(turn);
+                turn
+            }
+        }
+    }
+
+    /// Adds a shell command the user ran (its events then arrive like a call's).
+    pub(crate) fn announce_shell(&mut self, id: &str, command: &str) {
+        if self.paths.contains_key(id) {
+            return;
+        }
+        let reuse = self
+            .turns
+            .last()
+            .is_some_and(|t| t.shell && self.open_turn.is_none_or(|o| o < self.turns.len() - 1));
+        if !reuse {
             self.turns.push(TurnNode {
-                number: self.turn_counter.max(1),
+                number: 0,
+                shell: true,
                 calls: Vec::new(),
             });
-            self.current_turn_open = true;
         }
-        self.turns.len() - 1
+        let turn = self.turns.len() - 1;
+        let args = serde_json::json!({ "command": command });
+        let calls = &mut self.turns[turn].calls;
+        calls.push(CallNode::new(id, crate::tools::exec::EXEC_TOOL_NAME, &args));
+        self.paths
+            .insert(id.to_owned(), (turn, vec![calls.len() - 1]));
+        self.rows_dirty = true;
     }
 
     /// The node of a call.
@@ -334,6 +228,36 @@ impl CallTree {
         true
     }
 
+    /// Puts back a finished call of a subagent, under its `spawn` call `parent` (a
+    /// session opened again); it shows no timing, like the main agent's restored calls.
+    pub(crate) fn restore_nested(
+        &mut self,
+        parent: &str,
+        id: &str,
+        name: &str,
+        args: &Value,
+        result: &ToolResult,
+    ) -> bool {
+        if self.paths.contains_key(id) {
+            return false;
+        }
+        let Some((turn, path)) = self.paths.get(parent).cloned() else {
+            return false;
+        };
+        let Some(parent_node) = self.node_mut(parent) else {
+            return false;
+        };
+        let mut child = CallNode::new(id, name, args);
+        child.status = status_of(result);
+        child.result = Some(result.clone());
+        parent_node.children.push(child);
+        let mut child_path = path;
+        child_path.push(parent_node.children.len() - 1);
+        self.paths.insert(id.to_owned(), (turn, child_path));
+        self.rows_dirty = true;
+        true
+    }
+
     /// Whether any call is executing.
     pub fn any_running(&self) -> bool {
         fn running(nodes: &[CallNode]) -> bool {
@@ -342,6 +266,26 @@ impl CallTree {
                 .any(|n| n.status == CallStatus::Running || running(&n.children))
         }
         self.turns.iter().any(|t| running(&t.calls))
+    }
+
+    /// The names of the main agent's calls executing now (not a subagent's).
+    pub(crate) fn running_names(&self) -> Vec<String> {
+        self.turns
+            .iter()
+            .filter(|t| !t.shell)
+            .flat_map(|t| &t.calls)
+            .filter(|n| n.status == CallStatus::Running)
+            .map(|n| n.name.clone())
+            .collect()
+    }
+
+    /// Whether a shell command the user ran is executing.
+    pub(crate) fn shell_running(&self) -> bool {
+        self.turns
+            .iter()
+            .filter(|t| t.shell)
+            .flat_map(|t| &t.calls)
+            .any(|n| n.status == CallStatus::Running)
     }
 
     /// Marks calls that never started as skipped (the run ended without them).
@@ -354,7 +298,8 @@ impl CallTree {
                 settle(&mut n.children);
             }
         }
-        for t in &mut self.turns {
+        // A shell command of the user's is not part of the run.
+        for t in self.turns.iter_mut().filter(|t| !t.shell) {
             settle(&mut t.calls);
         }
         self.rows_dirty = true;
@@ -384,14 +329,18 @@ impl CallTree {
                 } else if let Some(preview) = node.preview() {
                     rows.push(TreeRow::Preview {
                         depth,
-                        text: preview.to_owned(),
+                        text: preview,
                     });
                 }
                 push_calls(rows, &node.children, depth + 1);
             }
         }
         for turn in &self.turns {
-            rows.push(TreeRow::Turn(turn.number));
+            rows.push(if turn.shell {
+                TreeRow::Shell
+            } else {
+                TreeRow::Turn(turn.number)
+            });
             push_calls(&mut rows, &turn.calls, 0);
         }
         self.rows = rows;

@@ -162,12 +162,13 @@ async fn notifications_during_a_run_wait_and_follow_it_in_order() {
     let requests = f.provider.requests();
     assert_eq!(requests.len(), 2);
     assert_eq!(user_texts(&requests[0]), ["work"]);
+    // The backlog is one notification listing each result, in order: one message.
     assert_eq!(
         user_texts(&requests[1]),
         [
             "work",
-            "[SYSTEM NOTIFICATION]\nfirst result",
-            "[SYSTEM NOTIFICATION]\nsecond result"
+            "[SYSTEM NOTIFICATION]\n2 background results arrived; each is listed below, oldest \
+             first.\n\n1. first result\n\n2. second result"
         ]
     );
     assert_eq!(f.supervisor.pending_count(), 0);
@@ -226,8 +227,8 @@ async fn a_new_notification_releases_the_hold_after_an_abort() {
         [
             "long task",
             "[The previous message got no complete answer: Aborted by the user.]\n\n\
-             [SYSTEM NOTIFICATION]\none",
-            "[SYSTEM NOTIFICATION]\ntwo"
+             [SYSTEM NOTIFICATION]\n2 background results arrived; each is listed below, \
+             oldest first.\n\n1. one\n\n2. two"
         ]
     );
 }
@@ -328,12 +329,13 @@ async fn subagent_results_reach_the_main_agent_after_its_run_in_order() {
     assert_eq!(
         users[1..],
         [
-            "[SYSTEM NOTIFICATION]\n[Subagent \"A\" (subagent-1) completed]\nA result",
-            "[SYSTEM NOTIFICATION]\n[Subagent \"B\" (subagent-2) completed]\nB result",
+            "[SYSTEM NOTIFICATION]\n2 background results arrived; each is listed below, oldest \
+          first.\n\n1. [Subagent \"A\" (subagent-1) completed]\nA result\n\n\
+          2. [Subagent \"B\" (subagent-2) completed]\nB result"
         ]
     );
     let history = sup.agent().state().messages.clone();
-    let tail: Vec<String> = history[history.len() - 3..]
+    let tail: Vec<String> = history[history.len() - 2..]
         .iter()
         .map(|m| match m {
             Message::Notification(n) => {
@@ -345,8 +347,7 @@ async fn subagent_results_reach_the_main_agent_after_its_run_in_order() {
     assert_eq!(
         tail,
         [
-            "subagent: [Subagent \"A\" (subagent-1) completed]",
-            "subagent: [Subagent \"B\" (subagent-2) completed]",
+            "subagent: 2 background results arrived; each is listed below, oldest first.",
             "Got both results.",
         ]
     );

@@ -62,7 +62,12 @@ fn custom_commands_skills_mentions_and_export_in_the_real_client() {
     let mut tui = start(&sb);
     tui.wait_for("the idle state", idle);
 
-    tui.send("/review a.rs \"error paths\"\r");
+    // The popup offers it with its hint, description and source.
+    tui.send("/rev");
+    tui.wait_text("FILE FOCUS · Review a file (.claude/commands)");
+    tui.send("\t");
+    tui.wait_for("the completed name", |s| s.contents().contains("/review "));
+    tui.send("a.rs \"error paths\"\r");
     tui.wait_text("› Review a.rs with focus on error paths.");
     tui.wait_for("the answer", idle);
     tui.send("/shout hi there\r");

@@ -207,7 +207,15 @@ fn tool_cards_follow_the_tree_and_unstarted_calls_are_skipped_on_abort() {
         partial: json!({"stdout": "tick\n"}),
     }));
     app.update(Msg::Frame);
-    assert!(rows_text(&app).iter().any(|r| r.contains("◌ exec sleep 9")));
+    let rows = rows_text(&app);
+    assert!(
+        rows.iter().any(|r| r.contains(" exec sleep 9")),
+        "{rows:#?}"
+    );
+    assert!(
+        rows.iter().any(|r| r.contains("│ tick")),
+        "the card shows the live line: {rows:#?}"
+    );
     assert!(app.tools().calls().rows().contains(&TreeRow::Live {
         depth: 0,
         text: "tick".into()

@@ -95,13 +95,13 @@ fn an_answer_cut_short_by_a_crash_says_why_and_one_the_user_stopped_does_not() {
     let rows = chat_rows(&app);
     let interrupted: Vec<&String> = rows
         .iter()
-        .filter(|r| r.contains("⏹ interrupted"))
+        .filter(|r| r.contains("■ interrupted"))
         .collect();
     assert_eq!(interrupted.len(), 2, "{rows:#?}");
-    assert_eq!(interrupted[0].trim(), "⏹ interrupted");
+    assert_eq!(interrupted[0].trim(), "■ interrupted");
     let crash = rows.join(" ");
     assert!(
-        crash.contains("⏹ interrupted: claw-tui stopped while this answer was streaming"),
+        crash.contains("■ interrupted: claw-tui stopped while this answer was streaming"),
         "{rows:#?}"
     );
 }

@@ -7,6 +7,7 @@ use crate::support::tui::*;
 use claw_tui::agent::{
     AgentEvent, Message, NotificationMessage, StopReason, ToolResultMessage, Usage,
 };
+use claw_tui::tui::msg::QueuedText;
 use claw_tui::tui::msg::{LoadedSession, SessionRow};
 use claw_tui::tui::tool_tree::{CallStatus, TreeRow};
 use claw_tui::tui::{Effect, Msg, Overlay};
@@ -64,7 +65,7 @@ fn resumed(messages: Vec<Message>, queued: Vec<String>) -> Msg {
     Msg::SessionLoaded(Box::new(LoadedSession {
         id: Some("feedc0ffee123456".into()),
         messages,
-        queued,
+        queued: queued.into_iter().map(QueuedText::follow_up).collect(),
         resumed: true,
         ..LoadedSession::default()
     }))
@@ -103,7 +104,7 @@ fn a_loaded_history_rebuilds_chat_tree_and_totals() {
     assert_eq!(app.status().totals().context_tokens, 1520);
     assert_eq!(app.session_id(), Some("feedc0ffee123456"));
     // Queued messages come back in the composer, before what was being typed.
-    assert_eq!(app.composer().text(), "then summarise\ndraft");
+    assert_eq!(app.composer().text(), "then summarise\n\ndraft");
 
     let screen = format!("{}", draw(&mut app).backend());
     for needle in [
@@ -143,6 +144,7 @@ fn rows() -> Vec<SessionRow> {
         last_activity: at(minutes),
         first_prompt: prompt.map(str::to_owned),
         message_count: count,
+        waiting: 0,
     };
     vec![
         row("aaaa1111bbbb2222", 0, Some("current work"), 4),

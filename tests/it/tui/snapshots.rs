@@ -179,6 +179,7 @@ fn nested_subagent_calls() {
         json!({"task": "count lines of src", "label": "count lines"}),
     );
     let nested = |event: AgentEvent| Msg::Subagent {
+        subagent_id: "subagent-1".into(),
         parent_call_id: "s1".into(),
         event,
     };

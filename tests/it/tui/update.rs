@@ -5,6 +5,7 @@ use crate::support::tui::*;
 use claw_tui::agent::AgentEvent;
 use claw_tui::tools::exec::ApprovalDecision;
 use claw_tui::tui::layout::Focus;
+use claw_tui::tui::msg::QueuedText;
 use claw_tui::tui::{Effect, Msg, Overlay};
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
@@ -74,11 +75,10 @@ fn esc_steers_with_text_and_interrupts_without() {
         [Effect::Steer("focus on the tests".into())]
     );
     assert!(app.composer().is_blank());
-    assert!(
-        app.status()
-            .hint()
-            .unwrap()
-            .contains("Esc again to interrupt")
+    assert_eq!(
+        app.status().hint(),
+        Some("steer queued · delivered when this answer ends"),
+        "the hint says when the steer goes in"
     );
 
     // A double press must not turn the steer into an abort.
@@ -98,11 +98,14 @@ fn esc_steers_with_text_and_interrupts_without() {
         app.update_at(key(KeyCode::Esc), t0 + Duration::from_millis(1200)),
         [Effect::RestoreQueued, Effect::Abort]
     );
-    app.update(Msg::QueueRestored(vec!["first".into(), "second".into()]));
+    app.update(Msg::QueueRestored(vec![
+        QueuedText::steer("first"),
+        QueuedText::follow_up("second"),
+    ]));
     assert_eq!(
         app.composer().text(),
-        "first\nsecond",
-        "nothing typed is lost"
+        "first\n\nsecond",
+        "nothing typed is lost, and the messages stay apart"
     );
 
     // Keys typed between a steer and the next Esc end the double press at once.

@@ -143,8 +143,11 @@ fn tree_and_dashboard_keys() {
     ]));
     app.update(key(KeyCode::Tab));
     assert_eq!(app.focus(), Focus::Dashboard);
+    // x asks first, like d; y cancels.
+    assert_eq!(app.update(key(KeyCode::Char('x'))), []);
+    assert!(matches!(app.overlay(), Some(Overlay::ConfirmCancel { id, .. }) if id == "sa-1"));
     assert_eq!(
-        app.update(key(KeyCode::Char('x'))),
+        app.update(key(KeyCode::Char('y'))),
         [Effect::CancelSubagent("sa-1".into())]
     );
     app.update(key(KeyCode::Down));

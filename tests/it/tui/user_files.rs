@@ -21,7 +21,12 @@ fn app_with_files(dir: &std::path::Path) -> App {
     .unwrap();
     let command = ws.join(".claude/commands/review.md");
     fs::create_dir_all(command.parent().unwrap()).unwrap();
-    fs::write(&command, "Review $1 for $2.").unwrap();
+    fs::write(
+        &command,
+        "---\ndescription: Review a file\nargument-hint: FILE FOCUS\n---\nReview $1 for $2.",
+    )
+    .unwrap();
+    fs::write(ws.join("CLAUDE.md"), "Be brief.").unwrap();
     let config_dir = dir.join("config");
     let mut config = config();
     config.user_files = UserFiles {
@@ -105,4 +110,41 @@ fn skills_lists_each_skill_with_source_path_and_size() {
         .len();
     assert!(screen.contains(&format!("{size} B")), "{screen}");
     assert!(screen.contains("SKILL.md"), "{screen}");
+}
+
+#[test]
+fn the_slash_popup_offers_custom_commands_after_the_builtins_with_description_and_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_with_files(dir.path());
+    typed(&mut app, "/re");
+    let completion = app.composer().completion().unwrap();
+    assert_eq!(completion.items, ["/review"]);
+    assert_eq!(
+        completion.details,
+        ["FILE FOCUS · Review a file (.claude/commands)"]
+    );
+    app.update(key(KeyCode::Esc));
+    app.update(ctrl('c'));
+    // Built-ins come first; /s lists /steering, /status, /skills, /sessions, ...
+    typed(&mut app, "/s");
+    let items = &app.composer().completion().unwrap().items;
+    assert!(items.contains(&"/skills".to_owned()), "{items:?}");
+}
+
+#[test]
+fn status_lists_the_instructions_files_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app_with_files(dir.path());
+    enter(&mut app, "/status");
+    let mut shown = String::new();
+    // The overlay scrolls: read it page by page.
+    for _ in 0..4 {
+        shown.push_str(&crate::support::tui::scene::screen(&mut app).join("\n"));
+        app.update(key(KeyCode::PageDown));
+    }
+    let claude = dir.path().join("ws/CLAUDE.md");
+    assert!(shown.contains("Your files"), "{shown}");
+    assert!(shown.contains(&claude.display().to_string()), "{shown}");
+    assert!(shown.contains("1 (1 in the prompt)"), "{shown}");
+    assert!(shown.contains("1 of your own"), "{shown}");
 }

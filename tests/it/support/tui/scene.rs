@@ -144,3 +144,62 @@ pub fn run_start(clock: &Clock, app: &mut App, prompt: &str) {
         clock.at(app, 0, agent(e));
     }
 }
+
+/// Partial output of a running call (`{"stdout": text}`, as `exec` sends it).
+pub fn output(clock: &Clock, app: &mut App, ms: u64, id: &str, text: &str) {
+    let event = AgentEvent::ToolExecutionUpdate {
+        tool_call_id: id.into(),
+        tool_name: "exec".into(),
+        partial: serde_json::json!({ "stdout": text }),
+    };
+    clock.at(app, ms, agent(event));
+}
+
+/// A call ends with `result`.
+pub fn end_with(clock: &Clock, app: &mut App, ms: u64, id: &str, name: &str, result: ToolResult) {
+    let is_error = result.is_error;
+    let event = AgentEvent::ToolExecutionEnd {
+        tool_call_id: id.into(),
+        tool_name: name.into(),
+        result,
+        is_error,
+    };
+    clock.at(app, ms, agent(event));
+}
+
+/// The result `exec` gives for `out` and exit code `code`.
+pub fn exec_result(out: &str, code: i64) -> ToolResult {
+    ToolResult {
+        content: format!("{out}[exit code: {code}]"),
+        details: serde_json::json!({"exit_code": code, "cancelled": false}),
+        is_error: code != 0,
+        images: Vec::new(),
+    }
+}
+
+/// The run ends.
+pub fn run_end(clock: &Clock, app: &mut App, ms: u64) {
+    clock.at(app, ms, agent(AgentEvent::AgentEnd { messages: vec![] }));
+}
+
+/// The app resized (at its own clock's time).
+pub fn resize(app: &mut App, width: u16, height: u16) {
+    let now = app.now();
+    app.update_at(
+        Msg::Term(crossterm::event::Event::Resize(width, height)),
+        now,
+    );
+}
+
+/// The screen as lines of text.
+pub fn screen(app: &mut App) -> Vec<String> {
+    let terminal = draw(app);
+    let buffer = terminal.backend().buffer().clone();
+    (0..buffer.area.height)
+        .map(|y| {
+            (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect()
+        })
+        .collect()
+}

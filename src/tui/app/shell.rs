@@ -1,0 +1,148 @@
+//! `!command` and `!!command`: a shell command the user runs through the exec tool as
+//! the tool policy hands it to the main agent (approval, sandbox, limits), shown as a
+//! card in the chat and a call in the Tools pane. `!command`'s output goes with the
+//! next message the user sends (as a `<shell-command>` block the chat shows folded);
+//! `!!command`'s does not.
+
+use super::App;
+use crate::agent::{AgentEvent, NoticeLevel, ToolResult};
+use crate::tui::chat::{CardInfo, EntryKind};
+use crate::tui::msg::Effect;
+use crate::tui::part::Handled;
+
+/// What opens a shell block in a user message.
+pub const SHELL_OPEN: &str = "<shell-command>";
+
+/// Shell commands run so far and the output waiting for the next message.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Shells {
+    /// Commands started, for their ids.
+    count: u64,
+    /// Calls whose output is to go with the next message.
+    keep: Vec<String>,
+    /// Blocks of finished kept commands, for the next message.
+    context: Vec<String>,
+}
+
+impl Shells {
+    /// Whether output waits for the next message.
+    pub(super) fn has_context(&self) -> bool {
+        !self.context.is_empty()
+    }
+}
+
+/// The block a kept command's output becomes in the next message.
+pub fn shell_block(command: &str, result: &ToolResult) -> String {
+    format!(
+        "{SHELL_OPEN}{command}</shell-command>\n<shell-output>\n{}\n</shell-output>",
+        result.content.trim_end()
+    )
+}
+
+impl App {
+    /// Runs `command` through the exec tool; `keep`: its output goes with the next
+    /// message.
+    pub(super) fn shell(&mut self, command: &str, keep: bool) -> Handled {
+        if command.is_empty() {
+            return self.chat.notice(
+                NoticeLevel::Warning,
+                "Type a command after !, e.g. !ls -la (!! keeps its output out of the next message).",
+            );
+        }
+        self.shells.count += 1;
+        let id = format!("shell-{}", self.shells.count);
+        if keep {
+            self.shells.keep.push(id.clone());
+        }
+        self.tools.announce_shell(&id, command);
+        let card = match self.tools.node(&id) {
+            Some(node) => CardInfo::of(node, false),
+            None => return Handled::unchanged(),
+        };
+        self.chat.follow();
+        let shown = self.chat.own_card(
+            &id,
+            EntryKind::Shell {
+                id: id.clone(),
+                command: command.to_owned(),
+                keep,
+            },
+            card,
+        );
+        shown.with(Effect::Shell {
+            id,
+            command: command.to_owned(),
+        })
+    }
+
+    /// An event of a shell command the user ran: the tree and the card follow it; a
+    /// kept command's result waits for the next message.
+    pub(super) fn shell_event(&mut self, event: AgentEvent) -> Handled {
+        if let AgentEvent::ToolExecutionEnd {
+            tool_call_id,
+            result,
+            ..
+        } = &event
+            && let Some(i) = self.shells.keep.iter().position(|k| k == tool_call_id)
+        {
+            self.shells.keep.remove(i);
+            if let Some(command) = self
+                .tools
+                .node(tool_call_id)
+                .and_then(|n| n.args.get("command"))
+                .and_then(serde_json::Value::as_str)
+            {
+                let block = shell_block(command, result);
+                self.shells.context.push(block);
+            }
+        }
+        match self.tools.apply(&event, self.now) {
+            Some(id) => Handled::changed().and(self.refresh_card(&id)),
+            None => Handled::unchanged(),
+        }
+    }
+
+    /// `text` with the output of the kept shell commands in front (which then is gone).
+    pub(super) fn with_shell_context(&mut self, text: String) -> String {
+        if self.shells.context.is_empty() {
+            return text;
+        }
+        let mut blocks = std::mem::take(&mut self.shells.context);
+        blocks.push(text);
+        blocks.join("\n\n")
+    }
+}
+
+/// Splits the shell blocks off the front of a user message: the commands, and the
+/// text the user wrote.
+pub fn split_shell_blocks(text: &str) -> (Vec<&str>, &str) {
+    let mut commands = Vec::new();
+    let mut rest = text;
+    while let Some(after) = rest.strip_prefix(SHELL_OPEN) {
+        let Some((command, tail)) = after.split_once("</shell-command>") else {
+            break;
+        };
+        let Some(end) = tail.find("</shell-output>") else {
+            break;
+        };
+        commands.push(command);
+        rest = tail[end + "</shell-output>".len()..].trim_start_matches('\n');
+    }
+    (commands, rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_split_off_the_front_of_a_message() {
+        let one = shell_block("ls", &ToolResult::text("a\nb\n[exit code: 0]"));
+        let two = shell_block("pwd", &ToolResult::text("/w"));
+        let text = format!("{one}\n\n{two}\n\nwhat now?");
+        assert_eq!(split_shell_blocks(&text), (vec!["ls", "pwd"], "what now?"));
+        assert_eq!(split_shell_blocks("plain"), (vec![], "plain"));
+        let torn = format!("{SHELL_OPEN}ls</shell-command> no output tag");
+        assert_eq!(split_shell_blocks(&torn).1, torn);
+    }
+}

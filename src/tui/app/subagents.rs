@@ -1,0 +1,145 @@
+//! Subagents' conversations: each is a chat of its own, built from the subagent's
+//! events as they arrive (its calls also go under its `spawn` in the tool tree). Enter
+//! on a subagent in the dashboard shows its chat read-only in the chat pane, live while
+//! it runs; Esc returns to the main chat. A chat nobody looks at costs no frames.
+
+use super::App;
+use crate::agent::{AgentEvent, Message, NoticeLevel};
+use crate::tui::chat::{CardInfo, Chat};
+use crate::tui::layout::Focus;
+use crate::tui::part::Handled;
+use std::collections::HashMap;
+
+/// The subagents' chats and the one shown.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Subagents {
+    chats: HashMap<String, Chat>,
+    /// The subagent whose chat the chat pane shows instead of the main one.
+    viewing: Option<String>,
+}
+
+impl Subagents {
+    /// The chat shown in the chat pane instead of the main one, if any.
+    pub(super) fn shown_mut(&mut self) -> Option<&mut Chat> {
+        let id = self.viewing.as_ref()?;
+        self.chats.get_mut(id)
+    }
+}
+
+impl App {
+    /// One event of subagent `id`, started by the `spawn` call `parent`.
+    pub(super) fn subagent_event(
+        &mut self,
+        id: String,
+        parent: &str,
+        event: AgentEvent,
+    ) -> Handled {
+        let tool_event = matches!(
+            event,
+            AgentEvent::ToolExecutionStart { .. }
+                | AgentEvent::ToolExecutionUpdate { .. }
+                | AgentEvent::ToolExecutionEnd { .. }
+        );
+        if tool_event {
+            self.tools.apply_nested(parent, &event, self.now);
+        }
+        let shown = self.subagents.viewing.as_deref() == Some(id.as_str());
+        let chat = self.subagents.chats.entry(id.clone()).or_default();
+        let mut handled = Handled::changed_if(tool_event || shown);
+        match event {
+            AgentEvent::MessageStart {
+                message: Message::Assistant(m),
+            } => {
+                let _ = chat.start_answer(m);
+            }
+            AgentEvent::MessageUpdate { delta } => {
+                let _ = chat.apply_delta(&delta);
+            }
+            AgentEvent::MessageEnd {
+                message: Message::Assistant(m),
+            } => {
+                let _ = chat.end_answer(m, Vec::new());
+            }
+            AgentEvent::MessageEnd { message } => {
+                let _ = chat.message(message);
+            }
+            AgentEvent::ToolExecutionStart { tool_call_id, .. }
+            | AgentEvent::ToolExecutionUpdate { tool_call_id, .. }
+            | AgentEvent::ToolExecutionEnd { tool_call_id, .. } => {
+                if let Some(node) = self.tools.node(&tool_call_id) {
+                    let card = CardInfo::of(node, chat.is_expanded(&tool_call_id));
+                    handled.absorb(chat.set_card(&tool_call_id, card));
+                }
+            }
+            AgentEvent::AgentEnd { .. } => {
+                for call in chat.end_run() {
+                    if let Some(node) = self.tools.node(&call) {
+                        let _ = chat.set_card(&call, CardInfo::of(node, false));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if !shown {
+            // Off screen: nothing to draw for it.
+            handled.changed = tool_event;
+        }
+        handled
+    }
+
+    /// Shows subagent `id`'s conversation in the chat pane, read-only.
+    pub(super) fn open_subagent(&mut self, id: String) -> Handled {
+        if !self.subagents.chats.contains_key(&id) {
+            return self.chat.notice(
+                NoticeLevel::Info,
+                format!(
+                    "The conversation of {id} is not available: it ran before this session was opened here."
+                ),
+            );
+        }
+        self.subagents.viewing = Some(id);
+        self.focus = Focus::Chat;
+        Handled::changed()
+    }
+
+    /// Back to the main chat; returns whether a subagent was shown.
+    pub(super) fn close_subagent(&mut self) -> bool {
+        self.subagents.viewing.take().is_some()
+    }
+
+    /// The subagent shown in the chat pane, if any.
+    pub fn viewing_subagent(&self) -> Option<&str> {
+        self.subagents.viewing.as_deref()
+    }
+
+    /// The chat the chat pane shows: a subagent's, or the main one.
+    pub(super) fn shown_chat(&self) -> &Chat {
+        self.subagents
+            .viewing
+            .as_ref()
+            .and_then(|id| self.subagents.chats.get(id))
+            .unwrap_or(&self.chat)
+    }
+
+    /// The same, to scroll it or lay it out.
+    pub(super) fn shown_chat_mut(&mut self) -> &mut Chat {
+        match self.subagents.shown_mut() {
+            Some(chat) => chat,
+            None => &mut self.chat,
+        }
+    }
+
+    /// The chat pane's title: the main chat, or the subagent shown.
+    pub(super) fn chat_title(&self) -> String {
+        let Some(id) = &self.subagents.viewing else {
+            return "Chat".to_owned();
+        };
+        let label = self
+            .dashboard
+            .subagents()
+            .iter()
+            .find(|s| &s.id == id)
+            .map_or_else(|| id.clone(), |s| format!("{} ({id})", s.label));
+        format!("Subagent {label} · read-only · Esc returns")
+    }
+}

@@ -1,0 +1,198 @@
+//! End to end (the real binary in a pseudo-terminal, on the demo model): a command's
+//! card shows its output live and then its exit code; Ctrl+X stops only the running
+//! command and the steer goes in at once; `!command` runs through the exec policy (and
+//! not at all when exec is disabled); find; a subagent's calls come back after `-c`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::bin::Sandbox;
+use crate::support::pty::{Tui, status_line};
+
+fn idle(screen: &vt100::Screen) -> bool {
+    status_line(screen).contains("idle")
+}
+
+fn quit(mut tui: Tui) {
+    tui.send("\x04");
+    let (code, alternate, _) = tui.wait_exit();
+    assert_eq!((code, alternate), (0, false));
+}
+
+#[test]
+fn a_command_card_shows_live_lines_with_a_timer_then_the_exit_code() {
+    let sandbox = Sandbox::new();
+    let tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    let mut tui = tui;
+    tui.send("run for i in 1 2 3 4 5 6 7; do echo line $i; sleep 0.3; done\r");
+    // While it runs, the card in the chat shows the newest lines (not only the tree).
+    let running = tui.wait_for("live lines in the chat card", |s| {
+        let text = s.contents();
+        status_line(s).contains("running tools")
+            && text.lines().any(|l| l.starts_with("│    │ line 2"))
+    });
+    let chat_part: String = running
+        .lines()
+        .map(|l| l.chars().take(72).collect::<String>())
+        .find(|l| l.contains("exec for i in"))
+        .unwrap();
+    let header = chat_part.clone();
+    assert!(
+        chat_part.trim_end_matches('│').trim_end().ends_with('s') && chat_part.contains(" · "),
+        "the header ends with a timer: {header}"
+    );
+    let done = tui.wait_for("the finished card", |s| {
+        s.contents().contains("exit 0 · 7 lines, 2 above") && idle(s)
+    });
+    assert!(
+        done.contains("│    │ line 7") && !done.contains("│    │ line 2 "),
+        "{done}"
+    );
+    // Ctrl+O shows the whole output in place.
+    tui.send("\x0f");
+    tui.wait_for("the expanded card", |s| {
+        s.contents().contains("│    │ line 1") && s.contents().contains("Ctrl+O: collapse")
+    });
+    quit(tui);
+}
+
+#[test]
+fn ctrl_x_stops_only_the_running_command_and_the_steer_goes_in_at_once() {
+    let sandbox = Sandbox::new();
+    let tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    let mut tui = tui;
+    tui.send("run sleep 30\r");
+    tui.wait_for("the command running", |s| {
+        status_line(s).contains("running tools")
+    });
+    // Esc with text: the hint says it waits for the command, and how to send it now.
+    tui.send("list files");
+    tui.wait_text("list files");
+    tui.send("\x1b");
+    tui.wait_for("the honest steer hint", |s| {
+        s.contents().contains("delivered when exec finishes")
+    });
+    tui.send("\x18");
+    let screen = tui.wait_for("the steer delivered and the run going on", |s| {
+        let text = s.contents();
+        text.contains("› list files") && text.contains("interrupted") && idle(s)
+    });
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("■ exec sleep 30") && l.contains("interrupted")),
+        "the call reads interrupted, not failed:\n{screen}"
+    );
+    assert!(
+        screen.contains("list_dir"),
+        "the turn went on with the steer (the demo listed the files):\n{screen}"
+    );
+    assert!(
+        !screen
+            .lines()
+            .any(|l| l.trim_start_matches('│').starts_with("■ interrupted")),
+        "the run itself was not interrupted:\n{screen}"
+    );
+    quit(tui);
+}
+
+#[test]
+fn a_shell_command_runs_in_the_workspace_and_its_output_goes_with_the_next_message() {
+    let sandbox = Sandbox::new();
+    let tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    let mut tui = tui;
+    tui.send("!echo made by the shell > made.txt; cat made.txt\r");
+    let screen = tui.wait_for("the shell card", |s| {
+        s.contents().contains("exit 0 · 1 line")
+    });
+    assert!(screen.contains("│ made by the shell"), "{screen}");
+    assert!(
+        screen.contains("its output goes with your next message"),
+        "{screen}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(sandbox.workspace().join("made.txt")).unwrap(),
+        "made by the shell\n",
+        "it ran in the workspace"
+    );
+    tui.send("hello\r");
+    tui.wait_for("the next message with the output folded", |s| {
+        s.contents()
+            .contains("› $ echo made by the shell > made.txt; cat made.txt")
+            && s.contents().contains("output sent")
+            && idle(s)
+    });
+    quit(tui);
+}
+
+#[test]
+fn with_exec_disabled_a_shell_command_does_not_run() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config("[tools]\ndisabled = [\"exec\"]\n");
+    let tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    let mut tui = tui;
+    tui.send("!touch pwned.txt\r");
+    tui.wait_text("exec is disabled in this configuration");
+    assert!(
+        !sandbox.workspace().join("pwned.txt").exists(),
+        "the policy refused it: nothing ran"
+    );
+    quit(tui);
+}
+
+#[test]
+fn find_jumps_to_matches_in_the_transcript() {
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.workspace().join("notes.txt"),
+        "a needle in the notes",
+    )
+    .unwrap();
+    let tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    let mut tui = tui;
+    tui.send("read notes.txt\r");
+    tui.wait_for("the answer", |s| {
+        s.contents().contains("returned:") && idle(s)
+    });
+    tui.send("\x06");
+    tui.wait_text("Find:");
+    tui.send("needle");
+    tui.wait_for("the match count", |s| {
+        s.contents().contains("Find: needle█  1/1")
+    });
+    tui.send("\x1b");
+    tui.wait_for("find closed", |s| !s.contents().contains("Find:"));
+    quit(tui);
+}
+
+#[test]
+fn a_subagents_calls_come_back_under_its_spawn_after_a_resume() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.workspace().join("notes.txt"), "x").unwrap();
+    let root = sandbox.dir.path();
+    let tui = Tui::demo(root, "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    let mut tui = tui;
+    tui.send("spawn list files\r");
+    // The subagent's list_dir shows nested under the spawn call while it runs.
+    tui.wait_for("the subagent's call in the tree", |s| {
+        s.contents().lines().any(|l| l.contains("  ✓ list_dir"))
+            && s.contents().contains("notification")
+            && idle(s)
+    });
+    quit(tui);
+
+    let tui = Tui::demo(root, "0", &["-c"]);
+    let screen = tui.wait_for("the resumed tree", |s| {
+        s.contents().contains("Resumed session") && idle(s)
+    });
+    assert!(screen.contains("✓ spawn"), "{screen}");
+    assert!(
+        screen.lines().any(|l| l.contains("  ✓ list_dir")),
+        "the subagent's call is back under its spawn:\n{screen}"
+    );
+    quit(tui);
+}
