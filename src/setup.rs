@@ -116,7 +116,12 @@ pub fn project_context(settings: &Settings) -> ProjectContext {
         &settings.workspace,
         &config_dir(settings),
         home_dir().as_deref(),
-        settings.provider.context_window,
+        // The configured window, else the built-in table's; unknown: the default budget.
+        settings
+            .provider
+            .context_window
+            .filter(|w| *w > 0)
+            .or_else(|| crate::agent::compaction::known_context_window(&model_name(settings))),
     )
 }
 

@@ -444,3 +444,17 @@ fn dollar_name_mentions_attach_the_skill_file_once() {
     fs::remove_file(&deploy).unwrap();
     assert!(attach_skills("x", &[("deploy".into(), deploy)]).is_err());
 }
+
+#[test]
+fn the_budget_follows_the_configured_window_then_the_model_table_then_the_default() {
+    use claw_tui::config::Api;
+    use claw_tui::setup::project_context;
+    let (_dir, mut settings) = settings("");
+    // The demo model has no known window.
+    assert_eq!(project_context(&settings).listing.budget, 8_000);
+    settings.provider.api = Api::Anthropic;
+    settings.provider.model = "claude-sonnet-4-5".into();
+    assert_eq!(project_context(&settings).listing.budget, 16_000);
+    settings.provider.context_window = Some(50_000);
+    assert_eq!(project_context(&settings).listing.budget, 4_000);
+}
