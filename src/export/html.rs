@@ -8,7 +8,7 @@
 //! every piece of text from the session.
 
 use super::markdown::{Highlighter, escape, render};
-use crate::agent::{Block, Message, ToolResultMessage, Usage};
+use crate::agent::{Block, Message, NotificationMessage, ToolResultMessage, Usage};
 use crate::session::SessionData;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -46,6 +46,7 @@ pub fn to_html(data: &SessionData, options: &HtmlOptions) -> String {
             _ => None,
         })
         .collect();
+    let nested = subagent_reports(&data.messages);
     let title = format!("claw-tui session {}", data.id());
     let mut body = String::new();
     header(&mut body, data);
@@ -83,7 +84,13 @@ pub fn to_html(data: &SessionData, options: &HtmlOptions) -> String {
                             );
                         }
                         Block::ToolCall { id, name, args, .. } => {
-                            tool_card(&mut body, name, args, results.get(id.as_str()).copied());
+                            let reports: Vec<&NotificationMessage> = nested
+                                .iter()
+                                .filter(|(call, _)| call == id)
+                                .map(|(_, report)| *report)
+                                .collect();
+                            let result = results.get(id.as_str()).copied();
+                            tool_card(&mut body, name, args, result, &reports, &highlighter);
                         }
                     }
                 }
@@ -99,6 +106,8 @@ pub fn to_html(data: &SessionData, options: &HtmlOptions) -> String {
             }
             // Shown inside the card of the call they answer.
             Message::ToolResult(_) => {}
+            // Shown inside the card of the spawn call that started the subagent.
+            Message::Notification(n) if nested.iter().any(|(_, r)| std::ptr::eq(*r, n)) => {}
             Message::Notification(n) => {
                 let subagent = n.source.starts_with("subagent");
                 let class = if subagent { "subagent" } else { "notification" };
@@ -170,7 +179,42 @@ fn header(out: &mut String, data: &SessionData) {
     out.push_str("</dl>\n</header>\n");
 }
 
-fn tool_card(out: &mut String, name: &str, args: &Value, result: Option<&ToolResultMessage>) {
+/// Each subagent's report and the spawn call that started it: the report names the
+/// subagent's id (`[Subagent "label" (ID) completed]`), and the call's result does too.
+fn subagent_reports(messages: &[Message]) -> Vec<(String, &NotificationMessage)> {
+    let spawned: Vec<(&str, &str)> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::ToolResult(r) if r.tool_name == "spawn" && !r.is_error => {
+                Some((r.tool_call_id.as_str(), r.content.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Notification(n) => {
+                let head = n.content.lines().find(|l| l.contains("[Subagent "))?;
+                let id = head.rsplit_once(" (")?.1.split_once(')')?.0;
+                let call = spawned
+                    .iter()
+                    .find(|(_, text)| text.contains(&format!("subagent {id} ")))?;
+                Some((call.0.to_owned(), n))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_card(
+    out: &mut String,
+    name: &str,
+    args: &Value,
+    result: Option<&ToolResultMessage>,
+    reports: &[&NotificationMessage],
+    highlighter: &Highlighter,
+) {
     let status = match result {
         Some(r) if r.is_error => "error",
         Some(_) => "done",
@@ -193,6 +237,14 @@ fn tool_card(out: &mut String, name: &str, args: &Value, result: Option<&ToolRes
             escape(&r.content)
         );
         diff(out, &r.details);
+    }
+    for report in reports {
+        let _ = write!(
+            out,
+            "<details class=\"subagent\" data-role=\"subagent\"><summary>Subagent run</summary>\
+             <div class=\"content\">{}</div></details>",
+            render(&report.content, highlighter)
+        );
     }
     out.push_str("</details>\n");
 }

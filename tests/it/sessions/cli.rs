@@ -82,7 +82,10 @@ fn print_mode_writes_a_session_and_continue_resumes_it() {
         .select(&pick("main > section"))
         .map(|e| e.value().attr("data-role").unwrap())
         .collect();
-    assert_eq!(roles, ["user", "assistant", "user", "assistant", "assistant"]);
+    assert_eq!(
+        roles,
+        ["user", "assistant", "user", "assistant", "assistant"]
+    );
     let card: String = doc
         .select(&pick("details.tool"))
         .next()

@@ -49,6 +49,21 @@ fn session() -> SessionData {
                         "diff": "--- a/src/main.rs\n+++ b/src/main.rs\n@@ -1 +1 @@\n-<script>\n+fixed"}}),
         ),
         message(
+            json!({"role": "assistant", "timestamp": 3, "model": "claude-x",
+            "stop_reason": "tool_use", "usage": usage(0, 0, 0.0),
+            "content": [{"type": "tool_call", "id": "c2", "name": "spawn",
+                         "args": {"task": "lint", "label": "lint"}}]}),
+        ),
+        message(
+            json!({"role": "tool_result", "timestamp": 3, "tool_call_id": "c2",
+            "tool_name": "spawn", "is_error": false,
+            "content": "Started subagent sa-7 (\"lint\"); 1 running now."}),
+        ),
+        message(
+            json!({"role": "notification", "timestamp": 4, "source": "subagent",
+            "content": "[Subagent \"lint\" (sa-7) completed]\nNo <b>lint</b> errors."}),
+        ),
+        message(
             json!({"role": "notification", "timestamp": 4, "source": "subagent",
             "content": "[SYSTEM NOTIFICATION] Subagent cleanup finished: removed 3 files"}),
         ),
@@ -123,12 +138,19 @@ fn the_structure_is_messages_in_order_with_collapsible_cards() {
     let roles: Vec<String> = conversation(&doc).into_iter().map(|(r, _)| r).collect();
     assert_eq!(
         roles,
-        ["user", "assistant", "notification", "assistant", "notice"]
+        [
+            "user",
+            "assistant",
+            "assistant",
+            "notification",
+            "assistant",
+            "notice"
+        ]
     );
     let usage = select(&doc, "#usage").remove(0).text().collect::<String>();
     assert_eq!(
         usage,
-        "2 answers · 300 input · 50 output · 20 cache read · 0 cache write tokens · $0.0040"
+        "3 answers · 300 input · 50 output · 30 cache read · 0 cache write tokens · $0.0040"
     );
     // Code is highlighted with inline styles, the tool card holds args, result and diff.
     let code = select(&doc, ".assistant pre[style]");
@@ -144,6 +166,14 @@ fn the_structure_is_messages_in_order_with_collapsible_cards() {
     assert!(
         select(&doc, "details.thinking[open]").is_empty(),
         "thinking is collapsed"
+    );
+    let nested = select(&doc, "details.tool details.subagent");
+    assert_eq!(nested.len(), 1, "the report sits in its spawn call's card");
+    assert!(
+        nested[0]
+            .text()
+            .collect::<String>()
+            .contains("No <b>lint</b> errors.")
     );
     // Nothing external: no element loads anything.
     for css in [
@@ -269,7 +299,14 @@ fn headless_chromium_shows_the_messages_in_order_and_runs_no_script_from_them() 
         let roles: Vec<&str> = messages.iter().map(|(r, _)| r.as_str()).collect();
         assert_eq!(
             roles,
-            ["user", "assistant", "notification", "assistant", "notice"]
+            [
+                "user",
+                "assistant",
+                "assistant",
+                "notification",
+                "assistant",
+                "notice"
+            ]
         );
         assert!(messages[0].1.contains("First question"));
         assert!(
@@ -278,9 +315,13 @@ fn headless_chromium_shows_the_messages_in_order_and_runs_no_script_from_them() 
                 .contains("<script>document.body.dataset.pwned='script'</script>")
         );
         assert!(messages[1].1.contains("Editing:"));
-        assert!(messages[2].1.contains("Subagent cleanup finished"));
-        assert!(messages[3].1.contains("Second answer."));
-        assert_eq!(messages[4].1, "Model set to <i>x</i>");
+        assert!(
+            messages[2].1.contains("No <b>lint</b> errors."),
+            "in the spawn card"
+        );
+        assert!(messages[3].1.contains("Subagent cleanup finished"));
+        assert!(messages[4].1.contains("Second answer."));
+        assert_eq!(messages[5].1, "Model set to <i>x</i>");
         assert!(select(&dom, "script").is_empty());
     }
 }
