@@ -125,6 +125,10 @@ pub struct Cli {
     #[arg(long)]
     pub yes: bool,
 
+    /// Start in plan mode: the agent reads and plans, and changes nothing.
+    #[arg(long)]
+    pub plan: bool,
+
     /// Resume the most recent session of the workspace.
     #[arg(short = 'c', long = "continue", conflicts_with = "session")]
     pub continue_session: bool,

@@ -101,6 +101,9 @@ pub struct FileConfig {
     /// `[web]`: search key and base URL, fetch allow-list.
     #[serde(default)]
     pub web: WebConfig,
+    /// `[hooks]`: the user's commands around tool calls, prompts and idle times.
+    #[serde(default)]
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 /// Everything resolved: what the app runs with.
@@ -120,6 +123,8 @@ pub struct Settings {
     pub theme: String,
     /// Approve tool calls that would ask.
     pub yes: bool,
+    /// Start the main agent in plan mode (`--plan`).
+    pub plan: bool,
     /// Extra system prompt instructions.
     pub instructions: Option<String>,
     /// LLM idle timeout in seconds.
@@ -266,6 +271,7 @@ pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settin
             .or_else(|| file.theme.clone())
             .unwrap_or_else(|| "dark".into()),
         yes: cli.yes,
+        plan: cli.plan,
         instructions: file.agent.instructions.clone(),
         idle_timeout_secs: file.agent.idle_timeout_secs.unwrap_or(120),
         request_timeout_secs: file.agent.request_timeout_secs.unwrap_or(30 * 60),

@@ -4,6 +4,7 @@
 //! built-in tools; `config` and `cli` the settings; `headless` the scriptable modes.
 
 pub mod agent;
+pub mod checkpoint;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -11,6 +12,7 @@ pub mod doctor;
 pub mod export;
 pub mod front_matter;
 pub mod headless;
+pub mod hooks;
 pub mod images;
 pub mod llm;
 pub mod private_fs;

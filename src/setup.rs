@@ -1,23 +1,26 @@
 //! Builds the main runtime from resolved settings: provider, the tool policy (every
-//! agent's tools), subagents, the main agent and the supervisor that owns it.
+//! agent's tools) with the user's hooks, the checkpoints of file changes, subagents, the
+//! main agent, its plan-mode switch and the supervisor that owns it.
 
 use crate::agent::Agent;
+use crate::checkpoint::Checkpoints;
 use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
+use crate::hooks::Hooks;
 use crate::llm::Provider;
 use crate::llm::demo::DemoProvider;
 use crate::runtime::context::{ProjectContext, home_dir, system_prompt};
 use crate::runtime::cron::{CronFired, CronOptions, CronService, SchedulerHandle};
 use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
 use crate::runtime::{
-    InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentManager,
-    Supervisor, runtime_channel,
+    AgentMode, InboundMessage, MessageBus, ModeSwitch, RuntimeEvent, SYSTEM_CHANNEL,
+    SubagentConfig, SubagentManager, Supervisor, runtime_channel,
 };
 use crate::session::{SessionData, SessionRouter, SessionWriter};
 use crate::tools::ToolRegistry;
 use crate::tools::Workspace;
 use crate::tools::cron::{CronTool, UnavailableCron};
 use crate::tools::exec::{Approver, ExecTool};
-use crate::tools::fs::file_tools;
+use crate::tools::fs::file_tools_observed;
 use crate::tools::message::{MessageSender, MessageTool};
 use crate::tools::policy::{AgentKind, AgentRole, PolicyConfig, ToolPolicy};
 use crate::tools::spawn::SpawnTool;
@@ -47,23 +50,29 @@ pub fn build_provider(
     }
 }
 
-/// The built-in tools (files, exec, web, message) over the settings' workspace and
-/// sandbox; `outbound` delivers what the `message` tool sends. Agents get them only
-/// through [`build_policy`].
+/// The built-in tools (files, exec, web, message) over `workspace` and the settings'
+/// sandbox; `outbound` delivers what the `message` tool sends; `checkpoints`, when
+/// given, records every file change and command for undo. Agents get them only
+/// through the policy.
 fn build_registry(
     settings: &Settings,
-    workspace: Workspace,
+    workspace: Arc<Workspace>,
     outbound: MessageSender,
+    checkpoints: Option<&Checkpoints>,
 ) -> ToolRegistry {
-    let workspace = Arc::new(workspace);
     let mut registry = ToolRegistry::new();
-    for tool in file_tools(workspace) {
+    let observer = checkpoints.map(|c| Arc::new(c.clone()) as _);
+    for tool in file_tools_observed(workspace, observer) {
         registry.register(tool);
     }
-    registry.register(Arc::new(ExecTool::new(
+    let exec: Arc<dyn crate::agent::Tool> = Arc::new(ExecTool::new(
         settings.workspace.clone(),
         settings.file.exec.clone(),
-    )));
+    ));
+    registry.register(match checkpoints {
+        Some(checkpoints) => checkpoints.track_exec(exec),
+        None => exec,
+    });
     registry.register(Arc::new(WebSearchTool::new(settings.file.web.clone())));
     registry.register(Arc::new(WebFetchTool::new(settings.file.web.clone())));
     registry.register(Arc::new(MessageTool::new(outbound)));
@@ -77,18 +86,9 @@ pub fn build_policy(
     outbound: MessageSender,
     approver: Approver,
 ) -> ToolPolicy {
-    build_policy_in(settings, &project_context(settings), outbound, approver)
-}
-
-/// [`build_policy`] with the skills of `context` readable by the file tools.
-fn build_policy_in(
-    settings: &Settings,
-    context: &ProjectContext,
-    outbound: MessageSender,
-    approver: Approver,
-) -> ToolPolicy {
+    let workspace = Arc::new(workspace_for(settings, &project_context(settings)));
     ToolPolicy::new(
-        build_registry(settings, workspace_for(settings, context), outbound),
+        build_registry(settings, workspace, outbound, None),
         PolicyConfig::new(&settings.file.tools, &settings.file.exec),
         approver,
     )
@@ -175,6 +175,21 @@ pub struct MainRuntime {
     pub warnings: Vec<String>,
     /// The instructions files and skills the prompts were built from.
     pub context: Arc<ProjectContext>,
+    /// The user's control over the main agent: hooks, checkpoints, plan mode.
+    pub controls: Controls,
+}
+
+/// What puts the user in control of the main agent: the hooks (prompt hooks run by the
+/// front-ends; tool hooks are in the policy already), the checkpoints behind undo,
+/// rewind and diff, and the plan-mode switch. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Controls {
+    /// The configured hooks.
+    pub hooks: Hooks,
+    /// The active session's checkpoints.
+    pub checkpoints: Checkpoints,
+    /// Plan mode on and off.
+    pub modes: ModeSwitch,
 }
 
 impl MainRuntime {
@@ -184,6 +199,7 @@ impl MainRuntime {
             supervisor: self.supervisor.clone(),
             subagents: self.subagents.clone(),
             cron: self.cron.clone(),
+            controls: self.controls.clone(),
             data_dir: settings.data_dir.clone(),
             workspace: settings.workspace.clone(),
         }
@@ -218,6 +234,7 @@ pub struct SessionBinding {
     supervisor: Supervisor,
     subagents: SubagentManager,
     cron: Option<CronService>,
+    controls: Controls,
     data_dir: PathBuf,
     workspace: PathBuf,
 }
@@ -230,6 +247,14 @@ impl SessionBinding {
     /// is another session's) starts with nothing pending: those stay with the original.
     pub fn enter(&self, writer: &SessionWriter, resumed: Option<&SessionData>) {
         let id = writer.id().to_owned();
+        self.controls.hooks.set_session(&id);
+        for warning in
+            self.controls
+                .checkpoints
+                .enter(writer.path(), &self.data_dir, writer.appender())
+        {
+            tracing::warn!("{warning}");
+        }
         self.subagents.set_origin(id.clone());
         if let Some(cron) = &self.cron {
             cron.set_origin(Some(id.clone()));
@@ -290,9 +315,26 @@ pub fn start_runtime_with(
 ) -> Result<MainRuntime, String> {
     let model = model_name(settings);
     let context = project_context(settings);
-    let policy = build_policy_in(settings, &context, outbound, approver);
-    let bus = MessageBus::new();
     let (events_tx, events) = runtime_channel();
+    let hooks = Hooks::new(
+        settings.file.hooks.clone(),
+        &settings.workspace,
+        &settings.file.exec,
+        events_tx.clone(),
+    );
+    let workspace = Arc::new(workspace_for(settings, &context));
+    let checkpoints = Checkpoints::new(workspace.clone());
+    let policy = ToolPolicy::new(
+        build_registry(settings, workspace, outbound, Some(&checkpoints)),
+        PolicyConfig::new(&settings.file.tools, &settings.file.exec),
+        notifying(approver, &hooks),
+    );
+    policy.set_hooks(hooks.clone());
+    let refreshing = checkpoints.clone();
+    policy.observe_hooked_results(Arc::new(move |details| {
+        refreshing.refresh_after_hooks(details)
+    }));
+    let bus = MessageBus::new();
     let subagent_prompt = system_prompt(
         &context,
         &policy.names_for(AgentKind::Subagent),
@@ -340,8 +382,14 @@ pub fn start_runtime_with(
     );
     let agent = Agent::new(provider, model);
     configure_main_agent(&agent, settings, &context, &policy);
+    checkpoints.attach(&agent);
+    let modes = ModeSwitch::new(agent.clone(), policy.clone());
+    if settings.plan {
+        modes.set(AgentMode::Plan);
+    }
     let supervisor =
         Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
+    run_event_hooks(&agent, &supervisor, &hooks);
     Ok(MainRuntime {
         supervisor,
         agent,
@@ -352,5 +400,40 @@ pub fn start_runtime_with(
         cron,
         warnings,
         context: Arc::new(context),
+        controls: Controls {
+            hooks,
+            checkpoints,
+            modes,
+        },
     })
+}
+
+/// `approver` with the notify hooks told about each request before it is asked.
+fn notifying(approver: Approver, hooks: &Hooks) -> Approver {
+    let Approver::Ask(asker) = approver else {
+        return approver;
+    };
+    let hooks = hooks.clone();
+    Approver::Ask(Arc::new(move |request| {
+        let message = format!("{} waits for your approval", request.tool_name);
+        let fields = serde_json::json!({
+            "tool_name": request.tool_name,
+            "tool_call_id": request.tool_call_id,
+            "args": request.args,
+            "subagent": request.subagent,
+        });
+        hooks.notify("approval", &message, fields);
+        asker(request)
+    }))
+}
+
+/// Runs the stop hooks when the main agent goes idle and the notify hooks when the bus
+/// brings background results.
+fn run_event_hooks(agent: &Agent, supervisor: &Supervisor, hooks: &Hooks) {
+    let observing = hooks.clone();
+    supervisor.observe_inbound(Arc::new(move |message: &InboundMessage| {
+        let fields = serde_json::json!({ "chat_id": message.chat_id });
+        observing.notify(&message.sender_id, &message.content, fields);
+    }));
+    hooks.watch_stops(agent);
 }

@@ -19,7 +19,9 @@ pub mod approval;
 pub mod attach;
 pub mod chat;
 pub mod composer;
+mod control;
 pub mod dashboard;
+pub mod diff;
 pub mod export_file;
 pub mod highlight;
 pub mod history;
@@ -44,7 +46,7 @@ pub mod wrap;
 
 pub use app::{App, AppConfig, UserFiles, view};
 pub use launch::{launch, run};
-pub use msg::{CronRow, CronRunStatus, Effect, Msg, SubagentRow};
+pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
 pub use overlay::Overlay;
 
 use crate::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalRequest};
@@ -182,6 +184,8 @@ pub struct Options {
     /// The supervisor owning the agent's runs: prompts, steering and aborts go through
     /// it when given (so a keypress never races a notification), else to the agent.
     pub supervisor: Option<crate::runtime::Supervisor>,
+    /// Hooks, checkpoints and plan mode (`/undo`, `/rewind`, `/diff`, `/plan` need them).
+    pub controls: Option<crate::setup::Controls>,
     /// The tool policy: `!command`s run the exec tool it gives the main agent (without
     /// it they are refused).
     pub policy: Option<crate::tools::policy::ToolPolicy>,

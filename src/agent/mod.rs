@@ -325,7 +325,9 @@ impl Agent {
         self.announce_setting(key, &mode);
     }
 
-    fn announce_setting(&self, key: &str, value: &impl serde::Serialize) {
+    /// Announces a setting's new value as a `setting_update` event (recorded in the
+    /// session; the client's status bar follows it).
+    pub fn announce_setting(&self, key: &str, value: &impl serde::Serialize) {
         self.inner.sink.emit(AgentEvent::SettingUpdate {
             key: key.to_owned(),
             value: serde_json::to_value(value).unwrap_or_default(),

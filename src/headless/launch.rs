@@ -1,6 +1,6 @@
 //! Starting a headless run: prompt, agent, session, mode; and the session subcommands.
 
-use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, serve};
+use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, RpcRuntime, serve};
 use super::signals::StopSignals;
 use super::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, run_prompt, saving};
 use crate::agent::{Agent, Message, QueueKind, UserMessage};
@@ -100,6 +100,7 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
                 &main.supervisor,
                 &main.subagents,
                 &mut main.events,
+                &main.controls.hooks,
                 prompt,
                 json,
                 &mut stop,
@@ -120,9 +121,13 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
                 max_line_bytes: cli.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
                 exit_on_eof: cli.exit_on_eof,
             };
+            let runtime = RpcRuntime {
+                supervisor: &main.supervisor,
+                controls: &main.controls,
+                subagents: &main.subagents,
+            };
             let code = serve(
-                &main.supervisor,
-                &main.subagents,
+                runtime,
                 main.events,
                 approvals,
                 tokio::io::stdin(),
@@ -141,6 +146,8 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
     agent.wait_for_idle().await;
     main.subagents.shutdown().await;
     main.supervisor.stop().await;
+    // The stop hook of the last run (and notify hooks) finish before the exit.
+    main.controls.hooks.drain().await;
     let saved = match recording {
         Some(recording) => recording.close(&agent).await,
         None => true,

@@ -52,6 +52,16 @@ pub enum RuntimeEvent {
         /// What happened and what to do, for the user.
         message: String,
     },
+    /// A hook failed (it exited with another code than 0 or 2, timed out, or printed
+    /// something that is not a JSON object); the call or prompt went on without it.
+    HookWarning {
+        /// Which hook list: `before_tool`, `after_tool`, `prompt`, `stop`, `notify`.
+        event: String,
+        /// The hook's command.
+        command: String,
+        /// What happened, for the user.
+        message: String,
+    },
 }
 
 /// Where runtime events go; cheap to clone. A consumer that went away is not an error:

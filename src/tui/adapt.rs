@@ -74,6 +74,7 @@ impl From<RuntimeEvent> for Msg {
                 };
                 Msg::Notice(level, message)
             }
+            RuntimeEvent::HookWarning { message, .. } => Msg::Notice(NoticeLevel::Warning, message),
         }
     }
 }

@@ -10,6 +10,7 @@
 mod about;
 mod agent;
 mod commands;
+mod control;
 mod route;
 mod sessions;
 mod shell;
@@ -84,6 +85,8 @@ pub struct AppConfig {
     pub time_zone: Option<chrono::FixedOffset>,
     /// Skills, instructions files and custom commands found at start.
     pub user_files: UserFiles,
+    /// Whether the main agent starts in plan mode (`--plan`).
+    pub plan: bool,
 }
 
 impl AppConfig {
@@ -113,6 +116,7 @@ impl AppConfig {
             mouse_capture: true,
             time_zone: None,
             user_files: UserFiles::default(),
+            plan: false,
         }
     }
 }
@@ -156,6 +160,9 @@ pub struct App {
     redraw: bool,
     /// The change came from the user (keys, paste, resize): drawn sooner than output.
     input_changed: bool,
+    /// A plan was answered in plan mode: Enter on an empty composer offers to
+    /// implement it.
+    plan_ready: bool,
     /// Shell commands the user ran, and their output waiting for the next message.
     shells: shell::Shells,
     /// Skills, instructions files and custom commands.
@@ -197,6 +204,7 @@ impl App {
                 workspace: config.workspace,
                 thinking: config.thinking,
                 tool_execution: config.tool_execution,
+                plan: config.plan,
             }),
             overlays: Overlays::default(),
             approvals: ApprovalQueue::default(),
@@ -215,6 +223,7 @@ impl App {
             redraw: true,
             input_changed: false,
             user_files: config.user_files,
+            plan_ready: false,
             shells: shell::Shells::default(),
             about: About {
                 base_url: config.base_url,

@@ -325,6 +325,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
             runtime_events: Some(main.events),
             cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
             supervisor: Some(main.supervisor.clone()),
+            controls: Some(main.controls.clone()),
             policy: Some(main.policy.clone()),
         };
         let session = (sessions.clone(), first);
@@ -342,6 +343,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         main.supervisor.stop().await;
         main.subagents.shutdown().await;
         sessions.close().await;
+        let _ = tokio::time::timeout(QUIT_GRACE, main.controls.hooks.drain()).await;
         code
     });
     runtime.shutdown_background();
@@ -381,6 +383,10 @@ async fn client(
     } = inbox;
     forward_runtime(&mut options, &tx, settings);
     sessions.report_saving(&tx).await;
+    let controls = options.controls.take();
+    let plan = controls
+        .as_ref()
+        .is_some_and(|c| c.modes.mode() == crate::runtime::AgentMode::Plan);
     let mut rt = runtime::Runtime::new(
         agent.clone(),
         options.supervisor.take(),
@@ -390,6 +396,9 @@ async fn client(
         settings,
         sessions,
     );
+    rt.set_controls(controls);
+    let mut config = config;
+    config.plan = plan;
     rt.policy = options.policy.take();
     let mut app = App::new(config);
     if let Ok(size) = term.size() {

@@ -5,6 +5,8 @@ use crate::agent::{
     AgentEvent, ImageData, NoticeLevel, QueueKind, QueueMode, ThinkingLevel, ToolExecution,
     UserMessage,
 };
+use crate::checkpoint::{Conflicts, SessionFile, UndoOutcome};
+use crate::runtime::AgentMode;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use crate::tools::message::OutboundMessage;
 use crossterm::event::Event;
@@ -109,6 +111,19 @@ pub enum Msg {
     },
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
+    /// What `/undo` did, or the files it asks about first.
+    Undone(Result<UndoOutcome, String>),
+    /// What `/rewind` did.
+    Rewound(Box<Result<Rewound, String>>),
+    /// The files `/diff` shows.
+    SessionDiff(Result<Vec<SessionFile>, String>),
+    /// A prompt hook refused to send `text`, for `reason`.
+    PromptBlocked {
+        /// The prompt (back to the composer).
+        text: String,
+        /// Why, from the hook.
+        reason: String,
+    },
     /// The MCP servers and their states (name, state), for `/status`.
     McpServers(Vec<(String, String)>),
     /// Time passed (spinner frames, elapsed times, hints that expire).
@@ -232,6 +247,37 @@ pub enum Effect {
     DeleteCron(String),
     /// Turn mouse capture on or off.
     SetMouseCapture(bool),
+    /// Switch the main agent to this mode (a run under way loses its mutating tools at once).
+    SetMode(AgentMode),
+    /// Undo the latest turn's file changes (answered with `Msg::Undone`).
+    Undo(Conflicts),
+    /// Take files, the conversation or both back to the `turn`th prompt (answered with
+    /// `Msg::Rewound`).
+    Rewind {
+        /// The prompt, from 1.
+        turn: usize,
+        /// Put the files back.
+        files: bool,
+        /// Cut the conversation.
+        conversation: bool,
+        /// What to do with files changed since by someone else.
+        conflicts: Conflicts,
+    },
+    /// Compute the session's diff (answered with `Msg::SessionDiff`).
+    SessionDiff,
+}
+
+/// What a rewind did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rewound {
+    /// The prompt rewound to, from 1.
+    pub turn: usize,
+    /// Whether the conversation was to be cut too.
+    pub conversation_asked: bool,
+    /// What happened to the files, when they were rewound.
+    pub files: Option<UndoOutcome>,
+    /// The conversation now and the prompt for the composer, when it was rewound.
+    pub conversation: Option<(Vec<crate::agent::Message>, String)>,
 }
 
 /// A message taken back out of a queue, with the queue it was in.

@@ -13,10 +13,11 @@ use super::theme::Theme;
 use super::{Approvals, Background, attach, history};
 use crate::agent::{
     Agent, AgentError, AgentEvent, EventSink, Message, NoticeLevel, QueueKind, ToolResult,
-    ToolUpdates,
+    ToolUpdates, UserMessage,
 };
 use crate::runtime::Supervisor;
 use crate::runtime::context::mention::attach_skills;
+use crate::setup::Controls;
 use crate::tools::exec::EXEC_TOOL_NAME;
 use crate::tools::policy::{AgentRole, ToolPolicy};
 use crossterm::event::{Event, EventStream};
@@ -40,6 +41,15 @@ const FRAME: Duration = Duration::from_micros(16_667);
 const STREAM_FRAME: Duration = Duration::from_micros(33_333);
 /// Spinner and elapsed-time period while work runs.
 const TICK: Duration = Duration::from_millis(100);
+
+/// How a prompt reaches the agent once its hooks let it through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PromptKind {
+    /// Starts a run, or waits as a follow-up.
+    Submit,
+    /// Steers the run.
+    Steer,
+}
 
 /// The terminal handed to someone else for a while.
 enum Handover {
@@ -70,6 +80,10 @@ pub(super) struct Runtime {
     pub workspace: PathBuf,
     pub highlighter: Highlighter,
     pub sessions: SessionHost,
+    /// Hooks, checkpoints and plan mode, when the background runtime runs.
+    controls: Option<Controls>,
+    /// Prompts waiting for the prompt hooks, sent in order (only with prompt hooks).
+    prompts: Option<UnboundedSender<(PromptKind, UserMessage)>>,
     /// Where `!command`s get the exec tool from (as the main agent gets it).
     pub policy: Option<ToolPolicy>,
     /// Where `/theme` looks for the user's themes.
@@ -107,6 +121,8 @@ impl Runtime {
             workspace: settings.workspace.clone(),
             highlighter: Highlighter::default(),
             sessions,
+            controls: None,
+            prompts: None,
             policy: None,
             theme_dir: super::theme::user_theme_dir(&settings.config_path),
             shells: CancellationToken::new(),
@@ -114,6 +130,18 @@ impl Runtime {
             quit: false,
             handover: None,
         }
+    }
+
+    /// Hands the runtime the user's controls; with prompt hooks configured, prompts
+    /// pass through them (in order) before they reach the agent.
+    pub fn set_controls(&mut self, controls: Option<Controls>) {
+        self.prompts = match (&controls, &self.supervisor) {
+            (Some(c), Some(supervisor)) if c.hooks.has_prompt_hooks() => Some(
+                super::control::prompt_gate(c.hooks.clone(), supervisor.clone(), self.tx.clone()),
+            ),
+            _ => None,
+        };
+        self.controls = controls;
     }
 
     /// Feeds a message to the app and carries out what it asks, until nothing is left.
@@ -151,6 +179,21 @@ impl Runtime {
     /// Carries out one effect.
     pub fn execute(&mut self, effect: Effect, term: &mut Term) {
         let agent = self.agent.clone();
+        let effect = match (&self.prompts, effect) {
+            (Some(gate), Effect::Prompt(text) | Effect::FollowUp(text)) => {
+                let _ = gate.send((PromptKind::Submit, UserMessage::new(text)));
+                return;
+            }
+            (Some(gate), Effect::PromptMessage(message)) => {
+                let _ = gate.send((PromptKind::Submit, message));
+                return;
+            }
+            (Some(gate), Effect::Steer(text)) => {
+                let _ = gate.send((PromptKind::Steer, UserMessage::new(text)));
+                return;
+            }
+            (_, effect) => effect,
+        };
         match effect {
             // The supervisor decides between a run and a follow-up under its own lock.
             Effect::Prompt(text) | Effect::FollowUp(text) if self.supervisor.is_some() => {
@@ -318,6 +361,18 @@ impl Runtime {
                     tracing::warn!("cannot change mouse capture: {e}");
                 }
             }
+            effect @ (Effect::SetMode(_)
+            | Effect::Undo(_)
+            | Effect::Rewind { .. }
+            | Effect::SessionDiff) => match &self.controls {
+                Some(controls) => super::control::execute(controls, effect, &self.tx),
+                None => self.pending.push_back(Msg::Notice(
+                    NoticeLevel::Warning,
+                    "Undo, rewind, diff and plan mode need the background runtime, which \
+                     this client runs without."
+                        .into(),
+                )),
+            },
         }
     }
 

@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 15] = [
+pub const COMMANDS: [(&str, &str, &str); 19] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -45,6 +45,26 @@ pub const COMMANDS: [(&str, &str, &str); 15] = [
         "/status",
         "",
         "provider, model, context, usage, queues, sandbox, session",
+    ),
+    (
+        "/plan",
+        "",
+        "plan mode on or off: the agent reads and plans, changes nothing",
+    ),
+    (
+        "/undo",
+        "",
+        "put back the files the last turn changed (says which)",
+    ),
+    (
+        "/rewind",
+        "",
+        "take files, the conversation or both back to an earlier prompt",
+    ),
+    (
+        "/diff",
+        "",
+        "every file the agent changed this session, against its content before",
     ),
     (
         "/skills",
@@ -103,6 +123,14 @@ pub enum Command {
     Status,
     /// Compact the history now; the text says what the summary should keep.
     Compact(Option<String>),
+    /// Plan mode on or off.
+    Plan,
+    /// Undo the last turn's file changes.
+    Undo,
+    /// The rewind picker.
+    Rewind,
+    /// The session's diff.
+    Diff,
     /// List the skills.
     Skills,
     /// Export the session as HTML.
@@ -168,6 +196,10 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
         "/theme" => Ok(Command::Theme(arg.to_owned())),
         "/status" => Ok(Command::Status),
         "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
+        "/plan" => Ok(Command::Plan),
+        "/undo" => Ok(Command::Undo),
+        "/rewind" => Ok(Command::Rewind),
+        "/diff" => Ok(Command::Diff),
         "/skills" => Ok(Command::Skills),
         "/export" => Ok(Command::Export),
         "/new" => Ok(Command::New),

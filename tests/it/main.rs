@@ -4,6 +4,7 @@
 mod agent;
 mod compaction;
 mod config;
+mod control;
 mod headless;
 mod private_files;
 mod provider;

@@ -8,6 +8,7 @@
 
 pub mod bin;
 pub mod compacting;
+pub mod control;
 pub mod cron;
 pub mod exec;
 pub mod fake_llm;

@@ -2,7 +2,9 @@
 
 use super::{App, HINT};
 use crate::agent::{ImageData, NoticeLevel, QueueKind, UserMessage};
+use crate::tools::fs::FileChange;
 use crate::tui::attach;
+use crate::tui::diff;
 use crate::tui::highlight::highlight_key;
 use crate::tui::msg::{Effect, HighlightRequest, QueuedText};
 use crate::tui::overlay::Overlay;
@@ -16,7 +18,7 @@ impl App {
     /// back as they were.
     pub(super) fn submit(&mut self) -> Handled {
         if self.composer.is_blank() {
-            return Handled::unchanged();
+            return self.offer_plan();
         }
         if !self.session.switching
             && let Some(items) = self.composer.take_restored()
@@ -72,6 +74,7 @@ impl App {
     pub(super) fn send_message(&mut self, typed: &str, text: String) -> Handled {
         let handled = Handled::changed();
         self.chat.follow();
+        self.plan_ready = false;
         // Mentions are the user's own words, not the shell output or skill files sent
         // along.
         let paths = attach::mentions(typed);
@@ -203,6 +206,10 @@ impl App {
                 session: self.session.id.clone(),
                 code_theme: self.theme.syntax_theme.clone(),
             }),
+            Command::Plan => self.cycle_mode(),
+            Command::Undo => self.undo(),
+            Command::Rewind => self.open_rewind(),
+            Command::Diff => Handled::changed().with(Effect::SessionDiff),
             Command::New => self.new_session(),
             Command::Sessions(None) => Handled::changed().with(Effect::ListSessions),
             Command::Sessions(Some(prefix)) => self.open_session_by_id(&prefix),
@@ -217,7 +224,11 @@ impl App {
             return Handled::unchanged();
         };
         let args = pretty_json(&node.args);
-        let opened = self.overlays.push(Overlay::Detail { call_id, scroll: 0 });
+        let change = node
+            .result
+            .as_ref()
+            .and_then(|r| FileChange::from_details(&r.details));
+        let mut opened = self.overlays.push(Overlay::Detail { call_id, scroll: 0 });
         let theme = &self.theme.syntax_theme;
         if theme.is_empty() {
             return opened;
@@ -228,10 +239,13 @@ impl App {
             code: args,
             theme: theme.clone(),
         };
-        match self.highlights.request(request) {
-            Some(effect) => opened.with(effect),
-            None => opened,
+        let diff = change.and_then(|c| diff::highlight_request(&c, &self.theme));
+        for request in std::iter::once(request).chain(diff) {
+            if let Some(effect) = self.highlights.request(request) {
+                opened = opened.with(effect);
+            }
         }
+        opened
     }
 }
 

@@ -116,6 +116,10 @@ impl App {
             Msg::SessionSave(failure) => self.saving(failure),
             Msg::Notice(level, text) => self.chat.notice(level, text),
             Msg::SkillsAttached { text, result } => self.skills_attached(text, result),
+            Msg::Undone(outcome) => self.undone(outcome),
+            Msg::Rewound(outcome) => self.rewound(*outcome),
+            Msg::SessionDiff(files) => self.show_session_diff(files),
+            Msg::PromptBlocked { text, reason } => self.prompt_blocked(text, reason),
             Msg::ImagesLoaded { text, result } => self.images_loaded(text, result),
             Msg::Tick => {
                 let animated = self.busy();
@@ -254,6 +258,8 @@ impl App {
                 }
                 Handled::changed()
             }
+            // In the composer, Shift+Tab switches plan mode; elsewhere it moves focus back.
+            Action::FocusPrev if self.focus == Focus::Composer => self.cycle_mode(),
             Action::FocusNext | Action::FocusPrev => {
                 self.focus = self.focus.cycle(action == Action::FocusNext);
                 if self.focus != Focus::Chat {

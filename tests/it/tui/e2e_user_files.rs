@@ -63,10 +63,12 @@ fn custom_commands_skills_mentions_and_export_in_the_real_client() {
     tui.wait_for("the idle state", idle);
 
     // The popup offers it with its hint, description and source.
-    tui.send("/rev");
+    tui.send("/revi");
     tui.wait_text("FILE FOCUS · Review a file (.claude/commands)");
     tui.send("\t");
-    tui.wait_for("the completed name", |s| s.contents().contains("/review "));
+    tui.wait_for("the completed name, the popup closed", |s| {
+        s.contents().contains("/review ") && !s.contents().contains("FILE FOCUS ·")
+    });
     tui.send("a.rs \"error paths\"\r");
     tui.wait_text("› Review a.rs with focus on error paths.");
     tui.wait_for("the answer", idle);

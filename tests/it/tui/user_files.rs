@@ -116,7 +116,7 @@ fn skills_lists_each_skill_with_source_path_and_size() {
 fn the_slash_popup_offers_custom_commands_after_the_builtins_with_description_and_source() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app_with_files(dir.path());
-    typed(&mut app, "/re");
+    typed(&mut app, "/revi");
     let completion = app.composer().completion().unwrap();
     assert_eq!(completion.items, ["/review"]);
     assert_eq!(
