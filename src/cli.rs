@@ -182,6 +182,8 @@ pub enum ExportFormat {
     Markdown,
     /// One JSON document.
     Json,
+    /// One self-contained HTML page (styles inline, no script).
+    Html,
 }
 
 /// Subcommands.
@@ -189,7 +191,7 @@ pub enum ExportFormat {
 pub enum Command {
     /// List the sessions of the workspace, most recent first.
     Sessions,
-    /// Write a session as Markdown or JSON to stdout.
+    /// Write a session as Markdown, JSON or HTML to stdout.
     Export {
         /// Session id, id prefix or file path.
         session: String,

@@ -6,8 +6,11 @@
 pub mod agent;
 pub mod checkpoint;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod doctor;
+pub mod export;
+pub mod front_matter;
 pub mod headless;
 pub mod hooks;
 pub mod images;

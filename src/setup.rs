@@ -10,11 +10,12 @@ use crate::llm::Provider;
 use crate::llm::demo::DemoProvider;
 use crate::mcp::McpManager;
 use crate::mcp::launch::McpPlan;
+use crate::runtime::context::{ProjectContext, home_dir, system_prompt};
 use crate::runtime::cron::{CronFired, CronOptions, CronService, SchedulerHandle};
 use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
 use crate::runtime::{
     AgentMode, InboundMessage, MessageBus, ModeSwitch, RuntimeEvent, SYSTEM_CHANNEL,
-    SubagentConfig, SubagentManager, Supervisor, build_system_prompt, runtime_channel,
+    SubagentConfig, SubagentManager, Supervisor, runtime_channel,
 };
 use crate::session::{SessionData, SessionRouter, SessionWriter};
 use crate::tools::ToolRegistry;
@@ -87,7 +88,7 @@ pub fn build_policy(
     outbound: MessageSender,
     approver: Approver,
 ) -> ToolPolicy {
-    let workspace = Arc::new(settings.file.tools.workspace(settings.workspace.clone()));
+    let workspace = Arc::new(workspace_for(settings, &project_context(settings)));
     ToolPolicy::new(
         build_registry(settings, workspace, outbound, None),
         PolicyConfig::new(&settings.file.tools, &settings.file.exec),
@@ -100,7 +101,7 @@ pub fn build_policy(
 pub fn build_agent(settings: &Settings, policy: &ToolPolicy) -> Result<Agent, String> {
     let provider = build_provider(&settings.provider, settings)?;
     let agent = Agent::new(provider, model_name(settings));
-    configure_main_agent(&agent, settings, policy);
+    configure_main_agent(&agent, settings, &project_context(settings), policy);
     Ok(agent)
 }
 
@@ -111,7 +112,36 @@ fn model_name(settings: &Settings) -> String {
     }
 }
 
-fn configure_main_agent(agent: &Agent, settings: &Settings, policy: &ToolPolicy) {
+/// The instructions files and skills of the settings' workspace, found now.
+pub fn project_context(settings: &Settings) -> ProjectContext {
+    ProjectContext::discover(
+        &settings.workspace,
+        &config_dir(settings),
+        home_dir().as_deref(),
+        // The configured window, else the built-in table's; unknown: the default budget.
+        settings
+            .provider
+            .context_window
+            .filter(|w| *w > 0)
+            .or_else(|| crate::agent::compaction::known_context_window(&model_name(settings))),
+    )
+}
+
+/// The settings' workspace, with each listed skill's directory outside it readable
+/// (never writable) by the file tools, so the model can follow a skill it was shown.
+pub fn workspace_for(settings: &Settings, context: &ProjectContext) -> Workspace {
+    context.readable_skill_dirs().into_iter().fold(
+        settings.file.tools.workspace(settings.workspace.clone()),
+        |w, dir| w.with_read_only(dir),
+    )
+}
+
+fn configure_main_agent(
+    agent: &Agent,
+    settings: &Settings,
+    context: &ProjectContext,
+    policy: &ToolPolicy,
+) {
     agent.set_thinking_level(settings.thinking);
     agent.set_tool_execution(settings.tool_execution);
     agent.set_max_turns(settings.max_turns);
@@ -119,14 +149,18 @@ fn configure_main_agent(agent: &Agent, settings: &Settings, policy: &ToolPolicy)
         c.compaction = settings.compaction.clone();
         c.context_window = settings.provider.context_window;
     });
-    configure_tools(agent, settings, policy);
+    configure_tools(agent, settings, context, policy);
 }
 
 /// The main agent's tools and the system prompt that lists them.
-fn configure_tools(agent: &Agent, settings: &Settings, policy: &ToolPolicy) {
-    agent.set_system_prompt(build_system_prompt(
-        &settings.workspace,
-        &config_dir(settings),
+fn configure_tools(
+    agent: &Agent,
+    settings: &Settings,
+    context: &ProjectContext,
+    policy: &ToolPolicy,
+) {
+    agent.set_system_prompt(system_prompt(
+        context,
         &policy.names_for(AgentKind::Main),
         settings.instructions.as_deref(),
     ));
@@ -155,6 +189,8 @@ pub struct MainRuntime {
     pub mcp_plan: McpPlan,
     /// Warnings for the user (unknown disabled tools...).
     pub warnings: Vec<String>,
+    /// The instructions files and skills the prompts were built from.
+    pub context: Arc<ProjectContext>,
     /// The user's control over the main agent: hooks, checkpoints, plan mode.
     pub controls: Controls,
 }
@@ -267,10 +303,9 @@ impl SessionBinding {
 }
 
 /// The subagents' system prompt over the tools `policy` offers them now.
-fn subagent_system_prompt(settings: &Settings, policy: &ToolPolicy) -> String {
-    build_system_prompt(
-        &settings.workspace,
-        &config_dir(settings),
+fn subagent_system_prompt(context: &ProjectContext, policy: &ToolPolicy) -> String {
+    system_prompt(
+        context,
         &policy.names_for(AgentKind::Subagent),
         Some(SUBAGENT_SYSTEM_PROMPT),
     )
@@ -281,22 +316,24 @@ fn subagent_system_prompt(settings: &Settings, policy: &ToolPolicy) -> String {
 /// subagents started from then on.
 fn tools_refresher(
     settings: &Settings,
+    context: &ProjectContext,
     policy: &ToolPolicy,
     agent: &Agent,
     subagents: &SubagentManager,
 ) -> crate::mcp::manager::ToolsChanged {
     let settings = settings.clone();
+    let context = context.clone();
     let policy = policy.clone();
     let agent = agent.clone();
     let subagents = subagents.clone();
     Arc::new(move || {
-        configure_tools(&agent, &settings, &policy);
-        subagents.set_system_prompt(subagent_system_prompt(&settings, &policy));
+        configure_tools(&agent, &settings, &context, &policy);
+        subagents.set_system_prompt(subagent_system_prompt(&context, &policy));
     })
 }
 
 /// The config directory (holds the global AGENTS.md and skills).
-fn config_dir(settings: &Settings) -> PathBuf {
+pub fn config_dir(settings: &Settings) -> PathBuf {
     settings
         .config_path
         .parent()
@@ -345,6 +382,7 @@ fn prepare_runtime_with(
     approver: Approver,
 ) -> Result<MainRuntime, String> {
     let model = model_name(settings);
+    let context = project_context(settings);
     let (events_tx, events) = runtime_channel();
     let hooks = Hooks::new(
         settings.file.hooks.clone(),
@@ -352,7 +390,7 @@ fn prepare_runtime_with(
         &settings.file.exec,
         events_tx.clone(),
     );
-    let workspace = Arc::new(settings.file.tools.workspace(settings.workspace.clone()));
+    let workspace = Arc::new(workspace_for(settings, &context));
     let checkpoints = Checkpoints::new(workspace.clone());
     let policy = ToolPolicy::new(
         build_registry(settings, workspace, outbound, Some(&checkpoints)),
@@ -365,12 +403,7 @@ fn prepare_runtime_with(
         refreshing.refresh_after_hooks(details)
     }));
     let bus = MessageBus::new();
-    let subagent_prompt = build_system_prompt(
-        &settings.workspace,
-        &config_dir(settings),
-        &policy.names_for(AgentKind::Subagent),
-        Some(SUBAGENT_SYSTEM_PROMPT),
-    );
+    let subagent_prompt = subagent_system_prompt(&context, &policy);
     let subagents = SubagentManager::new(
         provider.clone(),
         policy.clone(),
@@ -385,7 +418,10 @@ fn prepare_runtime_with(
         },
     );
     policy.register(Arc::new(SpawnTool::new(Arc::new(subagents.clone()))));
-    let mut warnings: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = context.warnings();
+    for warning in &warnings {
+        tracing::warn!("{warning}");
+    }
     // The tool is there even when the jobs cannot be used: its answers say why (an
     // unreadable jobs.json is also reported as a `cron_status` event).
     let options = CronOptions::reporting_to(events_tx.clone());
@@ -409,7 +445,7 @@ fn prepare_runtime_with(
             .map(|name| format!("[tools] disabled names an unknown tool: {name}")),
     );
     let agent = Agent::new(provider, model);
-    configure_main_agent(&agent, settings, &policy);
+    configure_main_agent(&agent, settings, &context, &policy);
     let mcp_plan = crate::mcp::launch::plan(settings);
     warnings.extend(mcp_plan.warnings.iter().cloned());
     let mcp = McpManager::new(
@@ -420,7 +456,9 @@ fn prepare_runtime_with(
         settings.workspace.clone(),
         &settings.file.exec.env_policy(),
     );
-    mcp.on_tools_changed(tools_refresher(settings, &policy, &agent, &subagents));
+    mcp.on_tools_changed(tools_refresher(
+        settings, &context, &policy, &agent, &subagents,
+    ));
     checkpoints.attach(&agent);
     let modes = ModeSwitch::new(agent.clone(), policy.clone());
     if settings.plan {
@@ -440,6 +478,7 @@ fn prepare_runtime_with(
         mcp,
         mcp_plan,
         warnings,
+        context: Arc::new(context),
         controls: Controls {
             hooks,
             checkpoints,

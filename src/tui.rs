@@ -22,6 +22,7 @@ pub mod composer;
 mod control;
 pub mod dashboard;
 pub mod diff;
+pub mod export_file;
 pub mod highlight;
 pub mod history;
 pub mod keymap;
@@ -43,7 +44,7 @@ pub mod tool_tree;
 mod widgets;
 pub mod wrap;
 
-pub use app::{App, AppConfig, view};
+pub use app::{App, AppConfig, UserFiles, view};
 pub use launch::{launch, run};
 pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
 pub use overlay::Overlay;

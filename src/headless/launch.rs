@@ -336,6 +336,7 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
                     match format {
                         ExportFormat::Markdown => print!("{}", export::to_markdown(&data)),
                         ExportFormat::Json => println!("{}", export::to_json(&data)),
+                        ExportFormat::Html => print!("{}", html_export(&data, settings)),
                     }
                     EXIT_OK
                 }
@@ -346,6 +347,21 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
             }
         }
     }
+}
+
+/// The session as HTML, its code coloured like the client's theme colours it.
+fn html_export(data: &session::SessionData, settings: &Settings) -> String {
+    use crate::tui::theme::{Theme, user_theme_dir};
+    let theme = Theme::load(
+        &settings.theme,
+        user_theme_dir(&settings.config_path).as_deref(),
+    )
+    .unwrap_or_else(|_| Theme::fallback());
+    let mut options = crate::export::HtmlOptions::default();
+    if !theme.syntax_theme.is_empty() {
+        options.code_theme = theme.syntax_theme;
+    }
+    crate::export::to_html(data, &options)
 }
 
 fn local_time(ms: u64) -> String {

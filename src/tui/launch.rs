@@ -78,6 +78,30 @@ fn app_config(
     Ok(config)
 }
 
+/// The custom commands of the settings' workspace beside the skills and instructions
+/// files the runtime found; a command file named like a built-in is not used.
+fn user_files(
+    settings: &Settings,
+    context: Arc<crate::runtime::context::ProjectContext>,
+) -> super::UserFiles {
+    let builtin: Vec<&str> = super::slash::COMMANDS
+        .iter()
+        .map(|(name, _, _)| name.trim_start_matches('/'))
+        .chain(["exit"])
+        .collect();
+    let config_dir = crate::setup::config_dir(settings);
+    let commands = crate::commands::discover_commands(
+        &settings.workspace,
+        &config_dir,
+        crate::runtime::context::home_dir().as_deref(),
+        &builtin,
+    );
+    super::UserFiles {
+        context,
+        commands: Arc::new(commands),
+    }
+}
+
 /// How commands are sandboxed, as `/status` says it.
 fn sandbox_words(exec: &crate::tools::exec::ExecConfig) -> String {
     use crate::tools::exec::{NetworkMode, SandboxMode};
@@ -227,7 +251,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
                 return EXIT_USAGE;
             }
         };
-        let config = match app_config(settings, None, main.agent.state().model.clone()) {
+        let mut config = match app_config(settings, None, main.agent.state().model.clone()) {
             Ok(config) => config,
             Err(e) => {
                 eprintln!("claw-tui: {e}");
@@ -236,6 +260,11 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         };
         let mut warnings = settings.warnings.clone();
         warnings.extend(main.warnings.iter().cloned());
+        config.user_files = user_files(settings, main.context.clone());
+        for warning in &config.user_files.commands.warnings {
+            tracing::warn!("{warning}");
+        }
+        warnings.extend(config.user_files.commands.warnings.iter().cloned());
         let sessions = SessionHost::new(
             main.agent.clone(),
             Some(main.session_binding(settings)),

@@ -110,6 +110,14 @@ pub enum Msg {
     },
     /// Saving the session failed (the error), or works again (`None`).
     SessionSave(Option<String>),
+    /// The skills a message mentions were read: the message with them attached, or why
+    /// one could not be.
+    SkillsAttached {
+        /// The message as typed.
+        text: String,
+        /// The message to send, or the reason it was not.
+        result: Result<String, String>,
+    },
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
     /// What `/undo` did, or the files it asks about first.
@@ -138,6 +146,21 @@ pub enum Msg {
 pub enum Effect {
     /// Start a run with this prompt (queued as a follow-up if the agent is busy).
     Prompt(String),
+    /// Read the mentioned skills' files (name, `SKILL.md`) and attach them to `text`
+    /// (answered with `Msg::SkillsAttached`).
+    AttachSkills {
+        /// The message as typed.
+        text: String,
+        /// The skills it mentions.
+        skills: Vec<(String, std::path::PathBuf)>,
+    },
+    /// Write the session as one HTML file and say where (`/export`).
+    ExportHtml {
+        /// The session shown (`None`: sessions are off).
+        session: Option<String>,
+        /// The syntect theme for its code blocks.
+        code_theme: String,
+    },
     /// Read the images `paths` mentions (answered with `Msg::ImagesLoaded`).
     LoadImages {
         /// The message text, sent once they are read.

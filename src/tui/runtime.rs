@@ -4,6 +4,7 @@
 
 use super::app::App;
 use super::app::view;
+use super::export_file::export_html;
 use super::highlight::Highlighter;
 use super::msg::{Effect, Msg, QueuedText};
 use super::session_host::{SessionHost, Target};
@@ -15,6 +16,7 @@ use crate::agent::{
     ToolUpdates, UserMessage,
 };
 use crate::runtime::Supervisor;
+use crate::runtime::context::mention::attach_skills;
 use crate::setup::Controls;
 use crate::tools::exec::EXEC_TOOL_NAME;
 use crate::tools::policy::{AgentRole, ToolPolicy};
@@ -208,6 +210,30 @@ impl Runtime {
                     .push_back(Msg::Notice(NoticeLevel::Error, e.to_string())),
             },
             Effect::FollowUp(text) => agent.follow_up(text),
+            Effect::AttachSkills { text, skills } => {
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = attach_skills(&text, &skills);
+                    let _ = tx.send(Msg::SkillsAttached { text, result });
+                });
+            }
+            Effect::ExportHtml {
+                session,
+                code_theme,
+            } => {
+                let (data_dir, workspace) = (self.data_dir.clone(), self.workspace.clone());
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let said = match export_html(&data_dir, &workspace, session, &code_theme) {
+                        Ok(path) => Msg::Notice(
+                            NoticeLevel::Info,
+                            format!("Exported the session to {}", path.display()),
+                        ),
+                        Err(e) => Msg::Notice(NoticeLevel::Error, format!("cannot export: {e}")),
+                    };
+                    let _ = tx.send(said);
+                });
+            }
             Effect::LoadImages { text, paths } => {
                 let workspace = self.workspace.clone();
                 let tx = self.tx.clone();

@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 18] = [
+pub const COMMANDS: [(&str, &str, &str); 20] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -71,6 +71,16 @@ pub const COMMANDS: [(&str, &str, &str); 18] = [
         "",
         "every file the agent changed this session, against its content before",
     ),
+    (
+        "/skills",
+        "",
+        "list the skills found (mention one with $name)",
+    ),
+    (
+        "/export",
+        "",
+        "write this session as a self-contained HTML file",
+    ),
     ("/new", "", "start a fresh session"),
     (
         "/sessions",
@@ -128,6 +138,10 @@ pub enum Command {
     Rewind,
     /// The session's diff.
     Diff,
+    /// List the skills.
+    Skills,
+    /// Export the session as HTML.
+    Export,
     /// A fresh session.
     New,
     /// The session picker, or the session whose id starts with this.
@@ -194,6 +208,8 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
         "/undo" => Ok(Command::Undo),
         "/rewind" => Ok(Command::Rewind),
         "/diff" => Ok(Command::Diff),
+        "/skills" => Ok(Command::Skills),
+        "/export" => Ok(Command::Export),
         "/new" => Ok(Command::New),
         "/sessions" if arg.is_empty() => Ok(Command::Sessions(None)),
         "/sessions" => Ok(Command::Sessions(Some(arg.to_owned()))),
@@ -230,6 +246,9 @@ pub struct Sources<'a> {
     pub themes: &'a [String],
     /// Sessions for `/sessions`: id and description.
     pub sessions: &'a [(String, String)],
+    /// The user's own commands: `/name` and what the popup says of it (after the
+    /// built-ins, which win over a file of the same name).
+    pub custom: &'a [(String, String)],
 }
 
 /// Candidates for the text before the cursor, with their descriptions, and how many
@@ -253,7 +272,9 @@ pub fn complete(before_cursor: &str, sources: &Sources<'_>) -> (Vec<Choice>, usi
         (items, partial.chars().count())
     }
     let Some((command, arg)) = before_cursor.split_once(' ') else {
-        return filter(COMMANDS.iter().map(|(n, _, d)| (*n, *d)), before_cursor);
+        let builtin = COMMANDS.iter().map(|(n, _, d)| (*n, *d));
+        let custom = sources.custom.iter().map(|(n, d)| (n.as_str(), d.as_str()));
+        return filter(builtin.chain(custom), before_cursor);
     };
     if arg.contains(' ') {
         return (Vec::new(), 0);

@@ -30,7 +30,9 @@ impl App {
         if self.composer.remember(&text) {
             handled = handled.with(Effect::SaveHistory(text.clone()));
         }
+        // A built-in command wins over a command file of the same name.
         if !text.starts_with(' ')
+            && !self.is_custom_command(&text)
             && let Some(command) = slash::parse(&text)
         {
             return handled.and(self.command(command));
@@ -48,15 +50,34 @@ impl App {
             return handled
                 .and(self.hint("switching sessions… press Enter again in a moment", HINT));
         }
+        if !text.starts_with(' ')
+            && let Some(prompt) = self.custom_command_prompt(&text)
+        {
+            return handled.and(self.send_with_mentions(prompt));
+        }
         // A leading space lets a message start with `/` without being a command.
         let text = match text.strip_prefix(' ') {
             Some(rest) if rest.starts_with('/') => rest.to_owned(),
             _ => text,
         };
+        handled.and(self.send_with_mentions(text))
+    }
+
+    /// Sends a message: a run, or a follow-up while one is running.
+    pub(super) fn send_text(&mut self, text: String) -> Handled {
+        let typed = text.clone();
+        self.send_message(&typed, text)
+    }
+
+    /// Sends `message`, made from what the user `typed` (attached skill files do not
+    /// count as image mentions).
+    pub(super) fn send_message(&mut self, typed: &str, text: String) -> Handled {
+        let handled = Handled::changed();
         self.chat.follow();
         self.plan_ready = false;
-        // Mentions are the user's own words, not the shell output sent along.
-        let paths = attach::mentions(&text);
+        // Mentions are the user's own words, not the shell output or skill files sent
+        // along.
+        let paths = attach::mentions(typed);
         let text = self.with_shell_context(text);
         if !paths.is_empty() {
             // The files are read on the runtime side; the message goes once they are.
@@ -181,6 +202,11 @@ impl App {
             Command::Theme(name) => Handled::changed().with(Effect::SetTheme(name)),
             Command::Status => self.overlays.push(Overlay::Status { scroll: 0 }),
             Command::Compact(focus) => self.compact(focus),
+            Command::Skills => self.list_skills(),
+            Command::Export => Handled::changed().with(Effect::ExportHtml {
+                session: self.session.id.clone(),
+                code_theme: self.theme.syntax_theme.clone(),
+            }),
             Command::Plan => self.cycle_mode(),
             Command::Undo => self.undo(),
             Command::Rewind => self.open_rewind(),

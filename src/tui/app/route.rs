@@ -119,6 +119,7 @@ impl App {
             }
             Msg::SessionSave(failure) => self.saving(failure),
             Msg::Notice(level, text) => self.chat.notice(level, text),
+            Msg::SkillsAttached { text, result } => self.skills_attached(text, result),
             Msg::Undone(outcome) => self.undone(outcome),
             Msg::Rewound(outcome) => self.rewound(*outcome),
             Msg::SessionDiff(files) => self.show_session_diff(files),
