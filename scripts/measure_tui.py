@@ -21,6 +21,8 @@ Usage (not part of CI: it needs tmux and a release build, and takes ~15 s a run)
   python3 scripts/measure_tui.py --bin /tmp/rel/release/claw-tui --runs 3
   python3 scripts/measure_tui.py --env NO_COLOR=1     # extra environment for the binary
   python3 scripts/measure_tui.py --json               # one JSON object per run
+  python3 scripts/measure_tui.py --mcp-servers 3 --mcp-command target/debug/examples/mcp_fixture
+                                  # startup with three configured stdio MCP servers
 
 The issue's targets are printed beside the figures; the exit code is 0 either way.
 """
@@ -46,6 +48,8 @@ CHUNK_INTERVAL = 0.002
 IDLE_SECONDS = 5.0
 MARKER = "ENDOFREPLY42"
 SESSION = "claw-measure"
+# A tmux server of this run's own: kill-server never ends another run's.
+SOCKET = f"claw-measure-{os.getpid()}"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 TARGETS = {
@@ -270,7 +274,7 @@ class FakeServer:
 
 
 def tmux(*args, check=True):
-    out = subprocess.run(["tmux", "-L", SESSION, *args], capture_output=True, text=True)
+    out = subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True)
     if check and out.returncode != 0:
         raise RuntimeError(f"tmux {' '.join(args)}: {out.stderr.strip()}")
     return out.stdout
@@ -352,7 +356,14 @@ def ready(text):
     return "Welcome to claw-tui" in text and idle(text)
 
 
-def one_run(binary, extra_env, tokens):
+def mcp_tables(count, command):
+    """`[mcp.servers.NAME]` tables for `count` stdio servers running `command`."""
+    return "".join(
+        f'\n[mcp.servers.measure{n}]\ncommand = {json.dumps(command)}\n' for n in range(count)
+    )
+
+
+def one_run(binary, extra_env, tokens, mcp=""):
     server = FakeServer(tokens)
     tmp = tempfile.mkdtemp(prefix="claw-measure-")
     try:
@@ -365,6 +376,7 @@ def one_run(binary, extra_env, tokens):
             f.write(
                 'provider = "openai"\n\n[providers.openai]\n'
                 f'base_url = "{server.url}"\nmodel = "measure"\napi_key_env = "MEASURE_KEY"\n'
+                + mcp
             )
         env = {
             "HOME": dirs["home"], "XDG_CONFIG_HOME": dirs["config"],
@@ -448,7 +460,17 @@ def main():
     parser.add_argument("--env", action="append", default=[], metavar="K=V",
                         help="extra environment for the binary (repeatable)")
     parser.add_argument("--json", action="store_true", help="print each run as JSON")
+    parser.add_argument("--mcp-servers", type=int, default=0, metavar="N",
+                        help="configure N stdio MCP servers (they connect after the first frame)")
+    parser.add_argument("--mcp-command", default="target/release/examples/mcp_fixture",
+                        help="the MCP server program for --mcp-servers")
     args = parser.parse_args()
+    mcp = ""
+    if args.mcp_servers:
+        if not os.access(args.mcp_command, os.X_OK):
+            sys.exit(f"measure_tui: {args.mcp_command} is not an executable: build it with "
+                     "`cargo build --release --example mcp_fixture` or pass --mcp-command")
+        mcp = mcp_tables(args.mcp_servers, os.path.abspath(args.mcp_command))
     if not shutil.which("tmux"):
         sys.exit("measure_tui: tmux is not installed (apt-get install tmux)")
     if not os.access(args.bin, os.X_OK):
@@ -463,7 +485,7 @@ def main():
     tokens = reply_tokens()
     runs = []
     for n in range(args.runs):
-        result = one_run(os.path.abspath(args.bin), extra, tokens)
+        result = one_run(os.path.abspath(args.bin), extra, tokens, mcp)
         runs.append(result)
         print(json.dumps(result) if args.json else f"run {n + 1}: {result}", flush=True)
     print(f"\n{'figure':<24}{'min':>10}{'max':>10}{'target':>10}")

@@ -125,6 +125,14 @@ pub struct Cli {
     #[arg(long)]
     pub yes: bool,
 
+    /// Start the MCP servers of the workspace's .mcp.json (a project file can start
+    /// programs: without this flag, -p, --mode json and rpc skip them).
+    #[arg(long)]
+    pub trust_project_mcp: bool,
+    /// Start in plan mode: the agent reads and plans, and changes nothing.
+    #[arg(long)]
+    pub plan: bool,
+
     /// Resume the most recent session of the workspace.
     #[arg(short = 'c', long = "continue", conflicts_with = "session")]
     pub continue_session: bool,
@@ -174,6 +182,8 @@ pub enum ExportFormat {
     Markdown,
     /// One JSON document.
     Json,
+    /// One self-contained HTML page (styles inline, no script).
+    Html,
 }
 
 /// Subcommands.
@@ -181,7 +191,7 @@ pub enum ExportFormat {
 pub enum Command {
     /// List the sessions of the workspace, most recent first.
     Sessions,
-    /// Write a session as Markdown or JSON to stdout.
+    /// Write a session as Markdown, JSON or HTML to stdout.
     Export {
         /// Session id, id prefix or file path.
         session: String,
@@ -191,4 +201,17 @@ pub enum Command {
     },
     /// Show what protects this machine when commands run (exit 1 if not all is in force).
     Doctor,
+    /// MCP servers: `claw-tui mcp list`.
+    Mcp {
+        /// What to do.
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
+
+/// `claw-tui mcp` subcommands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Subcommand)]
+pub enum McpCommand {
+    /// Connect to each configured server and print its state and tools.
+    List,
 }

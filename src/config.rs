@@ -4,6 +4,7 @@
 
 use crate::agent::{CompactionSettings, DEFAULT_MAX_TURNS, ThinkingLevel, ToolExecution};
 use crate::cli::Cli;
+use crate::mcp::McpSection;
 use crate::tools::ToolsConfig;
 use crate::tools::exec::ExecConfig;
 use crate::tools::web::WebConfig;
@@ -101,6 +102,12 @@ pub struct FileConfig {
     /// `[web]`: search key and base URL, fetch allow-list.
     #[serde(default)]
     pub web: WebConfig,
+    /// `[mcp.servers.NAME]`: the user's MCP servers.
+    #[serde(default)]
+    pub mcp: McpSection,
+    /// `[hooks]`: the user's commands around tool calls, prompts and idle times.
+    #[serde(default)]
+    pub hooks: crate::hooks::HooksConfig,
 }
 
 /// Everything resolved: what the app runs with.
@@ -120,6 +127,10 @@ pub struct Settings {
     pub theme: String,
     /// Approve tool calls that would ask.
     pub yes: bool,
+    /// Start the workspace's `.mcp.json` servers without asking (`--trust-project-mcp`).
+    pub trust_project_mcp: bool,
+    /// Start the main agent in plan mode (`--plan`).
+    pub plan: bool,
     /// Extra system prompt instructions.
     pub instructions: Option<String>,
     /// LLM idle timeout in seconds.
@@ -184,7 +195,26 @@ pub fn parse_file(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
         parse_error(path, text, offset, e.message())
     })?;
     ui::check_keys(path, text, &file)?;
+    check_mcp_names(path, text, &file)?;
     Ok(file)
+}
+
+/// Server names become part of tool names: refuses one providers would not accept,
+/// pointing at its table.
+fn check_mcp_names(path: &Path, text: &str, file: &FileConfig) -> Result<(), ConfigError> {
+    for name in file.mcp.servers.keys() {
+        if let Err(message) = crate::mcp::config::check_server_name(name) {
+            let offset = [
+                format!("[mcp.servers.{name}]"),
+                format!("[mcp.servers.\"{name}\"]"),
+            ]
+            .iter()
+            .find_map(|header| text.find(header.as_str()))
+            .unwrap_or(0);
+            return Err(parse_error(path, text, offset, &message));
+        }
+    }
+    Ok(())
 }
 
 /// A `Parse` error at byte `offset` of `text`.
@@ -266,6 +296,8 @@ pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settin
             .or_else(|| file.theme.clone())
             .unwrap_or_else(|| "dark".into()),
         yes: cli.yes,
+        trust_project_mcp: cli.trust_project_mcp,
+        plan: cli.plan,
         instructions: file.agent.instructions.clone(),
         idle_timeout_secs: file.agent.idle_timeout_secs.unwrap_or(120),
         request_timeout_secs: file.agent.request_timeout_secs.unwrap_or(30 * 60),

@@ -2,6 +2,7 @@
 
 mod launch;
 pub mod rpc;
+mod rpc_controls;
 mod rpc_input;
 mod rpc_loop;
 mod saving;
@@ -12,6 +13,7 @@ pub use rpc_input::{Input, LineReader};
 use signals::{StopSignals, signal_name};
 
 use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall, UserMessage};
+use crate::hooks::{Hooks, PromptDecision, hook_marks};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -43,10 +45,26 @@ pub async fn run_prompt(
     supervisor: &Supervisor,
     subagents: &SubagentManager,
     runtime_events: &mut UnboundedReceiver<RuntimeEvent>,
+    hooks: &Hooks,
     prompt: UserMessage,
     json: bool,
     stop: &mut StopSignals,
 ) -> i32 {
+    // The hooks see and extend the text; the images go as they are.
+    let prompt = match hooks.prompt(&prompt.content).await {
+        PromptDecision::Send(content) => UserMessage { content, ..prompt },
+        PromptDecision::Block(reason) => {
+            while let Ok(event) = runtime_events.try_recv() {
+                if json {
+                    write_json_line(&event);
+                } else {
+                    report_on_stderr(&event);
+                }
+            }
+            eprintln!("claw-tui: a prompt hook blocked the prompt: {reason}");
+            return EXIT_RUN_FAILED;
+        }
+    };
     let mut events = supervisor.agent().subscribe(None);
     supervisor.submit_message(prompt);
     let mut calls: Vec<ToolCall> = Vec::new();
@@ -108,13 +126,19 @@ pub async fn run_prompt(
     finish(&last_run, json)
 }
 
-/// Prints what the runtime reports for the user (the state of the cron jobs file) on
-/// stderr; other runtime events only matter to the JSON modes.
+/// Prints what the runtime reports for the user (the state of the cron jobs file, hooks
+/// that failed) on stderr; other runtime events only matter to the JSON modes.
 pub fn report_on_stderr(event: &RuntimeEvent) {
-    if let RuntimeEvent::CronStatus { ok, message } = event {
-        let kind = if *ok { "note" } else { "warning" };
-        // A closed stderr leaves nobody to tell.
-        let _ = writeln!(std::io::stderr(), "claw-tui: {kind}: {message}");
+    // A closed stderr leaves nobody to tell.
+    match event {
+        RuntimeEvent::CronStatus { ok, message } => {
+            let kind = if *ok { "note" } else { "warning" };
+            let _ = writeln!(std::io::stderr(), "claw-tui: {kind}: {message}");
+        }
+        RuntimeEvent::HookWarning { message, .. } => {
+            let _ = writeln!(std::io::stderr(), "claw-tui: warning: {message}");
+        }
+        _ => {}
     }
 }
 
@@ -174,6 +198,7 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
                 .find(|c| c.id == *tool_call_id)
                 .map(|c| summarize_args(&c.args))
                 .unwrap_or_default();
+            let marks = hook_marks(&result.details);
             let line = if *is_error {
                 let first = result.content.lines().next().unwrap_or_default();
                 format!("✗ {tool_name} {args} — {}", clip(first, 100))
@@ -181,6 +206,10 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
                 format!("✓ {tool_name} {args}")
             };
             eprintln!("{}", line.trim_end());
+            // A block is the error line already; the other marks say what else happened.
+            for mark in marks.iter().filter(|m| !m.starts_with('⛔')) {
+                eprintln!("  {mark}");
+            }
         }
         AgentEvent::CompactionStart { tokens_before, .. } => {
             eprintln!("compacting the history ({tokens_before} tokens)…");

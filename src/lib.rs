@@ -4,12 +4,19 @@
 //! built-in tools; `config` and `cli` the settings; `headless` the scriptable modes.
 
 pub mod agent;
+pub mod checkpoint;
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod doctor;
+pub mod export;
+pub mod front_matter;
 pub mod headless;
+pub mod hooks;
 pub mod images;
 pub mod llm;
+pub mod logging;
+pub mod mcp;
 pub mod private_fs;
 pub mod providers;
 pub mod runtime;

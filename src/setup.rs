@@ -1,21 +1,28 @@
 //! Builds the main runtime from resolved settings: provider, the tool policy (every
-//! agent's tools), subagents, the main agent and the supervisor that owns it.
+//! agent's tools) with the user's hooks, the checkpoints of file changes, subagents, the
+//! main agent, its plan-mode switch and the supervisor that owns it.
 
 use crate::agent::Agent;
+use crate::checkpoint::Checkpoints;
 use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
+use crate::hooks::Hooks;
 use crate::llm::Provider;
 use crate::llm::demo::DemoProvider;
+use crate::mcp::McpManager;
+use crate::mcp::launch::McpPlan;
+use crate::runtime::context::{ProjectContext, home_dir, system_prompt};
 use crate::runtime::cron::{CronFired, CronOptions, CronService, SchedulerHandle};
 use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
 use crate::runtime::{
-    InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentManager,
-    Supervisor, build_system_prompt, runtime_channel,
+    AgentMode, InboundMessage, MessageBus, ModeSwitch, RuntimeEvent, SYSTEM_CHANNEL,
+    SubagentConfig, SubagentManager, Supervisor, runtime_channel,
 };
 use crate::session::{SessionData, SessionRouter, SessionWriter};
 use crate::tools::ToolRegistry;
+use crate::tools::Workspace;
 use crate::tools::cron::{CronTool, UnavailableCron};
 use crate::tools::exec::{Approver, ExecTool};
-use crate::tools::fs::file_tools;
+use crate::tools::fs::file_tools_observed;
 use crate::tools::message::{MessageSender, MessageTool};
 use crate::tools::policy::{AgentKind, AgentRole, PolicyConfig, ToolPolicy};
 use crate::tools::spawn::SpawnTool;
@@ -45,19 +52,29 @@ pub fn build_provider(
     }
 }
 
-/// The built-in tools (files, exec, web, message) over the settings' workspace and
-/// sandbox; `outbound` delivers what the `message` tool sends. Agents get them only
-/// through [`build_policy`].
-fn build_registry(settings: &Settings, outbound: MessageSender) -> ToolRegistry {
-    let workspace = Arc::new(settings.file.tools.workspace(settings.workspace.clone()));
+/// The built-in tools (files, exec, web, message) over `workspace` and the settings'
+/// sandbox; `outbound` delivers what the `message` tool sends; `checkpoints`, when
+/// given, records every file change and command for undo. Agents get them only
+/// through the policy.
+fn build_registry(
+    settings: &Settings,
+    workspace: Arc<Workspace>,
+    outbound: MessageSender,
+    checkpoints: Option<&Checkpoints>,
+) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
-    for tool in file_tools(workspace) {
+    let observer = checkpoints.map(|c| Arc::new(c.clone()) as _);
+    for tool in file_tools_observed(workspace, observer) {
         registry.register(tool);
     }
-    registry.register(Arc::new(ExecTool::new(
+    let exec: Arc<dyn crate::agent::Tool> = Arc::new(ExecTool::new(
         settings.workspace.clone(),
         settings.file.exec.clone(),
-    )));
+    ));
+    registry.register(match checkpoints {
+        Some(checkpoints) => checkpoints.track_exec(exec),
+        None => exec,
+    });
     registry.register(Arc::new(WebSearchTool::new(settings.file.web.clone())));
     registry.register(Arc::new(WebFetchTool::new(settings.file.web.clone())));
     registry.register(Arc::new(MessageTool::new(outbound)));
@@ -71,8 +88,9 @@ pub fn build_policy(
     outbound: MessageSender,
     approver: Approver,
 ) -> ToolPolicy {
+    let workspace = Arc::new(workspace_for(settings, &project_context(settings)));
     ToolPolicy::new(
-        build_registry(settings, outbound),
+        build_registry(settings, workspace, outbound, None),
         PolicyConfig::new(&settings.file.tools, &settings.file.exec),
         approver,
     )
@@ -83,7 +101,7 @@ pub fn build_policy(
 pub fn build_agent(settings: &Settings, policy: &ToolPolicy) -> Result<Agent, String> {
     let provider = build_provider(&settings.provider, settings)?;
     let agent = Agent::new(provider, model_name(settings));
-    configure_main_agent(&agent, settings, policy);
+    configure_main_agent(&agent, settings, &project_context(settings), policy);
     Ok(agent)
 }
 
@@ -94,13 +112,36 @@ fn model_name(settings: &Settings) -> String {
     }
 }
 
-fn configure_main_agent(agent: &Agent, settings: &Settings, policy: &ToolPolicy) {
-    agent.set_system_prompt(build_system_prompt(
+/// The instructions files and skills of the settings' workspace, found now.
+pub fn project_context(settings: &Settings) -> ProjectContext {
+    ProjectContext::discover(
         &settings.workspace,
         &config_dir(settings),
-        &policy.names_for(AgentKind::Main),
-        settings.instructions.as_deref(),
-    ));
+        home_dir().as_deref(),
+        // The configured window, else the built-in table's; unknown: the default budget.
+        settings
+            .provider
+            .context_window
+            .filter(|w| *w > 0)
+            .or_else(|| crate::agent::compaction::known_context_window(&model_name(settings))),
+    )
+}
+
+/// The settings' workspace, with each listed skill's directory outside it readable
+/// (never writable) by the file tools, so the model can follow a skill it was shown.
+pub fn workspace_for(settings: &Settings, context: &ProjectContext) -> Workspace {
+    context.readable_skill_dirs().into_iter().fold(
+        settings.file.tools.workspace(settings.workspace.clone()),
+        |w, dir| w.with_read_only(dir),
+    )
+}
+
+fn configure_main_agent(
+    agent: &Agent,
+    settings: &Settings,
+    context: &ProjectContext,
+    policy: &ToolPolicy,
+) {
     agent.set_thinking_level(settings.thinking);
     agent.set_tool_execution(settings.tool_execution);
     agent.set_max_turns(settings.max_turns);
@@ -108,6 +149,21 @@ fn configure_main_agent(agent: &Agent, settings: &Settings, policy: &ToolPolicy)
         c.compaction = settings.compaction.clone();
         c.context_window = settings.provider.context_window;
     });
+    configure_tools(agent, settings, context, policy);
+}
+
+/// The main agent's tools and the system prompt that lists them.
+fn configure_tools(
+    agent: &Agent,
+    settings: &Settings,
+    context: &ProjectContext,
+    policy: &ToolPolicy,
+) {
+    agent.set_system_prompt(system_prompt(
+        context,
+        &policy.names_for(AgentKind::Main),
+        settings.instructions.as_deref(),
+    ));
     policy.equip(agent, &AgentRole::Main);
 }
 
@@ -127,8 +183,29 @@ pub struct MainRuntime {
     pub events: mpsc::UnboundedReceiver<RuntimeEvent>,
     /// The workspace's cron jobs (None when the job file could not be opened).
     pub cron: Option<CronService>,
+    /// The MCP servers (started in the background; their tools join `policy`).
+    pub mcp: McpManager,
+    /// Which MCP servers started and which wait for the user's trust.
+    pub mcp_plan: McpPlan,
     /// Warnings for the user (unknown disabled tools...).
     pub warnings: Vec<String>,
+    /// The instructions files and skills the prompts were built from.
+    pub context: Arc<ProjectContext>,
+    /// The user's control over the main agent: hooks, checkpoints, plan mode.
+    pub controls: Controls,
+}
+
+/// What puts the user in control of the main agent: the hooks (prompt hooks run by the
+/// front-ends; tool hooks are in the policy already), the checkpoints behind undo,
+/// rewind and diff, and the plan-mode switch. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Controls {
+    /// The configured hooks.
+    pub hooks: Hooks,
+    /// The active session's checkpoints.
+    pub checkpoints: Checkpoints,
+    /// Plan mode on and off.
+    pub modes: ModeSwitch,
 }
 
 impl MainRuntime {
@@ -138,6 +215,7 @@ impl MainRuntime {
             supervisor: self.supervisor.clone(),
             subagents: self.subagents.clone(),
             cron: self.cron.clone(),
+            controls: self.controls.clone(),
             data_dir: settings.data_dir.clone(),
             workspace: settings.workspace.clone(),
         }
@@ -172,6 +250,7 @@ pub struct SessionBinding {
     supervisor: Supervisor,
     subagents: SubagentManager,
     cron: Option<CronService>,
+    controls: Controls,
     data_dir: PathBuf,
     workspace: PathBuf,
 }
@@ -184,6 +263,14 @@ impl SessionBinding {
     /// is another session's) starts with nothing pending: those stay with the original.
     pub fn enter(&self, writer: &SessionWriter, resumed: Option<&SessionData>) {
         let id = writer.id().to_owned();
+        self.controls.hooks.set_session(&id);
+        for warning in
+            self.controls
+                .checkpoints
+                .enter(writer.path(), &self.data_dir, writer.appender())
+        {
+            tracing::warn!("{warning}");
+        }
         self.subagents.set_origin(id.clone());
         if let Some(cron) = &self.cron {
             cron.set_origin(Some(id.clone()));
@@ -215,8 +302,38 @@ impl SessionBinding {
     }
 }
 
+/// The subagents' system prompt over the tools `policy` offers them now.
+fn subagent_system_prompt(context: &ProjectContext, policy: &ToolPolicy) -> String {
+    system_prompt(
+        context,
+        &policy.names_for(AgentKind::Subagent),
+        Some(SUBAGENT_SYSTEM_PROMPT),
+    )
+}
+
+/// What runs when MCP tools come or go: the main agent gets the new tools and a system
+/// prompt listing them (a run under way from its next request on), and so do the
+/// subagents started from then on.
+fn tools_refresher(
+    settings: &Settings,
+    context: &ProjectContext,
+    policy: &ToolPolicy,
+    agent: &Agent,
+    subagents: &SubagentManager,
+) -> crate::mcp::manager::ToolsChanged {
+    let settings = settings.clone();
+    let context = context.clone();
+    let policy = policy.clone();
+    let agent = agent.clone();
+    let subagents = subagents.clone();
+    Arc::new(move || {
+        configure_tools(&agent, &settings, &context, &policy);
+        subagents.set_system_prompt(subagent_system_prompt(&context, &policy));
+    })
+}
+
 /// The config directory (holds the global AGENTS.md and skills).
-fn config_dir(settings: &Settings) -> PathBuf {
+pub fn config_dir(settings: &Settings) -> PathBuf {
     settings
         .config_path
         .parent()
@@ -242,16 +359,51 @@ pub fn start_runtime_with(
     outbound: MessageSender,
     approver: Approver,
 ) -> Result<MainRuntime, String> {
+    let main = prepare_runtime_with(settings, provider, outbound, approver)?;
+    main.mcp.start();
+    Ok(main)
+}
+
+/// [`start_runtime`] with the MCP servers not started yet: the caller starts them
+/// (`main.mcp.start()`) when it is ready to, as the client does after its first frame.
+pub fn prepare_runtime(
+    settings: &Settings,
+    outbound: MessageSender,
+    approver: Approver,
+) -> Result<MainRuntime, String> {
+    let provider = build_provider(&settings.provider, settings)?;
+    prepare_runtime_with(settings, provider, outbound, approver)
+}
+
+fn prepare_runtime_with(
+    settings: &Settings,
+    provider: Arc<dyn Provider>,
+    outbound: MessageSender,
+    approver: Approver,
+) -> Result<MainRuntime, String> {
     let model = model_name(settings);
-    let policy = build_policy(settings, outbound, approver);
-    let bus = MessageBus::new();
+    let context = project_context(settings);
     let (events_tx, events) = runtime_channel();
-    let subagent_prompt = build_system_prompt(
+    let hooks = Hooks::new(
+        settings.file.hooks.clone(),
         &settings.workspace,
-        &config_dir(settings),
-        &policy.names_for(AgentKind::Subagent),
-        Some(SUBAGENT_SYSTEM_PROMPT),
+        &settings.file.exec,
+        events_tx.clone(),
     );
+    let workspace = Arc::new(workspace_for(settings, &context));
+    let checkpoints = Checkpoints::new(workspace.clone());
+    let policy = ToolPolicy::new(
+        build_registry(settings, workspace, outbound, Some(&checkpoints)),
+        PolicyConfig::new(&settings.file.tools, &settings.file.exec),
+        notifying(approver, &hooks),
+    );
+    policy.set_hooks(hooks.clone());
+    let refreshing = checkpoints.clone();
+    policy.observe_hooked_results(Arc::new(move |details| {
+        refreshing.refresh_after_hooks(details)
+    }));
+    let bus = MessageBus::new();
+    let subagent_prompt = subagent_system_prompt(&context, &policy);
     let subagents = SubagentManager::new(
         provider.clone(),
         policy.clone(),
@@ -266,7 +418,10 @@ pub fn start_runtime_with(
         },
     );
     policy.register(Arc::new(SpawnTool::new(Arc::new(subagents.clone()))));
-    let mut warnings: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = context.warnings();
+    for warning in &warnings {
+        tracing::warn!("{warning}");
+    }
     // The tool is there even when the jobs cannot be used: its answers say why (an
     // unreadable jobs.json is also reported as a `cron_status` event).
     let options = CronOptions::reporting_to(events_tx.clone());
@@ -290,9 +445,28 @@ pub fn start_runtime_with(
             .map(|name| format!("[tools] disabled names an unknown tool: {name}")),
     );
     let agent = Agent::new(provider, model);
-    configure_main_agent(&agent, settings, &policy);
+    configure_main_agent(&agent, settings, &context, &policy);
+    let mcp_plan = crate::mcp::launch::plan(settings);
+    warnings.extend(mcp_plan.warnings.iter().cloned());
+    let mcp = McpManager::new(
+        mcp_plan.start.clone(),
+        mcp_plan.untrusted.clone(),
+        policy.clone(),
+        events_tx.clone(),
+        settings.workspace.clone(),
+        &settings.file.exec.env_policy(),
+    );
+    mcp.on_tools_changed(tools_refresher(
+        settings, &context, &policy, &agent, &subagents,
+    ));
+    checkpoints.attach(&agent);
+    let modes = ModeSwitch::new(agent.clone(), policy.clone());
+    if settings.plan {
+        modes.set(AgentMode::Plan);
+    }
     let supervisor =
         Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
+    run_event_hooks(&agent, &supervisor, &hooks);
     Ok(MainRuntime {
         supervisor,
         agent,
@@ -301,6 +475,44 @@ pub fn start_runtime_with(
         bus,
         events,
         cron,
+        mcp,
+        mcp_plan,
         warnings,
+        context: Arc::new(context),
+        controls: Controls {
+            hooks,
+            checkpoints,
+            modes,
+        },
     })
+}
+
+/// `approver` with the notify hooks told about each request before it is asked.
+fn notifying(approver: Approver, hooks: &Hooks) -> Approver {
+    let Approver::Ask(asker) = approver else {
+        return approver;
+    };
+    let hooks = hooks.clone();
+    Approver::Ask(Arc::new(move |request| {
+        let message = format!("{} waits for your approval", request.tool_name);
+        let fields = serde_json::json!({
+            "tool_name": request.tool_name,
+            "tool_call_id": request.tool_call_id,
+            "args": request.args,
+            "subagent": request.subagent,
+        });
+        hooks.notify("approval", &message, fields);
+        asker(request)
+    }))
+}
+
+/// Runs the stop hooks when the main agent goes idle and the notify hooks when the bus
+/// brings background results.
+fn run_event_hooks(agent: &Agent, supervisor: &Supervisor, hooks: &Hooks) {
+    let observing = hooks.clone();
+    supervisor.observe_inbound(Arc::new(move |message: &InboundMessage| {
+        let fields = serde_json::json!({ "chat_id": message.chat_id });
+        observing.notify(&message.sender_id, &message.content, fields);
+    }));
+    hooks.watch_stops(agent);
 }

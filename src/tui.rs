@@ -19,7 +19,10 @@ pub mod approval;
 pub mod attach;
 pub mod chat;
 pub mod composer;
+mod control;
 pub mod dashboard;
+pub mod diff;
+pub mod export_file;
 pub mod highlight;
 pub mod history;
 pub mod keymap;
@@ -41,9 +44,9 @@ pub mod tool_tree;
 mod widgets;
 pub mod wrap;
 
-pub use app::{App, AppConfig, view};
+pub use app::{App, AppConfig, UserFiles, view};
 pub use launch::{launch, run};
-pub use msg::{CronRow, CronRunStatus, Effect, Msg, SubagentRow};
+pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
 pub use overlay::Overlay;
 
 use crate::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalRequest};
@@ -59,6 +62,9 @@ pub type MsgSender = UnboundedSender<Msg>;
 /// Controls the background runtime (subagents, cron) from the dashboard. The calls may
 /// block on file I/O: the client makes them off its UI thread.
 pub trait Background: Send + Sync {
+    /// The first frame is on the screen: work that must not delay it starts now (the
+    /// MCP servers).
+    fn first_frame(&self) {}
     /// Cancels a subagent.
     fn cancel_subagent(&self, id: &str) -> Result<(), String>;
     /// Pauses a cron job.
@@ -67,6 +73,12 @@ pub trait Background: Send + Sync {
     fn resume_cron(&self, id: &str) -> Result<(), String>;
     /// Deletes a cron job.
     fn delete_cron(&self, id: &str) -> Result<(), String>;
+    /// Remembers the user's answer about the workspace's `.mcp.json` servers and, when
+    /// trusted, starts them.
+    fn trust_project_mcp(&self, trusted: bool) -> Result<(), String> {
+        let _ = trusted;
+        Err("MCP servers are not available in this session.".into())
+    }
 }
 
 /// Approval requests waiting for the user, by tool call id.
@@ -181,6 +193,11 @@ pub struct Options {
     /// The supervisor owning the agent's runs: prompts, steering and aborts go through
     /// it when given (so a keypress never races a notification), else to the agent.
     pub supervisor: Option<crate::runtime::Supervisor>,
+    /// Messages for the app once the first session is on screen (the question about
+    /// the workspace's MCP servers).
+    pub startup: Vec<Msg>,
+    /// Hooks, checkpoints and plan mode (`/undo`, `/rewind`, `/diff`, `/plan` need them).
+    pub controls: Option<crate::setup::Controls>,
     /// The tool policy: `!command`s run the exec tool it gives the main agent (without
     /// it they are refused).
     pub policy: Option<crate::tools::policy::ToolPolicy>,

@@ -19,7 +19,9 @@ pub use prompt::{
 };
 pub(crate) use run::{CompactionJob, CompactionOutcome, summarize};
 pub use tokens::{ContextUsage, context_tokens, estimate_message, estimate_text, estimate_tools};
-pub use window::{DEFAULT_CONTEXT_WINDOW, context_window_for, resolve_window};
+pub use window::{
+    DEFAULT_CONTEXT_WINDOW, context_window_for, known_context_window, resolve_window,
+};
 
 use super::types::{Message, Usage, UserMessage};
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,7 @@
 
 use super::compaction::{CompactionSettings, ContextBudget, resolve_window};
 use super::convert::default_convert_to_llm;
-use super::tool::ToolResult;
+use super::tool::{ToolResult, ToolSet};
 use super::types::{Message, ThinkingLevel};
 use crate::llm::LlmMessage;
 use futures::future::BoxFuture;
@@ -90,6 +90,11 @@ pub type AfterToolCallHook = Arc<
 pub type TransformContext =
     Arc<dyn Fn(Vec<Message>, CancellationToken) -> BoxFuture<'static, Vec<Message>> + Send + Sync>;
 
+/// The system prompt and tools that replace a run's own before its next LLM request, or
+/// `None` when they did not change (tools that arrive while a run is under way, such as
+/// an MCP server's, are offered from the next turn on).
+pub type RefreshTools = Arc<dyn Fn() -> Option<(String, ToolSet)> + Send + Sync>;
+
 /// Maps the history to what the model accepts, mapping or dropping custom roles.
 pub type ConvertToLlm = Arc<dyn Fn(&[Message]) -> Vec<LlmMessage> + Send + Sync>;
 
@@ -112,6 +117,9 @@ pub struct LoopConfig {
     pub before_tool_call: Option<BeforeToolCallHook>,
     /// Optional rewrite of each tool result.
     pub after_tool_call: Option<AfterToolCallHook>,
+    /// Optional source of newer tools before each LLM request (the `Agent` facade
+    /// installs one that follows `set_tools` and `set_system_prompt`).
+    pub refresh_tools: Option<RefreshTools>,
     /// When and how the history is compacted.
     pub compaction: CompactionSettings,
     /// The configured context window (the provider's `context_window`); `None`: the
@@ -131,6 +139,7 @@ impl LoopConfig {
             transform_context: None,
             before_tool_call: None,
             after_tool_call: None,
+            refresh_tools: None,
             compaction: CompactionSettings::default(),
             context_window: None,
         }

@@ -20,7 +20,7 @@ pub use compaction::{
 };
 pub use config::{
     AfterToolCall, AfterToolCallContext, AfterToolCallHook, BeforeToolCall, BeforeToolCallContext,
-    BeforeToolCallHook, ConvertToLlm, DEFAULT_MAX_TURNS, LoopConfig, ToolExecution,
+    BeforeToolCallHook, ConvertToLlm, DEFAULT_MAX_TURNS, LoopConfig, RefreshTools, ToolExecution,
     TransformContext,
 };
 pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
@@ -38,6 +38,7 @@ use futures::FutureExt;
 use queue::Queues;
 use state::Core;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
@@ -88,6 +89,9 @@ struct Inner {
     queues: Arc<Queues>,
     sink: EventSink,
     running: watch::Sender<bool>,
+    /// Bumped (under the core lock) whenever the tools or the system prompt change, so
+    /// a running loop can pick the new ones up before its next request.
+    tools_version: Arc<AtomicU64>,
     /// The tool calls the active run is executing.
     calls: Arc<RunningCalls>,
 }
@@ -122,6 +126,7 @@ impl Agent {
                 queues: Arc::new(Queues::default()),
                 sink,
                 running,
+                tools_version: Arc::default(),
                 calls: Arc::new(RunningCalls::default()),
             }),
         }
@@ -189,6 +194,7 @@ impl Agent {
             follow_up: self.inner.queues.len(QueueKind::FollowUp),
         };
         let cancel = CancellationToken::new();
+        let seen_version;
         let (mut ctx, prompts) = {
             let mut core = lock(&self.inner.core);
             let state = core.snapshot();
@@ -197,6 +203,7 @@ impl Agent {
             }
             let prompts = prompts(&state, queued)?;
             core.begin_run(cancel.clone());
+            seen_version = self.inner.tools_version.load(Ordering::Acquire);
             let ctx = AgentContext {
                 system_prompt: state.system_prompt.clone(),
                 tools: state.tools.clone(),
@@ -225,6 +232,9 @@ impl Agent {
             let state = self.state();
             (state.model.clone(), state.thinking)
         };
+        if config.refresh_tools.is_none() {
+            config.refresh_tools = Some(self.tools_follower(seen_version));
+        }
         let inner = self.inner.clone();
         runtime.spawn(async move {
             let history = || lock(&inner.core).messages();
@@ -325,7 +335,9 @@ impl Agent {
         self.announce_setting(key, &mode);
     }
 
-    fn announce_setting(&self, key: &str, value: &impl serde::Serialize) {
+    /// Announces a setting's new value as a `setting_update` event (recorded in the
+    /// session; the client's status bar follows it).
+    pub fn announce_setting(&self, key: &str, value: &impl serde::Serialize) {
         self.inner.sink.emit(AgentEvent::SettingUpdate {
             key: key.to_owned(),
             value: serde_json::to_value(value).unwrap_or_default(),
@@ -394,10 +406,29 @@ impl Agent {
         Ok(())
     }
 
-    /// Sets the system prompt for the next run.
+    /// Sets the system prompt for the next run (and the next turn of a running one).
     pub fn set_system_prompt(&self, prompt: impl Into<String>) {
         let prompt = prompt.into();
-        lock(&self.inner.core).update(|s| s.system_prompt = prompt);
+        let mut core = lock(&self.inner.core);
+        core.update(|s| s.system_prompt = prompt);
+        self.inner.tools_version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// What a run started at tools version `seen` calls before each request: the
+    /// current prompt and tools when they changed since.
+    fn tools_follower(&self, seen: u64) -> RefreshTools {
+        let core = self.inner.core.clone();
+        let version = self.inner.tools_version.clone();
+        let seen = AtomicU64::new(seen);
+        Arc::new(move || {
+            let mut core = lock(&core);
+            let now = version.load(Ordering::Acquire);
+            if seen.swap(now, Ordering::AcqRel) == now {
+                return None;
+            }
+            let state = core.snapshot();
+            Some((state.system_prompt.clone(), state.tools.clone()))
+        })
     }
 
     /// Sets the model for the next run.
@@ -413,10 +444,12 @@ impl Agent {
         self.announce_setting("thinking", &level);
     }
 
-    /// Sets the tools for the next run.
+    /// Sets the tools for the next run (and the next turn of a running one).
     pub fn set_tools(&self, tools: Vec<Arc<dyn Tool>>) {
         let tools = ToolSet::new(tools);
-        lock(&self.inner.core).update(|s| s.tools = tools);
+        let mut core = lock(&self.inner.core);
+        core.update(|s| s.tools = tools);
+        self.inner.tools_version.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Sets the provider for the next run.

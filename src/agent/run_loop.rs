@@ -72,6 +72,7 @@ pub async fn run_loop(
         ctx,
         env,
         added: Vec::new(),
+        retired: ToolSet::default(),
     };
     env.emit(AgentEvent::AgentStart);
     run.turns(prompts).await;
@@ -90,6 +91,7 @@ pub async fn run_compaction(ctx: &mut AgentContext, focus: Option<&str>, env: &R
         ctx,
         env,
         added: Vec::new(),
+        retired: ToolSet::default(),
     };
     env.emit(AgentEvent::AgentStart);
     let protected_from = (env.history)().len();
@@ -107,6 +109,10 @@ pub(super) struct Run<'c, 'e, 'a> {
     pub(super) ctx: &'c mut AgentContext,
     pub(super) env: &'e RunEnv<'a>,
     pub(super) added: Vec<Message>,
+    /// Tools the run started with that are no longer offered (the tools changed while
+    /// it ran): a call the model still makes to one is answered by the tool itself, whose
+    /// guards (plan mode, an MCP server that dropped it) refuse it with their reason.
+    pub(super) retired: ToolSet,
 }
 
 impl Run<'_, '_, '_> {
@@ -155,7 +161,8 @@ impl Run<'_, '_, '_> {
                 let (results, steering) = if calls.is_empty() {
                     (Vec::new(), Vec::new())
                 } else {
-                    execute_tool_calls(self.ctx.tools.clone(), calls.clone(), env).await
+                    execute_tool_calls(self.ctx.tools.keeping(&self.retired), calls.clone(), env)
+                        .await
                 };
                 for result in &results {
                     self.push(result.clone());
@@ -223,6 +230,14 @@ impl Run<'_, '_, '_> {
             }
             None => view,
         };
+        // After the transform: it may have waited for tools to become available.
+        if let Some(refresh) = &env.config.refresh_tools
+            && let Some((system_prompt, tools)) = refresh()
+        {
+            self.ctx.system_prompt = system_prompt;
+            self.retired = self.ctx.tools.keeping(&self.retired);
+            self.ctx.tools = tools;
+        }
         let messages = sanitize_for_llm((env.config.convert_to_llm)(history));
         // Let go before streaming: the message about to be added need not copy it.
         drop(shared);

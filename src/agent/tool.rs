@@ -129,6 +129,11 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &str;
     /// JSON Schema of the arguments.
     fn parameters(&self) -> Value;
+    /// Whether a schema the validator cannot compile fails the calls (true) or lets
+    /// them through unvalidated (false: schemas that come from elsewhere, like MCP's).
+    fn strict_schema(&self) -> bool {
+        true
+    }
     /// Runs the call; must return promptly once `cancel` fires.
     async fn execute(
         &self,
@@ -139,10 +144,10 @@ pub trait Tool: Send + Sync {
     ) -> ToolResult;
 }
 
-/// A tool together with its compiled argument validator.
+/// A tool together with its compiled argument validator (`Ok(None)`: not validated).
 struct Entry {
     tool: Arc<dyn Tool>,
-    validator: Result<jsonschema::Validator, String>,
+    validator: Result<Option<jsonschema::Validator>, String>,
 }
 
 /// The tools of an agent, with argument schemas compiled once.
@@ -157,14 +162,42 @@ impl ToolSet {
         let entries = tools
             .into_iter()
             .map(|tool| {
-                let validator = jsonschema::validator_for(&tool.parameters())
-                    .map_err(|e| format!("the tool's parameter schema is invalid: {e}"));
+                let validator = match jsonschema::validator_for(&tool.parameters()) {
+                    Ok(validator) => Ok(Some(validator)),
+                    Err(e) if !tool.strict_schema() => {
+                        tracing::info!(
+                            tool = tool.name(),
+                            "arguments are not validated: the schema does not compile ({e})"
+                        );
+                        Ok(None)
+                    }
+                    Err(e) => Err(format!("the tool's parameter schema is invalid: {e}")),
+                };
                 Entry { tool, validator }
             })
             .collect();
         Self {
             entries: Arc::new(entries),
         }
+    }
+
+    /// These tools plus those of `older` that have no namesake here: a run under way
+    /// gains new tools but keeps the ones it started with, whose own guards (plan mode,
+    /// an MCP server that dropped the tool) then answer its calls.
+    pub fn keeping(&self, older: &ToolSet) -> ToolSet {
+        let missing: Vec<Arc<dyn Tool>> = older
+            .entries
+            .iter()
+            .filter(|e| self.find(e.tool.name()).is_none())
+            .map(|e| e.tool.clone())
+            .collect();
+        if missing.is_empty() {
+            // The usual case: nothing to recompile.
+            return self.clone();
+        }
+        let mut tools: Vec<Arc<dyn Tool>> = self.entries.iter().map(|e| e.tool.clone()).collect();
+        tools.extend(missing);
+        ToolSet::new(tools)
     }
 
     /// The tool called `name`.
@@ -203,6 +236,9 @@ impl ToolSet {
             .validator
             .as_ref()
             .map_err(|e| format!("Cannot validate arguments for tool \"{name}\": {e}"))?;
+        let Some(validator) = validator else {
+            return Ok(());
+        };
         let problems: Vec<String> = validator
             .iter_errors(args)
             .map(|e| {

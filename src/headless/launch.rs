@@ -1,10 +1,10 @@
 //! Starting a headless run: prompt, agent, session, mode; and the session subcommands.
 
-use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, serve};
+use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, RpcRuntime, serve};
 use super::signals::StopSignals;
 use super::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, run_prompt, saving};
 use crate::agent::{Agent, Message, QueueKind, UserMessage};
-use crate::cli::{Cli, Command, ExportFormat, Mode};
+use crate::cli::{Cli, Command, ExportFormat, McpCommand, Mode};
 use crate::config::Settings;
 use crate::images;
 use crate::session::{self, OpenedSession, export};
@@ -37,6 +37,7 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
             return EXIT_USAGE;
         }
     };
+    crate::logging::init_file_logging(&settings.state_dir);
     let code = runtime.block_on(run(cli, settings, prompt));
     // stdin's reader thread may still wait for a line that never comes: not waited for.
     runtime.shutdown_background();
@@ -74,9 +75,14 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
             return EXIT_USAGE;
         }
     };
-    for warning in &main.warnings {
+    for warning in main
+        .warnings
+        .iter()
+        .chain(&main.mcp_plan.skipped_warnings())
+    {
         eprintln!("claw-tui: warning: {warning}");
     }
+    wait_for_mcp_before_first_request(&main.agent, &main.mcp);
     let opened = match session::open_session(cli, settings) {
         Ok(opened) => opened,
         Err(e) => {
@@ -100,6 +106,7 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
                 &main.supervisor,
                 &main.subagents,
                 &mut main.events,
+                &main.controls.hooks,
                 prompt,
                 json,
                 &mut stop,
@@ -120,9 +127,14 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
                 max_line_bytes: cli.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
                 exit_on_eof: cli.exit_on_eof,
             };
+            let runtime = RpcRuntime {
+                supervisor: &main.supervisor,
+                controls: &main.controls,
+                subagents: &main.subagents,
+                mcp: &main.mcp,
+            };
             let code = serve(
-                &main.supervisor,
-                &main.subagents,
+                runtime,
                 main.events,
                 approvals,
                 tokio::io::stdin(),
@@ -141,6 +153,9 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
     agent.wait_for_idle().await;
     main.subagents.shutdown().await;
     main.supervisor.stop().await;
+    // The stop hook of the last run (and notify hooks) finish before the exit.
+    main.controls.hooks.drain().await;
+    main.mcp.shutdown().await;
     let saved = match recording {
         Some(recording) => recording.close(&agent).await,
         None => true,
@@ -184,6 +199,26 @@ impl Recording {
         let _ = self.reporter.await;
         !saving::report_final(&status)
     }
+}
+
+/// A one-shot run must see its MCP tools: each LLM request first waits until every
+/// started server is ready or has failed (each within its `startup_timeout_secs`;
+/// immediate once they have). The tools then reach the request through the agent.
+fn wait_for_mcp_before_first_request(agent: &Agent, mcp: &crate::mcp::McpManager) {
+    if mcp.is_empty() {
+        return;
+    }
+    let mcp = mcp.clone();
+    agent.set_transform_context(Some(Arc::new(move |messages, cancel| {
+        let mcp = mcp.clone();
+        Box::pin(async move {
+            tokio::select! {
+                () = cancel.cancelled() => {}
+                () = mcp.wait_started() => {}
+            }
+            messages
+        })
+    })));
 }
 
 /// Puts a resumed session's history (moved, not copied: it may be long) and pending
@@ -272,6 +307,21 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
             }
             EXIT_OK
         }
+        Command::Mcp {
+            command: McpCommand::List,
+        } => {
+            crate::logging::init_file_logging(&settings.state_dir);
+            match tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime.block_on(crate::mcp::launch::list(settings)),
+                Err(e) => {
+                    eprintln!("claw-tui: cannot start the async runtime: {e}");
+                    EXIT_USAGE
+                }
+            }
+        }
         Command::Export {
             session: key,
             format,
@@ -286,6 +336,7 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
                     match format {
                         ExportFormat::Markdown => print!("{}", export::to_markdown(&data)),
                         ExportFormat::Json => println!("{}", export::to_json(&data)),
+                        ExportFormat::Html => print!("{}", html_export(&data, settings)),
                     }
                     EXIT_OK
                 }
@@ -296,6 +347,21 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
             }
         }
     }
+}
+
+/// The session as HTML, its code coloured like the client's theme colours it.
+fn html_export(data: &session::SessionData, settings: &Settings) -> String {
+    use crate::tui::theme::{Theme, user_theme_dir};
+    let theme = Theme::load(
+        &settings.theme,
+        user_theme_dir(&settings.config_path).as_deref(),
+    )
+    .unwrap_or_else(|_| Theme::fallback());
+    let mut options = crate::export::HtmlOptions::default();
+    if !theme.syntax_theme.is_empty() {
+        options.code_theme = theme.syntax_theme;
+    }
+    crate::export::to_html(data, &options)
 }
 
 fn local_time(ms: u64) -> String {

@@ -1,9 +1,13 @@
 //! `--mode rpc`: commands as JSON lines on stdin, events and responses as JSON lines on
 //! stdout. The protocol is documented in docs/rpc.md.
 
+use super::rpc_controls::{checkpoint_command, prompted};
 use super::write_json_line;
 use crate::agent::{Agent, QueueKind, QueueMode};
-use crate::runtime::{Supervisor, SupervisorOutcome};
+use crate::checkpoint::Conflicts;
+use crate::mcp::McpManager;
+use crate::runtime::{AgentMode, Supervisor, SupervisorOutcome};
+use crate::setup::Controls;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -12,12 +16,12 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 pub use super::rpc_input::DEFAULT_MAX_LINE_BYTES;
-pub use super::rpc_loop::{RpcOptions, serve};
+pub use super::rpc_loop::{RpcOptions, RpcRuntime, serve};
 
 /// A command read from stdin.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-enum Command {
+pub(super) enum Command {
     Prompt {
         content: String,
     },
@@ -41,17 +45,38 @@ enum Command {
         id: String,
         decision: ApprovalDecision,
     },
+    SetMode {
+        mode: AgentMode,
+    },
+    Undo {
+        #[serde(default = "skip")]
+        conflicts: Conflicts,
+    },
+    Rewind {
+        turn: usize,
+        #[serde(default)]
+        files: bool,
+        #[serde(default)]
+        conversation: bool,
+        #[serde(default = "skip")]
+        conflicts: Conflicts,
+    },
+    Diff,
+}
+
+fn skip() -> Conflicts {
+    Conflicts::Skip
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(rename_all = "snake_case")]
-enum QueueName {
+pub(super) enum QueueName {
     Steering,
     FollowUp,
 }
 
-const COMMANDS: &str =
-    "prompt, steer, follow_up, abort, compact, get_state, set_queue_mode, approve";
+const COMMANDS: &str = "prompt, steer, follow_up, abort, compact, get_state, set_queue_mode, \
+                        approve, set_mode, undo, rewind, diff";
 
 /// Who waits for which approval, by request id.
 type Waiting = HashMap<String, oneshot::Sender<ApprovalDecision>>;
@@ -111,8 +136,10 @@ impl PendingApprovals {
 }
 
 /// Runs one command line and returns its response object.
-pub(super) fn handle_line(
+pub(super) async fn handle_line(
     supervisor: &Supervisor,
+    controls: &Controls,
+    mcp: &McpManager,
     approvals: &PendingApprovals,
     line: &str,
 ) -> Value {
@@ -143,22 +170,38 @@ pub(super) fn handle_line(
     let name = name.unwrap_or_default();
     match command {
         // The supervisor decides atomically: idle starts a run, busy queues.
-        Command::Prompt { content } => match supervisor.submit(content) {
-            SupervisorOutcome::Started => success(&name, json!({})),
-            _ => success(
-                &name,
-                json!({"queued": "follow_up", "note": "the agent is busy; queued as a follow-up"}),
-            ),
+        Command::Prompt { content } => match prompted(controls, &name, content).await {
+            Err(refusal) => refusal,
+            Ok(content) => match supervisor.submit(content) {
+                SupervisorOutcome::Started => success(&name, json!({})),
+                _ => success(
+                    &name,
+                    json!({"queued": "follow_up", "note": "the agent is busy; queued as a follow-up"}),
+                ),
+            },
         },
-        Command::Steer { content } => match supervisor.steer(content) {
-            SupervisorOutcome::Started => {
-                success(&name, json!({"note": "the agent was idle; started a run"}))
+        Command::Steer { content } => match prompted(controls, &name, content).await {
+            Err(refusal) => refusal,
+            Ok(content) => match supervisor.steer(content) {
+                SupervisorOutcome::Started => {
+                    success(&name, json!({"note": "the agent was idle; started a run"}))
+                }
+                _ => success(&name, json!({"queued": "steering"})),
+            },
+        },
+        Command::FollowUp { content } => match prompted(controls, &name, content).await {
+            Err(refusal) => refusal,
+            Ok(content) => {
+                agent.follow_up(content);
+                success(&name, json!({}))
             }
-            _ => success(&name, json!({"queued": "steering"})),
         },
-        Command::FollowUp { content } => {
-            agent.follow_up(content);
-            success(&name, json!({}))
+        Command::SetMode { mode } => {
+            controls.modes.set(mode);
+            success(&name, json!({"mode": mode}))
+        }
+        command @ (Command::Undo { .. } | Command::Rewind { .. } | Command::Diff) => {
+            checkpoint_command(controls, &name, command).await
         }
         Command::Abort => {
             supervisor.abort();
@@ -168,7 +211,11 @@ pub(super) fn handle_line(
             Ok(()) => success(&name, json!({})),
             Err(e) => failure(Some(&name), format!("cannot compact now: {e}")),
         },
-        Command::GetState => success(&name, json!({"state": state_json(agent)})),
+        Command::GetState => {
+            let mut state = state_json(agent);
+            state["mcp_servers"] = json!(mcp.servers());
+            success(&name, json!({"state": state}))
+        }
         Command::SetQueueMode { queue, mode } => {
             let kind = match queue {
                 QueueName::Steering => QueueKind::Steering,
@@ -223,7 +270,7 @@ fn state_json(agent: &Agent) -> Value {
     })
 }
 
-fn success(command: &str, extra: Value) -> Value {
+pub(super) fn success(command: &str, extra: Value) -> Value {
     let mut response = json!({"type": "response", "command": command, "ok": true});
     if let (Some(map), Value::Object(extra)) = (response.as_object_mut(), extra) {
         map.extend(extra);

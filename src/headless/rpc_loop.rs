@@ -8,7 +8,9 @@ use super::rpc_input::{Input, LineReader};
 use super::signals::{StopSignals, signal_name};
 use super::{EXIT_OK, write_json_line};
 use crate::agent::{AgentEvent, EventKind, Message, QueueKind};
+use crate::mcp::McpManager;
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
+use crate::setup::Controls;
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,17 +38,35 @@ struct Shared<'a> {
     delivered: Arc<AtomicUsize>,
 }
 
+/// The parts of the runtime the commands act on.
+#[derive(Clone, Copy)]
+pub struct RpcRuntime<'a> {
+    /// Takes prompts and runs the main agent.
+    pub supervisor: &'a Supervisor,
+    /// Hooks, checkpoints and plan mode.
+    pub controls: &'a Controls,
+    /// The subagents, waited for at the end of input.
+    pub subagents: &'a SubagentManager,
+    /// The MCP servers `get_state` lists.
+    pub mcp: &'a McpManager,
+}
+
 /// Serves RPC commands from `input` until its end or a stop signal; returns the exit
 /// code (130/143 after a signal).
 pub async fn serve(
-    supervisor: &Supervisor,
-    subagents: &SubagentManager,
+    runtime: RpcRuntime<'_>,
     runtime_events: mpsc::UnboundedReceiver<RuntimeEvent>,
     approvals: PendingApprovals,
     input: impl AsyncRead + Unpin,
     options: RpcOptions,
     stop: &mut StopSignals,
 ) -> i32 {
+    let RpcRuntime {
+        supervisor,
+        controls,
+        subagents,
+        mcp,
+    } = runtime;
     let agent = supervisor.agent();
     let shared = Shared {
         supervisor,
@@ -73,7 +93,9 @@ pub async fn serve(
         };
         match next {
             Ok(Input::Line(line)) if line.trim().is_empty() => {}
-            Ok(Input::Line(line)) => write_json_line(&handle_line(supervisor, &approvals, &line)),
+            Ok(Input::Line(line)) => {
+                write_json_line(&handle_line(supervisor, controls, mcp, &approvals, &line).await)
+            }
             Ok(Input::Bad(why)) => write_json_line(&failure(None, why)),
             Ok(Input::End) => break,
             Err(e) => {

@@ -1,11 +1,18 @@
-//! The main agent's system prompt: a built-in identity, the user's `AGENTS.md`
-//! instructions, the workspace memory file and the list of available skills.
+//! The main agent's system prompt: a built-in identity, the user's instructions files
+//! (`AGENTS.md`, else `CLAUDE.md`), the workspace memory file and the list of available
+//! skills ([`skills`], within the budget of [`skill_list`]).
 //!
 //! Every file is optional. A file larger than [`MAX_FILE_BYTES`] is cut there with a
 //! note saying so, so one huge file cannot crowd out the conversation.
 
+pub mod mention;
+pub mod skill_list;
+pub mod skills;
+
+pub use skill_list::{SkillListing, list_skills, skill_budget};
+pub use skills::{Skill, SkillCatalog, SkillScope, discover_skills, parse_skill};
+
 use chrono::NaiveDate;
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -16,27 +23,83 @@ pub const MAX_FILE_BYTES: usize = 32 * 1024;
 pub const AGENTS_FILE: &str = "AGENTS.md";
 /// The memory file, relative to the workspace.
 pub const MEMORY_FILE: &str = ".claw-tui/MEMORY.md";
-/// Where workspace skills live, relative to the workspace.
-pub const WORKSPACE_SKILLS_DIR: &str = ".claw-tui/skills";
-/// Where global skills live, relative to the config dir.
-pub const GLOBAL_SKILLS_DIR: &str = "skills";
-/// The file describing a skill, inside its directory.
-pub const SKILL_FILE: &str = "SKILL.md";
-/// Longest skill description kept in the list.
-const MAX_DESCRIPTION_CHARS: usize = 200;
+/// Read from a directory that has no `AGENTS.md`: the file other agents use.
+pub const CLAUDE_FILE: &str = "CLAUDE.md";
 
-/// A skill the agent can read when a task calls for it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Skill {
-    /// Its name (frontmatter `name:`, else its directory's name).
-    pub name: String,
-    /// One line saying what it is for.
-    pub description: String,
-    /// Its `SKILL.md`.
-    pub path: PathBuf,
+/// What the prompt is built from, found once per runtime: the instructions files and
+/// the skills that apply to a workspace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProjectContext {
+    /// The workspace.
+    pub workspace: PathBuf,
+    /// The instructions files used, in prompt order (see [`instruction_files`]).
+    pub instruction_files: Vec<PathBuf>,
+    /// Every skill that applies.
+    pub skills: SkillCatalog,
+    /// The skills as listed in the prompt.
+    pub listing: SkillListing,
 }
 
-/// The system prompt for `workspace` as of today; `extra` (the user's configured
+impl ProjectContext {
+    /// Looks for the instructions files and skills of `workspace`; `home` is where
+    /// `~/.agents` and `~/.claude` are (None: no home-directory skills), and
+    /// `context_window` (tokens) sets the skill list's budget.
+    pub fn discover(
+        workspace: &Path,
+        config_dir: &Path,
+        home: Option<&Path>,
+        context_window: Option<u64>,
+    ) -> Self {
+        let skills = discover_skills(workspace, config_dir, home);
+        let listing = list_skills(&skills.skills, skill_budget(context_window));
+        Self {
+            workspace: workspace.to_path_buf(),
+            instruction_files: instruction_files(workspace, config_dir),
+            skills,
+            listing,
+        }
+    }
+
+    /// The directories of skills outside the workspace, which the file tools may read:
+    /// each discovered skill's own directory (its `SKILL.md` and what it refers to).
+    pub fn readable_skill_dirs(&self) -> Vec<PathBuf> {
+        let root = self
+            .workspace
+            .canonicalize()
+            .unwrap_or_else(|_| self.workspace.clone());
+        self.skills
+            .skills
+            .iter()
+            .map(|s| s.dir().to_path_buf())
+            .filter(|dir| {
+                let real = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+                !real.starts_with(&root)
+            })
+            .collect()
+    }
+
+    /// What the user should hear about: duplicate skill names, unreadable front
+    /// matter, skills left out of the prompt.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings: Vec<String> = self
+            .skills
+            .duplicates
+            .iter()
+            .map(|d| d.describe())
+            .collect();
+        warnings.extend(self.skills.problems.iter().cloned());
+        warnings.extend(self.listing.warning());
+        warnings
+    }
+}
+
+/// The user's home directory, where shared skills live.
+pub fn home_dir() -> Option<PathBuf> {
+    directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
+}
+
+/// The system prompt for `workspace` as of today, with the skills of the user's home
+/// directory and the default skill budget; `extra` (the user's configured
 /// instructions) comes last.
 pub fn build_system_prompt(
     workspace: &Path,
@@ -44,46 +107,57 @@ pub fn build_system_prompt(
     tool_names: &[String],
     extra: Option<&str>,
 ) -> String {
-    let today = chrono::Local::now().date_naive();
-    build_system_prompt_on(today, workspace, config_dir, tool_names, extra)
+    let context = ProjectContext::discover(workspace, config_dir, home_dir().as_deref(), None);
+    system_prompt(&context, tool_names, extra)
 }
 
-/// [`build_system_prompt`] for a given date.
-pub fn build_system_prompt_on(
-    date: NaiveDate,
-    workspace: &Path,
-    config_dir: &Path,
+/// The system prompt for `context` as of today; `extra` comes last.
+pub fn system_prompt(
+    context: &ProjectContext,
     tool_names: &[String],
     extra: Option<&str>,
 ) -> String {
+    let today = chrono::Local::now().date_naive();
+    build_system_prompt_on(today, context, tool_names, extra)
+}
+
+/// [`system_prompt`] for a given date.
+pub fn build_system_prompt_on(
+    date: NaiveDate,
+    context: &ProjectContext,
+    tool_names: &[String],
+    extra: Option<&str>,
+) -> String {
+    let workspace = &context.workspace;
     let mut sections = vec![identity(date, workspace, tool_names)];
-    let instructions: Vec<String> = agents_files(workspace, config_dir)
+    let mut used = Vec::new();
+    let instructions: Vec<String> = context
+        .instruction_files
         .iter()
         .filter_map(|path| {
             let text = read_capped(path)?;
+            used.push(format!("- {}", path.display()));
             Some(format!("## {}\n\n{text}", path.display()))
         })
         .collect();
     if !instructions.is_empty() {
         sections.push(format!(
-            "# Instructions from AGENTS.md files\n\nThe user's standing instructions; when \
-             they disagree, the later (more specific) file wins.\n\n{}",
+            "# Instructions from AGENTS.md / CLAUDE.md files\n\nThe user's standing \
+             instructions; when they disagree, the later (more specific) file wins. Files \
+             used:\n{}\n\n{}",
+            used.join("\n"),
             instructions.join("\n\n")
         ));
     }
     if let Some(memory) = read_capped(&workspace.join(MEMORY_FILE)) {
         sections.push(format!("# Memory ({MEMORY_FILE})\n\n{memory}"));
     }
-    let skills = discover_skills(workspace, config_dir);
-    if !skills.is_empty() {
-        let list: Vec<String> = skills
-            .iter()
-            .map(|s| format!("- {}: {} ({})", s.name, s.description, s.path.display()))
-            .collect();
+    if !context.listing.lines.is_empty() {
         sections.push(format!(
-            "# Skills\n\nWhen a task matches one of these skills, read its file with \
-             read_file first and follow it.\n\n{}",
-            list.join("\n")
+            "# Skills\n\nWhen a task matches one of these skills, read its SKILL.md with \
+             read_file first and follow it; files under a skill's directory may be read \
+             too.\n\n{}",
+            context.listing.lines.join("\n")
         ));
     }
     if let Some(extra) = extra.map(str::trim).filter(|e| !e.is_empty()) {
@@ -91,7 +165,6 @@ pub fn build_system_prompt_on(
     }
     sections.join("\n\n")
 }
-
 fn identity(date: NaiveDate, workspace: &Path, tool_names: &[String]) -> String {
     let tools = if tool_names.is_empty() {
         "none".to_owned()
@@ -124,27 +197,50 @@ fn identity(date: NaiveDate, workspace: &Path, tool_names: &[String]) -> String 
     text
 }
 
-/// The `AGENTS.md` files that apply, in prompt order: the global one from `config_dir`,
-/// then those from the git root (or the workspace when it is not in a repository) down
-/// to the workspace. Only files that exist are returned.
-pub fn agents_files(workspace: &Path, config_dir: &Path) -> Vec<PathBuf> {
+/// The directories whose instructions apply, nearest last: from the git root (or the
+/// workspace alone when it is not in a repository) down to the workspace.
+pub fn project_chain(workspace: &Path) -> Vec<PathBuf> {
     let workspace = workspace
         .canonicalize()
         .unwrap_or_else(|_| workspace.to_path_buf());
-    let chain: Vec<&Path> = match workspace.ancestors().position(is_git_root) {
-        Some(root) => workspace.ancestors().take(root + 1).collect(),
-        None => vec![workspace.as_path()],
+    let chain: Vec<PathBuf> = match workspace.ancestors().position(is_git_root) {
+        Some(root) => workspace
+            .ancestors()
+            .take(root + 1)
+            .map(Path::to_path_buf)
+            .collect(),
+        None => vec![workspace.clone()],
     };
-    let mut files = vec![config_dir.join(AGENTS_FILE)];
-    files.extend(chain.iter().rev().map(|dir| dir.join(AGENTS_FILE)));
+    chain.into_iter().rev().collect()
+}
+
+/// The instructions files that apply, in prompt order: the global one from
+/// `config_dir`, then one per directory from the git root down to the workspace (see
+/// [`project_chain`]). Each directory gives its `AGENTS.md`, or its `CLAUDE.md` when it
+/// has no `AGENTS.md`. Only files that exist are returned.
+pub fn instruction_files(workspace: &Path, config_dir: &Path) -> Vec<PathBuf> {
+    let mut dirs = vec![config_dir.to_path_buf()];
+    dirs.extend(project_chain(workspace));
     let mut seen = Vec::new();
-    files.retain(|f| {
-        let key = f.canonicalize().unwrap_or_else(|_| f.clone());
-        let fresh = f.is_file() && !seen.contains(&key);
-        seen.push(key);
-        fresh
-    });
-    files
+    dirs.iter()
+        .filter_map(|dir| {
+            [AGENTS_FILE, CLAUDE_FILE]
+                .iter()
+                .map(|name| dir.join(name))
+                .find(|f| f.is_file())
+        })
+        .filter(|f| {
+            let key = f.canonicalize().unwrap_or_else(|_| f.clone());
+            let fresh = !seen.contains(&key);
+            seen.push(key);
+            fresh
+        })
+        .collect()
+}
+
+/// [`instruction_files`] (kept under its older name).
+pub fn agents_files(workspace: &Path, config_dir: &Path) -> Vec<PathBuf> {
+    instruction_files(workspace, config_dir)
 }
 
 fn is_git_root(dir: &Path) -> bool {
@@ -152,136 +248,9 @@ fn is_git_root(dir: &Path) -> bool {
     dir.join(".git").exists()
 }
 
-/// The skills in the workspace and the config dir, by name; a workspace skill hides a
-/// global one of the same name.
-pub fn discover_skills(workspace: &Path, config_dir: &Path) -> Vec<Skill> {
-    let mut by_name = BTreeMap::new();
-    let dirs = [
-        config_dir.join(GLOBAL_SKILLS_DIR),
-        workspace.join(WORKSPACE_SKILLS_DIR),
-    ];
-    for dir in dirs {
-        for skill in skills_in(&dir) {
-            by_name.insert(skill.name.clone(), skill);
-        }
-    }
-    by_name.into_values().collect()
-}
-
-fn skills_in(dir: &Path) -> Vec<Skill> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut skills: Vec<Skill> = entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let path = entry.path().join(SKILL_FILE);
-            let text = read_prefix(&path)?.0;
-            let dir_name = entry.file_name().to_string_lossy().into_owned();
-            let (name, description) = parse_skill(&text, &dir_name);
-            Some(Skill {
-                name,
-                description,
-                path,
-            })
-        })
-        .collect();
-    skills.sort_by(|a, b| a.name.cmp(&b.name));
-    skills
-}
-
-/// A skill's name and one-line description from its `SKILL.md`: the frontmatter's
-/// `name:` and `description:`, else `fallback_name` and the first heading or line.
-pub fn parse_skill(text: &str, fallback_name: &str) -> (String, String) {
-    let (front, body) = split_frontmatter(text);
-    let field = |key: &str| front.and_then(|f| frontmatter_value(f, key));
-    let name = field("name").unwrap_or_else(|| fallback_name.to_owned());
-    let description = field("description")
-        .or_else(|| first_line(body))
-        .unwrap_or_else(|| "(no description)".to_owned());
-    (name, one_line(&description))
-}
-
-/// The frontmatter block (between `---` lines at the very top) and the rest.
-fn split_frontmatter(text: &str) -> (Option<&str>, &str) {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let Some(rest) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        return (None, text);
-    };
-    let mut offset = 0;
-    for line in rest.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            return (Some(&rest[..offset]), &rest[offset + line.len()..]);
-        }
-        offset += line.len();
-    }
-    (None, text)
-}
-
-/// A simple `key: value` from frontmatter; folded (`>`/`|`) values join their
-/// indented lines.
-fn frontmatter_value(front: &str, key: &str) -> Option<String> {
-    let mut lines = front.lines();
-    while let Some(line) = lines.next() {
-        let Some(value) = line
-            .strip_prefix(key)
-            .and_then(|rest| rest.trim_start().strip_prefix(':'))
-        else {
-            continue;
-        };
-        let value = value.trim();
-        let value = if value.is_empty() || value.starts_with('>') || value.starts_with('|') {
-            lines
-                .by_ref()
-                .take_while(|l| l.starts_with(' ') || l.starts_with('\t'))
-                .map(str::trim)
-                .collect::<Vec<_>>()
-                .join(" ")
-        } else {
-            unquote(value).to_owned()
-        };
-        return Some(value).filter(|v| !v.is_empty());
-    }
-    None
-}
-
-fn unquote(value: &str) -> &str {
-    for quote in ['"', '\''] {
-        if let Some(inner) = value
-            .strip_prefix(quote)
-            .and_then(|v| v.strip_suffix(quote))
-        {
-            return inner;
-        }
-    }
-    value
-}
-
-/// The first heading's text, or else the first non-empty line.
-fn first_line(body: &str) -> Option<String> {
-    let lines = || body.lines().map(str::trim).filter(|l| !l.is_empty());
-    lines()
-        .find(|l| l.starts_with('#'))
-        .map(|l| l.trim_start_matches('#').trim().to_owned())
-        .filter(|l| !l.is_empty())
-        .or_else(|| lines().next().map(str::to_owned))
-}
-
-fn one_line(text: &str) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= MAX_DESCRIPTION_CHARS {
-        return line;
-    }
-    let cut: String = line.chars().take(MAX_DESCRIPTION_CHARS - 1).collect();
-    format!("{}…", cut.trim_end())
-}
-
 /// The file's first [`MAX_FILE_BYTES`] as text and its full size, or `None` when it is
 /// missing or unreadable.
-fn read_prefix(path: &Path) -> Option<(String, u64)> {
+pub(crate) fn read_prefix(path: &Path) -> Option<(String, u64)> {
     let file = File::open(path).ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() {

@@ -25,6 +25,11 @@ pub enum RuntimeEvent {
         /// Its state after the change.
         info: SubagentInfo,
     },
+    /// An MCP server's state or tools changed.
+    McpServerUpdate {
+        /// Its state after the change.
+        server: crate::mcp::McpServerInfo,
+    },
     /// The number of notifications waiting for the main agent's run to end changed.
     PendingNotifications {
         /// How many wait now.
@@ -50,6 +55,16 @@ pub enum RuntimeEvent {
         /// Whether jobs run.
         ok: bool,
         /// What happened and what to do, for the user.
+        message: String,
+    },
+    /// A hook failed (it exited with another code than 0 or 2, timed out, or printed
+    /// something that is not a JSON object); the call or prompt went on without it.
+    HookWarning {
+        /// Which hook list: `before_tool`, `after_tool`, `prompt`, `stop`, `notify`.
+        event: String,
+        /// The hook's command.
+        command: String,
+        /// What happened, for the user.
         message: String,
     },
 }

@@ -1,6 +1,6 @@
 //! The background runtime around the main agent: the inbound [`bus`], background
 //! [`subagents`], scheduled [`cron`] jobs, the [`supervisor`] that serialises everything
-//! reaching the main agent, and the system-prompt [`context`].
+//! reaching the main agent, the system-prompt [`context`] and plan [`mode`].
 //!
 //! Background work never touches the main agent's history directly: it publishes on the
 //! bus's [`bus::SYSTEM_CHANNEL`], and the supervisor delivers it as a notification when
@@ -12,12 +12,14 @@ pub mod bus;
 pub mod context;
 pub mod cron;
 pub mod event;
+pub mod mode;
 pub mod subagents;
 pub mod supervisor;
 
 pub use bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
 pub use context::build_system_prompt;
 pub use event::{RuntimeEvent, RuntimeEventSender, runtime_channel};
+pub use mode::{AgentMode, ModeSwitch};
 pub use subagents::{SpawnReceipt, SubagentConfig, SubagentInfo, SubagentManager, SubagentStatus};
 pub use supervisor::{
     NOTIFICATION_PREFIX, NotificationStore, Supervisor, SupervisorInput, SupervisorOutcome,

@@ -76,6 +76,8 @@ struct Shared {
     bus: MessageBus,
     events: RuntimeEventSender,
     config: SubagentConfig,
+    /// Replaces `config.system_prompt` once the tool list changed (MCP servers).
+    system_prompt: Mutex<Option<String>>,
     state: Mutex<State>,
     /// Subagents running or waiting; `wait_all` and `shutdown` wait for zero.
     active: watch::Sender<usize>,
@@ -121,6 +123,7 @@ impl SubagentManager {
                 bus,
                 events,
                 config,
+                system_prompt: Mutex::new(None),
                 state: Mutex::new(State {
                     next_number: 0,
                     records: Vec::new(),
@@ -137,6 +140,26 @@ impl SubagentManager {
     /// The names of the tools every subagent gets.
     pub fn tool_names(&self) -> Vec<String> {
         self.shared.policy.names_for(AgentKind::Subagent)
+    }
+
+    /// The system prompt subagents started from now on get (it lists their tools, which
+    /// change when MCP servers connect).
+    pub fn set_system_prompt(&self, prompt: String) {
+        *self
+            .shared
+            .system_prompt
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(prompt);
+    }
+
+    /// The system prompt the next subagent gets.
+    pub fn system_prompt(&self) -> String {
+        self.shared
+            .system_prompt
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .unwrap_or_else(|| self.shared.config.system_prompt.clone())
     }
 
     /// Sets the conversation (chat id) that results of later spawns go back to.

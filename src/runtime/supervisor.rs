@@ -86,11 +86,15 @@ struct State {
     store: Option<Arc<dyn NotificationStore>>,
 }
 
+/// Told about each message the bus brings (a subagent finished, a cron job fired).
+pub type InboundObserver = Arc<dyn Fn(&InboundMessage) + Send + Sync>;
+
 struct Inner {
     agent: Agent,
     events: RuntimeEventSender,
     runtime: tokio::runtime::Handle,
     state: Mutex<State>,
+    observer: Mutex<Option<InboundObserver>>,
 }
 
 /// Owns the main agent's runs; cheap to clone. The background task it starts stops
@@ -126,6 +130,7 @@ impl Supervisor {
                 switching: false,
                 store: None,
             }),
+            observer: Mutex::new(None),
         });
         let stop = CancellationToken::new();
         let task = runtime.spawn(serve(
@@ -204,6 +209,16 @@ impl Supervisor {
                 }
             }
         }
+    }
+
+    /// Calls `observer` with every message the bus brings from now on, before it is
+    /// delivered (the `notify` hooks use this).
+    pub fn observe_inbound(&self, observer: InboundObserver) {
+        *self
+            .inner
+            .observer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(observer);
     }
 
     /// Compacts the main agent's history now (`/compact`, RPC `compact`), as a run of
@@ -484,7 +499,13 @@ async fn serve(
             biased;
             () = stop.cancelled() => break,
             message = inbound.recv(), if bus_open => match message {
-                Some(message) => inner.notify(message),
+                Some(message) => {
+                    let observer = inner.observer.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    if let Some(observer) = observer {
+                        observer(&message);
+                    }
+                    inner.notify(message);
+                }
                 // Another consumer took over the channel; runs still need pumping.
                 None => bus_open = false,
             },

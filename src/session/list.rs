@@ -140,6 +140,11 @@ enum Seen {
         prompt: Option<String>,
     },
     Activity(u64),
+    /// The conversation was taken back to its first `messages` messages.
+    Rewind {
+        timestamp: u64,
+        messages: usize,
+    },
     /// A pending-notifications snapshot (not activity): how many, and how much of the
     /// inbox they include.
     Pending {
@@ -171,6 +176,13 @@ fn see(line: &[u8], prompt: bool) -> Seen {
             Seen::Activity(timestamp)
         }
         Ok(Entry::Compaction(c)) => Seen::Activity(c.timestamp),
+        Ok(Entry::Rewind {
+            timestamp,
+            messages,
+        }) => Seen::Rewind {
+            timestamp,
+            messages,
+        },
         Ok(Entry::PendingNotifications {
             pending,
             inbox_offset,
@@ -247,6 +259,17 @@ fn summarize(path: &Path) -> Option<SessionSummary> {
                     }
                 }
                 Seen::Activity(timestamp) => summary.last_activity = timestamp,
+                Seen::Rewind {
+                    timestamp,
+                    messages,
+                } => {
+                    summary.last_activity = timestamp;
+                    summary.message_count = summary.message_count.min(messages);
+                    // Taken back to before the first prompt: the next one is the first.
+                    if messages == 0 {
+                        summary.first_prompt = None;
+                    }
+                }
                 Seen::Damaged => summary.damaged_lines += 1,
                 Seen::Pending {
                     count,
@@ -313,7 +336,9 @@ fn tail_activity(path: &Path) -> Option<u64> {
         .filter(|line| !line.is_empty())
         .find_map(|line| match see(line, false) {
             Seen::Header(h) => Some(h.created),
-            Seen::Message { timestamp, .. } | Seen::Activity(timestamp) => Some(timestamp),
+            Seen::Message { timestamp, .. }
+            | Seen::Activity(timestamp)
+            | Seen::Rewind { timestamp, .. } => Some(timestamp),
             Seen::Pending { .. } | Seen::Damaged => None,
         })
 }

@@ -264,6 +264,16 @@ fn fold(data: &mut SessionData, entry: Entry, path: &Path) -> Result<(), Session
             data.last_activity = compaction.timestamp;
             data.compactions.push(compaction);
         }
+        Entry::Rewind {
+            timestamp,
+            messages,
+        } => {
+            data.last_activity = timestamp;
+            data.messages.truncate(messages);
+            // A summary of messages taken back no longer stands, even once the history
+            // grows past its length again.
+            data.compactions.retain(|c| c.history_len <= messages);
+        }
         // Not activity: switching away or a notification from elsewhere is not use.
         Entry::PendingNotifications {
             pending,

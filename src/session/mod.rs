@@ -159,6 +159,14 @@ pub enum Entry {
     /// The history was compacted: the model sees the summary, then the messages from
     /// `first_kept_message` on (the messages stay in the file).
     Compaction(Compaction),
+    /// The conversation was taken back (`/rewind`): only the first `messages` messages
+    /// recorded before this line remain.
+    Rewind {
+        /// When.
+        timestamp: u64,
+        /// How many messages remain.
+        messages: usize,
+    },
 }
 
 /// A fresh random session id (128 bits, hex).

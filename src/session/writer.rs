@@ -325,7 +325,7 @@ fn send_entry(tx: &mpsc::Sender<Command>, keep: &AtomicBool, entry: &Entry) {
             ..
         } => !steering.is_empty() || !follow_up.is_empty(),
         Entry::PendingNotifications { pending, .. } => !pending.is_empty(),
-        Entry::Header(_) | Entry::Setting { .. } => false,
+        Entry::Header(_) | Entry::Setting { .. } | Entry::Rewind { .. } => false,
     };
     if worth_keeping {
         keep.store(true, Ordering::Relaxed);

@@ -1,15 +1,19 @@
 //! The file tools: `read_file`, `write_file`, `edit_file` and `list_dir`, all confined
 //! to a [`Workspace`]: every path is opened beneath a held-open directory handle.
 
+mod change;
 mod edit;
 mod list;
 mod read;
+mod restore;
 mod walk;
 mod write;
 
+pub use change::{ChangeKind, DiffLine, FileChange, Hunk, LineKind};
 pub use edit::EditFileTool;
 pub use list::ListDirTool;
 pub use read::ReadFileTool;
+pub use restore::{read_current, restore_file};
 pub use write::WriteFileTool;
 
 use super::Workspace;
@@ -29,15 +33,87 @@ pub const MAX_READ_LINES: usize = 2_000;
 pub const MAX_READ_BYTES: usize = 50 * 1024;
 /// Most entries `list_dir` returns.
 pub const MAX_LIST_ENTRIES: usize = 1_000;
+/// The largest file whose content is kept before a change (for undo and the diff).
+pub const MAX_KEPT_BYTES: u64 = 32 * 1024 * 1024;
+
+/// What a file held just before a tool changed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prior<'a> {
+    /// It did not exist.
+    Absent,
+    /// This content.
+    Content(&'a [u8]),
+    /// It existed, but its content was not kept (more than [`MAX_KEPT_BYTES`], or not
+    /// a readable regular file): the change cannot be undone.
+    NotKept,
+}
+
+/// Told about every change the file tools make, just before and just after it (the
+/// checkpoint store listens, to make the change undoable). Called off the async runtime.
+pub trait ChangeObserver: Send + Sync {
+    /// The file at `path` (absolute) is about to change; `prior` is what it holds now.
+    fn before_change(&self, path: &Path, prior: Prior<'_>);
+    /// The file at `path` now holds `after`.
+    fn after_change(&self, path: &Path, after: &[u8]);
+}
+
+/// The observer of a tool's changes, if any.
+pub type Observer = Option<Arc<dyn ChangeObserver>>;
 
 /// The four file tools over one workspace.
 pub fn file_tools(workspace: Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
+    file_tools_observed(workspace, None)
+}
+
+/// The four file tools, with `observer` told about every change `write_file` and
+/// `edit_file` make.
+pub fn file_tools_observed(workspace: Arc<Workspace>, observer: Observer) -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(ReadFileTool::new(workspace.clone())),
-        Arc::new(WriteFileTool::new(workspace.clone())),
-        Arc::new(EditFileTool::new(workspace.clone())),
+        Arc::new(WriteFileTool::new(workspace.clone()).observed(observer.clone())),
+        Arc::new(EditFileTool::new(workspace.clone()).observed(observer)),
         Arc::new(ListDirTool::new(workspace)),
     ]
+}
+
+/// The content of the regular file `name` in `dir` (at most [`MAX_KEPT_BYTES`]; a
+/// larger one is reported by size) and its mode; `None` when it is something else.
+/// Opened without blocking, so a pipe cannot hang the call.
+fn read_regular(dir: &Dir, name: &OsStr) -> io::Result<Option<(Kept, u32)>> {
+    use std::io::Read;
+    use std::os::unix::fs::PermissionsExt as _;
+    let file = open_nonblocking(dir, Path::new(name))?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    let mode = meta.permissions().mode() & 0o7777;
+    if meta.len() > MAX_KEPT_BYTES {
+        return Ok(Some((Kept::TooLarge(meta.len()), mode)));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_KEPT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_KEPT_BYTES {
+        return Ok(Some((Kept::TooLarge(bytes.len() as u64), mode)));
+    }
+    Ok(Some((Kept::Bytes(bytes), mode)))
+}
+
+/// A file's content as read before a change.
+enum Kept {
+    /// All of it.
+    Bytes(Vec<u8>),
+    /// Too large to keep: its size.
+    TooLarge(u64),
+}
+
+impl Kept {
+    fn prior(&self) -> Prior<'_> {
+        match self {
+            Kept::Bytes(bytes) => Prior::Content(bytes),
+            Kept::TooLarge(_) => Prior::NotKept,
+        }
+    }
 }
 
 /// Replaces the file `name` in `dir` all at once: a temp file beside it, flushed, then

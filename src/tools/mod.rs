@@ -22,6 +22,10 @@ use std::sync::Arc;
 /// it cannot spawn, talk to the user, edit files or schedule jobs on its own.
 pub const SUBAGENT_EXCLUDED: [&str; 4] = ["spawn", "message", "edit_file", "cron"];
 
+/// Built-in tools that change nothing, the only ones offered in plan mode (see
+/// `policy::AgentRole::Planner`).
+pub const READ_ONLY_TOOLS: [&str; 4] = ["read_file", "list_dir", "web_search", "web_fetch"];
+
 /// The `[tools]` section of the config file.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]

@@ -1,7 +1,7 @@
 //! The tool policy: the only way an agent gets tools.
 //!
 //! [`ToolPolicy`] owns every tool the process has (built-ins with their workspace and
-//! sandbox, `spawn`, `cron`; later MCP tools) together with the user's rules: the
+//! sandbox, `spawn`, `cron`, MCP tools) together with the user's rules: the
 //! `[tools] disabled` list, each tool's approval mode (`[exec] approval` for `exec`) and
 //! whether subagents may have it. An agent receives its tools from
 //! [`ToolPolicy::tools_for`] (or [`ToolPolicy::equip`]), and what it receives is already
@@ -10,22 +10,30 @@
 //! remembered, so the main agent, each subagent and the runs a cron job starts (they run
 //! on the main agent) are all held to the same rules.
 //!
+//! The user's hooks (`crate::hooks`) run in the same wrapper: `before_tool` hooks first
+//! (they may block the call or rewrite its arguments, which are then what the user is
+//! asked to approve), then the approval gate, the tool, and the `after_tool` hooks.
+//!
+//! Plan mode is a role: [`AgentRole::Planner`] (the main agent in plan mode) is offered
+//! only the tools whose rules say `read_only`; every built-in that changes anything
+//! (`write_file`, `edit_file`, `exec`, `cron`, `spawn`, `message`) is not, and neither
+//! is a tool registered without `read_only: true` (an MCP tool not marked read-only).
+//!
 //! Where later parts go, so they do not need a second path:
-//! - user hooks (before/after tool commands): in [`Guarded`]'s `execute`, around the
-//!   approval gate and the tool, for every agent alike;
-//! - plan mode: another field of the [`AgentRole`] that [`ToolPolicy::offers`] filters on
-//!   (mutating tools left out);
-//! - MCP tools: [`ToolPolicy::register_with`] with the server's approval mode and its
-//!   `subagents` flag, then [`ToolPolicy::equip`] the main agent again;
+//! - MCP tools: [`ToolPolicy::register_with`] with the server's approval mode, its
+//!   `subagents` flag and `read_only` from the tool's annotations, then
+//!   [`ToolPolicy::equip`] the main agent again;
 //! - a `!command` typed in the client: [`ToolPolicy::tool_for`] `exec`, called directly.
 
 use super::exec::{ApprovalGate, ApprovalMode, Approver, EXEC_TOOL_NAME, ExecConfig, GateCall};
-use super::{SUBAGENT_EXCLUDED, ToolRegistry, ToolsConfig};
+use super::{READ_ONLY_TOOLS, SUBAGENT_EXCLUDED, ToolRegistry, ToolsConfig};
 use crate::agent::{Agent, Tool, ToolResult, ToolUpdates};
+use crate::hooks::{BeforeTool, HookedCall, Hooks};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use std::sync::{Arc, Mutex, MutexGuard};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use tokio_util::sync::CancellationToken;
 
 /// What names a subagent to the user when it asks for approval.
@@ -53,6 +61,8 @@ pub enum AgentKind {
 pub enum AgentRole {
     /// The main agent.
     Main,
+    /// The main agent in plan mode: only tools that change nothing.
+    Planner,
     /// A subagent.
     Subagent(SubagentRef),
 }
@@ -61,15 +71,27 @@ impl AgentRole {
     /// The kind of agent this is.
     pub fn kind(&self) -> AgentKind {
         match self {
-            AgentRole::Main => AgentKind::Main,
+            AgentRole::Main | AgentRole::Planner => AgentKind::Main,
             AgentRole::Subagent(_) => AgentKind::Subagent,
         }
     }
 
     fn subagent(&self) -> Option<&SubagentRef> {
         match self {
-            AgentRole::Main => None,
+            AgentRole::Main | AgentRole::Planner => None,
             AgentRole::Subagent(info) => Some(info),
+        }
+    }
+
+    /// Who calls, as hooks are told: `"main"`, or the subagent.
+    fn hook_agent(&self) -> Value {
+        match self {
+            AgentRole::Main | AgentRole::Planner => Value::String("main".into()),
+            AgentRole::Subagent(info) => json!({
+                "id": info.id,
+                "label": info.label,
+                "task": info.task,
+            }),
         }
     }
 }
@@ -81,6 +103,10 @@ pub struct ToolRules {
     pub subagents: bool,
     /// Whether each call needs the user's approval first.
     pub approval: ApprovalMode,
+    /// Whether the tool changes nothing (files, processes, schedules, messages to the
+    /// user): only such tools are offered in plan mode. An MCP tool is read-only only
+    /// when its server marks it so.
+    pub read_only: bool,
 }
 
 /// The user's settings the policy enforces.
@@ -107,10 +133,19 @@ struct Entry {
     rules: ToolRules,
 }
 
+/// Told about the result details of each call whose `after_tool` hooks ran (a hook
+/// may have changed the file the tool wrote: a formatter).
+pub type HookedResultObserver = Arc<dyn Fn(&Value) + Send + Sync>;
+
 struct Shared {
     config: PolicyConfig,
     gate: ApprovalGate,
     catalog: Mutex<Vec<Entry>>,
+    hooks: RwLock<Hooks>,
+    after_hooks: RwLock<Option<HookedResultObserver>>,
+    /// Plan mode is on: the main agent's calls of tools that change anything are refused
+    /// even in a run that started before (its tool list was taken then).
+    planning: AtomicBool,
 }
 
 /// Every tool of the process and the rules they are offered under; cheap to clone,
@@ -129,6 +164,9 @@ impl ToolPolicy {
                 config,
                 gate: ApprovalGate::new(approver),
                 catalog: Mutex::new(Vec::new()),
+                hooks: RwLock::new(Hooks::none()),
+                planning: AtomicBool::new(false),
+                after_hooks: RwLock::new(None),
             }),
         };
         for tool in registry.tools() {
@@ -146,8 +184,33 @@ impl ToolPolicy {
             .unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Turns plan mode on or off for calls already under way: while on, the main
+    /// agent's calls of tools that are not read-only are refused (a run that started
+    /// before the switch still holds them in its tool list).
+    pub fn set_planning(&self, on: bool) {
+        self.shared.planning.store(on, Ordering::SeqCst);
+    }
+
+    /// Runs `hooks` around every call of every agent from now on (calls already
+    /// running keep what they had).
+    pub fn set_hooks(&self, hooks: Hooks) {
+        *self.shared.hooks.write().unwrap_or_else(|p| p.into_inner()) = hooks;
+    }
+
+    /// Calls `observer` (off the async runtime) with the result details of every call
+    /// after its `after_tool` hooks ran: the checkpoints take again what a file holds
+    /// once a formatter hook rewrote it.
+    pub fn observe_hooked_results(&self, observer: HookedResultObserver) {
+        *self
+            .shared
+            .after_hooks
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = Some(observer);
+    }
+
     /// The rules a built-in tool called `name` gets: subagents lack `spawn`, `message`,
-    /// `edit_file` and `cron`; `exec` needs approval per `[exec] approval`.
+    /// `edit_file` and `cron`; `exec` needs approval per `[exec] approval`; only
+    /// `read_file`, `list_dir`, `web_search` and `web_fetch` are read-only.
     pub fn default_rules(&self, name: &str) -> ToolRules {
         ToolRules {
             subagents: !SUBAGENT_EXCLUDED.contains(&name),
@@ -156,6 +219,7 @@ impl ToolPolicy {
             } else {
                 ApprovalMode::Never
             },
+            read_only: READ_ONLY_TOOLS.contains(&name),
         }
     }
 
@@ -179,10 +243,23 @@ impl ToolPolicy {
         }
     }
 
-    /// Whether an agent of `kind` is offered the tool with `name` and `rules`.
-    fn offers(&self, kind: AgentKind, name: &str, rules: &ToolRules) -> bool {
+    /// Removes the tool called `name` (an MCP server dropped it); returns whether it was
+    /// there. Agents equipped before keep it until they are equipped again.
+    pub fn unregister(&self, name: &str) -> bool {
+        let mut catalog = self.catalog();
+        let before = catalog.len();
+        catalog.retain(|e| e.tool.name() != name);
+        catalog.len() != before
+    }
+
+    /// Whether `role` is offered the tool with `name` and `rules`.
+    fn offers(&self, role: &AgentRole, name: &str, rules: &ToolRules) -> bool {
         let disabled = self.shared.config.disabled.iter().any(|d| d == name);
-        let excluded = kind == AgentKind::Subagent && !rules.subagents;
+        let excluded = match role {
+            AgentRole::Main => false,
+            AgentRole::Planner => !rules.read_only,
+            AgentRole::Subagent(_) => !rules.subagents,
+        };
         !disabled && !excluded
     }
 
@@ -190,24 +267,38 @@ impl ToolPolicy {
     pub fn tools_for(&self, role: &AgentRole) -> Vec<Arc<dyn Tool>> {
         self.catalog()
             .iter()
-            .filter(|e| self.offers(role.kind(), e.tool.name(), &e.rules))
-            .map(|e| self.guard(e, role))
+            .filter(|e| self.offers(role, e.tool.name(), &e.rules))
+            .map(|e| self.guard(e, role, true))
             .collect()
     }
 
-    /// The tool called `name` as `role` would get it, if it is offered to `role`.
+    /// The tool called `name` as `role` would get it, if it is offered to `role`, for a
+    /// call the user makes (a `!command`): plan mode does not refuse it.
     pub fn tool_for(&self, role: &AgentRole, name: &str) -> Option<Arc<dyn Tool>> {
         self.catalog()
             .iter()
-            .find(|e| e.tool.name() == name && self.offers(role.kind(), name, &e.rules))
-            .map(|e| self.guard(e, role))
+            .find(|e| e.tool.name() == name && self.offers(role, name, &e.rules))
+            .map(|e| self.guard(e, role, false))
     }
 
     /// The names of the tools an agent of `kind` is offered (for its system prompt).
     pub fn names_for(&self, kind: AgentKind) -> Vec<String> {
+        let role = match kind {
+            AgentKind::Main => AgentRole::Main,
+            AgentKind::Subagent => AgentRole::Subagent(SubagentRef {
+                id: String::new(),
+                label: String::new(),
+                task: String::new(),
+            }),
+        };
+        self.names_for_role(&role)
+    }
+
+    /// The names of the tools `role` is offered.
+    pub fn names_for_role(&self, role: &AgentRole) -> Vec<String> {
         self.catalog()
             .iter()
-            .filter(|e| self.offers(kind, e.tool.name(), &e.rules))
+            .filter(|e| self.offers(role, e.tool.name(), &e.rules))
             .map(|e| e.tool.name().to_owned())
             .collect()
     }
@@ -229,11 +320,15 @@ impl ToolPolicy {
             .collect()
     }
 
-    fn guard(&self, entry: &Entry, role: &AgentRole) -> Arc<dyn Tool> {
+    /// The tool behind the checks; `for_agent` when the agent calls it (plan mode may
+    /// refuse those calls), not for a call the user makes (`!command`).
+    fn guard(&self, entry: &Entry, role: &AgentRole, for_agent: bool) -> Arc<dyn Tool> {
         Arc::new(Guarded {
+            for_agent,
             tool: entry.tool.clone(),
             approval: entry.rules.approval,
-            subagent: role.subagent().cloned(),
+            read_only: entry.rules.read_only,
+            role: role.clone(),
             shared: self.shared.clone(),
         })
     }
@@ -260,9 +355,12 @@ pub const CANCELLED_WHILE_ASKING: &str =
 /// A tool as an agent receives it from the policy: the checks run inside `execute`, so
 /// they cannot be bypassed by how the agent was configured.
 struct Guarded {
+    /// Equipped to an agent (else a call the user makes, which plan mode allows).
+    for_agent: bool,
     tool: Arc<dyn Tool>,
     approval: ApprovalMode,
-    subagent: Option<SubagentRef>,
+    read_only: bool,
+    role: AgentRole,
     shared: Arc<Shared>,
 }
 
@@ -284,6 +382,10 @@ impl Tool for Guarded {
         self.tool.parameters()
     }
 
+    fn strict_schema(&self) -> bool {
+        self.tool.strict_schema()
+    }
+
     async fn execute(
         &self,
         call_id: &str,
@@ -291,11 +393,43 @@ impl Tool for Guarded {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
+        if self.for_agent
+            && self.role == AgentRole::Main
+            && !self.read_only
+            && self.shared.planning.load(Ordering::SeqCst)
+        {
+            return ToolResult::error(format!(
+                "{} was not run: the user switched on plan mode. Change nothing now; \
+                 finish with a plan.",
+                self.tool.name()
+            ));
+        }
+        let hooks = self
+            .shared
+            .hooks
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let hooked = hooks.has_tool_hooks(self.tool.name()).then(|| HookedCall {
+            tool_name: self.tool.name(),
+            tool_call_id: call_id,
+            agent: self.role.hook_agent(),
+        });
+        let (args, rewritten) = match &hooked {
+            Some(call) => match hooks
+                .before_tool(call, args, &self.tool.parameters(), &cancel)
+                .await
+            {
+                BeforeTool::Run { args, rewritten } => (args, rewritten),
+                BeforeTool::Refuse(result) => return result,
+            },
+            None => (args, false),
+        };
         let call = GateCall {
             tool_name: self.tool.name(),
             tool_call_id: call_id,
             args: &args,
-            subagent: self.subagent.as_ref(),
+            subagent: self.role.subagent(),
         };
         let verdict = tokio::select! {
             biased;
@@ -305,6 +439,24 @@ impl Tool for Guarded {
         if let Err(reason) = verdict {
             return ToolResult::error(reason);
         }
-        self.tool.execute(call_id, args, cancel, updates).await
+        let result = self
+            .tool
+            .execute(call_id, args.clone(), cancel, updates)
+            .await;
+        let Some(call) = &hooked else {
+            return result;
+        };
+        let result = hooks.after_tool(call, &args, rewritten, result).await;
+        let observer = self
+            .shared
+            .after_hooks
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(observer) = observer {
+            let details = result.details.clone();
+            let _ = tokio::task::spawn_blocking(move || observer(&details)).await;
+        }
+        result
     }
 }

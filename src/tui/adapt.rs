@@ -3,6 +3,10 @@
 use super::Background;
 use super::msg::{CronRow, CronRunStatus, Msg, SubagentRow};
 use crate::agent::NoticeLevel;
+use crate::config::Settings;
+use crate::mcp::launch::remember_trust;
+use crate::mcp::trust::TrustDecision;
+use crate::mcp::{McpManager, ServerSpec};
 use crate::runtime::cron::{CronJobInfo, CronService, RunStatus};
 use crate::runtime::{RuntimeEvent, SubagentInfo, SubagentManager};
 use std::time::{Duration, SystemTime};
@@ -55,6 +59,7 @@ impl From<RuntimeEvent> for Msg {
             },
             RuntimeEvent::SubagentUpdate { info } => Msg::SubagentUpdate(SubagentRow::from(&info)),
             RuntimeEvent::PendingNotifications { count } => Msg::PendingNotifications(count),
+            RuntimeEvent::McpServerUpdate { server } => Msg::McpServer(server),
             RuntimeEvent::NotificationParked {
                 session_id,
                 summary,
@@ -74,6 +79,7 @@ impl From<RuntimeEvent> for Msg {
                 };
                 Msg::Notice(level, message)
             }
+            RuntimeEvent::HookWarning { message, .. } => Msg::Notice(NoticeLevel::Warning, message),
         }
     }
 }
@@ -90,6 +96,21 @@ pub struct RuntimeControls {
     pub subagents: Option<SubagentManager>,
     /// Pauses, resumes and deletes jobs.
     pub cron: Option<CronService>,
+    /// The MCP servers, started once the first frame is on the screen.
+    pub servers: Option<McpManager>,
+    /// Starts the workspace's `.mcp.json` servers once the user trusts them.
+    pub mcp: Option<ProjectMcp>,
+}
+
+/// The project servers waiting for the user's answer, and where it is remembered.
+#[derive(Clone)]
+pub struct ProjectMcp {
+    /// Starts them.
+    pub manager: McpManager,
+    /// They, as the file declares them.
+    pub servers: Vec<ServerSpec>,
+    /// The data dir and the workspace the answer is remembered for.
+    pub settings: Settings,
 }
 
 impl RuntimeControls {
@@ -101,6 +122,12 @@ impl RuntimeControls {
 }
 
 impl Background for RuntimeControls {
+    fn first_frame(&self) {
+        if let Some(servers) = &self.servers {
+            servers.start();
+        }
+    }
+
     fn cancel_subagent(&self, id: &str) -> Result<(), String> {
         match &self.subagents {
             Some(manager) => manager.cancel(id),
@@ -118,5 +145,22 @@ impl Background for RuntimeControls {
 
     fn delete_cron(&self, id: &str) -> Result<(), String> {
         self.cron()?.remove(id).map(drop).map_err(|e| e.to_string())
+    }
+
+    fn trust_project_mcp(&self, trusted: bool) -> Result<(), String> {
+        let Some(project) = &self.mcp else {
+            return Err("this workspace has no project MCP servers to start.".into());
+        };
+        let decision = if trusted {
+            TrustDecision::Trusted
+        } else {
+            TrustDecision::Declined
+        };
+        // Remembered first: a failure to save still starts them for this session.
+        let saved = remember_trust(&project.settings, &project.servers, decision);
+        if trusted {
+            project.manager.start_untrusted();
+        }
+        saved
     }
 }

@@ -10,13 +10,16 @@
 mod about;
 mod agent;
 mod commands;
+mod control;
 mod route;
 mod sessions;
 mod shell;
 mod subagents;
+mod user_files;
 mod view;
 
 pub use shell::split_shell_blocks;
+pub use user_files::UserFiles;
 pub use view::view;
 
 use super::approval::ApprovalQueue;
@@ -80,6 +83,10 @@ pub struct AppConfig {
     pub mouse_capture: bool,
     /// Time zone for clock times; `None`: the system's local time.
     pub time_zone: Option<chrono::FixedOffset>,
+    /// Skills, instructions files and custom commands found at start.
+    pub user_files: UserFiles,
+    /// Whether the main agent starts in plan mode (`--plan`).
+    pub plan: bool,
 }
 
 impl AppConfig {
@@ -108,6 +115,8 @@ impl AppConfig {
             tool_execution: ToolExecution::Parallel,
             mouse_capture: true,
             time_zone: None,
+            user_files: UserFiles::default(),
+            plan: false,
         }
     }
 }
@@ -151,8 +160,13 @@ pub struct App {
     redraw: bool,
     /// The change came from the user (keys, paste, resize): drawn sooner than output.
     input_changed: bool,
+    /// A plan was answered in plan mode: Enter on an empty composer offers to
+    /// implement it.
+    plan_ready: bool,
     /// Shell commands the user ran, and their output waiting for the next message.
     shells: shell::Shells,
+    /// Skills, instructions files and custom commands.
+    user_files: UserFiles,
     /// What `/status` says about the rest of the configuration.
     about: About,
     /// Subagents' conversations, and the one shown in the chat pane.
@@ -174,6 +188,7 @@ impl App {
         let now = Instant::now();
         let mut composer = Composer::new(config.models, config.model.clone());
         composer.set_themes(config.themes);
+        composer.set_custom_commands(config.user_files.popup_entries());
         Self {
             composer,
             chat: Chat::default(),
@@ -189,6 +204,7 @@ impl App {
                 workspace: config.workspace,
                 thinking: config.thinking,
                 tool_execution: config.tool_execution,
+                plan: config.plan,
             }),
             overlays: Overlays::default(),
             approvals: ApprovalQueue::default(),
@@ -206,6 +222,8 @@ impl App {
             clock_base: (now, SystemTime::now()),
             redraw: true,
             input_changed: false,
+            user_files: config.user_files,
+            plan_ready: false,
             shells: shell::Shells::default(),
             about: About {
                 base_url: config.base_url,

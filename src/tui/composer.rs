@@ -51,6 +51,8 @@ pub struct Composer {
     current_model: String,
     /// The theme names `/theme` completes.
     themes: Vec<String>,
+    /// The user's own slash commands and their popup descriptions.
+    custom_commands: Vec<(String, String)>,
     /// The sessions `/sessions` completes, once listed.
     sessions: Option<Vec<(String, String)>>,
     /// `/sessions ` is being typed: the list is wanted.
@@ -82,6 +84,7 @@ impl Composer {
             server_models: None,
             current_model,
             themes: Vec::new(),
+            custom_commands: Vec::new(),
             sessions: None,
             wants_sessions: false,
             sessions_requested: false,
@@ -171,6 +174,11 @@ impl Composer {
             handled = handled.with(Effect::ListSessionChoices);
         }
         handled
+    }
+
+    /// The user's own slash commands the popup offers: `/name` and a description.
+    pub(crate) fn set_custom_commands(&mut self, commands: Vec<(String, String)>) {
+        self.custom_commands = commands;
     }
 
     /// The theme names `/theme` completes.

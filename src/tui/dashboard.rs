@@ -1,6 +1,8 @@
-//! The dashboard part: subagents, cron jobs and pending notifications, as the
-//! background runtime reports them; keys cancel a subagent and pause, resume or delete a
-//! job.
+//! The dashboard part: subagents, cron jobs, MCP servers and pending notifications, as
+//! the background runtime reports them; keys cancel a subagent and pause, resume or
+//! delete a job.
+
+pub(crate) mod mcp;
 
 use super::msg::{CronRow, CronRunStatus, Effect, SubagentRow};
 use super::overlay::Overlay;
@@ -23,6 +25,8 @@ pub struct Dashboard {
     /// When each subagent row arrived (its elapsed time counts on from there).
     seen: Vec<Instant>,
     cron: Vec<CronRow>,
+    /// MCP servers in configuration order, as last reported.
+    mcp: Vec<crate::mcp::McpServerInfo>,
     pending_notifications: usize,
     /// Results recorded in other sessions since start: session id and how many.
     elsewhere: Vec<(String, usize)>,
@@ -50,6 +54,7 @@ impl Dashboard {
             subagents: Vec::new(),
             seen: Vec::new(),
             cron: Vec::new(),
+            mcp: Vec::new(),
             pending_notifications: 0,
             elsewhere: Vec::new(),
             selected: 0,
@@ -106,6 +111,20 @@ impl Dashboard {
     pub(crate) fn set_cron(&mut self, rows: Vec<CronRow>) -> Handled {
         self.cron = rows;
         self.clamp();
+        Handled::changed()
+    }
+
+    /// The MCP servers, as last reported.
+    pub fn mcp_servers(&self) -> &[crate::mcp::McpServerInfo] {
+        &self.mcp
+    }
+
+    /// One MCP server changed: replaced by name, or added.
+    pub(crate) fn update_mcp(&mut self, server: crate::mcp::McpServerInfo) -> Handled {
+        match self.mcp.iter_mut().find(|s| s.name == server.name) {
+            Some(slot) => *slot = server,
+            None => self.mcp.push(server),
+        }
         Handled::changed()
     }
 
@@ -239,6 +258,7 @@ impl Dashboard {
                 lines.push((line, selected));
             }
         }
+        lines.extend(mcp::lines(&self.mcp, theme).into_iter().map(|l| (l, false)));
         lines.push((Line::default(), false));
         let pending = self.pending_notifications;
         let style = if pending > 0 {

@@ -96,7 +96,7 @@ impl Sets {
 /// Fence names that syntect's bundled set does not know, mapped to the grammar that
 /// serves them best: TypeScript and JSX have no grammar of their own there, and the
 /// JavaScript one colours their keywords, strings and comments.
-fn alias(lang: &str) -> &str {
+pub(crate) fn alias(lang: &str) -> &str {
     match lang.to_ascii_lowercase().as_str() {
         "shell" | "shellscript" | "console" => "bash",
         "ts" | "typescript" | "tsx" | "mts" | "cts" | "jsx" | "mjs" | "cjs" => "js",

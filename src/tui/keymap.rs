@@ -67,7 +67,11 @@ pub const ACTIONS: [(Action, &str, &str); 19] = [
     (Action::Quit, "quit", "quit (empty message)"),
     (Action::Suspend, "suspend", "suspend to the shell"),
     (Action::FocusNext, "focus_next", "next pane"),
-    (Action::FocusPrev, "focus_prev", "previous pane"),
+    (
+        Action::FocusPrev,
+        "focus_prev",
+        "previous pane; in the message box: plan mode on/off",
+    ),
     (
         Action::PullQueue,
         "pull_queue",

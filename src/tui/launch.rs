@@ -1,7 +1,7 @@
 //! Starting the client: theme, keys and logging first (errors before the screen is
 //! taken), then the terminal, the runtime loop, and a clean exit.
 
-use super::adapt::{RuntimeControls, cron_rows};
+use super::adapt::{ProjectMcp, RuntimeControls, cron_rows};
 use super::app::{App, AppConfig};
 use super::keymap::KeyMap;
 use super::msg::{Effect, LoadedSession, Msg};
@@ -15,7 +15,7 @@ use crate::config::Settings;
 use crate::headless::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE};
 use crossterm::event::Event;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// How long quitting waits for an interrupted run to settle, so its last messages are
 /// recorded (a tool that ignores cancellation is not waited for).
@@ -29,30 +29,6 @@ fn display_path(path: &Path) -> String {
         return format!("~/{}", rest.display());
     }
     path.display().to_string()
-}
-
-/// Sends tracing output to `claw-tui.log` in the state dir (never to the screen).
-fn init_logging(state_dir: &Path) {
-    let level = match std::env::var("CLAW_TUI_LOG").ok().as_deref() {
-        Some("trace") => tracing::Level::TRACE,
-        Some("debug") => tracing::Level::DEBUG,
-        Some("warn") => tracing::Level::WARN,
-        Some("error") => tracing::Level::ERROR,
-        _ => tracing::Level::INFO,
-    };
-    let file = crate::private_fs::create_dir(state_dir, state_dir).and_then(|()| {
-        crate::private_fs::open(
-            &state_dir.join("claw-tui.log"),
-            std::fs::OpenOptions::new().create(true).append(true),
-        )
-    });
-    if let Ok(file) = file {
-        let _ = tracing_subscriber::fmt()
-            .with_writer(Mutex::new(file))
-            .with_ansi(false)
-            .with_max_level(level)
-            .try_init();
-    }
 }
 
 /// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
@@ -100,6 +76,30 @@ fn app_config(
     config.tool_execution = settings.tool_execution;
     config.mouse_capture = settings.file.ui.mouse.unwrap_or(true);
     Ok(config)
+}
+
+/// The custom commands of the settings' workspace beside the skills and instructions
+/// files the runtime found; a command file named like a built-in is not used.
+fn user_files(
+    settings: &Settings,
+    context: Arc<crate::runtime::context::ProjectContext>,
+) -> super::UserFiles {
+    let builtin: Vec<&str> = super::slash::COMMANDS
+        .iter()
+        .map(|(name, _, _)| name.trim_start_matches('/'))
+        .chain(["exit"])
+        .collect();
+    let config_dir = crate::setup::config_dir(settings);
+    let commands = crate::commands::discover_commands(
+        &settings.workspace,
+        &config_dir,
+        crate::runtime::context::home_dir().as_deref(),
+        &builtin,
+    );
+    super::UserFiles {
+        context,
+        commands: Arc::new(commands),
+    }
 }
 
 /// How commands are sandboxed, as `/status` says it.
@@ -195,7 +195,7 @@ pub fn run(settings: &Settings, agent: Agent, inbox: Inbox, options: Options) ->
             return EXIT_USAGE;
         }
     };
-    init_logging(&settings.state_dir);
+    crate::logging::init_file_logging(&settings.state_dir);
     let runtime = match tokio_runtime() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -221,7 +221,7 @@ pub fn run(settings: &Settings, agent: Agent, inbox: Inbox, options: Options) ->
 /// what `claw-tui` without a headless mode does, in the session the flags choose
 /// (`-c`, `--session`, `--fork`, `--no-session`).
 pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
-    init_logging(&settings.state_dir);
+    crate::logging::init_file_logging(&settings.state_dir);
     // Before the screen is taken: a session in use is offered as a copy on the terminal.
     let opened = match open_for_client(cli, settings) {
         Ok(opened) => opened,
@@ -239,7 +239,8 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
     };
     let code = runtime.block_on(async {
         let inbox = Inbox::new();
-        let main = match crate::setup::start_runtime(
+        // The MCP servers start after the first frame (`Background::first_frame`).
+        let main = match crate::setup::prepare_runtime(
             settings,
             inbox.message_sender(),
             crate::tools::exec::Approver::Ask(inbox.approval_asker(cli.yes)),
@@ -250,7 +251,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
                 return EXIT_USAGE;
             }
         };
-        let config = match app_config(settings, None, main.agent.state().model.clone()) {
+        let mut config = match app_config(settings, None, main.agent.state().model.clone()) {
             Ok(config) => config,
             Err(e) => {
                 eprintln!("claw-tui: {e}");
@@ -259,6 +260,11 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         };
         let mut warnings = settings.warnings.clone();
         warnings.extend(main.warnings.iter().cloned());
+        config.user_files = user_files(settings, main.context.clone());
+        for warning in &config.user_files.commands.warnings {
+            tracing::warn!("{warning}");
+        }
+        warnings.extend(config.user_files.commands.warnings.iter().cloned());
         let sessions = SessionHost::new(
             main.agent.clone(),
             Some(main.session_binding(settings)),
@@ -291,11 +297,19 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
             background: Some(Arc::new(RuntimeControls {
                 subagents: Some(main.subagents.clone()),
                 cron: main.cron.clone(),
+                servers: Some(main.mcp.clone()),
+                mcp: (!main.mcp_plan.untrusted.is_empty()).then(|| ProjectMcp {
+                    manager: main.mcp.clone(),
+                    servers: main.mcp_plan.untrusted.clone(),
+                    settings: settings.clone(),
+                }),
             })),
             keys: None,
             runtime_events: Some(main.events),
             cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
             supervisor: Some(main.supervisor.clone()),
+            startup: mcp_question(&main.mcp_plan),
+            controls: Some(main.controls.clone()),
             policy: Some(main.policy.clone()),
         };
         let session = (sessions.clone(), first);
@@ -313,10 +327,25 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         main.supervisor.stop().await;
         main.subagents.shutdown().await;
         sessions.close().await;
+        // Stdio servers are stopped (their process groups too), not left behind.
+        let _ = tokio::time::timeout(QUIT_GRACE * 3, main.mcp.shutdown()).await;
+        let _ = tokio::time::timeout(QUIT_GRACE, main.controls.hooks.drain()).await;
         code
     });
     runtime.shutdown_background();
     code
+}
+
+/// The question about the workspace's `.mcp.json` servers, when it was never answered
+/// for the servers the file names now.
+fn mcp_question(plan: &crate::mcp::launch::McpPlan) -> Vec<Msg> {
+    if !plan.ask_trust {
+        return Vec::new();
+    }
+    vec![Msg::AskMcpTrust {
+        file: display_path(&plan.project_file),
+        servers: crate::mcp::trust::describe(&plan.untrusted),
+    }]
 }
 
 /// Takes the terminal, runs the loop, gives the terminal back.
@@ -352,6 +381,10 @@ async fn client(
     } = inbox;
     forward_runtime(&mut options, &tx, settings);
     sessions.report_saving(&tx).await;
+    let controls = options.controls.take();
+    let plan = controls
+        .as_ref()
+        .is_some_and(|c| c.modes.mode() == crate::runtime::AgentMode::Plan);
     let mut rt = runtime::Runtime::new(
         agent.clone(),
         options.supervisor.take(),
@@ -361,6 +394,9 @@ async fn client(
         settings,
         sessions,
     );
+    rt.set_controls(controls);
+    let mut config = config;
+    config.plan = plan;
     rt.policy = options.policy.take();
     let mut app = App::new(config);
     if let Ok(size) = term.size() {
@@ -371,6 +407,9 @@ async fn client(
         );
     }
     rt.dispatch(&mut app, &mut term, Msg::SessionLoaded(Box::new(first)));
+    for msg in std::mem::take(&mut options.startup) {
+        rt.dispatch(&mut app, &mut term, msg);
+    }
     for warning in options.warnings {
         rt.dispatch(
             &mut app,

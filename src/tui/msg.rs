@@ -5,6 +5,8 @@ use crate::agent::{
     AgentEvent, ImageData, NoticeLevel, QueueKind, QueueMode, ThinkingLevel, ToolExecution,
     UserMessage,
 };
+use crate::checkpoint::{Conflicts, SessionFile, UndoOutcome};
+use crate::runtime::AgentMode;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use crate::tools::message::OutboundMessage;
 use crossterm::event::Event;
@@ -43,6 +45,15 @@ pub enum Msg {
     CronJobs(Vec<CronRow>),
     /// How many system notifications wait to be delivered to the agent.
     PendingNotifications(usize),
+    /// An MCP server's state or tools changed (added, or replaced by name).
+    McpServer(crate::mcp::McpServerInfo),
+    /// The workspace's `.mcp.json` names servers the user was never asked about.
+    AskMcpTrust {
+        /// The project file.
+        file: String,
+        /// Each server as `name: what it runs or reaches`.
+        servers: Vec<String>,
+    },
     /// A result for another session was recorded there (delivered when it is opened).
     Parked {
         /// The session it waits in.
@@ -99,8 +110,29 @@ pub enum Msg {
     },
     /// Saving the session failed (the error), or works again (`None`).
     SessionSave(Option<String>),
+    /// The skills a message mentions were read: the message with them attached, or why
+    /// one could not be.
+    SkillsAttached {
+        /// The message as typed.
+        text: String,
+        /// The message to send, or the reason it was not.
+        result: Result<String, String>,
+    },
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
+    /// What `/undo` did, or the files it asks about first.
+    Undone(Result<UndoOutcome, String>),
+    /// What `/rewind` did.
+    Rewound(Box<Result<Rewound, String>>),
+    /// The files `/diff` shows.
+    SessionDiff(Result<Vec<SessionFile>, String>),
+    /// A prompt hook refused to send `text`, for `reason`.
+    PromptBlocked {
+        /// The prompt (back to the composer).
+        text: String,
+        /// Why, from the hook.
+        reason: String,
+    },
     /// The MCP servers and their states (name, state), for `/status`.
     McpServers(Vec<(String, String)>),
     /// Time passed (spinner frames, elapsed times, hints that expire).
@@ -114,6 +146,21 @@ pub enum Msg {
 pub enum Effect {
     /// Start a run with this prompt (queued as a follow-up if the agent is busy).
     Prompt(String),
+    /// Read the mentioned skills' files (name, `SKILL.md`) and attach them to `text`
+    /// (answered with `Msg::SkillsAttached`).
+    AttachSkills {
+        /// The message as typed.
+        text: String,
+        /// The skills it mentions.
+        skills: Vec<(String, std::path::PathBuf)>,
+    },
+    /// Write the session as one HTML file and say where (`/export`).
+    ExportHtml {
+        /// The session shown (`None`: sessions are off).
+        session: Option<String>,
+        /// The syntect theme for its code blocks.
+        code_theme: String,
+    },
     /// Read the images `paths` mentions (answered with `Msg::ImagesLoaded`).
     LoadImages {
         /// The message text, sent once they are read.
@@ -201,6 +248,9 @@ pub enum Effect {
     },
     /// Cancel a subagent.
     CancelSubagent(String),
+    /// The user's answer about the workspace's `.mcp.json` servers (remembered; `true`
+    /// starts them).
+    TrustProjectMcp(bool),
     /// Pause a cron job.
     PauseCron(String),
     /// Resume a paused cron job.
@@ -209,6 +259,37 @@ pub enum Effect {
     DeleteCron(String),
     /// Turn mouse capture on or off.
     SetMouseCapture(bool),
+    /// Switch the main agent to this mode (a run under way loses its mutating tools at once).
+    SetMode(AgentMode),
+    /// Undo the latest turn's file changes (answered with `Msg::Undone`).
+    Undo(Conflicts),
+    /// Take files, the conversation or both back to the `turn`th prompt (answered with
+    /// `Msg::Rewound`).
+    Rewind {
+        /// The prompt, from 1.
+        turn: usize,
+        /// Put the files back.
+        files: bool,
+        /// Cut the conversation.
+        conversation: bool,
+        /// What to do with files changed since by someone else.
+        conflicts: Conflicts,
+    },
+    /// Compute the session's diff (answered with `Msg::SessionDiff`).
+    SessionDiff,
+}
+
+/// What a rewind did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rewound {
+    /// The prompt rewound to, from 1.
+    pub turn: usize,
+    /// Whether the conversation was to be cut too.
+    pub conversation_asked: bool,
+    /// What happened to the files, when they were rewound.
+    pub files: Option<UndoOutcome>,
+    /// The conversation now and the prompt for the composer, when it was rewound.
+    pub conversation: Option<(Vec<crate::agent::Message>, String)>,
 }
 
 /// A message taken back out of a queue, with the queue it was in.

@@ -2,13 +2,17 @@
 //! details, the session picker, confirmations). The top one gets every key; each key of
 //! every overlay is handled here.
 
+mod control;
 mod detail;
 mod help;
+mod mcp;
 mod sessions;
 mod status;
 
 pub(crate) use sessions::ago;
 pub use status::StatusRow;
+
+pub use control::{IMPLEMENT_PREFIX, PendingRewind};
 
 use super::highlight::HighlightCache;
 use super::keymap::{Action, KeyMap};
@@ -18,6 +22,7 @@ use super::theme::Theme;
 use super::tool_tree::ToolTree;
 use super::widgets::{centered, dialog, scrolled};
 use super::wrap::{StyledLine, wrap};
+use crate::checkpoint::{Confirmation, SessionFile};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -53,6 +58,18 @@ pub enum Overlay {
         /// The highlighted row.
         selected: usize,
     },
+    /// `/mcp`: the MCP servers, their states and tools.
+    Mcp {
+        /// First row shown.
+        scroll: u16,
+    },
+    /// "Start the servers this workspace's `.mcp.json` names?"
+    TrustMcp {
+        /// The project file.
+        file: String,
+        /// Each server as `name: what it runs or reaches`.
+        servers: Vec<String>,
+    },
     /// `/status`: the provider, the model, the context, usage, queues, sandbox, session.
     Status {
         /// First row shown.
@@ -72,12 +89,47 @@ pub enum Overlay {
         /// Its id.
         id: String,
     },
+    /// Files an undo or rewind would put back were changed since by someone else.
+    ConfirmUndo {
+        /// The files, and what else would be restored.
+        question: Confirmation,
+        /// The rewind this is for (`None`: `/undo`).
+        rewind: Option<PendingRewind>,
+    },
+    /// The `/rewind` picker: the conversation's prompts, oldest first.
+    Rewind {
+        /// The prompts.
+        prompts: Vec<String>,
+        /// The highlighted one (from 0).
+        selected: usize,
+    },
+    /// What to take back to the chosen prompt: files, conversation, or both.
+    RewindChoice {
+        /// The prompt, from 1.
+        turn: usize,
+        /// Its text.
+        prompt: String,
+    },
+    /// `/diff`: every file the agent changed this session.
+    SessionDiff {
+        /// The files.
+        files: Vec<SessionFile>,
+        /// First row shown.
+        scroll: u16,
+    },
+    /// "Implement this plan?" (Enter on an empty composer after a plan).
+    ImplementPlan {
+        /// The plan.
+        plan: String,
+    },
 }
 
 /// The open overlays, the top one last.
 #[derive(Clone, Debug, Default)]
 pub struct Overlays {
     stack: Vec<Overlay>,
+    /// Long hunks of the diffs shown are unfolded (`f` toggles; a new overlay folds).
+    unfolded: bool,
 }
 
 /// What drawing the overlays is handed besides their own state.
@@ -94,6 +146,8 @@ pub(crate) struct OverlayView<'a> {
     pub wall: SystemTime,
     /// The session shown now (marked in the picker).
     pub session_id: Option<&'a str>,
+    /// The MCP servers `/mcp` lists.
+    pub mcp: &'a [crate::mcp::McpServerInfo],
     /// What `/status` lists.
     pub status: &'a [StatusRow],
 }
@@ -112,7 +166,13 @@ impl Overlays {
     /// Opens `overlay` above the open ones.
     pub(crate) fn push(&mut self, overlay: Overlay) -> Handled {
         self.stack.push(overlay);
+        self.unfolded = false;
         Handled::changed()
+    }
+
+    /// Whether the diffs shown have their long hunks unfolded.
+    pub fn unfolded(&self) -> bool {
+        self.unfolded
     }
 
     /// Closes every overlay and opens `overlay` (what arrives from the runtime replaces
@@ -150,9 +210,31 @@ impl Overlays {
             self.stack.pop();
             return Handled::changed().ask(Intent::Cancel);
         }
+        if matches!(top, Overlay::Detail { .. } | Overlay::SessionDiff { .. })
+            && key.code == KeyCode::Char('f')
+        {
+            self.unfolded = !self.unfolded;
+            return Handled::changed();
+        }
         match top {
+            Overlay::TrustMcp { .. } => {
+                let answer = match key.code {
+                    KeyCode::Char('y' | 'Y') => Some(true),
+                    KeyCode::Char('n' | 'N') => Some(false),
+                    KeyCode::Esc => None,
+                    // The question stays until it is answered or put off.
+                    _ => return Handled::ignored(),
+                };
+                self.stack.pop();
+                match answer {
+                    Some(trusted) => Handled::changed().with(Effect::TrustProjectMcp(trusted)),
+                    None => Handled::changed(),
+                }
+            }
             Overlay::Help { scroll }
             | Overlay::Detail { scroll, .. }
+            | Overlay::Mcp { scroll }
+            | Overlay::SessionDiff { scroll, .. }
             | Overlay::Status { scroll } => {
                 let page = screen.height.saturating_sub(8).max(1);
                 *scroll = match key.code {
@@ -200,6 +282,29 @@ impl Overlays {
                     _ => Handled::changed(),
                 }
             }
+            Overlay::ConfirmUndo { rewind, .. } => {
+                let rewind = rewind.take();
+                self.stack.pop();
+                control::confirm_key(rewind.as_ref(), key.code)
+            }
+            Overlay::Rewind { prompts, selected } => {
+                let Some(turn) = control::picker_key(prompts.len(), selected, key.code) else {
+                    return Handled::changed();
+                };
+                let prompt = prompts.get(turn - 1).cloned().unwrap_or_default();
+                self.stack.pop();
+                self.push(Overlay::RewindChoice { turn, prompt })
+            }
+            Overlay::RewindChoice { turn, .. } => {
+                let turn = *turn;
+                self.stack.pop();
+                control::choice_key(turn, key.code)
+            }
+            Overlay::ImplementPlan { plan } => {
+                let plan = std::mem::take(plan);
+                self.stack.pop();
+                control::implement_key(&plan, key.code)
+            }
             Overlay::ConfirmCancel { id, .. } => {
                 let id = std::mem::take(id);
                 self.stack.pop();
@@ -223,7 +328,15 @@ impl Overlays {
                 Overlay::Help { scroll } => help::draw(area, buf, theme, view.keymap, *scroll),
                 Overlay::Detail { call_id, scroll } => {
                     if let Some(node) = view.tools.node(call_id) {
-                        detail::draw(area, buf, theme, node, view.highlights, view.now, *scroll);
+                        detail::draw(
+                            area,
+                            buf,
+                            theme,
+                            node,
+                            view.highlights,
+                            view.now,
+                            (*scroll, self.unfolded),
+                        );
                     }
                 }
                 Overlay::ConfirmDelete { id, name } => confirm(
@@ -255,6 +368,28 @@ impl Overlays {
                     view.wall,
                 ),
                 Overlay::ConfirmFork { id, .. } => sessions::draw_fork(area, buf, theme, id),
+                Overlay::Mcp { scroll } => mcp::draw_servers(area, buf, theme, view.mcp, *scroll),
+                Overlay::TrustMcp { file, servers } => {
+                    mcp::draw_trust(area, buf, theme, file, servers);
+                }
+                Overlay::ConfirmUndo { question, rewind } => {
+                    control::draw_confirm(area, buf, theme, question, rewind.as_ref())
+                }
+                Overlay::Rewind { prompts, selected } => {
+                    control::draw_picker(area, buf, theme, prompts, *selected)
+                }
+                Overlay::RewindChoice { turn, prompt } => {
+                    control::draw_choice(area, buf, theme, *turn, prompt)
+                }
+                Overlay::SessionDiff { files, scroll } => control::draw_session_diff(
+                    area,
+                    buf,
+                    theme,
+                    files,
+                    view.highlights,
+                    (*scroll, self.unfolded),
+                ),
+                Overlay::ImplementPlan { plan } => control::draw_implement(area, buf, theme, plan),
             }
         }
     }

@@ -4,6 +4,7 @@
 
 use super::app::App;
 use super::app::view;
+use super::export_file::export_html;
 use super::highlight::Highlighter;
 use super::msg::{Effect, Msg, QueuedText};
 use super::session_host::{SessionHost, Target};
@@ -12,9 +13,11 @@ use super::theme::Theme;
 use super::{Approvals, Background, attach, history};
 use crate::agent::{
     Agent, AgentError, AgentEvent, EventSink, Message, NoticeLevel, QueueKind, ToolResult,
-    ToolUpdates,
+    ToolUpdates, UserMessage,
 };
 use crate::runtime::Supervisor;
+use crate::runtime::context::mention::attach_skills;
+use crate::setup::Controls;
 use crate::tools::exec::EXEC_TOOL_NAME;
 use crate::tools::policy::{AgentRole, ToolPolicy};
 use crossterm::event::{Event, EventStream};
@@ -38,6 +41,15 @@ const FRAME: Duration = Duration::from_micros(16_667);
 const STREAM_FRAME: Duration = Duration::from_micros(33_333);
 /// Spinner and elapsed-time period while work runs.
 const TICK: Duration = Duration::from_millis(100);
+
+/// How a prompt reaches the agent once its hooks let it through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum PromptKind {
+    /// Starts a run, or waits as a follow-up.
+    Submit,
+    /// Steers the run.
+    Steer,
+}
 
 /// The terminal handed to someone else for a while.
 enum Handover {
@@ -68,6 +80,10 @@ pub(super) struct Runtime {
     pub workspace: PathBuf,
     pub highlighter: Highlighter,
     pub sessions: SessionHost,
+    /// Hooks, checkpoints and plan mode, when the background runtime runs.
+    controls: Option<Controls>,
+    /// Prompts waiting for the prompt hooks, sent in order (only with prompt hooks).
+    prompts: Option<UnboundedSender<(PromptKind, UserMessage)>>,
     /// Where `!command`s get the exec tool from (as the main agent gets it).
     pub policy: Option<ToolPolicy>,
     /// Where `/theme` looks for the user's themes.
@@ -105,6 +121,8 @@ impl Runtime {
             workspace: settings.workspace.clone(),
             highlighter: Highlighter::default(),
             sessions,
+            controls: None,
+            prompts: None,
             policy: None,
             theme_dir: super::theme::user_theme_dir(&settings.config_path),
             shells: CancellationToken::new(),
@@ -112,6 +130,18 @@ impl Runtime {
             quit: false,
             handover: None,
         }
+    }
+
+    /// Hands the runtime the user's controls; with prompt hooks configured, prompts
+    /// pass through them (in order) before they reach the agent.
+    pub fn set_controls(&mut self, controls: Option<Controls>) {
+        self.prompts = match (&controls, &self.supervisor) {
+            (Some(c), Some(supervisor)) if c.hooks.has_prompt_hooks() => Some(
+                super::control::prompt_gate(c.hooks.clone(), supervisor.clone(), self.tx.clone()),
+            ),
+            _ => None,
+        };
+        self.controls = controls;
     }
 
     /// Feeds a message to the app and carries out what it asks, until nothing is left.
@@ -149,6 +179,21 @@ impl Runtime {
     /// Carries out one effect.
     pub fn execute(&mut self, effect: Effect, term: &mut Term) {
         let agent = self.agent.clone();
+        let effect = match (&self.prompts, effect) {
+            (Some(gate), Effect::Prompt(text) | Effect::FollowUp(text)) => {
+                let _ = gate.send((PromptKind::Submit, UserMessage::new(text)));
+                return;
+            }
+            (Some(gate), Effect::PromptMessage(message)) => {
+                let _ = gate.send((PromptKind::Submit, message));
+                return;
+            }
+            (Some(gate), Effect::Steer(text)) => {
+                let _ = gate.send((PromptKind::Steer, UserMessage::new(text)));
+                return;
+            }
+            (_, effect) => effect,
+        };
         match effect {
             // The supervisor decides between a run and a follow-up under its own lock.
             Effect::Prompt(text) | Effect::FollowUp(text) if self.supervisor.is_some() => {
@@ -165,6 +210,30 @@ impl Runtime {
                     .push_back(Msg::Notice(NoticeLevel::Error, e.to_string())),
             },
             Effect::FollowUp(text) => agent.follow_up(text),
+            Effect::AttachSkills { text, skills } => {
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = attach_skills(&text, &skills);
+                    let _ = tx.send(Msg::SkillsAttached { text, result });
+                });
+            }
+            Effect::ExportHtml {
+                session,
+                code_theme,
+            } => {
+                let (data_dir, workspace) = (self.data_dir.clone(), self.workspace.clone());
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let said = match export_html(&data_dir, &workspace, session, &code_theme) {
+                        Ok(path) => Msg::Notice(
+                            NoticeLevel::Info,
+                            format!("Exported the session to {}", path.display()),
+                        ),
+                        Err(e) => Msg::Notice(NoticeLevel::Error, format!("cannot export: {e}")),
+                    };
+                    let _ = tx.send(said);
+                });
+            }
             Effect::LoadImages { text, paths } => {
                 let workspace = self.workspace.clone();
                 let tx = self.tx.clone();
@@ -284,6 +353,10 @@ impl Runtime {
             Effect::ResumeCron(id) => {
                 self.background("resume the job", move |b| b.resume_cron(&id))
             }
+            Effect::TrustProjectMcp(trusted) => self
+                .background("answer about the project's MCP servers", move |b| {
+                    b.trust_project_mcp(trusted)
+                }),
             Effect::DeleteCron(id) => {
                 self.background("delete the job", move |b| b.delete_cron(&id))
             }
@@ -292,6 +365,18 @@ impl Runtime {
                     tracing::warn!("cannot change mouse capture: {e}");
                 }
             }
+            effect @ (Effect::SetMode(_)
+            | Effect::Undo(_)
+            | Effect::Rewind { .. }
+            | Effect::SessionDiff) => match &self.controls {
+                Some(controls) => super::control::execute(controls, effect, &self.tx),
+                None => self.pending.push_back(Msg::Notice(
+                    NoticeLevel::Warning,
+                    "Undo, rewind, diff and plan mode need the background runtime, which \
+                     this client runs without."
+                        .into(),
+                )),
+            },
         }
     }
 
@@ -412,6 +497,9 @@ impl Runtime {
         let mut sighup = signal(SignalKind::hangup())?;
         let mut last_tick = Instant::now();
         self.draw(app, term)?;
+        if let Some(background) = &self.background {
+            background.first_frame();
+        }
         let mut last_draw = Instant::now();
         loop {
             let draw_at = app

@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 13] = [
+pub const COMMANDS: [(&str, &str, &str); 20] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -32,6 +32,11 @@ pub const COMMANDS: [(&str, &str, &str); 13] = [
         "copy the last answer (or its last code block) via OSC 52",
     ),
     (
+        "/mcp",
+        "",
+        "MCP servers, their tools and what their definitions cost",
+    ),
+    (
         "/compact",
         "[FOCUS]",
         "summarise the older history now (FOCUS: what the summary must keep)",
@@ -45,6 +50,36 @@ pub const COMMANDS: [(&str, &str, &str); 13] = [
         "/status",
         "",
         "provider, model, context, usage, queues, sandbox, session",
+    ),
+    (
+        "/plan",
+        "",
+        "plan mode on or off: the agent reads and plans, changes nothing",
+    ),
+    (
+        "/undo",
+        "",
+        "put back the files the last turn changed (says which)",
+    ),
+    (
+        "/rewind",
+        "",
+        "take files, the conversation or both back to an earlier prompt",
+    ),
+    (
+        "/diff",
+        "",
+        "every file the agent changed this session, against its content before",
+    ),
+    (
+        "/skills",
+        "",
+        "list the skills found (mention one with $name)",
+    ),
+    (
+        "/export",
+        "",
+        "write this session as a self-contained HTML file",
     ),
     ("/new", "", "start a fresh session"),
     (
@@ -87,12 +122,26 @@ pub enum Command {
         /// Only the last code block.
         code: bool,
     },
+    /// The MCP servers overlay.
+    Mcp,
     /// Switch colours.
     Theme(String),
     /// Show the status overlay.
     Status,
     /// Compact the history now; the text says what the summary should keep.
     Compact(Option<String>),
+    /// Plan mode on or off.
+    Plan,
+    /// Undo the last turn's file changes.
+    Undo,
+    /// The rewind picker.
+    Rewind,
+    /// The session's diff.
+    Diff,
+    /// List the skills.
+    Skills,
+    /// Export the session as HTML.
+    Export,
     /// A fresh session.
     New,
     /// The session picker, or the session whose id starts with this.
@@ -148,12 +197,19 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
             "code" => Ok(Command::Copy { code: true }),
             _ => Err("/copy copies the last answer; /copy code its last code block".into()),
         },
+        "/mcp" => Ok(Command::Mcp),
         "/theme" if arg.is_empty() => {
             Err("/theme needs a theme name, e.g. /theme light (Tab lists them)".into())
         }
         "/theme" => Ok(Command::Theme(arg.to_owned())),
         "/status" => Ok(Command::Status),
         "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
+        "/plan" => Ok(Command::Plan),
+        "/undo" => Ok(Command::Undo),
+        "/rewind" => Ok(Command::Rewind),
+        "/diff" => Ok(Command::Diff),
+        "/skills" => Ok(Command::Skills),
+        "/export" => Ok(Command::Export),
         "/new" => Ok(Command::New),
         "/sessions" if arg.is_empty() => Ok(Command::Sessions(None)),
         "/sessions" => Ok(Command::Sessions(Some(arg.to_owned()))),
@@ -190,6 +246,9 @@ pub struct Sources<'a> {
     pub themes: &'a [String],
     /// Sessions for `/sessions`: id and description.
     pub sessions: &'a [(String, String)],
+    /// The user's own commands: `/name` and what the popup says of it (after the
+    /// built-ins, which win over a file of the same name).
+    pub custom: &'a [(String, String)],
 }
 
 /// Candidates for the text before the cursor, with their descriptions, and how many
@@ -213,7 +272,9 @@ pub fn complete(before_cursor: &str, sources: &Sources<'_>) -> (Vec<Choice>, usi
         (items, partial.chars().count())
     }
     let Some((command, arg)) = before_cursor.split_once(' ') else {
-        return filter(COMMANDS.iter().map(|(n, _, d)| (*n, *d)), before_cursor);
+        let builtin = COMMANDS.iter().map(|(n, _, d)| (*n, *d));
+        let custom = sources.custom.iter().map(|(n, d)| (n.as_str(), d.as_str()));
+        return filter(builtin.chain(custom), before_cursor);
     };
     if arg.contains(' ') {
         return (Vec::new(), 0);

@@ -14,6 +14,7 @@ use crate::agent::{
     CompactionSettings, ContextBudget, ContextUsage, QueueKind, QueueMode, ThinkingLevel,
     ToolExecution, Usage,
 };
+use crate::runtime::AgentMode;
 use crate::tui::theme::{Theme, Token};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -56,6 +57,7 @@ pub struct Status {
     follow_up_mode: QueueMode,
     tool_execution: ToolExecution,
     thinking: ThinkingLevel,
+    mode: AgentMode,
     hint: Option<(String, Instant)>,
     /// Why the session is not being saved, while it is not.
     unsaved: Option<String>,
@@ -84,6 +86,8 @@ pub(crate) struct StatusConfig {
     pub thinking: ThinkingLevel,
     /// Tool execution mode.
     pub tool_execution: ToolExecution,
+    /// Whether the agent starts in plan mode.
+    pub plan: bool,
 }
 
 impl Status {
@@ -109,9 +113,24 @@ impl Status {
             follow_up_mode: QueueMode::OneAtATime,
             tool_execution: config.tool_execution,
             thinking: config.thinking,
+            mode: if config.plan {
+                AgentMode::Plan
+            } else {
+                AgentMode::Default
+            },
             hint: None,
             unsaved: None,
         }
+    }
+
+    /// The main agent's mode (plan mode shows as `PLAN`).
+    pub fn mode(&self) -> AgentMode {
+        self.mode
+    }
+
+    /// The mode changed.
+    pub(crate) fn set_mode(&mut self, mode: AgentMode) {
+        self.mode = mode;
     }
 
     /// Whether a run is active.
@@ -377,6 +396,11 @@ impl Status {
             "tool_execution" => {
                 if let Ok(mode) = from_value(value) {
                     self.tool_execution = mode;
+                }
+            }
+            crate::runtime::mode::MODE_SETTING => {
+                if let Ok(mode) = from_value(value) {
+                    self.mode = mode;
                 }
             }
             _ => {}

@@ -269,6 +269,18 @@ impl ToolTree {
                 Span::styled("  └ ", theme.dim()),
                 Span::styled(clean(text), theme.dim()),
             ]),
+            TreeRow::Mark { depth, text } => {
+                let token = if text.starts_with('⛔') {
+                    Token::Error
+                } else {
+                    Token::Warning
+                };
+                Line::from(vec![
+                    Span::raw(indent(*depth)),
+                    Span::styled("  └ ", theme.dim()),
+                    Span::styled(clean(text), theme.fg(token)),
+                ])
+            }
         }
     }
 }

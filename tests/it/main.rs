@@ -4,7 +4,9 @@
 mod agent;
 mod compaction;
 mod config;
+mod control;
 mod headless;
+mod mcp;
 mod private_files;
 mod provider;
 mod runtime;

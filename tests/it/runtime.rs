@@ -10,6 +10,8 @@ mod cron_schedule;
 mod cron_scheduler;
 mod cron_store;
 mod session_routing;
+mod skills;
 mod subagent_policy;
 mod subagents;
 mod supervisor;
+mod user_commands;

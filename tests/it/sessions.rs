@@ -4,6 +4,7 @@ mod cli;
 mod crash;
 mod damage;
 mod damage_cli;
+mod export_html;
 mod full_disk;
 mod images;
 mod store;

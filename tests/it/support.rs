@@ -8,10 +8,12 @@
 
 pub mod bin;
 pub mod compacting;
+pub mod control;
 pub mod cron;
 pub mod exec;
 pub mod fake_llm;
 pub mod json_text;
+pub mod mcp;
 pub mod pty;
 pub mod rpc;
 pub mod runs;

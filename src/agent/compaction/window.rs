@@ -45,13 +45,18 @@ fn prefixes() -> &'static [(String, u64)] {
 /// assert_eq!(context_window_for("my-own-model"), 128_000);
 /// ```
 pub fn context_window_for(model: &str) -> u64 {
+    known_context_window(model).unwrap_or(DEFAULT_CONTEXT_WINDOW)
+}
+
+/// The context window of `model` when the built-in table has it.
+pub fn known_context_window(model: &str) -> Option<u64> {
     let lower = model.trim().to_lowercase();
     // `anthropic/claude-…` (OpenRouter), `Qwen/Qwen2.5-…` (Hugging Face ids).
     let name = lower.rsplit('/').next().unwrap_or(&lower);
     prefixes()
         .iter()
         .find(|(prefix, _)| name.starts_with(prefix.as_str()))
-        .map_or(DEFAULT_CONTEXT_WINDOW, |(_, window)| *window)
+        .map(|(_, window)| *window)
 }
 
 /// The window in force: the configured one (the provider's `context_window`) when set,

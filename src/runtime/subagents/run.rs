@@ -87,7 +87,7 @@ fn build_agent(manager: &SubagentManager, job: &Job) -> Agent {
     let shared = &manager.shared;
     let config = &shared.config;
     let agent = Agent::new(shared.provider.clone(), config.model.clone());
-    agent.set_system_prompt(config.system_prompt.clone());
+    agent.set_system_prompt(manager.system_prompt());
     let role = AgentRole::Subagent(SubagentRef {
         id: job.id.clone(),
         label: job.label.clone(),

@@ -261,6 +261,7 @@ impl ExecTool {
             env: self.env.command_env(std::env::vars_os(), &tmpdir),
             timeout,
             max_output_bytes: self.config.max_output_bytes,
+            stdin: None,
         })
     }
 
@@ -288,6 +289,67 @@ impl ExecTool {
         }
         usable
     }
+}
+
+/// How a user-configured command (a hook) ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct HookRun {
+    /// What it wrote to stdout (at most 1 MiB kept).
+    pub stdout: String,
+    /// What it wrote to stderr (at most 1 MiB kept).
+    pub stderr: String,
+    /// Its exit code, when it exited normally.
+    pub code: Option<i32>,
+    /// The signal that ended it, if one did.
+    pub signal: Option<i32>,
+    /// Whether the time limit passed (everything it started was killed).
+    pub timed_out: bool,
+}
+
+/// Runs `sh -c command` in `cwd` the way hooks run: under the launcher without Landlock
+/// or namespaces (the user's own command, like a git hook, may write and connect where
+/// the user can), with `env` (already without secrets) and `stdin`, and with every
+/// process it starts killed at `timeout` or when `cancel` fires.
+pub(crate) async fn run_hook_command(
+    launcher: &Path,
+    command: &str,
+    cwd: &Path,
+    env: Vec<(OsString, OsString)>,
+    stdin: Vec<u8>,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> std::io::Result<HookRun> {
+    let spec = RunSpec {
+        launcher: launcher.to_path_buf(),
+        options: LauncherOptions {
+            status_fd: Some(launcher::STATUS_FD),
+            timeout: Some(timeout),
+            writes: Vec::new(),
+            landlock: false,
+            deny_network: false,
+            namespaces: false,
+            program: ["sh", "-c", command].map(OsString::from).to_vec(),
+        },
+        cwd: cwd.to_path_buf(),
+        env,
+        timeout,
+        max_output_bytes: 2 * 1024 * 1024,
+        stdin: Some(stdin),
+    };
+    let outcome = run::run(spec, cancel, &ToolUpdates::discard()).await?;
+    if let Some(reason) = &outcome.reports.failed {
+        return Err(std::io::Error::other(reason.clone()));
+    }
+    Ok(HookRun {
+        stdout: outcome.stdout.text(),
+        stderr: outcome.stderr.text(),
+        code: outcome.exit_code(),
+        signal: outcome.signal(),
+        timed_out: matches!(
+            outcome.ending,
+            run::Ending::TimedOut | run::Ending::Cancelled
+        ),
+    })
 }
 
 #[async_trait]

@@ -51,6 +51,8 @@ pub(crate) struct RunSpec {
     pub timeout: Duration,
     /// Bytes of output kept in all (split between the two streams).
     pub max_output_bytes: usize,
+    /// What the command reads on stdin (`None`: nothing, stdin is /dev/null).
+    pub stdin: Option<Vec<u8>>,
 }
 
 /// How the run ended.
@@ -210,7 +212,11 @@ fn spawn(spec: &RunSpec) -> io::Result<(Child, tokio::net::unix::pipe::Receiver)
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
@@ -243,6 +249,14 @@ pub(crate) async fn run(
     updates: &ToolUpdates,
 ) -> io::Result<RunOutcome> {
     let (mut child, status_pipe) = spawn(&spec)?;
+    if let (Some(mut pipe), Some(input)) = (child.stdin.take(), spec.stdin.clone()) {
+        // Written on the side: a command that never reads its stdin must not block the
+        // run, and one that exits early closes the pipe (the error is of no interest).
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let _ = pipe.write_all(&input).await;
+        });
+    }
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let mut status_pipe = Some(status_pipe);

@@ -1,18 +1,18 @@
 //! `edit_file`: replaces one exact, unique snippet, keeping the file's line endings.
 
-use super::{io_failure, located_then, open_nonblocking, replace_file};
+use super::change::FileChange;
+use super::{
+    Kept, MAX_KEPT_BYTES, Observer, Prior, human_size, io_failure, located_then, read_regular,
+    replace_file,
+};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args::required_str;
 use crate::tools::workspace::{Access, Located};
 use async_trait::async_trait;
-use cap_std::fs::Dir;
 use serde_json::{Value, json};
 use similar::TextDiff;
-use std::ffi::OsStr;
-use std::io::{self, Read};
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::io;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -23,12 +23,22 @@ const BOM: &str = "\u{feff}";
 /// Edits files inside the workspace by exact replacement.
 pub struct EditFileTool {
     workspace: Arc<Workspace>,
+    observer: Observer,
 }
 
 impl EditFileTool {
     /// The tool over `workspace`.
     pub fn new(workspace: Arc<Workspace>) -> Self {
-        Self { workspace }
+        Self {
+            workspace,
+            observer: None,
+        }
+    }
+
+    /// The same tool, telling `observer` about each change it makes.
+    pub fn observed(mut self, observer: Observer) -> Self {
+        self.observer = observer;
+        self
     }
 }
 
@@ -81,14 +91,21 @@ impl Tool for EditFileTool {
         };
         // Not cancellable once started: reading, replacing and one atomic write are quick.
         let target = shown.clone();
+        let observer = self.observer.clone();
         located_then(&self.workspace, &target, Access::Write, move |located| {
-            edit(&located, &shown, &old_text, &new_text)
+            edit(&located, &shown, &old_text, &new_text, &observer)
         })
         .await
     }
 }
 
-fn edit(located: &Located, shown: &str, old_text: &str, new_text: &str) -> ToolResult {
+fn edit(
+    located: &Located,
+    shown: &str,
+    old_text: &str,
+    new_text: &str,
+    observer: &Observer,
+) -> ToolResult {
     let old_lf = old_text.replace("\r\n", "\n");
     let new_lf = new_text.replace("\r\n", "\n");
     if old_lf.is_empty() {
@@ -111,11 +128,19 @@ fn edit(located: &Located, shown: &str, old_text: &str, new_text: &str) -> ToolR
         Err(e) => return read_failure(shown, located, &e),
     };
     let (bytes, mode) = match read_regular(&dir, name) {
-        Ok(Some(read)) => read,
+        Ok(Some((Kept::Bytes(bytes), mode))) => (bytes, mode),
+        Ok(Some((Kept::TooLarge(size), _))) => {
+            return ToolResult::error(format!(
+                "Error: {shown} is {}; edit_file edits files up to {}. Use exec (e.g. sed) \
+                 for a file this large.",
+                human_size(size),
+                human_size(MAX_KEPT_BYTES)
+            ));
+        }
         Ok(None) => return not_a_file(shown),
         Err(e) => return read_failure(shown, located, &e),
     };
-    let Ok(original) = String::from_utf8(bytes) else {
+    let Ok(original) = String::from_utf8(bytes.clone()) else {
         return ToolResult::error(format!(
             "Error: {shown} is not UTF-8 text; edit_file only edits text files."
         ));
@@ -151,8 +176,15 @@ fn edit(located: &Located, shown: &str, old_text: &str, new_text: &str) -> ToolR
 
     let mut updated = body.replacen(old.as_str(), new, 1);
     restore_final_newline(body, &mut updated, eol);
-    if let Err(e) = replace_file(&dir, name, format!("{bom}{updated}").as_bytes(), Some(mode)) {
+    let written = format!("{bom}{updated}");
+    if let Some(observer) = observer {
+        observer.before_change(located.path(), Prior::Content(&bytes));
+    }
+    if let Err(e) = replace_file(&dir, name, written.as_bytes(), Some(mode)) {
         return ToolResult::error(io_failure("write", shown, located, &e));
+    }
+    if let Some(observer) = observer {
+        observer.after_change(located.path(), written.as_bytes());
     }
 
     let before = body.replace("\r\n", "\n");
@@ -176,20 +208,8 @@ fn edit(located: &Located, shown: &str, old_text: &str, new_text: &str) -> ToolR
         "path": located.path().to_string_lossy(),
         "diff": diff,
         "first_changed_line": first_changed_line,
+        "change": FileChange::between(shown, Some(&bytes), Some(written.as_bytes()), false).to_value(),
     }))
-}
-
-/// The content and mode of the regular file `name` in `dir`, or `None` when it is
-/// something else; opened without blocking, so a pipe cannot hang the call.
-fn read_regular(dir: &Dir, name: &OsStr) -> io::Result<Option<(Vec<u8>, u32)>> {
-    let mut file = open_nonblocking(dir, Path::new(name))?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Ok(None);
-    }
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(Some((bytes, meta.permissions().mode() & 0o7777)))
 }
 
 fn not_a_file(shown: &str) -> ToolResult {

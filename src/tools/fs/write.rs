@@ -1,6 +1,7 @@
 //! `write_file`: creates or replaces a file atomically.
 
-use super::{io_failure, located_then, replace_file};
+use super::change::{ChangeKind, FileChange};
+use super::{Kept, Observer, Prior, io_failure, located_then, read_regular, replace_file};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args::required_str;
@@ -14,12 +15,22 @@ use tokio_util::sync::CancellationToken;
 /// Writes whole files inside the workspace.
 pub struct WriteFileTool {
     workspace: Arc<Workspace>,
+    observer: Observer,
 }
 
 impl WriteFileTool {
     /// The tool over `workspace`.
     pub fn new(workspace: Arc<Workspace>) -> Self {
-        Self { workspace }
+        Self {
+            workspace,
+            observer: None,
+        }
+    }
+
+    /// The same tool, telling `observer` about each change it makes.
+    pub fn observed(mut self, observer: Observer) -> Self {
+        self.observer = observer;
+        self
     }
 }
 
@@ -64,14 +75,15 @@ impl Tool for WriteFileTool {
         // Cancellation is not honoured once started: the write is short and atomic, and
         // stopping halfway would gain nothing.
         let target = shown.clone();
+        let observer = self.observer.clone();
         located_then(&self.workspace, &target, Access::Write, move |located| {
-            write(&located, &shown, &content)
+            write(&located, &shown, &content, &observer)
         })
         .await
     }
 }
 
-fn write(located: &Located, shown: &str, content: &str) -> ToolResult {
+fn write(located: &Located, shown: &str, content: &str, observer: &Observer) -> ToolResult {
     let is_dir = || {
         ToolResult::error(format!(
             "Error: {shown} is a directory; give the path of a file to write."
@@ -107,15 +119,47 @@ fn write(located: &Located, shown: &str, content: &str) -> ToolResult {
         Ok(meta) => Some(meta.permissions().mode() & 0o7777),
         Err(_) => None,
     };
+    // What is replaced, for the diff and for undo; something that is not a regular
+    // file (a pipe) is replaced without being read.
+    let old = match existing {
+        Some(_) => read_regular(&dir, name)
+            .ok()
+            .flatten()
+            .map(|(kept, _)| kept),
+        None => None,
+    };
+    if let Some(observer) = observer {
+        let prior = match (&old, existing) {
+            (Some(kept), _) => kept.prior(),
+            (None, None) => Prior::Absent,
+            (None, Some(_)) => Prior::NotKept,
+        };
+        observer.before_change(located.path(), prior);
+    }
     if let Err(e) = replace_file(&dir, name, content.as_bytes(), existing) {
         return ToolResult::error(io_failure("write", shown, located, &e));
     }
+    if let Some(observer) = observer {
+        observer.after_change(located.path(), content.as_bytes());
+    }
     let bytes = content.len();
     let created = existing.is_none();
+    let change = match (&old, created) {
+        (_, true) => FileChange::between(shown, None, Some(content.as_bytes()), true),
+        (Some(Kept::Bytes(before)), false) => {
+            FileChange::between(shown, Some(before), Some(content.as_bytes()), true)
+        }
+        (_, false) => FileChange::omitted(
+            shown,
+            ChangeKind::Overwritten,
+            "the replaced content was too large or unreadable to show",
+        ),
+    };
     let verb = if created { "created" } else { "replaced" };
     ToolResult::text(format!("Wrote {bytes} bytes to {shown} ({verb}).")).with_details(json!({
         "path": located.path().to_string_lossy(),
         "bytes": bytes,
         "created": created,
+        "change": change.to_value(),
     }))
 }

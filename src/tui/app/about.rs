@@ -181,6 +181,11 @@ impl App {
                 rows.push(row(label, format!("{name}: {state}")));
             }
         }
+        rows.extend(
+            self.user_files_rows()
+                .into_iter()
+                .map(|(label, value)| row(label, value)),
+        );
         rows.push(row("Session", ""));
         rows.push(row(
             "id",

@@ -13,6 +13,7 @@ impl App {
             AgentEvent::AgentStart => self.status.run_started(),
             AgentEvent::AgentEnd { messages } => {
                 let interrupted = self.status.run_ended();
+                self.run_ended_in_mode();
                 self.tools.settle();
                 let mut handled = Handled::changed();
                 for id in self.chat.end_run() {

@@ -2,7 +2,9 @@
 
 use super::{App, HINT};
 use crate::agent::{ImageData, NoticeLevel, QueueKind, UserMessage};
+use crate::tools::fs::FileChange;
 use crate::tui::attach;
+use crate::tui::diff;
 use crate::tui::highlight::highlight_key;
 use crate::tui::msg::{Effect, HighlightRequest, QueuedText};
 use crate::tui::overlay::Overlay;
@@ -16,7 +18,7 @@ impl App {
     /// back as they were.
     pub(super) fn submit(&mut self) -> Handled {
         if self.composer.is_blank() {
-            return Handled::unchanged();
+            return self.offer_plan();
         }
         if !self.session.switching
             && let Some(items) = self.composer.take_restored()
@@ -28,7 +30,9 @@ impl App {
         if self.composer.remember(&text) {
             handled = handled.with(Effect::SaveHistory(text.clone()));
         }
+        // A built-in command wins over a command file of the same name.
         if !text.starts_with(' ')
+            && !self.is_custom_command(&text)
             && let Some(command) = slash::parse(&text)
         {
             return handled.and(self.command(command));
@@ -46,14 +50,34 @@ impl App {
             return handled
                 .and(self.hint("switching sessions… press Enter again in a moment", HINT));
         }
+        if !text.starts_with(' ')
+            && let Some(prompt) = self.custom_command_prompt(&text)
+        {
+            return handled.and(self.send_with_mentions(prompt));
+        }
         // A leading space lets a message start with `/` without being a command.
         let text = match text.strip_prefix(' ') {
             Some(rest) if rest.starts_with('/') => rest.to_owned(),
             _ => text,
         };
+        handled.and(self.send_with_mentions(text))
+    }
+
+    /// Sends a message: a run, or a follow-up while one is running.
+    pub(super) fn send_text(&mut self, text: String) -> Handled {
+        let typed = text.clone();
+        self.send_message(&typed, text)
+    }
+
+    /// Sends `message`, made from what the user `typed` (attached skill files do not
+    /// count as image mentions).
+    pub(super) fn send_message(&mut self, typed: &str, text: String) -> Handled {
+        let handled = Handled::changed();
         self.chat.follow();
-        // Mentions are the user's own words, not the shell output sent along.
-        let paths = attach::mentions(&text);
+        self.plan_ready = false;
+        // Mentions are the user's own words, not the shell output or skill files sent
+        // along.
+        let paths = attach::mentions(typed);
         let text = self.with_shell_context(text);
         if !paths.is_empty() {
             // The files are read on the runtime side; the message goes once they are.
@@ -113,6 +137,7 @@ impl App {
         };
         match command {
             Command::Help => self.overlays.push(Overlay::Help { scroll: 0 }),
+            Command::Mcp => self.overlays.push(Overlay::Mcp { scroll: 0 }),
             Command::Model(name) => {
                 let said = self.chat.notice(
                     NoticeLevel::Info,
@@ -177,6 +202,15 @@ impl App {
             Command::Theme(name) => Handled::changed().with(Effect::SetTheme(name)),
             Command::Status => self.overlays.push(Overlay::Status { scroll: 0 }),
             Command::Compact(focus) => self.compact(focus),
+            Command::Skills => self.list_skills(),
+            Command::Export => Handled::changed().with(Effect::ExportHtml {
+                session: self.session.id.clone(),
+                code_theme: self.theme.syntax_theme.clone(),
+            }),
+            Command::Plan => self.cycle_mode(),
+            Command::Undo => self.undo(),
+            Command::Rewind => self.open_rewind(),
+            Command::Diff => Handled::changed().with(Effect::SessionDiff),
             Command::New => self.new_session(),
             Command::Sessions(None) => Handled::changed().with(Effect::ListSessions),
             Command::Sessions(Some(prefix)) => self.open_session_by_id(&prefix),
@@ -191,7 +225,11 @@ impl App {
             return Handled::unchanged();
         };
         let args = pretty_json(&node.args);
-        let opened = self.overlays.push(Overlay::Detail { call_id, scroll: 0 });
+        let change = node
+            .result
+            .as_ref()
+            .and_then(|r| FileChange::from_details(&r.details));
+        let mut opened = self.overlays.push(Overlay::Detail { call_id, scroll: 0 });
         let theme = &self.theme.syntax_theme;
         if theme.is_empty() {
             return opened;
@@ -202,10 +240,13 @@ impl App {
             code: args,
             theme: theme.clone(),
         };
-        match self.highlights.request(request) {
-            Some(effect) => opened.with(effect),
-            None => opened,
+        let diff = change.and_then(|c| diff::highlight_request(&c, &self.theme));
+        for request in std::iter::once(request).chain(diff) {
+            if let Some(effect) = self.highlights.request(request) {
+                opened = opened.with(effect);
+            }
         }
+        opened
     }
 }
 

@@ -68,6 +68,10 @@ impl App {
             Msg::SubagentUpdate(row) => self.dashboard.update_subagent(row, now),
             Msg::CronJobs(rows) => self.dashboard.set_cron(rows),
             Msg::PendingNotifications(n) => self.dashboard.set_pending(n),
+            Msg::McpServer(server) => self.dashboard.update_mcp(server),
+            Msg::AskMcpTrust { file, servers } => {
+                self.overlays.push(Overlay::TrustMcp { file, servers })
+            }
             Msg::Parked {
                 session_id,
                 summary,
@@ -115,6 +119,11 @@ impl App {
             }
             Msg::SessionSave(failure) => self.saving(failure),
             Msg::Notice(level, text) => self.chat.notice(level, text),
+            Msg::SkillsAttached { text, result } => self.skills_attached(text, result),
+            Msg::Undone(outcome) => self.undone(outcome),
+            Msg::Rewound(outcome) => self.rewound(*outcome),
+            Msg::SessionDiff(files) => self.show_session_diff(files),
+            Msg::PromptBlocked { text, reason } => self.prompt_blocked(text, reason),
             Msg::ImagesLoaded { text, result } => self.images_loaded(text, result),
             Msg::Tick => {
                 let animated = self.busy();
@@ -253,6 +262,8 @@ impl App {
                 }
                 Handled::changed()
             }
+            // In the composer, Shift+Tab switches plan mode; elsewhere it moves focus back.
+            Action::FocusPrev if self.focus == Focus::Composer => self.cycle_mode(),
             Action::FocusNext | Action::FocusPrev => {
                 self.focus = self.focus.cycle(action == Action::FocusNext);
                 if self.focus != Focus::Chat {

@@ -3,7 +3,7 @@
 //! `/sessions` picker, and the checks before a switch.
 
 use super::App;
-use crate::agent::{AgentEvent, Message, NoticeLevel, ToolResult};
+use crate::agent::{AgentEvent, Compaction, Message, NoticeLevel, ToolResult};
 use crate::tui::layout::Focus;
 use crate::tui::msg::{Effect, LoadedSession, SessionRow};
 use crate::tui::overlay::Overlay;
@@ -14,7 +14,6 @@ impl App {
     /// Replaces the conversation shown with `loaded`'s history.
     pub(super) fn load_session(&mut self, loaded: LoadedSession) -> Handled {
         self.session.switching = false;
-        self.clear_conversation();
         self.overlays.clear();
         // Saving trouble was the old file's; the new one's is reported after this.
         self.status.set_unsaved(None);
@@ -25,29 +24,14 @@ impl App {
             self.dashboard.opened(id);
         }
         let count = loaded.messages.len();
-        let mut handled = Handled::changed();
-        // Each compaction is marked after the messages the history held then.
-        let mut compactions = loaded.compactions.iter().peekable();
-        for (i, message) in loaded.messages.into_iter().enumerate() {
-            while let Some(c) = compactions.next_if(|c| c.history_len <= i) {
-                self.chat
-                    .compacted(c.tokens_before, c.tokens_after, c.summary.clone());
-            }
-            handled.absorb(self.replay(message));
-        }
-        for c in compactions {
-            self.chat
-                .compacted(c.tokens_before, c.tokens_after, c.summary.clone());
-        }
-        // Laid out from the newest entry up as the view reaches them: the last screen
-        // shows at once however long the history is.
-        self.chat.defer_history();
+        let mut handled = self.show_history(loaded.messages, &loaded.compactions);
         for c in &loaded.compactions {
             self.status.add_cost(&c.usage);
         }
         if let Some(context) = loaded.context {
             self.status.set_context_tokens(context.tokens);
         }
+        // Subagents' calls go under their spawn calls; the tree settles again after.
         for call in &loaded.nested {
             self.tools.restore_nested(call);
         }
@@ -81,6 +65,39 @@ impl App {
             handled.absorb(self.restore_to_composer(loaded.queued));
         }
         handled.with(Effect::SessionReady)
+    }
+
+    /// Shows `messages` in place of the conversation shown: the chat (with a divider
+    /// for each of `compactions` after the messages the history held then), the tool
+    /// tree and the usage totals are rebuilt from them.
+    pub(super) fn show_history(
+        &mut self,
+        messages: Vec<Message>,
+        compactions: &[Compaction],
+    ) -> Handled {
+        self.clear_conversation();
+        let mut handled = Handled::changed();
+        let mut compactions = compactions.iter().peekable();
+        for (i, message) in messages.into_iter().enumerate() {
+            while let Some(c) = compactions.next_if(|c| c.history_len <= i) {
+                self.chat
+                    .compacted(c.tokens_before, c.tokens_after, c.summary.clone());
+            }
+            handled.absorb(self.replay(message));
+        }
+        for c in compactions {
+            self.chat
+                .compacted(c.tokens_before, c.tokens_after, c.summary.clone());
+        }
+        // Laid out from the newest entry up as the view reaches them: the last screen
+        // shows at once however long the history is.
+        self.chat.defer_history();
+        self.status.set_turn(self.tools.turn_count());
+        self.tools.settle();
+        for id in self.chat.card_ids() {
+            handled.absorb(self.refresh_card(&id));
+        }
+        handled
     }
 
     /// Saving the session failed (`Some(error)`: said in the chat, and the status bar

@@ -107,6 +107,7 @@ fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         now: app.now,
         wall: app.wall(),
         session_id: app.session_id(),
+        mcp: app.dashboard.mcp_servers(),
     };
     app.overlays.draw(area, buf, theme, &overlays);
     app.approvals.draw(area, buf, theme);

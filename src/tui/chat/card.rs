@@ -6,6 +6,7 @@
 
 use super::entry::RenderCtx;
 use crate::headless::{clip, summarize_args};
+use crate::tools::fs::FileChange;
 use crate::tui::theme::Token;
 use crate::tui::tool_tree::{CallNode, CallStatus};
 use crate::tui::widgets::{format_duration, spinner};
@@ -29,6 +30,8 @@ pub struct CardInfo {
     pub started: Option<Instant>,
     /// What goes below the header.
     pub body: CardBody,
+    /// Lines added and removed, for a call that changed a file (`+3 −1`).
+    pub change: Option<(usize, usize)>,
 }
 
 /// The part of a card below its header.
@@ -82,6 +85,12 @@ impl CardInfo {
             duration: node.duration,
             started: node.started,
             body,
+            change: node
+                .result
+                .as_ref()
+                .and_then(|r| FileChange::from_details(&r.details))
+                .filter(|c| c.omitted.is_none())
+                .map(|c| (c.added, c.removed)),
         }
     }
 
@@ -142,8 +151,15 @@ pub(super) fn card_lines(
     } else {
         clean(&summarize_args(args))
     };
-    // One row: the arguments give way so the status and the timer stay in view.
-    let fixed = 2 + str_width(symbol) + 1 + str_width(name) + 1 + str_width(&tail);
+    let change = info
+        .and_then(|i| i.change)
+        .map(|(added, removed)| (format!(" +{added}"), format!(" −{removed}")));
+    let change_width = change
+        .as_ref()
+        .map_or(0, |(a, r)| str_width(a) + str_width(r));
+    // One row: the arguments give way so the status, the counts and the timer stay in
+    // view.
+    let fixed = 2 + str_width(symbol) + 1 + str_width(name) + 1 + change_width + str_width(&tail);
     let room = usize::from(ctx.width).saturating_sub(fixed);
     let summary = if str_width(&summary) > room {
         clip(&summary, room.max(2))
@@ -159,6 +175,10 @@ pub(super) fn card_lines(
     ];
     if !summary.is_empty() {
         spans.push(Span::styled(format!(" {summary}"), theme.text()));
+    }
+    if let Some((added, removed)) = change {
+        spans.push(Span::styled(added, theme.fg(Token::Success)));
+        spans.push(Span::styled(removed, theme.fg(Token::Error)));
     }
     if !tail.is_empty() {
         let style = if status == CallStatus::Interrupted {

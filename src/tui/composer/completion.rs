@@ -124,6 +124,7 @@ impl Composer {
                     current_model: &self.current_model,
                     themes: &self.themes,
                     sessions,
+                    custom: &self.custom_commands,
                 };
                 let (choices, replace) = slash::complete(&before_cursor, &sources);
                 let (items, details) = choices.into_iter().map(|c| (c.value, c.detail)).unzip();

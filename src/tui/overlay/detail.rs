@@ -1,6 +1,8 @@
-//! The detail overlay of one tool call: its arguments (highlighted JSON), its result or
-//! the output so far, and the result's details.
+//! The detail overlay of one tool call: the diff of a file it changed, its arguments
+//! (highlighted JSON), its result or the output so far, and the result's details.
 
+use crate::tools::fs::FileChange;
+use crate::tui::diff;
 use crate::tui::highlight::{HighlightCache, highlight_key};
 use crate::tui::theme::{Theme, Token};
 use crate::tui::tool_tree::{CallNode, CallStatus, pretty_json};
@@ -20,15 +22,38 @@ pub(super) fn draw(
     node: &CallNode,
     highlights: &HighlightCache,
     now: Instant,
-    scroll: u16,
+    (scroll, unfolded): (u16, bool),
 ) {
     let rect = centered(area, 80, area.height.saturating_sub(4));
     let (symbol, _) = node.status.symbol();
     let timing = node.elapsed(now).map(format_duration).unwrap_or_default();
-    let title = format!(" {symbol} {} {timing} · ↑↓ scroll · Esc closes ", node.name);
+    let change = node
+        .result
+        .as_ref()
+        .and_then(|r| FileChange::from_details(&r.details));
+    let fold_key = match &change {
+        Some(c) if c.hunks.iter().any(|h| h.lines.len() > diff::FOLD_OVER) => " · f folds",
+        _ => "",
+    };
+    let title = format!(
+        " {symbol} {} {timing} · ↑↓ scroll{fold_key} · Esc closes ",
+        node.name
+    );
     let body = dialog(theme, rect, title, buf);
     let head = theme.fg(Token::Accent).add_modifier(Modifier::BOLD);
-    let mut lines = vec![StyledLine::plain("Arguments", head)];
+    let mut lines = Vec::new();
+    if let Some(change) = &change {
+        let mut heading = vec![Span::styled(format!("Diff of {} ", change.path), head)];
+        heading.extend(diff::stat_spans(change, theme));
+        lines.push(StyledLine {
+            spans: heading,
+            ..StyledLine::default()
+        });
+        let highlighted = diff::highlighted(change, theme, highlights);
+        lines.extend(diff::diff_lines(change, theme, highlighted, !unfolded));
+        lines.push(StyledLine::blank());
+    }
+    lines.push(StyledLine::plain("Arguments", head));
     let args = pretty_json(&node.args);
     let key = highlight_key(&theme.syntax_theme, "json", &args);
     let highlighted = highlights.get(&key);
@@ -76,11 +101,12 @@ pub(super) fn draw(
             ..StyledLine::default()
         });
     }
+    // The diff above is what a change's details hold: not repeated as JSON.
     if let Some(details) = node
         .result
         .as_ref()
         .map(|r| &r.details)
-        .filter(|d| !d.is_null())
+        .filter(|d| !d.is_null() && change.is_none())
     {
         lines.push(StyledLine::blank());
         lines.push(StyledLine::plain("Details", head));

@@ -71,9 +71,13 @@ fn content(keymap: &KeyMap) -> Vec<HelpLine> {
     ));
     lines.push(Row(
         "Enter".into(),
-        "tools: open the call's arguments and result · dashboard: open a subagent's \
-         conversation (read-only, Esc returns)"
+        "tools: open the call's arguments, result and diff · dashboard: open a \
+         subagent's conversation (read-only, Esc returns)"
             .into(),
+    ));
+    lines.push(Row(
+        "Enter (empty)".into(),
+        "plan mode, after a plan: offer to implement it".into(),
     ));
     lines.push(Row(
         "x / p / d".into(),

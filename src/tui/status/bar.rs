@@ -5,6 +5,7 @@
 //! shortened, never allowed to push them out.
 
 use super::{Status, mode};
+use crate::runtime::AgentMode;
 use crate::tui::theme::{Theme, Token};
 use crate::tui::widgets::{compact, spinner};
 use crate::tui::wrap::str_width;
@@ -23,6 +24,8 @@ const MIN_HINT: usize = 12;
 /// Which part of the bar a piece of text is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PartKind {
+    /// `PLAN`: plan mode is on.
+    Plan,
     /// Provider and model.
     Model,
     /// The one state word (with the spinner while running).
@@ -49,7 +52,8 @@ impl PartKind {
     /// Lower goes last.
     fn priority(self) -> u8 {
         match self {
-            PartKind::State => 0,
+            // Even the narrowest bar says that nothing will be changed.
+            PartKind::Plan | PartKind::State => 0,
             PartKind::Unsaved => 1,
             PartKind::Context => 2,
             PartKind::Cost => 3,
@@ -86,13 +90,17 @@ impl Status {
         } else {
             self.state_word(tools_running).to_owned()
         };
-        let mut parts = vec![
+        let mut parts = Vec::new();
+        if self.mode == AgentMode::Plan {
+            parts.push(part(PartKind::Plan, "PLAN".to_owned()));
+        }
+        parts.extend([
             part(
                 PartKind::Model,
                 format!("{} · {}", self.provider, self.model),
             ),
             part(PartKind::State, state),
-        ];
+        ]);
         // Right after the state word, and kept as long as it is.
         if self.unsaved().is_some() {
             parts.push(part(PartKind::Unsaved, super::UNSAVED.to_owned()));
@@ -248,6 +256,9 @@ impl Status {
 
     fn style_of(&self, kind: PartKind, base: Style, theme: &Theme) -> Style {
         match kind {
+            PartKind::Plan => theme
+                .fg(Token::Warning)
+                .add_modifier(Modifier::REVERSED | Modifier::BOLD),
             PartKind::State => {
                 let token = match (self.running, self.retrying || self.compacting) {
                     (false, _) => Token::Success,

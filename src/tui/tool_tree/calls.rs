@@ -3,6 +3,7 @@
 
 use super::node::{CallNode, CallStatus, status_of};
 use crate::agent::{AgentEvent, ToolResult};
+use crate::hooks::hook_marks;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -44,6 +45,14 @@ pub enum TreeRow {
         /// Nesting depth of the call.
         depth: usize,
         /// The line.
+        text: String,
+    },
+    /// What a hook did to the call (`⛔ blocked by hook: reason`, `✎ args rewritten by
+    /// hook`).
+    Mark {
+        /// Nesting depth of the call.
+        depth: usize,
+        /// The mark.
         text: String,
     },
 }
@@ -326,11 +335,23 @@ impl CallTree {
                             text: line.clone(),
                         });
                     }
-                } else if let Some(preview) = node.preview() {
-                    rows.push(TreeRow::Preview {
-                        depth,
-                        text: preview,
-                    });
+                } else {
+                    let marks = node
+                        .result
+                        .as_ref()
+                        .map(|r| hook_marks(&r.details))
+                        .unwrap_or_default();
+                    // A blocked call's result only repeats the reason its mark gives.
+                    let blocked = marks.iter().any(|m| m.starts_with('⛔'));
+                    if let Some(preview) = node.preview().filter(|_| !blocked) {
+                        rows.push(TreeRow::Preview {
+                            depth,
+                            text: preview,
+                        });
+                    }
+                    for text in marks {
+                        rows.push(TreeRow::Mark { depth, text });
+                    }
                 }
                 push_calls(rows, &node.children, depth + 1);
             }

@@ -4,8 +4,8 @@
 
 use chrono::NaiveDate;
 use claw_tui::runtime::context::{
-    MAX_FILE_BYTES, Skill, agents_files, build_system_prompt, build_system_prompt_on,
-    discover_skills, parse_skill,
+    MAX_FILE_BYTES, ProjectContext, SkillScope, agents_files, build_system_prompt,
+    build_system_prompt_on, discover_skills, parse_skill,
 };
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -18,6 +18,11 @@ fn write(path: &Path, text: &str) {
 
 fn date() -> NaiveDate {
     NaiveDate::from_ymd_opt(2025, 1, 15).unwrap()
+}
+
+/// The context of `workspace` with no home directory and no known window.
+fn ctx(workspace: &Path, config: &Path) -> ProjectContext {
+    ProjectContext::discover(workspace, config, None, None)
 }
 
 fn names(tools: &[&str]) -> Vec<String> {
@@ -65,7 +70,7 @@ fn agents_files_run_from_global_through_the_git_root_down_to_the_workspace() {
             l.workspace.join("AGENTS.md"),
         ]
     );
-    let prompt = build_system_prompt_on(date(), &l.workspace, &l.config, &[], None);
+    let prompt = build_system_prompt_on(date(), &ctx(&l.workspace, &l.config), &[], None);
     let at = |needle: &str| {
         prompt
             .find(needle)
@@ -87,7 +92,7 @@ fn without_a_git_repository_only_the_workspace_and_global_files_apply() {
     write(&workspace.join("AGENTS.md"), "WS RULES");
     let files = agents_files(&workspace, &config);
     assert_eq!(files, [workspace.canonicalize().unwrap().join("AGENTS.md")]);
-    let prompt = build_system_prompt_on(date(), &workspace, &config, &[], None);
+    let prompt = build_system_prompt_on(date(), &ctx(&workspace, &config), &[], None);
     assert!(prompt.contains("WS RULES"));
     assert!(!prompt.contains("PARENT RULES"));
 }
@@ -96,7 +101,7 @@ fn without_a_git_repository_only_the_workspace_and_global_files_apply() {
 fn identity_names_the_workspace_date_and_tools() {
     let l = layout();
     let tools = names(&["read_file", "exec", "spawn"]);
-    let prompt = build_system_prompt_on(date(), &l.workspace, &l.config, &tools, None);
+    let prompt = build_system_prompt_on(date(), &ctx(&l.workspace, &l.config), &tools, None);
     assert!(prompt.starts_with("You are claw-tui"));
     assert!(prompt.contains(&format!("Workspace: {}", l.workspace.display())));
     assert!(prompt.contains("Today's date: 2025-01-15 (Wednesday)"));
@@ -109,8 +114,7 @@ fn identity_names_the_workspace_date_and_tools() {
 
     let plain = build_system_prompt_on(
         date(),
-        &l.workspace,
-        &l.config,
+        &ctx(&l.workspace, &l.config),
         &names(&["read_file"]),
         None,
     );
@@ -156,7 +160,7 @@ fn memory_skills_and_extra_instructions_are_included() {
     // A directory without SKILL.md is not a skill.
     fs::create_dir_all(l.workspace.join(".claw-tui/skills/empty")).unwrap();
 
-    let skills = discover_skills(&l.workspace, &l.config);
+    let skills = discover_skills(&l.workspace, &l.config, None).skills;
     let summary: Vec<(&str, &str)> = skills
         .iter()
         .map(|s| (s.name.as_str(), s.description.as_str()))
@@ -169,14 +173,8 @@ fn memory_skills_and_extra_instructions_are_included() {
             ("triage", "Triage incoming issues"),
         ]
     );
-    assert_eq!(
-        skills[0],
-        Skill {
-            name: "deploy".into(),
-            description: "Deploy to production after checks.".into(),
-            path: l.config.join("skills/deploy/SKILL.md"),
-        }
-    );
+    assert_eq!(skills[0].path, l.config.join("skills/deploy/SKILL.md"));
+    assert_eq!(skills[0].scope, SkillScope::Global);
     assert_eq!(
         skills[1].path,
         l.workspace.join(".claw-tui/skills/release/SKILL.md")
@@ -184,8 +182,7 @@ fn memory_skills_and_extra_instructions_are_included() {
 
     let prompt = build_system_prompt_on(
         date(),
-        &l.workspace,
-        &l.config,
+        &ctx(&l.workspace, &l.config),
         &[],
         Some("Always answer in French."),
     );
@@ -209,8 +206,7 @@ fn missing_files_leave_only_the_identity() {
     fs::create_dir_all(&workspace).unwrap();
     let prompt = build_system_prompt_on(
         date(),
-        &workspace,
-        &dir.path().join("no-config"),
+        &ctx(&workspace, &dir.path().join("no-config")),
         &[],
         Some("  "),
     );
@@ -220,7 +216,7 @@ fn missing_files_leave_only_the_identity() {
     }
     // Blank files count as missing.
     write(&workspace.join("AGENTS.md"), "\n   \n");
-    let again = build_system_prompt_on(date(), &workspace, dir.path(), &[], None);
+    let again = build_system_prompt_on(date(), &ctx(&workspace, dir.path()), &[], None);
     assert!(!again.contains("# Instructions"));
 }
 
@@ -230,7 +226,7 @@ fn an_oversized_file_is_truncated_with_a_note() {
     // Multi-byte characters straddle the cut, which must not produce broken text.
     let big = "é".repeat(MAX_FILE_BYTES);
     write(&l.workspace.join("AGENTS.md"), &big);
-    let prompt = build_system_prompt_on(date(), &l.workspace, &l.config, &[], None);
+    let prompt = build_system_prompt_on(date(), &ctx(&l.workspace, &l.config), &[], None);
     let note = format!(
         "[Truncated: {} is {} bytes; only the first {MAX_FILE_BYTES} bytes are shown here. \
          Read the rest with read_file if you need it.]",
@@ -267,6 +263,51 @@ fn skill_descriptions_fall_back_to_the_first_heading_or_line() {
     );
     let long = format!("---\ndescription: {}\n---\n", "word ".repeat(100));
     let (_, description) = parse_skill(&long, "long");
-    assert_eq!(description.chars().count(), 200);
+    assert_eq!(
+        description.chars().count(),
+        499,
+        "kept whole up to the spec's 1,024"
+    );
+    let long = format!("---\ndescription: {}\n---\n", "word ".repeat(300));
+    let (_, description) = parse_skill(&long, "long");
+    assert_eq!(description.chars().count(), 1024);
     assert!(description.ends_with('…'));
+}
+
+#[test]
+fn claude_md_is_read_where_a_directory_has_no_agents_md_and_the_prompt_names_the_files() {
+    let l = layout();
+    // The workspace has both: AGENTS.md only. The root has CLAUDE.md only.
+    fs::remove_file(l.repo.join("AGENTS.md")).unwrap();
+    write(&l.repo.join("CLAUDE.md"), "ROOT CLAUDE RULES");
+    write(&l.workspace.join("CLAUDE.md"), "WORKSPACE CLAUDE RULES");
+    fs::remove_file(l.config.join("AGENTS.md")).unwrap();
+    write(&l.config.join("CLAUDE.md"), "GLOBAL CLAUDE RULES");
+    let context = ctx(&l.workspace, &l.config);
+    assert_eq!(
+        context.instruction_files,
+        [
+            l.config.join("CLAUDE.md"),
+            l.repo.join("CLAUDE.md"),
+            l.workspace.join("AGENTS.md"),
+        ]
+    );
+    let prompt = build_system_prompt_on(date(), &context, &[], None);
+    assert!(prompt.contains("ROOT CLAUDE RULES"));
+    assert!(prompt.contains("WORKSPACE RULES"));
+    assert!(!prompt.contains("WORKSPACE CLAUDE RULES"), "AGENTS.md wins");
+    assert!(prompt.contains(&format!(
+        "Files used:\n- {}\n- {}\n- {}\n",
+        l.config.join("CLAUDE.md").display(),
+        l.repo.join("CLAUDE.md").display(),
+        l.workspace.join("AGENTS.md").display()
+    )));
+    // The same cap applies to a CLAUDE.md.
+    write(&l.repo.join("CLAUDE.md"), &"x".repeat(MAX_FILE_BYTES + 10));
+    let prompt = build_system_prompt_on(date(), &ctx(&l.workspace, &l.config), &[], None);
+    assert!(prompt.contains(&format!(
+        "[Truncated: {} is {} bytes",
+        l.repo.join("CLAUDE.md").display(),
+        MAX_FILE_BYTES + 10
+    )));
 }

@@ -70,6 +70,29 @@ fn print_mode_writes_a_session_and_continue_resumes_it() {
     let (_, stdout, _) = run(cmd);
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["messages"].as_array().unwrap().len(), 6);
+
+    // HTML: the conversation in order, the list_dir call as a card with its result.
+    let mut cmd = sb.command();
+    cmd.args(["export", &id[..8], "--format", "html"]);
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    let doc = scraper::Html::parse_document(&stdout);
+    let pick = |css: &str| scraper::Selector::parse(css).unwrap();
+    let roles: Vec<&str> = doc
+        .select(&pick("main > section"))
+        .map(|e| e.value().attr("data-role").unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "user", "assistant", "assistant"]
+    );
+    let card: String = doc
+        .select(&pick("details.tool"))
+        .next()
+        .unwrap()
+        .text()
+        .collect();
+    assert!(card.starts_with("list_dir done"), "{card}");
 }
 
 #[test]

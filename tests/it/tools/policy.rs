@@ -123,6 +123,7 @@ async fn per_tool_rules_set_approval_and_subagent_access_for_any_tool() {
     let rules = ToolRules {
         subagents: false,
         approval: ApprovalMode::Ask,
+        read_only: false,
     };
     policy.register_with(counted("mcp__db__query", &runs), rules);
     policy.register_with(
@@ -130,6 +131,7 @@ async fn per_tool_rules_set_approval_and_subagent_access_for_any_tool() {
         ToolRules {
             subagents: true,
             approval: ApprovalMode::Never,
+            read_only: true,
         },
     );
     assert_eq!(names(&policy.tools_for(&subagent())), ["mcp__db__schema"]);
@@ -207,4 +209,48 @@ fn a_tool_registered_again_replaces_the_old_one() {
     let handed = policy.tools_for(&AgentRole::Main);
     assert_eq!(names(&handed), BUILTIN, "same place, no duplicate");
     assert_eq!(handed[4].parameters(), json!({"type": "object"}));
+}
+
+#[test]
+fn the_planner_is_offered_only_read_only_tools() {
+    // The built-ins that change nothing, and an MCP tool only when marked read-only.
+    let runs = Arc::new(AtomicUsize::new(0));
+    let config = PolicyConfig {
+        disabled: vec!["list_dir".into()],
+        ..PolicyConfig::default()
+    };
+    let policy = ToolPolicy::new(builtin_like(&runs), config, Approver::Nobody);
+    let rules = |read_only| ToolRules {
+        subagents: true,
+        approval: ApprovalMode::Never,
+        read_only,
+    };
+    policy.register_with(counted("mcp__db__query", &runs), rules(true));
+    policy.register_with(counted("mcp__db__drop", &runs), rules(false));
+    assert_eq!(
+        names(&policy.tools_for(&AgentRole::Planner)),
+        ["read_file", "mcp__db__query"],
+        "disabled tools stay out too"
+    );
+    assert_eq!(
+        policy.names_for_role(&AgentRole::Planner),
+        ["read_file", "mcp__db__query"]
+    );
+    assert!(policy.tool_for(&AgentRole::Planner, "exec").is_none());
+    assert!(
+        policy
+            .tool_for(&AgentRole::Planner, "mcp__db__drop")
+            .is_none()
+    );
+    assert!(policy.tool_for(&AgentRole::Main, "mcp__db__drop").is_some());
+    for name in [
+        "write_file",
+        "edit_file",
+        "exec",
+        "cron",
+        "spawn",
+        "message",
+    ] {
+        assert!(!policy.default_rules(name).read_only, "{name}");
+    }
 }

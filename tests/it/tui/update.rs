@@ -309,8 +309,19 @@ fn tab_cycles_focus_and_typing_elsewhere_goes_to_the_composer() {
         order,
         [Focus::Chat, Focus::Tree, Focus::Dashboard, Focus::Composer]
     );
+    // Shift+Tab goes back from a pane; in the composer it switches plan mode instead.
+    app.update(key(KeyCode::Tab));
     app.update(with(KeyCode::BackTab, KeyModifiers::SHIFT));
-    assert_eq!(app.focus(), Focus::Dashboard);
+    assert_eq!(app.focus(), Focus::Composer);
+    let effects = app.update(with(KeyCode::BackTab, KeyModifiers::SHIFT));
+    assert_eq!(app.focus(), Focus::Composer);
+    assert_eq!(
+        effects,
+        [Effect::SetMode(claw_tui::runtime::AgentMode::Plan)]
+    );
+    app.update(key(KeyCode::Tab));
+    app.update(key(KeyCode::Tab));
+    assert_eq!(app.focus(), Focus::Tree);
     app.update(key(KeyCode::Char('h')));
     assert_eq!(
         (app.focus(), app.composer().text().as_str()),

@@ -77,7 +77,7 @@ fn the_slash_popup_describes_commands_and_completes_arguments() {
     let mut app = app();
     typed(&mut app, "/");
     let popup = app.composer().completion().unwrap().clone();
-    assert_eq!(popup.items.len(), 13);
+    assert_eq!(popup.items.len(), claw_tui::tui::slash::COMMANDS.len());
     assert_eq!(popup.details[1], "use another model from the next run on");
     insta::assert_snapshot!("slash_popup_120x40", draw(&mut app).backend());
     // Narrower, a description too long for the popup is cut with a sign that it was.

@@ -1,0 +1,129 @@
+//! What claw-tui adds to an MCP tool call: the same `echo` call to the fixture server
+//! (examples/mcp_fixture.rs, over stdio), once straight through rmcp's client and once
+//! as the agent makes it (argument validation, the policy's guard and approval gate,
+//! our connection trait, the result conversion). The difference is the overhead
+//! (target: under 1 ms).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use claw_tui::agent::{ToolSet, ToolUpdates};
+use claw_tui::mcp::{McpManager, McpServerState, Origin, ServerConfig, ServerSpec, Transport};
+use claw_tui::runtime::RuntimeEventSender;
+use claw_tui::tools::ToolRegistry;
+use claw_tui::tools::exec::{Approver, EnvPolicy};
+use claw_tui::tools::policy::{AgentRole, PolicyConfig, ToolPolicy};
+use criterion::{Criterion, criterion_group, criterion_main};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::TokioChildProcess;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use tokio_util::sync::CancellationToken;
+
+/// The fixture server, built in this bench's profile directory.
+fn fixture_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
+    let target_dir = profile_dir.parent().unwrap().to_path_buf();
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => "dev".to_owned(),
+        Some(other) => other.to_owned(),
+        None => "release".to_owned(),
+    };
+    let mut cargo = Command::new(env!("CARGO"));
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy().into_owned();
+        if (name.starts_with("CARGO_") && name != "CARGO_HOME") || name == "LD_LIBRARY_PATH" {
+            cargo.env_remove(&name);
+        }
+    }
+    let status = cargo
+        .args(["build", "--quiet", "--example", "mcp_fixture", "--profile"])
+        .arg(&profile)
+        .arg("--manifest-path")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "building the fixture failed");
+    profile_dir.join("examples/mcp_fixture")
+}
+
+fn bench(c: &mut Criterion) {
+    let bin = fixture_bin();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let raw = runtime.block_on(async {
+        ().serve(TokioChildProcess::new(tokio::process::Command::new(&bin)).unwrap())
+            .await
+            .unwrap()
+    });
+    let policy = ToolPolicy::new(
+        ToolRegistry::new(),
+        PolicyConfig::default(),
+        Approver::Nobody,
+    );
+    let spec = ServerSpec {
+        name: "fixture".into(),
+        config: ServerConfig::new(Transport::Stdio {
+            command: bin.display().to_string(),
+            args: vec![],
+            env: BTreeMap::new(),
+            cwd: None,
+        }),
+        origin: Origin::User,
+    };
+    let manager = McpManager::new(
+        vec![spec],
+        vec![],
+        policy.clone(),
+        RuntimeEventSender::discard(),
+        std::env::temp_dir(),
+        &EnvPolicy::lenient(&[], &[]),
+    );
+    runtime.block_on(async {
+        manager.start();
+        manager.wait_started().await;
+    });
+    assert_eq!(manager.servers()[0].state, McpServerState::Ready);
+    let tool = policy
+        .tool_for(&AgentRole::Main, "mcp__fixture__echo")
+        .unwrap();
+    let tools = ToolSet::new(vec![tool.clone()]);
+    let args = json!({"text": "a short line of text for the round trip"});
+
+    let mut group = c.benchmark_group("mcp_call");
+    group.bench_function("raw_rmcp_round_trip", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let params = CallToolRequestParams::new("echo")
+                .with_arguments(args.as_object().unwrap().clone());
+            raw.call_tool(params).await.unwrap()
+        });
+    });
+    group.bench_function("through_claw_tui", |b| {
+        b.to_async(&runtime).iter(|| async {
+            tools.validate("mcp__fixture__echo", &args).unwrap();
+            let result = tool
+                .execute(
+                    "call-1",
+                    args.clone(),
+                    CancellationToken::new(),
+                    ToolUpdates::discard(),
+                )
+                .await;
+            assert!(!result.is_error, "{}", result.content);
+            result
+        });
+    });
+    group.finish();
+    runtime.block_on(async {
+        manager.shutdown().await;
+        let _ = raw.cancel().await;
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

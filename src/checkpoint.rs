@@ -1,0 +1,396 @@
+//! Checkpoints: what every turn changed, so `/undo` and `/rewind` can put files back.
+//!
+//! A *turn* here is one prompt (a user message, or a notification the runtime delivered)
+//! with everything the agent did for it. Before `write_file` or `edit_file` changes a
+//! file, [`Checkpoints`] (the tools' [`ChangeObserver`]) records what the file held,
+//! once per turn, in the session's checkpoint store beside the session file (see
+//! [`store`]); after the change it records the new content's hash, which tells a later
+//! undo whether someone else changed the file since. `exec` calls are recorded too: what
+//! they changed cannot be put back, but in a git repository the files `git status` shows
+//! them changing are named ([`git`]).
+//!
+//! Which turn a change belongs to is read from the main agent's history at the moment
+//! of the change (its latest prompt), so a subagent's change counts for the prompt that
+//! is current when it happens.
+
+mod git;
+pub mod store;
+mod undo;
+
+pub use undo::{
+    Confirmation, Conflicts, ConversationRewind, ExecSummary, SessionFile, UndoOutcome, UndoReport,
+};
+
+use crate::agent::{Agent, Message, Tool, ToolResult, ToolUpdates};
+use crate::headless::clip;
+use crate::session::SessionAppender;
+use crate::tools::Workspace;
+use crate::tools::fs::{ChangeObserver, Prior};
+use async_trait::async_trait;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use store::{Blob, Record, Store};
+use tokio_util::sync::CancellationToken;
+
+/// The prompt a change belongs to, as the main agent's history has it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct TurnKey {
+    message_index: usize,
+    prompt_ts: u64,
+    prompt: String,
+}
+
+/// Where the store lives.
+enum Location {
+    /// Beside a session file (`store` is open on it).
+    Session,
+    /// No session (`--no-session`): a private temp dir, removed at exit.
+    Temporary(Option<tempfile::TempDir>),
+}
+
+struct State {
+    store: Option<Store>,
+    location: Location,
+    /// Appends to the session file (conversation rewinds are recorded there).
+    appender: Option<SessionAppender>,
+}
+
+struct Inner {
+    workspace: Arc<Workspace>,
+    agent: Mutex<Option<Agent>>,
+    state: Mutex<State>,
+    repo: tokio::sync::OnceCell<Option<git::Repo>>,
+}
+
+/// The checkpoints of the active session; cheap to clone, clones share everything.
+#[derive(Clone)]
+pub struct Checkpoints {
+    inner: Arc<Inner>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every change under these locks is a whole replace or a single append.
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Checkpoints {
+    /// Checkpoints of changes in `workspace`, kept in a temp dir until a session is
+    /// entered.
+    pub fn new(workspace: Arc<Workspace>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                workspace,
+                agent: Mutex::new(None),
+                state: Mutex::new(State {
+                    store: None,
+                    location: Location::Temporary(None),
+                    appender: None,
+                }),
+                repo: tokio::sync::OnceCell::new(),
+            }),
+        }
+    }
+
+    /// The agent whose prompts make the turns (the main agent).
+    pub fn attach(&self, agent: &Agent) {
+        *lock(&self.inner.agent) = Some(agent.clone());
+    }
+
+    /// Makes the session in the file `session` (under the private data dir `top`) the
+    /// active one: its store is read, later changes go there, and conversation rewinds
+    /// are recorded through `appender`. Returns problems met reading the store.
+    pub fn enter(&self, session: &Path, top: &Path, appender: SessionAppender) -> Vec<String> {
+        let store = Store::open(store::store_dir(session), top.to_path_buf());
+        let warnings = store.warnings.clone();
+        let mut state = lock(&self.inner.state);
+        state.store = Some(store);
+        state.location = Location::Session;
+        state.appender = Some(appender);
+        warnings
+    }
+
+    /// The workspace the files are in.
+    pub fn workspace(&self) -> &Arc<Workspace> {
+        &self.inner.workspace
+    }
+
+    fn agent(&self) -> Option<Agent> {
+        lock(&self.inner.agent).clone()
+    }
+
+    fn turn_key(&self) -> TurnKey {
+        let Some(agent) = self.agent() else {
+            return TurnKey {
+                message_index: 0,
+                prompt_ts: 0,
+                prompt: String::new(),
+            };
+        };
+        let state = agent.state();
+        let found = state
+            .messages
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, m)| match m {
+                Message::User(u) => Some((i, u.timestamp, clip(&u.content, 200))),
+                Message::Notification(n) => Some((
+                    i,
+                    n.timestamp,
+                    format!("[{} notification] {}", n.source, clip(&n.content, 160)),
+                )),
+                _ => None,
+            });
+        let (message_index, prompt_ts, prompt) = found.unwrap_or((0, 0, String::new()));
+        TurnKey {
+            message_index,
+            prompt_ts,
+            prompt,
+        }
+    }
+
+    /// Runs `work` on the open store (a temp one is made on first need).
+    fn with_store<T>(&self, work: impl FnOnce(&mut Store) -> T) -> Result<T, String> {
+        let mut state = lock(&self.inner.state);
+        if state.store.is_none() {
+            let dir = match &mut state.location {
+                Location::Temporary(slot @ None) => {
+                    let made = tempfile::Builder::new()
+                        .prefix("claw-tui-checkpoints-")
+                        .tempdir()
+                        .map_err(|e| format!("cannot make a temp dir for checkpoints: {e}"))?;
+                    let path = made.path().to_path_buf();
+                    *slot = Some(made);
+                    path
+                }
+                Location::Temporary(Some(dir)) => dir.path().to_path_buf(),
+                Location::Session => return Err("the session's checkpoints are not open".into()),
+            };
+            state.store = Some(Store::open(dir.join("checkpoints"), dir));
+        }
+        match state.store.as_mut() {
+            Some(store) => Ok(work(store)),
+            None => Err("no checkpoint store".into()),
+        }
+    }
+
+    /// The store's turn for `key`: its latest turn when that is the same prompt and not
+    /// undone yet, else a new one.
+    fn turn_for(store: &mut Store, key: &TurnKey) -> std::io::Result<u64> {
+        if let Some(last) = store.turns().last()
+            && !last.undone
+            && last.message_index == key.message_index
+            && last.prompt_ts == key.prompt_ts
+        {
+            return Ok(last.id);
+        }
+        let turn = store.next_turn_id();
+        store.append(Record::Turn {
+            turn,
+            message_index: key.message_index,
+            prompt_ts: key.prompt_ts,
+            prompt: key.prompt.clone(),
+        })?;
+        Ok(turn)
+    }
+
+    fn record(&self, what: &str, work: impl FnOnce(&mut Store, &TurnKey) -> std::io::Result<()>) {
+        let key = self.turn_key();
+        let done = self.with_store(|store| work(store, &key).map_err(|e| e.to_string()));
+        if let Err(e) | Ok(Err(e)) = done {
+            tracing::error!("cannot record {what} for undo: {e}");
+        }
+    }
+
+    /// Records a command run in the current turn and what it changed.
+    fn record_exec(&self, command: String, git: bool, changed: Vec<String>) {
+        self.record("a command", |store, key| {
+            let turn = Self::turn_for(store, key)?;
+            store.append(Record::Exec {
+                turn,
+                command,
+                git,
+                changed,
+            })
+        });
+    }
+
+    async fn repo(&self) -> Option<git::Repo> {
+        let root = self.inner.workspace.root().to_path_buf();
+        self.inner
+            .repo
+            .get_or_init(|| async move { git::Repo::find(&root).await })
+            .await
+            .clone()
+    }
+
+    /// `tool` (the `exec` tool) with its calls recorded in the current turn, and the
+    /// files `git status` shows each call changing.
+    pub fn track_exec(&self, tool: Arc<dyn Tool>) -> Arc<dyn Tool> {
+        Arc::new(TrackedExec {
+            tool,
+            checkpoints: self.clone(),
+        })
+    }
+
+    /// Takes again what the file a tool result names (`details.path`) holds, as what
+    /// the current turn left in it: an `after_tool` hook (a formatter) may have changed
+    /// it after the tool. Files the turn did not change are left alone.
+    pub fn refresh_after_hooks(&self, details: &Value) {
+        let Some(path) = details.get("path").and_then(Value::as_str) else {
+            return;
+        };
+        let path = PathBuf::from(path);
+        let Ok(Some(current)) = crate::tools::fs::read_current(&self.inner.workspace, &path) else {
+            return;
+        };
+        self.record("a hook's change", |store, key| {
+            let Some(turn) = store.turns().last().filter(|t| {
+                t.message_index == key.message_index
+                    && t.prompt_ts == key.prompt_ts
+                    && t.files.contains_key(&path)
+            }) else {
+                return Ok(());
+            };
+            let turn = turn.id;
+            store.append(Record::After {
+                turn,
+                path: path.clone(),
+                blob: Blob::Content {
+                    sha256: store::hash(&current),
+                    stored: false,
+                },
+            })
+        });
+    }
+
+    /// The path as the user reads it: relative to the workspace when inside it.
+    fn shown(&self, path: &Path) -> String {
+        path.strip_prefix(self.inner.workspace.root())
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+
+    fn appender(&self) -> Option<SessionAppender> {
+        lock(&self.inner.state).appender.clone()
+    }
+}
+
+impl ChangeObserver for Checkpoints {
+    fn before_change(&self, path: &Path, prior: Prior<'_>) {
+        self.record("a file's content", |store, key| {
+            let turn = Self::turn_for(store, key)?;
+            let known = store.turn(turn).is_some_and(|t| t.files.contains_key(path));
+            if known {
+                return Ok(());
+            }
+            let blob = match prior {
+                Prior::Absent => Blob::Absent,
+                Prior::Content(bytes) => store.keep(bytes)?,
+                Prior::NotKept => Blob::NotKept,
+            };
+            store.append(Record::Before {
+                turn,
+                path: path.to_path_buf(),
+                blob,
+            })
+        });
+    }
+
+    fn after_change(&self, path: &Path, after: &[u8]) {
+        self.record("a change", |store, key| {
+            let turn = Self::turn_for(store, key)?;
+            store.append(Record::After {
+                turn,
+                path: path.to_path_buf(),
+                blob: Blob::Content {
+                    sha256: store::hash(after),
+                    stored: false,
+                },
+            })
+        });
+    }
+}
+
+impl std::fmt::Debug for Checkpoints {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let dir: Option<PathBuf> = lock(&self.inner.state)
+            .store
+            .as_ref()
+            .map(|s| s.dir().to_path_buf());
+        f.debug_struct("Checkpoints").field("store", &dir).finish()
+    }
+}
+
+/// The `exec` tool with each call recorded for undo.
+struct TrackedExec {
+    tool: Arc<dyn Tool>,
+    checkpoints: Checkpoints,
+}
+
+#[async_trait]
+impl Tool for TrackedExec {
+    fn name(&self) -> &str {
+        self.tool.name()
+    }
+
+    fn label(&self) -> &str {
+        self.tool.label()
+    }
+
+    fn description(&self) -> &str {
+        self.tool.description()
+    }
+
+    fn parameters(&self) -> Value {
+        self.tool.parameters()
+    }
+
+    async fn execute(
+        &self,
+        call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        updates: ToolUpdates,
+    ) -> ToolResult {
+        let command = args
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let repo = self.checkpoints.repo().await;
+        let before = match &repo {
+            Some(repo) => repo.snapshot().await,
+            None => None,
+        };
+        let result = self.tool.execute(call_id, args, cancel, updates).await;
+        // A command refused before it ran changed nothing.
+        if result.details.get("refused").is_some() {
+            return result;
+        }
+        let changed = match (&repo, before) {
+            (Some(repo), Some(before)) => repo
+                .snapshot()
+                .await
+                .map(|after| {
+                    before
+                        .changed_in(&after)
+                        .iter()
+                        .map(|p| repo.absolute(p).display().to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let checkpoints = self.checkpoints.clone();
+        let git = repo.is_some();
+        // The store's I/O is blocking; it is small, but kept off the async workers.
+        let _ = tokio::task::spawn_blocking(move || {
+            checkpoints.record_exec(command, git, changed);
+        })
+        .await;
+        result
+    }
+}

@@ -1,0 +1,68 @@
+//! YAML front matter at the top of a Markdown file (`---` lines around it), as written
+//! by skills (`SKILL.md`) and custom slash commands.
+
+use serde::de::DeserializeOwned;
+
+/// The front matter block (between `---` lines at the very top) and the body after it;
+/// no block when the file does not start with one or it is never closed.
+pub fn split(text: &str) -> (Option<&str>, &str) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return (None, text);
+    };
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return (Some(&rest[..offset]), &rest[offset + line.len()..]);
+        }
+        offset += line.len();
+    }
+    (None, text)
+}
+
+/// The front matter of `text` read into `T` (unknown fields are the caller's choice;
+/// the default when there is none) and the body. A block that is not valid YAML for
+/// `T` is an error saying why, with the body still returned.
+pub fn parse<T: DeserializeOwned + Default>(text: &str) -> (Result<T, String>, &str) {
+    let (front, body) = split(text);
+    let Some(front) = front.filter(|f| !f.trim().is_empty()) else {
+        return (Ok(T::default()), body);
+    };
+    let parsed = serde_yaml_ng::from_str::<Option<T>>(front)
+        .map(Option::unwrap_or_default)
+        .map_err(|e| format!("front matter is not valid YAML: {e}"));
+    (parsed, body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Default, Deserialize, PartialEq)]
+    struct Fields {
+        name: Option<String>,
+    }
+
+    #[test]
+    fn blocks_split_and_parse_or_explain() {
+        assert_eq!(split("---\na: 1\n---\nbody"), (Some("a: 1\n"), "body"));
+        assert_eq!(split("no front\n---\n"), (None, "no front\n---\n"));
+        assert_eq!(split("---\nnever closed"), (None, "---\nnever closed"));
+        let (fields, body) = parse::<Fields>("\u{feff}---\r\nname: x\r\n---\r\nrest");
+        assert_eq!(
+            fields,
+            Ok(Fields {
+                name: Some("x".into())
+            })
+        );
+        assert_eq!(body, "rest");
+        let (bad, body) = parse::<Fields>("---\nname: [unclosed\n---\nrest");
+        assert!(bad.unwrap_err().contains("not valid YAML"));
+        assert_eq!(body, "rest");
+        assert_eq!(parse::<Fields>("---\n---\nb").0, Ok(Fields::default()));
+    }
+}

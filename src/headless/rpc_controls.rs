@@ -1,0 +1,105 @@
+//! The RPC commands of the user's controls: the prompt hooks in front of `prompt`,
+//! `steer` and `follow_up`, and `undo`, `rewind` and `diff` over the checkpoints (their
+//! file work off the async runtime).
+
+use super::rpc::{Command, failure, success};
+use crate::checkpoint::UndoOutcome;
+use crate::hooks::PromptDecision;
+use crate::setup::Controls;
+use serde_json::{Value, json};
+
+/// The text the prompt hooks let through, or the response refusing it.
+pub(super) async fn prompted(
+    controls: &Controls,
+    name: &str,
+    content: String,
+) -> Result<String, Value> {
+    match controls.hooks.prompt(&content).await {
+        PromptDecision::Send(text) => Ok(text),
+        PromptDecision::Block(reason) => Err(json!({
+            "type": "response", "command": name, "ok": false, "blocked": true,
+            "error": format!("a prompt hook blocked it: {reason}"),
+        })),
+    }
+}
+
+/// Runs checkpoint work off the async runtime (it reads and writes files).
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|e| Err(format!("the operation stopped unexpectedly: {e}")))
+}
+
+/// An undo or file rewind as response fields.
+fn undo_fields(outcome: &UndoOutcome) -> Value {
+    match outcome {
+        UndoOutcome::Done(report) => json!({
+            "done": true, "report": report, "message": report.message(),
+        }),
+        UndoOutcome::Confirm(question) => json!({
+            "done": false, "confirm": question, "message": format!(
+                "{} Nothing was changed; send it again with \"conflicts\": \"overwrite\" \
+                 or \"skip\".", question.message()
+            ),
+        }),
+    }
+}
+
+/// Runs `undo`, `rewind` and `diff`.
+pub(super) async fn checkpoint_command(controls: &Controls, name: &str, command: Command) -> Value {
+    let checkpoints = controls.checkpoints.clone();
+    let outcome = match command {
+        Command::Undo { conflicts } => {
+            blocking(move || checkpoints.undo(conflicts).map(|o| undo_fields(&o))).await
+        }
+        Command::Rewind {
+            turn,
+            files,
+            conversation,
+            conflicts,
+        } => {
+            if !files && !conversation {
+                return failure(
+                    Some(name),
+                    "say what to rewind: \"files\": true, \"conversation\": true, or both".into(),
+                );
+            }
+            blocking(move || {
+                let mut fields = json!({});
+                if files {
+                    let outcome = checkpoints.rewind_files(turn, conflicts)?;
+                    let confirm = matches!(outcome, UndoOutcome::Confirm(_));
+                    fields["files"] = undo_fields(&outcome);
+                    if confirm {
+                        return Ok(fields);
+                    }
+                }
+                if conversation {
+                    let rewound = checkpoints.rewind_conversation(turn)?;
+                    fields["conversation"] = json!({
+                        "prompt": rewound.prompt,
+                        "message_count": rewound.messages.len(),
+                    });
+                }
+                Ok(fields)
+            })
+            .await
+        }
+        Command::Diff => blocking(move || checkpoints.session_diff())
+            .await
+            .map(|files| {
+                let files: Vec<Value> = files
+                    .iter()
+                    .map(|f| json!({"change": f.change, "changed_outside": f.changed_outside}))
+                    .collect();
+                json!({ "files": files })
+            }),
+        _ => return failure(Some(name), "not a checkpoint command".into()),
+    };
+    match outcome {
+        Ok(fields) => success(name, fields),
+        Err(e) => failure(Some(name), e),
+    }
+}

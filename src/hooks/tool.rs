@@ -1,0 +1,266 @@
+//! The tool hooks: `before_tool` (block a call, or rewrite its arguments, which are
+//! validated again) and `after_tool` (replace the result), and the marks they leave in a
+//! result's details (`details.hook`) for the tool tree and the headless output.
+
+use super::run::{self, Outcome};
+use super::{Hooks, Inner};
+use crate::agent::ToolResult;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+/// A tool call as its hooks see it.
+#[derive(Clone, Debug)]
+pub struct HookedCall<'a> {
+    /// The tool's name.
+    pub tool_name: &'a str,
+    /// The call's id.
+    pub tool_call_id: &'a str,
+    /// Who calls: `"main"`, or the subagent (`{"id", "label", "task"}`).
+    pub agent: Value,
+}
+
+/// What the `before_tool` hooks decided.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BeforeTool {
+    /// Run the call with these arguments; `rewritten` when a hook changed them.
+    Run {
+        /// The arguments to run with.
+        args: Value,
+        /// Whether a hook rewrote them.
+        rewritten: bool,
+    },
+    /// Do not run it: the result the model gets instead (with the hook's mark).
+    Refuse(ToolResult),
+}
+
+/// Prefix of the result of a call a hook blocked.
+pub const BLOCKED_PREFIX: &str = "Blocked by a hook:";
+
+/// The result of a call cancelled while a `before_tool` hook ran.
+pub const CANCELLED_IN_HOOK: &str =
+    "Cancelled while a before_tool hook ran (it was stopped); the call did not run.";
+
+/// Adds `key: value` to `details.hook`, keeping what the tool put in `details`.
+fn mark(details: &mut Value, key: &str, value: Value) {
+    if !details.is_object() {
+        let tool = std::mem::take(details);
+        *details = if tool.is_null() {
+            json!({})
+        } else {
+            json!({ "tool": tool })
+        };
+    }
+    if let Some(map) = details.as_object_mut() {
+        let hook = map.entry("hook").or_insert_with(|| json!({}));
+        if let Some(hook) = hook.as_object_mut() {
+            hook.insert(key.to_owned(), value);
+        }
+    }
+}
+
+/// What hooks did to a call, as the tool tree shows it: `⛔ blocked by hook: reason`,
+/// `✎ args rewritten by hook`, `✎ result replaced by hook`.
+pub fn hook_marks(details: &Value) -> Vec<String> {
+    let Some(hook) = details.get("hook") else {
+        return Vec::new();
+    };
+    let mut marks = Vec::new();
+    if let Some(reason) = hook.get("blocked").and_then(Value::as_str) {
+        marks.push(format!("⛔ blocked by hook: {reason}"));
+    }
+    if hook.get("invalid_args").is_some() {
+        marks.push("⛔ args rewritten by hook are invalid".to_owned());
+    } else if hook.get("rewritten_args").is_some() {
+        marks.push("✎ args rewritten by hook".to_owned());
+    }
+    if hook.get("result_replaced").is_some() {
+        marks.push("✎ result replaced by hook".to_owned());
+    }
+    marks
+}
+
+fn blocked(reason: String) -> ToolResult {
+    let mut result = ToolResult::error(format!("{BLOCKED_PREFIX} {reason}"));
+    mark(&mut result.details, "blocked", Value::String(reason));
+    result
+}
+
+/// Checks `args` against `schema`, naming every failing path.
+fn validate(schema: &Value, args: &Value) -> Result<(), String> {
+    let validator = jsonschema::validator_for(schema)
+        .map_err(|e| format!("the tool's parameter schema is invalid: {e}"))?;
+    let problems: Vec<String> = validator
+        .iter_errors(args)
+        .map(|e| {
+            let path = e.instance_path().to_string();
+            format!("  - {}: {e}", if path.is_empty() { "/" } else { &path })
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+impl Hooks {
+    /// Whether a `before_tool` or `after_tool` hook is for the tool `name`.
+    pub fn has_tool_hooks(&self, name: &str) -> bool {
+        self.inner.as_ref().is_some_and(|i| {
+            i.config
+                .before_tool
+                .iter()
+                .chain(&i.config.after_tool)
+                .any(|h| h.applies_to(name))
+        })
+    }
+
+    fn call_input(&self, inner: &Inner, event: &str, call: &HookedCall<'_>, more: Value) -> Value {
+        let mut fields = json!({
+            "tool_name": call.tool_name,
+            "tool_call_id": call.tool_call_id,
+            "agent": call.agent,
+        });
+        if let (Some(map), Value::Object(extra)) = (fields.as_object_mut(), more) {
+            map.extend(extra);
+        }
+        self.input(inner, event, fields)
+    }
+
+    /// Runs the `before_tool` hooks for `call` with `args` (each sees the arguments the
+    /// previous one left); a rewrite is checked against the tool's `schema`. `cancel`
+    /// (the call's) kills a hook still running, and the call does not run.
+    pub async fn before_tool(
+        &self,
+        call: &HookedCall<'_>,
+        args: Value,
+        schema: &Value,
+        cancel: &CancellationToken,
+    ) -> BeforeTool {
+        let Some(inner) = &self.inner else {
+            return BeforeTool::Run {
+                args,
+                rewritten: false,
+            };
+        };
+        let mut args = args;
+        let mut rewritten = false;
+        for hook in inner
+            .config
+            .before_tool
+            .iter()
+            .filter(|h| h.applies_to(call.tool_name))
+        {
+            let input = self.call_input(inner, "before_tool", call, json!({ "args": args }));
+            match inner.runner.run(hook, &input, cancel).await {
+                Outcome::Continue => {}
+                Outcome::Cancelled => {
+                    return BeforeTool::Refuse(ToolResult::error(CANCELLED_IN_HOOK));
+                }
+                Outcome::Block(reason) => {
+                    return BeforeTool::Refuse(blocked(run::block_reason(&reason, &hook.command)));
+                }
+                Outcome::Json(answer) => {
+                    match run::decision(&answer, &hook.command) {
+                        Ok(Some(reason)) => return BeforeTool::Refuse(blocked(reason)),
+                        Ok(None) => {}
+                        Err(why) => {
+                            self.warn(inner, "before_tool", &hook.command, &why, "");
+                            continue;
+                        }
+                    }
+                    if let Some(new_args) = answer.get("args") {
+                        if let Err(problems) = validate(schema, new_args) {
+                            let mut result = ToolResult::error(format!(
+                                "A before_tool hook (`{}`) rewrote the arguments of {} into \
+                                 invalid ones, so the call did not run:\n{problems}\n\nRewritten \
+                                 arguments:\n{new_args}",
+                                crate::headless::clip(&hook.command, 80),
+                                call.tool_name
+                            ));
+                            mark(&mut result.details, "invalid_args", new_args.clone());
+                            return BeforeTool::Refuse(result);
+                        }
+                        args = new_args.clone();
+                        rewritten = true;
+                    }
+                }
+                Outcome::Failed { why, stderr } => {
+                    self.warn(inner, "before_tool", &hook.command, &why, &stderr)
+                }
+            }
+        }
+        BeforeTool::Run { args, rewritten }
+    }
+
+    /// Runs the `after_tool` hooks for `call` (which ran with `args`) on its `result`;
+    /// each may replace it. Marks a rewrite of the arguments (`rewritten`) too.
+    pub async fn after_tool(
+        &self,
+        call: &HookedCall<'_>,
+        args: &Value,
+        rewritten: bool,
+        mut result: ToolResult,
+    ) -> ToolResult {
+        if rewritten {
+            mark(&mut result.details, "rewritten_args", args.clone());
+        }
+        let Some(inner) = &self.inner else {
+            return result;
+        };
+        for hook in inner
+            .config
+            .after_tool
+            .iter()
+            .filter(|h| h.applies_to(call.tool_name))
+        {
+            let seen = json!({
+                "args": args,
+                "result": { "content": result.content, "is_error": result.is_error },
+            });
+            let input = self.call_input(inner, "after_tool", call, seen);
+            // Not cancelled with the call: the result is kept in the history either
+            // way, and a hook that redacts it must still see it.
+            match inner
+                .runner
+                .run(hook, &input, &CancellationToken::new())
+                .await
+            {
+                Outcome::Continue | Outcome::Cancelled => {}
+                Outcome::Block(reason) => {
+                    let reason = run::block_reason(&reason, &hook.command);
+                    result.content = format!("{BLOCKED_PREFIX} {reason}");
+                    result.is_error = true;
+                    mark(&mut result.details, "blocked", Value::String(reason));
+                    return result;
+                }
+                Outcome::Json(answer) => {
+                    let replacement = run::decision(&answer, &hook.command)
+                        .and_then(|blocked| Ok((blocked, run::text_field(&answer, "result")?)));
+                    match replacement {
+                        Ok((Some(reason), _)) => {
+                            result.content = format!("{BLOCKED_PREFIX} {reason}");
+                            result.is_error = true;
+                            mark(&mut result.details, "blocked", Value::String(reason));
+                            return result;
+                        }
+                        Ok((None, Some(content))) => {
+                            result.content = content.to_owned();
+                            if let Some(is_error) = answer.get("is_error").and_then(Value::as_bool)
+                            {
+                                result.is_error = is_error;
+                            }
+                            mark(&mut result.details, "result_replaced", Value::Bool(true));
+                        }
+                        Ok((None, None)) => {}
+                        Err(why) => self.warn(inner, "after_tool", &hook.command, &why, ""),
+                    }
+                }
+                Outcome::Failed { why, stderr } => {
+                    self.warn(inner, "after_tool", &hook.command, &why, &stderr)
+                }
+            }
+        }
+        result
+    }
+}

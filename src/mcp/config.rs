@@ -1,0 +1,547 @@
+//! The MCP servers the user configured: `[mcp.servers.NAME]` in config.toml and the
+//! project's `.mcp.json`, checked when read so a typo is reported with its line.
+
+use crate::tools::exec::ApprovalMode;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Seconds a server may take to start when the config gives none.
+pub const DEFAULT_STARTUP_TIMEOUT_SECS: u64 = 10;
+/// Seconds one tool call may take when the config gives none.
+pub const DEFAULT_TOOL_TIMEOUT_SECS: u64 = 60;
+/// The project file read at the workspace root.
+pub const PROJECT_FILE: &str = ".mcp.json";
+
+/// The `[mcp]` section of config.toml.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpSection {
+    /// `[mcp.servers.NAME]` entries, by name.
+    #[serde(default)]
+    pub servers: BTreeMap<String, ServerConfig>,
+}
+
+/// How claw-tui reaches a server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// A program started by claw-tui, speaking over its stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to its environment (`${VAR}` is replaced by our `VAR`).
+        env: BTreeMap<String, String>,
+        /// Its working directory (default: the workspace).
+        cwd: Option<PathBuf>,
+    },
+    /// A server reached over streamable HTTP.
+    Http {
+        /// The endpoint, e.g. `http://127.0.0.1:3001/mcp`.
+        url: String,
+        /// Headers sent with every request (`${VAR}` is replaced by our `VAR`).
+        headers: BTreeMap<String, String>,
+        /// The variable holding a bearer token for the `Authorization` header.
+        bearer_token_env: Option<String>,
+    },
+}
+
+impl Transport {
+    /// `stdio` or `http`, for listings.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Transport::Stdio { .. } => "stdio",
+            Transport::Http { .. } => "http",
+        }
+    }
+}
+
+/// One server's settings.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "RawServer")]
+pub struct ServerConfig {
+    /// How to reach it.
+    pub transport: Transport,
+    /// Whether it is started at all.
+    pub enabled: bool,
+    /// Seconds it may take to connect and list its tools.
+    pub startup_timeout_secs: u64,
+    /// Seconds one call may take.
+    pub tool_timeout_secs: u64,
+    /// Only these tools are offered (by the server's names), when given.
+    pub tools: Option<Vec<String>>,
+    /// These tools are never offered.
+    pub disabled_tools: Vec<String>,
+    /// Whether each call needs the user's approval.
+    pub approval: ApprovalMode,
+    /// Whether subagents are offered its tools.
+    pub subagents: bool,
+}
+
+impl ServerConfig {
+    /// A server reached by `transport` with every other setting at its default.
+    pub fn new(transport: Transport) -> Self {
+        Self {
+            transport,
+            enabled: true,
+            startup_timeout_secs: DEFAULT_STARTUP_TIMEOUT_SECS,
+            tool_timeout_secs: DEFAULT_TOOL_TIMEOUT_SECS,
+            tools: None,
+            disabled_tools: Vec::new(),
+            approval: ApprovalMode::Never,
+            subagents: true,
+        }
+    }
+
+    /// Whether the server's tool `name` is offered at all.
+    pub fn allows_tool(&self, name: &str) -> bool {
+        let listed = self
+            .tools
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|t| t == name));
+        listed && !self.disabled_tools.iter().any(|t| t == name)
+    }
+}
+
+/// A `[mcp.servers.NAME]` table as written, before its transport is decided.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    bearer_token_env: Option<String>,
+    enabled: Option<bool>,
+    startup_timeout_secs: Option<u64>,
+    tool_timeout_secs: Option<u64>,
+    tools: Option<Vec<String>>,
+    #[serde(default)]
+    disabled_tools: Vec<String>,
+    approval: Option<ApprovalMode>,
+    subagents: Option<bool>,
+}
+
+impl TryFrom<RawServer> for ServerConfig {
+    type Error = String;
+
+    fn try_from(raw: RawServer) -> Result<Self, String> {
+        let transport = match (raw.command, raw.url) {
+            (Some(_), Some(_)) => {
+                return Err("give either `command` (a stdio server) or `url` (an HTTP \
+                            server), not both"
+                    .into());
+            }
+            (None, None) => {
+                return Err(
+                    "a server needs `command` (a stdio server) or `url` (an HTTP \
+                            server)"
+                        .into(),
+                );
+            }
+            (Some(command), None) => {
+                let http_keys = [
+                    ("headers", !raw.headers.is_empty()),
+                    ("bearer_token_env", raw.bearer_token_env.is_some()),
+                ];
+                if let Some((key, _)) = http_keys.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` is for HTTP servers (`url`); this one has `command`"
+                    ));
+                }
+                if command.trim().is_empty() {
+                    return Err("`command` is empty".into());
+                }
+                Transport::Stdio {
+                    command,
+                    args: raw.args,
+                    env: raw.env,
+                    cwd: raw.cwd,
+                }
+            }
+            (None, Some(url)) => {
+                let stdio_keys = [
+                    ("args", !raw.args.is_empty()),
+                    ("env", !raw.env.is_empty()),
+                    ("cwd", raw.cwd.is_some()),
+                ];
+                if let Some((key, _)) = stdio_keys.iter().find(|(_, set)| *set) {
+                    return Err(format!(
+                        "`{key}` is for stdio servers (`command`); this one has `url`"
+                    ));
+                }
+                check_url(&url)?;
+                Transport::Http {
+                    url,
+                    headers: raw.headers,
+                    bearer_token_env: raw.bearer_token_env,
+                }
+            }
+        };
+        let positive = |key: &str, value: Option<u64>, default: u64| match value {
+            Some(0) => Err(format!("`{key}` must be at least 1 second")),
+            Some(v) => Ok(v),
+            None => Ok(default),
+        };
+        Ok(Self {
+            transport,
+            enabled: raw.enabled.unwrap_or(true),
+            startup_timeout_secs: positive(
+                "startup_timeout_secs",
+                raw.startup_timeout_secs,
+                DEFAULT_STARTUP_TIMEOUT_SECS,
+            )?,
+            tool_timeout_secs: positive(
+                "tool_timeout_secs",
+                raw.tool_timeout_secs,
+                DEFAULT_TOOL_TIMEOUT_SECS,
+            )?,
+            tools: raw.tools,
+            disabled_tools: raw.disabled_tools,
+            approval: raw.approval.unwrap_or_default(),
+            subagents: raw.subagents.unwrap_or(true),
+        })
+    }
+}
+
+fn check_url(url: &str) -> Result<(), String> {
+    if url.starts_with("http://") || url.starts_with("https://") {
+        Ok(())
+    } else {
+        Err(format!(
+            "`url` must start with http:// or https:// (got \"{url}\")"
+        ))
+    }
+}
+
+/// Server names become part of tool names; keep them to what every provider accepts.
+pub fn check_server_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "MCP server name \"{name}\" may only use letters, digits, `_` and `-`"
+        ))
+    }
+}
+
+/// Where a server's settings come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The user's config.toml.
+    User,
+    /// The workspace's `.mcp.json`.
+    Project,
+}
+
+/// A server to run: its name, settings and where they came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// Its name (`[mcp.servers.NAME]` or the `.mcp.json` key).
+    pub name: String,
+    /// Its settings.
+    pub config: ServerConfig,
+    /// The file it was declared in.
+    pub origin: Origin,
+}
+
+/// The servers of a project file, or why it cannot be used.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProjectServers {
+    /// The file (present or not).
+    pub path: PathBuf,
+    /// Its servers, by name.
+    pub servers: Vec<ServerSpec>,
+    /// Why the file or some entries were not usable (shown as warnings).
+    pub problems: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct ProjectFile {
+    #[serde(rename = "mcpServers", default)]
+    mcp_servers: BTreeMap<String, ProjectEntry>,
+}
+
+/// One `.mcp.json` entry, in the shape other agents already read.
+#[derive(Deserialize)]
+struct ProjectEntry {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+}
+
+impl ProjectEntry {
+    fn into_config(self) -> Result<ServerConfig, String> {
+        let transport = match (self.kind.as_deref(), self.command, self.url) {
+            (None | Some("stdio"), Some(command), None) => Transport::Stdio {
+                command,
+                args: self.args,
+                env: self.env,
+                cwd: self.cwd,
+            },
+            (None | Some("http" | "streamable-http" | "streamableHttp"), None, Some(url)) => {
+                check_url(&url)?;
+                Transport::Http {
+                    url,
+                    headers: self.headers,
+                    bearer_token_env: None,
+                }
+            }
+            (Some("sse"), _, _) => {
+                return Err(
+                    "the legacy SSE transport is not supported; use \"type\": \"http\" \
+                            (streamable HTTP)"
+                        .into(),
+                );
+            }
+            (Some(other), _, _) if !matches!(other, "stdio" | "http") => {
+                return Err(format!("unknown \"type\": \"{other}\" (use stdio or http)"));
+            }
+            _ => {
+                return Err("an entry needs either \"command\" or \"url\"".into());
+            }
+        };
+        Ok(ServerConfig::new(transport))
+    }
+}
+
+/// Reads `.mcp.json` at `workspace`; a missing file has no servers.
+pub fn read_project_file(workspace: &Path) -> ProjectServers {
+    let path = workspace.join(PROJECT_FILE);
+    let mut project = ProjectServers {
+        path: path.clone(),
+        ..ProjectServers::default()
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return project,
+        Err(e) => {
+            project
+                .problems
+                .push(format!("cannot read {}: {e}", path.display()));
+            return project;
+        }
+    };
+    let file: ProjectFile = match serde_json::from_str(&text) {
+        Ok(file) => file,
+        Err(e) => {
+            project.problems.push(format!(
+                "{} is not valid (line {}, column {}): {e}; its servers are not started",
+                path.display(),
+                e.line(),
+                e.column()
+            ));
+            return project;
+        }
+    };
+    for (name, entry) in file.mcp_servers {
+        match check_server_name(&name).and_then(|()| entry.into_config()) {
+            Ok(config) => project.servers.push(ServerSpec {
+                name,
+                config,
+                origin: Origin::Project,
+            }),
+            Err(e) => project.problems.push(format!(
+                "{}: server \"{name}\" is skipped: {e}",
+                path.display()
+            )),
+        }
+    }
+    project
+}
+
+/// The user's servers, then the project's servers whose names the user did not take.
+pub fn merge(user: &McpSection, project: &ProjectServers) -> (Vec<ServerSpec>, Vec<String>) {
+    let mut specs: Vec<ServerSpec> = user
+        .servers
+        .iter()
+        .map(|(name, config)| ServerSpec {
+            name: name.clone(),
+            config: config.clone(),
+            origin: Origin::User,
+        })
+        .collect();
+    let mut notes = Vec::new();
+    for spec in &project.servers {
+        if user.servers.contains_key(&spec.name) {
+            notes.push(format!(
+                "{} declares server \"{}\", which config.toml declares too; config.toml's is used",
+                project.path.display(),
+                spec.name
+            ));
+        } else {
+            specs.push(spec.clone());
+        }
+    }
+    (specs, notes)
+}
+
+/// Replaces each `${VAR}` in `value` with `env(VAR)` (empty when unset).
+pub fn expand_vars(value: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start + 2..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        let name = &rest[start + 2..start + 2 + len];
+        out.push_str(&env(name).unwrap_or_default());
+        rest = &rest[start + 3 + len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<McpSection, String> {
+        toml::from_str(text).map_err(|e| e.message().to_owned())
+    }
+
+    #[test]
+    fn stdio_and_http_servers_with_defaults() {
+        let section = parse(
+            r#"
+            [servers.files]
+            command = "npx"
+            args = ["-y", "server"]
+            env = { ROOT = "/tmp" }
+            [servers.remote]
+            url = "http://127.0.0.1:9/mcp"
+            headers = { "X-Team" = "a" }
+            bearer_token_env = "REMOTE_TOKEN"
+            approval = "ask"
+            subagents = false
+            tool_timeout_secs = 5
+            "#,
+        )
+        .expect("valid");
+        let files = &section.servers["files"];
+        assert_eq!(files.transport.kind(), "stdio");
+        assert!(files.enabled && files.subagents);
+        assert_eq!(files.startup_timeout_secs, 10);
+        assert_eq!(files.tool_timeout_secs, 60);
+        let remote = &section.servers["remote"];
+        assert_eq!(remote.approval, ApprovalMode::Ask);
+        assert!(!remote.subagents);
+        assert_eq!(remote.tool_timeout_secs, 5);
+    }
+
+    #[test]
+    fn contradictions_and_typos_are_refused() {
+        let both = parse("[servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n").unwrap_err();
+        assert!(both.contains("not both"), "{both}");
+        let none = parse("[servers.a]\nenabled = true\n").unwrap_err();
+        assert!(none.contains("needs `command`"), "{none}");
+        let typo = parse("[servers.a]\ncommand = \"x\"\ncomand = \"y\"\n").unwrap_err();
+        assert!(typo.contains("comand"), "{typo}");
+        let wrong = parse("[servers.a]\ncommand = \"x\"\nheaders = { A = \"b\" }\n").unwrap_err();
+        assert!(wrong.contains("`headers` is for HTTP"), "{wrong}");
+        let zero = parse("[servers.a]\nurl = \"http://h\"\ntool_timeout_secs = 0\n").unwrap_err();
+        assert!(zero.contains("at least 1"), "{zero}");
+        let scheme = parse("[servers.a]\nurl = \"ftp://h\"\n").unwrap_err();
+        assert!(scheme.contains("http://"), "{scheme}");
+    }
+
+    #[test]
+    fn tool_filters() {
+        let mut config = ServerConfig::new(Transport::Http {
+            url: "http://h".into(),
+            headers: BTreeMap::new(),
+            bearer_token_env: None,
+        });
+        assert!(config.allows_tool("a"));
+        config.tools = Some(vec!["a".into(), "b".into()]);
+        config.disabled_tools = vec!["b".into()];
+        assert!(config.allows_tool("a"));
+        assert!(!config.allows_tool("b"));
+        assert!(!config.allows_tool("c"));
+    }
+
+    #[test]
+    fn project_file_entries_and_problems() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            dir.path().join(PROJECT_FILE),
+            r#"{"mcpServers": {
+                "files": {"command": "npx", "args": ["-y", "x"], "env": {"A": "1"}},
+                "web": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"K": "v"}},
+                "old": {"type": "sse", "url": "http://h/sse"},
+                "bad name": {"command": "x"}
+            }}"#,
+        )
+        .expect("write");
+        let project = read_project_file(dir.path());
+        let names: Vec<&str> = project.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["files", "web"]);
+        assert!(project.servers.iter().all(|s| s.origin == Origin::Project));
+        assert_eq!(project.problems.len(), 2, "{:?}", project.problems);
+        assert!(project.problems.iter().any(|p| p.contains("SSE")));
+    }
+
+    #[test]
+    fn broken_project_file_is_a_problem_not_a_crash() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join(PROJECT_FILE), "{\"mcpServers\": [").expect("write");
+        let project = read_project_file(dir.path());
+        assert!(project.servers.is_empty());
+        assert!(
+            project.problems[0].contains("line 1"),
+            "{:?}",
+            project.problems
+        );
+    }
+
+    #[test]
+    fn user_servers_win_name_clashes() {
+        let user = parse("[servers.files]\ncommand = \"mine\"\n").expect("valid");
+        let project = ProjectServers {
+            path: PathBuf::from("/w/.mcp.json"),
+            servers: vec![ServerSpec {
+                name: "files".into(),
+                config: ServerConfig::new(Transport::Stdio {
+                    command: "theirs".into(),
+                    args: vec![],
+                    env: BTreeMap::new(),
+                    cwd: None,
+                }),
+                origin: Origin::Project,
+            }],
+            problems: vec![],
+        };
+        let (specs, notes) = merge(&user, &project);
+        assert_eq!(specs.len(), 1);
+        assert_eq!(specs[0].origin, Origin::User);
+        assert_eq!(notes.len(), 1);
+    }
+
+    #[test]
+    fn variables_expand() {
+        let env = |name: &str| (name == "TOKEN").then(|| "s3cret".to_owned());
+        assert_eq!(expand_vars("Bearer ${TOKEN}", &env), "Bearer s3cret");
+        assert_eq!(expand_vars("${MISSING}x", &env), "x");
+        assert_eq!(expand_vars("plain ${open", &env), "plain ${open");
+    }
+}

@@ -1,0 +1,111 @@
+//! A connection to one MCP server as the rest of claw-tui sees it: the
+//! [`McpConnection`] trait and the plain data crossing it (no rmcp type; `client.rs`
+//! implements it on rmcp).
+
+use async_trait::async_trait;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// A tool as the server lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteTool {
+    /// The server's name for it.
+    pub name: String,
+    /// Its description (empty when the server gave none).
+    pub description: String,
+    /// The JSON Schema of its arguments.
+    pub input_schema: Value,
+    /// The server marks it as changing nothing (`annotations.readOnlyHint`): plan mode
+    /// offers it.
+    pub read_only: bool,
+}
+
+/// One progress notification for a running call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// Work done so far.
+    pub progress: f64,
+    /// Total work, when known.
+    pub total: Option<f64>,
+    /// What the server says it is doing.
+    pub message: Option<String>,
+}
+
+/// Receives a call's progress notifications.
+pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Why a request produced no result.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// Our side cancelled it (the server was sent `notifications/cancelled`).
+    #[error("cancelled")]
+    Cancelled,
+    /// It took longer than allowed (the server was sent `notifications/cancelled`).
+    #[error("no answer within {} s", .0.as_secs())]
+    TimedOut(Duration),
+    /// The connection ended before the answer came.
+    #[error("the connection to the server closed: {0}")]
+    Closed(String),
+    /// The server answered with a protocol error.
+    #[error("{0}")]
+    Server(String),
+}
+
+/// What a connection reports without being asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerSignal {
+    /// `notifications/tools/list_changed`.
+    ToolsChanged,
+}
+
+/// How to reach a server, with every value already resolved (environment, tokens).
+#[derive(Clone, Debug)]
+pub enum Endpoint {
+    /// A child process speaking over stdin and stdout.
+    Stdio {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Its whole environment (nothing else is inherited).
+        env: BTreeMap<String, String>,
+        /// Its working directory.
+        cwd: PathBuf,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// Headers for every request.
+        headers: BTreeMap<String, String>,
+        /// A bearer token for the `Authorization` header.
+        bearer_token: Option<String>,
+    },
+}
+
+/// A live connection to one server.
+#[async_trait]
+pub trait McpConnection: Send + Sync {
+    /// `name version` as the server introduced itself.
+    fn server_info(&self) -> String;
+    /// Every tool the server offers now.
+    async fn list_tools(&self) -> Result<Vec<RemoteTool>, CallError>;
+    /// Calls `name` with `args`; returns the `CallToolResult` JSON. `cancel` and the
+    /// `timeout` send `notifications/cancelled` to the server.
+    async fn call_tool(
+        &self,
+        name: &str,
+        args: Value,
+        progress: Option<ProgressFn>,
+        cancel: &CancellationToken,
+        timeout: Duration,
+    ) -> Result<Value, CallError>;
+    /// Waits until the connection has ended; returns why.
+    async fn closed(&self) -> String;
+    /// Ends the connection (and the server process, for stdio).
+    async fn close(&self);
+}

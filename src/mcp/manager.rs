@@ -1,0 +1,278 @@
+//! Every configured MCP server of the process: started in the background, their tools
+//! registered in the tool policy under stable names, their states reported as runtime
+//! events, and the agents told when the tool list changed.
+
+use super::client::RemoteTool;
+use super::config::ServerSpec;
+use super::names::tool_name;
+use super::server::{self, Server, tool_infos};
+use super::state::{McpServerInfo, McpServerState};
+use super::tool::McpTool;
+use crate::runtime::{RuntimeEvent, RuntimeEventSender};
+use crate::tools::exec::EnvPolicy;
+use crate::tools::policy::{ToolPolicy, ToolRules};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// Called after MCP tools were added, changed or removed (to re-equip the agents and
+/// rebuild their system prompts).
+pub type ToolsChanged = Arc<dyn Fn() + Send + Sync>;
+
+/// Looks a variable of claw-tui's own environment up.
+pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// What every server task shares.
+pub(super) struct Shared {
+    servers: Vec<Arc<Server>>,
+    policy: ToolPolicy,
+    events: RuntimeEventSender,
+    pub(super) base_env: BTreeMap<String, String>,
+    pub(super) lookup: EnvLookup,
+    pub(super) workspace: PathBuf,
+    pub(super) stop: CancellationToken,
+    on_change: Mutex<Option<ToolsChanged>>,
+    /// Registry names of MCP tools, each with its server (for collision-free names).
+    names: Mutex<BTreeMap<String, String>>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Whether [`McpManager::start`] ran.
+    started: AtomicBool,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every change under these locks is a single insert, push or assignment.
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Shared {
+    pub(super) fn announce(&self, server: McpServerInfo) {
+        self.events.send(RuntimeEvent::McpServerUpdate { server });
+    }
+
+    /// Registers `tools` (as the server lists them now) under their names, removes the
+    /// server's tools that are gone, and tells the agents.
+    pub(super) fn install_tools(&self, server: &Arc<Server>, tools: &[RemoteTool]) {
+        let config = &server.spec.config;
+
+        let offered: Vec<&RemoteTool> = tools
+            .iter()
+            .filter(|t| config.allows_tool(&t.name))
+            .collect();
+        let named: Vec<(String, &RemoteTool)> = {
+            let mut names = lock(&self.names);
+            names.retain(|_, owner| *owner != server.spec.name);
+            let mut assigned = Vec::new();
+            for tool in offered {
+                // Built-in names never start with `mcp__`: only MCP names can clash.
+                let name = tool_name(&server.spec.name, &tool.name, &|n| names.contains_key(n));
+                names.insert(name.clone(), server.spec.name.clone());
+                assigned.push((name, tool));
+            }
+            assigned
+        };
+        let kept: BTreeSet<&str> = named.iter().map(|(n, _)| n.as_str()).collect();
+        for old in server.tool_names() {
+            if !kept.contains(old.as_str()) {
+                self.policy.unregister(&old);
+            }
+        }
+        for (name, tool) in &named {
+            let rules = ToolRules {
+                subagents: config.subagents,
+                approval: config.approval,
+                read_only: tool.read_only,
+            };
+            self.policy.register_with(
+                Arc::new(McpTool {
+                    server: server.clone(),
+                    name: name.clone(),
+                    remote_name: tool.name.clone(),
+                    description: tool.description.clone(),
+                    schema: tool.input_schema.clone(),
+                }),
+                rules,
+            );
+        }
+        server.set_tools(tool_infos(&named));
+        let callback = lock(&self.on_change).clone();
+        if let Some(callback) = callback {
+            callback();
+        }
+    }
+}
+
+/// The process's MCP servers; cheap to clone, clones share everything.
+#[derive(Clone)]
+pub struct McpManager {
+    shared: Arc<Shared>,
+}
+
+impl McpManager {
+    /// Servers from `specs` (the trusted ones) and `untrusted` (project servers the user
+    /// has not trusted: listed, not started), registering their tools in `policy` and
+    /// reporting to `events`. Stdio servers get claw-tui's environment without what
+    /// `secrets` calls a secret (as commands do), plus their own `env`. Nothing starts
+    /// before [`Self::start`].
+    pub fn new(
+        specs: Vec<ServerSpec>,
+        untrusted: Vec<ServerSpec>,
+        policy: ToolPolicy,
+        events: RuntimeEventSender,
+        workspace: PathBuf,
+        secrets: &EnvPolicy,
+    ) -> Self {
+        let lookup: EnvLookup = Arc::new(|name| std::env::var(name).ok());
+        let base_env = std::env::vars_os()
+            .filter(|(name, _)| !secrets.is_secret(name))
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .collect();
+        Self::with_env(
+            specs, untrusted, policy, events, workspace, base_env, lookup,
+        )
+    }
+
+    /// [`Self::new`] with an explicit environment (tests).
+    pub fn with_env(
+        specs: Vec<ServerSpec>,
+        untrusted: Vec<ServerSpec>,
+        policy: ToolPolicy,
+        events: RuntimeEventSender,
+        workspace: PathBuf,
+        base_env: BTreeMap<String, String>,
+        lookup: EnvLookup,
+    ) -> Self {
+        let initial = |spec: &ServerSpec| {
+            if spec.config.enabled {
+                McpServerState::Starting
+            } else {
+                McpServerState::Disabled
+            }
+        };
+        let mut servers: Vec<Arc<Server>> = specs
+            .into_iter()
+            .map(|spec| {
+                let state = initial(&spec);
+                Arc::new(Server::new(spec, state))
+            })
+            .collect();
+        servers.extend(
+            untrusted
+                .into_iter()
+                .map(|spec| Arc::new(Server::new(spec, McpServerState::Untrusted))),
+        );
+        let manager = Self {
+            shared: Arc::new(Shared {
+                servers,
+                policy,
+                events,
+                base_env,
+                lookup,
+                workspace,
+                stop: CancellationToken::new(),
+                on_change: Mutex::new(None),
+                names: Mutex::new(BTreeMap::new()),
+                tasks: Mutex::new(Vec::new()),
+                started: AtomicBool::new(false),
+            }),
+        };
+        // Every server is listed from the start, also those that never change state
+        // (disabled, not trusted).
+        for server in &manager.shared.servers {
+            manager.shared.announce(server.info());
+        }
+        manager
+    }
+
+    /// Calls `callback` whenever MCP tools were added, changed or removed.
+    pub fn on_tools_changed(&self, callback: ToolsChanged) {
+        *lock(&self.shared.on_change) = Some(callback);
+    }
+
+    /// Starts every enabled, trusted server in the background; returns at once. Needs
+    /// a Tokio runtime. Later calls do nothing.
+    pub fn start(&self) {
+        if self.shared.started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        for server in &self.shared.servers {
+            if matches!(server.info().state, McpServerState::Starting) {
+                self.spawn(server.clone());
+            }
+        }
+    }
+
+    fn spawn(&self, server: Arc<Server>) {
+        let task = tokio::spawn(server::run(server, self.shared.clone()));
+        lock(&self.shared.tasks).push(task);
+    }
+
+    /// Starts the project servers the user has just trusted.
+    pub fn start_untrusted(&self) {
+        for server in &self.shared.servers {
+            if matches!(server.info().state, McpServerState::Untrusted) {
+                if server.spec.config.enabled {
+                    server.set_state(&self.shared, McpServerState::Starting);
+                    self.spawn(server.clone());
+                } else {
+                    server.set_state(&self.shared, McpServerState::Disabled);
+                }
+            }
+        }
+    }
+
+    /// Every server as the UI shows it, in configuration order.
+    pub fn servers(&self) -> Vec<McpServerInfo> {
+        self.shared.servers.iter().map(|s| s.info()).collect()
+    }
+
+    /// Whether no server is configured at all.
+    pub fn is_empty(&self) -> bool {
+        self.shared.servers.is_empty()
+    }
+
+    /// Waits until every started server is ready or has failed once; each attempt is
+    /// itself bounded by the server's `startup_timeout_secs`.
+    pub async fn wait_started(&self) {
+        for server in &self.shared.servers {
+            let limit = Duration::from_secs(server.spec.config.startup_timeout_secs + 1);
+            let mut settled = server.settled();
+            // The attempt times itself out; the extra second only guards a stuck task.
+            let _ = tokio::time::timeout(limit, settled.wait_for(|done| *done)).await;
+        }
+    }
+
+    /// Stops every server (closing connections, ending stdio processes) and waits.
+    pub async fn shutdown(&self) {
+        self.shared.stop.cancel();
+        let tasks: Vec<JoinHandle<()>> = lock(&self.shared.tasks).drain(..).collect();
+        for task in tasks {
+            let _ = task.await;
+        }
+        for server in &self.shared.servers {
+            if !matches!(
+                server.info().state,
+                McpServerState::Disabled | McpServerState::Untrusted
+            ) {
+                server.set_state(&self.shared, McpServerState::Stopped);
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for McpManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self
+            .shared
+            .servers
+            .iter()
+            .map(|s| s.spec.name.as_str())
+            .collect();
+        f.debug_struct("McpManager")
+            .field("servers", &names)
+            .finish_non_exhaustive()
+    }
+}

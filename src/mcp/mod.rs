@@ -1,0 +1,32 @@
+//! The MCP client: the user's MCP servers (config.toml `[mcp.servers.NAME]` and the
+//! workspace's `.mcp.json`) connected over stdio or streamable HTTP, their tools offered
+//! to the agents through the same [`crate::tools::policy::ToolPolicy`] as the built-ins.
+//!
+//! - [`config`]: the settings and the project file; [`trust`]: the user's answer about
+//!   a workspace's project servers.
+//! - [`client`]: the only file that uses `rmcp`, behind the
+//!   [`connection::McpConnection`] trait; `progress`: each call's progress route.
+//! - [`manager`] and `server`: start in the background, restart with backoff, follow
+//!   `list_changed`; [`state`]: what the UI shows.
+//! - [`process_group`]: a stdio server's processes, stopped together.
+//! - [`names`]: `mcp__SERVER__TOOL`, reduced to what providers accept; [`content`]:
+//!   results as the model reads them.
+
+pub mod client;
+pub mod config;
+pub mod connection;
+pub mod content;
+pub mod launch;
+pub mod manager;
+pub mod names;
+pub mod process_group;
+mod progress;
+mod server;
+pub mod state;
+mod tool;
+pub mod trust;
+
+pub use config::{McpSection, Origin, ServerConfig, ServerSpec, Transport};
+pub use manager::McpManager;
+pub use state::{McpServerInfo, McpServerState, McpToolInfo};
+pub use tool::McpTool;

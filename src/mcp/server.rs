@@ -1,0 +1,354 @@
+//! One configured server's life: resolve its endpoint, connect within the startup
+//! timeout, list its tools, follow `list_changed`, and restart it with backoff (1 s
+//! doubling to 60 s) whenever it exits or drops the connection.
+
+use super::client::{self, Endpoint, McpConnection, RemoteTool, ServerSignal};
+use super::config::{ServerSpec, Transport, expand_vars};
+use super::manager::Shared;
+use super::state::{McpServerInfo, McpServerState, McpToolInfo};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+/// First wait before a restart.
+pub const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+/// Longest wait before a restart.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// A connection that stayed up this long starts the backoff over.
+const STABLE_AFTER: Duration = Duration::from_secs(60);
+
+struct Inner {
+    state: McpServerState,
+    server_info: Option<String>,
+    tools: Vec<McpToolInfo>,
+    connection: Option<Arc<dyn McpConnection>>,
+}
+
+/// One server: its settings and what is known about it now.
+pub struct Server {
+    pub(super) spec: ServerSpec,
+    inner: Mutex<Inner>,
+    /// True once the first connection attempt has ended (ready or failed).
+    settled: watch::Sender<bool>,
+}
+
+impl Server {
+    pub(super) fn new(spec: ServerSpec, state: McpServerState) -> Self {
+        let settled = !matches!(state, McpServerState::Starting);
+        Self {
+            spec,
+            inner: Mutex::new(Inner {
+                state,
+                server_info: None,
+                tools: Vec::new(),
+                connection: None,
+            }),
+            settled: watch::channel(settled).0,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // Every change under this lock is a plain assignment; nothing can be half-done.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What the UI shows about it.
+    pub fn info(&self) -> McpServerInfo {
+        let inner = self.lock();
+        McpServerInfo {
+            name: self.spec.name.clone(),
+            origin: self.spec.origin,
+            transport: self.spec.config.transport.kind().to_owned(),
+            state: inner.state.clone(),
+            server_info: inner.server_info.clone(),
+            tools: inner.tools.clone(),
+        }
+    }
+
+    /// The live connection, or the state in words when there is none.
+    pub(super) fn connection(&self) -> Result<Arc<dyn McpConnection>, String> {
+        let inner = self.lock();
+        match &inner.connection {
+            Some(connection) => Ok(connection.clone()),
+            None => Err(self.info_of(&inner).status_line()),
+        }
+    }
+
+    fn info_of(&self, inner: &Inner) -> McpServerInfo {
+        McpServerInfo {
+            name: self.spec.name.clone(),
+            origin: self.spec.origin,
+            transport: self.spec.config.transport.kind().to_owned(),
+            state: inner.state.clone(),
+            server_info: None,
+            tools: inner.tools.clone(),
+        }
+    }
+
+    /// A call found the connection gone: drop it so the watcher restarts the server.
+    pub(super) fn connection_lost(&self, connection: &Arc<dyn McpConnection>) {
+        let connection = connection.clone();
+        tokio::spawn(async move { connection.close().await });
+    }
+
+    /// Whether the first attempt has ended.
+    pub(super) fn settled(&self) -> watch::Receiver<bool> {
+        self.settled.subscribe()
+    }
+
+    pub(super) fn set_state(&self, shared: &Shared, state: McpServerState) {
+        let info = {
+            let mut inner = self.lock();
+            inner.state = state;
+            McpServerInfo {
+                server_info: inner.server_info.clone(),
+                ..self.info_of(&inner)
+            }
+        };
+        shared.announce(info);
+    }
+
+    fn settle(&self) {
+        self.settled.send_replace(true);
+    }
+}
+
+/// The environment a stdio server starts with: ours without secrets (API keys, tokens),
+/// then its configured `env`, whose `${VAR}` are filled from ours. A secret reaches a
+/// server only when its config names it.
+fn server_env(
+    base: &BTreeMap<String, String>,
+    configured: &BTreeMap<String, String>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> BTreeMap<String, String> {
+    let mut env = base.clone();
+    for (key, value) in configured {
+        env.insert(key.clone(), expand_vars(value, lookup));
+    }
+    env
+}
+
+/// The endpoint of `spec` with variables, tokens and paths resolved.
+pub(super) fn endpoint(
+    spec: &ServerSpec,
+    base_env: &BTreeMap<String, String>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    workspace: &Path,
+) -> Result<Endpoint, String> {
+    match &spec.config.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => Ok(Endpoint::Stdio {
+            program: command.clone(),
+            args: args.clone(),
+            env: server_env(base_env, env, lookup),
+            cwd: match cwd {
+                Some(dir) => workspace.join(dir),
+                None => workspace.to_path_buf(),
+            },
+        }),
+        Transport::Http {
+            url,
+            headers,
+            bearer_token_env,
+        } => {
+            let bearer_token =
+                match bearer_token_env {
+                    Some(var) => Some(lookup(var).filter(|v| !v.is_empty()).ok_or_else(|| {
+                        format!("bearer_token_env names {var}, which is not set")
+                    })?),
+                    None => None,
+                };
+            Ok(Endpoint::Http {
+                url: url.clone(),
+                headers: headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), expand_vars(v, lookup)))
+                    .collect(),
+                bearer_token,
+            })
+        }
+    }
+}
+
+/// Connects and lists the tools within the startup timeout.
+async fn open(
+    server: &Server,
+    shared: &Shared,
+    signals: mpsc::UnboundedSender<ServerSignal>,
+) -> Result<(Arc<dyn McpConnection>, Vec<RemoteTool>), String> {
+    let endpoint = endpoint(
+        &server.spec,
+        &shared.base_env,
+        shared.lookup.as_ref(),
+        &shared.workspace,
+    )?;
+    let limit = Duration::from_secs(server.spec.config.startup_timeout_secs);
+    let attempt = async {
+        let connection = client::connect(&server.spec.name, &endpoint, signals).await?;
+        match connection.list_tools().await {
+            Ok(tools) => Ok((connection, tools)),
+            Err(e) => {
+                connection.close().await;
+                Err(format!("cannot list its tools: {e}"))
+            }
+        }
+    };
+    match tokio::time::timeout(limit, attempt).await {
+        Ok(result) => result,
+        Err(_) => Err(format!(
+            "not ready within {} s (startup_timeout_secs)",
+            limit.as_secs()
+        )),
+    }
+}
+
+/// Runs `server` until claw-tui stops: connect, serve, restart.
+pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        server.set_state(&shared, McpServerState::Starting);
+        let (signals_tx, mut signals) = mpsc::unbounded_channel();
+        let opened = tokio::select! {
+            () = shared.stop.cancelled() => return,
+            opened = open(&server, &shared, signals_tx) => opened,
+        };
+        let reason = match opened {
+            Err(reason) => {
+                tracing::warn!(server = %server.spec.name, "MCP server failed to start: {reason}");
+                server.set_state(
+                    &shared,
+                    McpServerState::Failed {
+                        reason: reason.clone(),
+                        retry_in_secs: Some(backoff.as_secs()),
+                    },
+                );
+                server.settle();
+                Err(reason)
+            }
+            Ok((connection, tools)) => {
+                {
+                    let mut inner = server.lock();
+                    inner.server_info = Some(connection.server_info());
+                    inner.connection = Some(connection.clone());
+                }
+                shared.install_tools(&server, &tools);
+                server.set_state(&shared, McpServerState::Ready);
+                server.settle();
+                let up_since = Instant::now();
+                let reason = loop {
+                    tokio::select! {
+                        () = shared.stop.cancelled() => {
+                            server.lock().connection = None;
+                            connection.close().await;
+                            return;
+                        }
+                        Some(ServerSignal::ToolsChanged) = signals.recv() => {
+                            match connection.list_tools().await {
+                                Ok(tools) => {
+                                    shared.install_tools(&server, &tools);
+                                    server.set_state(&shared, McpServerState::Ready);
+                                }
+                                Err(e) => tracing::warn!(server = %server.spec.name, "cannot list the changed tools: {e}"),
+                            }
+                        }
+                        reason = connection.closed() => break reason,
+                    }
+                };
+                server.lock().connection = None;
+                // What the server started may outlive it (its process group).
+                connection.close().await;
+                tracing::warn!(server = %server.spec.name, "MCP server stopped: {reason}");
+                if up_since.elapsed() >= STABLE_AFTER {
+                    backoff = FIRST_BACKOFF;
+                }
+                Ok(reason)
+            }
+        };
+        // Count down in whole seconds so the dashboard's "restarting in N s" is true.
+        let deadline = Instant::now() + backoff;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            let secs = left.as_secs_f64().ceil() as u64;
+            let state = match &reason {
+                Ok(why) => McpServerState::Restarting {
+                    reason: why.clone(),
+                    retry_in_secs: secs,
+                },
+                Err(why) => McpServerState::Failed {
+                    reason: why.clone(),
+                    retry_in_secs: Some(secs),
+                },
+            };
+            server.set_state(&shared, state);
+            let tick = left - Duration::from_secs(secs.saturating_sub(1));
+            tokio::select! {
+                () = shared.stop.cancelled() => return,
+                () = tokio::time::sleep(tick) => {}
+            }
+        }
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+}
+
+/// What the UI shows about the server's offered tools (`(registry name, tool)` pairs),
+/// with the size of each definition as the providers send it.
+pub(super) fn tool_infos(tools: &[(String, &RemoteTool)]) -> Vec<McpToolInfo> {
+    tools
+        .iter()
+        .map(|(name, tool)| {
+            let definition = serde_json::json!({
+                "name": name,
+                "description": tool.description,
+                "parameters": tool.input_schema,
+            });
+            McpToolInfo {
+                name: name.clone(),
+                remote_name: tool.name.clone(),
+                description: tool.description.clone(),
+                definition_tokens: super::state::estimate_tokens(definition.to_string().len()),
+            }
+        })
+        .collect()
+}
+
+impl Server {
+    pub(super) fn set_tools(&self, tools: Vec<McpToolInfo>) {
+        self.lock().tools = tools;
+    }
+
+    pub(super) fn tool_names(&self) -> Vec<String> {
+        self.lock().tools.iter().map(|t| t.name.clone()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configured_env_wins_and_expands() {
+        let base = BTreeMap::from([("PATH".to_owned(), "/bin".to_owned())]);
+        let configured = BTreeMap::from([
+            ("TOKEN".to_owned(), "${GH_TOKEN}".to_owned()),
+            ("PATH".to_owned(), "/opt/bin:${PATH}".to_owned()),
+        ]);
+        let lookup = |name: &str| match name {
+            "GH_TOKEN" => Some("t0k".to_owned()),
+            "PATH" => Some("/bin".to_owned()),
+            _ => None,
+        };
+        let env = server_env(&base, &configured, &lookup);
+        assert_eq!(env["TOKEN"], "t0k");
+        assert_eq!(env["PATH"], "/opt/bin:/bin");
+    }
+}

@@ -1,0 +1,123 @@
+//! One MCP server tool as an ordinary [`Tool`]: the policy wraps it like any built-in,
+//! and each call goes to the server's current connection.
+
+use super::client::{CallError, Progress, ProgressFn};
+use super::content::to_tool_result;
+use super::server::Server;
+use crate::agent::{Tool, ToolResult, ToolUpdates};
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// A server's tool under its registry name.
+pub struct McpTool {
+    pub(super) server: Arc<Server>,
+    pub(super) name: String,
+    pub(super) remote_name: String,
+    pub(super) description: String,
+    pub(super) schema: Value,
+}
+
+impl McpTool {
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.server.spec.config.tool_timeout_secs)
+    }
+}
+
+/// Progress notifications as `tool_execution_update` partials.
+fn progress_updates(updates: ToolUpdates) -> ProgressFn {
+    Arc::new(move |p: Progress| {
+        let mut partial = json!({"progress": p.progress});
+        if let Some(total) = p.total {
+            partial["total"] = json!(total);
+        }
+        if let Some(message) = p.message {
+            partial["message"] = json!(message);
+        }
+        updates.send(partial);
+    })
+}
+
+#[async_trait]
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn label(&self) -> &str {
+        &self.remote_name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> Value {
+        self.schema.clone()
+    }
+
+    fn strict_schema(&self) -> bool {
+        // A server's schema our validator cannot compile is still the server's to
+        // check: the model gets it, and calls go through unvalidated.
+        false
+    }
+
+    async fn execute(
+        &self,
+        _call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        updates: ToolUpdates,
+    ) -> ToolResult {
+        let server = &self.server.spec.name;
+        let connection = match self.server.connection() {
+            Ok(connection) => connection,
+            Err(state) => {
+                return ToolResult::error(format!(
+                    "MCP server \"{server}\" is not connected ({state}); the tool \
+                     {} cannot run now. Try again later or do without it.",
+                    self.remote_name
+                ));
+            }
+        };
+        let outcome = connection
+            .call_tool(
+                &self.remote_name,
+                args,
+                Some(progress_updates(updates)),
+                &cancel,
+                self.timeout(),
+            )
+            .await;
+        match outcome {
+            Ok(result) => to_tool_result(&result, server, &self.remote_name),
+            Err(CallError::Cancelled) => ToolResult::error(format!(
+                "Aborted: the call to {} was cancelled and MCP server \"{server}\" was told \
+                 to stop it.",
+                self.remote_name
+            )),
+            Err(CallError::TimedOut(limit)) => ToolResult::error(format!(
+                "MCP server \"{server}\" did not answer the call to {} within {} s \
+                 (tool_timeout_secs); the call was cancelled.",
+                self.remote_name,
+                limit.as_secs()
+            )),
+            Err(CallError::Closed(reason)) => {
+                // The watcher restarts it; this call is lost and its effect unknown.
+                self.server.connection_lost(&connection);
+                ToolResult::error(format!(
+                    "MCP server \"{server}\" stopped during the call to {} ({reason}). \
+                     Whether the call had an effect is unknown; claw-tui restarts the \
+                     server.",
+                    self.remote_name
+                ))
+            }
+            Err(CallError::Server(message)) => ToolResult::error(format!(
+                "MCP server \"{server}\" refused the call to {}: {message}",
+                self.remote_name
+            )),
+        }
+    }
+}

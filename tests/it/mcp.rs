@@ -1,0 +1,15 @@
+//! Tests of the MCP client: the fixture server (examples/mcp_fixture.rs) over stdio and
+//! streamable HTTP through the real runtime, the policy on MCP tools, the binary's
+//! trust flow and `mcp list`, and the official reference servers.
+
+mod binary;
+mod fixture;
+mod http_headers;
+mod images;
+mod interop;
+mod next_turn;
+mod policy;
+pub mod processes;
+mod schemas;
+pub mod setup;
+mod steering;

@@ -1,0 +1,144 @@
+//! MCP tools are held to the same tool policy as the built-ins, in the real runtime:
+//! `approval = "ask"` with nobody to ask refuses the call before it reaches the server,
+//! disabled tools are never offered (and a call to one reaches nothing), and
+//! `subagents = false` keeps a server's tools from subagents. Checked on the server's
+//! own log of what it received.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use super::setup::{McpEnv, Via, offered};
+use crate::support::mcp::log_lines;
+use crate::support::runtime::{RoutingProvider, until_runtime};
+use crate::support::{Reply, sent_results, tool_results};
+use claw_tui::runtime::RuntimeEvent;
+use claw_tui::tools::policy::AgentKind;
+use serde_json::json;
+
+fn calls_logged(log: &std::path::Path) -> Vec<String> {
+    log_lines(log)
+        .into_iter()
+        .filter(|l| l.starts_with("call "))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ask_with_nobody_to_ask_refuses_before_the_server_sees_the_call() {
+    let env = McpEnv::start(
+        Via::Stdio,
+        "approval = \"ask\"",
+        "",
+        vec![
+            Reply::tool_calls(&[("c1", "mcp__fixture__echo", json!({"text": "leak"}))]),
+            Reply::text(&["could not"]),
+        ],
+    )
+    .await;
+    let events = env.run("echo something").await;
+    let result = tool_results(&events).remove(0);
+    assert!(result.is_error);
+    assert!(
+        result
+            .content
+            .contains("needs the user's approval, but claw-tui runs without anyone to ask"),
+        "{}",
+        result.content
+    );
+    assert_eq!(calls_logged(&env.log()), Vec::<String>::new());
+    env.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn disabled_tools_are_never_offered_and_never_reached() {
+    let env = McpEnv::start(
+        Via::Stdio,
+        "disabled_tools = [\"fail\"]\ntools = [\"echo\", \"fail\", \"add\", \"crash\"]",
+        "[tools]\ndisabled = [\"mcp__fixture__add\"]\n",
+        vec![
+            // A model that calls what it was not offered.
+            Reply::tool_calls(&[
+                ("c1", "mcp__fixture__fail", json!({})),
+                ("c2", "mcp__fixture__add", json!({"a": 1, "b": 2})),
+                ("c3", "mcp__fixture__pid", json!({})),
+            ]),
+            Reply::text(&["done"]),
+        ],
+    )
+    .await;
+    env.run("try them all").await;
+    let requests = env.provider.requests();
+    let tools: Vec<String> = offered(&requests[0])
+        .into_iter()
+        .filter(|t| t.starts_with("mcp__"))
+        .collect();
+    assert_eq!(tools, ["mcp__fixture__echo", "mcp__fixture__crash"]);
+    for result in sent_results(&requests[1]) {
+        assert!(result.is_error);
+        assert!(result.content.contains("not found"), "{}", result.content);
+    }
+    assert_eq!(calls_logged(&env.log()), Vec::<String>::new());
+    env.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn subagents_false_keeps_the_tools_from_subagents() {
+    const PROMPT: &str = "delegate it";
+    const TASK: &str = "echo in the background";
+    let routing = RoutingProvider::new();
+    let main_script = routing.route(
+        PROMPT,
+        vec![
+            Reply::tool_calls(&[("s1", "spawn", json!({"task": TASK}))]),
+            Reply::text(&["Started."]),
+            Reply::text(&["Got the report."]),
+        ],
+    );
+    routing.route(
+        TASK,
+        vec![
+            // The subagent calls the MCP tool it was not offered.
+            Reply::tool_calls(&[(
+                "x1",
+                "mcp__fixture__echo",
+                json!({"text": "from a subagent"}),
+            )]),
+            Reply::text(&["could not"]),
+        ],
+    );
+    let mut env = McpEnv::start_with(
+        Via::Stdio,
+        "subagents = false",
+        "",
+        routing.clone(),
+        main_script,
+    )
+    .await;
+    assert!(
+        env.main
+            .policy
+            .names_for(AgentKind::Main)
+            .contains(&"mcp__fixture__echo".to_owned())
+    );
+    assert!(
+        !env.main
+            .policy
+            .names_for(AgentKind::Subagent)
+            .iter()
+            .any(|n| n.starts_with("mcp__"))
+    );
+    env.main.supervisor.submit(PROMPT.to_owned());
+    until_runtime(
+        &mut env.main.events,
+        |e| matches!(e, RuntimeEvent::SubagentUpdate { info } if info.status.is_finished()),
+    )
+    .await;
+    env.main.subagents.wait_all().await;
+    let sub = routing.requests(TASK);
+    assert!(!offered(&sub[0]).iter().any(|n| n.starts_with("mcp__")));
+    assert!(!sub[0].system_prompt.contains("mcp__fixture"));
+    let refused = sent_results(&sub[1]).remove(0);
+    assert!(refused.content.contains("not found"), "{}", refused.content);
+    let main_request = &env.provider.requests()[0];
+    assert!(offered(main_request).contains(&"mcp__fixture__echo".to_owned()));
+    assert!(main_request.system_prompt.contains("mcp__fixture__echo"));
+    assert_eq!(calls_logged(&env.log()), Vec::<String>::new());
+    env.stop().await;
+}

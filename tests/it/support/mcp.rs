@@ -1,0 +1,216 @@
+//! MCP test helpers: the fixture server (examples/mcp_fixture.rs) over stdio and HTTP,
+//! the official reference servers installed by `.ci/run`, and waiting for a server's
+//! state through the runtime's events.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use claw_tui::mcp::{McpServerInfo, McpServerState};
+use claw_tui::runtime::RuntimeEvent;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+/// Generous bound for MCP servers to start (node servers, restarts with backoff).
+pub const MCP_DEADLINE: Duration = Duration::from_secs(60);
+
+/// The fixture server binary, built (or brought up to date) once per test process by
+/// the same cargo and profile that built this test.
+pub fn fixture_bin() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        // <target>/<profile dir>/deps/it-HASH
+        let exe = std::env::current_exe().unwrap();
+        let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
+        let target_dir = profile_dir.parent().unwrap().to_path_buf();
+        let bin = profile_dir.join("examples/mcp_fixture");
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") => "dev".to_owned(),
+            Some(other) => other.to_owned(),
+            None => "dev".to_owned(),
+        };
+        let mut cargo = Command::new(env!("CARGO"));
+        // What cargo set for this test process (package variables, library paths) would
+        // change build scripts' fingerprints and rebuild half the tree next time.
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy().into_owned();
+            if (name.starts_with("CARGO_") && name != "CARGO_HOME") || name == "LD_LIBRARY_PATH" {
+                cargo.env_remove(&name);
+            }
+        }
+        let status = cargo
+            .args(["build", "--quiet", "--example", "mcp_fixture", "--profile"])
+            .arg(&profile)
+            .arg("--manifest-path")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+            .env("CARGO_TARGET_DIR", &target_dir)
+            .status()
+            .expect("cannot run cargo to build the MCP fixture server");
+        assert!(status.success(), "building examples/mcp_fixture.rs failed");
+        assert!(bin.exists(), "{} is missing after the build", bin.display());
+        bin
+    })
+    .clone()
+}
+
+/// A `[mcp.servers.NAME]` table for the fixture over stdio, logging to `log`.
+pub fn stdio_table(name: &str, log: &Path, extra: &str) -> String {
+    format!(
+        "[mcp.servers.{name}]\ncommand = {:?}\nargs = [\"--log\", {:?}]\n{extra}\n",
+        fixture_bin().display().to_string(),
+        log.display().to_string()
+    )
+}
+
+/// A `[mcp.servers.NAME]` table for an HTTP server at `url`.
+pub fn http_table(name: &str, url: &str, extra: &str) -> String {
+    format!("[mcp.servers.{name}]\nurl = {url:?}\n{extra}\n")
+}
+
+/// The fixture serving streamable HTTP on 127.0.0.1; killed when dropped.
+pub struct HttpFixture {
+    child: Child,
+    pub url: String,
+    pub addr: String,
+}
+
+impl HttpFixture {
+    /// Starts it on a free port.
+    pub fn start(log: &Path) -> Self {
+        Self::start_at("127.0.0.1:0", log)
+    }
+
+    /// Starts it on `addr` (again, after a crash) and waits until it listens.
+    pub fn start_at(addr: &str, log: &Path) -> Self {
+        let mut child = Command::new(fixture_bin())
+            .args(["--http", addr, "--log"])
+            .arg(log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("listening ")
+            .unwrap_or_else(|| panic!("the fixture did not start: {line:?}"))
+            .to_owned();
+        let addr = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
+        Self { child, url, addr }
+    }
+
+    /// Waits for the process to exit (after the `crash` tool).
+    pub fn wait_exit(&mut self) {
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Lines the fixture logged so far.
+pub fn log_lines(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Waits (polling the file, bounded by the deadline) until the fixture logged a line
+/// containing `needle`.
+pub async fn wait_for_log(log: &Path, needle: &str) -> Vec<String> {
+    let give_up = tokio::time::Instant::now() + MCP_DEADLINE;
+    loop {
+        let lines = log_lines(log);
+        if lines.iter().any(|l| l.contains(needle)) {
+            return lines;
+        }
+        assert!(
+            tokio::time::Instant::now() < give_up,
+            "the fixture never logged {needle:?}; it logged {lines:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Waits until runtime events report server `name` in a state `pred` accepts.
+pub async fn wait_for_server(
+    events: &mut UnboundedReceiver<RuntimeEvent>,
+    name: &str,
+    pred: impl Fn(&McpServerInfo) -> bool,
+) -> McpServerInfo {
+    loop {
+        let event = tokio::time::timeout(MCP_DEADLINE, events.recv())
+            .await
+            .unwrap_or_else(|_| panic!("MCP server {name} never reached the expected state"))
+            .expect("runtime event channel closed");
+        if let RuntimeEvent::McpServerUpdate { server } = event
+            && server.name == name
+        {
+            if let McpServerState::Failed { reason, .. } = &server.state {
+                eprintln!("server {name} failed once: {reason}");
+            }
+            if pred(&server) {
+                return server;
+            }
+        }
+    }
+}
+
+/// Whether the server is ready.
+pub fn is_ready(server: &McpServerInfo) -> bool {
+    server.state == McpServerState::Ready
+}
+
+/// Where `.ci/run` installs the reference servers (`CLAW_TUI_MCP_NODE_DIR`, else
+/// `~/.cache/claw-tui/mcp-node`).
+pub fn node_dir() -> PathBuf {
+    match std::env::var_os("CLAW_TUI_MCP_NODE_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/claw-tui/mcp-node"),
+    }
+}
+
+/// The reference server package's entry script, when node and the package are there.
+/// Missing in CI (`CI=true`) is a failure; on a developer machine a loud skip.
+pub fn reference_server(package: &str) -> Option<(PathBuf, PathBuf)> {
+    let script = node_dir()
+        .join("node_modules/@modelcontextprotocol")
+        .join(package)
+        .join("dist/index.js");
+    let node = which("node");
+    let problem = match (&node, script.exists()) {
+        (None, _) => "node is not installed".to_owned(),
+        (Some(_), false) => format!(
+            "{} is missing: run .ci/run (or npm ci --prefix {} with tests/mcp-node's files)",
+            script.display(),
+            node_dir().display()
+        ),
+        (Some(node), true) => return Some((node.clone(), script)),
+    };
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("MCP interop test cannot run in CI: {problem}");
+    }
+    eprintln!("\n*** SKIPPED MCP interop test with {package}: {problem} ***\n");
+    None
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|dir| Path::new(dir).join(program))
+        .find(|path| path.is_file())
+}

@@ -1,0 +1,146 @@
+//! End to end in a pseudo-terminal: the client asks once whether to start the servers
+//! of the workspace's `.mcp.json`, starts them on "y" (the dashboard shows them ready),
+//! remembers the answer for the next start, and asks again when the file names another
+//! program. The first frame does not wait for any server, a server's stderr goes to the
+//! log file and never to the screen, and quitting stops what a server still starting
+//! has started.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::mcp::processes::{child_pid, hung_table};
+use crate::support::bin::Sandbox;
+use crate::support::exec::exits;
+use crate::support::mcp::{MCP_DEADLINE, fixture_bin, log_lines, stdio_table};
+use crate::support::pty::Tui;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn write_project(sandbox: &Sandbox, log: &Path, extra_arg: Option<&str>) {
+    let mut args = vec![json!("--log"), json!(log)];
+    if let Some(arg) = extra_arg {
+        args.push(json!(arg));
+    }
+    let project = json!({"mcpServers": {"proj": {"command": fixture_bin(), "args": args}}});
+    std::fs::write(sandbox.workspace().join(".mcp.json"), project.to_string()).unwrap();
+}
+
+fn start(sandbox: &Sandbox) -> Tui {
+    Tui::in_sandbox(
+        sandbox.dir.path(),
+        &["--provider", "demo"],
+        &[("CLAW_TUI_DEMO_PACE_MS", "0")],
+        (120, 40),
+    )
+}
+
+#[test]
+fn the_trust_question_is_asked_once_per_workspace_and_file() {
+    let sandbox = Sandbox::new();
+    let log = sandbox.dir.path().join("proj.log");
+    write_project(&sandbox, &log, None);
+
+    let mut tui = start(&sandbox);
+    tui.wait_text("Start this workspace's MCP servers?");
+    // The question names each server (waited for: a frame can be read half drawn).
+    tui.wait_text("proj: ");
+    assert!(
+        log_lines(&log).is_empty(),
+        "nothing started before the answer"
+    );
+    tui.send("y");
+    // Tab three times focuses the dashboard, where the server shows up ready.
+    tui.send("\t\t\t");
+    tui.wait_text("proj  ready · 10 tools");
+    assert!(log_lines(&log).iter().any(|l| l.starts_with("start ")));
+    tui.send("\x04");
+    tui.wait_exit();
+    let data = sandbox.dir.path().join("data/claw-tui/mcp-trust.json");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&data).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+
+    // Remembered: no question, the server starts by itself.
+    let mut tui = start(&sandbox);
+    tui.wait_text("Welcome to claw-tui");
+    tui.send("\t\t\t");
+    tui.wait_text("proj  ready · 10 tools");
+    assert!(!tui.text().contains("Start this workspace's MCP servers?"));
+    tui.send("\x04");
+    tui.wait_exit();
+
+    // The file now runs the program differently: asked again, and "n" keeps it stopped.
+    write_project(&sandbox, &log, Some("--changed"));
+    let starts = log_lines(&log).len();
+    let mut tui = start(&sandbox);
+    tui.wait_text("Start this workspace's MCP servers?");
+    tui.send("n");
+    tui.send("\t\t\t");
+    tui.wait_text("proj  not trusted");
+    tui.send("\x04");
+    tui.wait_exit();
+    assert_eq!(
+        log_lines(&log).len(),
+        starts,
+        "the changed file's program never ran"
+    );
+}
+
+/// The log file under the sandbox's state dir.
+fn log_file(root: &Path) -> PathBuf {
+    let log = root.join("state/claw-tui/claw-tui.log");
+    assert!(log.exists(), "no log at {}", log.display());
+    log
+}
+
+#[test]
+fn three_servers_neither_delay_the_first_frame_nor_write_on_the_screen() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.dir.path();
+    let noisy = format!(
+        "echo noisy-stderr-marker >&2; exec '{}' --log '{}'",
+        fixture_bin().display(),
+        root.join("noisy.log").display()
+    );
+    let pid_file = root.join("hung.pid");
+    sandbox.write_config(&format!(
+        "{}[mcp.servers.noisy]\ncommand = \"sh\"\nargs = [\"-c\", {noisy:?}]\n\n{}",
+        stdio_table("quiet", &root.join("quiet.log"), ""),
+        hung_table("hung", &pid_file, "startup_timeout_secs = 600"),
+    ));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+
+    let mut tui = start(&sandbox);
+    tui.wait_text("Welcome to claw-tui");
+    tui.send("\t\t\t");
+    tui.wait_text("quiet  ready · 10 tools");
+    tui.wait_text("noisy  ready · 10 tools");
+    // It never answers: every frame so far was drawn while it was starting.
+    tui.wait_text("hung  starting");
+    let hung_child = runtime.block_on(child_pid(&pid_file));
+
+    let log = log_file(root);
+    let give_up = Instant::now() + MCP_DEADLINE;
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("noisy-stderr-marker")
+    {
+        assert!(
+            Instant::now() < give_up,
+            "the server's stderr never reached {}",
+            log.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !tui.text().contains("noisy-stderr-marker"),
+        "{}",
+        tui.text()
+    );
+
+    tui.send("\x04");
+    tui.wait_exit();
+    assert!(
+        runtime.block_on(exits(hung_child)),
+        "the child of the server still starting ({hung_child}) outlived the client"
+    );
+}
