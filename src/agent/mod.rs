@@ -320,6 +320,18 @@ impl Agent {
         self.inner.queues.clear(kind, &self.inner.sink)
     }
 
+    /// Takes the oldest message of a queue, leaving the rest queued.
+    pub fn take_oldest(&self, kind: QueueKind) -> Option<Message> {
+        self.inner.queues.pop_front(kind, &self.inner.sink)
+    }
+
+    /// Puts a message back at the front of a queue.
+    pub fn requeue_front(&self, kind: QueueKind, message: Message) {
+        self.inner
+            .queues
+            .push_front(kind, vec![message], &self.inner.sink);
+    }
+
     /// The messages waiting in a queue, oldest first.
     pub fn queued(&self, kind: QueueKind) -> Vec<Message> {
         self.inner.queues.snapshot(kind)

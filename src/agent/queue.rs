@@ -85,6 +85,16 @@ impl Queues {
         sink.emit(inner.update_event());
     }
 
+    /// Takes the oldest message of a queue, whatever its mode.
+    pub fn pop_front(&self, kind: QueueKind, sink: &EventSink) -> Option<Message> {
+        let mut inner = self.lock();
+        let taken = inner.queue(kind).0.pop_front();
+        if taken.is_some() {
+            sink.emit(inner.update_event());
+        }
+        taken
+    }
+
     /// Takes what the queue's mode allows: one message, or all of them.
     pub fn poll(&self, kind: QueueKind, sink: &EventSink) -> Vec<Message> {
         let mut inner = self.lock();

@@ -83,6 +83,10 @@ struct State {
     held: bool,
     /// Set while the active session is being switched: nothing is delivered.
     switching: bool,
+    /// A message was queued as a follow-up because a run was active, and the
+    /// supervisor has not yet handled that run's end: if the agent is idle now, the
+    /// run ended without taking it, and it must start before anything sent later.
+    queued_while_busy: bool,
     store: Option<Arc<dyn NotificationStore>>,
 }
 
@@ -128,6 +132,7 @@ impl Supervisor {
                 unrecorded: false,
                 held: false,
                 switching: false,
+                queued_while_busy: false,
                 store: None,
             }),
             observer: Mutex::new(None),
@@ -184,7 +189,11 @@ impl Supervisor {
         // Follow-ups a run left queued when it stopped on its own (turn limit, failure)
         // were sent before this one: it waits behind them, and the oldest starts now,
         // as it would once the supervisor hears of the run's end.
-        if kind == QueueKind::FollowUp && !state.held && inner.follow_ups_left_over() {
+        let ended_without_it = state.queued_while_busy && inner.follow_ups_waiting();
+        if kind == QueueKind::FollowUp
+            && !state.held
+            && (ended_without_it || inner.follow_ups_left_over())
+        {
             inner.agent.queue(kind, Message::User(message));
             inner.pump(&mut state);
             return SupervisorOutcome::QueuedFollowUp;
@@ -203,6 +212,7 @@ impl Supervisor {
             // its `agent_end` makes the serve task start a run for the queued message.
             Err(_) => {
                 inner.agent.queue(kind, Message::User(message));
+                state.queued_while_busy |= kind == QueueKind::FollowUp;
                 match kind {
                     QueueKind::FollowUp => SupervisorOutcome::QueuedFollowUp,
                     QueueKind::Steering => SupervisorOutcome::QueuedSteering,
@@ -410,12 +420,11 @@ impl Inner {
         let pending = notifications(state.pending.make_contiguous());
         let mut messages: Vec<Message> = if wakes { pending.clone() } else { Vec::new() };
         messages.extend(steering.iter().cloned());
-        let mut follow_ups = VecDeque::new();
         let mut first_follow_up = None;
         if messages.is_empty() {
-            // Only here when a follow-up was queued just as a run ended (see `input`).
-            follow_ups = agent.clear_queue(Some(QueueKind::FollowUp)).into();
-            let Some(first) = follow_ups.pop_front() else {
+            // Only here when follow-ups wait while the agent is idle (see `input`). The
+            // others stay queued all along: the run takes them in order as it goes.
+            let Some(first) = agent.take_oldest(QueueKind::FollowUp) else {
                 return;
             };
             messages = pending;
@@ -431,12 +440,9 @@ impl Inner {
                     agent.queue(QueueKind::Steering, m);
                 }
                 if let Some(first) = first_follow_up {
-                    follow_ups.push_front(first);
+                    agent.requeue_front(QueueKind::FollowUp, first);
                 }
             }
-        }
-        for m in follow_ups {
-            agent.queue(QueueKind::FollowUp, m);
         }
     }
 
@@ -444,13 +450,17 @@ impl Inner {
     /// (its last message is the turn-limit notice or a failed answer).
     fn follow_ups_left_over(&self) -> bool {
         let state = self.agent.state();
-        !state.is_streaming
-            && !self.agent.queued(QueueKind::FollowUp).is_empty()
+        self.follow_ups_waiting()
             && match state.messages.last() {
                 Some(Message::Notice(_)) => true,
                 Some(Message::Assistant(a)) => a.is_failed(),
                 _ => false,
             }
+    }
+
+    /// The agent is idle with follow-ups queued.
+    fn follow_ups_waiting(&self) -> bool {
+        !self.agent.state().is_streaming && !self.agent.queued(QueueKind::FollowUp).is_empty()
     }
 
     /// Takes what another process parked for the active session; delivered like any
@@ -479,6 +489,9 @@ impl Inner {
         let _runtime = self.runtime.enter();
         let mut state = self.lock();
         self.pump(&mut state);
+        // The run's end is handled: what it left queued was started above (or waits
+        // for the hold or the switch to end, which starts it as well).
+        state.queued_while_busy = false;
     }
 }
 

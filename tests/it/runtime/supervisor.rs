@@ -467,3 +467,43 @@ async fn a_message_sent_after_a_run_stopped_at_its_turn_limit_waits_behind_its_f
         .collect();
     assert_eq!(last_users, ["first", "queued during the run", "newest"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_sent_in_a_burst_run_in_the_order_they_were_sent() {
+    // Runs end (at the turn limit too) while messages keep arriving, so some are queued
+    // in the moment between a run's last look at its queue and the supervisor hearing of
+    // its end; none of them may be overtaken by a message sent later.
+    const COUNT: usize = 400;
+    let replies = (0..COUNT).map(|_| Reply::text(&["ok"])).collect();
+    let mut f = fixture(replies);
+    for i in 0..COUNT {
+        f.supervisor.submit(format!("message {i}"));
+        if i % 3 == 0 {
+            tokio::task::yield_now().await;
+        }
+    }
+    loop {
+        until_agent_end(&mut f.agent_events).await;
+        let agent = f.supervisor.agent();
+        if !agent.state().is_streaming
+            && agent
+                .queued(claw_tui::agent::QueueKind::FollowUp)
+                .is_empty()
+        {
+            break;
+        }
+    }
+    let sent: Vec<String> = f
+        .supervisor
+        .agent()
+        .state()
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::User(u) => Some(u.content.clone()),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<String> = (0..COUNT).map(|i| format!("message {i}")).collect();
+    assert_eq!(sent, expected);
+}
