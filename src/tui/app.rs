@@ -178,8 +178,6 @@ pub struct App {
 struct About {
     base_url: Option<String>,
     sandbox: String,
-    /// MCP servers and their states, as the runtime reports them.
-    mcp: Vec<(String, String)>,
 }
 
 impl App {
@@ -228,7 +226,6 @@ impl App {
             about: About {
                 base_url: config.base_url,
                 sandbox: config.sandbox,
-                mcp: Vec::new(),
             },
             subagents: subagents::Subagents::default(),
         }

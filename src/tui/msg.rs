@@ -133,8 +133,6 @@ pub enum Msg {
         /// Why, from the hook.
         reason: String,
     },
-    /// The MCP servers and their states (name, state), for `/status`.
-    McpServers(Vec<(String, String)>),
     /// Time passed (spinner frames, elapsed times, hints that expire).
     Tick,
     /// A frame is about to be drawn: bring the layout caches up to date.

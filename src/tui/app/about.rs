@@ -173,12 +173,16 @@ impl App {
                 self.about.sandbox.clone()
             },
         ));
-        if self.about.mcp.is_empty() {
+        let servers = self.dashboard.mcp_servers();
+        if servers.is_empty() {
             rows.push(row("MCP servers", "none configured"));
         } else {
-            for (i, (name, state)) in self.about.mcp.iter().enumerate() {
+            for (i, server) in servers.iter().enumerate() {
                 let label = if i == 0 { "MCP servers" } else { "" };
-                rows.push(row(label, format!("{name}: {state}")));
+                rows.push(row(
+                    label,
+                    format!("{}: {}", server.name, server.status_line()),
+                ));
             }
         }
         rows.extend(

@@ -55,10 +55,6 @@ impl App {
                 self.hint("theme changed", HINT)
             }
             Msg::ThemeLoaded(Err(why)) => self.chat.notice(NoticeLevel::Warning, why),
-            Msg::McpServers(servers) => {
-                self.about.mcp = servers;
-                Handled::changed()
-            }
             Msg::Subagent {
                 subagent_id,
                 parent_call_id,

@@ -239,6 +239,12 @@ fn rendered_dom(browser: &Path, file: &Path) -> Html {
             "--no-sandbox",
             "--disable-gpu",
             "--no-first-run",
+            // Nothing but the file: no background connections that a closed network
+            // would refuse or leave hanging.
+            "--disable-quic",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("--dump-dom")

@@ -7,6 +7,7 @@
 use crate::support::tui::scene::*;
 use crate::support::tui::*;
 use claw_tui::agent::{AgentEvent, AssistantMessage, Message, StopReason};
+use claw_tui::mcp::{McpServerInfo, McpServerState, McpToolInfo, Origin};
 use claw_tui::tui::{App, Effect, Msg, Overlay};
 use crossterm::event::KeyCode;
 use serde_json::json;
@@ -163,10 +164,21 @@ fn status_lists_what_the_session_runs_on() {
     }
     insta::assert_snapshot!("status_overlay_120x40", draw(&mut app).backend());
     // The MCP servers the runtime reports show up there.
-    app.update(Msg::McpServers(vec![(
-        "github".into(),
-        "ready · 12 tools".into(),
-    )]));
+    app.update(Msg::McpServer(McpServerInfo {
+        name: "github".into(),
+        origin: Origin::User,
+        transport: "stdio".into(),
+        state: McpServerState::Ready,
+        server_info: None,
+        tools: (0..12)
+            .map(|i| McpToolInfo {
+                name: format!("mcp__github__t{i}"),
+                remote_name: format!("t{i}"),
+                description: String::new(),
+                definition_tokens: 10,
+            })
+            .collect(),
+    }));
     assert!(
         screen(&mut app)
             .join("\n")
