@@ -58,7 +58,8 @@ impl Fixture {
         let number = if self.loose_schema { "numbr" } else { "number" };
         let mut tools = vec![
             json!({"name": "echo", "description": "Returns the text it is given.",
-                   "inputSchema": object(json!({"text": {"type": "string"}}), json!(["text"]))}),
+                   "inputSchema": object(json!({"text": {"type": "string"}}), json!(["text"])),
+                   "annotations": {"readOnlyHint": true}}),
             json!({"name": "add", "description": "Adds two numbers.",
                    "inputSchema": object(json!({"a": {"type": number}, "b": {"type": "number"}}), json!(["a", "b"]))}),
             json!({"name": "fail", "description": "Always fails.", "inputSchema": object(json!({}), json!([]))}),

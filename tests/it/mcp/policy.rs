@@ -1,8 +1,9 @@
 //! MCP tools are held to the same tool policy as the built-ins, in the real runtime:
 //! `approval = "ask"` with nobody to ask refuses the call before it reaches the server,
 //! disabled tools are never offered (and a call to one reaches nothing), and
-//! `subagents = false` keeps a server's tools from subagents. Checked on the server's
-//! own log of what it received.
+//! `subagents = false` keeps a server's tools from subagents, and plan mode offers only
+//! the tools the server marks read-only. Checked on the server's own log of what it
+//! received.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use super::setup::{McpEnv, Via, offered};
@@ -10,7 +11,7 @@ use crate::support::mcp::log_lines;
 use crate::support::runtime::{RoutingProvider, until_runtime};
 use crate::support::{Reply, sent_results, tool_results};
 use claw_tui::runtime::RuntimeEvent;
-use claw_tui::tools::policy::AgentKind;
+use claw_tui::tools::policy::{AgentKind, AgentRole};
 use serde_json::json;
 
 fn calls_logged(log: &std::path::Path) -> Vec<String> {
@@ -140,5 +141,27 @@ async fn subagents_false_keeps_the_tools_from_subagents() {
     assert!(offered(main_request).contains(&"mcp__fixture__echo".to_owned()));
     assert!(main_request.system_prompt.contains("mcp__fixture__echo"));
     assert_eq!(calls_logged(&env.log()), Vec::<String>::new());
+    env.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan_mode_offers_only_the_tools_the_server_marks_read_only() {
+    // The fixture marks `echo` with `annotations.readOnlyHint`; nothing else.
+    let env = McpEnv::start(Via::Stdio, "", "", Vec::new()).await;
+    let policy = &env.main.policy;
+    let mcp_tools = |role: &AgentRole| -> Vec<String> {
+        policy
+            .names_for_role(role)
+            .into_iter()
+            .filter(|t| t.starts_with("mcp__"))
+            .collect()
+    };
+    assert_eq!(mcp_tools(&AgentRole::Planner), ["mcp__fixture__echo"]);
+    assert!(mcp_tools(&AgentRole::Main).contains(&"mcp__fixture__add".to_owned()));
+    assert!(
+        policy
+            .tool_for(&AgentRole::Planner, "mcp__fixture__add")
+            .is_none()
+    );
     env.stop().await;
 }
