@@ -1,15 +1,17 @@
 //! A session as one HTML file: the conversation in order with Markdown rendered and
 //! code highlighted, tool calls as collapsible cards (arguments, result, diff),
-//! thinking collapsed, subagent reports nested under a card of their own, and the
-//! session's usage and cost.
+//! thinking collapsed, subagent runs nested in the card of the `spawn` call that started
+//! them (the subagent's own calls, from the session's `.subagents` side file, then its
+//! report), and the session's usage and cost.
 //!
 //! Self-contained and inert: the styles are inline, nothing is fetched, and the page
 //! carries a Content-Security-Policy that allows no script at all, on top of escaping
 //! every piece of text from the session.
 
 use super::markdown::{Highlighter, escape, render};
+use crate::agent::ToolResult;
 use crate::agent::{Block, Message, NotificationMessage, ToolResultMessage, Usage};
-use crate::session::SessionData;
+use crate::session::{SessionData, SubagentCall};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -35,8 +37,13 @@ impl Default for HtmlOptions {
     }
 }
 
-/// The session as one HTML document.
-pub fn to_html(data: &SessionData, options: &HtmlOptions) -> String {
+/// The session as one HTML document; `subagent_calls` are its subagents' calls
+/// (`session::read_subagent_calls`), each shown under the `spawn` call that started it.
+pub fn to_html(
+    data: &SessionData,
+    subagent_calls: &[SubagentCall],
+    options: &HtmlOptions,
+) -> String {
     let highlighter = Highlighter::new(&options.code_theme);
     let results: HashMap<&str, &ToolResultMessage> = data
         .messages
@@ -89,8 +96,20 @@ pub fn to_html(data: &SessionData, options: &HtmlOptions) -> String {
                                 .filter(|(call, _)| call == id)
                                 .map(|(_, report)| *report)
                                 .collect();
-                            let result = results.get(id.as_str()).copied();
-                            tool_card(&mut body, name, args, result, &reports, &highlighter);
+                            let calls: Vec<&SubagentCall> = subagent_calls
+                                .iter()
+                                .filter(|c| &c.parent_call_id == id)
+                                .collect();
+                            let result = results.get(id.as_str()).copied().map(|r| Outcome {
+                                content: &r.content,
+                                details: &r.details,
+                                is_error: r.is_error,
+                            });
+                            let run = SubagentRun {
+                                calls: &calls,
+                                reports: &reports,
+                            };
+                            tool_card(&mut body, name, args, result, &run, &highlighter);
                         }
                     }
                 }
@@ -207,15 +226,44 @@ fn subagent_reports(messages: &[Message]) -> Vec<(String, &NotificationMessage)>
         .collect()
 }
 
+/// What a tool call returned, from the session or from a subagent's side file.
+struct Outcome<'a> {
+    content: &'a str,
+    details: &'a Value,
+    is_error: bool,
+}
+
+impl<'a> From<&'a ToolResult> for Outcome<'a> {
+    fn from(r: &'a ToolResult) -> Self {
+        Self {
+            content: &r.content,
+            details: &r.details,
+            is_error: r.is_error,
+        }
+    }
+}
+
+/// What the subagents a `spawn` call started did: their calls, oldest first, and their
+/// reports (empty for any other call).
+struct SubagentRun<'a> {
+    calls: &'a [&'a SubagentCall],
+    reports: &'a [&'a NotificationMessage],
+}
+
+const NO_RUN: SubagentRun<'static> = SubagentRun {
+    calls: &[],
+    reports: &[],
+};
+
 fn tool_card(
     out: &mut String,
     name: &str,
     args: &Value,
-    result: Option<&ToolResultMessage>,
-    reports: &[&NotificationMessage],
+    result: Option<Outcome<'_>>,
+    run: &SubagentRun<'_>,
     highlighter: &Highlighter,
 ) {
-    let status = match result {
+    let status = match &result {
         Some(r) if r.is_error => "error",
         Some(_) => "done",
         None => "no result",
@@ -230,15 +278,38 @@ fn tool_card(
         escape(name),
         escape(&args)
     );
-    if let Some(r) = result {
+    if let Some(r) = &result {
         let _ = write!(
             out,
             "<h3>Result</h3><pre class=\"result\">{}</pre>",
-            escape(&r.content)
+            escape(r.content)
         );
-        diff(out, &r.details);
+        diff(out, r.details);
     }
-    for report in reports {
+    if !run.calls.is_empty() {
+        out.push_str(
+            "<div class=\"subagent-calls\" data-role=\"subagent-calls\"><h3>Subagent calls</h3>\n",
+        );
+        for call in run.calls {
+            let _ = write!(
+                out,
+                "<div class=\"subagent-call\" data-subagent=\"{}\">",
+                escape(&call.subagent_id)
+            );
+            let outcome = Some(Outcome::from(&call.result));
+            tool_card(
+                out,
+                &call.tool_name,
+                &call.args,
+                outcome,
+                &NO_RUN,
+                highlighter,
+            );
+            out.push_str("</div>");
+        }
+        out.push_str("</div>");
+    }
+    for report in run.reports {
         let _ = write!(
             out,
             "<details class=\"subagent\" data-role=\"subagent\"><summary>Subagent run</summary>\

@@ -361,7 +361,7 @@ fn html_export(data: &session::SessionData, settings: &Settings) -> String {
     if !theme.syntax_theme.is_empty() {
         options.code_theme = theme.syntax_theme;
     }
-    crate::export::to_html(data, &options)
+    crate::export::to_html(data, &session::read_subagent_calls(&data.path), &options)
 }
 
 fn local_time(ms: u64) -> String {

@@ -1,7 +1,7 @@
 //! `/export`: the client's session written as one HTML file in the workspace.
 
 use crate::export::{HtmlOptions, to_html};
-use crate::session::{find_session, load};
+use crate::session::{find_session, load, read_subagent_calls};
 use std::path::{Path, PathBuf};
 
 /// Writes session `id` of `workspace` as `claw-tui-session-ID.html` in the workspace
@@ -20,6 +20,7 @@ pub fn export_html(
     let short: String = data.id().chars().take(8).collect();
     let html = to_html(
         &data,
+        &read_subagent_calls(&data.path),
         &HtmlOptions {
             code_theme: code_theme.to_owned(),
         },

@@ -5,6 +5,7 @@ mod crash;
 mod damage;
 mod damage_cli;
 mod export_html;
+mod export_subagents;
 mod full_disk;
 mod images;
 mod store;

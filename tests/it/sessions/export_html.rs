@@ -85,7 +85,7 @@ fn session() -> SessionData {
 }
 
 fn export() -> String {
-    to_html(&session(), &HtmlOptions::default())
+    to_html(&session(), &[], &HtmlOptions::default())
 }
 
 /// The element outline of `<main>`: each element's tag, classes and data-role, indented,
