@@ -336,10 +336,15 @@ pub(crate) async fn run_hook_command(
         max_output_bytes: 2 * 1024 * 1024,
         stdin: Some(stdin),
     };
+    let started = std::time::Instant::now();
     let outcome = run::run(spec, cancel, &ToolUpdates::discard()).await?;
     if let Some(reason) = &outcome.reports.failed {
         return Err(std::io::Error::other(reason.clone()));
     }
+    // On a loaded machine the launcher's own time limit can kill the hook before this
+    // side's timer is looked at: a hook killed after its limit was killed by the limit.
+    let sigkill = nix::sys::signal::Signal::SIGKILL as i32;
+    let killed = outcome.signal() == Some(sigkill) || outcome.exit_code() == Some(128 + sigkill);
     Ok(HookRun {
         stdout: outcome.stdout.text(),
         stderr: outcome.stderr.text(),
@@ -348,7 +353,7 @@ pub(crate) async fn run_hook_command(
         timed_out: matches!(
             outcome.ending,
             run::Ending::TimedOut | run::Ending::Cancelled
-        ),
+        ) || (killed && started.elapsed() >= timeout),
     })
 }
 

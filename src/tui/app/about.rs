@@ -139,7 +139,10 @@ impl App {
                     "n/a: the model's prices are unknown (set prices for the provider)".to_owned()
                 },
             ),
-            row("turns", format!("{} model calls", s.turn())),
+            row("turns", {
+                let n = s.turn();
+                format!("{n} model call{}", if n == 1 { "" } else { "s" })
+            }),
             row("Run", ""),
         ];
         let (steering, follow_up) = s.queue_modes();
