@@ -83,10 +83,6 @@ struct State {
     held: bool,
     /// Set while the active session is being switched: nothing is delivered.
     switching: bool,
-    /// A message was queued as a follow-up because a run was active, and the
-    /// supervisor has not yet handled that run's end: if the agent is idle now, the
-    /// run ended without taking it, and it must start before anything sent later.
-    queued_while_busy: bool,
     store: Option<Arc<dyn NotificationStore>>,
 }
 
@@ -132,7 +128,6 @@ impl Supervisor {
                 unrecorded: false,
                 held: false,
                 switching: false,
-                queued_while_busy: false,
                 store: None,
             }),
             observer: Mutex::new(None),
@@ -189,11 +184,7 @@ impl Supervisor {
         // Follow-ups a run left queued when it stopped on its own (turn limit, failure)
         // were sent before this one: it waits behind them, and the oldest starts now,
         // as it would once the supervisor hears of the run's end.
-        let ended_without_it = state.queued_while_busy && inner.follow_ups_waiting();
-        if kind == QueueKind::FollowUp
-            && !state.held
-            && (ended_without_it || inner.follow_ups_left_over())
-        {
+        if kind == QueueKind::FollowUp && !state.held && inner.follow_ups_left_over() {
             inner.agent.queue(kind, Message::User(message));
             inner.pump(&mut state);
             return SupervisorOutcome::QueuedFollowUp;
@@ -212,7 +203,6 @@ impl Supervisor {
             // its `agent_end` makes the serve task start a run for the queued message.
             Err(_) => {
                 inner.agent.queue(kind, Message::User(message));
-                state.queued_while_busy |= kind == QueueKind::FollowUp;
                 match kind {
                     QueueKind::FollowUp => SupervisorOutcome::QueuedFollowUp,
                     QueueKind::Steering => SupervisorOutcome::QueuedSteering,
@@ -450,17 +440,13 @@ impl Inner {
     /// (its last message is the turn-limit notice or a failed answer).
     fn follow_ups_left_over(&self) -> bool {
         let state = self.agent.state();
-        self.follow_ups_waiting()
+        !state.is_streaming
+            && !self.agent.queued(QueueKind::FollowUp).is_empty()
             && match state.messages.last() {
                 Some(Message::Notice(_)) => true,
                 Some(Message::Assistant(a)) => a.is_failed(),
                 _ => false,
             }
-    }
-
-    /// The agent is idle with follow-ups queued.
-    fn follow_ups_waiting(&self) -> bool {
-        !self.agent.state().is_streaming && !self.agent.queued(QueueKind::FollowUp).is_empty()
     }
 
     /// Takes what another process parked for the active session; delivered like any
@@ -489,9 +475,6 @@ impl Inner {
         let _runtime = self.runtime.enter();
         let mut state = self.lock();
         self.pump(&mut state);
-        // The run's end is handled: what it left queued was started above (or waits
-        // for the hold or the switch to end, which starts it as well).
-        state.queued_while_busy = false;
     }
 }
 
