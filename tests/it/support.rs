@@ -14,6 +14,7 @@ pub mod exec;
 pub mod fake_llm;
 pub mod json_text;
 pub mod mcp;
+pub mod poll;
 pub mod pty;
 pub mod rpc;
 pub mod runs;

@@ -12,7 +12,7 @@ use nix::fcntl::{Flock, FlockArg};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn cron_dir(sandbox: &Sandbox) -> PathBuf {
     let workspace = std::fs::canonicalize(sandbox.workspace()).unwrap();
@@ -50,11 +50,11 @@ fn fires_of_a_job_from_another_session_reach_it_while_it_is_open() {
     b.until(|l| l["type"] == "response");
     // B's scheduler takes the lock as it starts: wait for that (checked every 10 ms,
     // with a failure bound), so that A is the one on standby.
-    let deadline = Instant::now() + crate::support::DEADLINE;
-    while !scheduler_lock_held(&cron_dir(&sandbox)) {
-        assert!(Instant::now() < deadline, "B never took the scheduler lock");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    crate::support::poll::until(
+        "B never took the scheduler lock",
+        crate::support::DEADLINE,
+        || scheduler_lock_held(&cron_dir(&sandbox)).then_some(()),
+    );
 
     let mut a = Rpc::start_in(sandbox.clone(), 0, &["--provider", "demo"]);
     a.send(r#"{"type":"prompt","content":"every 2 seconds ping from A"}"#);

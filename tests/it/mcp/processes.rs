@@ -22,20 +22,12 @@ pub fn hung_table(name: &str, pid_file: &Path, extra: &str) -> String {
 
 /// Waits (bounded) until the hung server wrote its child's pid.
 pub async fn child_pid(pid_file: &Path) -> u32 {
-    let give_up = tokio::time::Instant::now() + MCP_DEADLINE;
-    loop {
-        if let Some(pid) = std::fs::read_to_string(pid_file)
+    crate::support::poll::until_async("the server never started its child", MCP_DEADLINE, || {
+        std::fs::read_to_string(pid_file)
             .ok()
             .and_then(|s| s.trim().parse().ok())
-        {
-            return pid;
-        }
-        assert!(
-            tokio::time::Instant::now() < give_up,
-            "the server never started its child"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread")]

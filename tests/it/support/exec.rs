@@ -170,24 +170,15 @@ pub fn sleepers(marker: &str) -> Vec<u32> {
 /// Waits (up to [`DEADLINE`]) until a `sleep MARKER` process runs for each marker;
 /// returns their pids. Panics naming the markers that never appeared.
 pub async fn wait_for_sleepers(markers: &[String]) -> Vec<u32> {
-    let until = std::time::Instant::now() + DEADLINE;
-    loop {
+    let what = format!("these processes never all started: {markers:?}");
+    super::poll::until_async(&what, DEADLINE, || {
         let found: Vec<Vec<u32>> = markers.iter().map(|m| sleepers(m)).collect();
-        if found.iter().all(|pids| !pids.is_empty()) {
-            return found.into_iter().flatten().collect();
-        }
-        assert!(
-            std::time::Instant::now() < until,
-            "these processes never started: {:?}",
-            markers
-                .iter()
-                .zip(&found)
-                .filter(|(_, p)| p.is_empty())
-                .map(|(m, _)| m)
-                .collect::<Vec<_>>()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        found
+            .iter()
+            .all(|pids| !pids.is_empty())
+            .then(|| found.into_iter().flatten().collect())
+    })
+    .await
 }
 
 /// Asserts that every pid exits (each waited on with a pidfd, up to [`DEADLINE`]).

@@ -52,8 +52,8 @@ echo done > out/finished
 /// Waits (up to the deadline) for a process whose arguments contain `needle`, with
 /// `parent` as parent; returns its pid.
 fn find_process(needle: &str, parent: u32) -> u32 {
-    let until = Instant::now() + DEADLINE;
-    loop {
+    let what = format!("no process {needle:?} under {parent}");
+    crate::support::poll::until(&what, DEADLINE, || {
         for entry in std::fs::read_dir("/proc").unwrap().flatten() {
             let Some(pid) = entry
                 .file_name()
@@ -69,15 +69,11 @@ fn find_process(needle: &str, parent: u32) -> u32 {
                 .and_then(|(_, rest)| rest.split_whitespace().nth(1))
                 .and_then(|p| p.parse::<u32>().ok());
             if ppid == Some(parent) && String::from_utf8_lossy(&cmdline).contains(needle) {
-                return pid;
+                return Some(pid);
             }
         }
-        assert!(
-            Instant::now() < until,
-            "no process {needle:?} under {parent}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+        None
+    })
 }
 
 fn assert_no_canary(text: &str, what: &str) {
@@ -91,17 +87,16 @@ fn read(path: &Path) -> String {
 }
 
 fn wait_with_deadline(child: &mut Child) -> std::process::ExitStatus {
-    let until = Instant::now() + DEADLINE;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() > until {
+    let give_up = Instant::now() + DEADLINE;
+    crate::support::poll::until("claw-tui did not finish", DEADLINE * 2, || {
+        let status = child.try_wait().unwrap();
+        if status.is_none() && Instant::now() > give_up {
+            // Nothing of this test is left running when it fails.
             let _ = child.kill();
             panic!("claw-tui did not finish");
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+        status
+    })
 }
 
 /// Runs the probe with `settings` added to `[exec]`; `pid_namespace` says whether the

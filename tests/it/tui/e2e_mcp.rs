@@ -13,7 +13,6 @@ use crate::support::mcp::{MCP_DEADLINE, fixture_bin, log_lines, stdio_table};
 use crate::support::pty::Tui;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 fn write_project(sandbox: &Sandbox, log: &Path, extra_arg: Option<&str>) {
     let mut args = vec![json!("--log"), json!(log)];
@@ -119,18 +118,13 @@ fn three_servers_neither_delay_the_first_frame_nor_write_on_the_screen() {
     let hung_child = runtime.block_on(child_pid(&pid_file));
 
     let log = log_file(root);
-    let give_up = Instant::now() + MCP_DEADLINE;
-    while !std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .contains("noisy-stderr-marker")
-    {
-        assert!(
-            Instant::now() < give_up,
-            "the server's stderr never reached {}",
-            log.display()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let what = format!("the server's stderr never reached {}", log.display());
+    crate::support::poll::until(&what, MCP_DEADLINE, || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("noisy-stderr-marker")
+            .then_some(())
+    });
     assert!(
         !tui.text().contains("noisy-stderr-marker"),
         "{}",
