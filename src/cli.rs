@@ -199,6 +199,24 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
         format: ExportFormat,
     },
+    /// Print a recorded LLM request of a session: its breakdown, or the raw body.
+    Inspect {
+        /// Session id, id prefix or file path (default: the workspace's latest session).
+        session: Option<String>,
+        /// Only the requests sent in this turn (the Nth prompt of the session).
+        #[arg(long)]
+        turn: Option<u32>,
+        /// The Kth request, counting from 1 in send order (all agents; within the turn
+        /// with --turn). Default: the latest (with --turn, that turn's first).
+        #[arg(long)]
+        request: Option<usize>,
+        /// Print the body exactly as it was sent.
+        #[arg(long, conflicts_with = "list")]
+        raw: bool,
+        /// List the session's requests instead.
+        #[arg(long)]
+        list: bool,
+    },
     /// Show what protects this machine when commands run (exit 1 if not all is in force).
     Doctor,
     /// MCP servers: `claw-tui mcp list`.

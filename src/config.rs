@@ -108,6 +108,30 @@ pub struct FileConfig {
     /// `[hooks]`: the user's commands around tool calls, prompts and idle times.
     #[serde(default)]
     pub hooks: crate::hooks::HooksConfig,
+    /// `[session]`: what is recorded beside each session file.
+    #[serde(default)]
+    pub session: SessionSection,
+}
+
+/// `[session]` settings.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionSection {
+    /// Record every LLM request in `<session>.requests.jsonl` (default true).
+    #[serde(default = "yes")]
+    pub record_requests: bool,
+}
+
+impl Default for SessionSection {
+    fn default() -> Self {
+        Self {
+            record_requests: true,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Everything resolved: what the app runs with.

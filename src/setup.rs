@@ -193,6 +193,8 @@ pub struct MainRuntime {
     pub context: Arc<ProjectContext>,
     /// The user's control over the main agent: hooks, checkpoints, plan mode.
     pub controls: Controls,
+    /// Where every agent's HTTP calls are reported (the session's request log).
+    pub requests: crate::llm::RequestTap,
 }
 
 /// What puts the user in control of the main agent: the hooks (prompt hooks run by the
@@ -218,6 +220,7 @@ impl MainRuntime {
             controls: self.controls.clone(),
             data_dir: settings.data_dir.clone(),
             workspace: settings.workspace.clone(),
+            requests: self.requests.clone(),
         }
     }
 
@@ -253,9 +256,15 @@ pub struct SessionBinding {
     controls: Controls,
     data_dir: PathBuf,
     workspace: PathBuf,
+    requests: crate::llm::RequestTap,
 }
 
 impl SessionBinding {
+    /// Where every agent's HTTP calls are reported (the session's request log).
+    pub fn requests(&self) -> &crate::llm::RequestTap {
+        &self.requests
+    }
+
     /// Makes `writer`'s session the active one: notifications addressed to it are
     /// delivered (the undelivered ones in `resumed`, its file as read, first, once the
     /// supervisor is released), those for other sessions are recorded in them, and
@@ -403,6 +412,7 @@ fn prepare_runtime_with(
         refreshing.refresh_after_hooks(details)
     }));
     let bus = MessageBus::new();
+    let requests = crate::llm::RequestTap::default();
     let subagent_prompt = subagent_system_prompt(&context, &policy);
     let subagents = SubagentManager::new(
         provider.clone(),
@@ -414,6 +424,7 @@ fn prepare_runtime_with(
             thinking: settings.thinking,
             compaction: settings.compaction.clone(),
             context_window: settings.provider.context_window,
+            requests: requests.clone(),
             ..SubagentConfig::new(model.clone())
         },
     );
@@ -444,7 +455,7 @@ fn prepare_runtime_with(
             .into_iter()
             .map(|name| format!("[tools] disabled names an unknown tool: {name}")),
     );
-    let agent = Agent::new(provider, model);
+    let agent = Agent::new(requests.tagged(provider, "main"), model);
     configure_main_agent(&agent, settings, &context, &policy);
     let mcp_plan = crate::mcp::launch::plan(settings);
     warnings.extend(mcp_plan.warnings.iter().cloned());
@@ -484,6 +495,7 @@ fn prepare_runtime_with(
             checkpoints,
             modes,
         },
+        requests,
     })
 }
 

@@ -7,6 +7,7 @@ use crate::agent::{Agent, Message, QueueKind, UserMessage};
 use crate::cli::{Cli, Command, ExportFormat, McpCommand, Mode};
 use crate::config::Settings;
 use crate::images;
+use crate::inspect::RequestRecorder;
 use crate::session::{self, OpenedSession, export};
 use crate::setup;
 use crate::tools::exec::Approver;
@@ -96,7 +97,12 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
     let recording = opened.map(|mut opened| {
         restore(&agent, &mut opened);
         binding.enter(&opened.writer, opened.resumed.as_ref());
-        Recording::start(&agent, opened.writer, rpc)
+        let requests = settings
+            .file
+            .session
+            .record_requests
+            .then(|| RequestRecorder::start(&main.requests, opened.writer.path(), &agent));
+        Recording::start(&agent, opened.writer, rpc, requests)
     });
     let code = match prompt {
         Some(prompt) => {
@@ -128,6 +134,7 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
                 exit_on_eof: cli.exit_on_eof,
             };
             let runtime = RpcRuntime {
+                requests: &main.requests,
                 supervisor: &main.supervisor,
                 controls: &main.controls,
                 subagents: &main.subagents,
@@ -172,16 +179,23 @@ struct Recording {
     finish: tokio::sync::oneshot::Sender<()>,
     task: tokio::task::JoinHandle<session::SaveStatus>,
     reporter: tokio::task::JoinHandle<()>,
+    requests: Option<RequestRecorder>,
 }
 
 impl Recording {
-    fn start(agent: &Agent, writer: session::SessionWriter, rpc: bool) -> Self {
+    fn start(
+        agent: &Agent,
+        writer: session::SessionWriter,
+        rpc: bool,
+        requests: Option<RequestRecorder>,
+    ) -> Self {
         let reporter = saving::report(writer.status(), rpc);
         let (finish, task) = session::record_events(agent, writer);
         Self {
             finish,
             task,
             reporter,
+            requests,
         }
     }
 
@@ -197,6 +211,9 @@ impl Recording {
         });
         // Ends once the writer is gone, after its last report.
         let _ = self.reporter.await;
+        if let Some(requests) = self.requests {
+            requests.close().await;
+        }
         !saving::report_final(&status)
     }
 }
@@ -322,6 +339,22 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
                 }
             }
         }
+        Command::Inspect {
+            session: key,
+            turn,
+            request,
+            raw,
+            list,
+        } => crate::inspect::cli::run(
+            settings,
+            &crate::inspect::cli::Query {
+                session: key.clone(),
+                turn: *turn,
+                request: *request,
+                raw: *raw,
+                list: *list,
+            },
+        ),
         Command::Export {
             session: key,
             format,

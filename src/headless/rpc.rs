@@ -62,6 +62,10 @@ pub(super) enum Command {
         conflicts: Conflicts,
     },
     Diff,
+    GetRequests,
+    GetRequest {
+        index: usize,
+    },
 }
 
 fn skip() -> Conflicts {
@@ -76,7 +80,7 @@ pub(super) enum QueueName {
 }
 
 const COMMANDS: &str = "prompt, steer, follow_up, abort, compact, get_state, set_queue_mode, \
-                        approve, set_mode, undo, rewind, diff";
+                        approve, set_mode, undo, rewind, diff, get_requests, get_request";
 
 /// Who waits for which approval, by request id.
 type Waiting = HashMap<String, oneshot::Sender<ApprovalDecision>>;
@@ -135,14 +139,29 @@ impl PendingApprovals {
     }
 }
 
+/// What the commands read besides the supervisor.
+#[derive(Clone, Copy)]
+pub(super) struct Sources<'a> {
+    /// Hooks, checkpoints and plan mode.
+    pub controls: &'a Controls,
+    /// The MCP servers `get_state` lists.
+    pub mcp: &'a McpManager,
+    /// The session's request log.
+    pub requests: &'a crate::llm::RequestTap,
+}
+
 /// Runs one command line and returns its response object.
 pub(super) async fn handle_line(
     supervisor: &Supervisor,
-    controls: &Controls,
-    mcp: &McpManager,
+    sources: Sources<'_>,
     approvals: &PendingApprovals,
     line: &str,
 ) -> Value {
+    let Sources {
+        controls,
+        mcp,
+        requests,
+    } = sources;
     let agent = supervisor.agent();
     let value: Value = match serde_json::from_str(line) {
         Ok(value) => value,
@@ -203,6 +222,14 @@ pub(super) async fn handle_line(
         command @ (Command::Undo { .. } | Command::Rewind { .. } | Command::Diff) => {
             checkpoint_command(controls, &name, command).await
         }
+        Command::GetRequests => match crate::inspect::rpc::list(requests).await {
+            Ok(fields) => success(&name, fields),
+            Err(e) => failure(Some(&name), e),
+        },
+        Command::GetRequest { index } => match crate::inspect::rpc::one(requests, index).await {
+            Ok(fields) => success(&name, fields),
+            Err(e) => failure(Some(&name), e),
+        },
         Command::Abort => {
             supervisor.abort();
             success(&name, json!({}))

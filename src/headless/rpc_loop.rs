@@ -49,6 +49,8 @@ pub struct RpcRuntime<'a> {
     pub subagents: &'a SubagentManager,
     /// The MCP servers `get_state` lists.
     pub mcp: &'a McpManager,
+    /// Where the session's requests are recorded (`get_requests`, `get_request`).
+    pub requests: &'a crate::llm::RequestTap,
 }
 
 /// Serves RPC commands from `input` until its end or a stop signal; returns the exit
@@ -66,6 +68,7 @@ pub async fn serve(
         controls,
         subagents,
         mcp,
+        requests,
     } = runtime;
     let agent = supervisor.agent();
     let shared = Shared {
@@ -94,7 +97,12 @@ pub async fn serve(
         match next {
             Ok(Input::Line(line)) if line.trim().is_empty() => {}
             Ok(Input::Line(line)) => {
-                write_json_line(&handle_line(supervisor, controls, mcp, &approvals, &line).await)
+                let sources = super::rpc::Sources {
+                    controls,
+                    mcp,
+                    requests,
+                };
+                write_json_line(&handle_line(supervisor, sources, &approvals, &line).await)
             }
             Ok(Input::Bad(why)) => write_json_line(&failure(None, why)),
             Ok(Input::End) => break,

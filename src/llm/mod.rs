@@ -13,6 +13,7 @@ pub mod responses;
 pub mod retry;
 pub mod secret;
 pub mod sse;
+pub mod tap;
 mod transport;
 
 pub use anthropic::AnthropicConfig;
@@ -26,6 +27,7 @@ pub use remote::{
 pub use responses::ResponsesConfig;
 pub use retry::RetryPolicy;
 pub use secret::Secret;
+pub use tap::{CallSink, FinishedCall, RequestOrigin, RequestTap, SentCall};
 
 use crate::agent::event::MessageDelta;
 use crate::agent::tool::ToolDefinition;
@@ -115,6 +117,18 @@ pub type LlmStream = BoxStream<'static, LlmEvent>;
 pub trait Provider: Send + Sync {
     /// Starts one call; `cancel` stops the stream.
     fn stream(&self, request: LlmRequest, cancel: CancellationToken) -> LlmStream;
+
+    /// Starts one call made for `origin`; HTTP providers report what they send to its
+    /// tap. Providers that send nothing over HTTP just stream.
+    fn stream_for(
+        &self,
+        request: LlmRequest,
+        cancel: CancellationToken,
+        origin: &RequestOrigin,
+    ) -> LlmStream {
+        let _ = origin;
+        self.stream(request, cancel)
+    }
 
     /// The model ids the server offers (for `/model` completion); empty when the
     /// provider has no such list. Errors say what failed, for the log.

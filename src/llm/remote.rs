@@ -16,7 +16,7 @@ use super::sse::{self, DEFAULT_MAX_EVENT_BYTES};
 use super::transport::{self, Decoder, HttpRequest, Limits, Target};
 use super::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, LlmMessage, LlmRequest,
-    LlmStream, Provider, SetupError,
+    LlmStream, Provider, RequestOrigin, SetupError,
 };
 use bytes::Bytes;
 use futures::Stream;
@@ -303,8 +303,14 @@ impl RemoteProvider {
     }
 }
 
-impl Provider for RemoteProvider {
-    fn stream(&self, request: LlmRequest, cancel: CancellationToken) -> LlmStream {
+impl RemoteProvider {
+    /// Sends one call, reporting it to `origin`'s tap when one is attached.
+    fn send(
+        &self,
+        request: LlmRequest,
+        cancel: CancellationToken,
+        origin: Option<&RequestOrigin>,
+    ) -> LlmStream {
         let key_sent = match self.check_key() {
             Ok(sent) => sent,
             Err(message) => return transport::failed(&request.model, message),
@@ -323,6 +329,10 @@ impl Provider for RemoteProvider {
             }
         };
         let remote = self.config.remote();
+        let url = self.config.url();
+        // The bytes handed to the HTTP client are the ones recorded.
+        let watch =
+            origin.and_then(|o| o.sent((&remote.name, &request.model, &url), &headers, &body));
         let http = HttpRequest {
             client: self.client.clone(),
             headers,
@@ -330,13 +340,33 @@ impl Provider for RemoteProvider {
             target: Target {
                 provider: remote.name.clone(),
                 model: request.model.clone(),
-                url: self.config.url(),
+                url,
                 key_sent,
                 key_source: remote.api_key_source.clone(),
             },
+            status: watch.as_ref().map(|w| w.status_cell()),
         };
         let decoder = self.config.decoder(&request.model);
-        transport::stream(http, decoder, self.limits(), cancel)
+        let stream = transport::stream(http, decoder, self.limits(), cancel);
+        match watch {
+            Some(watch) => watch.watch(stream),
+            None => stream,
+        }
+    }
+}
+
+impl Provider for RemoteProvider {
+    fn stream(&self, request: LlmRequest, cancel: CancellationToken) -> LlmStream {
+        self.send(request, cancel, None)
+    }
+
+    fn stream_for(
+        &self,
+        request: LlmRequest,
+        cancel: CancellationToken,
+        origin: &RequestOrigin,
+    ) -> LlmStream {
+        self.send(request, cancel, Some(origin))
     }
 
     /// `GET .../models`: Anthropic's pages followed, the OpenAI shape (answered alike by

@@ -18,6 +18,8 @@ use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
 use bytes::Bytes;
 use futures::StreamExt;
 use reqwest::header::HeaderMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU16;
 use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -137,6 +139,8 @@ pub(crate) struct HttpRequest {
     pub body: Bytes,
     /// Who is called.
     pub target: Target,
+    /// Where the last response's status is stored, for the request log.
+    pub status: Option<Arc<AtomicU16>>,
 }
 
 /// Timeouts, size limits and retries of a call.

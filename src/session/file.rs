@@ -25,9 +25,13 @@ pub fn streaming_path(session: &Path) -> PathBuf {
     session.with_extension("streaming")
 }
 
-/// Whether `path` names a session file (not one of its side files).
+/// Whether `path` names a session file (not one of its side files, such as the
+/// request log `<session>.requests.jsonl`).
 pub(super) fn is_session_file(path: &Path) -> bool {
     path.extension().is_some_and(|x| x == "jsonl")
+        && !path
+            .file_stem()
+            .is_some_and(|stem| Path::new(stem).extension().is_some_and(|x| x == "requests"))
 }
 
 /// The session id a file name carries (`<stamp>_<id>.jsonl`), or its whole stem.

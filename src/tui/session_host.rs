@@ -6,6 +6,8 @@ use super::msg::{LoadedSession, Msg, QueuedText, SessionRow};
 use crate::agent::{Agent, AgentEvent, EventKind, NoticeLevel, now_ms};
 use crate::cli::Cli;
 use crate::config::Settings;
+use crate::inspect::{RequestLog, RequestRecorder};
+use crate::llm::RequestTap;
 use crate::session::{
     self, Entry, OpenedSession, SessionData, SessionError, SessionWriter, record_events,
 };
@@ -41,6 +43,8 @@ struct HostState {
     /// False with `--no-session`: nothing is written.
     enabled: bool,
     recording: Option<Recording>,
+    /// Where the runtime's calls are reported, when `[session] record_requests` is on.
+    requests: Option<RequestTap>,
 }
 
 /// How saving a session goes, as its writer reports it.
@@ -51,6 +55,7 @@ struct Recording {
     finish: oneshot::Sender<()>,
     task: JoinHandle<session::SaveStatus>,
     status: SaveWatch,
+    requests: Option<RequestRecorder>,
 }
 
 impl SessionHost {
@@ -69,6 +74,10 @@ impl SessionHost {
                 provider: settings.provider.name.clone(),
                 enabled,
                 recording: None,
+                requests: binding
+                    .as_ref()
+                    .filter(|_| settings.file.session.record_requests)
+                    .map(|b| b.requests().clone()),
             })),
             binding,
         }
@@ -325,6 +334,26 @@ impl SessionHost {
         }
     }
 
+    /// The current session's request log, once every call reported is written.
+    pub async fn load_requests(&self) -> Result<RequestLog, String> {
+        let tap = self.state.lock().await.requests.clone();
+        let Some(tap) = tap else {
+            return Err(
+                "requests are not recorded (`[session] record_requests = false`, or \
+                        no session)"
+                    .into(),
+            );
+        };
+        let Some(path) = tap.log_path() else {
+            return Err("no session is being recorded".into());
+        };
+        tap.sync().await;
+        tokio::task::spawn_blocking(move || RequestLog::load(&path))
+            .await
+            .map_err(|e| format!("the request log could not be read: {e}"))?
+            .map_err(|e| e.to_string())
+    }
+
     /// The chat shows the session: what waits for it may start now.
     pub fn release(&self) {
         if let Some(binding) = &self.binding {
@@ -346,12 +375,17 @@ fn record(state: &mut HostState, writer: SessionWriter, data: Option<&SessionDat
     }
     let id = writer.id().to_owned();
     let status = writer.status();
+    let requests = state
+        .requests
+        .as_ref()
+        .map(|tap| RequestRecorder::start(tap, writer.path(), &state.agent));
     let (finish, task) = record_events(&state.agent, writer);
     state.recording = Some(Recording {
         id,
         finish,
         task,
         status,
+        requests,
     });
 }
 
@@ -402,6 +436,9 @@ async fn stop_recording(state: &mut HostState) {
         let _ = state.agent.state();
         let _ = recording.finish.send(());
         let _ = recording.task.await;
+        if let Some(requests) = recording.requests {
+            requests.close().await;
+        }
     }
 }
 

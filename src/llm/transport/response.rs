@@ -38,6 +38,12 @@ impl<D: Decoder> Call<D> {
     /// Handles the response headers: an error status, a body that is not events, or the
     /// stream.
     pub(super) async fn respond(&mut self, response: reqwest::Response) {
+        if let Some(cell) = self.request.as_ref().and_then(|r| r.status.as_ref()) {
+            cell.store(
+                response.status().as_u16(),
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
         if !response.status().is_success() {
             return self.http_error(response).await;
         }

@@ -86,7 +86,8 @@ pub(super) async fn run(manager: SubagentManager, job: Job) {
 fn build_agent(manager: &SubagentManager, job: &Job) -> Agent {
     let shared = &manager.shared;
     let config = &shared.config;
-    let agent = Agent::new(shared.provider.clone(), config.model.clone());
+    let provider = config.requests.tagged(shared.provider.clone(), &job.id);
+    let agent = Agent::new(provider, config.model.clone());
     agent.set_system_prompt(manager.system_prompt());
     let role = AgentRole::Subagent(SubagentRef {
         id: job.id.clone(),

@@ -93,6 +93,8 @@ pub struct SubagentConfig {
     pub compaction: CompactionSettings,
     /// The configured context window; `None`: the built-in table's for the model.
     pub context_window: Option<u64>,
+    /// Where their HTTP calls are reported, each under the subagent's id.
+    pub requests: crate::llm::RequestTap,
 }
 
 impl SubagentConfig {
@@ -107,6 +109,7 @@ impl SubagentConfig {
             tool_execution: ToolExecution::Parallel,
             compaction: CompactionSettings::default(),
             context_window: None,
+            requests: crate::llm::RequestTap::default(),
         }
     }
 }

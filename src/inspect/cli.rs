@@ -1,0 +1,178 @@
+//! `claw-tui inspect [ID] [--turn N] [--request K] [--raw] [--list]`: a recorded request
+//! as a breakdown table, its raw body, or the list of the session's requests.
+
+use super::log::{RequestLog, requests_path};
+use super::{breakdown, rows, select};
+use crate::config::Settings;
+use crate::headless::{EXIT_OK, EXIT_USAGE};
+use crate::session;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// What the command line asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Query {
+    /// Session id, prefix or path; `None`: the workspace's latest.
+    pub session: Option<String>,
+    /// `--turn N`.
+    pub turn: Option<u32>,
+    /// `--request K`.
+    pub request: Option<usize>,
+    /// `--raw`.
+    pub raw: bool,
+    /// `--list`.
+    pub list: bool,
+}
+
+/// Runs the command; the exit code.
+pub fn run(settings: &Settings, query: &Query) -> i32 {
+    match output(settings, query) {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+            EXIT_OK
+        }
+        Err(message) => {
+            eprintln!("claw-tui: {message}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn session_file(settings: &Settings, key: Option<&str>) -> Result<PathBuf, String> {
+    match key {
+        Some(key) => session::find_session(&settings.data_dir, &settings.workspace, key)
+            .map_err(|e| e.to_string()),
+        None => session::latest_session(&settings.data_dir, &settings.workspace)
+            .map(|latest| latest.path)
+            .ok_or_else(|| {
+                format!(
+                    "no session in this workspace ({}) yet",
+                    settings.workspace.display()
+                )
+            }),
+    }
+}
+
+/// What the command prints.
+pub fn output(settings: &Settings, query: &Query) -> Result<String, String> {
+    let path = session_file(settings, query.session.as_deref())?;
+    let log_path = requests_path(&path);
+    let log = RequestLog::load(&log_path).map_err(|e| e.to_string())?;
+    if log.is_empty() {
+        return Err(format!(
+            "session {} has no recorded requests ({} is missing or empty; sessions \
+             recorded before requests were, with `[session] record_requests = false`, or \
+             on the offline demo model have none)",
+            path.display(),
+            log_path.display()
+        ));
+    }
+    if query.list {
+        return Ok(list_table(&log, query.turn));
+    }
+    let n = select(&log, query.turn, query.request)?;
+    if query.raw {
+        return log.body(n).map_err(|e| e.to_string());
+    }
+    Ok(breakdown_table(&log, n))
+}
+
+/// The list of requests as a table.
+pub fn list_table(log: &RequestLog, turn: Option<u32>) -> String {
+    let mut out = format!(
+        "{:>4} {:>4}  {:<12} {:<24} {:>8} {:>8} {:>8} {:>7} {:>8}  status\n",
+        "#", "turn", "agent", "model", "input", "output", "cached", "ttft", "time"
+    );
+    for row in rows(log)
+        .into_iter()
+        .filter(|r| turn.is_none_or(|t| r.turn == t))
+    {
+        out.push_str(&format!(
+            "{:>4} {:>4}  {:<12} {:<24} {:>8} {:>8} {:>8} {:>7} {:>8}  {}\n",
+            row.index,
+            row.turn,
+            clip(&row.agent, 12),
+            clip(&row.model, 24),
+            row.input,
+            row.output,
+            row.cached,
+            millis(row.ttft_ms),
+            millis(row.duration_ms),
+            row.status
+        ));
+    }
+    out
+}
+
+/// One request's header and breakdown as a table.
+pub fn breakdown_table(log: &RequestLog, n: usize) -> String {
+    let Ok(request) = log.get(n) else {
+        return String::new();
+    };
+    let sent = &request.sent;
+    let mut out = format!(
+        "request {} · turn {} · {} · {} {} · {}\n",
+        sent.index, sent.turn, sent.agent, sent.provider, sent.model, sent.url
+    );
+    if let Some(r) = &request.response {
+        out.push_str(&format!(
+            "status {} · input {} (cache read {}, write {}) · output {} · ttft {} · {} · \
+             retries {}\n",
+            r.status
+                .map_or_else(|| r.stop_reason.clone(), |s| s.to_string()),
+            r.input,
+            r.cache_read,
+            r.cache_write,
+            r.output,
+            millis(r.ttft_ms),
+            millis(Some(r.duration_ms)),
+            r.retries
+        ));
+    }
+    let Some(breakdown) = breakdown(log, n) else {
+        out.push_str("(the body cannot be rebuilt from the log)\n");
+        return out;
+    };
+    let basis = if breakdown.estimated {
+        "estimated, no usage reported"
+    } else {
+        "as reported"
+    };
+    out.push_str(&format!(
+        "\n{:<40} {:>9} {:>7} {:>10}\n",
+        format!("input: {} tokens ({basis})", breakdown.tokens),
+        "tokens",
+        "share",
+        "bytes"
+    ));
+    for part in &breakdown.parts {
+        out.push_str(&format!(
+            "{:<40} {:>9} {:>6.1}% {:>10}\n",
+            clip(&part.label, 40),
+            part.tokens,
+            breakdown.share(part) * 100.0,
+            part.bytes
+        ));
+    }
+    out
+}
+
+/// Milliseconds as `850ms` or `12.3s`; `-` when unknown.
+pub fn millis(ms: Option<u64>) -> String {
+    match ms {
+        None => "-".into(),
+        Some(ms) if ms < 1_000 => format!("{ms}ms"),
+        Some(ms) => format!("{:.1}s", ms as f64 / 1000.0),
+    }
+}
+
+fn clip(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}

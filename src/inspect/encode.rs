@@ -1,0 +1,268 @@
+//! Splitting a request body into blobs and references (see `format.rs`), on the writer
+//! thread.
+
+use super::format::{BlobLine, BodyRef, FieldRef, Item, hash};
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::collections::{HashMap, HashSet};
+
+/// A value longer than this is stored as a blob rather than inline.
+const INLINE_MAX: usize = 64;
+
+/// What the encoder remembers of the log so far.
+#[derive(Debug, Default)]
+pub struct Encoder {
+    /// Hashes of the blobs already in the file.
+    known: HashSet<String>,
+    /// Each agent's latest request: its index and its array fields as hashes.
+    last: HashMap<String, Previous>,
+}
+
+#[derive(Debug, Default)]
+struct Previous {
+    index: usize,
+    arrays: HashMap<String, Vec<String>>,
+}
+
+/// A body encoded: its reference and the blobs not yet in the file.
+#[derive(Debug)]
+pub struct Encoded {
+    /// The body as references.
+    pub body: BodyRef,
+    /// The new blobs, to be written before the request.
+    pub blobs: Vec<BlobLine>,
+}
+
+impl Encoder {
+    /// Remembers that blob `h` is in the file.
+    pub fn know_blob(&mut self, h: &str) {
+        self.known.insert(h.to_owned());
+    }
+
+    /// Remembers request `index` of `agent` with its array fields (hashes), as a base
+    /// for the agent's next request.
+    pub fn know_request(
+        &mut self,
+        agent: &str,
+        index: usize,
+        arrays: HashMap<String, Vec<String>>,
+    ) {
+        self.last
+            .insert(agent.to_owned(), Previous { index, arrays });
+    }
+
+    /// Encodes request `index` of `agent`.
+    pub fn encode(&mut self, agent: &str, index: usize, body: &[u8]) -> Encoded {
+        let mut blobs = Vec::new();
+        let Some(fields) = split(body) else {
+            let h = self.blob(body_text(body), &mut blobs);
+            self.last.remove(agent);
+            return Encoded {
+                body: BodyRef::Whole(h),
+                blobs,
+            };
+        };
+        // The agent's previous request is replaced by this one below.
+        let base = self.last.remove(agent);
+        let mut refs = Vec::with_capacity(fields.len());
+        let mut arrays = HashMap::new();
+        let mut uses_base = false;
+        for field in &fields {
+            let mut entry = FieldRef {
+                k: field.key.clone(),
+                v: None,
+                h: None,
+                a: None,
+            };
+            match &field.value {
+                Value::Array(elements) => {
+                    let hashes: Vec<String> =
+                        elements.iter().map(|e| self.blob(e, &mut blobs)).collect();
+                    let before = base.as_ref().and_then(|b| b.arrays.get(&field.key));
+                    let items = items(&hashes, before.map(Vec::as_slice));
+                    uses_base |= items.iter().any(|i| matches!(i, Item::Run(_)));
+                    entry.a = Some(items);
+                    arrays.insert(field.key.clone(), hashes);
+                }
+                Value::Other(raw) if raw.len() > INLINE_MAX => {
+                    entry.h = Some(self.blob(raw, &mut blobs));
+                }
+                Value::Other(raw) => {
+                    entry.v = RawValue::from_string((*raw).to_owned()).ok();
+                    if entry.v.is_none() {
+                        entry.h = Some(self.blob(raw, &mut blobs));
+                    }
+                }
+            }
+            refs.push(entry);
+        }
+        let base_index = base.filter(|_| uses_base).map(|b| b.index);
+        self.know_request(agent, index, arrays);
+        Encoded {
+            body: BodyRef::Object {
+                base: base_index,
+                fields: refs,
+            },
+            blobs,
+        }
+    }
+
+    /// The hash of `text`, with a blob line for it when it is new.
+    fn blob(&mut self, text: &str, blobs: &mut Vec<BlobLine>) -> String {
+        let h = hash(text.as_bytes());
+        if self.known.insert(h.clone()) {
+            blobs.push(blob_line(&h, text));
+        }
+        h
+    }
+}
+
+/// The blob line for `text`: inline JSON when it is JSON on one line, else a string.
+fn blob_line(h: &str, text: &str) -> BlobLine {
+    let one_line = !text.contains(['\n', '\r']);
+    let json = one_line
+        .then(|| RawValue::from_string(text.to_owned()).ok())
+        .flatten();
+    BlobLine {
+        h: h.to_owned(),
+        text: json.is_none().then(|| text.to_owned()),
+        json,
+    }
+}
+
+fn body_text(body: &[u8]) -> &str {
+    // Bodies are serde_json's output, so UTF-8; anything else is not split (and `split`
+    // already refused it), and is kept as far as it is text.
+    std::str::from_utf8(body).unwrap_or("")
+}
+
+/// The array field's elements as runs of the base's same field and new hashes.
+fn items(hashes: &[String], base: Option<&[String]>) -> Vec<Item> {
+    let base = base.unwrap_or(&[]);
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(base.len());
+    for (at, h) in base.iter().enumerate() {
+        first.entry(h.as_str()).or_insert(at);
+    }
+    let mut items: Vec<Item> = Vec::new();
+    for h in hashes {
+        if let Some(Item::Run([start, len])) = items.last_mut()
+            && base.get(*start + *len) == Some(h)
+        {
+            *len += 1;
+            continue;
+        }
+        match first.get(h.as_str()) {
+            Some(&at) => items.push(Item::Run([at, 1])),
+            None => items.push(Item::Blob(h.clone())),
+        }
+    }
+    items
+}
+
+/// A top-level field of a body.
+pub(super) struct Field<'a> {
+    pub key: String,
+    pub value: Value<'a>,
+}
+
+/// A field's value: an array's elements, or the value's text.
+pub(super) enum Value<'a> {
+    Array(Vec<&'a str>),
+    Other(&'a str),
+}
+
+/// The body as its fields, when it is a JSON object whose fields (and array elements),
+/// joined back in the compact form, give exactly `body`; `None` otherwise.
+pub(super) fn split(body: &[u8]) -> Option<Vec<Field<'_>>> {
+    let text = std::str::from_utf8(body).ok()?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let raw = (&mut de).deserialize_map(FieldsVisitor).ok()?;
+    de.end().ok()?;
+    let mut fields = Vec::with_capacity(raw.len());
+    for (key, value) in raw {
+        let value = value.get();
+        let value = if value.starts_with('[') {
+            let elements: Vec<&RawValue> = serde_json::from_str(value).ok()?;
+            Value::Array(elements.into_iter().map(RawValue::get).collect())
+        } else {
+            Value::Other(value)
+        };
+        fields.push(Field { key, value });
+    }
+    (join(&fields)?.as_bytes() == body).then_some(fields)
+}
+
+/// The compact text of `fields` as one object.
+pub(super) fn join(fields: &[Field<'_>]) -> Option<String> {
+    let mut out = String::from("{");
+    for (n, field) in fields.iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(&field.key).ok()?);
+        out.push(':');
+        match &field.value {
+            Value::Array(elements) => {
+                out.push('[');
+                out.push_str(&elements.join(","));
+                out.push(']');
+            }
+            Value::Other(text) => out.push_str(text),
+        }
+    }
+    out.push('}');
+    Some(out)
+}
+
+struct FieldsVisitor;
+
+impl<'de> Visitor<'de> for FieldsVisitor {
+    type Value = Vec<(String, &'de RawValue)>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut fields = Vec::new();
+        while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
+            fields.push((key, value));
+        }
+        Ok(fields)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appended_messages_refer_to_the_previous_request() {
+        let mut encoder = Encoder::default();
+        let one = br#"{"model":"m","messages":[{"a":1},{"b":2}],"stream":true}"#;
+        let two = br#"{"model":"m","messages":[{"a":1},{"b":2},{"c":3}],"stream":true}"#;
+        let first = encoder.encode("main", 1, one);
+        assert_eq!(first.blobs.len(), 2);
+        let second = encoder.encode("main", 2, two);
+        assert_eq!(second.blobs.len(), 1, "only the new message is stored");
+        let BodyRef::Object { base, fields } = second.body else {
+            panic!("split");
+        };
+        assert_eq!(base, Some(1));
+        let items = fields[1].a.clone().unwrap();
+        assert_eq!(items[0], Item::Run([0, 2]));
+        assert!(matches!(items[1], Item::Blob(_)));
+    }
+
+    #[test]
+    fn bodies_that_do_not_join_back_are_kept_whole() {
+        let mut encoder = Encoder::default();
+        let spaced = b"{ \"model\": \"m\" }";
+        assert!(matches!(
+            encoder.encode("main", 1, spaced).body,
+            BodyRef::Whole(_)
+        ));
+        assert!(split(b"[1,2]").is_none());
+        assert!(split(br#"{"a":1}"#).is_some());
+    }
+}

@@ -1,0 +1,163 @@
+//! The lines of a request log (`<session>.requests.jsonl`).
+//!
+//! A request body repeats the whole history, so it is not stored whole: each top-level
+//! field of the body is kept in order, an array field (messages, input, tools, system
+//! blocks) as its elements, and each element or large value is a *blob* stored once
+//! under its content hash. A request lists its fields; an array lists, for each stretch
+//! it shares with the previous request of the same agent, only `[start, length]` there,
+//! and for the rest the blobs' hashes. So the usual request (the previous one plus the
+//! new messages) costs a few dozen bytes besides its new messages, and the log grows
+//! linearly with the conversation. Reassembling gives back the exact bytes sent (the
+//! writer checks that before it writes, and stores the body whole when it would not).
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// One line of the log.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogLine {
+    /// A piece of a body, stored once.
+    Blob(BlobLine),
+    /// A request as it was sent.
+    Request(Box<RequestLine>),
+    /// How a request ended.
+    Response(ResponseLine),
+}
+
+/// A piece of a body under its hash: JSON as it was sent, or (for text that cannot sit
+/// on one line of the log) the same bytes as a string.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct BlobLine {
+    /// The content hash (SHA-256 of the bytes, first 16 bytes in hex).
+    pub h: String,
+    /// The bytes, when they are JSON without a line break.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json: Option<Box<RawValue>>,
+    /// The bytes otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// A request as sent.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RequestLine {
+    /// Its number in the session, from 1 in send order (all agents).
+    pub index: usize,
+    /// `main` or a subagent's id.
+    pub agent: String,
+    /// The main agent's prompt count when it was sent.
+    pub turn: u32,
+    /// When it was sent, ms since the epoch.
+    pub time_ms: u64,
+    /// The provider's name.
+    pub provider: String,
+    /// The model asked for.
+    pub model: String,
+    /// The endpoint (secret parameters redacted).
+    pub url: String,
+    /// Headers in send order, secrets redacted.
+    pub headers: Vec<(String, String)>,
+    /// How long the body was.
+    pub bytes: usize,
+    /// The body.
+    pub body: BodyRef,
+}
+
+/// A body: whole, or field by field.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BodyRef {
+    /// The body is one blob.
+    Whole(String),
+    /// A JSON object; runs in array fields refer to request `base`.
+    Object {
+        /// The request runs refer to (the previous one of the same agent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base: Option<usize>,
+        /// The fields in order.
+        fields: Vec<FieldRef>,
+    },
+}
+
+/// One top-level field of a body.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FieldRef {
+    /// The key.
+    pub k: String,
+    /// A small value, inline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub v: Option<Box<RawValue>>,
+    /// A large value, by hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub h: Option<String>,
+    /// An array, element by element.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a: Option<Vec<Item>>,
+}
+
+/// Elements of an array field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Item {
+    /// `[start, length]`: that many elements of the base request's same field.
+    Run([usize; 2]),
+    /// One element, by hash.
+    Blob(String),
+}
+
+/// How a request ended.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ResponseLine {
+    /// The request's index.
+    pub index: usize,
+    /// The last attempt's HTTP status (`None`: no response came).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Input tokens at the normal rate.
+    #[serde(default)]
+    pub input: u64,
+    /// Output tokens.
+    #[serde(default)]
+    pub output: u64,
+    /// Input tokens read from the cache.
+    #[serde(default)]
+    pub cache_read: u64,
+    /// Input tokens written to the cache.
+    #[serde(default)]
+    pub cache_write: u64,
+    /// Whether the provider reported usage at all.
+    #[serde(default)]
+    pub usage_reported: bool,
+    /// `stop`, `length`, `tool_use`, `error` or `aborted`.
+    pub stop_reason: String,
+    /// What went wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Time to the first streamed change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<u64>,
+    /// Time to the end.
+    pub duration_ms: u64,
+    /// Output tokens per second of streaming (after the first token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens_per_s: Option<f64>,
+    /// Retries made.
+    #[serde(default)]
+    pub retries: u32,
+}
+
+impl ResponseLine {
+    /// All input tokens the provider counted (normal, cache read and cache write).
+    pub fn input_total(&self) -> u64 {
+        self.input + self.cache_read + self.cache_write
+    }
+}
+
+/// The content hash of `bytes`: SHA-256, the first 16 bytes in hex (a collision by
+/// chance needs about 2^64 distinct pieces).
+pub fn hash(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(bytes);
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}

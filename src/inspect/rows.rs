@@ -1,0 +1,105 @@
+//! The list of a session's requests, and which one `--turn N --request K` (or RPC
+//! `get_request {index}`) means.
+
+use super::log::RequestLog;
+use serde::Serialize;
+
+/// One request as the list shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RequestRow {
+    /// Its number, from 1 in send order.
+    pub index: usize,
+    /// The main agent's prompt count when it was sent.
+    pub turn: u32,
+    /// `main` or a subagent's id.
+    pub agent: String,
+    /// The model asked for.
+    pub model: String,
+    /// Input tokens at the normal rate.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Input tokens read from the cache.
+    pub cached: u64,
+    /// Time to the first token.
+    pub ttft_ms: Option<u64>,
+    /// Time to the end.
+    pub duration_ms: Option<u64>,
+    /// The HTTP status, or what became of the call (`in flight`, `aborted`, ...).
+    pub status: String,
+    /// The failure, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The body's size in bytes.
+    pub bytes: usize,
+}
+
+/// Every request of `log`, in send order.
+pub fn rows(log: &RequestLog) -> Vec<RequestRow> {
+    log.requests
+        .iter()
+        .map(|request| {
+            let response = request.response.as_ref();
+            let status = match response {
+                None => "in flight".to_owned(),
+                Some(r) => match (r.status, r.stop_reason.as_str()) {
+                    (_, "aborted") => "aborted".to_owned(),
+                    (Some(code), "error") => format!("{code} error"),
+                    (None, "error") => "error".to_owned(),
+                    (Some(code), _) => code.to_string(),
+                    (None, reason) => reason.to_owned(),
+                },
+            };
+            RequestRow {
+                index: request.sent.index,
+                turn: request.sent.turn,
+                agent: request.sent.agent.clone(),
+                model: request.sent.model.clone(),
+                input: response.map_or(0, |r| r.input + r.cache_write),
+                output: response.map_or(0, |r| r.output),
+                cached: response.map_or(0, |r| r.cache_read),
+                ttft_ms: response.and_then(|r| r.ttft_ms),
+                duration_ms: response.map(|r| r.duration_ms),
+                status,
+                error: response.and_then(|r| r.error.clone()),
+                bytes: request.sent.bytes,
+            }
+        })
+        .collect()
+}
+
+/// The position of the request meant: `request` K counts from 1 in send order (within
+/// turn `turn` when given); `turn` alone means that turn's first request; neither, the
+/// latest.
+pub fn select(
+    log: &RequestLog,
+    turn: Option<u32>,
+    request: Option<usize>,
+) -> Result<usize, String> {
+    if log.is_empty() {
+        return Err("the session has no recorded requests".into());
+    }
+    let candidates: Vec<usize> = match turn {
+        Some(turn) => log.in_turn(turn),
+        None => (0..log.len()).collect(),
+    };
+    if candidates.is_empty() {
+        let turns = log.requests.iter().map(|r| r.sent.turn).max().unwrap_or(0);
+        return Err(format!(
+            "turn {} sent no request (the session's requests are in turns up to {turns})",
+            turn.unwrap_or(0)
+        ));
+    }
+    let within = turn.map_or(String::new(), |t| format!(" in turn {t}"));
+    match request {
+        Some(0) => Err("requests count from 1".into()),
+        Some(k) => candidates.get(k - 1).copied().ok_or_else(|| {
+            format!(
+                "there is no request {k}{within} (there are {})",
+                candidates.len()
+            )
+        }),
+        None if turn.is_some() => Ok(candidates[0]),
+        None => Ok(candidates[candidates.len() - 1]),
+    }
+}

@@ -1,0 +1,60 @@
+//! RPC `get_requests` (the list) and `get_request {index}` (one request, its body
+//! exactly as sent): read from the session's request log once what was reported is
+//! written.
+
+use super::log::RequestLog;
+use super::{breakdown, rows};
+use crate::llm::RequestTap;
+use serde_json::{Value, json};
+
+async fn load(tap: &RequestTap) -> Result<RequestLog, String> {
+    let path = tap.log_path().ok_or_else(|| {
+        "no request log: the session is not recorded (--no-session) or `[session] \
+         record_requests = false`"
+            .to_owned()
+    })?;
+    tap.sync().await;
+    tokio::task::spawn_blocking(move || RequestLog::load(&path))
+        .await
+        .map_err(|e| format!("the request log could not be read: {e}"))?
+        .map_err(|e| e.to_string())
+}
+
+/// `{"requests": [row, ...]}`.
+pub async fn list(tap: &RequestTap) -> Result<Value, String> {
+    let log = load(tap).await?;
+    Ok(json!({ "requests": rows(&log) }))
+}
+
+/// `{"request": row, "url", "headers", "raw": body text, "body": body JSON,
+/// "breakdown": {...}}` for request `index` (from 1, send order, all agents).
+pub async fn one(tap: &RequestTap, index: usize) -> Result<Value, String> {
+    let log = load(tap).await?;
+    if index == 0 {
+        return Err("requests count from 1".into());
+    }
+    let n = index - 1;
+    let raw = log.body(n).map_err(|e| e.to_string())?;
+    let request = log.get(n).map_err(|e| e.to_string())?;
+    let row = rows(&log).into_iter().nth(n);
+    let body: Value = serde_json::from_str(&raw).unwrap_or(Value::Null);
+    let breakdown = breakdown(&log, n).map(|b| {
+        json!({
+            "tokens": b.tokens,
+            "estimated": b.estimated,
+            "parts": b.parts.iter().map(|p| json!({
+                "label": p.label, "tokens": p.tokens, "bytes": p.bytes,
+            })).collect::<Vec<_>>(),
+        })
+    });
+    Ok(json!({
+        "request": row,
+        "provider": request.sent.provider,
+        "url": request.sent.url,
+        "headers": request.sent.headers,
+        "response": request.response,
+        "raw": raw,
+        "body": body,
+        "breakdown": breakdown,
+    }))
+}

@@ -1,0 +1,280 @@
+//! Writing a session's request log: a thread of its own per session receives the calls
+//! the providers report (so neither the client's thread nor the agent's task encodes or
+//! writes), splits each body into blobs, appends the lines and flushes at the end of
+//! each call (a turn boundary) and on close.
+
+use super::encode::Encoder;
+use super::format::{LogLine, RequestLine, ResponseLine};
+use super::log::{Body, FieldValue, RequestLog, requests_path};
+use crate::agent::Agent;
+use crate::llm::{CallSink, FinishedCall, RequestTap, SentCall};
+use futures::future::BoxFuture;
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+enum Command {
+    Sent(SentCall),
+    Finished(FinishedCall),
+    Sync(tokio::sync::oneshot::Sender<()>),
+    Close(tokio::sync::oneshot::Sender<()>),
+}
+
+/// The sink a tap reports to: hands each call to the writer thread.
+struct ChannelSink(mpsc::Sender<Command>);
+
+impl CallSink for ChannelSink {
+    fn sent(&self, call: SentCall) {
+        let _ = self.0.send(Command::Sent(call));
+    }
+
+    fn finished(&self, call: FinishedCall) {
+        let _ = self.0.send(Command::Finished(call));
+    }
+
+    fn sync(&self) -> BoxFuture<'static, ()> {
+        let (done, wait) = tokio::sync::oneshot::channel();
+        let sent = self.0.send(Command::Sync(done)).is_ok();
+        Box::pin(async move {
+            if sent {
+                let _ = wait.await;
+            }
+        })
+    }
+}
+
+/// A session's request log being written. Close it (or drop it) to detach it from the
+/// tap; closing also waits until everything reported is on disk.
+pub struct RequestRecorder {
+    tap: RequestTap,
+    commands: mpsc::Sender<Command>,
+    path: PathBuf,
+}
+
+impl RequestRecorder {
+    /// Starts recording `tap`'s calls beside the session file `session`, numbering
+    /// turns by `main`'s prompts.
+    pub fn start(tap: &RequestTap, session: &Path, main: &Agent) -> Self {
+        let path = requests_path(session);
+        let (commands, received) = mpsc::channel();
+        let thread_path = path.clone();
+        let spawned = std::thread::Builder::new()
+            .name("request-log".into())
+            .spawn(move || write_loop(&thread_path, &received));
+        if let Err(e) = spawned {
+            tracing::warn!("the request log is not recorded: {e}");
+        }
+        let agent = main.clone();
+        tap.attach(
+            Arc::new(ChannelSink(commands.clone())),
+            move || prompt_count(&agent),
+            Some(path.clone()),
+        );
+        Self {
+            tap: tap.clone(),
+            commands,
+            path,
+        }
+    }
+
+    /// Where the log is written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Detaches from the tap and waits until every call reported is written.
+    pub async fn close(self) {
+        self.tap.detach();
+        let (done, wait) = tokio::sync::oneshot::channel();
+        if self.commands.send(Command::Close(done)).is_ok() {
+            let _ = wait.await;
+        }
+    }
+}
+
+impl Drop for RequestRecorder {
+    fn drop(&mut self) {
+        // The tap's turn source holds the agent, whose provider holds the tap.
+        self.tap.detach();
+    }
+}
+
+use std::sync::Arc;
+
+/// The main agent's prompts so far: user messages and delivered notifications.
+fn prompt_count(agent: &Agent) -> u32 {
+    use crate::agent::Message;
+    let state = agent.state();
+    let count = state
+        .messages
+        .iter()
+        .filter(|m| matches!(m, Message::User(_) | Message::Notification(_)))
+        .count();
+    u32::try_from(count).unwrap_or(u32::MAX)
+}
+
+/// What the writer thread keeps.
+struct Writer {
+    file: Option<BufWriter<File>>,
+    encoder: Encoder,
+    next_index: usize,
+    /// Process-local call ids of calls in flight → their index.
+    pending: HashMap<u64, usize>,
+    path: PathBuf,
+    failed: bool,
+}
+
+fn write_loop(path: &Path, received: &mpsc::Receiver<Command>) {
+    let mut writer = Writer::open(path);
+    while let Ok(command) = received.recv() {
+        match command {
+            // Each call's start and end are turn boundaries: flushed at once, so a
+            // reader of the file (RPC, the inspector) sees the call in flight.
+            Command::Sent(call) => {
+                writer.sent(call);
+                writer.flush();
+            }
+            Command::Finished(call) => {
+                writer.finished(&call);
+                writer.flush();
+            }
+            Command::Sync(done) => drop(done.send(())),
+            Command::Close(done) => {
+                // Calls reported before the close are in the channel ahead of it.
+                while let Ok(command) = received.try_recv() {
+                    match command {
+                        Command::Sent(call) => writer.sent(call),
+                        Command::Finished(call) => writer.finished(&call),
+                        Command::Sync(other) | Command::Close(other) => drop(other.send(())),
+                    }
+                }
+                writer.flush();
+                let _ = done.send(());
+                return;
+            }
+        }
+    }
+    writer.flush();
+}
+
+impl Writer {
+    /// Continues the log at `path` (numbering, blobs and bases from what it holds).
+    fn open(path: &Path) -> Self {
+        let mut encoder = Encoder::default();
+        let log = RequestLog::load(path).unwrap_or_else(|e| {
+            tracing::warn!("{e}; its requests are not continued");
+            RequestLog::default()
+        });
+        for h in log.blob_hashes() {
+            encoder.know_blob(h);
+        }
+        for request in &log.requests {
+            if let Ok(Body::Object(fields)) = &request.body {
+                let arrays = fields
+                    .iter()
+                    .filter_map(|(k, v)| match v {
+                        FieldValue::Array(ids) => Some((
+                            k.clone(),
+                            ids.iter().map(|&id| log.blob_hash(id).to_owned()).collect(),
+                        )),
+                        _ => None,
+                    })
+                    .collect();
+                encoder.know_request(&request.sent.agent, request.sent.index, arrays);
+            }
+        }
+        let next_index = log.requests.last().map_or(0, |r| r.sent.index) + 1;
+        let file = crate::private_fs::open(path, OpenOptions::new().create(true).append(true))
+            .map(BufWriter::new)
+            .map_err(|e| tracing::warn!("cannot open the request log {}: {e}", path.display()))
+            .ok();
+        Self {
+            file,
+            encoder,
+            next_index,
+            pending: HashMap::new(),
+            path: path.to_owned(),
+            failed: false,
+        }
+    }
+
+    fn sent(&mut self, call: SentCall) {
+        let index = self.next_index;
+        self.next_index += 1;
+        self.pending.insert(call.id, index);
+        let encoded = self.encoder.encode(&call.agent, index, &call.body);
+        for blob in encoded.blobs {
+            self.line(&LogLine::Blob(blob));
+        }
+        self.line(&LogLine::Request(Box::new(RequestLine {
+            index,
+            agent: call.agent,
+            turn: call.turn,
+            time_ms: call.time_ms,
+            provider: call.provider,
+            model: call.model,
+            url: call.url,
+            headers: call.headers,
+            bytes: call.body.len(),
+            body: encoded.body,
+        })));
+    }
+
+    fn finished(&mut self, call: &FinishedCall) {
+        let Some(index) = self.pending.remove(&call.id) else {
+            return;
+        };
+        let usage = call.usage.clone().unwrap_or_default();
+        let streaming_ms = call
+            .ttft_ms
+            .map(|first| call.duration_ms.saturating_sub(first));
+        let per_s = streaming_ms
+            .filter(|&ms| ms > 0 && usage.output > 0)
+            .map(|ms| usage.output as f64 * 1000.0 / ms as f64);
+        self.line(&LogLine::Response(ResponseLine {
+            index,
+            status: call.status,
+            input: usage.input,
+            output: usage.output,
+            cache_read: usage.cache_read,
+            cache_write: usage.cache_write,
+            usage_reported: call.usage.is_some(),
+            stop_reason: call.stop_reason.clone(),
+            error: call.error.clone(),
+            ttft_ms: call.ttft_ms,
+            duration_ms: call.duration_ms,
+            output_tokens_per_s: per_s,
+            retries: call.retries,
+        }));
+    }
+
+    fn line(&mut self, line: &LogLine) {
+        let Some(file) = &mut self.file else {
+            return;
+        };
+        let written = serde_json::to_writer(&mut *file, line)
+            .map_err(std::io::Error::other)
+            .and_then(|()| file.write_all(b"\n"));
+        self.report(written);
+    }
+
+    fn flush(&mut self) {
+        if let Some(file) = &mut self.file {
+            let flushed = file.flush();
+            self.report(flushed);
+        }
+    }
+
+    fn report(&mut self, result: std::io::Result<()>) {
+        match result {
+            Ok(()) => self.failed = false,
+            Err(e) if !self.failed => {
+                self.failed = true;
+                tracing::warn!("cannot write the request log {}: {e}", self.path.display());
+            }
+            Err(_) => {}
+        }
+    }
+}
