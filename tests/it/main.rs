@@ -6,6 +6,7 @@ mod compaction;
 mod config;
 mod control;
 mod headless;
+mod inspect;
 mod mcp;
 mod private_files;
 mod provider;

@@ -67,7 +67,9 @@ impl Sandbox {
                 .flatten()
                 .flatten()
             {
-                if f.path().extension().is_some_and(|x| x == "jsonl") {
+                let name = f.file_name().to_string_lossy().into_owned();
+                // The request log beside a session is not a session.
+                if name.ends_with(".jsonl") && !name.ends_with(".requests.jsonl") {
                     out.push(f.path());
                 }
             }

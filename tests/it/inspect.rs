@@ -1,0 +1,6 @@
+//! The request log and inspector: what is recorded equals what the server received,
+//! secrets stay out, the log stays small, and the inspector's views and commands.
+
+mod binary;
+mod size;
+mod wire;
