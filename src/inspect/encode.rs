@@ -5,6 +5,7 @@ use super::format::{BlobLine, BodyRef, FieldRef, Item, hash};
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// A value longer than this is stored as a blob rather than inline.
 const INLINE_MAX: usize = 64;
@@ -21,8 +22,24 @@ pub struct Encoder {
 #[derive(Debug, Default)]
 struct Previous {
     index: usize,
-    arrays: HashMap<String, Vec<String>>,
+    /// Each array field's elements: hash and text.
+    arrays: HashMap<String, Vec<(String, Arc<str>)>>,
+    /// The other fields' texts.
+    values: HashMap<String, Arc<str>>,
 }
+
+/// A request's fields as the base of the next one: arrays (hash and text of each
+/// element) and the other values' texts.
+#[derive(Debug, Default)]
+pub struct Fields {
+    /// Array fields.
+    pub arrays: HashMap<String, Vec<(String, Arc<str>)>>,
+    /// Other fields.
+    pub values: HashMap<String, Arc<str>>,
+}
+
+/// An edit is stored instead of a whole piece when it keeps at least this share of it.
+const EDIT_KEEPS: usize = 2;
 
 /// A body encoded: its reference and the blobs not yet in the file.
 #[derive(Debug)]
@@ -39,16 +56,18 @@ impl Encoder {
         self.known.insert(h.to_owned());
     }
 
-    /// Remembers request `index` of `agent` with its array fields (hashes), as a base
-    /// for the agent's next request.
-    pub fn know_request(
-        &mut self,
-        agent: &str,
-        index: usize,
-        arrays: HashMap<String, Vec<String>>,
-    ) {
-        self.last
-            .insert(agent.to_owned(), Previous { index, arrays });
+    /// Remembers request `index` of `agent` with its array fields (hashes and texts),
+    /// as a base for the agent's next request.
+    pub fn know_request(&mut self, agent: &str, index: usize, fields: Fields) {
+        let Fields { arrays, values } = fields;
+        self.last.insert(
+            agent.to_owned(),
+            Previous {
+                index,
+                arrays,
+                values,
+            },
+        );
     }
 
     /// Encodes request `index` of `agent`.
@@ -66,6 +85,7 @@ impl Encoder {
         let base = self.last.remove(agent);
         let mut refs = Vec::with_capacity(fields.len());
         let mut arrays = HashMap::new();
+        let mut values = HashMap::new();
         let mut uses_base = false;
         for field in &fields {
             let mut entry = FieldRef {
@@ -76,18 +96,38 @@ impl Encoder {
             };
             match &field.value {
                 Value::Array(elements) => {
-                    let hashes: Vec<String> =
-                        elements.iter().map(|e| self.blob(e, &mut blobs)).collect();
                     let before = base.as_ref().and_then(|b| b.arrays.get(&field.key));
-                    let items = items(&hashes, before.map(Vec::as_slice));
+                    let mut kept = Vec::with_capacity(elements.len());
+                    for (at, element) in elements.iter().enumerate() {
+                        let was = before.and_then(|b| b.get(at));
+                        let h = self.element(element, was, &mut blobs);
+                        kept.push((h, Arc::from(*element)));
+                    }
+                    let hashes: Vec<&str> = kept.iter().map(|(h, _)| h.as_str()).collect();
+                    let before: Vec<&str> = before
+                        .map(|b| b.iter().map(|(h, _)| h.as_str()).collect())
+                        .unwrap_or_default();
+                    let items = items(&hashes, &before);
                     uses_base |= items.iter().any(|i| matches!(i, Item::Run(_)));
                     entry.a = Some(items);
-                    arrays.insert(field.key.clone(), hashes);
+                    arrays.insert(field.key.clone(), kept);
+                }
+                Value::Other(raw)
+                    if base
+                        .as_ref()
+                        .and_then(|b| b.values.get(&field.key))
+                        .is_some_and(|was| **was == **raw) =>
+                {
+                    // Only the key: the value is the base request's.
+                    uses_base = true;
+                    values.insert(field.key.clone(), Arc::from(*raw));
                 }
                 Value::Other(raw) if raw.len() > INLINE_MAX => {
+                    values.insert(field.key.clone(), Arc::from(*raw));
                     entry.h = Some(self.blob(raw, &mut blobs));
                 }
                 Value::Other(raw) => {
+                    values.insert(field.key.clone(), Arc::from(*raw));
                     entry.v = RawValue::from_string((*raw).to_owned()).ok();
                     if entry.v.is_none() {
                         entry.h = Some(self.blob(raw, &mut blobs));
@@ -97,7 +137,7 @@ impl Encoder {
             refs.push(entry);
         }
         let base_index = base.filter(|_| uses_base).map(|b| b.index);
-        self.know_request(agent, index, arrays);
+        self.know_request(agent, index, Fields { arrays, values });
         Encoded {
             body: BodyRef::Object {
                 base: base_index,
@@ -105,6 +145,36 @@ impl Encoder {
             },
             blobs,
         }
+    }
+
+    /// The hash of array element `text`, with a blob line for it when it is new: an
+    /// edit of `was` (the element at the same place in the agent's previous request)
+    /// when they share most of their bytes.
+    fn element(
+        &mut self,
+        text: &str,
+        was: Option<&(String, Arc<str>)>,
+        blobs: &mut Vec<BlobLine>,
+    ) -> String {
+        let h = hash(text.as_bytes());
+        if self.known.contains(&h) {
+            return h;
+        }
+        if let Some((from, old)) = was
+            && let Some((at, cut, put)) = edit(old, text)
+        {
+            self.known.insert(h.clone());
+            blobs.push(BlobLine {
+                h: h.clone(),
+                from: Some(from.clone()),
+                at,
+                cut,
+                put: Some(put.to_owned()),
+                ..BlobLine::default()
+            });
+            return h;
+        }
+        self.blob(text, blobs)
     }
 
     /// The hash of `text`, with a blob line for it when it is new.
@@ -127,7 +197,43 @@ fn blob_line(h: &str, text: &str) -> BlobLine {
         h: h.to_owned(),
         text: json.is_none().then(|| text.to_owned()),
         json,
+        ..BlobLine::default()
     }
+}
+
+/// `new` as an edit of `old` (where, how many bytes removed, what is put there), when
+/// the common start and end keep at least half of `new`.
+fn edit<'a>(old: &str, new: &'a str) -> Option<(usize, usize, &'a str)> {
+    let limit = old.len().min(new.len());
+    let mut start = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !new.is_char_boundary(start) || !old.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(limit - start)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !new.is_char_boundary(new.len() - end) || !old.is_char_boundary(old.len() - end) {
+        end -= 1;
+    }
+    if (start + end) * EDIT_KEEPS < new.len() {
+        return None;
+    }
+    Some((start, old.len() - start - end, &new[start..new.len() - end]))
+}
+
+/// `old` with the edit applied.
+pub(super) fn apply(old: &str, at: usize, cut: usize, put: &str) -> Option<String> {
+    let head = old.get(..at)?;
+    let tail = old.get(at.checked_add(cut)?..)?;
+    Some(format!("{head}{put}{tail}"))
 }
 
 fn body_text(body: &[u8]) -> &str {
@@ -137,23 +243,22 @@ fn body_text(body: &[u8]) -> &str {
 }
 
 /// The array field's elements as runs of the base's same field and new hashes.
-fn items(hashes: &[String], base: Option<&[String]>) -> Vec<Item> {
-    let base = base.unwrap_or(&[]);
+fn items(hashes: &[&str], base: &[&str]) -> Vec<Item> {
     let mut first: HashMap<&str, usize> = HashMap::with_capacity(base.len());
     for (at, h) in base.iter().enumerate() {
-        first.entry(h.as_str()).or_insert(at);
+        first.entry(h).or_insert(at);
     }
     let mut items: Vec<Item> = Vec::new();
-    for h in hashes {
+    for &h in hashes {
         if let Some(Item::Run([start, len])) = items.last_mut()
-            && base.get(*start + *len) == Some(h)
+            && base.get(*start + *len) == Some(&h)
         {
             *len += 1;
             continue;
         }
-        match first.get(h.as_str()) {
+        match first.get(h) {
             Some(&at) => items.push(Item::Run([at, 1])),
-            None => items.push(Item::Blob(h.clone())),
+            None => items.push(Item::Blob(h.to_owned())),
         }
     }
     items
@@ -252,6 +357,24 @@ mod tests {
         let items = fields[1].a.clone().unwrap();
         assert_eq!(items[0], Item::Run([0, 2]));
         assert!(matches!(items[1], Item::Blob(_)));
+    }
+
+    #[test]
+    fn a_changed_element_is_stored_as_an_edit() {
+        let mut encoder = Encoder::default();
+        let marked = r#"{"messages":[{"role":"user","content":[{"type":"text","text":"a long enough prompt","cache_control":{"type":"ephemeral"}}]}]}"#;
+        let plain = r#"{"messages":[{"role":"user","content":[{"type":"text","text":"a long enough prompt"}]},{"b":2}]}"#;
+        encoder.encode("main", 1, marked.as_bytes());
+        let second = encoder.encode("main", 2, plain.as_bytes());
+        let line = &second.blobs[0];
+        assert!(line.from.is_some() && line.json.is_none(), "{line:?}");
+        let old = &marked[13..marked.len() - 2];
+        let put = line.put.as_deref().unwrap();
+        assert_eq!(
+            apply(old, line.at, line.cut, put).unwrap(),
+            &plain[13..plain.len() - 10]
+        );
+        assert_eq!(edit(&"é".repeat(9), &"è".repeat(9)), None);
     }
 
     #[test]

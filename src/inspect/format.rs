@@ -26,8 +26,10 @@ pub enum LogLine {
 }
 
 /// A piece of a body under its hash: JSON as it was sent, or (for text that cannot sit
-/// on one line of the log) the same bytes as a string.
-#[derive(Debug, Serialize, Deserialize)]
+/// on one line of the log) the same bytes as a string, or an edit of an earlier piece
+/// (an element that changed a little since the agent's previous request, such as an
+/// Anthropic turn losing its cache marker).
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct BlobLine {
     /// The content hash (SHA-256 of the bytes, first 16 bytes in hex).
     pub h: String,
@@ -37,6 +39,22 @@ pub struct BlobLine {
     /// The bytes otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The earlier piece this one edits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Where the edit starts in it (bytes).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub at: usize,
+    /// How many of its bytes the edit removes there.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cut: usize,
+    /// What the edit puts there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub put: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A request as sent.
@@ -56,8 +74,10 @@ pub struct RequestLine {
     pub model: String,
     /// The endpoint (secret parameters redacted).
     pub url: String,
-    /// Headers in send order, secrets redacted.
-    pub headers: Vec<(String, String)>,
+    /// Headers in send order, secrets redacted; left out when they are those of the
+    /// agent's previous request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<Vec<(String, String)>>,
     /// How long the body was.
     pub bytes: usize,
     /// The body.
@@ -80,7 +100,8 @@ pub enum BodyRef {
     },
 }
 
-/// One top-level field of a body.
+/// One top-level field of a body; with none of `v`, `h` and `a`, its value is the base
+/// request's.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FieldRef {
     /// The key.

@@ -1,7 +1,8 @@
 //! Reading a request log: every request with its response, each body reassembled from
 //! its blobs byte for byte.
 
-use super::format::{BodyRef, Item, LogLine, RequestLine, ResponseLine};
+use super::encode::apply;
+use super::format::{BlobLine, BodyRef, Item, LogLine, RequestLine, ResponseLine};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -64,6 +65,9 @@ pub enum Body {
 pub struct Request {
     /// What was sent (its `body` refers to blobs; see [`Request::body`]).
     pub sent: RequestLine,
+    /// Its headers (secrets redacted), also when the line left them out as the same as
+    /// the agent's previous request's.
+    pub headers: Vec<(String, String)>,
     /// How it ended; `None` while in flight (or when the process died meanwhile).
     pub response: Option<ResponseLine>,
     /// The body's pieces.
@@ -102,13 +106,9 @@ impl RequestLog {
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             match serde_json::from_str::<LogLine>(line) {
                 Ok(LogLine::Blob(blob)) => {
-                    let bytes: Box<str> = match (blob.json, blob.text) {
-                        (Some(json), _) => json.get().into(),
-                        (None, Some(text)) => text.into(),
-                        (None, None) => {
-                            log.damaged += 1;
-                            continue;
-                        }
+                    let Some(bytes) = log.blob_bytes(&blob) else {
+                        log.damaged += 1;
+                        continue;
                     };
                     let id = u32::try_from(log.blobs.len()).unwrap_or(u32::MAX);
                     log.ids.entry(blob.h.clone()).or_insert(id);
@@ -117,9 +117,20 @@ impl RequestLog {
                 }
                 Ok(LogLine::Request(sent)) => {
                     let body = log.resolve(&sent, &at);
+                    let headers = match &sent.headers {
+                        Some(headers) => headers.clone(),
+                        None => log
+                            .requests
+                            .iter()
+                            .rev()
+                            .find(|r| r.sent.agent == sent.agent)
+                            .map(|r| r.headers.clone())
+                            .unwrap_or_default(),
+                    };
                     at.insert(sent.index, log.requests.len());
                     log.requests.push(Request {
                         sent: *sent,
+                        headers,
                         response: None,
                         body,
                     });
@@ -132,6 +143,20 @@ impl RequestLog {
             }
         }
         log
+    }
+
+    /// A blob's text: as stored, or an earlier blob with the edit applied.
+    fn blob_bytes(&self, blob: &BlobLine) -> Option<Box<str>> {
+        if let Some(json) = &blob.json {
+            return Some(json.get().into());
+        }
+        match (&blob.from, &blob.put) {
+            (Some(from), Some(put)) => {
+                let old = self.blob(*self.ids.get(from)?);
+                apply(old, blob.at, blob.cut, put).map(String::into_boxed_str)
+            }
+            _ => blob.text.as_deref().map(Into::into),
+        }
     }
 
     fn resolve(&self, sent: &RequestLine, at: &HashMap<usize, usize>) -> Result<Body, String> {
@@ -149,7 +174,8 @@ impl RequestLog {
                     } else if let Some(v) = &field.v {
                         FieldValue::Inline(v.get().into())
                     } else {
-                        return Err(format!("the value of {}", field.k));
+                        base_value(base, &field.k)
+                            .ok_or_else(|| format!("{} of the request it continues", field.k))?
                     };
                     out.push((field.k.clone(), value));
                 }
@@ -287,5 +313,16 @@ impl RequestLog {
         (0..self.len())
             .filter(|&n| self.requests[n].sent.turn == turn)
             .collect()
+    }
+}
+
+/// The value of field `key` in `base`, when it is not an array.
+fn base_value(base: Option<&Request>, key: &str) -> Option<FieldValue> {
+    match base?.body.as_ref().ok()? {
+        Body::Object(fields) => fields
+            .iter()
+            .find(|(k, v)| k == key && !matches!(v, FieldValue::Array(_)))
+            .map(|(_, v)| v.clone()),
+        Body::Whole(_) => None,
     }
 }

@@ -51,7 +51,7 @@ pub async fn one(tap: &RequestTap, index: usize) -> Result<Value, String> {
         "request": row,
         "provider": request.sent.provider,
         "url": request.sent.url,
-        "headers": request.sent.headers,
+        "headers": request.headers,
         "response": request.response,
         "raw": raw,
         "body": body,

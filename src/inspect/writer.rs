@@ -3,7 +3,7 @@
 //! writes), splits each body into blobs, appends the lines and flushes at the end of
 //! each call (a turn boundary) and on close.
 
-use super::encode::Encoder;
+use super::encode::{Encoder, Fields};
 use super::format::{LogLine, RequestLine, ResponseLine};
 use super::log::{Body, FieldValue, RequestLog, requests_path};
 use crate::agent::Agent;
@@ -122,6 +122,8 @@ struct Writer {
     next_index: usize,
     /// Process-local call ids of calls in flight → their index.
     pending: HashMap<u64, usize>,
+    /// Each agent's latest headers.
+    headers: HashMap<String, Vec<(String, String)>>,
     path: PathBuf,
     failed: bool,
 }
@@ -163,6 +165,7 @@ impl Writer {
     /// Continues the log at `path` (numbering, blobs and bases from what it holds).
     fn open(path: &Path) -> Self {
         let mut encoder = Encoder::default();
+        let mut headers = HashMap::new();
         let log = RequestLog::load(path).unwrap_or_else(|e| {
             tracing::warn!("{e}; its requests are not continued");
             RequestLog::default()
@@ -172,18 +175,25 @@ impl Writer {
         }
         for request in &log.requests {
             if let Ok(Body::Object(fields)) = &request.body {
-                let arrays = fields
-                    .iter()
-                    .filter_map(|(k, v)| match v {
-                        FieldValue::Array(ids) => Some((
-                            k.clone(),
-                            ids.iter().map(|&id| log.blob_hash(id).to_owned()).collect(),
-                        )),
-                        _ => None,
-                    })
-                    .collect();
-                encoder.know_request(&request.sent.agent, request.sent.index, arrays);
+                let mut known = Fields::default();
+                for (key, value) in fields {
+                    match value {
+                        FieldValue::Array(ids) => {
+                            let elements = ids
+                                .iter()
+                                .map(|&id| (log.blob_hash(id).to_owned(), Arc::from(log.blob(id))))
+                                .collect();
+                            known.arrays.insert(key.clone(), elements);
+                        }
+                        other => {
+                            let text = log.value_text(other);
+                            known.values.insert(key.clone(), Arc::from(text.as_str()));
+                        }
+                    }
+                }
+                encoder.know_request(&request.sent.agent, request.sent.index, known);
             }
+            headers.insert(request.sent.agent.clone(), request.headers.clone());
         }
         let next_index = log.requests.last().map_or(0, |r| r.sent.index) + 1;
         let file = crate::private_fs::open(path, OpenOptions::new().create(true).append(true))
@@ -195,6 +205,7 @@ impl Writer {
             encoder,
             next_index,
             pending: HashMap::new(),
+            headers,
             path: path.to_owned(),
             failed: false,
         }
@@ -205,6 +216,11 @@ impl Writer {
         self.next_index += 1;
         self.pending.insert(call.id, index);
         let encoded = self.encoder.encode(&call.agent, index, &call.body);
+        let same_headers = self.headers.get(&call.agent) == Some(&call.headers);
+        if !same_headers {
+            self.headers
+                .insert(call.agent.clone(), call.headers.clone());
+        }
         for blob in encoded.blobs {
             self.line(&LogLine::Blob(blob));
         }
@@ -216,7 +232,7 @@ impl Writer {
             provider: call.provider,
             model: call.model,
             url: call.url,
-            headers: call.headers,
+            headers: (!same_headers).then_some(call.headers),
             bytes: call.body.len(),
             body: encoded.body,
         })));
@@ -276,5 +292,58 @@ impl Writer {
             }
             Err(_) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: u64, agent: &str, body: &str) -> SentCall {
+        SentCall {
+            id,
+            agent: agent.into(),
+            turn: 1,
+            provider: "P".into(),
+            model: "m".into(),
+            url: "http://x/v1".into(),
+            headers: vec![("accept".into(), "text/event-stream".into())],
+            body: bytes::Bytes::copy_from_slice(body.as_bytes()),
+            time_ms: 0,
+        }
+    }
+
+    #[test]
+    fn a_reopened_log_continues_its_numbering_and_its_bases() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.requests.jsonl");
+        let bodies = [
+            r#"{"model":"m","system":"a system prompt long enough to be stored as a blob of its own, not inline","messages":[{"a":1}]}"#,
+            r#"{"model":"m","system":"a system prompt long enough to be stored as a blob of its own, not inline","messages":[{"a":1},{"b":2}]}"#,
+            r#"{"model":"m","system":"a system prompt long enough to be stored as a blob of its own, not inline","messages":[{"a":1},{"b":2},{"c":3}]}"#,
+        ];
+        let mut writer = Writer::open(&path);
+        writer.sent(call(0, "main", bodies[0]));
+        writer.sent(call(1, "subagent-1", bodies[0]));
+        writer.flush();
+        drop(writer);
+        let mut writer = Writer::open(&path);
+        writer.sent(call(0, "main", bodies[1]));
+        writer.sent(call(1, "main", bodies[2]));
+        writer.flush();
+        let log = RequestLog::load(&path).unwrap();
+        let indexes: Vec<usize> = log.requests.iter().map(|r| r.sent.index).collect();
+        assert_eq!(indexes, [1, 2, 3, 4]);
+        for (n, body) in [bodies[0], bodies[0], bodies[1], bodies[2]]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(log.body(n).unwrap(), *body);
+        }
+        assert_eq!(log.requests[3].headers, log.requests[0].headers);
+        let text = std::fs::read_to_string(&path).unwrap();
+        // The system prompt is stored once, the headers twice (once per agent).
+        assert_eq!(text.matches("a system prompt").count(), 1);
+        assert_eq!(text.matches("text/event-stream").count(), 2);
     }
 }

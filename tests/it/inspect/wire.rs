@@ -38,7 +38,10 @@ fn assert_recorded(server: &FakeLlm, log_file: &Path) -> RequestLog {
     assert_eq!(recorded.len(), received.len());
     received.sort();
     recorded.sort();
-    assert!(recorded == received, "a recorded body differs from what was sent");
+    assert!(
+        recorded == received,
+        "a recorded body differs from what was sent"
+    );
     let text = std::fs::read_to_string(log_file).unwrap();
     assert!(!text.contains(SECRET), "the key is in the log");
     assert!(text.contains("[redacted]"), "{text}");
@@ -48,7 +51,10 @@ fn assert_recorded(server: &FakeLlm, log_file: &Path) -> RequestLog {
         let parts = breakdown(&log, n).unwrap();
         assert!(!parts.estimated);
         assert_eq!(parts.tokens, response.input_total());
-        assert_eq!(parts.parts.iter().map(|p| p.tokens).sum::<u64>(), parts.tokens);
+        assert_eq!(
+            parts.parts.iter().map(|p| p.tokens).sum::<u64>(),
+            parts.tokens
+        );
     }
     log
 }
@@ -79,10 +85,18 @@ async fn main_and_subagent(config: fn(&FakeLlm) -> WireConfig, script: Vec<Scrip
     main.supervisor.stop().await;
     let log = assert_recorded(&server, &requests_path(&session));
     let agents: Vec<&str> = log.requests.iter().map(|r| r.sent.agent.as_str()).collect();
-    assert_eq!(agents.iter().filter(|a| **a == "main").count(), 3, "{agents:?}");
+    assert_eq!(
+        agents.iter().filter(|a| **a == "main").count(),
+        3,
+        "{agents:?}"
+    );
     assert_eq!(agents.iter().filter(|a| **a == "subagent-1").count(), 1);
     let turns: Vec<u32> = log.requests.iter().map(|r| r.sent.turn).collect();
-    assert_eq!((turns[0], turns[3]), (1, 2), "the report is the second prompt");
+    assert_eq!(
+        (turns[0], turns[3]),
+        (1, 2),
+        "the report is the second prompt"
+    );
     let indexes: Vec<usize> = log.requests.iter().map(|r| r.sent.index).collect();
     assert_eq!(indexes, [1, 2, 3, 4]);
 }
@@ -110,7 +124,12 @@ async fn chat_completions_requests_of_main_and_subagent_are_recorded_byte_for_by
     main_and_subagent(
         |server| WireConfig::from(openai_config(server)),
         vec![
-            call_reply("t1", "spawn", json!({"task": TASK, "label": "counter"}), 300),
+            call_reply(
+                "t1",
+                "spawn",
+                json!({"task": TASK, "label": "counter"}),
+                300,
+            ),
             text_reply("started", 320),
             text_reply("started", 320),
             text_reply("noted", 400),
