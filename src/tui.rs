@@ -47,7 +47,7 @@ pub mod wrap;
 pub use app::{App, AppConfig, UserFiles, view};
 pub use launch::{launch, run};
 pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
-pub use overlay::Overlay;
+pub use overlay::{InspectTab, Inspector, Overlay};
 
 use crate::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalRequest};
 use crate::tools::message::{MessageSender, OutboundMessage};

@@ -115,6 +115,19 @@ fn prompt_count(agent: &Agent) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }
 
+/// Appends `calls` (each as sent and as ended) to the log at `path` on this thread, as
+/// the writer thread would: for tools that build a log without a session (benches,
+/// tests of the views).
+pub fn write_calls(path: &Path, calls: impl IntoIterator<Item = (SentCall, FinishedCall)>) {
+    let mut writer = Writer::open(path);
+    for (sent, mut finished) in calls {
+        finished.id = sent.id;
+        writer.sent(sent);
+        writer.finished(&finished);
+    }
+    writer.flush();
+}
+
 /// What the writer thread keeps.
 struct Writer {
     file: Option<BufWriter<File>>,

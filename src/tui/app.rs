@@ -11,6 +11,7 @@ mod about;
 mod agent;
 mod commands;
 mod control;
+mod inspect;
 mod route;
 mod sessions;
 mod shell;
@@ -18,6 +19,7 @@ mod subagents;
 mod user_files;
 mod view;
 
+pub(crate) use inspect::inspect_requests;
 pub use shell::split_shell_blocks;
 pub use user_files::UserFiles;
 pub use view::view;

@@ -44,10 +44,12 @@ pub enum Action {
     Find,
     /// Jump to the bottom of the chat and follow it again.
     ScrollBottom,
+    /// Open the request inspector (the session's LLM requests).
+    Inspect,
 }
 
 /// Every action with its config name and a description for the help overlay.
-pub const ACTIONS: [(Action, &str, &str); 19] = [
+pub const ACTIONS: [(Action, &str, &str); 20] = [
     (
         Action::Submit,
         "submit",
@@ -106,6 +108,11 @@ pub const ACTIONS: [(Action, &str, &str); 19] = [
         Action::ScrollBottom,
         "scroll_bottom",
         "jump to the bottom of the chat",
+    ),
+    (
+        Action::Inspect,
+        "inspect",
+        "the request inspector: what each LLM request sent",
     ),
 ];
 
@@ -289,6 +296,7 @@ impl Default for KeyMap {
             (Action::ExpandOutput, vec![c(K::Char('o'), CTRL)]),
             (Action::Find, vec![c(K::Char('f'), CTRL)]),
             (Action::ScrollBottom, vec![c(K::End, CTRL)]),
+            (Action::Inspect, vec![c(K::F(3), NONE)]),
         ];
         Self { bindings }
     }

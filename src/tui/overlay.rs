@@ -5,6 +5,7 @@
 mod control;
 mod detail;
 mod help;
+mod inspect;
 mod mcp;
 mod sessions;
 mod status;
@@ -13,6 +14,7 @@ pub(crate) use sessions::ago;
 pub use status::StatusRow;
 
 pub use control::{IMPLEMENT_PREFIX, PendingRewind};
+pub use inspect::{Inspector, Tab as InspectTab};
 
 use super::highlight::HighlightCache;
 use super::keymap::{Action, KeyMap};
@@ -122,6 +124,8 @@ pub enum Overlay {
         /// The plan.
         plan: String,
     },
+    /// `/inspect`, F3: the session's requests.
+    Inspect(Box<Inspector>),
 }
 
 /// The open overlays, the top one last.
@@ -202,6 +206,16 @@ impl Overlays {
         let Some(top) = self.stack.last_mut() else {
             return Handled::ignored();
         };
+        if let Overlay::Inspect(inspector) = top
+            && action != Some(Action::Cancel)
+        {
+            // Esc and `q` go back from a request to the list before they close.
+            let page = screen.height.saturating_sub(8).max(1);
+            if let inspect::InspectKey::Close = inspector.handle_key(key, page) {
+                self.stack.pop();
+            }
+            return Handled::changed();
+        }
         if action == Some(Action::Interrupt) || key.code == KeyCode::Char('q') {
             self.stack.pop();
             return Handled::changed();
@@ -305,6 +319,7 @@ impl Overlays {
                 self.stack.pop();
                 control::implement_key(&plan, key.code)
             }
+            Overlay::Inspect(_) => Handled::ignored(),
             Overlay::ConfirmCancel { id, .. } => {
                 let id = std::mem::take(id);
                 self.stack.pop();
@@ -390,6 +405,7 @@ impl Overlays {
                     (*scroll, self.unfolded),
                 ),
                 Overlay::ImplementPlan { plan } => control::draw_implement(area, buf, theme, plan),
+                Overlay::Inspect(inspector) => inspect::draw(area, buf, theme, inspector),
             }
         }
     }

@@ -336,6 +336,7 @@ impl Runtime {
             }
             Effect::NewSession => self.sessions.switch(Target::New, &self.tx),
             Effect::ListSessions => self.sessions.list(&self.tx),
+            Effect::LoadRequests { open } => self.sessions.send_requests(open, &self.tx),
             Effect::OpenSession { path, fork } => {
                 let target = if fork {
                     Target::Fork(path)

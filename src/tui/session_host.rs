@@ -334,6 +334,23 @@ impl SessionHost {
         }
     }
 
+    /// Reads the request log off the UI thread and sends it as `Msg::RequestsLoaded`.
+    pub fn send_requests(&self, open: Option<usize>, tx: &MsgSender) {
+        let host = self.clone_handle();
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            let log = host.load_requests().await.map(Arc::new);
+            let _ = tx.send(Msg::RequestsLoaded { log, open });
+        });
+    }
+
+    fn clone_handle(&self) -> Self {
+        Self {
+            state: self.state.clone(),
+            binding: self.binding.clone(),
+        }
+    }
+
     /// The current session's request log, once every call reported is written.
     pub async fn load_requests(&self) -> Result<RequestLog, String> {
         let tap = self.state.lock().await.requests.clone();

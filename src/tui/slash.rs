@@ -3,7 +3,7 @@
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 20] = [
+pub const COMMANDS: [(&str, &str, &str); 21] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -30,6 +30,11 @@ pub const COMMANDS: [(&str, &str, &str); 20] = [
         "/copy",
         "[code]",
         "copy the last answer (or its last code block) via OSC 52",
+    ),
+    (
+        "/inspect",
+        "",
+        "the request inspector: each LLM request, its parts, body and changes",
     ),
     (
         "/mcp",
@@ -124,6 +129,8 @@ pub enum Command {
     },
     /// The MCP servers overlay.
     Mcp,
+    /// The request inspector.
+    Inspect,
     /// Switch colours.
     Theme(String),
     /// Show the status overlay.
@@ -198,6 +205,7 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
             _ => Err("/copy copies the last answer; /copy code its last code block".into()),
         },
         "/mcp" => Ok(Command::Mcp),
+        "/inspect" => Ok(Command::Inspect),
         "/theme" if arg.is_empty() => {
             Err("/theme needs a theme name, e.g. /theme light (Tab lists them)".into())
         }

@@ -12,6 +12,7 @@ mod e2e_terminal_loss;
 mod e2e_user_files;
 mod e2e_ux;
 mod events;
+mod inspect;
 mod keys_config;
 mod mcp;
 mod model_list;

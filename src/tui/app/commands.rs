@@ -138,6 +138,7 @@ impl App {
         match command {
             Command::Help => self.overlays.push(Overlay::Help { scroll: 0 }),
             Command::Mcp => self.overlays.push(Overlay::Mcp { scroll: 0 }),
+            Command::Inspect => Handled::changed().with(super::inspect_requests(None)),
             Command::Model(name) => {
                 let said = self.chat.notice(
                     NoticeLevel::Info,

@@ -105,6 +105,10 @@ impl App {
             Msg::EditorDone(Err(why)) => self.chat.notice(NoticeLevel::Error, why),
             Msg::SessionLoaded(loaded) => self.load_session(*loaded),
             Msg::Sessions(rows) => self.show_sessions(rows),
+            Msg::RequestsLoaded { log, open } => match log {
+                Ok(log) => self.show_inspector(log, open),
+                Err(why) => self.chat.notice(NoticeLevel::Warning, why),
+            },
             Msg::SessionLocked { path, id } => {
                 self.session.switching = false;
                 self.overlays.replace(Overlay::ConfirmFork { path, id })
@@ -273,6 +277,7 @@ impl App {
             Action::PullQueue => Handled::changed().with(Effect::RestoreQueued),
             Action::ToggleThinking => self.chat.toggle_thinking(),
             Action::Help => self.overlays.push(Overlay::Help { scroll: 0 }),
+            Action::Inspect => Handled::changed().with(super::inspect_requests(None)),
             Action::Editor => Handled::changed().with(Effect::OpenEditor(self.composer.text())),
             Action::PageUp | Action::PageDown => {
                 let height = self.chat_height();

@@ -1,0 +1,33 @@
+//! Opening the request inspector: `/inspect` and its key ask the runtime for the log;
+//! the log that comes back opens the overlay. A replay opens it the same way at the
+//! request that was in flight.
+
+use super::App;
+use crate::inspect::RequestLog;
+use crate::tui::msg::Effect;
+use crate::tui::overlay::{Inspector, Overlay};
+use crate::tui::part::Handled;
+use std::sync::Arc;
+
+/// The effect that opens the inspector: at request `open` (a position from 0, in send
+/// order; `None`: the list) once the runtime has read the session's log.
+pub(crate) fn inspect_requests(open: Option<usize>) -> Effect {
+    Effect::LoadRequests { open }
+}
+
+impl App {
+    /// Opens the inspector over `log`, at request `open` (a position from 0) or at the
+    /// list. No I/O: the log was read by whoever hands it over (the runtime, a replay).
+    pub(crate) fn show_inspector(&mut self, log: Arc<RequestLog>, open: Option<usize>) -> Handled {
+        self.overlays
+            .replace(Overlay::Inspect(Box::new(Inspector::new(log, open))))
+    }
+
+    /// The inspector open now, if it is the top overlay.
+    pub fn inspector(&self) -> Option<&Inspector> {
+        match self.overlays.top() {
+            Some(Overlay::Inspect(inspector)) => Some(inspector),
+            _ => None,
+        }
+    }
+}
