@@ -219,9 +219,11 @@ fn tool_name(raw: &str) -> String {
 
 /// One element of `messages` (Anthropic, chat completions) or `input` (Responses).
 fn element(tally: &mut Tally, raw: &str) {
-    let value: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
-    let role = value.get("role").and_then(Value::as_str).unwrap_or("");
-    let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+    let head = Head::of(raw);
+    let (role, kind) = (
+        head.role.as_deref().unwrap_or(""),
+        head.kind.as_deref().unwrap_or(""),
+    );
     let bytes = raw.len();
     let count = |slot: &mut (usize, usize)| {
         slot.0 += 1;
@@ -229,6 +231,7 @@ fn element(tally: &mut Tally, raw: &str) {
     };
     match (role, kind) {
         ("system" | "developer", _) => {
+            let value: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
             let text = value.get("content").map(content_text).unwrap_or_default();
             system_text(tally, &text);
             // The element's JSON around its text counts as the system prompt too.
@@ -237,13 +240,10 @@ fn element(tally: &mut Tally, raw: &str) {
         ("tool", _) | (_, "function_call_output") => count(&mut tally.results),
         ("assistant", _) | (_, "function_call" | "reasoning") => count(&mut tally.assistant),
         ("user", _) => {
-            let content = value.get("content");
-            if content.is_some_and(is_tool_results) {
+            let content = head.content.as_ref().map_or("", |c| c.get());
+            if content.starts_with('[') && content.contains(r#""type":"tool_result""#) {
                 count(&mut tally.results);
-            } else if content
-                .map(content_text)
-                .is_some_and(|t| t.starts_with(SUMMARY_PREFIX))
-            {
+            } else if is_summary(content) {
                 tally.add("compaction summary", bytes);
             } else {
                 count(&mut tally.user);
@@ -253,13 +253,32 @@ fn element(tally: &mut Tally, raw: &str) {
     }
 }
 
-/// Whether an Anthropic user turn carries tool results.
-fn is_tool_results(content: &Value) -> bool {
-    content.as_array().is_some_and(|blocks| {
-        blocks
-            .iter()
-            .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-    })
+/// The top-level fields an element is told apart by; the rest is skipped unparsed
+/// (a request holds the whole history, so each element is read cheaply).
+#[derive(Default, serde::Deserialize)]
+pub(crate) struct Head {
+    /// `user`, `assistant`, `tool`, `system`, `developer`.
+    pub role: Option<String>,
+    /// A Responses item's type, or a block's.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// A tool's or a call's name.
+    pub name: Option<String>,
+    /// The content, as sent.
+    pub content: Option<Box<serde_json::value::RawValue>>,
+}
+
+impl Head {
+    /// The head of element `raw` (empty when it is not an object).
+    pub(crate) fn of(raw: &str) -> Self {
+        serde_json::from_str(raw).unwrap_or_default()
+    }
+}
+
+/// Whether a user message's content (as sent) is the compaction summary.
+fn is_summary(content: &str) -> bool {
+    let as_text = format!("\"{SUMMARY_PREFIX}");
+    content.starts_with(&as_text) || content.contains(&format!("\"text\":{as_text}"))
 }
 
 /// The text of a message's content: a string, or its text blocks joined.

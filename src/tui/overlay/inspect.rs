@@ -198,13 +198,21 @@ fn body_key(detail: &mut Detail, code: KeyCode, page: u16) {
         KeyCode::End | KeyCode::Char('G') => detail.cursor = last,
         KeyCode::Enter | KeyCode::Char(' ') => {
             if let Some(block) = doc.blocks.get_mut(detail.cursor).filter(|b| b.foldable) {
-                block.folded = !block.folded;
+                if block.folded {
+                    block.unfold();
+                } else {
+                    block.folded = true;
+                }
             }
         }
         KeyCode::Char('a') => {
             let fold = doc.blocks.iter().any(|b| b.foldable && !b.folded);
             for block in doc.blocks.iter_mut().filter(|b| b.foldable) {
-                block.folded = fold;
+                if fold {
+                    block.folded = true;
+                } else {
+                    block.unfold();
+                }
             }
         }
         KeyCode::Char('/') => {
@@ -250,9 +258,6 @@ fn find_next(detail: &mut Detail) {
     };
     detail.search.missed = false;
     detail.cursor = b;
-    if let Some(block) = detail.body.blocks.get_mut(b) {
-        block.folded = false;
-    }
     let at = detail.body.row_of(b) + row;
     detail.scroll = u16::try_from(at.saturating_sub(2)).unwrap_or(u16::MAX);
 }

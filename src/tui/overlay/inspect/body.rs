@@ -10,13 +10,27 @@ const ROW_CHARS: usize = 160;
 /// A value longer than this gets a block of its own, folded.
 const FOLD_BYTES: usize = 200;
 
+/// What a folded block's rows are made from when it is first unfolded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Source {
+    /// The JSON as sent.
+    raw: String,
+    /// Its indentation level.
+    level: usize,
+    /// `"key": ` in front of its first row, if it is a field.
+    key: Option<String>,
+    /// What follows its last row (`,` or nothing).
+    comma: &'static str,
+}
+
 /// One block of rows: a field, or an element of an array field.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
     /// The one row shown while folded.
     pub summary: String,
-    /// The rows shown unfolded.
-    pub rows: Vec<String>,
+    /// The rows shown unfolded (made when first unfolded).
+    rows: Vec<String>,
+    source: Option<Source>,
     /// Whether it folds at all.
     pub foldable: bool,
     /// Whether it is folded now.
@@ -26,17 +40,41 @@ pub struct Block {
 impl Block {
     /// The rows it shows now.
     pub fn shown(&self) -> &[String] {
-        if self.folded {
+        if self.folded || self.rows.is_empty() {
             std::slice::from_ref(&self.summary)
         } else {
             &self.rows
         }
     }
 
+    /// Shows its rows (indenting its JSON the first time).
+    pub fn unfold(&mut self) {
+        self.folded = false;
+        if let Some(source) = self.source.take() {
+            let mut rows = pretty(&source.raw, source.level);
+            if let (Some(key), Some(first)) = (&source.key, rows.first_mut()) {
+                *first = format!("{}{key}: {}", "  ".repeat(source.level), first.trim_start());
+            }
+            if let Some(last) = rows.last_mut() {
+                last.push_str(source.comma);
+            }
+            self.rows = rows;
+        }
+    }
+
+    /// Whether its text holds `query` (lower case).
+    fn holds(&self, query: &str) -> bool {
+        let raw = self.source.as_ref().map_or("", |s| s.raw.as_str());
+        raw.to_lowercase().contains(query)
+            || self.summary.to_lowercase().contains(query)
+            || self.rows.iter().any(|r| r.to_lowercase().contains(query))
+    }
+
     fn fixed(rows: Vec<String>) -> Self {
         Self {
             summary: rows.first().cloned().unwrap_or_default(),
             rows,
+            source: None,
             foldable: false,
             folded: false,
         }
@@ -63,11 +101,9 @@ impl BodyDoc {
                 }
             }
             Some(Body::Whole(id)) => {
-                let rows = pretty(log.blob(*id), 1);
-                blocks.push(folding(
-                    format!("  body ({} bytes)", log.blob(*id).len()),
-                    rows,
-                ));
+                let raw = log.blob(*id);
+                let summary = format!("  ▸ body ({} bytes)", raw.len());
+                blocks.push(folding(summary, source(raw.to_owned(), 1, None, "")));
             }
             None => blocks.push(Block::fixed(vec![
                 "  (the body cannot be rebuilt from the log)".into(),
@@ -90,25 +126,25 @@ impl BodyDoc {
         self.blocks.iter().take(b).map(|x| x.shown().len()).sum()
     }
 
-    /// The next block from `after` on (wrapping around) whose text holds `query`, and
-    /// the row of the first hit inside it (relative to the block).
-    pub fn find(&self, query: &str, after: usize) -> Option<(usize, usize)> {
+    /// The next block from `after` on (wrapping around) whose text holds `query`,
+    /// unfolded, and the row of the first hit inside it (relative to the block).
+    pub fn find(&mut self, query: &str, after: usize) -> Option<(usize, usize)> {
         let query = query.to_lowercase();
         if query.is_empty() || self.blocks.is_empty() {
             return None;
         }
         let count = self.blocks.len();
-        (1..=count)
+        let b = (1..=count)
             .map(|step| (after + step) % count)
-            .find_map(|b| {
-                let block = &self.blocks[b];
-                block
-                    .rows
-                    .iter()
-                    .position(|r| r.to_lowercase().contains(&query))
-                    .or_else(|| block.summary.to_lowercase().contains(&query).then_some(0))
-                    .map(|row| (b, row))
-            })
+            .find(|&b| self.blocks[b].holds(&query))?;
+        let block = &mut self.blocks[b];
+        block.unfold();
+        let row = block
+            .rows
+            .iter()
+            .position(|r| r.to_lowercase().contains(&query))
+            .unwrap_or(0);
+        Some((b, row))
     }
 }
 
@@ -116,7 +152,7 @@ fn field(
     log: &RequestLog,
     blocks: &mut Vec<Block>,
     (key, value): (&str, &FieldValue),
-    comma: &str,
+    comma: &'static str,
 ) {
     match value {
         FieldValue::Array(ids) => {
@@ -124,78 +160,87 @@ fn field(
             for (i, &id) in ids.iter().enumerate() {
                 let text = log.blob(id);
                 let more = if i + 1 < ids.len() { "," } else { "" };
-                let mut rows = pretty(text, 2);
-                if let Some(last) = rows.last_mut() {
-                    last.push_str(more);
-                }
                 let summary = format!("    ▸ [{i}] {} ({} bytes)", describe(text), text.len());
-                blocks.push(folding(summary, rows));
+                blocks.push(folding(summary, source(text.to_owned(), 2, None, more)));
             }
             blocks.push(Block::fixed(vec![format!("  ]{comma}")]));
         }
         other => {
             let text = log.value_text(other);
-            let mut rows = pretty(&text, 1);
-            if let Some(first) = rows.first_mut() {
-                *first = format!("  {key}: {}", first.trim_start());
+            let len = text.len();
+            let mut block = folding(
+                format!("  ▸ {key}: … ({len} bytes)"),
+                source(text, 1, Some(key.to_owned()), comma),
+            );
+            if len <= FOLD_BYTES {
+                block.unfold();
+                block.foldable = false;
             }
-            if let Some(last) = rows.last_mut() {
-                last.push_str(comma);
-            }
-            if text.len() > FOLD_BYTES {
-                let summary = format!("  ▸ {key}: … ({} bytes)", text.len());
-                blocks.push(folding(summary, rows));
-            } else {
-                blocks.push(Block::fixed(rows));
-            }
+            blocks.push(block);
         }
     }
 }
 
-fn folding(summary: String, rows: Vec<String>) -> Block {
+fn source(raw: String, level: usize, key: Option<String>, comma: &'static str) -> Source {
+    Source {
+        raw,
+        level,
+        key,
+        comma,
+    }
+}
+
+fn folding(summary: String, source: Source) -> Block {
     Block {
         summary,
-        rows,
+        rows: Vec::new(),
+        source: Some(source),
         foldable: true,
         folded: true,
     }
 }
 
-/// What an element is: its role or type and the start of its text.
+/// What an element is: its role, type or name and the start of its text, read without
+/// parsing all of it (the document is built for every element of the history).
 fn describe(text: &str) -> String {
-    let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
-    let kind = ["role", "type", "name"]
-        .iter()
-        .find_map(|k| value.get(k).and_then(|v| v.as_str()))
-        .unwrap_or("");
-    let name = value
-        .get("name")
-        .or_else(|| value.get("function").and_then(|f| f.get("name")))
-        .and_then(|v| v.as_str())
+    let head = crate::inspect::breakdown::Head::of(text);
+    let name = head.name.or_else(|| string_after(text, r#""name":""#));
+    let kind = head
+        .role
+        .or(head.kind)
+        .or_else(|| name.clone())
+        .unwrap_or_default();
+    let name = name
         .filter(|n| *n != kind)
         .map(|n| format!(" {n}"))
         .unwrap_or_default();
-    let preview: String = first_text(&value).chars().take(60).collect();
-    let preview = preview.replace(['\n', '\r'], " ");
-    format!("{kind}{name} {preview:?}")
+    let preview = [
+        r#""text":""#,
+        r#""content":""#,
+        r#""output":""#,
+        r#""description":""#,
+    ]
+    .iter()
+    .find_map(|key| string_after(text, key))
+    .unwrap_or_default();
+    let preview: String = preview.chars().take(60).collect();
+    format!("{kind}{name} {:?}", preview.replace("\\n", " "))
 }
 
-fn first_text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Array(items) => items
-            .iter()
-            .map(first_text)
-            .find(|t| !t.is_empty())
-            .unwrap_or_default(),
-        serde_json::Value::Object(map) => ["content", "text", "output", "arguments", "description"]
-            .iter()
-            .filter_map(|k| map.get(*k))
-            .map(first_text)
-            .find(|t| !t.is_empty())
-            .unwrap_or_default(),
-        _ => String::new(),
-    }
+/// The (still escaped) text of the first string that follows `key` in `raw`.
+fn string_after(raw: &str, key: &str) -> Option<String> {
+    let start = raw.find(key)? + key.len();
+    let rest = &raw[start..];
+    let mut escaped = false;
+    let end = rest
+        .char_indices()
+        .find(|&(_, c)| {
+            let close = !escaped && c == '"';
+            escaped = !escaped && c == '\\';
+            close
+        })
+        .map_or(rest.len(), |(i, _)| i);
+    Some(rest[..end].to_owned())
 }
 
 /// `raw` JSON indented two spaces a level from `level` on, its tokens untouched (keys in

@@ -102,12 +102,16 @@ fn draw_detail(
         None => format!(" Request · {tabs} "),
     };
     let body = dialog(theme, rect, title, buf);
-    let lines = match detail.tab {
-        Tab::Breakdown => wrap(&breakdown_lines(theme, inspector, detail), body.width),
-        Tab::Diff => wrap(&diff_lines(theme, detail), body.width),
-        Tab::Body => body_lines(theme, detail, body.width),
+    let (lines, scroll) = match detail.tab {
+        Tab::Breakdown => (
+            wrap(&breakdown_lines(theme, inspector, detail), body.width),
+            detail.scroll,
+        ),
+        Tab::Diff => (wrap(&diff_lines(theme, detail), body.width), detail.scroll),
+        // Only the rows on screen are styled: a body holds the whole history.
+        Tab::Body => (body_lines(theme, detail, body), 0),
     };
-    scrolled(&lines, body, detail.scroll, buf);
+    scrolled(&lines, body, scroll, buf);
 }
 
 fn breakdown_lines(theme: &Theme, inspector: &Inspector, detail: &Detail) -> Vec<StyledLine> {
@@ -222,7 +226,8 @@ fn diff_lines(theme: &Theme, detail: &Detail) -> Vec<StyledLine> {
     lines
 }
 
-fn body_lines(theme: &Theme, detail: &Detail, width: u16) -> Vec<Line<'static>> {
+fn body_lines(theme: &Theme, detail: &Detail, area: Rect) -> Vec<Line<'static>> {
+    let width = area.width;
     let mut lines = Vec::new();
     let search = &detail.search;
     if search.typing || !search.query.is_empty() {
@@ -234,7 +239,10 @@ fn body_lines(theme: &Theme, detail: &Detail, width: u16) -> Vec<Line<'static>> 
         )));
     }
     let query = search.query.to_lowercase();
-    for (b, row) in detail.body.rows() {
+    let height = usize::from(area.height).saturating_sub(lines.len());
+    let total = detail.body.rows().count();
+    let top = usize::from(detail.scroll).min(total.saturating_sub(height));
+    for (b, row) in detail.body.rows().skip(top).take(height) {
         let clipped = fit_width(row, usize::from(width));
         let mut spans = json_spans(theme, &clipped);
         if !query.is_empty() && clipped.to_lowercase().contains(&query) {
