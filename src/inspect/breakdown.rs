@@ -124,11 +124,9 @@ fn scaled(parts: Vec<(String, usize)>, tokens: u64, estimated: bool) -> Breakdow
     let mut shared: Vec<(Part, u128)> = parts
         .into_iter()
         .map(|(label, b)| {
-            let exact = if bytes == 0 {
-                0
-            } else {
-                b as u128 * tokens as u128 * 1_000_000 / bytes
-            };
+            let exact = (b as u128 * tokens as u128 * 1_000_000)
+                .checked_div(bytes)
+                .unwrap_or(0);
             let whole = u64::try_from(exact / 1_000_000).unwrap_or(u64::MAX);
             let part = Part {
                 label,

@@ -29,9 +29,9 @@ pub fn streaming_path(session: &Path) -> PathBuf {
 /// request log `<session>.requests.jsonl`).
 pub(super) fn is_session_file(path: &Path) -> bool {
     path.extension().is_some_and(|x| x == "jsonl")
-        && !path
+        && path
             .file_stem()
-            .is_some_and(|stem| Path::new(stem).extension().is_some_and(|x| x == "requests"))
+            .is_none_or(|stem| Path::new(stem).extension().is_none_or(|x| x != "requests"))
 }
 
 /// The session id a file name carries (`<stamp>_<id>.jsonl`), or its whole stem.
