@@ -209,12 +209,8 @@ impl Writer {
             headers.insert(request.sent.agent.clone(), request.headers.clone());
         }
         let next_index = log.requests.last().map_or(0, |r| r.sent.index) + 1;
-        let file = crate::private_fs::open(path, OpenOptions::new().create(true).append(true))
-            .map(BufWriter::new)
-            .map_err(|e| tracing::warn!("cannot open the request log {}: {e}", path.display()))
-            .ok();
         Self {
-            file,
+            file: None,
             encoder,
             next_index,
             pending: HashMap::new(),
@@ -280,6 +276,16 @@ impl Writer {
     }
 
     fn line(&mut self, line: &LogLine) {
+        if self.file.is_none() {
+            // Made with the first line: a session whose model sends no HTTP request
+            // (the offline demo) gets no empty log beside it.
+            let opened =
+                crate::private_fs::open(&self.path, OpenOptions::new().create(true).append(true));
+            match opened {
+                Ok(file) => self.file = Some(BufWriter::new(file)),
+                Err(e) => return self.report(Err(e)),
+            }
+        }
         let Some(file) = &mut self.file else {
             return;
         };

@@ -32,11 +32,6 @@ pub const COMMANDS: [(&str, &str, &str); 21] = [
         "copy the last answer (or its last code block) via OSC 52",
     ),
     (
-        "/inspect",
-        "",
-        "the request inspector: each LLM request, its parts, body and changes",
-    ),
-    (
         "/mcp",
         "",
         "MCP servers, their tools and what their definitions cost",
@@ -91,6 +86,11 @@ pub const COMMANDS: [(&str, &str, &str); 21] = [
         "/sessions",
         "[ID]",
         "pick an earlier session of this workspace (or open ID) to continue",
+    ),
+    (
+        "/inspect",
+        "",
+        "the request inspector: each LLM request, its parts, body and changes",
     ),
     ("/quit", "", "quit"),
 ];
