@@ -3,7 +3,7 @@
 //! schema, one snapshot per tool, so a change to any of them shows up in review.
 
 use async_trait::async_trait;
-use claw_tui::agent::{Tool, ToolSet};
+use claw_tui::agent::{Tool, ToolResult, ToolSet, ToolUpdates};
 use claw_tui::tools::cron::{CronTool, UnavailableCron};
 use claw_tui::tools::exec::{ExecConfig, ExecTool};
 use claw_tui::tools::fs::file_tools;
@@ -11,8 +11,9 @@ use claw_tui::tools::message::MessageTool;
 use claw_tui::tools::spawn::{SpawnBackend, SpawnTool};
 use claw_tui::tools::web::{WebConfig, WebFetchTool, WebSearchTool};
 use claw_tui::tools::{ToolRegistry, Workspace};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 struct NoSubagents;
 
@@ -108,8 +109,80 @@ fn schemas_are_plain_objects_the_validator_compiles() {
     }
     // A schema that failed to compile would make ToolSet refuse every call of its tool.
     let set = ToolSet::new(registry.tools());
-    assert!(
-        set.validate("read_file", &serde_json::json!({"path": "a"}))
-            .is_ok()
-    );
+    assert!(set.validate("read_file", &json!({"path": "a"})).is_ok());
+}
+
+/// A value of another JSON type than `schema` asks for.
+fn wrong_value_for(schema: &Value) -> Value {
+    match schema["type"].as_str() {
+        Some("string") => json!(17),
+        _ => json!("seventeen"),
+    }
+}
+
+/// A value `schema` accepts.
+fn good_value_for(schema: &Value) -> Value {
+    if let Some(first) = schema["enum"].get(0) {
+        return first.clone();
+    }
+    match schema["type"].as_str() {
+        Some("integer") => schema.get("minimum").cloned().unwrap_or(json!(1)),
+        Some("boolean") => json!(true),
+        _ => json!("x"),
+    }
+}
+
+async fn call(tool: &dyn Tool, args: Map<String, Value>) -> ToolResult {
+    tool.execute(
+        "c1",
+        Value::Object(args),
+        CancellationToken::new(),
+        ToolUpdates::discard(),
+    )
+    .await
+}
+
+/// Called directly, past the agent loop's validation, every tool names the one argument
+/// that is wrong or missing: its parsing reads the very fields its schema lists. Nothing
+/// runs: each call has exactly one bad argument.
+#[tokio::test]
+async fn direct_calls_name_the_bad_argument() {
+    let registry = builtin_tools();
+    for definition in registry.definitions() {
+        let tool = registry.get(&definition.name).unwrap();
+        let properties = definition.parameters["properties"].as_object().unwrap();
+        let required: Vec<&str> = definition.parameters["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let good: Map<String, Value> = required
+            .iter()
+            .map(|r| (r.to_string(), good_value_for(&properties[*r])))
+            .collect();
+        for (name, schema) in properties {
+            let mut args = good.clone();
+            args.insert(name.clone(), wrong_value_for(schema));
+            let result = call(tool.as_ref(), args).await;
+            assert!(result.is_error, "{}.{name}: {result:?}", definition.name);
+            assert!(
+                result
+                    .content
+                    .starts_with(&format!("Argument \"{name}\" must be ")),
+                "{}.{name}: {}",
+                definition.name,
+                result.content
+            );
+        }
+        for name in &required {
+            let mut args = good.clone();
+            args.remove(*name);
+            let result = call(tool.as_ref(), args).await;
+            assert_eq!(
+                result.content,
+                format!("Missing required argument \"{name}\". Call again with \"{name}\" set."),
+                "{}",
+                definition.name
+            );
+        }
+    }
 }
