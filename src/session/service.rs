@@ -15,7 +15,7 @@ use super::record::record_events;
 use super::sink::SaveStatus;
 use super::writer::SessionWriter;
 use super::{Entry, SessionError};
-use crate::agent::{Agent, AgentEvent, EventKind, Message, QueueKind, now_ms};
+use crate::agent::{Agent, AgentError, AgentEvent, EventKind, Message, QueueKind, now_ms};
 use crate::config::Settings;
 use crate::runtime::SwitchHold;
 use std::path::{Path, PathBuf};
@@ -142,7 +142,7 @@ impl SessionService {
         if let Some(data) = &mut opened.resumed
             && let Err(e) = restore(&self.agent, data, resume)
         {
-            opened.notes.push(e);
+            opened.notes.push(not_restored(&e));
         }
         if let Some(binding) = &self.binding {
             if resume == Resume::OnScreen {
@@ -179,7 +179,7 @@ impl SessionService {
         if let Some(data) = &mut data
             && let Err(e) = restore(&self.agent, data, Resume::OnScreen)
         {
-            notes.push(e);
+            notes.push(not_restored(&e));
         }
         // The old guard goes only now that the new one is in place.
         self.hold = hold;
@@ -308,8 +308,8 @@ fn open_target(
 }
 
 /// Puts `data`'s history and its compaction back into the agent (the model sees what
-/// it saw before) as `resume` says; the error is for the user.
-fn restore(agent: &Agent, data: &mut SessionData, resume: Resume) -> Result<(), String> {
+/// it saw before) as `resume` says.
+fn restore(agent: &Agent, data: &mut SessionData, resume: Resume) -> Result<(), AgentError> {
     let compaction = data.compaction().cloned();
     let messages = match resume {
         // Moved, not copied: it may be long.
@@ -325,10 +325,13 @@ fn restore(agent: &Agent, data: &mut SessionData, resume: Resume) -> Result<(), 
             agent.queue(QueueKind::FollowUp, Message::user(text.clone()));
         }
     }
-    restored.map_err(|e| {
-        tracing::error!("cannot restore the session: {e}");
-        format!("cannot restore the session: {e}")
-    })
+    restored
+}
+
+/// What the user is told when a session's history could not be put back.
+fn not_restored(e: &AgentError) -> String {
+    tracing::error!("cannot restore the session: {e}");
+    format!("cannot restore the session: {e}")
 }
 
 /// The queued texts were offered back to the user, not to the agent: once a run starts

@@ -19,10 +19,10 @@ use tokio_util::sync::CancellationToken;
 
 impl Runtime {
     /// Runs a dashboard action on a blocking thread; a failure comes back as a notice.
-    fn background(
+    fn background<E: std::fmt::Display>(
         &mut self,
         what: &'static str,
-        act: impl FnOnce(&dyn Background) -> Result<(), String> + Send + 'static,
+        act: impl FnOnce(&dyn Background) -> Result<(), E> + Send + 'static,
     ) {
         let background = self.background.clone();
         let tx = self.tx.clone();
