@@ -79,9 +79,4 @@ impl SessionBinding {
     pub fn hold(&self) -> SwitchHold {
         self.supervisor.hold_for_switch()
     }
-
-    /// Delivers what waits for the active session (lifts the hold `enter` leaves).
-    pub fn release(&self) {
-        self.supervisor.release();
-    }
 }
