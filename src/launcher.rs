@@ -91,3 +91,22 @@ pub fn open_for_client(
     };
     session::open_session(&forked, settings).map_err(|e| eyre!(e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{ExitFailure, exit_code};
+    use crate::headless::{EXIT_RUN_FAILED, EXIT_USAGE};
+    use color_eyre::eyre::eyre;
+
+    #[test]
+    fn a_failure_keeps_its_code_and_anything_else_is_a_usage_error() {
+        let failed: color_eyre::Report = ExitFailure {
+            code: EXIT_RUN_FAILED,
+            message: "the terminal failed: broken pipe".into(),
+        }
+        .into();
+        assert_eq!(exit_code(&failed), EXIT_RUN_FAILED);
+        assert_eq!(failed.to_string(), "the terminal failed: broken pipe");
+        assert_eq!(exit_code(&eyre!("the prompt is empty")), EXIT_USAGE);
+    }
+}
