@@ -15,6 +15,7 @@ pub mod headless;
 pub mod hooks;
 pub mod images;
 pub mod inspect;
+pub mod launcher;
 pub mod llm;
 pub mod logging;
 pub mod mcp;

@@ -7,7 +7,8 @@ use super::{breakdown, rows};
 use crate::llm::RequestTap;
 use serde_json::{Value, json};
 
-async fn load(tap: &RequestTap) -> Result<RequestLog, String> {
+/// The session's request log once every call reported is written.
+pub async fn load(tap: &RequestTap) -> Result<RequestLog, String> {
     let path = tap.log_path().ok_or_else(|| {
         "no request log: the session is not recorded (--no-session) or `[session] \
          record_requests = false`"
