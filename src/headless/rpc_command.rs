@@ -101,7 +101,7 @@ mod tests {
         assert_eq!(
             names(),
             "prompt, steer, follow_up, abort, compact, get_state, set_queue_mode, approve, \
-             set_mode, undo, rewind, diff"
+             set_mode, undo, rewind, diff, get_requests, get_request"
         );
     }
 
