@@ -29,7 +29,8 @@ pub const EXIT_USAGE: i32 = 2;
 /// Writes one JSON line to stdout and flushes it, so readers see each event at once.
 pub fn write_json_line(value: &impl serde::Serialize) {
     let mut out = std::io::stdout().lock();
-    if let Ok(line) = serde_json::to_string(value) {
+    // The same text the session's event log keeps, so a JSON replay prints these lines.
+    if let Some(line) = crate::session::event_json(value) {
         // A closed stdout (reader gone) is not worth crashing over.
         let _ = writeln!(out, "{line}");
         let _ = out.flush();

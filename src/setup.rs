@@ -193,6 +193,8 @@ pub struct MainRuntime {
     pub context: Arc<ProjectContext>,
     /// The user's control over the main agent: hooks, checkpoints, plan mode.
     pub controls: Controls,
+    /// The sender behind `events`, whose events a session's event log mirrors.
+    pub event_sender: crate::runtime::RuntimeEventSender,
 }
 
 /// What puts the user in control of the main agent: the hooks (prompt hooks run by the
@@ -218,6 +220,10 @@ impl MainRuntime {
             controls: self.controls.clone(),
             data_dir: settings.data_dir.clone(),
             workspace: settings.workspace.clone(),
+            events: crate::session::EventRecording {
+                enabled: settings.file.session.records_events(),
+                runtime: Some(self.event_sender.clone()),
+            },
         }
     }
 
@@ -253,9 +259,16 @@ pub struct SessionBinding {
     controls: Controls,
     data_dir: PathBuf,
     workspace: PathBuf,
+    events: crate::session::EventRecording,
 }
 
 impl SessionBinding {
+    /// What a session's recorder logs besides the session: its events, as `[session]
+    /// record_events` says, the runtime's among them.
+    pub fn event_recording(&self) -> crate::session::EventRecording {
+        self.events.clone()
+    }
+
     /// Makes `writer`'s session the active one: notifications addressed to it are
     /// delivered (the undelivered ones in `resumed`, its file as read, first, once the
     /// supervisor is released), those for other sessions are recorded in them, and
@@ -464,6 +477,7 @@ fn prepare_runtime_with(
     if settings.plan {
         modes.set(AgentMode::Plan);
     }
+    let event_sender = events_tx.clone();
     let supervisor =
         Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
     run_event_hooks(&agent, &supervisor, &hooks);
@@ -484,6 +498,7 @@ fn prepare_runtime_with(
             checkpoints,
             modes,
         },
+        event_sender,
     })
 }
 

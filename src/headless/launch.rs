@@ -96,7 +96,7 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
     let recording = opened.map(|mut opened| {
         restore(&agent, &mut opened);
         binding.enter(&opened.writer, opened.resumed.as_ref());
-        Recording::start(&agent, opened.writer, rpc)
+        Recording::start(&agent, opened.writer, rpc, &binding.event_recording())
     });
     let code = match prompt {
         Some(prompt) => {
@@ -175,9 +175,14 @@ struct Recording {
 }
 
 impl Recording {
-    fn start(agent: &Agent, writer: session::SessionWriter, rpc: bool) -> Self {
+    fn start(
+        agent: &Agent,
+        writer: session::SessionWriter,
+        rpc: bool,
+        log: &session::EventRecording,
+    ) -> Self {
         let reporter = saving::report(writer.status(), rpc);
-        let (finish, task) = session::record_events(agent, writer);
+        let (finish, task) = session::record_events_with(agent, writer, log);
         Self {
             finish,
             task,

@@ -9,6 +9,7 @@
 //! line, skipping (and reporting) only what is damaged.
 
 pub mod export;
+pub mod events;
 mod fast;
 mod file;
 pub mod images;
@@ -24,11 +25,12 @@ mod streaming;
 mod subagent_calls;
 mod writer;
 
+pub use events::{EventRecording, event_json, events_path};
 pub use file::{damaged_path, sessions_dir, streaming_path};
 pub use list::{SessionSummary, find_session, latest_session, list_sessions, session_path_by_id};
 pub use load::{RecentMessages, SessionData, load, load_recent};
 pub use open::{OpenedSession, open_session};
-pub use record::record_events;
+pub use record::{record_events, record_events_with};
 pub use route::{SessionRouter, inbox_path, record_undelivered};
 pub use sink::{FileSink, SaveStatus, SessionSink};
 pub use streaming::{FLUSH_EVERY, STOPPED_BEFORE_ANSWER, STOPPED_WHILE_STREAMING};

@@ -5,6 +5,7 @@ use super::file::{create_dir, open_locked, sessions_dir, streaming_path};
 use super::load::{SessionData, load};
 use super::repair::repair_tail;
 use super::sink::{Command, FileSink, SaveStatus, SessionSink, WriteLoop};
+use super::events::{EventLog, LogEntry};
 use super::streaming::{self, StreamCommand, StreamFile};
 use super::{Entry, FORMAT_VERSION, Header, SessionError, new_session_id};
 use crate::agent::{Message, StopReason, now_ms};
@@ -165,6 +166,7 @@ impl SessionWriter {
             len,
             needs_newline,
             stream: StreamFile::new(streaming_path(path)),
+            events: EventLog::new(path),
             status: status_tx,
             cut_pending: false,
             waiting: VecDeque::new(),
@@ -267,6 +269,11 @@ impl SessionWriter {
         let _ = self.tx.send(Command::Stream(command));
     }
 
+    /// Hands a line to the event log (written by the same thread, flushed at syncs).
+    pub(super) fn log_event(&self, entry: LogEntry) {
+        let _ = self.tx.send(Command::Event(entry));
+    }
+
     /// Writes what waits, syncs and closes the file, waiting until it is done; returns
     /// how saving ended (an error: lines that never reached the file). A session created
     /// here that never got a message (and has nothing waiting in its inbox) is removed.
@@ -279,12 +286,15 @@ impl SessionWriter {
         };
         if !self.keep.load(Ordering::Relaxed)
             && !super::route::inbox_path(&self.path).exists()
-            && let Err(e) = std::fs::remove_file(&self.path)
         {
-            tracing::warn!(
-                "cannot remove the empty session {}: {e}",
-                self.path.display()
-            );
+            if let Err(e) = std::fs::remove_file(&self.path) {
+                tracing::warn!(
+                    "cannot remove the empty session {}: {e}",
+                    self.path.display()
+                );
+            }
+            // Its events (a setting change, at most) go with it.
+            let _ = std::fs::remove_file(super::events::events_path(&self.path));
         }
         status
     }

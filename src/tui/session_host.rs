@@ -7,7 +7,8 @@ use crate::agent::{Agent, AgentEvent, EventKind, NoticeLevel, now_ms};
 use crate::cli::Cli;
 use crate::config::Settings;
 use crate::session::{
-    self, Entry, OpenedSession, SessionData, SessionError, SessionWriter, record_events,
+    self, Entry, EventRecording, OpenedSession, SessionData, SessionError, SessionWriter,
+    record_events_with,
 };
 use crate::setup::SessionBinding;
 use std::path::PathBuf;
@@ -105,7 +106,8 @@ impl SessionHost {
             binding.hold();
             binding.enter(&opened.writer, opened.resumed.as_ref());
         }
-        record(&mut state, opened.writer, opened.resumed.as_ref());
+        let log = self.event_recording();
+        record(&mut state, opened.writer, opened.resumed.as_ref(), &log);
         loaded
     }
 
@@ -278,7 +280,8 @@ impl SessionHost {
             ..loaded
         };
         let status = writer.status();
-        record(&mut state, writer, data.as_ref());
+        let log = self.event_recording();
+        record(&mut state, writer, data.as_ref(), &log);
         Ok((loaded, Some(status)))
     }
 
@@ -332,6 +335,13 @@ impl SessionHost {
         }
     }
 
+    /// What the recorder logs besides the session (see `SessionBinding`).
+    fn event_recording(&self) -> EventRecording {
+        self.binding
+            .as_ref()
+            .map_or_else(|| EventRecording::agent_only(true), |b| b.event_recording())
+    }
+
     /// Stops recording: everything recorded is synced and the file closed.
     pub async fn close(&self) {
         let mut state = self.state.lock().await;
@@ -340,13 +350,18 @@ impl SessionHost {
 }
 
 /// Records the agent into `writer` (already entered, when there is a runtime).
-fn record(state: &mut HostState, writer: SessionWriter, data: Option<&SessionData>) {
+fn record(
+    state: &mut HostState,
+    writer: SessionWriter,
+    data: Option<&SessionData>,
+    log: &EventRecording,
+) {
     if data.is_some_and(|d| !d.steering.is_empty() || !d.follow_up.is_empty()) {
         forget_queue_when_a_run_starts(&state.agent, &writer);
     }
     let id = writer.id().to_owned();
     let status = writer.status();
-    let (finish, task) = record_events(&state.agent, writer);
+    let (finish, task) = record_events_with(&state.agent, writer, log);
     state.recording = Some(Recording {
         id,
         finish,
