@@ -46,6 +46,7 @@ pub mod wrap;
 
 pub use app::{App, AppConfig, UserFiles, view};
 pub use launch::{launch, run};
+pub(crate) use launch::app_config;
 pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
 pub use overlay::Overlay;
 

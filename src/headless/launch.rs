@@ -285,6 +285,24 @@ fn read_prompt(arg: Option<&str>) -> Result<String, String> {
 pub fn run_command(command: &Command, settings: &Settings) -> i32 {
     match command {
         Command::Doctor => crate::doctor::run(settings),
+        Command::Replay {
+            session,
+            speed,
+            from,
+            real_time,
+            mode,
+        } => crate::replay::run(
+            &crate::replay::ReplayArgs {
+                session: session.clone(),
+                options: crate::replay::PlayOptions {
+                    speed: *speed,
+                    real_time: *real_time,
+                },
+                from: *from,
+                mode: *mode,
+            },
+            settings,
+        ),
         Command::Sessions => {
             let sessions = session::list_sessions(&settings.data_dir, &settings.workspace);
             if sessions.is_empty() {

@@ -34,7 +34,7 @@ fn display_path(path: &Path) -> String {
 /// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
 /// for the user to fix before the client starts. `keys` replaces the config file's
 /// `[keys]` table when given.
-fn app_config(
+pub(crate) fn app_config(
     settings: &Settings,
     keys: Option<&toml::Table>,
     model: String,
