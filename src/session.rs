@@ -8,8 +8,8 @@
 //! next turn boundary and never leaves a partial line; a damaged file is read line by
 //! line, skipping (and reporting) only what is damaged.
 
-pub mod export;
 pub mod events;
+pub mod export;
 mod fast;
 mod file;
 pub mod images;

@@ -50,7 +50,7 @@ impl Replay {
         now: Instant,
     ) -> Self {
         let player = Player::new(&timeline, options, now);
-        let base = std::time::Instant::now();
+        let base = now.into_std();
         let theme = config.theme.clone();
         let app = fresh_app(&timeline, &config, size, base);
         Self {
@@ -63,6 +63,15 @@ impl Replay {
             base,
             effects: Vec::new(),
         }
+    }
+
+    /// Starts over with the app's clock at the recording's start set to `base` (so
+    /// its timers can be compared with a live app's that started at `base`).
+    pub fn rebase(&mut self, base: std::time::Instant, now: Instant) {
+        self.base = base;
+        self.app = fresh_app(&self.timeline, &self.config, self.size, base);
+        self.effects.clear();
+        self.player.moved_to(0, now);
     }
 
     /// The app as the replay has it.
@@ -266,7 +275,10 @@ fn fresh_app(
     let mut app = App::new(config.clone());
     app.set_clock(base, timeline.wall_start);
     app.update_at(Msg::Term(Event::Resize(width, height)), base);
-    app.update_at(Msg::SessionLoaded(Box::new(loaded(timeline, timeline.initial))), base);
+    app.update_at(
+        Msg::SessionLoaded(Box::new(loaded(timeline, timeline.initial))),
+        base,
+    );
     for note in &timeline.notes {
         app.update_at(Msg::Notice(NoticeLevel::Info, note.clone()), base);
     }
@@ -286,13 +298,19 @@ fn loaded(timeline: &Timeline, count: usize) -> LoadedSession {
             .collect(),
         resumed: !messages.is_empty(),
         quiet: true,
+        path: Some(timeline.path.clone()),
         messages,
         ..LoadedSession::default()
     }
 }
 
 /// Applies step `index` to the app at the time it happened.
-fn apply(app: &mut App, timeline: &Timeline, index: usize, base: std::time::Instant) -> Vec<Effect> {
+fn apply(
+    app: &mut App,
+    timeline: &Timeline,
+    index: usize,
+    base: std::time::Instant,
+) -> Vec<Effect> {
     let at = base + timeline.at[index];
     let msg = match &timeline.steps[index] {
         Step::Agent(event) => Msg::Agent(event.clone()),

@@ -114,8 +114,16 @@ fn base(data: &SessionData) -> Timeline {
         initial: 0,
         compactions: data.compactions.clone(),
         wall_start: UNIX_EPOCH,
-        provider: data.header.as_ref().map(|h| h.provider.clone()).unwrap_or_default(),
-        model: data.header.as_ref().map(|h| h.model.clone()).unwrap_or_default(),
+        provider: data
+            .header
+            .as_ref()
+            .map(|h| h.provider.clone())
+            .unwrap_or_default(),
+        model: data
+            .header
+            .as_ref()
+            .map(|h| h.model.clone())
+            .unwrap_or_default(),
         from_messages: false,
         notes: Vec::new(),
     }

@@ -114,10 +114,8 @@ impl EventLog {
     }
 
     fn open(&mut self) -> std::io::Result<&mut BufWriter<File>> {
-        let file = crate::private_fs::open(
-            &self.path,
-            OpenOptions::new().create(true).append(true),
-        )?;
+        let file =
+            crate::private_fs::open(&self.path, OpenOptions::new().create(true).append(true))?;
         Ok(self.file.insert(BufWriter::with_capacity(64 * 1024, file)))
     }
 

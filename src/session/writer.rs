@@ -1,11 +1,11 @@
 //! The writer: one locked session file, appended to from a dedicated thread (see
 //! `sink.rs`), synced at turn boundaries.
 
+use super::events::{EventLog, LogEntry};
 use super::file::{create_dir, open_locked, sessions_dir, streaming_path};
 use super::load::{SessionData, load};
 use super::repair::repair_tail;
 use super::sink::{Command, FileSink, SaveStatus, SessionSink, WriteLoop};
-use super::events::{EventLog, LogEntry};
 use super::streaming::{self, StreamCommand, StreamFile};
 use super::{Entry, FORMAT_VERSION, Header, SessionError, new_session_id};
 use crate::agent::{Message, StopReason, now_ms};
@@ -284,9 +284,7 @@ impl SessionWriter {
         } else {
             self.status.borrow().clone()
         };
-        if !self.keep.load(Ordering::Relaxed)
-            && !super::route::inbox_path(&self.path).exists()
-        {
+        if !self.keep.load(Ordering::Relaxed) && !super::route::inbox_path(&self.path).exists() {
             if let Err(e) = std::fs::remove_file(&self.path) {
                 tracing::warn!(
                     "cannot remove the empty session {}: {e}",
