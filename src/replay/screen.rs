@@ -26,6 +26,7 @@ pub enum Control {
 }
 
 /// One replay: the app as it is at the player's position.
+#[derive(Clone)]
 pub struct Replay {
     timeline: Arc<Timeline>,
     player: Player,

@@ -66,3 +66,48 @@ fn without_a_log_or_a_session_the_replay_says_why() {
         "{stderr}"
     );
 }
+
+/// The runtime's event types (the rest are the main agent's).
+const RUNTIME: [&str; 8] = [
+    "subagent_event",
+    "subagent_update",
+    "mcp_server_update",
+    "pending_notifications",
+    "notification_parked",
+    "notification_deferred",
+    "cron_status",
+    "hook_warning",
+];
+
+fn split(lines: &str) -> (Vec<&str>, Vec<&str>) {
+    lines.lines().partition(|line| {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        !RUNTIME.contains(&value["type"].as_str().unwrap())
+    })
+}
+
+#[test]
+fn a_subagents_events_are_recorded_and_replayed_too() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.command();
+    cmd.args(["--mode", "json", "-p", "spawn count the files"]);
+    let (code, live, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    let mut cmd = sb.command();
+    cmd.args(["replay", "--mode", "json"]);
+    let (code, replayed, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    // Agent and runtime events travel on two channels: each stream keeps its order.
+    let (live_agent, live_runtime) = split(&live);
+    let (agent, runtime) = split(&replayed);
+    assert_eq!(agent, live_agent);
+    assert_eq!(runtime, live_runtime);
+    assert!(
+        runtime.iter().any(|l| l.contains("\"subagent_event\"")),
+        "{replayed}"
+    );
+    assert!(
+        runtime.iter().any(|l| l.contains("\"subagent_update\"")),
+        "{replayed}"
+    );
+}
