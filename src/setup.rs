@@ -223,6 +223,7 @@ impl MainRuntime {
             events: crate::session::EventRecording {
                 enabled: settings.file.session.records_events(),
                 runtime: Some(self.event_sender.clone()),
+                cron_jobs: self.cron.as_ref().map(CronService::subscribe),
             },
         }
     }

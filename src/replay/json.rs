@@ -1,7 +1,7 @@
 //! `claw-tui replay ID --mode json`: the recorded events as the JSON lines `--mode json`
 //! printed while the session ran (each line is the recorded text, unchanged).
 
-use super::log::{LogLine, LogText};
+use super::log::{LogLine, LogText, Source};
 use crate::session;
 use std::io::Write;
 use std::path::Path;
@@ -26,7 +26,10 @@ pub fn print_events(session: &Path, out: &mut impl Write) -> Result<usize, JsonR
     let log = LogText::read(&session::events_path(session))?
         .ok_or_else(|| JsonReplayError::NoLog(session.display().to_string()))?;
     for line in log.parsed() {
-        if let LogLine::Event { json, .. } = line {
+        // The cron jobs' lists were never JSON-mode lines: the client's own.
+        if let LogLine::Event { json, source, .. } = line
+            && source != Source::CronJobs
+        {
             out.write_all(json.as_bytes())?;
             out.write_all(b"\n")?;
         }

@@ -12,6 +12,8 @@ pub enum Source {
     Agent,
     /// The background runtime (`RuntimeEvent`).
     Runtime,
+    /// The cron jobs' list (the client's dashboard; not a JSON-mode line).
+    CronJobs,
 }
 
 /// One line of the log.
@@ -52,6 +54,11 @@ pub fn parse_line(line: &str) -> Option<LogLine<'_>> {
         "runtime" => Some(LogLine::Event {
             us,
             source: Source::Runtime,
+            json,
+        }),
+        "cron_jobs" => Some(LogLine::Event {
+            us,
+            source: Source::CronJobs,
             json,
         }),
         _ => None,

@@ -316,6 +316,7 @@ fn apply(
     let msg = match &timeline.steps[index] {
         Step::Agent(event) => Msg::Agent(event.clone()),
         Step::Runtime(event) => Msg::from(event.clone()),
+        Step::CronJobs(jobs) => crate::tui::adapt::cron_rows(jobs),
         Step::History(count) => Msg::SessionLoaded(Box::new(loaded(timeline, *count))),
     };
     app.update_at(msg, at)

@@ -16,6 +16,8 @@ pub enum Step {
     Agent(AgentEvent),
     /// An event of the background runtime.
     Runtime(RuntimeEvent),
+    /// The cron jobs' list changed (the dashboard).
+    CronJobs(Vec<crate::runtime::cron::CronJobInfo>),
     /// The session as it was after its first `n` messages (a replay from messages).
     History(usize),
 }
@@ -157,6 +159,7 @@ fn from_log(data: &SessionData, log: &LogText) -> Timeline {
                 let step = match source {
                     Source::Agent => serde_json::from_str(json).map(Step::Agent),
                     Source::Runtime => serde_json::from_str(json).map(Step::Runtime),
+                    Source::CronJobs => serde_json::from_str(json).map(Step::CronJobs),
                 };
                 let Ok(step) = step else { continue };
                 if matches!(step, Step::Agent(AgentEvent::TurnStart { .. })) {

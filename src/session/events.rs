@@ -5,11 +5,13 @@
 //! clock, and how many messages the session already had); then one line per event:
 //! `{"us":T,"agent":EVENT}` or `{"us":T,"runtime":EVENT}`, `T` in microseconds since
 //! the segment began (a monotonic clock), `EVENT` exactly the line `--mode json` prints
-//! for it ([`event_json`]). The lines are serialised and written by the session's writer
+//! for it ([`event_json`]); and `{"us":T,"cron_jobs":[...]}` for each new list of cron
+//! jobs (the client's dashboard). The lines are serialised and written by the session's writer
 //! thread, buffered, and flushed at each turn boundary (the session's sync) and on
 //! close: a crash may lose the events of the turn in progress, never the session.
 
 use crate::agent::AgentEvent;
+use crate::runtime::cron::CronJobInfo;
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
@@ -34,6 +36,8 @@ pub struct EventRecording {
     /// The runtime's event sender, whose events (subagents, cron, MCP, hooks) are
     /// mirrored into the log while this recording runs.
     pub runtime: Option<RuntimeEventSender>,
+    /// The cron jobs as the dashboard lists them: each new list is logged.
+    pub cron_jobs: Option<tokio::sync::watch::Receiver<Vec<CronJobInfo>>>,
 }
 
 impl EventRecording {
@@ -42,6 +46,7 @@ impl EventRecording {
         Self {
             enabled,
             runtime: None,
+            cron_jobs: None,
         }
     }
 }
@@ -64,19 +69,32 @@ pub(super) enum LogEntry {
     Agent(u64, Box<AgentEvent>),
     /// A runtime event at `us` microseconds into the segment.
     Runtime(u64, Box<RuntimeEvent>),
+    /// The cron jobs' list at `us` microseconds into the segment (the client's
+    /// dashboard shows it; the JSON modes never printed it).
+    CronJobs(u64, Vec<CronJobInfo>),
 }
 
 impl LogEntry {
-    /// The line (with its newline); `None` when the event cannot be serialised.
-    fn line(&self) -> Option<String> {
-        let (us, key, json) = match self {
-            LogEntry::Start(start) => (0, "start", event_json(start)?),
-            LogEntry::Agent(us, event) => (*us, "agent", event_json(event)?),
-            LogEntry::Runtime(us, event) => (*us, "runtime", event_json(event)?),
+    /// Writes the line (with its newline) to `out`, serialising the event straight into
+    /// it: no copy of a long message is made on the way.
+    fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let (us, key) = match self {
+            LogEntry::Start(_) => (0, "start"),
+            LogEntry::Agent(us, _) => (*us, "agent"),
+            LogEntry::Runtime(us, _) => (*us, "runtime"),
+            LogEntry::CronJobs(us, _) => (*us, "cron_jobs"),
         };
-        // Written around the event's own text so that it is byte for byte what the
-        // JSON mode printed: replaying it in that mode copies it out unchanged.
-        Some(format!("{{\"us\":{us},\"{key}\":{json}}}\n"))
+        write!(out, "{{\"us\":{us},\"{key}\":")?;
+        // The event's text is what `event_json` gives the JSON mode (serde_json's
+        // compact form either way), so replaying it in that mode copies it out unchanged.
+        let written = match self {
+            LogEntry::Start(start) => serde_json::to_writer(&mut *out, start),
+            LogEntry::Agent(_, event) => serde_json::to_writer(&mut *out, event),
+            LogEntry::Runtime(_, event) => serde_json::to_writer(&mut *out, event),
+            LogEntry::CronJobs(_, jobs) => serde_json::to_writer(&mut *out, jobs),
+        };
+        written.map_err(std::io::Error::other)?;
+        out.write_all(b"}\n")
     }
 }
 
@@ -103,10 +121,15 @@ impl EventLog {
         if self.failed {
             return;
         }
-        let Some(line) = entry.line() else { return };
+        // A whole line or none: an event that cannot be serialised is left out.
+        let mut line = Vec::with_capacity(256);
+        if let Err(e) = entry.write_to(&mut line) {
+            tracing::warn!("an event could not be logged: {e}");
+            return;
+        }
         let result = match self.file.as_mut() {
-            Some(file) => file.write_all(line.as_bytes()),
-            None => self.open().and_then(|file| file.write_all(line.as_bytes())),
+            Some(file) => file.write_all(&line),
+            None => self.open().and_then(|file| file.write_all(&line)),
         };
         if let Err(e) = result {
             self.give_up(&e);
@@ -145,9 +168,11 @@ mod tests {
     #[test]
     fn a_line_wraps_the_json_mode_text_of_its_event() {
         let event = AgentEvent::TurnStart { turn: 3 };
-        let line = LogEntry::Agent(1500, Box::new(event.clone()))
-            .line()
+        let mut line = Vec::new();
+        LogEntry::Agent(1500, Box::new(event.clone()))
+            .write_to(&mut line)
             .unwrap();
+        let line = String::from_utf8(line).unwrap();
         let json = event_json(&event).unwrap();
         assert_eq!(line, format!("{{\"us\":1500,\"agent\":{json}}}\n"));
         let value: serde_json::Value = serde_json::from_str(&line).unwrap();

@@ -33,6 +33,11 @@ pub fn record_events_with(
         (true, Some(sender)) => Some(sender.tap()),
         _ => None,
     };
+    let mut cron_jobs = log
+        .cron_jobs
+        .clone()
+        .filter(|_| log.enabled)
+        .map(|rx| JobsWatch { rx, first: true });
     let clock = log.enabled.then(|| {
         writer.log_event(LogEntry::Start(SegmentStart {
             wall_ms: now_ms(),
@@ -58,6 +63,10 @@ pub fn record_events_with(
                         log(&writer, event);
                     }
                     None => break,
+                },
+                jobs = next_jobs(&mut cron_jobs) => match (jobs, clock) {
+                    (Some(jobs), Some(clock)) => writer.log_event(LogEntry::CronJobs(micros(clock), jobs)),
+                    _ => cron_jobs = None,
                 },
                 event = next(&mut runtime) => match (event, clock) {
                     (Some(event), Some(clock)) => writer.log_event(LogEntry::Runtime(micros(clock), Box::new(event))),
@@ -98,6 +107,26 @@ async fn next(
         Some(rx) => rx.recv().await,
         None => std::future::pending().await,
     }
+}
+
+type CronJobs = crate::runtime::cron::CronJobInfo;
+
+/// The cron jobs' list being watched; `first` until the list as it is at the start has
+/// been logged.
+struct JobsWatch {
+    rx: tokio::sync::watch::Receiver<Vec<CronJobs>>,
+    first: bool,
+}
+
+/// The next list of cron jobs (the current one first); `None` once the service is gone.
+async fn next_jobs(watch: &mut Option<JobsWatch>) -> Option<Vec<CronJobs>> {
+    let Some(watch) = watch else {
+        return std::future::pending().await;
+    };
+    if !std::mem::take(&mut watch.first) {
+        watch.rx.changed().await.ok()?;
+    }
+    Some(watch.rx.borrow_and_update().clone())
 }
 
 async fn at(deadline: Option<Instant>) {

@@ -100,3 +100,28 @@ fn the_binary_replays_a_recorded_client_session() {
     tui.send("q");
     assert_eq!(tui.wait_exit().0, 0);
 }
+
+#[test]
+fn the_dashboard_replays_the_cron_jobs_a_session_made() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.dir.path();
+    let mut live = Tui::demo(root, "0", &[]);
+    live.wait_text("Welcome to claw-tui");
+    live.send("every 3600 seconds stretch your legs\r");
+    live.wait_for("the job in the dashboard", |s| {
+        s.contents().contains("Cron (1)") && status_line(s).contains("idle")
+    });
+    live.send("\x04");
+    assert_eq!(live.wait_exit().0, 0);
+
+    let mut tui = replay(root, &["--speed", "64"]);
+    let screen = tui.wait_for("the end of the replay", |s| s.contents().contains("■ turn"));
+    assert!(screen.contains("Cron (1)"), "{screen}");
+    tui.send("\x1b[H");
+    tui.send(" ");
+    tui.wait_for("the start, before the job", |s| {
+        s.contents().contains("⏸ turn 0/") && s.contents().contains("Cron (0)")
+    });
+    tui.send("q");
+    assert_eq!(tui.wait_exit().0, 0);
+}
