@@ -113,7 +113,7 @@ fn play(path: &std::path::Path, args: &ReplayArgs, settings: &Settings) -> i32 {
         return EXIT_USAGE;
     }
     let (provider, model) = timeline.provider_and_model();
-    let mut config = match crate::tui::app_config(settings, None, model) {
+    let mut config = match crate::tui::app_config(settings, model) {
         Ok(config) => config,
         Err(e) => {
             eprintln!("claw-tui: {e}");
