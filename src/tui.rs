@@ -45,8 +45,8 @@ mod widgets;
 pub mod wrap;
 
 pub use app::{App, AppConfig, UserFiles, view};
-pub use launch::launch;
 pub(crate) use launch::app_config;
+pub use launch::launch;
 pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
 pub use overlay::Overlay;
 
