@@ -38,16 +38,20 @@ pub fn build_provider(
     settings: &Settings,
 ) -> Result<Arc<dyn Provider>, String> {
     match spec.api {
-        Api::Demo => Ok(Arc::new(DemoProvider::new(
-            Duration::from_millis(settings.demo_pace_ms),
-            settings.config_path.display().to_string(),
-        )?)),
+        Api::Demo => Ok(Arc::new(
+            DemoProvider::new(
+                Duration::from_millis(settings.demo_pace_ms),
+                settings.config_path.display().to_string(),
+            )
+            .map_err(|e| e.to_string())?,
+        )),
         Api::Anthropic | Api::Openai | Api::OpenaiResponses => {
             crate::providers::build_remote_provider(
                 spec,
                 settings.idle_timeout_secs,
                 settings.request_timeout_secs,
             )
+            .map_err(|e| e.to_string())
         }
     }
 }
