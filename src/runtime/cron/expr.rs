@@ -92,26 +92,8 @@ pub enum CronExprError {
         count: usize,
     },
     /// One field is wrong.
-    #[error(
-        "cron_expr \"{expr}\": field {number} ({field}) \"{text}\" at column {column} is \
-         invalid: {problem} The {field} field accepts {allowed}."
-    )]
-    Field {
-        /// The expression (trimmed).
-        expr: String,
-        /// The field's place, from 1.
-        number: usize,
-        /// The field's name, e.g. `minute`.
-        field: &'static str,
-        /// The field as written.
-        text: String,
-        /// The character column it starts at, from 1.
-        column: usize,
-        /// What is wrong with it.
-        problem: FieldProblem,
-        /// What the field accepts.
-        allowed: &'static str,
-    },
+    #[error(transparent)]
+    Field(Box<BadField>),
     /// Every field parses alone, but croner refuses the whole.
     #[error("cron_expr \"{expr}\" is invalid: {reason} {SHAPE}")]
     Invalid {
@@ -120,6 +102,29 @@ pub enum CronExprError {
         /// croner's reason.
         reason: String,
     },
+}
+
+/// The field of a cron expression that is wrong, where it is and what it accepts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "cron_expr \"{expr}\": field {number} ({field}) \"{text}\" at column {column} is \
+     invalid: {problem} The {field} field accepts {allowed}."
+)]
+pub struct BadField {
+    /// The expression (trimmed).
+    pub expr: String,
+    /// The field's place, from 1.
+    pub number: usize,
+    /// The field's name, e.g. `minute`.
+    pub field: &'static str,
+    /// The field as written.
+    pub text: String,
+    /// The character column it starts at, from 1.
+    pub column: usize,
+    /// What is wrong with it.
+    pub problem: FieldProblem,
+    /// What the field accepts.
+    pub allowed: &'static str,
 }
 
 /// What is wrong with one field of a cron expression.
@@ -192,8 +197,8 @@ pub fn parse_cron_expr(expr: &str) -> Result<Cron, CronExprError> {
         }
     };
     let offset = 6 - specs.len();
-    let field_error =
-        |index: usize, column: usize, text: &str, spec: &FieldSpec, problem| CronExprError::Field {
+    let field_error = |index: usize, column: usize, text: &str, spec: &FieldSpec, problem| {
+        CronExprError::Field(Box::new(BadField {
             expr: trimmed.to_owned(),
             number: index + 1,
             field: spec.name,
@@ -201,7 +206,8 @@ pub fn parse_cron_expr(expr: &str) -> Result<Cron, CronExprError> {
             column,
             problem,
             allowed: spec.allowed,
-        };
+        }))
+    };
     for (index, ((column, text), spec)) in fields.iter().zip(specs).enumerate() {
         check_words(text, spec).map_err(|why| field_error(index, *column, text, spec, why))?;
     }
