@@ -112,9 +112,12 @@ pub async fn run_prompt(
             }
         }
     }
-    if !json {
-        // What arrived as the run ended is still worth telling.
-        while let Ok(event) = runtime_events.try_recv() {
+    // What arrived as the run ended is still worth telling (in JSON mode too: a
+    // subagent's last events may still wait in the channel when its result is in).
+    while let Ok(event) = runtime_events.try_recv() {
+        if json {
+            write_json_line(&event);
+        } else {
             report_on_stderr(&event);
         }
     }
