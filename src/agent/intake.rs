@@ -14,7 +14,7 @@ impl Agent {
         kind: QueueKind,
         message: Message,
         behind_owed: bool,
-    ) -> Result<Admission, Message> {
+    ) -> Result<Admission, Box<Message>> {
         self.inner
             .queues
             .admit(kind, message, behind_owed, &self.inner.sink)
@@ -34,8 +34,6 @@ impl Agent {
 
     /// Puts back a follow-up from [`Agent::take_owed`] whose run could not start.
     pub fn requeue_owed(&self, message: Message) {
-        self.inner
-            .queues
-            .push_front_owed(message, &self.inner.sink);
+        self.inner.queues.push_front_owed(message, &self.inner.sink);
     }
 }

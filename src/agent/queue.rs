@@ -117,7 +117,8 @@ impl Queues {
     /// Queues a message sent to start a run, if something already owns its place in
     /// line: a run under way that will still take it, or (with `behind_owed`, for a
     /// follow-up) follow-ups owed a run that has not started yet, which it joins. Gives
-    /// it back when neither: nothing sent before it waits, and a run may start with it.
+    /// it back (boxed) when neither: nothing sent before it waits, and a run may start
+    /// with it.
     /// One step under the queues' lock, so a run ending meanwhile changes nothing.
     pub fn admit(
         &self,
@@ -125,7 +126,7 @@ impl Queues {
         message: Message,
         behind_owed: bool,
         sink: &EventSink,
-    ) -> Result<Admission, Message> {
+    ) -> Result<Admission, Box<Message>> {
         let mut inner = self.lock();
         let admission = if inner.intake_open {
             Admission::TakenByRun
@@ -135,7 +136,7 @@ impl Queues {
         {
             Admission::BehindOwed
         } else {
-            return Err(message);
+            return Err(Box::new(message));
         };
         let owed = admission == Admission::BehindOwed;
         inner.queue(kind).0.push_back(Queued { message, owed });

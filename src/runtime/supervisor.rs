@@ -199,7 +199,7 @@ impl Supervisor {
                 inner.pump(&mut state);
                 return SupervisorOutcome::QueuedFollowUp;
             }
-            Err(message) => message,
+            Err(message) => *message,
         };
         state.held = false;
         // Notifications and steering still waiting arrived first, so they go first in
