@@ -15,4 +15,5 @@ mod subagent_policy;
 mod subagents;
 mod supervisor;
 mod supervisor_order;
+mod switch_hold;
 mod user_commands;
