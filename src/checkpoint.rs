@@ -25,6 +25,7 @@ use crate::agent::{Agent, Message, Tool, ToolResult, ToolUpdates};
 use crate::headless::clip;
 use crate::session::SessionAppender;
 use crate::tools::Workspace;
+use crate::tools::exec::ExecArgs;
 use crate::tools::fs::{ChangeObserver, Prior};
 use async_trait::async_trait;
 use serde_json::Value;
@@ -355,11 +356,10 @@ impl Tool for TrackedExec {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
-        let command = args
-            .get("command")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
+        let Ok(ExecArgs { command, .. }) = crate::tools::args::parse(args.clone()) else {
+            // Arguments the tool refuses run nothing: there is nothing to record.
+            return self.tool.execute(call_id, args, cancel, updates).await;
+        };
         let repo = self.checkpoints.repo().await;
         let before = match &repo {
             Some(repo) => repo.snapshot().await,

@@ -2,6 +2,7 @@
 
 mod launch;
 pub mod rpc;
+mod rpc_command;
 mod rpc_controls;
 mod rpc_input;
 mod rpc_loop;

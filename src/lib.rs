@@ -14,6 +14,7 @@ pub mod front_matter;
 pub mod headless;
 pub mod hooks;
 pub mod images;
+pub mod launcher;
 pub mod llm;
 pub mod logging;
 pub mod mcp;

@@ -1,12 +1,12 @@
 //! The `claw-tui` binary: flags → settings → a headless mode or the terminal client.
 
 use clap::Parser;
-use claw_tui::cli::{Cli, Mode};
-use claw_tui::config;
-use claw_tui::headless::{self, EXIT_USAGE};
+use claw_tui::cli::Cli;
 use claw_tui::tools::exec::{
     PrivateTempDir, SANDBOX_SUBCOMMAND, protect_process, sandbox_launcher_main,
 };
+use claw_tui::{config, launcher};
+use std::io::Write;
 
 fn main() {
     // The exec sandbox launcher restricts itself and execs the shell before anything else.
@@ -17,7 +17,18 @@ fn main() {
     // Keeps the keys in this process's memory and environment away from its commands.
     protect_process();
     one_malloc_arena();
-    std::process::exit(run());
+    install_error_reports();
+    std::process::exit(exit_code(run()));
+}
+
+/// Error reports are color-eyre's. Its panic hook is not installed here: the client
+/// installs its own, which gives the terminal back before color-eyre reports the panic.
+fn install_error_reports() {
+    let (_, errors) = color_eyre::config::HookBuilder::default()
+        .display_env_section(false)
+        .into_hooks();
+    // Fails only when a hook is already installed, which then reports just as well.
+    let _ = errors.install();
 }
 
 /// glibc gives each thread that allocates its own arena (up to eight per core), and each
@@ -37,32 +48,27 @@ fn one_malloc_arena() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn one_malloc_arena() {}
 
-fn run() -> i32 {
+/// Resolves the settings and runs what the flags ask for. Every error ends here.
+fn run() -> color_eyre::Result<i32> {
     // The private temp dir of exec commands lives as long as this process.
     let _exec_temp = PrivateTempDir::guard();
     let cli = Cli::parse();
-    let settings = match config::resolve(&cli, &|name| std::env::var(name).ok()) {
-        Ok(settings) => settings,
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let settings = config::resolve(&cli, &|name| std::env::var(name).ok())?;
     for warning in &settings.warnings {
         eprintln!("claw-tui: warning: {warning}");
     }
-    if let Some(command) = &cli.command {
-        return headless::run_command(command, &settings);
+    launcher::run(&cli, &settings)
+}
+
+/// The exit code for `result`, after telling the user what went wrong. Only the error's
+/// own message is shown: each one says what failed and why in one line.
+fn exit_code(result: color_eyre::Result<i32>) -> i32 {
+    match result {
+        Ok(code) => code,
+        Err(report) => {
+            // Not `eprintln!`: a closed stderr must not turn an error into a panic.
+            let _ = writeln!(std::io::stderr(), "claw-tui: {report}");
+            launcher::exit_code(&report)
+        }
     }
-    if !cli.images.is_empty() && (cli.prompt.is_none() || cli.mode == Mode::Rpc) {
-        eprintln!(
-            "claw-tui: --image attaches images to the prompt given on the command line \
-             (claw-tui -p \"PROMPT\" --image shot.png); in the client write @path instead"
-        );
-        return EXIT_USAGE;
-    }
-    if cli.mode == Mode::Text && !cli.print {
-        return claw_tui::tui::launch(&settings, &cli);
-    }
-    headless::run_headless(&cli, &settings)
 }

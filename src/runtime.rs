@@ -23,4 +23,5 @@ pub use mode::{AgentMode, ModeSwitch};
 pub use subagents::{SpawnReceipt, SubagentConfig, SubagentInfo, SubagentManager, SubagentStatus};
 pub use supervisor::{
     NOTIFICATION_PREFIX, NotificationStore, Supervisor, SupervisorInput, SupervisorOutcome,
+    SwitchHold,
 };

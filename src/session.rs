@@ -7,7 +7,11 @@
 //! records it as an aborted message. A write that fails is reported, retried at the
 //! next turn boundary and never leaves a partial line; a damaged file is read line by
 //! line, skipping (and reporting) only what is damaged.
+//!
+//! [`SessionService`] owns the session a process records: the client and the headless
+//! modes open, switch, record and close sessions through it.
 
+mod binding;
 pub mod export;
 mod fast;
 mod file;
@@ -19,17 +23,20 @@ mod open;
 mod record;
 mod repair;
 mod route;
+mod service;
 mod sink;
 mod streaming;
 mod subagent_calls;
 mod writer;
 
+pub use binding::SessionBinding;
 pub use file::{damaged_path, sessions_dir, streaming_path};
 pub use list::{SessionSummary, find_session, latest_session, list_sessions, session_path_by_id};
 pub use load::{RecentMessages, SessionData, load, load_recent};
 pub use open::{OpenedSession, open_session};
 pub use record::record_events;
 pub use route::{SessionRouter, inbox_path, record_undelivered};
+pub use service::{Entered, Resume, SaveWatch, SessionService, SessionTarget, SwitchError};
 pub use sink::{FileSink, SaveStatus, SessionSink};
 pub use streaming::{FLUSH_EVERY, STOPPED_BEFORE_ANSWER, STOPPED_WHILE_STREAMING};
 pub use subagent_calls::{

@@ -11,13 +11,13 @@ use crate::llm::demo::DemoProvider;
 use crate::mcp::McpManager;
 use crate::mcp::launch::McpPlan;
 use crate::runtime::context::{ProjectContext, home_dir, system_prompt};
-use crate::runtime::cron::{CronFired, CronOptions, CronService, SchedulerHandle};
+use crate::runtime::cron::{CronError, CronFired, CronOptions, CronService, SchedulerHandle};
 use crate::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
 use crate::runtime::{
     AgentMode, InboundMessage, MessageBus, ModeSwitch, RuntimeEvent, SYSTEM_CHANNEL,
     SubagentConfig, SubagentManager, Supervisor, runtime_channel,
 };
-use crate::session::{SessionData, SessionRouter, SessionWriter};
+use crate::session::SessionBinding;
 use crate::tools::ToolRegistry;
 use crate::tools::Workspace;
 use crate::tools::cron::{CronTool, UnavailableCron};
@@ -27,6 +27,7 @@ use crate::tools::message::{MessageSender, MessageTool};
 use crate::tools::policy::{AgentKind, AgentRole, PolicyConfig, ToolPolicy};
 use crate::tools::spawn::SpawnTool;
 use crate::tools::web::{WebFetchTool, WebSearchTool};
+use color_eyre::eyre::eyre;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,20 +37,25 @@ use tokio::sync::mpsc;
 pub fn build_provider(
     spec: &ProviderSpec,
     settings: &Settings,
-) -> Result<Arc<dyn Provider>, String> {
-    match spec.api {
-        Api::Demo => Ok(Arc::new(DemoProvider::new(
-            Duration::from_millis(settings.demo_pace_ms),
-            settings.config_path.display().to_string(),
-        )?)),
+) -> color_eyre::Result<Arc<dyn Provider>> {
+    let provider: Arc<dyn Provider> = match spec.api {
+        Api::Demo => Arc::new(
+            DemoProvider::new(
+                Duration::from_millis(settings.demo_pace_ms),
+                settings.config_path.display().to_string(),
+            )
+            .map_err(|e| eyre!(e))?,
+        ),
         Api::Anthropic | Api::Openai | Api::OpenaiResponses => {
             crate::providers::build_remote_provider(
                 spec,
                 settings.idle_timeout_secs,
                 settings.request_timeout_secs,
             )
+            .map_err(|e| eyre!(e))?
         }
-    }
+    };
+    Ok(provider)
 }
 
 /// The built-in tools (files, exec, web, message) over `workspace` and the settings'
@@ -79,30 +85,6 @@ fn build_registry(
     registry.register(Arc::new(WebFetchTool::new(settings.file.web.clone())));
     registry.register(Arc::new(MessageTool::new(outbound)));
     registry
-}
-
-/// The tool policy over the built-in tools, enforcing the settings' `[tools]` and
-/// `[exec]` rules and asking `approver` when a call needs approval.
-pub fn build_policy(
-    settings: &Settings,
-    outbound: MessageSender,
-    approver: Approver,
-) -> ToolPolicy {
-    let workspace = Arc::new(workspace_for(settings, &project_context(settings)));
-    ToolPolicy::new(
-        build_registry(settings, workspace, outbound, None),
-        PolicyConfig::new(&settings.file.tools, &settings.file.exec),
-        approver,
-    )
-}
-
-/// A main agent with the tools of `policy`, without the background runtime (no
-/// subagents, no supervisor): for front-ends that drive the agent directly.
-pub fn build_agent(settings: &Settings, policy: &ToolPolicy) -> Result<Agent, String> {
-    let provider = build_provider(&settings.provider, settings)?;
-    let agent = Agent::new(provider, model_name(settings));
-    configure_main_agent(&agent, settings, &project_context(settings), policy);
-    Ok(agent)
 }
 
 fn model_name(settings: &Settings) -> String {
@@ -211,19 +193,18 @@ pub struct Controls {
 impl MainRuntime {
     /// The handle that ties sessions to this runtime.
     pub fn session_binding(&self, settings: &Settings) -> SessionBinding {
-        SessionBinding {
-            supervisor: self.supervisor.clone(),
-            subagents: self.subagents.clone(),
-            cron: self.cron.clone(),
-            controls: self.controls.clone(),
-            data_dir: settings.data_dir.clone(),
-            workspace: settings.workspace.clone(),
-        }
+        SessionBinding::new(
+            self.supervisor.clone(),
+            self.subagents.clone(),
+            self.cron.clone(),
+            self.controls.clone(),
+            settings,
+        )
     }
 
     /// Starts firing cron jobs into the bus's `system` channel (long-running processes
     /// only: the TUI and `--mode rpc`). Keep the handle: dropping it stops the timer.
-    pub fn start_cron_scheduler(&self) -> Result<Option<SchedulerHandle>, String> {
+    pub fn start_cron_scheduler(&self) -> Result<Option<SchedulerHandle>, CronError> {
         let Some(cron) = &self.cron else {
             return Ok(None);
         };
@@ -238,67 +219,7 @@ impl MainRuntime {
                 fired.notification(),
             ));
         });
-        cron.start_scheduler(on_fire)
-            .map(Some)
-            .map_err(|e| e.to_string())
-    }
-}
-
-/// What a session needs from the runtime: the parts whose work goes back to it.
-#[derive(Clone)]
-pub struct SessionBinding {
-    supervisor: Supervisor,
-    subagents: SubagentManager,
-    cron: Option<CronService>,
-    controls: Controls,
-    data_dir: PathBuf,
-    workspace: PathBuf,
-}
-
-impl SessionBinding {
-    /// Makes `writer`'s session the active one: notifications addressed to it are
-    /// delivered (the undelivered ones in `resumed`, its file as read, first, once the
-    /// supervisor is released), those for other sessions are recorded in them, and
-    /// subagents and cron jobs started from now on report back to it. A copy (`resumed`
-    /// is another session's) starts with nothing pending: those stay with the original.
-    pub fn enter(&self, writer: &SessionWriter, resumed: Option<&SessionData>) {
-        let id = writer.id().to_owned();
-        self.controls.hooks.set_session(&id);
-        for warning in
-            self.controls
-                .checkpoints
-                .enter(writer.path(), &self.data_dir, writer.appender())
-        {
-            tracing::warn!("{warning}");
-        }
-        self.subagents.set_origin(id.clone());
-        if let Some(cron) = &self.cron {
-            cron.set_origin(Some(id.clone()));
-        }
-        let (pending, inbox_offset) = match resumed {
-            Some(data) if data.id() == id => {
-                (data.pending_notifications.clone(), data.inbox_offset)
-            }
-            _ => (Vec::new(), 0),
-        };
-        let router = SessionRouter::new(
-            id,
-            writer.appender(),
-            &self.data_dir,
-            &self.workspace,
-            inbox_offset,
-        );
-        self.supervisor.attach(Arc::new(router), pending);
-    }
-
-    /// Holds notifications back while the agent's history is being replaced.
-    pub fn hold(&self) {
-        self.supervisor.hold_for_switch();
-    }
-
-    /// Delivers what waits for the active session, now that its history is in place.
-    pub fn release(&self) {
-        self.supervisor.release();
+        cron.start_scheduler(on_fire).map(Some)
     }
 }
 
@@ -347,7 +268,7 @@ pub fn start_runtime(
     settings: &Settings,
     outbound: MessageSender,
     approver: Approver,
-) -> Result<MainRuntime, String> {
+) -> color_eyre::Result<MainRuntime> {
     let provider = build_provider(&settings.provider, settings)?;
     start_runtime_with(settings, provider, outbound, approver)
 }
@@ -358,7 +279,7 @@ pub fn start_runtime_with(
     provider: Arc<dyn Provider>,
     outbound: MessageSender,
     approver: Approver,
-) -> Result<MainRuntime, String> {
+) -> color_eyre::Result<MainRuntime> {
     let main = prepare_runtime_with(settings, provider, outbound, approver)?;
     main.mcp.start();
     Ok(main)
@@ -370,7 +291,7 @@ pub fn prepare_runtime(
     settings: &Settings,
     outbound: MessageSender,
     approver: Approver,
-) -> Result<MainRuntime, String> {
+) -> color_eyre::Result<MainRuntime> {
     let provider = build_provider(&settings.provider, settings)?;
     prepare_runtime_with(settings, provider, outbound, approver)
 }
@@ -380,7 +301,7 @@ fn prepare_runtime_with(
     provider: Arc<dyn Provider>,
     outbound: MessageSender,
     approver: Approver,
-) -> Result<MainRuntime, String> {
+) -> color_eyre::Result<MainRuntime> {
     let model = model_name(settings);
     let context = project_context(settings);
     let (events_tx, events) = runtime_channel();
@@ -464,8 +385,7 @@ fn prepare_runtime_with(
     if settings.plan {
         modes.set(AgentMode::Plan);
     }
-    let supervisor =
-        Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| e.to_string())?;
+    let supervisor = Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| eyre!(e))?;
     run_event_hooks(&agent, &supervisor, &hooks);
     Ok(MainRuntime {
         supervisor,

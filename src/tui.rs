@@ -8,8 +8,8 @@
 //! agent's events and the [`Inbox`], executes effects, and draws at most 60 frames a
 //! second, only when a part changed.
 //!
-//! Entry points: [`launch`] (the client with the whole background runtime) and [`run`]
-//! (the client over an agent you built). Other parts of the program talk to the client through an
+//! Entry point: [`launch`] (the client with the whole background runtime, in the session
+//! the launcher opened). Other parts of the program talk to the client through an
 //! [`Inbox`]: the `message` tool's sender, the exec approval asker, and [`Msg`]s such as
 //! `Subagents`, `CronJobs` and `Subagent` events from the background runtime.
 
@@ -45,7 +45,7 @@ mod widgets;
 pub mod wrap;
 
 pub use app::{App, AppConfig, UserFiles, view};
-pub use launch::{launch, run};
+pub use launch::launch;
 pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
 pub use overlay::Overlay;
 
@@ -104,7 +104,7 @@ impl Approvals {
 }
 
 /// The client's inbox: create it first, hand its senders to the tools and the
-/// background runtime, then pass it to [`run`].
+/// background runtime, then hand it to the client.
 pub struct Inbox {
     tx: MsgSender,
     rx: UnboundedReceiver<Msg>,
@@ -133,7 +133,7 @@ impl Inbox {
         self.tx.clone()
     }
 
-    /// Receives the next message (to drive an `App` without [`run`], e.g. in tests).
+    /// Receives the next message (to drive an `App` without the client, e.g. in tests).
     pub async fn recv(&mut self) -> Option<Msg> {
         self.rx.recv().await
     }
@@ -171,34 +171,4 @@ impl Inbox {
             })
         })
     }
-}
-
-/// What [`run`] takes besides the settings and the agent.
-#[derive(Default)]
-pub struct Options {
-    /// A prompt sent at start.
-    pub prompt: Option<String>,
-    /// Images attached to that prompt (`--image`, absolute paths).
-    pub images: Vec<String>,
-    /// Warnings to show in the chat at start.
-    pub warnings: Vec<String>,
-    /// The background runtime, for the dashboard's actions.
-    pub background: Option<Arc<dyn Background>>,
-    /// A `[keys]` table overriding the default bindings.
-    pub keys: Option<toml::Table>,
-    /// The background runtime's events (subagents, pending notifications).
-    pub runtime_events: Option<UnboundedReceiver<crate::runtime::RuntimeEvent>>,
-    /// The cron jobs, as the cron service publishes them.
-    pub cron_jobs: Option<tokio::sync::watch::Receiver<Vec<crate::runtime::cron::CronJobInfo>>>,
-    /// The supervisor owning the agent's runs: prompts, steering and aborts go through
-    /// it when given (so a keypress never races a notification), else to the agent.
-    pub supervisor: Option<crate::runtime::Supervisor>,
-    /// Messages for the app once the first session is on screen (the question about
-    /// the workspace's MCP servers).
-    pub startup: Vec<Msg>,
-    /// Hooks, checkpoints and plan mode (`/undo`, `/rewind`, `/diff`, `/plan` need them).
-    pub controls: Option<crate::setup::Controls>,
-    /// The tool policy: `!command`s run the exec tool it gives the main agent (without
-    /// it they are refused).
-    pub policy: Option<crate::tools::policy::ToolPolicy>,
 }

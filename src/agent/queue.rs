@@ -7,7 +7,9 @@ use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard};
 
 /// How many queued messages one poll takes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum QueueMode {
     /// One message per poll: each gets its own turn.
     #[default]

@@ -2,41 +2,30 @@
 
 use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, RpcRuntime, serve};
 use super::signals::StopSignals;
-use super::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, run_prompt, saving};
-use crate::agent::{Agent, Message, QueueKind, UserMessage};
+use super::{EXIT_OK, EXIT_RUN_FAILED, run_prompt, saving};
+use crate::agent::{Agent, UserMessage};
 use crate::cli::{Cli, Command, ExportFormat, McpCommand, Mode};
 use crate::config::Settings;
 use crate::images;
-use crate::session::{self, OpenedSession, export};
+use crate::session::{self, Resume, SessionService, export};
 use crate::setup;
 use crate::tools::exec::Approver;
 use crate::tools::message::{MessageSender, OutboundMessage};
+use color_eyre::eyre::{bail, eyre};
 use std::io::Read;
 use std::sync::Arc;
 
-/// Runs `--print`, `--mode json` or `--mode rpc`; returns the exit code.
-pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
+/// Runs `--print`, `--mode json` or `--mode rpc`; returns the exit code of the run.
+pub fn run_headless(cli: &Cli, settings: &Settings) -> color_eyre::Result<i32> {
     let prompt = if cli.mode == Mode::Rpc {
         None
     } else {
-        match read_prompt(cli.prompt.as_deref()).and_then(|p| with_images(p, &cli.images)) {
-            Ok(prompt) => Some(prompt),
-            Err(e) => {
-                eprintln!("claw-tui: {e}");
-                return EXIT_USAGE;
-            }
-        }
+        Some(with_images(
+            read_prompt(cli.prompt.as_deref())?,
+            &cli.images,
+        )?)
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("claw-tui: cannot start the async runtime: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let runtime = async_runtime()?;
     crate::logging::init_file_logging(&settings.state_dir);
     let code = runtime.block_on(run(cli, settings, prompt));
     // stdin's reader thread may still wait for a line that never comes: not waited for.
@@ -44,14 +33,20 @@ pub fn run_headless(cli: &Cli, settings: &Settings) -> i32 {
     code
 }
 
-async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32 {
-    let mut stop = match StopSignals::install() {
-        Ok(stop) => stop,
-        Err(e) => {
-            eprintln!("claw-tui: cannot handle SIGINT and SIGTERM: {e}");
-            return EXIT_USAGE;
-        }
-    };
+fn async_runtime() -> color_eyre::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| eyre!("cannot start the async runtime: {e}"))
+}
+
+async fn run(
+    cli: &Cli,
+    settings: &Settings,
+    prompt: Option<UserMessage>,
+) -> color_eyre::Result<i32> {
+    let mut stop =
+        StopSignals::install().map_err(|e| eyre!("cannot handle SIGINT and SIGTERM: {e}"))?;
     let approvals = PendingApprovals::default();
     let approver = match (&prompt, cli.yes) {
         (None, _) => {
@@ -68,13 +63,7 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
     let outbound: MessageSender = Arc::new(|m: OutboundMessage| {
         eprintln!("[message to {}:{}] {}", m.channel, m.chat_id, m.content);
     });
-    let mut main = match setup::start_runtime(settings, outbound, approver) {
-        Ok(main) => main,
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let mut main = setup::start_runtime(settings, outbound, approver)?;
     for warning in main
         .warnings
         .iter()
@@ -83,20 +72,21 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
         eprintln!("claw-tui: warning: {warning}");
     }
     wait_for_mcp_before_first_request(&main.agent, &main.mcp);
-    let opened = match session::open_session(cli, settings) {
-        Ok(opened) => opened,
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let opened = session::open_session(cli, settings).map_err(|e| eyre!(e))?;
     let agent = main.agent.clone();
-    let binding = main.session_binding(settings);
+    let mut sessions = SessionService::new(
+        agent.clone(),
+        Some(main.session_binding(settings)),
+        settings,
+        !cli.no_session,
+    );
     let rpc = prompt.is_none();
-    let recording = opened.map(|mut opened| {
-        restore(&agent, &mut opened);
-        binding.enter(&opened.writer, opened.resumed.as_ref());
-        Recording::start(&agent, opened.writer, rpc)
+    let reporter = opened.map(|opened| {
+        let entered = sessions.record(opened, Resume::IntoAgent);
+        for note in &entered.notes {
+            eprintln!("claw-tui: {note}");
+        }
+        saving::report(entered.saving, rpc)
     });
     let code = match prompt {
         Some(prompt) => {
@@ -156,49 +146,17 @@ async fn run(cli: &Cli, settings: &Settings, prompt: Option<UserMessage>) -> i32
     // The stop hook of the last run (and notify hooks) finish before the exit.
     main.controls.hooks.drain().await;
     main.mcp.shutdown().await;
-    let saved = match recording {
-        Some(recording) => recording.close(&agent).await,
-        None => true,
-    };
-    if !saved && code == EXIT_OK {
+    let status = sessions.close().await;
+    // Ends once the writer is gone, after its last report.
+    if let Some(reporter) = reporter {
+        let _ = reporter.await;
+    }
+    let unsaved = status.is_some_and(|status| saving::report_final(&status));
+    Ok(if unsaved && code == EXIT_OK {
         EXIT_RUN_FAILED
     } else {
         code
-    }
-}
-
-/// The session being recorded, and the task that reports how saving goes.
-struct Recording {
-    finish: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<session::SaveStatus>,
-    reporter: tokio::task::JoinHandle<()>,
-}
-
-impl Recording {
-    fn start(agent: &Agent, writer: session::SessionWriter, rpc: bool) -> Self {
-        let reporter = saving::report(writer.status(), rpc);
-        let (finish, task) = session::record_events(agent, writer);
-        Self {
-            finish,
-            task,
-            reporter,
-        }
-    }
-
-    /// Records what is left and closes the file; false when something never reached it.
-    async fn close(self, agent: &Agent) -> bool {
-        // `state()` returns only after the last event was handed to the recorder.
-        let _ = agent.state();
-        let _ = self.finish.send(());
-        let status = self.task.await.unwrap_or_else(|e| session::SaveStatus {
-            error: Some(format!("the session recorder stopped: {e}")),
-            unsaved: 0,
-            failures: 1,
-        });
-        // Ends once the writer is gone, after its last report.
-        let _ = self.reporter.await;
-        !saving::report_final(&status)
-    }
+    })
 }
 
 /// A one-shot run must see its MCP tools: each LLM request first waits until every
@@ -221,65 +179,41 @@ fn wait_for_mcp_before_first_request(agent: &Agent, mcp: &crate::mcp::McpManager
     })));
 }
 
-/// Puts a resumed session's history (moved, not copied: it may be long) and pending
-/// queues back into the agent.
-fn restore(agent: &Agent, opened: &mut OpenedSession) {
-    for note in &opened.notes {
-        eprintln!("claw-tui: {note}");
-    }
-    let Some(data) = &mut opened.resumed else {
-        return;
-    };
-    // With its compaction: the model sees exactly what it saw before.
-    let compaction = data.compaction().cloned();
-    if let Err(e) = agent.restore_history(std::mem::take(&mut data.messages), compaction) {
-        eprintln!("claw-tui: cannot restore the session: {e}");
-    }
-    for text in &data.steering {
-        agent.queue(QueueKind::Steering, Message::user(text.clone()));
-    }
-    for text in &data.follow_up {
-        agent.queue(QueueKind::FollowUp, Message::user(text.clone()));
-    }
-}
-
 /// The prompt with the `--image` files attached (each read, checked and scaled down).
-fn with_images(prompt: String, paths: &[std::path::PathBuf]) -> Result<UserMessage, String> {
+fn with_images(prompt: String, paths: &[std::path::PathBuf]) -> color_eyre::Result<UserMessage> {
     let images = paths
         .iter()
         .map(|path| images::load_file(path, &path.display().to_string()))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("--image: {e}"))?;
+        .map_err(|e| eyre!("--image: {e}"))?;
     Ok(UserMessage::new(prompt).with_images(images))
 }
 
 /// The prompt for a headless run: the argument, or stdin for `-`.
-fn read_prompt(arg: Option<&str>) -> Result<String, String> {
+fn read_prompt(arg: Option<&str>) -> color_eyre::Result<String> {
     let prompt = match arg {
         Some("-") => {
             let mut text = String::new();
             std::io::stdin()
                 .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read the prompt from stdin: {e}"))?;
+                .map_err(|e| eyre!("cannot read the prompt from stdin: {e}"))?;
             text
         }
         Some(text) => text.to_owned(),
-        None => {
-            return Err(
-                "--print and --mode json need a prompt: claw-tui -p \"PROMPT\" (or -p - to read stdin)".into(),
-            );
-        }
+        None => bail!(
+            "--print and --mode json need a prompt: claw-tui -p \"PROMPT\" (or -p - to read stdin)"
+        ),
     };
     if prompt.trim().is_empty() {
-        return Err("the prompt is empty".into());
+        bail!("the prompt is empty");
     }
     Ok(prompt)
 }
 
-/// Runs `claw-tui sessions` or `claw-tui export`.
-pub fn run_command(command: &Command, settings: &Settings) -> i32 {
+/// Runs `claw-tui sessions`, `export`, `mcp list` or `doctor`.
+pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result<i32> {
     match command {
-        Command::Doctor => crate::doctor::run(settings),
+        Command::Doctor => Ok(crate::doctor::run(settings)),
         Command::Sessions => {
             let sessions = session::list_sessions(&settings.data_dir, &settings.workspace);
             if sessions.is_empty() {
@@ -305,46 +239,30 @@ pub fn run_command(command: &Command, settings: &Settings) -> i32 {
                     super::clip(&prompt, 60)
                 );
             }
-            EXIT_OK
+            Ok(EXIT_OK)
         }
         Command::Mcp {
             command: McpCommand::List,
         } => {
             crate::logging::init_file_logging(&settings.state_dir);
-            match tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(runtime) => runtime.block_on(crate::mcp::launch::list(settings)),
-                Err(e) => {
-                    eprintln!("claw-tui: cannot start the async runtime: {e}");
-                    EXIT_USAGE
-                }
-            }
+            Ok(async_runtime()?.block_on(crate::mcp::launch::list(settings)))
         }
         Command::Export {
             session: key,
             format,
         } => {
-            let loaded = session::find_session(&settings.data_dir, &settings.workspace, key)
-                .and_then(|path| session::load(&path));
-            match loaded {
-                Ok(data) => {
-                    for warning in &data.warnings {
-                        eprintln!("claw-tui: warning: {warning}");
-                    }
-                    match format {
-                        ExportFormat::Markdown => print!("{}", export::to_markdown(&data)),
-                        ExportFormat::Json => println!("{}", export::to_json(&data)),
-                        ExportFormat::Html => print!("{}", html_export(&data, settings)),
-                    }
-                    EXIT_OK
-                }
-                Err(e) => {
-                    eprintln!("claw-tui: {e}");
-                    EXIT_USAGE
-                }
+            let data = session::find_session(&settings.data_dir, &settings.workspace, key)
+                .and_then(|path| session::load(&path))
+                .map_err(|e| eyre!(e))?;
+            for warning in &data.warnings {
+                eprintln!("claw-tui: warning: {warning}");
             }
+            match format {
+                ExportFormat::Markdown => print!("{}", export::to_markdown(&data)),
+                ExportFormat::Json => println!("{}", export::to_json(&data)),
+                ExportFormat::Html => print!("{}", html_export(&data, settings)),
+            }
+            Ok(EXIT_OK)
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `--mode rpc`: commands as JSON lines on stdin, events and responses as JSON lines on
 //! stdout. The protocol is documented in docs/rpc.md.
 
+use super::rpc_command;
 use super::rpc_controls::{checkpoint_command, prompted};
 use super::write_json_line;
 use crate::agent::{Agent, QueueKind, QueueMode};
@@ -9,6 +10,7 @@ use crate::mcp::McpManager;
 use crate::runtime::{AgentMode, Supervisor, SupervisorOutcome};
 use crate::setup::Controls;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -18,8 +20,8 @@ use tokio::sync::oneshot;
 pub use super::rpc_input::DEFAULT_MAX_LINE_BYTES;
 pub use super::rpc_loop::{RpcOptions, RpcRuntime, serve};
 
-/// A command read from stdin.
-#[derive(Debug, Deserialize)]
+/// A command read from stdin (read by `rpc_command::parse`, against its generated schema).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(super) enum Command {
     Prompt {
@@ -68,15 +70,12 @@ fn skip() -> Conflicts {
     Conflicts::Skip
 }
 
-#[derive(Clone, Copy, Debug, Deserialize)]
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(super) enum QueueName {
     Steering,
     FollowUp,
 }
-
-const COMMANDS: &str = "prompt, steer, follow_up, abort, compact, get_state, set_queue_mode, \
-                        approve, set_mode, undo, rewind, diff";
 
 /// Who waits for which approval, by request id.
 type Waiting = HashMap<String, oneshot::Sender<ApprovalDecision>>;
@@ -154,18 +153,9 @@ pub(super) async fn handle_line(
         }
     };
     let name = value.get("type").and_then(Value::as_str).map(str::to_owned);
-    let command: Command = match serde_json::from_value(value) {
+    let command = match rpc_command::parse(value) {
         Ok(command) => command,
-        Err(e) => {
-            let error = match &name {
-                Some(n) if !COMMANDS.split(", ").any(|c| c == n) => {
-                    format!("unknown command type \"{n}\"; expected one of {COMMANDS}")
-                }
-                Some(n) => format!("bad \"{n}\" command: {e}"),
-                None => format!("missing \"type\"; expected one of {COMMANDS}"),
-            };
-            return failure(name.as_deref(), error);
-        }
+        Err(e) => return failure(name.as_deref(), e.to_string()),
     };
     let name = name.unwrap_or_default();
     match command {

@@ -17,7 +17,9 @@ use std::sync::{Arc, Mutex};
 pub const MODE_SETTING: &str = "mode";
 
 /// What the main agent may do.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentMode {
     /// Everything its tools allow.

@@ -12,9 +12,13 @@
 //! another process records for the active session is taken from the store every
 //! [`PARKED_POLL`] and delivered the same way.
 
+mod hold;
 mod notifications;
+mod store;
 
+pub use hold::SwitchHold;
 pub use notifications::{notifications, to_notification};
+pub use store::NotificationStore;
 
 use super::bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
 use super::event::{RuntimeEvent, RuntimeEventSender};
@@ -52,27 +56,6 @@ pub enum SupervisorOutcome {
     QueuedSteering,
 }
 
-/// Where notifications are kept on record: the active session's pending list, and the
-/// sessions that are not active. Implemented by the session store.
-pub trait NotificationStore: Send + Sync {
-    /// The active session's id; a notification with another (non-empty) chat id is
-    /// not for it.
-    fn session_id(&self) -> &str;
-    /// The active session's pending notifications changed (called in order, under the
-    /// supervisor's lock: keep it quick).
-    fn pending_changed(&self, pending: &[InboundMessage]);
-    /// Records `message` in the session it is addressed to, for delivery when that
-    /// session is resumed. Returns it when that is impossible (no such session), so it
-    /// is delivered to the active one instead of being lost.
-    fn park(&self, message: InboundMessage) -> Option<InboundMessage>;
-    /// Notifications that another process parked for the active session since the last
-    /// call (its inbox): they become pending, and the next `pending_changed` records
-    /// that they were taken. Called under the supervisor's lock about once a second.
-    fn take_parked(&self) -> Vec<InboundMessage> {
-        Vec::new()
-    }
-}
-
 struct State {
     pending: VecDeque<InboundMessage>,
     /// The count last reported, so only changes are sent.
@@ -81,8 +64,8 @@ struct State {
     unrecorded: bool,
     /// Set by `abort`: nothing starts on its own until the next input or notification.
     held: bool,
-    /// Set while the active session is being switched: nothing is delivered.
-    switching: bool,
+    /// How many [`SwitchHold`]s are alive: while any is, nothing is delivered.
+    switch_holds: usize,
     store: Option<Arc<dyn NotificationStore>>,
 }
 
@@ -127,7 +110,7 @@ impl Supervisor {
                 reported: 0,
                 unrecorded: false,
                 held: false,
-                switching: false,
+                switch_holds: 0,
                 store: None,
             }),
             observer: Mutex::new(None),
@@ -248,18 +231,12 @@ impl Supervisor {
         self.inner.agent.abort();
     }
 
-    /// Stops delivering notifications until [`Supervisor::release`]; they keep
-    /// arriving and wait. Call before replacing the agent's history with another
-    /// session's.
-    pub fn hold_for_switch(&self) {
-        self.inner.lock().switching = true;
-    }
-
     /// Makes `store`'s session the active one, with `restored` (its own pending
     /// notifications, from its file) first in line. Pending notifications addressed to
     /// the previous session stay on record there (its store hears the final list, so
     /// call this before closing its file); the others move along. Nothing is delivered
-    /// before the next input or [`Supervisor::release`].
+    /// before the next input or [`Supervisor::release`] (or the last
+    /// [`SwitchHold`]'s drop).
     pub fn attach(&self, store: Arc<dyn NotificationStore>, restored: Vec<InboundMessage>) {
         let _runtime = self.inner.runtime.enter();
         let mut state = self.inner.lock();
@@ -280,13 +257,12 @@ impl Supervisor {
         self.inner.report(&mut state);
     }
 
-    /// Delivers what waits now if the agent is idle (after [`Supervisor::attach`] or
-    /// [`Supervisor::hold_for_switch`], or to lift the hold an abort leaves).
+    /// Delivers what waits now if the agent is idle and no [`SwitchHold`] is alive
+    /// (after [`Supervisor::attach`], or to lift the hold an abort leaves).
     pub fn release(&self) {
         let _runtime = self.inner.runtime.enter();
         let mut state = self.inner.lock();
         state.held = false;
-        state.switching = false;
         self.inner.pump(&mut state);
     }
 
@@ -323,16 +299,6 @@ impl std::fmt::Debug for Supervisor {
 }
 
 impl State {
-    /// A notification for another session goes there; `Some` if it is for this one.
-    fn route(&self, message: InboundMessage) -> Option<InboundMessage> {
-        match &self.store {
-            Some(store) if !message.chat_id.is_empty() && message.chat_id != store.session_id() => {
-                store.park(message)
-            }
-            _ => Some(message),
-        }
-    }
-
     fn push_pending(&mut self, message: InboundMessage) {
         self.pending.push_back(message);
         self.unrecorded = true;
@@ -394,7 +360,7 @@ impl Inner {
 
     /// Starts a run for whatever waits, if the agent is idle and not held.
     fn pump(&self, state: &mut State) {
-        if !state.held && !state.switching && !self.agent.state().is_streaming {
+        if !state.held && state.switch_holds == 0 && !self.agent.state().is_streaming {
             self.deliver(state);
         }
         self.report(state);
@@ -454,7 +420,7 @@ impl Inner {
     fn take_parked(&self) {
         let _runtime = self.runtime.enter();
         let mut state = self.lock();
-        if state.switching {
+        if state.switch_holds > 0 {
             return;
         }
         let Some(store) = state.store.clone() else {

@@ -2,10 +2,11 @@
 //! runtime provides. The tool checks the flat arguments and turns them into typed calls.
 
 use crate::agent::{Tool, ToolResult, ToolUpdates};
-use crate::tools::args::{optional_text, optional_u64_min, required_str};
+use crate::tools::args::{self, ArgsError};
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -84,6 +85,74 @@ impl CronBackend for UnavailableCron {
     }
 }
 
+/// The arguments of `cron`: flat, one object for every action, as models call it best.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct CronArgs {
+    /// What to do
+    action: Action,
+    /// Short job name (add)
+    name: Option<String>,
+    /// Text delivered to you when the job fires (add)
+    message: Option<String>,
+    /// Repeat interval in seconds (add)
+    #[schemars(range(min = 1))]
+    every_seconds: Option<u64>,
+    /// Cron expression (add)
+    cron_expr: Option<String>,
+    /// IANA time zone for cron_expr, e.g. Europe/Berlin
+    tz: Option<String>,
+    /// One-time ISO 8601 date-time (add)
+    at: Option<String>,
+    /// Job id (remove, pause, resume)
+    id: Option<String>,
+}
+
+/// The `action` of a `cron` call.
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Action {
+    Add,
+    List,
+    Remove,
+    Pause,
+    Resume,
+}
+
+impl Action {
+    fn name(self) -> &'static str {
+        match self {
+            Action::Add => "add",
+            Action::List => "list",
+            Action::Remove => "remove",
+            Action::Pause => "pause",
+            Action::Resume => "resume",
+        }
+    }
+}
+
+/// Why a `cron` call cannot be made as asked.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum CronArgsError {
+    #[error(transparent)]
+    Args(#[from] ArgsError),
+    #[error("action \"add\" needs \"message\": the text delivered to you when the job fires.")]
+    NoMessage,
+    #[error(
+        "action \"add\" needs a schedule: give exactly one of every_seconds (repeat every N \
+         seconds), cron_expr (cron expression, optional tz) or at (once, ISO 8601 date-time)."
+    )]
+    NoSchedule,
+    #[error(
+        "action \"add\" takes exactly one schedule, but got {}. Keep one of every_seconds, \
+         cron_expr or at.", .0.join(" and ")
+    )]
+    SeveralSchedules(Vec<&'static str>),
+    #[error("tz applies only to cron_expr. Remove tz, or schedule with cron_expr.")]
+    StrayTz,
+    #[error("action \"{0}\" needs \"id\"; action \"list\" shows the job ids.")]
+    NoId(&'static str),
+}
+
 /// One checked `cron` call.
 #[derive(Debug, PartialEq, Eq)]
 enum Request {
@@ -128,20 +197,7 @@ impl Tool for CronTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "action": {"type": "string", "enum": ["add", "list", "remove", "pause", "resume"]},
-                "name": {"type": "string", "description": "Short job name (add)"},
-                "message": {"type": "string", "description": "Text delivered to you when the job fires (add)"},
-                "every_seconds": {"type": "integer", "minimum": 1, "description": "Repeat interval in seconds (add)"},
-                "cron_expr": {"type": "string", "description": "Cron expression (add)"},
-                "tz": {"type": "string", "description": "IANA time zone for cron_expr, e.g. Europe/Berlin"},
-                "at": {"type": "string", "description": "One-time ISO 8601 date-time (add)"},
-                "id": {"type": "string", "description": "Job id (remove, pause, resume)"}
-            },
-            "required": ["action"]
-        })
+        args::schema::<CronArgs>()
     }
 
     async fn execute(
@@ -151,9 +207,9 @@ impl Tool for CronTool {
         cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let request = match parse(&args) {
+        let request = match parse(args) {
             Ok(r) => r,
-            Err(e) => return ToolResult::error(e),
+            Err(e) => return ToolResult::error(e.to_string()),
         };
         let backend = &self.backend;
         let call = async {
@@ -179,81 +235,63 @@ impl Tool for CronTool {
     }
 }
 
-fn parse(args: &Value) -> Result<Request, String> {
-    let action = required_str(args, "action")?;
-    match action {
-        "add" => parse_add(args),
-        "list" => Ok(Request::List),
-        "remove" => Ok(Request::Remove(job_id(args, action)?)),
-        "pause" => Ok(Request::Pause(job_id(args, action)?)),
-        "resume" => Ok(Request::Resume(job_id(args, action)?)),
-        other => Err(format!(
-            "Unknown action \"{other}\". Use one of: add, list, remove, pause, resume."
-        )),
-    }
+fn parse(args: Value) -> Result<Request, CronArgsError> {
+    let args: CronArgs = args::parse(args)?;
+    let id = |action: Action| {
+        args::given(args.id.clone())
+            .map(|id| id.trim().to_owned())
+            .ok_or(CronArgsError::NoId(action.name()))
+    };
+    Ok(match args.action {
+        Action::Add => parse_add(&args)?,
+        Action::List => Request::List,
+        Action::Remove => Request::Remove(id(Action::Remove)?),
+        Action::Pause => Request::Pause(id(Action::Pause)?),
+        Action::Resume => Request::Resume(id(Action::Resume)?),
+    })
 }
 
-fn parse_add(args: &Value) -> Result<Request, String> {
-    let message = optional_text(args, "message")?
-        .ok_or("action \"add\" needs \"message\": the text delivered to you when the job fires.")?;
-    let every = optional_u64_min(args, "every_seconds", 1)?;
-    let expr = optional_text(args, "cron_expr")?;
-    let at = optional_text(args, "at")?;
-    let tz = optional_text(args, "tz")?;
-    let given: Vec<&str> = [
+fn parse_add(args: &CronArgs) -> Result<Request, CronArgsError> {
+    let text = |t: &Option<String>| args::given(t.clone()).map(|t| t.trim().to_owned());
+    // The message is delivered as written; only blank counts as missing.
+    let message = args::given(args.message.clone()).ok_or(CronArgsError::NoMessage)?;
+    let (every, expr, at, tz) = (
+        args.every_seconds,
+        text(&args.cron_expr),
+        text(&args.at),
+        text(&args.tz),
+    );
+    let given: Vec<&'static str> = [
         every.map(|_| "every_seconds"),
-        expr.map(|_| "cron_expr"),
-        at.map(|_| "at"),
+        expr.as_ref().map(|_| "cron_expr"),
+        at.as_ref().map(|_| "at"),
     ]
     .into_iter()
     .flatten()
     .collect();
     if given.len() > 1 {
-        return Err(format!(
-            "action \"add\" takes exactly one schedule, but got {}. Keep one of \
-             every_seconds, cron_expr or at.",
-            given.join(" and ")
-        ));
+        return Err(CronArgsError::SeveralSchedules(given));
     }
     if tz.is_some() && expr.is_none() {
-        return Err(
-            "tz applies only to cron_expr. Remove tz, or schedule with cron_expr.".to_owned(),
-        );
+        return Err(CronArgsError::StrayTz);
     }
     let schedule = match (every, expr, at) {
         (Some(seconds), _, _) => CronSchedule::EverySeconds(seconds),
-        (_, Some(expr), _) => CronSchedule::Expr {
-            expr: expr.trim().to_owned(),
-            tz: tz.map(|t| t.trim().to_owned()),
-        },
-        (_, _, Some(at)) => CronSchedule::At(at.trim().to_owned()),
-        (None, None, None) => {
-            return Err(
-                "action \"add\" needs a schedule: give exactly one of every_seconds (repeat \
-                 every N seconds), cron_expr (cron expression, optional tz) or at (once, \
-                 ISO 8601 date-time)."
-                    .to_owned(),
-            );
-        }
+        (_, Some(expr), _) => CronSchedule::Expr { expr, tz },
+        (_, _, Some(at)) => CronSchedule::At(at),
+        (None, None, None) => return Err(CronArgsError::NoSchedule),
     };
     Ok(Request::Add {
-        name: optional_text(args, "name")?.map(|n| n.trim().to_owned()),
-        message: message.to_owned(),
+        name: text(&args.name),
+        message,
         schedule,
     })
-}
-
-fn job_id(args: &Value, action: &str) -> Result<String, String> {
-    optional_text(args, "id")?
-        .map(|id| id.trim().to_owned())
-        .ok_or_else(|| {
-            format!("action \"{action}\" needs \"id\"; action \"list\" shows the job ids.")
-        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[tokio::test]
     async fn without_a_store_every_call_says_why() {
@@ -280,7 +318,7 @@ mod tests {
     #[test]
     fn schedules_are_typed() {
         let r = parse(
-            &json!({"action": "add", "message": "m", "cron_expr": " 0 9 * * * ", "tz": "UTC"}),
+            json!({"action": "add", "message": "m", "cron_expr": " 0 9 * * * ", "tz": "UTC"}),
         );
         assert_eq!(
             r,
@@ -293,7 +331,7 @@ mod tests {
                 }
             })
         );
-        let r = parse(&json!({"action": "pause", "id": "j1"}));
+        let r = parse(json!({"action": "pause", "id": "j1"}));
         assert_eq!(r, Ok(Request::Pause("j1".into())));
     }
 }

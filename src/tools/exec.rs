@@ -48,9 +48,12 @@ pub use report::{ContainmentMode, LandlockState, Report, SandboxReport};
 pub use tempdir::{PrivateTempDir, private_temp_dir};
 
 use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::tools::args;
 use async_trait::async_trait;
 use launcher::LauncherOptions;
 use run::RunSpec;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -90,6 +93,19 @@ pub struct ExecTool {
     noted: result::Noted,
     /// Set once unusable `writable_paths` were logged.
     paths_logged: AtomicBool,
+}
+
+/// The arguments of `exec`; unknown ones are refused (`additionalProperties: false`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExecArgs {
+    /// The shell command, run with `sh -c`.
+    pub command: String,
+    /// Working directory inside the workspace; relative to the workspace root.
+    pub cwd: Option<String>,
+    /// Time limit in seconds
+    #[schemars(range(min = 1))]
+    pub timeout: Option<u64>,
 }
 
 /// One validated call.
@@ -141,46 +157,18 @@ impl ExecTool {
         &self.config
     }
 
-    fn parse(&self, args: &Value) -> Result<Request, String> {
-        let command = match args.get("command") {
-            Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
-            Some(Value::String(_)) => return Err("Argument \"command\" is empty.".into()),
-            _ => {
-                return Err(
-                    "Missing required argument \"command\" (a string with the shell \
-                            command to run)."
-                        .into(),
-                );
-            }
-        };
-        let cwd = match args.get("cwd") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(c)) if c.trim().is_empty() => None,
-            Some(Value::String(c)) => Some(c.clone()),
-            Some(_) => return Err("Argument \"cwd\" must be a string (a directory).".into()),
-        };
-        let requested = match args.get("timeout") {
-            None | Some(Value::Null) => None,
-            // Whole floats such as `5.0` count: the schema accepts them as integers.
-            Some(v) => match v.as_u64().or_else(|| {
-                v.as_f64()
-                    .filter(|f| *f >= 1.0 && f.fract() == 0.0 && *f <= u64::MAX as f64)
-                    .map(|f| f as u64)
-            }) {
-                Some(0) | None => {
-                    return Err(format!(
-                        "Argument \"timeout\" must be a whole number of seconds from 1 to {}.",
-                        self.config.max_timeout_secs
-                    ));
-                }
-                Some(n) => Some(n),
-            },
-        };
-        let max = self.config.max_timeout_secs.max(1);
-        let wanted = requested.unwrap_or(self.config.default_timeout_secs).max(1);
-        Ok(Request {
+    fn parse(&self, args: Value) -> Result<Request, args::ArgsError> {
+        let ExecArgs {
             command,
             cwd,
+            timeout,
+        } = args::parse(args)?;
+        args::non_blank("command", &command)?;
+        let max = self.config.max_timeout_secs.max(1);
+        let wanted = timeout.unwrap_or(self.config.default_timeout_secs).max(1);
+        Ok(Request {
+            command,
+            cwd: args::given(cwd),
             timeout_secs: wanted.min(max),
             timeout_capped: wanted > max,
         })
@@ -372,29 +360,16 @@ impl Tool for ExecTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "command": {
-                    "type": "string",
-                    "description": "The shell command, run with `sh -c`."
-                },
-                "cwd": {
-                    "type": "string",
-                    "description": "Working directory inside the workspace; relative to the workspace root."
-                },
-                "timeout": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": format!(
-                        "Time limit in seconds (default {}, max {}).",
-                        self.config.default_timeout_secs, self.config.max_timeout_secs
-                    )
-                }
-            },
-            "required": ["command"],
-            "additionalProperties": false
-        })
+        let mut schema = args::schema::<ExecArgs>();
+        // The numbers are the config's, so they are added here rather than in the doc.
+        if let Some(Value::String(timeout)) = schema.pointer_mut("/properties/timeout/description")
+        {
+            timeout.push_str(&format!(
+                " (default {}, max {}).",
+                self.config.default_timeout_secs, self.config.max_timeout_secs
+            ));
+        }
+        schema
     }
 
     async fn execute(
@@ -404,9 +379,9 @@ impl Tool for ExecTool {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
-        let request = match self.parse(&args) {
+        let request = match self.parse(args) {
             Ok(request) => request,
-            Err(problem) => return ToolResult::error(problem),
+            Err(problem) => return ToolResult::error(problem.to_string()),
         };
         if let Err(refusal) = deny::check(&request.command) {
             return ToolResult::error(refusal.message()).with_details(json!({

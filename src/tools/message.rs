@@ -2,10 +2,11 @@
 //! through a callback; where it ends up is the runtime's business.
 
 use crate::agent::{Tool, ToolResult, ToolUpdates};
-use crate::tools::args::{optional_text, required_text};
+use crate::tools::args;
 use async_trait::async_trait;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -55,6 +56,17 @@ impl MessageTool {
     }
 }
 
+/// The arguments of `message`.
+#[derive(Deserialize, JsonSchema)]
+struct MessageArgs {
+    /// The message text
+    content: String,
+    /// Target channel (default: the current one)
+    channel: Option<String>,
+    /// Target chat on that channel (default: the current one)
+    chat_id: Option<String>,
+}
+
 #[async_trait]
 impl Tool for MessageTool {
     fn name(&self) -> &str {
@@ -72,15 +84,7 @@ impl Tool for MessageTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "content": {"type": "string", "description": "The message text"},
-                "channel": {"type": "string", "description": "Target channel (default: the current one)"},
-                "chat_id": {"type": "string", "description": "Target chat on that channel (default: the current one)"}
-            },
-            "required": ["content"]
-        })
+        args::schema::<MessageArgs>()
     }
 
     async fn execute(
@@ -90,20 +94,17 @@ impl Tool for MessageTool {
         _cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let parsed = required_text(&args, "content").and_then(|content| {
+        let parsed = args::parse::<MessageArgs>(args).and_then(|a| {
+            args::non_blank("content", &a.content)?;
             Ok(OutboundMessage {
-                channel: optional_text(&args, "channel")?
-                    .unwrap_or(&self.channel)
-                    .to_owned(),
-                chat_id: optional_text(&args, "chat_id")?
-                    .unwrap_or(&self.chat_id)
-                    .to_owned(),
-                content: content.to_owned(),
+                channel: args::given(a.channel).unwrap_or_else(|| self.channel.clone()),
+                chat_id: args::given(a.chat_id).unwrap_or_else(|| self.chat_id.clone()),
+                content: a.content,
             })
         });
         let message = match parsed {
             Ok(m) => m,
-            Err(e) => return ToolResult::error(e),
+            Err(e) => return ToolResult::error(e.to_string()),
         };
         let text = format!("Message sent to {}:{}", message.channel, message.chat_id);
         let details = serde_json::to_value(&message).unwrap_or_default();

@@ -2,9 +2,11 @@
 //! runtime provides.
 
 use crate::agent::{Tool, ToolResult, ToolUpdates};
-use crate::tools::args::{optional_text, required_text};
+use crate::tools::args;
 use async_trait::async_trait;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -33,6 +35,15 @@ impl SpawnTool {
     }
 }
 
+/// The arguments of `spawn`.
+#[derive(Deserialize, JsonSchema)]
+struct SpawnArgs {
+    /// What the subagent should do, self-contained
+    task: String,
+    /// Short name for the task
+    label: Option<String>,
+}
+
 #[async_trait]
 impl Tool for SpawnTool {
     fn name(&self) -> &str {
@@ -50,14 +61,7 @@ impl Tool for SpawnTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "task": {"type": "string", "description": "What the subagent should do, self-contained"},
-                "label": {"type": "string", "description": "Short name for the task"}
-            },
-            "required": ["task"]
-        })
+        args::schema::<SpawnArgs>()
     }
 
     async fn execute(
@@ -67,13 +71,15 @@ impl Tool for SpawnTool {
         cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let parsed = required_text(&args, "task")
-            .and_then(|task| Ok((task.to_owned(), optional_text(&args, "label")?)));
-        let (task, label) = match parsed {
-            Ok(p) => p,
-            Err(e) => return ToolResult::error(e),
+        let parsed = args::parse::<SpawnArgs>(args).and_then(|a| {
+            args::non_blank("task", &a.task)?;
+            Ok(a)
+        });
+        let SpawnArgs { task, label } = match parsed {
+            Ok(a) => a,
+            Err(e) => return ToolResult::error(e.to_string()),
         };
-        let label = label.map(|l| l.trim().to_owned());
+        let label = args::given(label).map(|l| l.trim().to_owned());
         tokio::select! {
             result = self.backend.spawn(call_id, task, label) => match result {
                 Ok(text) => ToolResult::text(text),

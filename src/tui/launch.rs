@@ -1,21 +1,31 @@
-//! Starting the client: theme, keys and logging first (errors before the screen is
-//! taken), then the terminal, the runtime loop, and a clean exit.
+//! Starting the client in the session the launcher opened: the background runtime,
+//! theme and keys first (errors before the screen is taken), then the terminal, the
+//! runtime loop, and a clean exit.
 
 use super::adapt::{ProjectMcp, RuntimeControls, cron_rows};
 use super::app::{App, AppConfig};
 use super::keymap::KeyMap;
 use super::msg::{Effect, LoadedSession, Msg};
-use super::session_host::{SessionHost, open_for_client};
+use super::session_host::{SessionHost, first_session, forward_saving};
 use super::subagent_log::SubagentLog;
 use super::theme::{Theme, no_color_requested, user_theme_dir};
-use super::{Inbox, MsgSender, Options, history, runtime, terminal};
+use super::{Background, Inbox, MsgSender, history, runtime, terminal};
 use crate::agent::{Agent, NoticeLevel};
 use crate::cli::Cli;
 use crate::config::Settings;
-use crate::headless::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE};
+use crate::headless::{EXIT_OK, EXIT_RUN_FAILED};
+use crate::launcher::ExitFailure;
+use crate::runtime::cron::CronJobInfo;
+use crate::runtime::{RuntimeEvent, Supervisor, SwitchHold};
+use crate::session::{OpenedSession, SaveWatch, SessionService};
+use crate::setup::Controls;
+use crate::tools::policy::ToolPolicy;
+use color_eyre::eyre::{bail, eyre};
 use crossterm::event::Event;
 use std::path::Path;
 use std::sync::Arc;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::watch;
 
 /// How long quitting waits for an interrupted run to settle, so its last messages are
 /// recorded (a tool that ignores cancellation is not waited for).
@@ -32,24 +42,19 @@ fn display_path(path: &Path) -> String {
 }
 
 /// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
-/// for the user to fix before the client starts. `keys` replaces the config file's
-/// `[keys]` table when given.
-fn app_config(
-    settings: &Settings,
-    keys: Option<&toml::Table>,
-    model: String,
-) -> Result<AppConfig, String> {
+/// for the user to fix before the client starts.
+fn app_config(settings: &Settings, model: String) -> color_eyre::Result<AppConfig> {
     let theme = Theme::load(
         &settings.theme,
         user_theme_dir(&settings.config_path).as_deref(),
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| eyre!(e))?;
     let theme = if no_color_requested(std::env::var("NO_COLOR").ok().as_deref()) {
         theme.without_color()
     } else {
         theme
     };
-    let keymap = KeyMap::from_table(keys.unwrap_or(&settings.file.keys))?;
+    let keymap = KeyMap::from_table(&settings.file.keys).map_err(|e| eyre!(e))?;
     let mut models: Vec<String> = vec![model.clone()];
     for entry in settings.file.providers.values() {
         if let Some(m) = &entry.model
@@ -150,20 +155,23 @@ fn theme_names(user_dir: Option<&Path>) -> Vec<String> {
 
 /// Forwards the runtime's events and cron job lists into the inbox.
 /// Subagents' finished calls are kept beside the session that started them.
-fn forward_runtime(options: &mut Options, tx: &MsgSender, settings: &Settings) {
-    if let Some(mut events) = options.runtime_events.take() {
-        let tx = tx.clone();
-        let mut log = SubagentLog::new(settings.data_dir.clone(), settings.workspace.clone());
-        tokio::spawn(async move {
-            while let Some(event) = events.recv().await {
-                log.observe(&event);
-                if tx.send(Msg::from(event)).is_err() {
-                    return;
-                }
+fn forward_runtime(
+    mut events: UnboundedReceiver<RuntimeEvent>,
+    cron_jobs: Option<watch::Receiver<Vec<CronJobInfo>>>,
+    tx: &MsgSender,
+    settings: &Settings,
+) {
+    let events_tx = tx.clone();
+    let mut log = SubagentLog::new(settings.data_dir.clone(), settings.workspace.clone());
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            log.observe(&event);
+            if events_tx.send(Msg::from(event)).is_err() {
+                return;
             }
-        });
-    }
-    if let Some(mut jobs) = options.cron_jobs.take() {
+        }
+    });
+    if let Some(mut jobs) = cron_jobs {
         let tx = tx.clone();
         tokio::spawn(async move {
             loop {
@@ -176,88 +184,32 @@ fn forward_runtime(options: &mut Options, tx: &MsgSender, settings: &Settings) {
     }
 }
 
-fn tokio_runtime() -> Result<tokio::runtime::Runtime, String> {
+fn tokio_runtime() -> color_eyre::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))
+        .map_err(|e| eyre!("cannot start the async runtime: {e}"))
 }
 
-/// Runs the full-screen client over `agent` until the user quits; returns the exit code.
-///
-/// Needs a terminal on stdin/stdout. Builds its own Tokio runtime. The agent is used
-/// directly unless `options.supervisor` owns its runs.
-pub fn run(settings: &Settings, agent: Agent, inbox: Inbox, options: Options) -> i32 {
-    let config = match app_config(settings, options.keys.as_ref(), agent.state().model.clone()) {
-        Ok(config) => config,
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            return EXIT_USAGE;
-        }
-    };
-    crate::logging::init_file_logging(&settings.state_dir);
-    let runtime = match tokio_runtime() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            return EXIT_USAGE;
-        }
-    };
-    let sessions = SessionHost::new(agent.clone(), None, settings, false);
-    let session = (
-        sessions,
-        LoadedSession {
-            quiet: true,
-            ..LoadedSession::default()
-        },
-    );
-    let code = runtime.block_on(client(settings, config, agent, inbox, options, session));
-    // Tools may still be running (an exec that ignores cancellation); do not wait on them.
-    runtime.shutdown_background();
-    code
-}
-
-/// Runs the client with the whole background runtime (supervisor, subagents, cron):
-/// what `claw-tui` without a headless mode does, in the session the flags choose
-/// (`-c`, `--session`, `--fork`, `--no-session`).
-pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
-    crate::logging::init_file_logging(&settings.state_dir);
-    // Before the screen is taken: a session in use is offered as a copy on the terminal.
-    let opened = match open_for_client(cli, settings) {
-        Ok(opened) => opened,
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            return EXIT_USAGE;
-        }
-    };
-    let runtime = match tokio_runtime() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            return EXIT_USAGE;
-        }
-    };
+/// Runs the client with the whole background runtime (supervisor, subagents, cron) in
+/// `opened`, the session the launcher chose (`None`: sessions are off), until the user
+/// quits; returns the exit code. Needs a terminal on stdin/stdout; builds its own Tokio
+/// runtime.
+pub fn launch(
+    settings: &Settings,
+    cli: &Cli,
+    opened: Option<OpenedSession>,
+) -> color_eyre::Result<i32> {
+    let runtime = tokio_runtime()?;
     let code = runtime.block_on(async {
         let inbox = Inbox::new();
         // The MCP servers start after the first frame (`Background::first_frame`).
-        let main = match crate::setup::prepare_runtime(
+        let main = crate::setup::prepare_runtime(
             settings,
             inbox.message_sender(),
             crate::tools::exec::Approver::Ask(inbox.approval_asker(cli.yes)),
-        ) {
-            Ok(main) => main,
-            Err(e) => {
-                eprintln!("claw-tui: {e}");
-                return EXIT_USAGE;
-            }
-        };
-        let mut config = match app_config(settings, None, main.agent.state().model.clone()) {
-            Ok(config) => config,
-            Err(e) => {
-                eprintln!("claw-tui: {e}");
-                return EXIT_USAGE;
-            }
-        };
+        )?;
+        let mut config = app_config(settings, main.agent.state().model.clone())?;
         let mut warnings = settings.warnings.clone();
         warnings.extend(main.warnings.iter().cloned());
         config.user_files = user_files(settings, main.context.clone());
@@ -265,13 +217,14 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
             tracing::warn!("{warning}");
         }
         warnings.extend(config.user_files.commands.warnings.iter().cloned());
-        let sessions = SessionHost::new(
+        let mut service = SessionService::new(
             main.agent.clone(),
             Some(main.session_binding(settings)),
             settings,
             !cli.no_session,
         );
-        let first = sessions.begin(opened).await;
+        let first = first_session(&mut service, &main.agent, opened);
+        let sessions = SessionHost::start(service, main.agent.clone(), inbox.sender());
         // After the session is in place, so a fire at start-up reaches its history.
         // Keep the handle: dropping it stops the timer.
         let _scheduler = match main.start_cron_scheduler() {
@@ -294,7 +247,7 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
                 })
                 .collect(),
             warnings,
-            background: Some(Arc::new(RuntimeControls {
+            background: Arc::new(RuntimeControls {
                 subagents: Some(main.subagents.clone()),
                 cron: main.cron.clone(),
                 servers: Some(main.mcp.clone()),
@@ -303,25 +256,25 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
                     servers: main.mcp_plan.untrusted.clone(),
                     settings: settings.clone(),
                 }),
-            })),
-            keys: None,
-            runtime_events: Some(main.events),
+            }),
+            runtime_events: main.events,
             cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
-            supervisor: Some(main.supervisor.clone()),
+            supervisor: main.supervisor.clone(),
             startup: mcp_question(&main.mcp_plan),
-            controls: Some(main.controls.clone()),
-            policy: Some(main.policy.clone()),
+            controls: main.controls.clone(),
+            policy: main.policy.clone(),
         };
-        let session = (sessions.clone(), first);
-        let code = client(
+        let ended = client(
             settings,
             config,
             main.agent.clone(),
             inbox,
             options,
-            session,
+            (sessions.clone(), first),
         )
         .await;
+        // `ended` keeps the hold taken when the loop ended (nothing new starts while
+        // quitting) until it is dropped below, after the supervisor stopped.
         // What is still pending is recorded in the session before it is closed.
         let _ = tokio::time::timeout(QUIT_GRACE, main.agent.wait_for_idle()).await;
         main.supervisor.stop().await;
@@ -330,8 +283,9 @@ pub fn launch(settings: &Settings, cli: &Cli) -> i32 {
         // Stdio servers are stopped (their process groups too), not left behind.
         let _ = tokio::time::timeout(QUIT_GRACE * 3, main.mcp.shutdown()).await;
         let _ = tokio::time::timeout(QUIT_GRACE, main.controls.hooks.drain()).await;
-        code
+        ended.map(|(code, _)| code)
     });
+    // Tools may still be running (an exec that ignores cancellation); do not wait on them.
     runtime.shutdown_background();
     code
 }
@@ -348,30 +302,56 @@ fn mcp_question(plan: &crate::mcp::launch::McpPlan) -> Vec<Msg> {
     }]
 }
 
-/// Takes the terminal, runs the loop, gives the terminal back.
+/// What the client runs with besides the settings and the agent.
+struct Options {
+    /// A prompt sent at start.
+    prompt: Option<String>,
+    /// Images attached to that prompt (`--image`, absolute paths).
+    images: Vec<String>,
+    /// Warnings to show in the chat at start.
+    warnings: Vec<String>,
+    /// The background runtime, for the dashboard's actions.
+    background: Arc<dyn Background>,
+    /// The background runtime's events (subagents, pending notifications).
+    runtime_events: UnboundedReceiver<RuntimeEvent>,
+    /// The cron jobs, as the cron service publishes them.
+    cron_jobs: Option<watch::Receiver<Vec<CronJobInfo>>>,
+    /// The owner of the agent's runs: prompts, steering and aborts go through it, so a
+    /// keypress never races a notification.
+    supervisor: Supervisor,
+    /// Messages for the app once the first session is on screen (the question about
+    /// the workspace's MCP servers).
+    startup: Vec<Msg>,
+    /// Hooks, checkpoints and plan mode (`/undo`, `/rewind`, `/diff`, `/plan`).
+    controls: Controls,
+    /// The tool policy: `!command`s run the exec tool it gives the main agent.
+    policy: ToolPolicy,
+}
+
+/// Takes the terminal, runs the loop, gives the terminal back. Returns the exit code
+/// with a hold on the supervisor, taken when the loop ended: nothing new starts while
+/// the caller shuts the runtime down.
 async fn client(
     settings: &Settings,
     config: AppConfig,
     agent: Agent,
     inbox: Inbox,
-    mut options: Options,
-    (sessions, first): (SessionHost, LoadedSession),
-) -> i32 {
+    options: Options,
+    (sessions, (first, saving)): (SessionHost, (LoadedSession, Option<SaveWatch>)),
+) -> color_eyre::Result<(i32, SwitchHold)> {
     terminal::install_panic_hook();
     if let Err(e) = terminal::enter(config.mouse_capture) {
         terminal::leave();
-        eprintln!(
-            "claw-tui: cannot set up the terminal ({e}). Run claw-tui in an interactive \
+        bail!(
+            "cannot set up the terminal ({e}). Run claw-tui in an interactive \
              terminal, or use -p \"PROMPT\" for a one-shot answer."
         );
-        return EXIT_USAGE;
     }
     let mut term = match terminal::terminal() {
         Ok(term) => term,
         Err(e) => {
             terminal::leave();
-            eprintln!("claw-tui: cannot open the terminal: {e}");
-            return EXIT_USAGE;
+            bail!("cannot open the terminal: {e}");
         }
     };
     let Inbox {
@@ -379,25 +359,25 @@ async fn client(
         mut rx,
         approvals,
     } = inbox;
-    forward_runtime(&mut options, &tx, settings);
-    sessions.report_saving(&tx).await;
-    let controls = options.controls.take();
-    let plan = controls
-        .as_ref()
-        .is_some_and(|c| c.modes.mode() == crate::runtime::AgentMode::Plan);
-    let mut rt = runtime::Runtime::new(
-        agent.clone(),
-        options.supervisor.take(),
-        tx,
-        approvals,
-        options.background.take(),
-        settings,
-        sessions,
-    );
-    rt.set_controls(controls);
+    forward_runtime(options.runtime_events, options.cron_jobs, &tx, settings);
+    if let Some(saving) = saving {
+        forward_saving(saving, tx.clone());
+    }
     let mut config = config;
-    config.plan = plan;
-    rt.policy = options.policy.take();
+    config.plan = options.controls.modes.mode() == crate::runtime::AgentMode::Plan;
+    let mut rt = runtime::Runtime::new(
+        runtime::Parts {
+            agent: agent.clone(),
+            supervisor: options.supervisor,
+            tx,
+            approvals,
+            background: options.background,
+            sessions,
+            controls: options.controls,
+            policy: options.policy,
+        },
+        settings,
+    );
     let mut app = App::new(config);
     if let Ok(size) = term.size() {
         rt.dispatch(
@@ -407,7 +387,7 @@ async fn client(
         );
     }
     rt.dispatch(&mut app, &mut term, Msg::SessionLoaded(Box::new(first)));
-    for msg in std::mem::take(&mut options.startup) {
+    for msg in options.startup {
         rt.dispatch(&mut app, &mut term, msg);
     }
     for warning in options.warnings {
@@ -435,19 +415,21 @@ async fn client(
     }
     let result = rt.run(&mut app, &mut term, &mut rx).await;
     // Quitting: nothing new may start, what waits is recorded in the session.
-    if let Some(supervisor) = &rt.supervisor {
-        supervisor.hold_for_switch();
-    }
+    let quitting = rt.supervisor().hold_for_switch();
     rt.abort();
     terminal::leave();
-    match result {
+    let code = match result {
         Ok(runtime::Exit::Quit) => EXIT_OK,
         Ok(runtime::Exit::Signal(code)) => code,
         // As SIGHUP would: 128 + 1.
         Ok(runtime::Exit::HangUp) => 129,
         Err(e) => {
-            terminal::tell(&format!("claw-tui: the terminal failed: {e}"));
-            EXIT_RUN_FAILED
+            return Err(ExitFailure {
+                code: EXIT_RUN_FAILED,
+                message: format!("the terminal failed: {e}"),
+            }
+            .into());
         }
-    }
+    };
+    Ok((code, quitting))
 }

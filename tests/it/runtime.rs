@@ -14,4 +14,5 @@ mod skills;
 mod subagent_policy;
 mod subagents;
 mod supervisor;
+mod switch_hold;
 mod user_commands;

@@ -1,6 +1,7 @@
 //! Tests of the sessions area.
 
 mod cli;
+mod copy_prompt;
 mod crash;
 mod damage;
 mod damage_cli;
@@ -8,4 +9,5 @@ mod export_html;
 mod export_subagents;
 mod full_disk;
 mod images;
+mod service;
 mod store;

@@ -11,4 +11,5 @@ mod fs;
 mod message_spawn_cron;
 mod policy;
 mod registry;
+mod schemas;
 mod web;

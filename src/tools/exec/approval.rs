@@ -41,7 +41,7 @@ pub struct ApprovalRequest {
 }
 
 /// The user's answer to an [`ApprovalRequest`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalDecision {
     /// Run this call.

@@ -7,9 +7,11 @@ use super::{
 };
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
-use crate::tools::args::required_str;
+use crate::tools::args;
 use crate::tools::workspace::{Access, Located};
 use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use similar::TextDiff;
 use std::io;
@@ -42,6 +44,17 @@ impl EditFileTool {
     }
 }
 
+/// The arguments of `edit_file`.
+#[derive(Deserialize, JsonSchema)]
+struct EditFileArgs {
+    /// File to edit
+    path: String,
+    /// Exact text to find (must occur once)
+    old_text: String,
+    /// Text to put in its place
+    new_text: String,
+}
+
 #[async_trait]
 impl Tool for EditFileTool {
     fn name(&self) -> &str {
@@ -60,15 +73,7 @@ impl Tool for EditFileTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File to edit"},
-                "old_text": {"type": "string", "description": "Exact text to find (must occur once)"},
-                "new_text": {"type": "string", "description": "Text to put in its place"}
-            },
-            "required": ["path", "old_text", "new_text"]
-        })
+        args::schema::<EditFileArgs>()
     }
 
     async fn execute(
@@ -78,16 +83,13 @@ impl Tool for EditFileTool {
         _cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let parsed = required_str(&args, "path").and_then(|p| {
-            Ok((
-                p.to_owned(),
-                required_str(&args, "old_text")?.to_owned(),
-                required_str(&args, "new_text")?.to_owned(),
-            ))
-        });
-        let (shown, old_text, new_text) = match parsed {
-            Ok(p) => p,
-            Err(e) => return ToolResult::error(e),
+        let EditFileArgs {
+            path: shown,
+            old_text,
+            new_text,
+        } = match args::parse(args) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::error(e.to_string()),
         };
         // Not cancellable once started: reading, replacing and one atomic write are quick.
         let target = shown.clone();

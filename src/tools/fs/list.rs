@@ -4,9 +4,11 @@ use super::walk::{Found, RuleStack, Stop, Walk, inherited_rules};
 use super::{MAX_LIST_ENTRIES, human_size, io_failure, located_then};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
-use crate::tools::args::{optional_str, optional_u64_min};
+use crate::tools::args;
 use crate::tools::workspace::{Access, Located, Refusal, is_escape};
 use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::io;
 use std::ops::ControlFlow;
@@ -24,6 +26,16 @@ impl ListDirTool {
     pub fn new(workspace: Arc<Workspace>) -> Self {
         Self { workspace }
     }
+}
+
+/// The arguments of `list_dir`.
+#[derive(Deserialize, JsonSchema)]
+struct ListDirArgs {
+    /// Directory to list (default: the workspace)
+    path: Option<String>,
+    /// Levels to descend (default 1)
+    #[schemars(range(min = 1))]
+    depth: Option<u64>,
 }
 
 #[async_trait]
@@ -44,13 +56,7 @@ impl Tool for ListDirTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "Directory to list (default: the workspace)"},
-                "depth": {"type": "integer", "minimum": 1, "description": "Levels to descend (default 1)"}
-            }
-        })
+        args::schema::<ListDirArgs>()
     }
 
     async fn execute(
@@ -60,15 +66,12 @@ impl Tool for ListDirTool {
         cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let parsed = optional_str(&args, "path").and_then(|p| {
-            let depth = optional_u64_min(&args, "depth", 1)?.unwrap_or(1);
-            Ok((p.unwrap_or(".").to_owned(), depth))
-        });
-        let (shown, depth) = match parsed {
-            Ok(p) => p,
-            Err(e) => return ToolResult::error(e),
+        let ListDirArgs { path, depth } = match args::parse(args) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::error(e.to_string()),
         };
-        let depth = usize::try_from(depth).unwrap_or(usize::MAX);
+        let shown = path.unwrap_or_else(|| ".".to_owned());
+        let depth = usize::try_from(depth.unwrap_or(1)).unwrap_or(usize::MAX);
         let workspace = self.workspace.clone();
         let target = shown.clone();
         located_then(&self.workspace, &target, Access::Read, move |located| {

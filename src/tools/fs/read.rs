@@ -5,9 +5,11 @@ use super::{
 };
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
-use crate::tools::args::{optional_bool, optional_u64_min, required_str};
+use crate::tools::args;
 use crate::tools::workspace::{Access, Located};
 use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -28,6 +30,22 @@ impl ReadFileTool {
     pub fn new(workspace: Arc<Workspace>) -> Self {
         Self { workspace }
     }
+}
+
+/// The arguments of `read_file`.
+#[derive(Deserialize, JsonSchema)]
+struct ReadFileArgs {
+    /// File to read
+    path: String,
+    /// First line to read (1-based, default 1)
+    #[schemars(range(min = 1))]
+    offset: Option<u64>,
+    /// Most lines to read (at most 2000)
+    #[schemars(range(min = 1))]
+    limit: Option<u64>,
+    /// Prefix each line with its number (default false)
+    #[serde(default)]
+    line_numbers: bool,
 }
 
 /// What one call asks for.
@@ -70,16 +88,7 @@ impl Tool for ReadFileTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File to read"},
-                "offset": {"type": "integer", "minimum": 1, "description": "First line to read (1-based, default 1)"},
-                "limit": {"type": "integer", "minimum": 1, "description": "Most lines to read (at most 2000)"},
-                "line_numbers": {"type": "boolean", "description": "Prefix each line with its number (default false)"}
-            },
-            "required": ["path"]
-        })
+        args::schema::<ReadFileArgs>()
     }
 
     async fn execute(
@@ -89,9 +98,9 @@ impl Tool for ReadFileTool {
         cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let request = match parse(&args) {
-            Ok(r) => r,
-            Err(e) => return ToolResult::error(e),
+        let request = match args::parse::<ReadFileArgs>(args) {
+            Ok(a) => Request::from(a),
+            Err(e) => return ToolResult::error(e.to_string()),
         };
         let shown = request.shown.clone();
         located_then(&self.workspace, &shown, Access::Read, move |located| {
@@ -101,16 +110,17 @@ impl Tool for ReadFileTool {
     }
 }
 
-fn parse(args: &Value) -> Result<Request, String> {
-    let path = required_str(args, "path")?;
-    let offset = optional_u64_min(args, "offset", 1)?.unwrap_or(1);
-    let limit = optional_u64_min(args, "limit", 1)?;
-    Ok(Request {
-        shown: path.to_owned(),
-        offset: usize::try_from(offset).unwrap_or(usize::MAX),
-        limit: limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX)),
-        line_numbers: optional_bool(args, "line_numbers")?.unwrap_or(false),
-    })
+impl From<ReadFileArgs> for Request {
+    fn from(args: ReadFileArgs) -> Self {
+        let lines = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        Request {
+            shown: args.path,
+            // `parse` refuses 0 (the schema's minimum); 1-based lines start at 1 regardless.
+            offset: lines(args.offset.unwrap_or(1).max(1)),
+            limit: args.limit.map(lines),
+            line_numbers: args.line_numbers,
+        }
+    }
 }
 
 fn read(located: &Located, req: &Request, cancel: &CancellationToken) -> ToolResult {

@@ -4,10 +4,12 @@ use super::change::{ChangeKind, FileChange};
 use super::{Kept, Observer, Prior, io_failure, located_then, read_regular, replace_file};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
-use crate::tools::args::required_str;
+use crate::tools::args;
 use crate::tools::workspace::{Access, Located, is_escape};
 use async_trait::async_trait;
 use cap_std::fs::PermissionsExt;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -34,6 +36,15 @@ impl WriteFileTool {
     }
 }
 
+/// The arguments of `write_file`.
+#[derive(Deserialize, JsonSchema)]
+struct WriteFileArgs {
+    /// File to write
+    path: String,
+    /// The complete new file content
+    content: String,
+}
+
 #[async_trait]
 impl Tool for WriteFileTool {
     fn name(&self) -> &str {
@@ -51,14 +62,7 @@ impl Tool for WriteFileTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File to write"},
-                "content": {"type": "string", "description": "The complete new file content"}
-            },
-            "required": ["path", "content"]
-        })
+        args::schema::<WriteFileArgs>()
     }
 
     async fn execute(
@@ -68,9 +72,12 @@ impl Tool for WriteFileTool {
         _cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let (shown, content) = match (required_str(&args, "path"), required_str(&args, "content")) {
-            (Ok(p), Ok(c)) => (p.to_owned(), c.to_owned()),
-            (Err(e), _) | (_, Err(e)) => return ToolResult::error(e),
+        let WriteFileArgs {
+            path: shown,
+            content,
+        } = match args::parse(args) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::error(e.to_string()),
         };
         // Cancellation is not honoured once started: the write is short and atomic, and
         // stopping halfway would gain nothing.

@@ -4,9 +4,12 @@ use super::extract::{self, Declared};
 use super::ssrf::{self, Pin};
 use super::{REQUEST_TIMEOUT, USER_AGENT, WebConfig, describe_error, read_capped, take_chars};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::tools::args;
 use async_trait::async_trait;
 use reqwest::header::{CONTENT_TYPE, LOCATION};
 use reqwest::{StatusCode, Url};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -320,6 +323,16 @@ fn http_error(response: &Response, declared: Declared, details: Value) -> ToolRe
     ToolResult::error(message).with_details(details)
 }
 
+/// The arguments of `web_fetch`.
+#[derive(Deserialize, JsonSchema)]
+struct WebFetchArgs {
+    /// The http:// or https:// URL to fetch
+    url: String,
+    /// Return at most this many characters of content (default and maximum 20000)
+    #[schemars(range(min = 1, max = MAX_OUTPUT_CHARS))]
+    max_chars: Option<u64>,
+}
+
 #[async_trait]
 impl Tool for WebFetchTool {
     fn name(&self) -> &str {
@@ -337,20 +350,7 @@ impl Tool for WebFetchTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "url": {"type": "string", "description": "The http:// or https:// URL to fetch"},
-                "max_chars": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_OUTPUT_CHARS,
-                    "description":
-                        "Return at most this many characters of content (default and maximum 20000)"
-                }
-            },
-            "required": ["url"]
-        })
+        args::schema::<WebFetchArgs>()
     }
 
     async fn execute(
@@ -360,24 +360,17 @@ impl Tool for WebFetchTool {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
-        let Some(raw) = args.get("url").and_then(Value::as_str).map(str::trim) else {
-            return ToolResult::error(
-                "web_fetch needs a `url` string argument, e.g. \"https://example.com\".",
-            );
+        let WebFetchArgs { url, max_chars } = match args::parse(args) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::error(e.to_string()),
         };
-        let max_chars = match args.get("max_chars") {
-            None | Some(Value::Null) => MAX_OUTPUT_CHARS,
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 => usize::try_from(n)
-                    .unwrap_or(usize::MAX)
-                    .min(MAX_OUTPUT_CHARS),
-                _ => {
-                    return ToolResult::error(format!(
-                        "`max_chars` must be a whole number from 1 to {MAX_OUTPUT_CHARS}, got {v}."
-                    ));
-                }
-            },
-        };
+        let raw = url.trim();
+        // Above the maximum is capped (the agent loop's validation refuses it first).
+        let max_chars = max_chars.map_or(MAX_OUTPUT_CHARS, |n| {
+            usize::try_from(n)
+                .unwrap_or(usize::MAX)
+                .min(MAX_OUTPUT_CHARS)
+        });
         let url = match Url::parse(raw) {
             Ok(url) => url,
             Err(e) => {

@@ -2,8 +2,11 @@
 
 use super::{REQUEST_TIMEOUT, USER_AGENT, WebConfig, describe_error, read_capped, strip_tags};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::tools::args;
 use async_trait::async_trait;
 use reqwest::header::HeaderValue;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -196,6 +199,16 @@ fn status_error(
     ToolResult::error(message).with_details(json!({"status": code}))
 }
 
+/// The arguments of `web_search`.
+#[derive(Deserialize, JsonSchema)]
+struct WebSearchArgs {
+    /// Search query
+    query: String,
+    /// Number of results (default 5, at most 10)
+    #[schemars(range(min = 1, max = MAX_COUNT))]
+    count: Option<u64>,
+}
+
 #[async_trait]
 impl Tool for WebSearchTool {
     fn name(&self) -> &str {
@@ -212,19 +225,7 @@ impl Tool for WebSearchTool {
     }
 
     fn parameters(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": "Search query"},
-                "count": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_COUNT,
-                    "description": "Number of results (default 5, at most 10)"
-                }
-            },
-            "required": ["query"]
-        })
+        args::schema::<WebSearchArgs>()
     }
 
     async fn execute(
@@ -234,14 +235,15 @@ impl Tool for WebSearchTool {
         cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let query = args
-            .get("query")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .trim();
-        if query.is_empty() {
-            return ToolResult::error("web_search needs a non-empty `query` string.");
-        }
+        let parsed = args::parse::<WebSearchArgs>(args).and_then(|a| {
+            args::non_blank("query", &a.query)?;
+            Ok(a)
+        });
+        let WebSearchArgs { query, count } = match parsed {
+            Ok(a) => a,
+            Err(e) => return ToolResult::error(e.to_string()),
+        };
+        let query = query.trim();
         let query_chars = query.chars().count();
         if query_chars > MAX_QUERY_CHARS {
             return ToolResult::error(format!(
@@ -249,18 +251,8 @@ impl Tool for WebSearchTool {
                  {MAX_QUERY_CHARS}. Shorten it."
             ));
         }
-        let count = match args.get("count") {
-            None | Some(Value::Null) => DEFAULT_COUNT,
-            Some(v) => match v.as_u64() {
-                Some(n) => n.clamp(1, MAX_COUNT),
-                None if v.as_i64().is_some() => 1,
-                None => {
-                    return ToolResult::error(format!(
-                        "`count` must be a whole number from 1 to {MAX_COUNT}, got {v}."
-                    ));
-                }
-            },
-        };
+        // Above the maximum is capped (the agent loop's validation refuses it first).
+        let count = count.unwrap_or(DEFAULT_COUNT).min(MAX_COUNT);
         let Some(key) = self.api_key.as_deref() else {
             return ToolResult::error(format!(
                 "web_search needs a Brave Search API key. Set the {KEY_ENV} environment variable, \

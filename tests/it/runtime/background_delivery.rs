@@ -46,6 +46,8 @@ async fn a_backlog_waiting_in_a_session_is_one_notification_and_one_run_on_resum
     let supervisor = Supervisor::start(agent.clone(), &MessageBus::new(), tx).unwrap();
     let data = tempfile::tempdir().unwrap();
     let ws = tempfile::tempdir().unwrap();
+    // Returns the switch's hold; dropping it delivers what waits, as the client does
+    // once the chat shows the session.
     let enter = |writer: &SessionWriter, resumed: Option<&session::SessionData>| {
         let router = SessionRouter::new(
             writer.id().to_owned(),
@@ -54,13 +56,14 @@ async fn a_backlog_waiting_in_a_session_is_one_notification_and_one_run_on_resum
             ws.path(),
             resumed.map_or(0, |d| d.inbox_offset),
         );
-        supervisor.hold_for_switch();
+        let hold = supervisor.hold_for_switch();
         supervisor.attach(
             Arc::new(router),
             resumed
                 .map(|d| d.pending_notifications.clone())
                 .unwrap_or_default(),
         );
+        hold
     };
 
     let earlier = SessionWriter::create(data.path(), ws.path(), "scripted", "m").unwrap();
@@ -72,8 +75,7 @@ async fn a_backlog_waiting_in_a_session_is_one_notification_and_one_run_on_resum
     earlier.close().await;
     // `/new`: another session is active while the cron job keeps firing for the first.
     let active = SessionWriter::create(data.path(), ws.path(), "scripted", "m").unwrap();
-    enter(&active, None);
-    supervisor.release();
+    drop(enter(&active, None));
     for n in 1..=3 {
         supervisor.notify(for_session(
             &earlier_id,
@@ -105,8 +107,7 @@ async fn a_backlog_waiting_in_a_session_is_one_notification_and_one_run_on_resum
     // Resuming it: the three arrive as one notification, in one run.
     active.close().await;
     let (writer, resumed) = SessionWriter::resume_file(&path).unwrap();
-    enter(&writer, Some(&resumed));
-    supervisor.release();
+    drop(enter(&writer, Some(&resumed)));
     until_agent_end(&mut ends).await;
     let requests = provider.requests();
     assert_eq!(requests.len(), 1, "one model call for the whole backlog");

@@ -8,7 +8,8 @@ use crate::support::runs::user_texts;
 use crate::support::{Reply, ScriptedProvider, until_agent_end};
 use claw_tui::agent::{Agent, AgentEvent, EventKind, Message};
 use claw_tui::runtime::{
-    InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, Supervisor, runtime_channel,
+    InboundMessage, MessageBus, RuntimeEvent, SYSTEM_CHANNEL, Supervisor, SwitchHold,
+    runtime_channel,
 };
 use claw_tui::session::{self, Entry, SessionData, SessionRouter, SessionWriter, record_events};
 use claw_tui::tools::cron::CronSchedule;
@@ -23,6 +24,9 @@ struct Fixture {
     supervisor: Supervisor,
     ends: mpsc::UnboundedReceiver<AgentEvent>,
     events: mpsc::UnboundedReceiver<RuntimeEvent>,
+    /// The holds the switches took, as the client keeps them until the chat shows the
+    /// session.
+    holds: std::sync::Mutex<Vec<SwitchHold>>,
 }
 
 fn fixture(replies: Vec<Reply>) -> Fixture {
@@ -38,6 +42,7 @@ fn fixture(replies: Vec<Reply>) -> Fixture {
         supervisor,
         ends,
         events,
+        holds: std::sync::Mutex::default(),
     }
 }
 
@@ -57,9 +62,21 @@ impl Fixture {
             self.ws.path(),
             resumed.map_or(0, |d| d.inbox_offset),
         );
-        self.supervisor.hold_for_switch();
+        self.hold();
         self.supervisor
             .attach(Arc::new(router), pending.unwrap_or_default());
+    }
+
+    /// Holds delivery, as a switch does.
+    fn hold(&self) {
+        let hold = self.supervisor.hold_for_switch();
+        self.holds.lock().unwrap().push(hold);
+    }
+
+    /// The session is shown: the holds go, and what waits is delivered.
+    fn release(&self) {
+        self.holds.lock().unwrap().clear();
+        self.supervisor.release();
     }
 
     fn path_of(&self, id: &str) -> std::path::PathBuf {
@@ -92,7 +109,7 @@ async fn a_notification_for_an_inactive_session_waits_in_it_until_it_is_resumed(
     earlier.close().await;
     let active = f.create();
     f.enter(&active, None);
-    f.supervisor.release();
+    f.release();
 
     f.supervisor.notify(for_session(
         &earlier_id,
@@ -116,7 +133,7 @@ async fn a_notification_for_an_inactive_session_waits_in_it_until_it_is_resumed(
     agent.replace_messages(data.messages.clone()).unwrap();
     f.enter(&writer, Some(&data));
     let (finish, recording) = record_events(&agent, writer);
-    f.supervisor.release();
+    f.release();
     until_agent_end(&mut f.ends).await;
     // The resumed history, then the notification.
     let texts = user_texts(&f.provider.requests()[0]);
@@ -141,7 +158,7 @@ async fn a_notification_for_no_known_session_goes_to_the_active_one() {
     let mut f = fixture(vec![Reply::text(&["ok"])]);
     let active = f.create();
     f.enter(&active, None);
-    f.supervisor.release();
+    f.release();
     f.supervisor.notify(for_session(
         "cli:direct",
         "[Cron job \"tick\" (cron-1) fired]",
@@ -178,7 +195,7 @@ async fn the_active_session_records_what_waits_so_a_restart_delivers_it() {
     g.data = f.data;
     g.ws = f.ws;
     g.enter(&writer, Some(&data));
-    g.supervisor.release();
+    g.release();
     until_agent_end(&mut g.ends).await;
     let texts = user_texts(&g.provider.requests()[0]);
     assert_eq!(texts.len(), 1, "one notification lists both: {texts:?}");
@@ -230,10 +247,10 @@ async fn a_switch_leaves_the_old_sessions_notifications_with_it() {
     let old = f.create();
     let old_id = old.id().to_owned();
     f.enter(&old, None);
-    f.supervisor.release();
+    f.release();
 
     // Mid-switch: both wait; one is the old session's, one is for whoever is active.
-    f.supervisor.hold_for_switch();
+    f.hold();
     f.supervisor.notify(for_session(&old_id, "for the old one"));
     f.supervisor.notify(for_session("", "for anyone"));
     let new = f.create();
@@ -241,7 +258,7 @@ async fn a_switch_leaves_the_old_sessions_notifications_with_it() {
     f.enter(&new, None);
     old.close().await;
     assert_eq!(pending_in(&f.path_of(&old_id)), ["for the old one"]);
-    f.supervisor.release();
+    f.release();
     until_agent_end(&mut f.ends).await;
     let texts = user_texts(&f.provider.requests()[0]);
     assert_eq!(texts.len(), 1);
@@ -264,7 +281,7 @@ async fn a_notification_another_process_parks_for_the_open_session_is_delivered_
     f.enter(&active, None);
     let agent = f.supervisor.agent().clone();
     let (finish, recording) = record_events(&agent, active);
-    f.supervisor.release();
+    f.release();
 
     let path = f.path_of(&id);
     session::record_undelivered(
@@ -307,7 +324,7 @@ async fn a_notification_parked_during_a_run_is_delivered_after_it() {
     let active = f.create();
     let id = active.id().to_owned();
     f.enter(&active, None);
-    f.supervisor.release();
+    f.release();
     f.supervisor.submit("work");
     session::record_undelivered(&f.path_of(&id), &for_session(&id, "parked result")).unwrap();
     // Picked up while the run waits at its gate: it is pending.

@@ -447,7 +447,7 @@ async fn a_message_sent_after_a_run_stopped_at_its_turn_limit_waits_behind_its_f
     // Delivery is frozen, so the state after the run's end stays as it is: idle, with
     // the follow-up the run left at its turn limit (the moment before the supervisor
     // starts it on its own, in which a new message used to jump ahead).
-    f.supervisor.hold_for_switch();
+    let hold = f.supervisor.hold_for_switch();
     gate.notify_one();
     until_agent_end(&mut f.agent_events).await;
     assert_eq!(
@@ -456,7 +456,7 @@ async fn a_message_sent_after_a_run_stopped_at_its_turn_limit_waits_behind_its_f
         "it waits behind the follow-up"
     );
     assert!(!f.supervisor.agent().state().is_streaming);
-    f.supervisor.release();
+    drop(hold);
     for _ in 0..2 {
         until_agent_end(&mut f.agent_events).await;
     }

@@ -147,7 +147,10 @@ async fn timeout_is_capped_at_the_configured_maximum() {
 
     let zero = call(&tool, json!({"command": "true", "timeout": 0})).await;
     assert!(zero.is_error);
-    assert!(zero.content.contains("\"timeout\" must be a whole number"));
+    assert_eq!(
+        zero.content,
+        "Argument \"timeout\" must be at least 1, got 0."
+    );
 }
 
 #[tokio::test]

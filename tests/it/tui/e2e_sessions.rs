@@ -114,3 +114,31 @@ fn a_session_in_use_is_offered_as_a_copy() {
     quit(first);
     assert_eq!(session_files(root).len(), 2, "the copy is a new session");
 }
+
+#[test]
+fn declining_the_copy_of_a_session_in_use_opens_nothing_and_exits_2() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.dir.path();
+    let mut cmd = sandbox.command();
+    cmd.args(["--provider", "demo", "-p", "hello there"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+
+    let first = Tui::demo(root, "0", &["-c"]);
+    first.wait_for("the first client on the session", |s| {
+        s.contents().contains("› hello there") && idle(s)
+    });
+
+    let mut second = Tui::demo(root, "0", &["-c"]);
+    second.wait_text("open in another claw-tui process");
+    second.send("n\r");
+    second.wait_text("was not opened; close the other claw-tui first, or pass --fork");
+    let (code, alternate, _) = second.wait_exit();
+    assert_eq!(
+        (code, alternate),
+        (2, false),
+        "a usage error, the screen never taken"
+    );
+    quit(first);
+    assert_eq!(session_files(root).len(), 1, "no copy was made");
+}

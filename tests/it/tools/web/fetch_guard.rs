@@ -204,7 +204,7 @@ async fn fetch_refuses_other_schemes_and_bad_urls() {
     );
     let result = call(&tool, json!({})).await;
     assert!(
-        result.is_error && result.content.contains("`url`"),
+        result.is_error && result.content.contains("Missing required argument \"url\""),
         "{}",
         result.content
     );

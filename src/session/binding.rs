@@ -1,0 +1,82 @@
+//! What ties a session to the background runtime: the supervisor's notifications, the
+//! subagents' and cron jobs' origin, the hooks' session id and the checkpoints.
+
+use super::{SessionData, SessionRouter, SessionWriter};
+use crate::config::Settings;
+use crate::runtime::cron::CronService;
+use crate::runtime::{SubagentManager, Supervisor, SwitchHold};
+use crate::setup::Controls;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What a session needs from the runtime: the parts whose work goes back to it.
+#[derive(Clone)]
+pub struct SessionBinding {
+    supervisor: Supervisor,
+    subagents: SubagentManager,
+    cron: Option<CronService>,
+    controls: Controls,
+    data_dir: PathBuf,
+    workspace: PathBuf,
+}
+
+impl SessionBinding {
+    /// Ties sessions of `settings`' workspace to these parts of the runtime.
+    pub fn new(
+        supervisor: Supervisor,
+        subagents: SubagentManager,
+        cron: Option<CronService>,
+        controls: Controls,
+        settings: &Settings,
+    ) -> Self {
+        Self {
+            supervisor,
+            subagents,
+            cron,
+            controls,
+            data_dir: settings.data_dir.clone(),
+            workspace: settings.workspace.clone(),
+        }
+    }
+
+    /// Makes `writer`'s session the active one: notifications addressed to it are
+    /// delivered (the undelivered ones in `resumed`, its file as read, first, once the
+    /// supervisor is released), those for other sessions are recorded in them, and
+    /// subagents and cron jobs started from now on report back to it. A copy (`resumed`
+    /// is another session's) starts with nothing pending: those stay with the original.
+    pub fn enter(&self, writer: &SessionWriter, resumed: Option<&SessionData>) {
+        let id = writer.id().to_owned();
+        self.controls.hooks.set_session(&id);
+        for warning in
+            self.controls
+                .checkpoints
+                .enter(writer.path(), &self.data_dir, writer.appender())
+        {
+            tracing::warn!("{warning}");
+        }
+        self.subagents.set_origin(id.clone());
+        if let Some(cron) = &self.cron {
+            cron.set_origin(Some(id.clone()));
+        }
+        let (pending, inbox_offset) = match resumed {
+            Some(data) if data.id() == id => {
+                (data.pending_notifications.clone(), data.inbox_offset)
+            }
+            _ => (Vec::new(), 0),
+        };
+        let router = SessionRouter::new(
+            id,
+            writer.appender(),
+            &self.data_dir,
+            &self.workspace,
+            inbox_offset,
+        );
+        self.supervisor.attach(Arc::new(router), pending);
+    }
+
+    /// Holds notifications back while the agent's history is being replaced, until the
+    /// guard is dropped.
+    pub fn hold(&self) -> SwitchHold {
+        self.supervisor.hold_for_switch()
+    }
+}

@@ -1,0 +1,260 @@
+//! The executor of the client's effects: each `Effect` the app asks for becomes a call
+//! on the supervisor, the agent, the sessions or the background runtime, or a task off
+//! the UI thread whose answer comes back through the inbox.
+
+use super::{Handover, PromptKind, Runtime};
+use crate::agent::{
+    AgentEvent, EventSink, NoticeLevel, QueueKind, ToolResult, ToolUpdates, UserMessage,
+};
+use crate::runtime::context::mention::attach_skills;
+use crate::session::SessionTarget;
+use crate::tools::exec::EXEC_TOOL_NAME;
+use crate::tools::policy::AgentRole;
+use crate::tui::export_file::export_html;
+use crate::tui::msg::{Effect, Msg, QueuedText};
+use crate::tui::terminal::{self, Term};
+use crate::tui::theme::Theme;
+use crate::tui::{Background, attach, history};
+use tokio_util::sync::CancellationToken;
+
+impl Runtime {
+    /// Runs a dashboard action on a blocking thread; a failure comes back as a notice.
+    fn background<E: std::fmt::Display>(
+        &mut self,
+        what: &'static str,
+        act: impl FnOnce(&dyn Background) -> Result<(), E> + Send + 'static,
+    ) {
+        let background = self.background.clone();
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = act(background.as_ref()) {
+                let _ = tx.send(Msg::Notice(
+                    NoticeLevel::Error,
+                    format!("cannot {what}: {e}"),
+                ));
+            }
+        });
+    }
+
+    /// Carries out one effect.
+    pub fn execute(&mut self, effect: Effect, term: &mut Term) {
+        let agent = self.agent.clone();
+        let effect = match (&self.prompts, effect) {
+            (Some(gate), Effect::Prompt(text) | Effect::FollowUp(text)) => {
+                let _ = gate.send((PromptKind::Submit, UserMessage::new(text)));
+                return;
+            }
+            (Some(gate), Effect::PromptMessage(message)) => {
+                let _ = gate.send((PromptKind::Submit, message));
+                return;
+            }
+            (Some(gate), Effect::Steer(text)) => {
+                let _ = gate.send((PromptKind::Steer, UserMessage::new(text)));
+                return;
+            }
+            (_, effect) => effect,
+        };
+        match effect {
+            // The supervisor decides between a run and a follow-up under its own lock.
+            Effect::Prompt(text) | Effect::FollowUp(text) => {
+                self.supervisor.submit(text);
+            }
+            Effect::AttachSkills { text, skills } => {
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = attach_skills(&text, &skills);
+                    let _ = tx.send(Msg::SkillsAttached { text, result });
+                });
+            }
+            Effect::ExportHtml {
+                session,
+                code_theme,
+            } => {
+                let (data_dir, workspace) = (self.data_dir.clone(), self.workspace.clone());
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let said = match export_html(&data_dir, &workspace, session, &code_theme) {
+                        Ok(path) => Msg::Notice(
+                            NoticeLevel::Info,
+                            format!("Exported the session to {}", path.display()),
+                        ),
+                        Err(e) => Msg::Notice(NoticeLevel::Error, format!("cannot export: {e}")),
+                    };
+                    let _ = tx.send(said);
+                });
+            }
+            Effect::LoadImages { text, paths } => {
+                let workspace = self.workspace.clone();
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let result = attach::load_all(&workspace, &paths);
+                    let _ = tx.send(Msg::ImagesLoaded { text, result });
+                });
+            }
+            Effect::PromptMessage(message) => {
+                self.supervisor.submit_message(message);
+            }
+            Effect::Steer(text) => {
+                self.supervisor.steer(text);
+            }
+            Effect::Abort => self.abort(),
+            Effect::InterruptTools => {
+                agent.interrupt_tools();
+            }
+            Effect::RestoreQueued => {
+                // Steering first: it would have gone in first.
+                let mut texts = Vec::new();
+                for kind in [QueueKind::Steering, QueueKind::FollowUp] {
+                    texts.extend(agent.clear_queue(Some(kind)).iter().map(|m| QueuedText {
+                        kind,
+                        text: m.preview_text(),
+                    }));
+                }
+                self.pending.push_back(Msg::QueueRestored(texts));
+            }
+            Effect::Quit => self.quit = true,
+            Effect::Suspend => self.handover = Some(Handover::Suspend),
+            Effect::OpenEditor(text) => self.handover = Some(Handover::Editor(text)),
+            Effect::SaveHistory(text) => {
+                let dir = self.data_dir.clone();
+                tokio::task::spawn_blocking(move || {
+                    if let Err(e) = history::append(&dir, &text) {
+                        tracing::warn!("cannot save the history: {e}");
+                    }
+                });
+            }
+            Effect::ListFiles => {
+                let root = self.workspace.clone();
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let _ = tx.send(Msg::WorkspaceFiles(history::list_files(&root)));
+                });
+            }
+            Effect::ListModels => {
+                crate::tui::model_list::fetch(self.agent.provider(), self.tx.clone());
+            }
+            Effect::Highlight(request) => self.highlighter.request(request, &self.tx),
+            Effect::Copy(text) => {
+                if let Err(e) = terminal::copy_osc52(term.backend_mut(), &text) {
+                    self.pending
+                        .push_back(Msg::Notice(NoticeLevel::Error, format!("cannot copy: {e}")));
+                }
+            }
+            Effect::SetModel(name) => agent.set_model(name),
+            Effect::SetThinking(level) => agent.set_thinking_level(level),
+            Effect::SetQueueMode(kind, mode) => agent.set_queue_mode(kind, mode),
+            Effect::SetToolExecution(mode) => agent.set_tool_execution(mode),
+            Effect::Shell { id, command } => self.shell(id, command),
+            Effect::CancelShells => {
+                std::mem::replace(&mut self.shells, CancellationToken::new()).cancel();
+            }
+            Effect::SetTheme(name) => {
+                let dir = self.theme_dir.clone();
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let loaded = Theme::load(&name, dir.as_deref()).map_err(|e| e.to_string());
+                    let no_color = crate::tui::theme::no_color_requested(
+                        std::env::var("NO_COLOR").ok().as_deref(),
+                    );
+                    let loaded = loaded.map(|t| if no_color { t.without_color() } else { t });
+                    let _ = tx.send(Msg::ThemeLoaded(loaded.map(Box::new)));
+                });
+            }
+            Effect::ListSessionChoices => self.sessions.list_choices(),
+            Effect::OpenSessionById(prefix) => self.sessions.open_by_id(prefix),
+            Effect::Compact(focus) => {
+                if let Err(e) = self.supervisor.compact(focus) {
+                    let why = format!("Cannot compact now: {e}");
+                    self.pending
+                        .push_back(Msg::Notice(NoticeLevel::Warning, why));
+                }
+            }
+            Effect::NewSession => self.sessions.switch(SessionTarget::New),
+            Effect::ListSessions => self.sessions.list(),
+            Effect::OpenSession { path, fork } => {
+                let target = if fork {
+                    SessionTarget::Fork(path)
+                } else {
+                    SessionTarget::Resume(path)
+                };
+                self.sessions.switch(target);
+            }
+            Effect::SessionReady => self.sessions.ready(),
+            Effect::Approve { id, decision } => self.approvals.resolve(&id, decision),
+            Effect::CancelSubagent(id) => {
+                self.background("cancel the subagent", move |b| b.cancel_subagent(&id))
+            }
+            Effect::PauseCron(id) => self.background("pause the job", move |b| b.pause_cron(&id)),
+            Effect::ResumeCron(id) => {
+                self.background("resume the job", move |b| b.resume_cron(&id))
+            }
+            Effect::TrustProjectMcp(trusted) => self
+                .background("answer about the project's MCP servers", move |b| {
+                    b.trust_project_mcp(trusted)
+                }),
+            Effect::DeleteCron(id) => {
+                self.background("delete the job", move |b| b.delete_cron(&id))
+            }
+            Effect::SetMouseCapture(on) => {
+                if let Err(e) = terminal::set_mouse(on) {
+                    tracing::warn!("cannot change mouse capture: {e}");
+                }
+            }
+            effect @ (Effect::SetMode(_)
+            | Effect::Undo(_)
+            | Effect::Rewind { .. }
+            | Effect::SessionDiff) => {
+                crate::tui::control::execute(&self.controls, effect, &self.tx)
+            }
+        }
+    }
+
+    /// Runs a shell command the user typed with the exec tool as the policy gives it to
+    /// the main agent (approval, sandbox, limits); its events go to the app as
+    /// `Msg::Shell`.
+    fn shell(&mut self, id: String, command: String) {
+        let tx = self.tx.clone();
+        let send = move |event: AgentEvent| {
+            let _ = tx.send(Msg::Shell(event));
+        };
+        let tool = self.policy.tool_for(&AgentRole::Main, EXEC_TOOL_NAME);
+        let args = serde_json::json!({ "command": command });
+        send(AgentEvent::ToolExecutionStart {
+            tool_call_id: id.clone(),
+            tool_name: EXEC_TOOL_NAME.to_owned(),
+            args: args.clone(),
+        });
+        let Some(tool) = tool else {
+            let result = ToolResult::error(
+                "exec is disabled in this configuration ([tools] disabled), so ! commands cannot run.",
+            );
+            send(AgentEvent::ToolExecutionEnd {
+                tool_call_id: id,
+                tool_name: EXEC_TOOL_NAME.to_owned(),
+                is_error: true,
+                result,
+            });
+            return;
+        };
+        let cancel = self.shells.child_token();
+        let forward = send.clone();
+        tokio::spawn(async move {
+            let sink = EventSink::new(forward);
+            let updates = ToolUpdates::new(sink, &id, EXEC_TOOL_NAME);
+            let result = tool.execute(&id, args, cancel, updates.clone()).await;
+            updates.close();
+            send(AgentEvent::ToolExecutionEnd {
+                tool_call_id: id,
+                tool_name: EXEC_TOOL_NAME.to_owned(),
+                is_error: result.is_error,
+                result,
+            });
+        });
+    }
+
+    /// Aborts the active run (through the supervisor, which then starts nothing on its
+    /// own until the next input).
+    pub fn abort(&self) {
+        self.supervisor.abort();
+    }
+}

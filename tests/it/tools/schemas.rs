@@ -1,0 +1,188 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! What the model is told about every built-in tool: name, description and argument
+//! schema, one snapshot per tool, so a change to any of them shows up in review.
+
+use async_trait::async_trait;
+use claw_tui::agent::{Tool, ToolResult, ToolSet, ToolUpdates};
+use claw_tui::tools::cron::{CronTool, UnavailableCron};
+use claw_tui::tools::exec::{ExecConfig, ExecTool};
+use claw_tui::tools::fs::file_tools;
+use claw_tui::tools::message::MessageTool;
+use claw_tui::tools::spawn::{SpawnBackend, SpawnTool};
+use claw_tui::tools::web::{WebConfig, WebFetchTool, WebSearchTool};
+use claw_tui::tools::{ToolRegistry, Workspace};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+struct NoSubagents;
+
+#[async_trait]
+impl SpawnBackend for NoSubagents {
+    async fn spawn(&self, _: &str, _: String, _: Option<String>) -> Result<String, String> {
+        Err("no subagents here".into())
+    }
+}
+
+/// Every built-in tool, as the application registers them (default settings).
+fn builtin_tools() -> ToolRegistry {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Arc::new(Workspace::new(dir.path(), false));
+    let mut tools: Vec<Arc<dyn Tool>> = file_tools(workspace);
+    tools.push(Arc::new(ExecTool::new(dir.path(), ExecConfig::default())));
+    tools.push(Arc::new(WebSearchTool::new(WebConfig::default())));
+    tools.push(Arc::new(WebFetchTool::new(WebConfig::default())));
+    tools.push(Arc::new(MessageTool::new(Arc::new(|_| {}))));
+    tools.push(Arc::new(SpawnTool::new(Arc::new(NoSubagents))));
+    tools.push(Arc::new(CronTool::new(Arc::new(UnavailableCron::new(
+        "not in this test",
+    )))));
+    tools.into_iter().collect()
+}
+
+#[test]
+fn every_builtin_tool_is_covered() {
+    assert_eq!(
+        builtin_tools().names(),
+        [
+            "read_file",
+            "write_file",
+            "edit_file",
+            "list_dir",
+            "exec",
+            "web_search",
+            "web_fetch",
+            "message",
+            "spawn",
+            "cron"
+        ]
+    );
+}
+
+#[test]
+fn what_the_model_sees_of_each_tool() {
+    for definition in builtin_tools().definitions() {
+        let shown = format!(
+            "{}\n\n{}\n\n{}",
+            definition.name,
+            definition.description,
+            serde_json::to_string_pretty(&definition.parameters).unwrap()
+        );
+        insta::assert_snapshot!(definition.name.clone(), shown);
+    }
+}
+
+/// Keys some providers reject in a tool's parameters, or that only add noise there.
+const NOISE: [&str; 5] = ["$schema", "$ref", "$defs", "definitions", "title"];
+
+fn noise_in(schema: &Value, path: &str, found: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                // A property may be called anything; only schema keywords count.
+                if NOISE.contains(&key.as_str()) && !path.ends_with("/properties") {
+                    found.push(format!("{path}/{key}"));
+                }
+                noise_in(value, &format!("{path}/{key}"), found);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                noise_in(item, &format!("{path}/{i}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn schemas_are_plain_objects_the_validator_compiles() {
+    let registry = builtin_tools();
+    for definition in registry.definitions() {
+        let schema = &definition.parameters;
+        assert_eq!(schema["type"], "object", "{}", definition.name);
+        assert!(schema["properties"].is_object(), "{}", definition.name);
+        let mut found = Vec::new();
+        noise_in(schema, "", &mut found);
+        assert!(found.is_empty(), "{}: {found:?}", definition.name);
+        jsonschema::validator_for(schema).unwrap();
+    }
+    // A schema that failed to compile would make ToolSet refuse every call of its tool.
+    let set = ToolSet::new(registry.tools());
+    assert!(set.validate("read_file", &json!({"path": "a"})).is_ok());
+}
+
+/// A value of another JSON type than `schema` asks for.
+fn wrong_value_for(schema: &Value) -> Value {
+    match schema["type"].as_str() {
+        Some("string") => json!(17),
+        _ => json!("seventeen"),
+    }
+}
+
+/// A value `schema` accepts.
+fn good_value_for(schema: &Value) -> Value {
+    if let Some(first) = schema["enum"].get(0) {
+        return first.clone();
+    }
+    match schema["type"].as_str() {
+        Some("integer") => schema.get("minimum").cloned().unwrap_or(json!(1)),
+        Some("boolean") => json!(true),
+        _ => json!("x"),
+    }
+}
+
+async fn call(tool: &dyn Tool, args: Map<String, Value>) -> ToolResult {
+    tool.execute(
+        "c1",
+        Value::Object(args),
+        CancellationToken::new(),
+        ToolUpdates::discard(),
+    )
+    .await
+}
+
+/// Called directly, past the agent loop's validation, every tool names the one argument
+/// that is wrong or missing: its parsing reads the very fields its schema lists. Nothing
+/// runs: each call has exactly one bad argument.
+#[tokio::test]
+async fn direct_calls_name_the_bad_argument() {
+    let registry = builtin_tools();
+    for definition in registry.definitions() {
+        let tool = registry.get(&definition.name).unwrap();
+        let properties = definition.parameters["properties"].as_object().unwrap();
+        let required: Vec<&str> = definition.parameters["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let good: Map<String, Value> = required
+            .iter()
+            .map(|r| (r.to_string(), good_value_for(&properties[*r])))
+            .collect();
+        for (name, schema) in properties {
+            let mut args = good.clone();
+            args.insert(name.clone(), wrong_value_for(schema));
+            let result = call(tool.as_ref(), args).await;
+            assert!(result.is_error, "{}.{name}: {result:?}", definition.name);
+            assert!(
+                result
+                    .content
+                    .starts_with(&format!("Argument \"{name}\" must be ")),
+                "{}.{name}: {}",
+                definition.name,
+                result.content
+            );
+        }
+        for name in &required {
+            let mut args = good.clone();
+            args.remove(*name);
+            let result = call(tool.as_ref(), args).await;
+            assert_eq!(
+                result.content,
+                format!("Missing required argument \"{name}\". Call again with \"{name}\" set."),
+                "{}",
+                definition.name
+            );
+        }
+    }
+}
