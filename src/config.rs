@@ -203,7 +203,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
 /// pointing at its table.
 fn check_mcp_names(path: &Path, text: &str, file: &FileConfig) -> Result<(), ConfigError> {
     for name in file.mcp.servers.keys() {
-        if let Err(message) = crate::mcp::config::check_server_name(name) {
+        if let Err(error) = crate::mcp::config::check_server_name(name) {
             let offset = [
                 format!("[mcp.servers.{name}]"),
                 format!("[mcp.servers.\"{name}\"]"),
@@ -211,7 +211,7 @@ fn check_mcp_names(path: &Path, text: &str, file: &FileConfig) -> Result<(), Con
             .iter()
             .find_map(|header| text.find(header.as_str()))
             .unwrap_or(0);
-            return Err(parse_error(path, text, offset, &message));
+            return Err(parse_error(path, text, offset, &error.to_string()));
         }
     }
     Ok(())
