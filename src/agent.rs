@@ -5,10 +5,12 @@ pub mod config;
 pub mod convert;
 pub mod event;
 pub mod image;
+mod intake;
 pub mod queue;
 mod run_context;
 pub mod run_loop;
 mod running;
+mod settings;
 mod state;
 pub mod tool;
 mod tool_exec;
@@ -25,7 +27,7 @@ pub use config::{
 };
 pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
 pub use image::ImageData;
-pub use queue::{QueueKind, QueueMode};
+pub use queue::{Admission, QueueKind, QueueMode};
 pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_loop};
 pub use running::{INTERRUPTED_BY_USER, INTERRUPTED_KEY, Interruption, RunningCalls};
 pub use state::AgentState;
@@ -44,7 +46,7 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 /// Why the agent refused a request.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum AgentError {
     /// A run is already active.
     #[error(
@@ -212,14 +214,18 @@ impl Agent {
             (ctx, prompts)
         };
         // Polling emits `queue_update`, which takes the core lock: only now is it free.
+        // A run that answers prompts takes what is queued from here on; a compaction
+        // takes nothing (what arrives meanwhile waits for the run after it).
+        let queues = &self.inner.queues;
         let (prompts, compact) = match prompts {
-            Start::Messages(messages) => (messages, None),
-            Start::NextFollowUp => (
-                self.inner
-                    .queues
-                    .poll(QueueKind::FollowUp, &self.inner.sink),
-                None,
-            ),
+            Start::Messages(messages) => {
+                queues.open_intake();
+                (messages, None)
+            }
+            Start::NextFollowUp => {
+                queues.open_intake();
+                (queues.poll(QueueKind::FollowUp, &self.inner.sink), None)
+            }
             Start::Compact(focus) => (Vec::new(), Some(focus)),
         };
         let (provider, mut config) = {
@@ -259,6 +265,7 @@ impl Agent {
             };
             if AssertUnwindSafe(run).catch_unwind().await.is_err() {
                 // The loop never panics by design; if it does, the agent must not stay busy.
+                inner.queues.close_intake();
                 inner.sink.emit(AgentEvent::MessageEnd {
                     message: Message::notice(
                         NoticeLevel::Error,
@@ -347,15 +354,6 @@ impl Agent {
         self.announce_setting(key, &mode);
     }
 
-    /// Announces a setting's new value as a `setting_update` event (recorded in the
-    /// session; the client's status bar follows it).
-    pub fn announce_setting(&self, key: &str, value: &impl serde::Serialize) {
-        self.inner.sink.emit(AgentEvent::SettingUpdate {
-            key: key.to_owned(),
-            value: serde_json::to_value(value).unwrap_or_default(),
-        });
-    }
-
     /// Aborts the active run, if any: the stream stops and tools are cancelled.
     pub fn abort(&self) {
         lock(&self.inner.core).abort();
@@ -418,14 +416,6 @@ impl Agent {
         Ok(())
     }
 
-    /// Sets the system prompt for the next run (and the next turn of a running one).
-    pub fn set_system_prompt(&self, prompt: impl Into<String>) {
-        let prompt = prompt.into();
-        let mut core = lock(&self.inner.core);
-        core.update(|s| s.system_prompt = prompt);
-        self.inner.tools_version.fetch_add(1, Ordering::AcqRel);
-    }
-
     /// What a run started at tools version `seen` calls before each request: the
     /// current prompt and tools when they changed since.
     fn tools_follower(&self, seen: u64) -> RefreshTools {
@@ -441,72 +431,5 @@ impl Agent {
             let state = core.snapshot();
             Some((state.system_prompt.clone(), state.tools.clone()))
         })
-    }
-
-    /// Sets the model for the next run.
-    pub fn set_model(&self, model: impl Into<String>) {
-        let model = model.into();
-        lock(&self.inner.core).update(|s| s.model = model.clone());
-        self.announce_setting("model", &model);
-    }
-
-    /// Sets the thinking level for the next run.
-    pub fn set_thinking_level(&self, level: ThinkingLevel) {
-        lock(&self.inner.core).update(|s| s.thinking = level);
-        self.announce_setting("thinking", &level);
-    }
-
-    /// Sets the tools for the next run (and the next turn of a running one).
-    pub fn set_tools(&self, tools: Vec<Arc<dyn Tool>>) {
-        let tools = ToolSet::new(tools);
-        let mut core = lock(&self.inner.core);
-        core.update(|s| s.tools = tools);
-        self.inner.tools_version.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// Sets the provider for the next run.
-    pub fn set_provider(&self, provider: Arc<dyn Provider>) {
-        lock(&self.inner.settings).provider = provider;
-    }
-
-    /// The provider the next run will use (e.g. to list its models).
-    pub fn provider(&self) -> Arc<dyn Provider> {
-        lock(&self.inner.settings).provider.clone()
-    }
-
-    /// Changes loop settings (turn limit, tool mode, hooks, conversion) for the next run.
-    pub fn configure(&self, change: impl FnOnce(&mut LoopConfig)) {
-        change(&mut lock(&self.inner.settings).config);
-    }
-
-    /// Sets the turn limit for the next run.
-    pub fn set_max_turns(&self, max_turns: u32) {
-        self.configure(|c| c.max_turns = max_turns);
-    }
-
-    /// Sets sequential or parallel tool execution for the next run.
-    pub fn set_tool_execution(&self, mode: ToolExecution) {
-        self.configure(|c| c.tool_execution = mode);
-        self.announce_setting("tool_execution", &mode);
-    }
-
-    /// Installs (or removes) the `before_tool_call` hook.
-    pub fn set_before_tool_call(&self, hook: Option<BeforeToolCallHook>) {
-        self.configure(|c| c.before_tool_call = hook);
-    }
-
-    /// Installs (or removes) the `after_tool_call` hook.
-    pub fn set_after_tool_call(&self, hook: Option<AfterToolCallHook>) {
-        self.configure(|c| c.after_tool_call = hook);
-    }
-
-    /// Installs (or removes) the context transform run before each LLM call.
-    pub fn set_transform_context(&self, transform: Option<TransformContext>) {
-        self.configure(|c| c.transform_context = transform);
-    }
-
-    /// Replaces the history-to-model conversion.
-    pub fn set_convert_to_llm(&self, convert: ConvertToLlm) {
-        self.configure(|c| c.convert_to_llm = convert);
     }
 }

@@ -13,10 +13,12 @@
 //! of the change (its latest prompt), so a subagent's change counts for the prompt that
 //! is current when it happens.
 
+mod error;
 mod git;
 pub mod store;
 mod undo;
 
+pub use error::CheckpointError;
 pub use undo::{
     Confirmation, Conflicts, ConversationRewind, ExecSummary, SessionFile, UndoOutcome, UndoReport,
 };
@@ -152,28 +154,28 @@ impl Checkpoints {
     }
 
     /// Runs `work` on the open store (a temp one is made on first need).
-    fn with_store<T>(&self, work: impl FnOnce(&mut Store) -> T) -> Result<T, String> {
+    fn with_store<T>(&self, work: impl FnOnce(&mut Store) -> T) -> Result<T, CheckpointError> {
         let mut state = lock(&self.inner.state);
-        if state.store.is_none() {
-            let dir = match &mut state.location {
-                Location::Temporary(slot @ None) => {
-                    let made = tempfile::Builder::new()
-                        .prefix("claw-tui-checkpoints-")
-                        .tempdir()
-                        .map_err(|e| format!("cannot make a temp dir for checkpoints: {e}"))?;
-                    let path = made.path().to_path_buf();
-                    *slot = Some(made);
-                    path
-                }
-                Location::Temporary(Some(dir)) => dir.path().to_path_buf(),
-                Location::Session => return Err("the session's checkpoints are not open".into()),
-            };
-            state.store = Some(Store::open(dir.join("checkpoints"), dir));
-        }
-        match state.store.as_mut() {
-            Some(store) => Ok(work(store)),
-            None => Err("no checkpoint store".into()),
-        }
+        let store = match state.store.take() {
+            Some(store) => store,
+            None => {
+                let dir = match &mut state.location {
+                    Location::Temporary(slot @ None) => {
+                        let made = tempfile::Builder::new()
+                            .prefix("claw-tui-checkpoints-")
+                            .tempdir()
+                            .map_err(|e| CheckpointError::TempDir(Arc::new(e)))?;
+                        let path = made.path().to_path_buf();
+                        *slot = Some(made);
+                        path
+                    }
+                    Location::Temporary(Some(dir)) => dir.path().to_path_buf(),
+                    Location::Session => return Err(CheckpointError::SessionNotOpen),
+                };
+                Store::open(dir.join("checkpoints"), dir)
+            }
+        };
+        Ok(work(state.store.insert(store)))
     }
 
     /// The store's turn for `key`: its latest turn when that is the same prompt and not
@@ -198,9 +200,10 @@ impl Checkpoints {
 
     fn record(&self, what: &str, work: impl FnOnce(&mut Store, &TurnKey) -> std::io::Result<()>) {
         let key = self.turn_key();
-        let done = self.with_store(|store| work(store, &key).map_err(|e| e.to_string()));
-        if let Err(e) | Ok(Err(e)) = done {
-            tracing::error!("cannot record {what} for undo: {e}");
+        match self.with_store(|store| work(store, &key)) {
+            Err(e) => tracing::error!("cannot record {what} for undo: {e}"),
+            Ok(Err(e)) => tracing::error!("cannot record {what} for undo: {e}"),
+            Ok(Ok(())) => {}
         }
     }
 

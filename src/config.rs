@@ -114,24 +114,27 @@ pub struct FileConfig {
 }
 
 /// `[session]` settings.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionSection {
-    /// Record every LLM request in `<session>.requests.jsonl` (default true).
-    #[serde(default = "yes")]
-    pub record_requests: bool,
+    /// Record every event beside the session (`<session>.events.jsonl`, for
+    /// `claw-tui replay`); default true.
+    pub record_events: Option<bool>,
+    /// Record every LLM request beside the session (`<session>.requests.jsonl`, for
+    /// the request inspector); default true.
+    pub record_requests: Option<bool>,
 }
 
-impl Default for SessionSection {
-    fn default() -> Self {
-        Self {
-            record_requests: true,
-        }
+impl SessionSection {
+    /// Whether the event log is written.
+    pub fn records_events(&self) -> bool {
+        self.record_events.unwrap_or(true)
     }
-}
 
-fn yes() -> bool {
-    true
+    /// Whether the request log is written.
+    pub fn records_requests(&self) -> bool {
+        self.record_requests.unwrap_or(true)
+    }
 }
 
 /// Everything resolved: what the app runs with.
@@ -227,7 +230,7 @@ pub fn parse_file(path: &Path, text: &str) -> Result<FileConfig, ConfigError> {
 /// pointing at its table.
 fn check_mcp_names(path: &Path, text: &str, file: &FileConfig) -> Result<(), ConfigError> {
     for name in file.mcp.servers.keys() {
-        if let Err(message) = crate::mcp::config::check_server_name(name) {
+        if let Err(error) = crate::mcp::config::check_server_name(name) {
             let offset = [
                 format!("[mcp.servers.{name}]"),
                 format!("[mcp.servers.\"{name}\"]"),
@@ -235,7 +238,7 @@ fn check_mcp_names(path: &Path, text: &str, file: &FileConfig) -> Result<(), Con
             .iter()
             .find_map(|header| text.find(header.as_str()))
             .unwrap_or(0);
-            return Err(parse_error(path, text, offset, &message));
+            return Err(parse_error(path, text, offset, &error.to_string()));
         }
     }
     Ok(())

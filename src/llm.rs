@@ -3,6 +3,7 @@
 mod accumulate;
 pub mod anthropic;
 pub mod demo;
+mod error;
 pub mod images;
 mod messages;
 mod models;
@@ -17,6 +18,7 @@ pub mod tap;
 mod transport;
 
 pub use anthropic::AnthropicConfig;
+pub use error::{KeyError, ModelListError, SetupError};
 pub use images::accepts_images;
 pub use openai::{MaxTokensField, OpenAiCompat, OpenAiConfig, SystemRole};
 pub use pricing::ModelPrices;
@@ -45,11 +47,6 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Default longest TCP/TLS connect.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Why a provider could not be created (its HTTP client failed to initialise).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SetupError(pub String);
 
 /// A message in the form models accept: custom roles are already mapped or dropped.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -132,7 +129,7 @@ pub trait Provider: Send + Sync {
 
     /// The model ids the server offers (for `/model` completion); empty when the
     /// provider has no such list. Errors say what failed, for the log.
-    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, String>> {
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ModelListError>> {
         Box::pin(async { Ok(Vec::new()) })
     }
 }

@@ -3,13 +3,13 @@
 //! OpenAI's own endpoint).
 
 use crate::config::{Api, ProviderSpec};
-use crate::llm::Provider;
 use crate::llm::anthropic::AnthropicConfig;
 use crate::llm::openai::{MaxTokensField, OpenAiCompat, OpenAiConfig, SystemRole};
 use crate::llm::pricing::ModelPrices;
 use crate::llm::remote::{RemoteProvider, RemoteSettings, WireConfig};
 use crate::llm::responses::ResponsesConfig;
 use crate::llm::secret::Secret;
+use crate::llm::{Provider, SetupError};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +19,7 @@ pub fn wire_config(
     spec: &ProviderSpec,
     idle_timeout_secs: u64,
     request_timeout_secs: u64,
-) -> Result<WireConfig, String> {
+) -> Result<WireConfig, SetupError> {
     let mut wire = match (spec.api, &spec.base_url) {
         (Api::Anthropic, _) => {
             let mut config = AnthropicConfig::default();
@@ -49,7 +49,7 @@ pub fn wire_config(
             config.compat = compat(config.compat, &spec.compat);
             WireConfig::ChatCompletions(config)
         }
-        (Api::Demo, _) => return Err("the demo model is not an HTTP provider".into()),
+        (Api::Demo, _) => return Err(SetupError::NotHttp),
     };
     let remote = match &mut wire {
         WireConfig::Anthropic(c) => &mut c.remote,
@@ -65,11 +65,9 @@ pub fn build_remote_provider(
     spec: &ProviderSpec,
     idle_timeout_secs: u64,
     request_timeout_secs: u64,
-) -> Result<Arc<dyn Provider>, String> {
+) -> Result<Arc<dyn Provider>, SetupError> {
     let wire = wire_config(spec, idle_timeout_secs, request_timeout_secs)?;
-    RemoteProvider::new(wire)
-        .map(|p| Arc::new(p) as Arc<dyn Provider>)
-        .map_err(|e| e.to_string())
+    RemoteProvider::new(wire).map(|p| Arc::new(p) as Arc<dyn Provider>)
 }
 
 /// The settings every wire format takes from the spec.

@@ -177,6 +177,8 @@ pub struct MainRuntime {
     pub controls: Controls,
     /// Where every agent's HTTP calls are reported (the session's request log).
     pub requests: crate::llm::RequestTap,
+    /// The sender behind `events`, whose events a session's event log mirrors.
+    pub event_sender: crate::runtime::RuntimeEventSender,
 }
 
 /// What puts the user in control of the main agent: the hooks (prompt hooks run by the
@@ -202,6 +204,7 @@ impl MainRuntime {
             self.controls.clone(),
             settings,
         )
+        .with_runtime_events(self.event_sender.clone())
         .with_requests(self.requests.clone())
     }
 
@@ -390,6 +393,7 @@ fn prepare_runtime_with(
     if settings.plan {
         modes.set(AgentMode::Plan);
     }
+    let event_sender = events_tx.clone();
     let supervisor = Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| eyre!(e))?;
     run_event_hooks(&agent, &supervisor, &hooks);
     Ok(MainRuntime {
@@ -410,6 +414,7 @@ fn prepare_runtime_with(
             modes,
         },
         requests,
+        event_sender,
     })
 }
 

@@ -7,14 +7,15 @@
 //! are listed for the user to confirm; [`Conflicts::Skip`] leaves them, and
 //! [`Conflicts::Overwrite`] restores them too.
 
-use super::Checkpoints;
 use super::store::{Blob, Record, Store, TurnRecord};
+use super::{CheckpointError, Checkpoints};
 use crate::agent::{Message, now_ms};
 use crate::session::Entry;
 use crate::tools::fs::{ChangeKind, FileChange, read_current, restore_file};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What to do with files changed since by someone else.
 #[derive(
@@ -176,17 +177,15 @@ impl Confirmation {
 }
 
 impl Checkpoints {
-    fn refuse_while_running(&self) -> Result<(), String> {
+    fn refuse_while_running(&self) -> Result<(), CheckpointError> {
         match self.agent() {
-            Some(agent) if agent.state().is_streaming => Err(
-                "The agent is working: wait for it to finish or interrupt it (Esc) first.".into(),
-            ),
+            Some(agent) if agent.state().is_streaming => Err(CheckpointError::AgentWorking),
             _ => Ok(()),
         }
     }
 
     /// Undoes the latest turn whose changes are not undone yet.
-    pub fn undo(&self, conflicts: Conflicts) -> Result<UndoOutcome, String> {
+    pub fn undo(&self, conflicts: Conflicts) -> Result<UndoOutcome, CheckpointError> {
         self.refuse_while_running()?;
         let ws = self.clone();
         self.with_store(|store| {
@@ -222,8 +221,8 @@ impl Checkpoints {
     }
 
     /// Where the `turn`th user prompt is in the history, and its timestamp.
-    fn prompt_at(&self, turn: usize) -> Result<(usize, u64, String), String> {
-        let agent = self.agent().ok_or("no agent to rewind")?;
+    fn prompt_at(&self, turn: usize) -> Result<(usize, u64, String), CheckpointError> {
+        let agent = self.agent().ok_or(CheckpointError::NoAgent)?;
         let state = agent.state();
         let found = state
             .messages
@@ -240,13 +239,17 @@ impl Checkpoints {
                 .iter()
                 .filter(|m| matches!(m, Message::User(_)))
                 .count();
-            format!("there is no turn {turn}: the conversation has {count} prompt(s)")
+            CheckpointError::NoSuchTurn { turn, count }
         })
     }
 
     /// Puts back every file changed since the `turn`th prompt (by that turn and every
     /// later one) as it was before it.
-    pub fn rewind_files(&self, turn: usize, conflicts: Conflicts) -> Result<UndoOutcome, String> {
+    pub fn rewind_files(
+        &self,
+        turn: usize,
+        conflicts: Conflicts,
+    ) -> Result<UndoOutcome, CheckpointError> {
         self.refuse_while_running()?;
         let (_, since, _) = self.prompt_at(turn)?;
         let ws = self.clone();
@@ -267,17 +270,15 @@ impl Checkpoints {
     /// Takes the conversation back to just before the `turn`th prompt: the agent's
     /// history loses that prompt and everything after it, and the session file records
     /// the cut. Returns the prompt (for the composer) and the history kept.
-    pub fn rewind_conversation(&self, turn: usize) -> Result<ConversationRewind, String> {
+    pub fn rewind_conversation(&self, turn: usize) -> Result<ConversationRewind, CheckpointError> {
         self.refuse_while_running()?;
-        let agent = self.agent().ok_or("no agent to rewind")?;
+        let agent = self.agent().ok_or(CheckpointError::NoAgent)?;
         let (index, _, prompt) = self.prompt_at(turn)?;
         let state = agent.state();
         let messages: Vec<Message> = state.messages[..index].to_vec();
         // A compaction of messages that stay stays in force; one that summarised what is
         // taken back no longer fits the shorter history and is dropped.
-        agent
-            .restore_history(messages.clone(), state.compaction.clone())
-            .map_err(|e| e.to_string())?;
+        agent.restore_history(messages.clone(), state.compaction.clone())?;
         if let Some(appender) = self.appender() {
             appender.append(&Entry::Rewind {
                 timestamp: now_ms(),
@@ -293,7 +294,7 @@ impl Checkpoints {
         store: &mut Store,
         ids: &[u64],
         conflicts: Conflicts,
-    ) -> Result<UndoOutcome, String> {
+    ) -> Result<UndoOutcome, CheckpointError> {
         let turns: Vec<&TurnRecord> = ids.iter().filter_map(|id| store.turn(*id)).collect();
         let prompts: Vec<String> = turns.iter().map(|t| t.prompt.clone()).collect();
         let mut targets: BTreeMap<PathBuf, Target> = BTreeMap::new();
@@ -380,13 +381,13 @@ impl Checkpoints {
                 turns: ids.to_vec(),
                 at: now_ms(),
             })
-            .map_err(|e| format!("the files were restored, but recording it failed: {e}"))?;
+            .map_err(|e| CheckpointError::NotRecorded(Arc::new(e)))?;
         Ok(UndoOutcome::Done(report))
     }
 
     /// Every file the agent changed this session, from its content before the first
     /// change to what it holds now (files back as they were are left out).
-    pub fn session_diff(&self) -> Result<Vec<SessionFile>, String> {
+    pub fn session_diff(&self) -> Result<Vec<SessionFile>, CheckpointError> {
         let ws = self.clone();
         self.with_store(|store| {
             let mut targets: BTreeMap<PathBuf, Target> = BTreeMap::new();

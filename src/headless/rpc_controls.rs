@@ -3,7 +3,7 @@
 //! file work off the async runtime).
 
 use super::rpc::{Command, failure, success};
-use crate::checkpoint::UndoOutcome;
+use crate::checkpoint::{CheckpointError, UndoOutcome};
 use crate::hooks::PromptDecision;
 use crate::setup::Controls;
 use serde_json::{Value, json};
@@ -23,13 +23,15 @@ pub(super) async fn prompted(
     }
 }
 
-/// Runs checkpoint work off the async runtime (it reads and writes files).
+/// Runs checkpoint work off the async runtime (it reads and writes files); the error
+/// becomes the response's text.
 async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+    work: impl FnOnce() -> Result<T, CheckpointError> + Send + 'static,
 ) -> Result<T, String> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|e| Err(format!("the operation stopped unexpectedly: {e}")))
+    match tokio::task::spawn_blocking(work).await {
+        Ok(done) => done.map_err(|e| e.to_string()),
+        Err(e) => Err(format!("the operation stopped unexpectedly: {e}")),
+    }
 }
 
 /// An undo or file rewind as response fields.

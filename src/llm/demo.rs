@@ -9,6 +9,7 @@ use super::{LlmEvent, LlmMessage, LlmRequest, LlmStream, Provider};
 use crate::agent::event::MessageDelta;
 use crate::agent::types::{AssistantMessage, Block, StopReason, Usage};
 use crate::config::DEMO_MODEL;
+use crate::llm::{ModelListError, SetupError};
 use crate::runtime::NOTIFICATION_PREFIX;
 use futures::StreamExt;
 use futures::future::BoxFuture;
@@ -42,9 +43,8 @@ pub struct DemoProvider {
 
 impl DemoProvider {
     /// A demo model streaming one chunk per `pace`; `config_path` is shown in its help.
-    pub fn new(pace: Duration, config_path: impl Into<String>) -> Result<Self, String> {
-        let script =
-            toml::from_str(SCRIPT).map_err(|e| format!("assets/demo.toml is invalid: {e}"))?;
+    pub fn new(pace: Duration, config_path: impl Into<String>) -> Result<Self, SetupError> {
+        let script = toml::from_str(SCRIPT).map_err(|e| SetupError::DemoScript(e.to_string()))?;
         Ok(Self {
             script,
             pace,
@@ -219,7 +219,7 @@ impl Provider for DemoProvider {
             .boxed()
     }
 
-    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, String>> {
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ModelListError>> {
         Box::pin(async { Ok(vec![DEMO_MODEL.to_owned()]) })
     }
 }

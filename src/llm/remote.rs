@@ -18,6 +18,7 @@ use super::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, LlmMessage, LlmRequest,
     LlmStream, Provider, RequestOrigin, SetupError,
 };
+use crate::llm::{KeyError, ModelListError};
 use bytes::Bytes;
 use futures::Stream;
 use futures::future::BoxFuture;
@@ -176,19 +177,12 @@ impl WireConfig {
     }
 
     /// What a missing key for the official endpoint means.
-    fn missing_key(&self) -> String {
+    fn missing_key(&self) -> KeyError {
         let remote = self.remote();
-        match self {
-            Self::Anthropic(_) => format!(
-                "No Anthropic API key is set. Put your key in {} (get one at \
-                 console.anthropic.com), or point base_url at a server that needs none.",
-                remote.api_key_source
-            ),
-            Self::ChatCompletions(_) | Self::Responses(_) => format!(
-                "No {} API key is set. Put your key in {}, or point base_url at a server \
-                 that needs none (e.g. Ollama at http://localhost:11434/v1).",
-                remote.name, remote.api_key_source
-            ),
+        KeyError::Missing {
+            provider: remote.name.clone(),
+            key_source: remote.api_key_source.clone(),
+            anthropic: matches!(self, Self::Anthropic(_)),
         }
     }
 }
@@ -218,7 +212,7 @@ impl RemoteProvider {
     /// A provider with its own HTTP client; fails only if the client cannot be built.
     pub fn new(config: impl Into<WireConfig>) -> Result<Self, SetupError> {
         let config = config.into();
-        let client = transport::client(config.remote().connect_timeout).map_err(SetupError)?;
+        let client = transport::client(config.remote().connect_timeout)?;
         Ok(Self { config, client })
     }
 
@@ -267,7 +261,7 @@ impl RemoteProvider {
         }
     }
 
-    fn headers(&self) -> Result<HeaderMap, String> {
+    fn headers(&self) -> Result<HeaderMap, KeyError> {
         let remote = self.config.remote();
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -280,12 +274,9 @@ impl RemoteProvider {
         }
         if let Some(key) = remote.key() {
             let (name, value) = self.config.auth(key.expose().trim());
-            let mut value = HeaderValue::from_str(&value).map_err(|_| {
-                format!(
-                    "The {} API key from {} contains characters that cannot be sent in a \
-                     header; check it for stray quotes or line breaks.",
-                    remote.name, remote.api_key_source
-                )
+            let mut value = HeaderValue::from_str(&value).map_err(|_| KeyError::NotAHeader {
+                provider: remote.name.clone(),
+                key_source: remote.api_key_source.clone(),
             })?;
             value.set_sensitive(true);
             headers.insert(name, value);
@@ -294,7 +285,7 @@ impl RemoteProvider {
     }
 
     /// Refuses before sending when the official endpoint would only say 401.
-    fn check_key(&self) -> Result<bool, String> {
+    fn check_key(&self) -> Result<bool, KeyError> {
         let sent = self.config.remote().key().is_some();
         if !sent && self.config.is_official() {
             return Err(self.config.missing_key());
@@ -313,11 +304,11 @@ impl RemoteProvider {
     ) -> LlmStream {
         let key_sent = match self.check_key() {
             Ok(sent) => sent,
-            Err(message) => return transport::failed(&request.model, message),
+            Err(e) => return transport::failed(&request.model, e.to_string()),
         };
         let headers = match self.headers() {
             Ok(headers) => headers,
-            Err(message) => return transport::failed(&request.model, message),
+            Err(e) => return transport::failed(&request.model, e.to_string()),
         };
         let body = match serde_json::to_vec(&self.request_body(&request)) {
             Ok(body) => Bytes::from(body),
@@ -371,14 +362,14 @@ impl Provider for RemoteProvider {
 
     /// `GET .../models`: Anthropic's pages followed, the OpenAI shape (answered alike by
     /// OpenAI, Ollama, vLLM, llama.cpp and OpenRouter) in one response.
-    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, String>> {
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ModelListError>> {
         Box::pin(async move {
             let remote = self.config.remote();
             if self.check_key().is_err() {
-                return Err(format!(
-                    "no {} API key is set ({}), so the model list was not asked for",
-                    remote.name, remote.api_key_source
-                ));
+                return Err(ModelListError::NoKey {
+                    provider: remote.name.clone(),
+                    key_source: remote.api_key_source.clone(),
+                });
             }
             let list = ModelList {
                 client: &self.client,

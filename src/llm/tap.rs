@@ -377,7 +377,7 @@ impl Provider for Tagged {
         self.inner.stream_for(request, cancel, &self.origin)
     }
 
-    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, String>> {
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, super::ModelListError>> {
         self.inner.list_models()
     }
 }

@@ -15,6 +15,7 @@ use super::sse::{self, Event, SseOptions, SseStream};
 use super::{LlmEvent, LlmStream};
 use crate::agent::run_loop::ABORTED_MESSAGE;
 use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
+use crate::llm::SetupError;
 use bytes::Bytes;
 use futures::StreamExt;
 use reqwest::header::HeaderMap;
@@ -168,11 +169,11 @@ impl Limits {
 }
 
 /// Builds a reqwest client; the connect timeout bounds a hung TCP or TLS handshake.
-pub(crate) fn client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
+pub(crate) fn client(connect_timeout: Duration) -> Result<reqwest::Client, SetupError> {
     reqwest::Client::builder()
         .connect_timeout(connect_timeout)
         .build()
-        .map_err(|e| format!("Cannot set up the HTTP client: {}", describe(&e)))
+        .map_err(|e| SetupError::HttpClient(describe(&e)))
 }
 
 /// Streams one call: `request` is sent (with retries) and its body decoded.

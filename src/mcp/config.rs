@@ -4,7 +4,11 @@
 use crate::tools::exec::ApprovalMode;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+mod project;
+
+pub use project::{ProjectServers, merge, read_project_file};
 
 /// Seconds a server may take to start when the config gives none.
 pub const DEFAULT_STARTUP_TIMEOUT_SECS: u64 = 10;
@@ -128,35 +132,79 @@ struct RawServer {
     subagents: Option<bool>,
 }
 
-impl TryFrom<RawServer> for ServerConfig {
-    type Error = String;
+/// Why a server's settings or name cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ServerConfigError {
+    /// Both `command` and `url` are given.
+    #[error("give either `command` (a stdio server) or `url` (an HTTP server), not both")]
+    BothTransports,
+    /// Neither `command` nor `url` is given.
+    #[error("a server needs `command` (a stdio server) or `url` (an HTTP server)")]
+    NoTransport,
+    /// A key of HTTP servers on a stdio server.
+    #[error("`{key}` is for HTTP servers (`url`); this one has `command`")]
+    HttpKeyOnStdio {
+        /// The key.
+        key: &'static str,
+    },
+    /// A key of stdio servers on an HTTP server.
+    #[error("`{key}` is for stdio servers (`command`); this one has `url`")]
+    StdioKeyOnHttp {
+        /// The key.
+        key: &'static str,
+    },
+    /// `command = ""`.
+    #[error("`command` is empty")]
+    EmptyCommand,
+    /// A time limit of zero seconds.
+    #[error("`{key}` must be at least 1 second")]
+    ZeroTimeout {
+        /// The key.
+        key: &'static str,
+    },
+    /// A URL that is not http(s).
+    #[error("`url` must start with http:// or https:// (got \"{url}\")")]
+    UrlScheme {
+        /// The URL as given.
+        url: String,
+    },
+    /// A name providers would not accept inside a tool name.
+    #[error("MCP server name \"{name}\" may only use letters, digits, `_` and `-`")]
+    BadName {
+        /// The name as given.
+        name: String,
+    },
+    /// A `.mcp.json` entry of `"type": "sse"`.
+    #[error("the legacy SSE transport is not supported; use \"type\": \"http\" (streamable HTTP)")]
+    LegacySse,
+    /// A `.mcp.json` entry of another `"type"`.
+    #[error("unknown \"type\": \"{kind}\" (use stdio or http)")]
+    UnknownType {
+        /// The type as given.
+        kind: String,
+    },
+    /// A `.mcp.json` entry with neither `command` nor `url`.
+    #[error("an entry needs either \"command\" or \"url\"")]
+    EntryNoTransport,
+}
 
-    fn try_from(raw: RawServer) -> Result<Self, String> {
+impl TryFrom<RawServer> for ServerConfig {
+    type Error = ServerConfigError;
+
+    fn try_from(raw: RawServer) -> Result<Self, ServerConfigError> {
         let transport = match (raw.command, raw.url) {
-            (Some(_), Some(_)) => {
-                return Err("give either `command` (a stdio server) or `url` (an HTTP \
-                            server), not both"
-                    .into());
-            }
-            (None, None) => {
-                return Err(
-                    "a server needs `command` (a stdio server) or `url` (an HTTP \
-                            server)"
-                        .into(),
-                );
-            }
+            (Some(_), Some(_)) => return Err(ServerConfigError::BothTransports),
+            (None, None) => return Err(ServerConfigError::NoTransport),
             (Some(command), None) => {
                 let http_keys = [
                     ("headers", !raw.headers.is_empty()),
                     ("bearer_token_env", raw.bearer_token_env.is_some()),
                 ];
-                if let Some((key, _)) = http_keys.iter().find(|(_, set)| *set) {
-                    return Err(format!(
-                        "`{key}` is for HTTP servers (`url`); this one has `command`"
-                    ));
+                if let Some(&(key, _)) = http_keys.iter().find(|(_, set)| *set) {
+                    return Err(ServerConfigError::HttpKeyOnStdio { key });
                 }
                 if command.trim().is_empty() {
-                    return Err("`command` is empty".into());
+                    return Err(ServerConfigError::EmptyCommand);
                 }
                 Transport::Stdio {
                     command,
@@ -171,10 +219,8 @@ impl TryFrom<RawServer> for ServerConfig {
                     ("env", !raw.env.is_empty()),
                     ("cwd", raw.cwd.is_some()),
                 ];
-                if let Some((key, _)) = stdio_keys.iter().find(|(_, set)| *set) {
-                    return Err(format!(
-                        "`{key}` is for stdio servers (`command`); this one has `url`"
-                    ));
+                if let Some(&(key, _)) = stdio_keys.iter().find(|(_, set)| *set) {
+                    return Err(ServerConfigError::StdioKeyOnHttp { key });
                 }
                 check_url(&url)?;
                 Transport::Http {
@@ -184,8 +230,8 @@ impl TryFrom<RawServer> for ServerConfig {
                 }
             }
         };
-        let positive = |key: &str, value: Option<u64>, default: u64| match value {
-            Some(0) => Err(format!("`{key}` must be at least 1 second")),
+        let positive = |key: &'static str, value: Option<u64>, default: u64| match value {
+            Some(0) => Err(ServerConfigError::ZeroTimeout { key }),
             Some(v) => Ok(v),
             None => Ok(default),
         };
@@ -210,18 +256,17 @@ impl TryFrom<RawServer> for ServerConfig {
     }
 }
 
-fn check_url(url: &str) -> Result<(), String> {
+/// Only http(s) URLs are reached.
+fn check_url(url: &str) -> Result<(), ServerConfigError> {
     if url.starts_with("http://") || url.starts_with("https://") {
         Ok(())
     } else {
-        Err(format!(
-            "`url` must start with http:// or https:// (got \"{url}\")"
-        ))
+        Err(ServerConfigError::UrlScheme { url: url.into() })
     }
 }
 
 /// Server names become part of tool names; keep them to what every provider accepts.
-pub fn check_server_name(name: &str) -> Result<(), String> {
+pub fn check_server_name(name: &str) -> Result<(), ServerConfigError> {
     let ok = !name.is_empty()
         && name
             .chars()
@@ -229,9 +274,7 @@ pub fn check_server_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "MCP server name \"{name}\" may only use letters, digits, `_` and `-`"
-        ))
+        Err(ServerConfigError::BadName { name: name.into() })
     }
 }
 
@@ -256,145 +299,6 @@ pub struct ServerSpec {
     pub origin: Origin,
 }
 
-/// The servers of a project file, or why it cannot be used.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ProjectServers {
-    /// The file (present or not).
-    pub path: PathBuf,
-    /// Its servers, by name.
-    pub servers: Vec<ServerSpec>,
-    /// Why the file or some entries were not usable (shown as warnings).
-    pub problems: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct ProjectFile {
-    #[serde(rename = "mcpServers", default)]
-    mcp_servers: BTreeMap<String, ProjectEntry>,
-}
-
-/// One `.mcp.json` entry, in the shape other agents already read.
-#[derive(Deserialize)]
-struct ProjectEntry {
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    command: Option<String>,
-    #[serde(default)]
-    args: Vec<String>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-    cwd: Option<PathBuf>,
-    url: Option<String>,
-    #[serde(default)]
-    headers: BTreeMap<String, String>,
-}
-
-impl ProjectEntry {
-    fn into_config(self) -> Result<ServerConfig, String> {
-        let transport = match (self.kind.as_deref(), self.command, self.url) {
-            (None | Some("stdio"), Some(command), None) => Transport::Stdio {
-                command,
-                args: self.args,
-                env: self.env,
-                cwd: self.cwd,
-            },
-            (None | Some("http" | "streamable-http" | "streamableHttp"), None, Some(url)) => {
-                check_url(&url)?;
-                Transport::Http {
-                    url,
-                    headers: self.headers,
-                    bearer_token_env: None,
-                }
-            }
-            (Some("sse"), _, _) => {
-                return Err(
-                    "the legacy SSE transport is not supported; use \"type\": \"http\" \
-                            (streamable HTTP)"
-                        .into(),
-                );
-            }
-            (Some(other), _, _) if !matches!(other, "stdio" | "http") => {
-                return Err(format!("unknown \"type\": \"{other}\" (use stdio or http)"));
-            }
-            _ => {
-                return Err("an entry needs either \"command\" or \"url\"".into());
-            }
-        };
-        Ok(ServerConfig::new(transport))
-    }
-}
-
-/// Reads `.mcp.json` at `workspace`; a missing file has no servers.
-pub fn read_project_file(workspace: &Path) -> ProjectServers {
-    let path = workspace.join(PROJECT_FILE);
-    let mut project = ProjectServers {
-        path: path.clone(),
-        ..ProjectServers::default()
-    };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return project,
-        Err(e) => {
-            project
-                .problems
-                .push(format!("cannot read {}: {e}", path.display()));
-            return project;
-        }
-    };
-    let file: ProjectFile = match serde_json::from_str(&text) {
-        Ok(file) => file,
-        Err(e) => {
-            project.problems.push(format!(
-                "{} is not valid (line {}, column {}): {e}; its servers are not started",
-                path.display(),
-                e.line(),
-                e.column()
-            ));
-            return project;
-        }
-    };
-    for (name, entry) in file.mcp_servers {
-        match check_server_name(&name).and_then(|()| entry.into_config()) {
-            Ok(config) => project.servers.push(ServerSpec {
-                name,
-                config,
-                origin: Origin::Project,
-            }),
-            Err(e) => project.problems.push(format!(
-                "{}: server \"{name}\" is skipped: {e}",
-                path.display()
-            )),
-        }
-    }
-    project
-}
-
-/// The user's servers, then the project's servers whose names the user did not take.
-pub fn merge(user: &McpSection, project: &ProjectServers) -> (Vec<ServerSpec>, Vec<String>) {
-    let mut specs: Vec<ServerSpec> = user
-        .servers
-        .iter()
-        .map(|(name, config)| ServerSpec {
-            name: name.clone(),
-            config: config.clone(),
-            origin: Origin::User,
-        })
-        .collect();
-    let mut notes = Vec::new();
-    for spec in &project.servers {
-        if user.servers.contains_key(&spec.name) {
-            notes.push(format!(
-                "{} declares server \"{}\", which config.toml declares too; config.toml's is used",
-                project.path.display(),
-                spec.name
-            ));
-        } else {
-            specs.push(spec.clone());
-        }
-    }
-    (specs, notes)
-}
-
 /// Replaces each `${VAR}` in `value` with `env(VAR)` (empty when unset).
 pub fn expand_vars(value: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(value.len());
@@ -416,8 +320,13 @@ pub fn expand_vars(value: &str, env: &dyn Fn(&str) -> Option<String>) -> String 
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Result<McpSection, String> {
-        toml::from_str(text).map_err(|e| e.message().to_owned())
+    fn parse(text: &str) -> Result<McpSection, toml::de::Error> {
+        toml::from_str(text)
+    }
+
+    /// The message of the error `text` is refused with.
+    fn refusal(text: &str) -> String {
+        parse(text).map_or_else(|e| e.message().to_owned(), |s| panic!("accepted: {s:?}"))
     }
 
     #[test]
@@ -451,17 +360,17 @@ mod tests {
 
     #[test]
     fn contradictions_and_typos_are_refused() {
-        let both = parse("[servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n").unwrap_err();
+        let both = refusal("[servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n");
         assert!(both.contains("not both"), "{both}");
-        let none = parse("[servers.a]\nenabled = true\n").unwrap_err();
+        let none = refusal("[servers.a]\nenabled = true\n");
         assert!(none.contains("needs `command`"), "{none}");
-        let typo = parse("[servers.a]\ncommand = \"x\"\ncomand = \"y\"\n").unwrap_err();
+        let typo = refusal("[servers.a]\ncommand = \"x\"\ncomand = \"y\"\n");
         assert!(typo.contains("comand"), "{typo}");
-        let wrong = parse("[servers.a]\ncommand = \"x\"\nheaders = { A = \"b\" }\n").unwrap_err();
+        let wrong = refusal("[servers.a]\ncommand = \"x\"\nheaders = { A = \"b\" }\n");
         assert!(wrong.contains("`headers` is for HTTP"), "{wrong}");
-        let zero = parse("[servers.a]\nurl = \"http://h\"\ntool_timeout_secs = 0\n").unwrap_err();
+        let zero = refusal("[servers.a]\nurl = \"http://h\"\ntool_timeout_secs = 0\n");
         assert!(zero.contains("at least 1"), "{zero}");
-        let scheme = parse("[servers.a]\nurl = \"ftp://h\"\n").unwrap_err();
+        let scheme = refusal("[servers.a]\nurl = \"ftp://h\"\n");
         assert!(scheme.contains("http://"), "{scheme}");
     }
 
@@ -478,63 +387,6 @@ mod tests {
         assert!(config.allows_tool("a"));
         assert!(!config.allows_tool("b"));
         assert!(!config.allows_tool("c"));
-    }
-
-    #[test]
-    fn project_file_entries_and_problems() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::write(
-            dir.path().join(PROJECT_FILE),
-            r#"{"mcpServers": {
-                "files": {"command": "npx", "args": ["-y", "x"], "env": {"A": "1"}},
-                "web": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"K": "v"}},
-                "old": {"type": "sse", "url": "http://h/sse"},
-                "bad name": {"command": "x"}
-            }}"#,
-        )
-        .expect("write");
-        let project = read_project_file(dir.path());
-        let names: Vec<&str> = project.servers.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["files", "web"]);
-        assert!(project.servers.iter().all(|s| s.origin == Origin::Project));
-        assert_eq!(project.problems.len(), 2, "{:?}", project.problems);
-        assert!(project.problems.iter().any(|p| p.contains("SSE")));
-    }
-
-    #[test]
-    fn broken_project_file_is_a_problem_not_a_crash() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::write(dir.path().join(PROJECT_FILE), "{\"mcpServers\": [").expect("write");
-        let project = read_project_file(dir.path());
-        assert!(project.servers.is_empty());
-        assert!(
-            project.problems[0].contains("line 1"),
-            "{:?}",
-            project.problems
-        );
-    }
-
-    #[test]
-    fn user_servers_win_name_clashes() {
-        let user = parse("[servers.files]\ncommand = \"mine\"\n").expect("valid");
-        let project = ProjectServers {
-            path: PathBuf::from("/w/.mcp.json"),
-            servers: vec![ServerSpec {
-                name: "files".into(),
-                config: ServerConfig::new(Transport::Stdio {
-                    command: "theirs".into(),
-                    args: vec![],
-                    env: BTreeMap::new(),
-                    cwd: None,
-                }),
-                origin: Origin::Project,
-            }],
-            problems: vec![],
-        };
-        let (specs, notes) = merge(&user, &project);
-        assert_eq!(specs.len(), 1);
-        assert_eq!(specs[0].origin, Origin::User);
-        assert_eq!(notes.len(), 1);
     }
 
     #[test]

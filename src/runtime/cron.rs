@@ -21,6 +21,7 @@
 mod backend;
 mod expr;
 pub mod schedule;
+mod schedule_error;
 mod scheduler;
 mod service;
 pub mod store;
@@ -28,6 +29,7 @@ pub mod zone;
 
 pub use backend::{list_text, relative_text};
 pub use schedule::{CompiledSchedule, Due, JobSchedule};
+pub use schedule_error::ScheduleError;
 pub use scheduler::{SchedulerHandle, SchedulerRole};
 pub use service::{CronService, JobChange};
 pub use store::{JobRecord, RunRecord, RunStatus, workspace_slug};
@@ -42,9 +44,26 @@ use std::time::Duration;
 /// Something went wrong with a cron request or the jobs file.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CronError {
-    /// The request is invalid (bad schedule, nothing to resume, ...); nothing changed.
-    #[error("{0}")]
-    Invalid(String),
+    /// The schedule is refused; nothing changed.
+    #[error(transparent)]
+    Schedule(#[from] ScheduleError),
+    /// A job with no message to deliver; nothing changed.
+    #[error("The message is empty; give the text to deliver when the job fires.")]
+    EmptyMessage,
+    /// Resuming a one-time job whose time has passed; nothing changed.
+    #[error(
+        "Cron job \"{name}\" ({id}) was a one-time job and has already had its time; add a \
+         new job instead."
+    )]
+    AlreadyHadItsTime {
+        /// The job's name.
+        name: String,
+        /// Its id.
+        id: String,
+    },
+    /// The scheduler was started outside a tokio runtime.
+    #[error("The cron scheduler needs a tokio runtime; start it from async code.")]
+    NoRuntime,
     /// No job has this id.
     #[error("No cron job with id \"{0}\" in this workspace. action=list shows the job ids.")]
     NotFound(String),
@@ -118,7 +137,7 @@ impl CronFired {
 pub type FiredCallback = Arc<dyn Fn(CronFired) + Send + Sync>;
 
 /// One job as the dashboard and `list` show it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CronJobInfo {
     /// The job id.
     pub id: String,

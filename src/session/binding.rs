@@ -20,6 +20,7 @@ pub struct SessionBinding {
     workspace: PathBuf,
     /// Where the runtime's HTTP calls are reported (the session's request log).
     requests: Option<crate::llm::RequestTap>,
+    events: super::EventRecording,
 }
 
 impl SessionBinding {
@@ -39,7 +40,22 @@ impl SessionBinding {
             data_dir: settings.data_dir.clone(),
             workspace: settings.workspace.clone(),
             requests: None,
+            events: super::EventRecording::agent_only(settings.file.session.records_events()),
         }
+    }
+
+    /// The same, logging the runtime's events (`runtime`) into each session's event
+    /// log besides the agent's.
+    pub fn with_runtime_events(mut self, runtime: crate::runtime::RuntimeEventSender) -> Self {
+        self.events.runtime = Some(runtime);
+        self.events.cron_jobs = self.cron.as_ref().map(CronService::subscribe);
+        self
+    }
+
+    /// What a session's recorder logs besides the session: its events, as `[session]
+    /// record_events` says, the runtime's among them.
+    pub fn event_recording(&self) -> super::EventRecording {
+        self.events.clone()
     }
 
     /// The same binding, with the runtime's calls recorded beside each session.

@@ -11,7 +11,7 @@ use super::binding::SessionBinding;
 use super::list::{SessionSummary, find_session, list_sessions};
 use super::load::{SessionData, load};
 use super::open::OpenedSession;
-use super::record::record_events;
+use super::record::record_events_with;
 use super::sink::SaveStatus;
 use super::writer::SessionWriter;
 use super::{Entry, SessionError};
@@ -131,7 +131,7 @@ impl SessionService {
             enabled,
             recording: None,
             hold: None,
-            record_requests: settings.file.session.record_requests,
+            record_requests: settings.file.session.records_requests(),
         }
     }
 
@@ -261,7 +261,11 @@ impl SessionService {
         let requests = self
             .request_tap()
             .map(|tap| crate::inspect::RequestRecorder::start(&tap, &path, &self.agent));
-        let (finish, task) = record_events(&self.agent, writer);
+        let log = self.binding.as_ref().map_or_else(
+            || super::EventRecording::agent_only(true),
+            SessionBinding::event_recording,
+        );
+        let (finish, task) = record_events_with(&self.agent, writer, &log);
         self.recording = Some(Recording {
             id: id.clone(),
             finish,

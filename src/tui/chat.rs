@@ -7,6 +7,8 @@ mod compaction;
 mod draw;
 mod entry;
 mod find;
+mod prepare;
+mod scroll;
 mod select;
 mod transcript;
 
@@ -17,33 +19,13 @@ pub use find::{Find, FindMatch};
 pub use select::Picked;
 pub use transcript::{Entry, Item, Transcript};
 
-use super::highlight::HighlightStore;
 use super::part::Handled;
 use super::theme::Theme;
 use crate::agent::{AssistantMessage, Message, MessageDelta, NoticeLevel};
 use crossterm::event::{KeyCode, KeyEvent};
-use entry::RenderCtx;
-use ratatui::layout::Rect;
+use scroll::Scroll;
 use std::collections::{HashMap, HashSet};
-use std::time::{Duration, Instant};
-
-/// Shortest time between two highlight requests for the answer being streamed.
-const STREAM_HIGHLIGHT_GAP: Duration = Duration::from_millis(250);
-
-/// Rows of a resumed history kept laid out above the view: when fewer are left while
-/// scrolling up, older entries are laid out until twice as many are.
-const REVEAL_AHEAD: usize = 200;
-
-/// The chat's scroll position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Scroll {
-    /// Whether the view sticks to the bottom (follows the stream).
-    follow: bool,
-    /// First visible row when not following.
-    top: usize,
-    /// Whether content arrived below while scrolled up.
-    unseen: bool,
-}
+use std::time::Instant;
 
 /// What the frame step hands the chat besides the theme: the clock and spinner of
 /// running cards, and the key their footers name.
@@ -106,11 +88,7 @@ impl Default for Chat {
             expand_summaries: false,
             compacting: None,
             has_summaries: false,
-            scroll: Scroll {
-                follow: true,
-                top: 0,
-                unseen: false,
-            },
+            scroll: Scroll::default(),
             last_total_rows: 0,
             last_stream_highlight: None,
             expanded: HashSet::new(),
@@ -141,30 +119,6 @@ impl Chat {
     /// The text of the last answer, for `/copy`.
     pub fn last_answer(&self) -> Option<String> {
         self.transcript.last_answer()
-    }
-
-    /// The first visible row in a pane of `height` rows.
-    pub fn top(&self, height: usize) -> usize {
-        let max_top = self.transcript.total_rows().saturating_sub(height);
-        if self.scroll.follow {
-            max_top
-        } else {
-            self.scroll.top.min(max_top)
-        }
-    }
-
-    /// Rows of text a pane of `pane_rows` inner rows shows (the search line takes one).
-    pub fn text_rows(&self, pane_rows: usize) -> usize {
-        if self.find.is_some() && pane_rows > 1 {
-            pane_rows - 1
-        } else {
-            pane_rows
-        }
-    }
-
-    /// Whether the view sticks to the bottom.
-    pub fn following(&self) -> bool {
-        self.scroll.follow
     }
 
     /// Whether the call's card shows all of its output.
@@ -219,41 +173,6 @@ impl Chat {
             _ => return self.selection_key(key, height),
         }
         Handled::changed()
-    }
-
-    /// Scrolls by `delta` rows (negative: up) in a pane of `height` rows.
-    pub(crate) fn scroll_by(&mut self, delta: isize, height: usize) {
-        let max_top = self.transcript.total_rows().saturating_sub(height);
-        let next = self.top(height).saturating_add_signed(delta).min(max_top);
-        self.scroll.top = next;
-        self.scroll.follow = next >= max_top;
-        if self.scroll.follow {
-            self.scroll.unseen = false;
-        }
-    }
-
-    /// Jumps to the top, or to the bottom (and follows again).
-    pub(crate) fn scroll_to(&mut self, bottom: bool) {
-        self.scroll.follow = bottom;
-        self.scroll.top = 0;
-        if bottom {
-            self.scroll.unseen = false;
-        } else {
-            self.reveal_all = true;
-        }
-    }
-
-    /// The history shown so far is laid out lazily, newest first, as the view comes
-    /// near it (a resumed session is ready without laying out all of it).
-    pub(crate) fn defer_history(&mut self) {
-        self.transcript.defer_all();
-        self.last_total_rows = 0;
-    }
-
-    /// Follows the bottom again (the user sent something).
-    pub(crate) fn follow(&mut self) {
-        self.scroll.follow = true;
-        self.scroll.unseen = false;
     }
 
     /// Adds an entry.
@@ -437,123 +356,6 @@ impl Chat {
         self.last_total_rows = 0;
         self.reveal_all = false;
     }
-
-    /// Brings the layout caches up to date for a pane whose text area is `inner`, and
-    /// asks for the highlights of the code on screen (of the streaming answer, only its
-    /// newest block, a few times a second). `changed` says another frame is due.
-    pub(crate) fn prepare(
-        &mut self,
-        inner: Rect,
-        highlights: &mut HighlightStore,
-        frame: &ChatFrame<'_>,
-    ) -> Handled {
-        let now = frame.now;
-        let ctx = RenderCtx {
-            theme: frame.theme,
-            highlights: highlights.cache(),
-            cards: &self.cards,
-            expand_thinking: self.expand_thinking,
-            now,
-            spinner: frame.spinner,
-            expand_key: frame.expand_key,
-            width: inner.width,
-            expand_summaries: self.expand_summaries,
-        };
-        let relaid = self.transcript.needs_layout(inner.width);
-        let rendered = self.transcript.layout(inner.width, &ctx);
-        let height = self.text_rows(usize::from(inner.height));
-        self.height = height.max(1);
-        let searching = self.find.as_ref().is_some_and(|f| !f.query().is_empty());
-        let top = self.top(height);
-        let revealed = reveal_older(
-            &mut self.transcript,
-            &mut self.scroll,
-            &mut self.reveal_all,
-            searching,
-            top,
-            &ctx,
-        );
-        if let Some(find) = &mut self.find {
-            find.shift(revealed);
-        }
-        let total = self.transcript.total_rows();
-        if total > self.last_total_rows + revealed && !self.scroll.follow {
-            self.scroll.unseen = true;
-        }
-        let grew = total != self.last_total_rows;
-        self.last_total_rows = total;
-        if let Some(find) = &mut self.find
-            && (grew || relaid || find.is_stale())
-        {
-            find.refresh(&self.transcript);
-        }
-        let top = self.top(height);
-        let visible = self.transcript.entries_in(top, height);
-        let mut wanted: Vec<(usize, Vec<_>)> = Vec::new();
-        for (entry, requests) in rendered {
-            if Some(entry) == self.streaming {
-                // While an answer streams, only its newest code block is highlighted, at
-                // most a few times a second: each result re-renders the whole answer, and
-                // a fast stream would otherwise highlight every block it scrolls past.
-                let newest = requests
-                    .into_iter()
-                    .rev()
-                    .find(|r| !highlights.is_waiting(r.key));
-                let due = self
-                    .last_stream_highlight
-                    .is_none_or(|t| now.saturating_duration_since(t) >= STREAM_HIGHLIGHT_GAP);
-                if let Some(request) = newest.filter(|_| due) {
-                    self.last_stream_highlight = Some(now);
-                    wanted.push((entry, vec![request]));
-                }
-            } else if visible.contains(&entry) {
-                wanted.push((entry, requests));
-            }
-        }
-        wanted.extend(self.transcript.missing_highlights(visible, &ctx));
-        let mut handled = Handled::default();
-        for (entry, requests) in wanted {
-            self.transcript.highlights_requested(entry);
-            for request in requests {
-                if let Some(effect) = highlights.request_for(entry, request) {
-                    handled.effects.push(effect);
-                }
-            }
-        }
-        // A streamed answer that just ended gets its final rendering in the next frame.
-        handled.changed = self.transcript.finishing();
-        handled
-    }
-}
-
-/// Lays out older entries of a resumed history when the view (its first row `top`)
-/// comes near the top of what is laid out (all of them after Home, or while find has a
-/// query), keeping the rows on screen where they are; returns the rows added.
-fn reveal_older(
-    transcript: &mut Transcript,
-    scroll: &mut Scroll,
-    reveal_all: &mut bool,
-    searching: bool,
-    top: usize,
-    ctx: &RenderCtx<'_>,
-) -> usize {
-    let to_top = std::mem::take(reveal_all);
-    if transcript.deferred() == 0 {
-        return 0;
-    }
-    let wanted = if to_top || searching {
-        usize::MAX
-    } else if top < REVEAL_AHEAD {
-        2 * REVEAL_AHEAD - top
-    } else {
-        return 0;
-    };
-    let added = transcript.reveal(wanted, ctx);
-    // Home shows the first rows; otherwise the rows on screen stay.
-    if !scroll.follow && !to_top {
-        scroll.top = top + added;
-    }
-    added
 }
 
 /// How many times `shown` says `text`: once as it is, `n` as `n× text`.

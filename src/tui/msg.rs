@@ -5,7 +5,7 @@ use crate::agent::{
     AgentEvent, ImageData, NoticeLevel, QueueKind, QueueMode, ThinkingLevel, ToolExecution,
     UserMessage,
 };
-use crate::checkpoint::{Conflicts, SessionFile, UndoOutcome};
+use crate::checkpoint::{CheckpointError, Conflicts, SessionFile, UndoOutcome};
 use crate::runtime::AgentMode;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use crate::tools::message::OutboundMessage;
@@ -128,11 +128,11 @@ pub enum Msg {
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
     /// What `/undo` did, or the files it asks about first.
-    Undone(Result<UndoOutcome, String>),
+    Undone(Result<UndoOutcome, CheckpointError>),
     /// What `/rewind` did.
-    Rewound(Box<Result<Rewound, String>>),
+    Rewound(Box<Result<Rewound, CheckpointError>>),
     /// The files `/diff` shows.
-    SessionDiff(Result<Vec<SessionFile>, String>),
+    SessionDiff(Result<Vec<SessionFile>, CheckpointError>),
     /// A prompt hook refused to send `text`, for `reason`.
     PromptBlocked {
         /// The prompt (back to the composer).

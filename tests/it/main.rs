@@ -10,6 +10,7 @@ mod inspect;
 mod mcp;
 mod private_files;
 mod provider;
+mod replay;
 mod runtime;
 mod sessions;
 mod support;

@@ -56,6 +56,108 @@ const NICKNAMES: [&str; 6] = [
 const SHAPE: &str = "Give 5 fields (minute hour day-of-month month day-of-week), or 6 with \
                      seconds first, e.g. \"30 14 * * WED\" for Wednesdays at 14:30.";
 
+/// A cron expression that does not parse, with the field and column when one is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CronExprError {
+    /// Nothing but spaces.
+    #[error("cron_expr is empty. {SHAPE}")]
+    Empty,
+    /// `@something` that is not a nickname.
+    #[error(
+        "cron_expr \"{expr}\" is not a known nickname; use one of {}, or a 5-field \
+         expression.",
+        NICKNAMES.join(", ")
+    )]
+    UnknownNickname {
+        /// The expression (trimmed).
+        expr: String,
+    },
+    /// A nickname croner refuses.
+    #[error("cron_expr \"{expr}\" is invalid: {reason}")]
+    BadNickname {
+        /// The expression (trimmed).
+        expr: String,
+        /// croner's reason.
+        reason: String,
+    },
+    /// Not 5 or 6 fields.
+    #[error(
+        "cron_expr \"{expr}\" has {count} field{}, but needs 5 or 6. {SHAPE}",
+        if *.count == 1 { "" } else { "s" }
+    )]
+    FieldCount {
+        /// The expression (trimmed).
+        expr: String,
+        /// The fields it has.
+        count: usize,
+    },
+    /// One field is wrong.
+    #[error(transparent)]
+    Field(Box<BadField>),
+    /// Every field parses alone, but croner refuses the whole.
+    #[error("cron_expr \"{expr}\" is invalid: {reason} {SHAPE}")]
+    Invalid {
+        /// The expression (trimmed).
+        expr: String,
+        /// croner's reason.
+        reason: String,
+    },
+}
+
+/// The field of a cron expression that is wrong, where it is and what it accepts.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "cron_expr \"{expr}\": field {number} ({field}) \"{text}\" at column {column} is \
+     invalid: {problem} The {field} field accepts {allowed}."
+)]
+pub struct BadField {
+    /// The expression (trimmed).
+    pub expr: String,
+    /// The field's place, from 1.
+    pub number: usize,
+    /// The field's name, e.g. `minute`.
+    pub field: &'static str,
+    /// The field as written.
+    pub text: String,
+    /// The character column it starts at, from 1.
+    pub column: usize,
+    /// What is wrong with it.
+    pub problem: FieldProblem,
+    /// What the field accepts.
+    pub allowed: &'static str,
+}
+
+/// What is wrong with one field of a cron expression.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FieldProblem {
+    /// A character outside ASCII.
+    #[error("the character '{0}' is not allowed.")]
+    NotAscii(char),
+    /// `0,,5` or a comma at an end.
+    #[error("it has an empty list item (a doubled comma, or one at an end).")]
+    EmptyListItem,
+    /// A word the field does not know.
+    #[error("\"{word}\" is not valid in this field; {}.", known_words(.known))]
+    UnknownWord {
+        /// The word as written.
+        word: String,
+        /// The words the field knows.
+        known: &'static [&'static str],
+    },
+    /// croner refuses the field (its reason).
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// The names a field knows, for [`FieldProblem::UnknownWord`].
+fn known_words(known: &[&str]) -> String {
+    if known.is_empty() {
+        "it takes numbers only".to_owned()
+    } else {
+        format!("known names here are {}", known.join(", "))
+    }
+}
+
 fn parser() -> CronParser {
     CronParser::builder()
         .seconds(Seconds::Optional)
@@ -65,44 +167,46 @@ fn parser() -> CronParser {
 
 /// Parses a 5- or 6-field cron expression (or an `@daily`-style nickname). The error
 /// says which field is wrong, where it starts, and what that field accepts.
-pub fn parse_cron_expr(expr: &str) -> Result<Cron, String> {
+pub fn parse_cron_expr(expr: &str) -> Result<Cron, CronExprError> {
     let trimmed = expr.trim();
     if trimmed.is_empty() {
-        return Err(format!("cron_expr is empty. {SHAPE}"));
+        return Err(CronExprError::Empty);
     }
     if trimmed.starts_with('@') {
         if !NICKNAMES.iter().any(|n| n.eq_ignore_ascii_case(trimmed)) {
-            return Err(format!(
-                "cron_expr \"{trimmed}\" is not a known nickname; use one of {}, or a \
-                 5-field expression.",
-                NICKNAMES.join(", ")
-            ));
+            return Err(CronExprError::UnknownNickname {
+                expr: trimmed.to_owned(),
+            });
         }
         return parser()
             .parse(trimmed)
-            .map_err(|e| format!("cron_expr \"{trimmed}\" is invalid: {e}"));
+            .map_err(|e| CronExprError::BadNickname {
+                expr: trimmed.to_owned(),
+                reason: e.to_string(),
+            });
     }
     let fields = split_fields(expr);
     let specs: &[FieldSpec] = match fields.len() {
         5 => &[MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK],
         6 => &[SECONDS, MINUTE, HOUR, DAY_OF_MONTH, MONTH, DAY_OF_WEEK],
-        n => {
-            return Err(format!(
-                "cron_expr \"{trimmed}\" has {n} field{}, but needs 5 or 6. {SHAPE}",
-                if n == 1 { "" } else { "s" }
-            ));
+        count => {
+            return Err(CronExprError::FieldCount {
+                expr: trimmed.to_owned(),
+                count,
+            });
         }
     };
     let offset = 6 - specs.len();
-    let field_error = |index: usize, column: usize, text: &str, spec: &FieldSpec, why: String| {
-        format!(
-            "cron_expr \"{trimmed}\": field {} ({}) \"{text}\" at column {column} is \
-             invalid: {why} The {} field accepts {}.",
-            index + 1,
-            spec.name,
-            spec.name,
-            spec.allowed
-        )
+    let field_error = |index: usize, column: usize, text: &str, spec: &FieldSpec, problem| {
+        CronExprError::Field(Box::new(BadField {
+            expr: trimmed.to_owned(),
+            number: index + 1,
+            field: spec.name,
+            text: text.to_owned(),
+            column,
+            problem,
+            allowed: spec.allowed,
+        }))
     };
     for (index, ((column, text), spec)) in fields.iter().zip(specs).enumerate() {
         check_words(text, spec).map_err(|why| field_error(index, *column, text, spec, why))?;
@@ -117,10 +221,10 @@ pub fn parse_cron_expr(expr: &str) -> Result<Cron, String> {
         probe_field(text, index + offset)
             .map_err(|why| field_error(index, *column, text, spec, why))?;
     }
-    Err(format!(
-        "cron_expr \"{trimmed}\" is invalid: {} {SHAPE}",
-        describe_croner_error(&full_error)
-    ))
+    Err(CronExprError::Invalid {
+        expr: trimmed.to_owned(),
+        reason: describe_croner_error(&full_error),
+    })
 }
 
 /// The fields with the 1-based character column each starts at.
@@ -152,13 +256,13 @@ fn split_fields(expr: &str) -> Vec<(usize, &str)> {
 /// Checks a field's shape before croner sees it: no empty list items, and only words
 /// the field knows (croner replaces `MON` and `JAN` by 1 anywhere in the expression,
 /// so `MON` in the month field would mean January).
-fn check_words(text: &str, spec: &FieldSpec) -> Result<(), String> {
+fn check_words(text: &str, spec: &FieldSpec) -> Result<(), FieldProblem> {
     if let Some(ch) = text.chars().find(|c| !c.is_ascii()) {
-        return Err(format!("the character '{ch}' is not allowed."));
+        return Err(FieldProblem::NotAscii(ch));
     }
     // croner skips empty list items, which would hide a typo such as "0,,5".
     if text.split(',').any(str::is_empty) {
-        return Err("it has an empty list item (a doubled comma, or one at an end).".to_owned());
+        return Err(FieldProblem::EmptyListItem);
     }
     for word in text
         .split(|c: char| !c.is_ascii_alphabetic())
@@ -166,12 +270,10 @@ fn check_words(text: &str, spec: &FieldSpec) -> Result<(), String> {
     {
         let upper = word.to_ascii_uppercase();
         if !spec.words.contains(&upper.as_str()) {
-            let named = if spec.words.is_empty() {
-                "it takes numbers only".to_owned()
-            } else {
-                format!("known names here are {}", spec.words.join(", "))
-            };
-            return Err(format!("\"{word}\" is not valid in this field; {named}."));
+            return Err(FieldProblem::UnknownWord {
+                word: word.to_owned(),
+                known: spec.words,
+            });
         }
     }
     Ok(())
@@ -179,13 +281,13 @@ fn check_words(text: &str, spec: &FieldSpec) -> Result<(), String> {
 
 /// Parses one field alone, every other field `*`, to find which one croner rejects.
 /// `slot` is the field's index in the 6-field (seconds-first) layout.
-fn probe_field(text: &str, slot: usize) -> Result<(), String> {
+fn probe_field(text: &str, slot: usize) -> Result<(), FieldProblem> {
     let mut probe = ["*"; 6];
     probe[slot] = text;
     parser()
         .parse(&probe.join(" "))
         .map(|_| ())
-        .map_err(|e| describe_croner_error(&e))
+        .map_err(|e| FieldProblem::Refused(describe_croner_error(&e)))
 }
 
 fn describe_croner_error(e: &croner::errors::CronError) -> String {

@@ -8,6 +8,7 @@
 //! `every_seconds` is plain elapsed time and ignores DST.
 
 use super::expr::parse_cron_expr;
+use super::schedule_error::ScheduleError;
 use super::zone::{Zone, local_zone_name, parse_tz};
 use crate::tools::cron::CronSchedule;
 use chrono::{DateTime, Local, LocalResult, NaiveDateTime, TimeZone, Utc};
@@ -49,7 +50,7 @@ pub enum JobSchedule {
 
 /// Checks `input` as of `now`, resolving defaults: a cron expression without `tz` gets
 /// the system's local zone, and an `at` time without an offset is read in it.
-pub fn validate(input: &CronSchedule, now: DateTime<Utc>) -> Result<JobSchedule, String> {
+pub fn validate(input: &CronSchedule, now: DateTime<Utc>) -> Result<JobSchedule, ScheduleError> {
     validate_with_local(input, now, local_zone_name().as_deref())
 }
 
@@ -58,16 +59,11 @@ pub fn validate_with_local(
     input: &CronSchedule,
     now: DateTime<Utc>,
     local: Option<&str>,
-) -> Result<JobSchedule, String> {
+) -> Result<JobSchedule, ScheduleError> {
     let schedule = match input {
-        CronSchedule::EverySeconds(0) => {
-            return Err("every_seconds must be at least 1.".to_owned());
-        }
+        CronSchedule::EverySeconds(0) => return Err(ScheduleError::ZeroInterval),
         CronSchedule::EverySeconds(s) if *s > MAX_EVERY_SECONDS => {
-            return Err(format!(
-                "every_seconds {s} is longer than a year; use cron_expr for long \
-                 intervals or at for a single time."
-            ));
+            return Err(ScheduleError::IntervalTooLong(*s));
         }
         CronSchedule::EverySeconds(seconds) => JobSchedule::Every {
             seconds: *seconds,
@@ -90,30 +86,27 @@ pub fn validate_with_local(
             let zone = Zone::from_stored(local)?;
             let at = parse_at(text, &zone)?;
             if at <= now {
-                return Err(format!(
-                    "at \"{}\" is in the past: it is {}, and now is {}. Give a future time.",
-                    text.trim(),
-                    local_text(at),
-                    local_text(now)
-                ));
+                return Err(ScheduleError::InThePast {
+                    text: text.trim().to_owned(),
+                    at,
+                    now,
+                });
             }
             JobSchedule::At { at }
         }
     };
     let compiled = CompiledSchedule::compile(&schedule)?;
     if compiled.next_after(now).is_none() {
-        return Err(format!(
-            "{} never fires: no date matches it (e.g. February 30). Check the day-of-month \
-             and month fields.",
-            compiled.describe()
-        ));
+        return Err(ScheduleError::NeverFires {
+            description: compiled.describe(),
+        });
     }
     Ok(schedule)
 }
 
 /// Reads an ISO 8601 date-time. With an offset (`Z`, `+01:00`) it is exact; without one
 /// it is a wall-clock time in `zone`.
-pub fn parse_at(text: &str, zone: &Zone) -> Result<DateTime<Utc>, String> {
+pub fn parse_at(text: &str, zone: &Zone) -> Result<DateTime<Utc>, ScheduleError> {
     let text = text.trim();
     if let Ok(t) = DateTime::parse_from_rfc3339(text) {
         return Ok(t.with_timezone(&Utc));
@@ -133,11 +126,10 @@ pub fn parse_at(text: &str, zone: &Zone) -> Result<DateTime<Utc>, String> {
             return zone.resolve_naive(&naive);
         }
     }
-    Err(format!(
-        "at \"{text}\" is not an ISO 8601 date-time. Use e.g. 2026-03-08T14:30:00+01:00, \
-         2026-03-08T14:30:00Z, or 2026-03-08T14:30 for {}.",
-        zone.label()
-    ))
+    Err(ScheduleError::NotADateTime {
+        text: text.to_owned(),
+        zone: zone.label(),
+    })
 }
 
 /// The due slots in a window.
@@ -179,11 +171,11 @@ enum Kind {
 
 impl CompiledSchedule {
     /// Prepares a stored schedule; fails if it no longer parses (e.g. an edited file).
-    pub fn compile(schedule: &JobSchedule) -> Result<Self, String> {
+    pub fn compile(schedule: &JobSchedule) -> Result<Self, ScheduleError> {
         let kind = match schedule {
             JobSchedule::Every { seconds, anchor } => {
                 if *seconds == 0 || *seconds > MAX_EVERY_SECONDS {
-                    return Err(format!("every_seconds {seconds} is out of range"));
+                    return Err(ScheduleError::StoredIntervalOutOfRange(*seconds));
                 }
                 Kind::Every {
                     period_ms: i64::try_from(*seconds).unwrap_or(i64::MAX) * 1000,

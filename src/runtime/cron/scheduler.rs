@@ -73,11 +73,7 @@ impl CronService {
     /// no other process does already (otherwise it stands by and takes over later).
     /// Call it only in long-running processes (TUI, rpc); needs a tokio runtime.
     pub fn start_scheduler(&self, on_fire: FiredCallback) -> Result<SchedulerHandle, CronError> {
-        let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
-            CronError::Invalid(
-                "The cron scheduler needs a tokio runtime; start it from async code.".to_owned(),
-            )
-        })?;
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| CronError::NoRuntime)?;
         let cancel = CancellationToken::new();
         let (role_tx, role) = watch::channel(SchedulerRole::Starting);
         let task = runtime.spawn(run(

@@ -4,7 +4,7 @@
 
 use super::schedule::{CompiledSchedule, describe_stored, validate};
 use super::store::{FileStamp, JobRecord, JobsFile, Store};
-use super::{CronError, CronJobInfo, CronOptions};
+use super::{CronError, CronJobInfo, CronOptions, ScheduleError};
 use crate::runtime::event::RuntimeEvent;
 use crate::tools::cron::CronSchedule;
 use chrono::{DateTime, Utc};
@@ -48,14 +48,17 @@ pub(super) struct Snapshot {
 
 pub(super) struct Loaded {
     pub(super) record: JobRecord,
-    pub(super) compiled: Result<CompiledSchedule, String>,
+    pub(super) compiled: Result<CompiledSchedule, ScheduleError>,
     /// `next_fire`, computed once: it depends only on the record, which a `Loaded`
     /// never changes, and the scheduler asks for it on every wake.
     next: Option<DateTime<Utc>>,
 }
 
 impl Loaded {
-    pub(super) fn new(record: JobRecord, compiled: Result<CompiledSchedule, String>) -> Self {
+    pub(super) fn new(
+        record: JobRecord,
+        compiled: Result<CompiledSchedule, ScheduleError>,
+    ) -> Self {
         let next = if record.paused || record.done {
             None
         } else {
@@ -91,7 +94,7 @@ impl Loaded {
             done: self.record.done,
             last_status: last.map(|r| r.status),
             last_run_at: last.map(|r| r.recorded_at),
-            problem: self.compiled.as_ref().err().cloned(),
+            problem: self.compiled.as_ref().err().map(ToString::to_string),
         }
     }
 }
@@ -154,12 +157,10 @@ impl CronService {
         schedule: CronSchedule,
     ) -> Result<CronJobInfo, CronError> {
         if message.trim().is_empty() {
-            return Err(CronError::Invalid(
-                "The message is empty; give the text to deliver when the job fires.".to_owned(),
-            ));
+            return Err(CronError::EmptyMessage);
         }
         let now = self.inner.now();
-        let schedule = validate(&schedule, now).map_err(CronError::Invalid)?;
+        let schedule = validate(&schedule, now)?;
         let name = name
             .map(|n| n.trim().to_owned())
             .filter(|n| !n.is_empty())
@@ -239,11 +240,10 @@ impl CronService {
         let changed = self.inner.change(|file| {
             let job = file.job_mut(id)?;
             if job.done {
-                return Err(CronError::Invalid(format!(
-                    "Cron job \"{}\" ({id}) was a one-time job and has already had its time; \
-                     add a new job instead.",
-                    job.name
-                )));
+                return Err(CronError::AlreadyHadItsTime {
+                    name: job.name.clone(),
+                    id: id.to_owned(),
+                });
             }
             if !job.paused {
                 return Ok(false);

@@ -1,6 +1,7 @@
 //! Time zones for cron jobs: IANA names through `chrono-tz`, or the system's local zone
 //! when its IANA name cannot be found.
 
+use super::schedule_error::ScheduleError;
 use chrono::{DateTime, Local, LocalResult, NaiveDateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use std::path::Path;
@@ -16,7 +17,7 @@ pub enum Zone {
 
 impl Zone {
     /// The zone stored as `tz`: a name, or `None` for the system's local zone.
-    pub fn from_stored(tz: Option<&str>) -> Result<Self, String> {
+    pub fn from_stored(tz: Option<&str>) -> Result<Self, ScheduleError> {
         match tz {
             None => Ok(Self::Local),
             Some(name) => parse_tz(name).map(Self::Named),
@@ -33,18 +34,17 @@ impl Zone {
 
     /// The instant a wall-clock time names in this zone. A time skipped by a DST change
     /// is an error; a repeated one means its first occurrence.
-    pub fn resolve_naive(&self, naive: &NaiveDateTime) -> Result<DateTime<Utc>, String> {
+    pub fn resolve_naive(&self, naive: &NaiveDateTime) -> Result<DateTime<Utc>, ScheduleError> {
         let result = match self {
             Self::Named(tz) => map_utc(tz.from_local_datetime(naive)),
             Self::Local => map_utc(Local.from_local_datetime(naive)),
         };
         match result {
             LocalResult::Single(t) | LocalResult::Ambiguous(t, _) => Ok(t),
-            LocalResult::None => Err(format!(
-                "{naive} does not exist in {} (the clocks skip it for daylight saving time); \
-                 pick a time outside the gap or give an explicit offset like +01:00.",
-                self.label()
-            )),
+            LocalResult::None => Err(ScheduleError::SkippedTime {
+                time: *naive,
+                zone: self.label(),
+            }),
         }
     }
 }
@@ -54,7 +54,7 @@ fn map_utc<T: TimeZone>(r: LocalResult<DateTime<T>>) -> LocalResult<DateTime<Utc
 }
 
 /// Parses an IANA zone name, accepting any letter case, with a hint when it is unknown.
-pub fn parse_tz(name: &str) -> Result<Tz, String> {
+pub fn parse_tz(name: &str) -> Result<Tz, ScheduleError> {
     let name = name.trim();
     if let Ok(tz) = name.parse::<Tz>() {
         return Ok(tz);
@@ -66,18 +66,16 @@ pub fn parse_tz(name: &str) -> Result<Tz, String> {
         return Ok(*tz);
     }
     let needle = name.to_ascii_lowercase();
-    let similar: Vec<&str> = chrono_tz::TZ_VARIANTS
+    let similar: Vec<&'static str> = chrono_tz::TZ_VARIANTS
         .iter()
         .map(|tz| tz.name())
         .filter(|n| !needle.is_empty() && n.to_ascii_lowercase().contains(&needle))
         .take(3)
         .collect();
-    let hint = if similar.is_empty() {
-        "Use an IANA name such as Europe/Berlin, America/New_York or UTC.".to_owned()
-    } else {
-        format!("Did you mean {}?", similar.join(", "))
-    };
-    Err(format!("Unknown time zone \"{name}\". {hint}"))
+    Err(ScheduleError::UnknownZone {
+        name: name.to_owned(),
+        similar,
+    })
 }
 
 /// The IANA name of the system's local zone, as chrono's `Local` sees it: the `TZ`
@@ -132,9 +130,9 @@ mod tests {
     #[test]
     fn names_are_case_insensitive_with_hints() {
         assert_eq!(parse_tz("europe/berlin"), Ok(chrono_tz::Europe::Berlin));
-        let err = parse_tz("Berlinn").unwrap_err();
+        let err = parse_tz("Berlinn").unwrap_err().to_string();
         assert!(err.contains("Unknown time zone \"Berlinn\""), "{err}");
-        let err = parse_tz("Berlin").unwrap_err();
+        let err = parse_tz("Berlin").unwrap_err().to_string();
         assert!(err.contains("Europe/Berlin"), "{err}");
     }
 }

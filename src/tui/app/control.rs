@@ -4,7 +4,7 @@
 
 use super::App;
 use crate::agent::NoticeLevel;
-use crate::checkpoint::{SessionFile, UndoOutcome};
+use crate::checkpoint::{CheckpointError, SessionFile, UndoOutcome};
 use crate::runtime::AgentMode;
 use crate::tui::chat::EntryKind;
 use crate::tui::diff;
@@ -77,7 +77,7 @@ impl App {
     }
 
     /// What `/undo` did, or the question about files changed since.
-    pub(super) fn undone(&mut self, outcome: Result<UndoOutcome, String>) -> Handled {
+    pub(super) fn undone(&mut self, outcome: Result<UndoOutcome, CheckpointError>) -> Handled {
         match outcome {
             Ok(UndoOutcome::Done(report)) => self.chat.notice(NoticeLevel::Info, report.message()),
             Ok(UndoOutcome::Confirm(question)) => self.overlays.replace(Overlay::ConfirmUndo {
@@ -115,7 +115,7 @@ impl App {
     }
 
     /// What `/rewind` did: files, conversation, or the question about files first.
-    pub(super) fn rewound(&mut self, outcome: Result<Rewound, String>) -> Handled {
+    pub(super) fn rewound(&mut self, outcome: Result<Rewound, CheckpointError>) -> Handled {
         let rewound = match outcome {
             Ok(rewound) => rewound,
             Err(why) => {
@@ -168,7 +168,10 @@ impl App {
     }
 
     /// `/diff` arrived: the overlay, with the files' highlights asked for.
-    pub(super) fn show_session_diff(&mut self, files: Result<Vec<SessionFile>, String>) -> Handled {
+    pub(super) fn show_session_diff(
+        &mut self,
+        files: Result<Vec<SessionFile>, CheckpointError>,
+    ) -> Handled {
         let files = match files {
             Ok(files) => files,
             Err(why) => {

@@ -151,8 +151,11 @@ async fn print_mode_compacts_and_continue_resumes_from_the_summary() {
         .unwrap()
         .flatten()
         .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
-        // The request log beside the session is not a session.
-        .filter(|f| !f.file_name().to_string_lossy().ends_with(".requests.jsonl"))
+        // The logs beside the session are not sessions.
+        .filter(|f| {
+            let name = f.file_name().to_string_lossy().into_owned();
+            !name.ends_with(".events.jsonl") && !name.ends_with(".requests.jsonl")
+        })
         .collect::<Vec<_>>();
     assert_eq!(sessions.len(), 1);
     cmd.arg(sessions[0].path());

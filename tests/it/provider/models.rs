@@ -14,7 +14,8 @@ use axum::routing::get;
 use claw_tui::config::DEMO_MODEL;
 use claw_tui::llm::demo::DemoProvider;
 use claw_tui::llm::{
-    AnthropicConfig, AnthropicProvider, OpenAiConfig, OpenAiProvider, Provider, Secret,
+    AnthropicConfig, AnthropicProvider, ModelListError, OpenAiConfig, OpenAiProvider, Provider,
+    Secret,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -83,15 +84,20 @@ async fn error_statuses_and_other_bodies_are_errors_that_never_show_the_key() {
     let provider = openai_with_key(&server, "sk-secret-777");
     let unauthorized = provider.list_models().await.unwrap_err();
     assert!(
+        matches!(unauthorized, ModelListError::Refused { status: 401, .. }),
+        "{unauthorized:?}"
+    );
+    let unauthorized = unauthorized.to_string();
+    assert!(
         unauthorized.contains("401") && unauthorized.contains("Incorrect API key"),
         "{unauthorized}"
     );
-    let html = provider.list_models().await.unwrap_err();
+    let html = provider.list_models().await.unwrap_err().to_string();
     assert!(
         html.contains("other than a model list") && html.contains("a login page"),
         "{html}"
     );
-    let shape = provider.list_models().await.unwrap_err();
+    let shape = provider.list_models().await.unwrap_err().to_string();
     assert!(shape.contains("other than a model list"), "{shape}");
     for message in [unauthorized, html, shape] {
         assert!(!message.contains("sk-secret-777"), "{message}");
@@ -108,7 +114,7 @@ async fn an_unreachable_server_is_an_error() {
         format!("http://{addr}/v1"),
     ))
     .unwrap();
-    let err = provider.list_models().await.unwrap_err();
+    let err = provider.list_models().await.unwrap_err().to_string();
     assert!(
         err.contains("cannot reach") && err.contains("/v1/models"),
         "{err}"
@@ -119,9 +125,11 @@ async fn an_unreachable_server_is_an_error() {
 async fn the_official_endpoints_are_not_asked_without_a_key() {
     let openai = OpenAiProvider::new(OpenAiConfig::openai()).unwrap();
     let err = openai.list_models().await.unwrap_err();
+    assert!(matches!(err, ModelListError::NoKey { .. }), "{err:?}");
+    let err = err.to_string();
     assert!(err.contains("OPENAI_API_KEY"), "{err}");
     let anthropic = AnthropicProvider::new(AnthropicConfig::default()).unwrap();
-    let err = anthropic.list_models().await.unwrap_err();
+    let err = anthropic.list_models().await.unwrap_err().to_string();
     assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
 }
 
@@ -235,7 +243,7 @@ async fn anthropic_error_statuses_are_errors() {
     )])
     .await;
     let provider = AnthropicProvider::new(anthropic_config(&server)).unwrap();
-    let err = provider.list_models().await.unwrap_err();
+    let err = provider.list_models().await.unwrap_err().to_string();
     assert!(
         err.contains("403") && err.contains("cannot list models"),
         "{err}"
@@ -259,7 +267,11 @@ async fn a_failed_page_after_the_first_fails_the_whole_list() {
         json!({"data": [model("claude-a")], "has_more": true, "last_id": "gone"}),
     )]);
     let (url, seen) = paging_server(pages).await;
-    let err = anthropic_at(&url).list_models().await.unwrap_err();
+    let err = anthropic_at(&url)
+        .list_models()
+        .await
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("400") && err.contains("unknown after_id"),
         "{err}"

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use chrono::{DateTime, Utc};
+use claw_tui::runtime::cron::ScheduleError;
 use claw_tui::runtime::cron::schedule::{
     CompiledSchedule, JobSchedule, parse_at, validate, validate_with_local,
 };
@@ -230,14 +231,14 @@ fn at_times_with_and_without_offsets() {
         Ok(utc("2026-03-09T18:30:00Z"))
     );
     // Skipped by the DST change: an error that says so.
-    let err = parse_at("2026-03-08T02:30", &ny).unwrap_err();
+    let err = parse_at("2026-03-08T02:30", &ny).unwrap_err().to_string();
     assert!(err.contains("does not exist in America/New_York"), "{err}");
     // Repeated: the first occurrence.
     assert_eq!(
         parse_at("2026-11-01T01:30", &ny),
         Ok(utc("2026-11-01T05:30:00Z"))
     );
-    let err = parse_at("tomorrow at noon", &ny).unwrap_err();
+    let err = parse_at("tomorrow at noon", &ny).unwrap_err().to_string();
     assert!(err.contains("not an ISO 8601 date-time"), "{err}");
 }
 
@@ -296,7 +297,9 @@ fn expr_error(expr: &str) -> String {
         expr: expr.into(),
         tz: Some("UTC".into()),
     };
-    validate(&input, utc("2026-01-01T00:00:00Z")).expect_err(expr)
+    validate(&input, utc("2026-01-01T00:00:00Z"))
+        .expect_err(expr)
+        .to_string()
 }
 
 #[test]
@@ -378,14 +381,17 @@ fn invalid_shapes_zones_and_times() {
         expr: "0 9 * * *".into(),
         tz: Some("Mars/Olympus_Mons".into()),
     };
-    let err = validate(&bad_zone, now).unwrap_err();
+    let err = validate(&bad_zone, now).unwrap_err().to_string();
     assert!(
         err.contains("Unknown time zone \"Mars/Olympus_Mons\""),
         "{err}"
     );
     let err = validate(&CronSchedule::EverySeconds(0), now).unwrap_err();
-    assert!(err.contains("at least 1"), "{err}");
-    let err = validate(&CronSchedule::At("2025-12-31T23:00:00Z".into()), now).unwrap_err();
+    assert_eq!(err, ScheduleError::ZeroInterval);
+    assert_eq!(err.to_string(), "every_seconds must be at least 1.");
+    let err = validate(&CronSchedule::At("2025-12-31T23:00:00Z".into()), now)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("in the past"), "{err}");
 }
 

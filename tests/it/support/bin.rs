@@ -68,8 +68,11 @@ impl Sandbox {
                 .flatten()
             {
                 let name = f.file_name().to_string_lossy().into_owned();
-                // The request log beside a session is not a session.
-                if name.ends_with(".jsonl") && !name.ends_with(".requests.jsonl") {
+                // The logs beside a session are not sessions.
+                if name.ends_with(".jsonl")
+                    && !name.ends_with(".events.jsonl")
+                    && !name.ends_with(".requests.jsonl")
+                {
                     out.push(f.path());
                 }
             }
