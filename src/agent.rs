@@ -5,6 +5,7 @@ pub mod config;
 pub mod convert;
 pub mod event;
 pub mod image;
+mod intake;
 pub mod queue;
 mod run_context;
 pub mod run_loop;
@@ -26,7 +27,7 @@ pub use config::{
 };
 pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
 pub use image::ImageData;
-pub use queue::{QueueKind, QueueMode};
+pub use queue::{Admission, QueueKind, QueueMode};
 pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_loop};
 pub use running::{INTERRUPTED_BY_USER, INTERRUPTED_KEY, Interruption, RunningCalls};
 pub use state::AgentState;
@@ -213,14 +214,18 @@ impl Agent {
             (ctx, prompts)
         };
         // Polling emits `queue_update`, which takes the core lock: only now is it free.
+        // A run that answers prompts takes what is queued from here on; a compaction
+        // takes nothing (what arrives meanwhile waits for the run after it).
+        let queues = &self.inner.queues;
         let (prompts, compact) = match prompts {
-            Start::Messages(messages) => (messages, None),
-            Start::NextFollowUp => (
-                self.inner
-                    .queues
-                    .poll(QueueKind::FollowUp, &self.inner.sink),
-                None,
-            ),
+            Start::Messages(messages) => {
+                queues.open_intake();
+                (messages, None)
+            }
+            Start::NextFollowUp => {
+                queues.open_intake();
+                (queues.poll(QueueKind::FollowUp, &self.inner.sink), None)
+            }
             Start::Compact(focus) => (Vec::new(), Some(focus)),
         };
         let (provider, mut config) = {
@@ -260,6 +265,7 @@ impl Agent {
             };
             if AssertUnwindSafe(run).catch_unwind().await.is_err() {
                 // The loop never panics by design; if it does, the agent must not stay busy.
+                inner.queues.close_intake();
                 inner.sink.emit(AgentEvent::MessageEnd {
                     message: Message::notice(
                         NoticeLevel::Error,

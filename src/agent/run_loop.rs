@@ -76,6 +76,9 @@ pub async fn run_loop(
     };
     env.emit(AgentEvent::AgentStart);
     run.turns(prompts).await;
+    // A run that stopped early (failed, aborted, at its turn limit) takes nothing more:
+    // what it leaves queued is the supervisor's to start, before anything sent later.
+    env.queues.close_intake();
     let messages = run.added;
     env.emit(AgentEvent::AgentEnd {
         messages: messages.clone(),
@@ -184,11 +187,13 @@ impl Run<'_, '_, '_> {
                     break;
                 }
             }
-            pending = env.queues.poll(QueueKind::FollowUp, env.sink);
-            source = QueueKind::FollowUp;
-            if pending.is_empty() {
+            // Steering that came after the last look, else the follow-ups; when there
+            // is neither the intake closes in the same step: whatever is sent from
+            // now on is not this run's to take, and waits for the next one.
+            let Some((kind, next)) = env.queues.next_or_close(env.sink) else {
                 return;
-            }
+            };
+            (source, pending) = (kind, next);
         }
     }
 

@@ -22,7 +22,7 @@ pub use store::NotificationStore;
 
 use super::bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
 use super::event::{RuntimeEvent, RuntimeEventSender};
-use crate::agent::{Agent, AgentError, EventKind, Message, QueueKind, UserMessage};
+use crate::agent::{Admission, Agent, AgentError, EventKind, Message, QueueKind, UserMessage};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::mpsc;
@@ -160,36 +160,55 @@ impl Supervisor {
         self.input(UserMessage::new(text), QueueKind::Steering)
     }
 
+    /// The one intake of user input: whether `message` starts a run or waits is
+    /// decided here, under the supervisor's lock, against the agent's run intake, so a
+    /// message never starts a run while one sent before it still waits for its own.
     fn input(&self, message: UserMessage, kind: QueueKind) -> SupervisorOutcome {
         let inner = &self.inner;
+        let agent = &inner.agent;
         let _runtime = inner.runtime.enter();
         let mut state = inner.lock();
-        // Follow-ups a run left queued when it stopped on its own (turn limit, failure)
-        // were sent before this one: it waits behind them, and the oldest starts now,
-        // as it would once the supervisor hears of the run's end.
-        if kind == QueueKind::FollowUp && !state.held && inner.follow_ups_left_over() {
-            inner.agent.queue(kind, Message::User(message));
-            inner.pump(&mut state);
-            return SupervisorOutcome::QueuedFollowUp;
-        }
+        let message = Message::User(message);
+        // What already owns a place in line takes this one behind it: a run under way
+        // that will still look at its queues, or follow-ups owed a run that has not
+        // started yet (sent while the last run was ending, or left by a run that stopped
+        // on its own). Those go first: the oldest starts now if the agent is idle, as it
+        // would once the supervisor hears of the run's end. After an abort, the next
+        // input goes first instead, and what was left follows it.
+        let behind_owed = kind == QueueKind::FollowUp && !state.held;
+        let message = match agent.admit(kind, message, behind_owed) {
+            Ok(Admission::TakenByRun) => return queued(kind),
+            Ok(Admission::BehindOwed) => {
+                inner.pump(&mut state);
+                return SupervisorOutcome::QueuedFollowUp;
+            }
+            Err(message) => *message,
+        };
         state.held = false;
-        // Notifications still waiting arrived first, so they go first in the same run.
+        // Notifications and steering still waiting arrived first, so they go first in
+        // the same run.
+        let steering = agent.clear_queue(Some(QueueKind::Steering));
         let mut messages = notifications(state.pending.make_contiguous());
-        messages.push(Message::User(message.clone()));
-        match inner.agent.prompt_messages(messages) {
+        messages.extend(steering.iter().cloned());
+        messages.push(message.clone());
+        match agent.prompt_messages(messages) {
             Ok(()) => {
                 state.clear_pending();
                 inner.report(&mut state);
                 SupervisorOutcome::Started
             }
-            // Busy: a run is active right now. If it ends before the message is queued,
-            // its `agent_end` makes the serve task start a run for the queued message.
+            // Busy: the last run has taken its last look at the queues but has not ended
+            // yet. What it leaves waits for its end, when the serve task (or the next
+            // input) starts a run for it, before anything sent later.
             Err(_) => {
-                inner.agent.queue(kind, Message::User(message));
-                match kind {
-                    QueueKind::FollowUp => SupervisorOutcome::QueuedFollowUp,
-                    QueueKind::Steering => SupervisorOutcome::QueuedSteering,
+                for m in steering {
+                    agent.queue(QueueKind::Steering, m);
                 }
+                match kind {
+                    QueueKind::FollowUp => agent.queue_owed(message),
+                    QueueKind::Steering => agent.queue(kind, message),
+                }
+                queued(kind)
             }
         }
     }
@@ -290,6 +309,14 @@ impl Supervisor {
     }
 }
 
+/// The outcome for a message that waits in the queue of `kind`.
+fn queued(kind: QueueKind) -> SupervisorOutcome {
+    match kind {
+        QueueKind::FollowUp => SupervisorOutcome::QueuedFollowUp,
+        QueueKind::Steering => SupervisorOutcome::QueuedSteering,
+    }
+}
+
 impl std::fmt::Debug for Supervisor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Supervisor")
@@ -366,8 +393,10 @@ impl Inner {
         self.report(state);
     }
 
-    /// The agent is idle: pending notifications and steering go in one run; otherwise
-    /// the oldest follow-up starts one (the run takes the others when it ends).
+    /// The agent is idle: pending notifications and steering go in one run (which
+    /// takes the queued follow-ups when it would stop); otherwise one follow-up starts
+    /// a run: the oldest owed one (see [`Agent::admit`]), else the oldest (follow-ups
+    /// queued while idle). The run takes the others in order as it goes.
     fn deliver(&self, state: &mut State) {
         let agent = &self.agent;
         let steering = agent.clear_queue(Some(QueueKind::Steering));
@@ -378,14 +407,16 @@ impl Inner {
         messages.extend(steering.iter().cloned());
         let mut first_follow_up = None;
         if messages.is_empty() {
-            // Only here when follow-ups wait while the agent is idle (see `input`). The
-            // others stay queued all along: the run takes them in order as it goes.
-            let Some(first) = agent.take_oldest(QueueKind::FollowUp) else {
+            let taken = match agent.take_owed() {
+                Some(m) => Some((m, true)),
+                None => agent.take_oldest(QueueKind::FollowUp).map(|m| (m, false)),
+            };
+            let Some((first, owed)) = taken else {
                 return;
             };
             messages = pending;
             messages.push(first.clone());
-            first_follow_up = Some(first);
+            first_follow_up = Some((first, owed));
         }
         match agent.prompt_messages(messages) {
             Ok(()) => state.clear_pending(),
@@ -395,24 +426,13 @@ impl Inner {
                 for m in steering {
                     agent.queue(QueueKind::Steering, m);
                 }
-                if let Some(first) = first_follow_up {
-                    agent.requeue_front(QueueKind::FollowUp, first);
+                match first_follow_up {
+                    Some((first, true)) => agent.requeue_owed(first),
+                    Some((first, false)) => agent.requeue_front(QueueKind::FollowUp, first),
+                    None => {}
                 }
             }
         }
-    }
-
-    /// The agent is idle after a run that stopped before taking its queued follow-ups
-    /// (its last message is the turn-limit notice or a failed answer).
-    fn follow_ups_left_over(&self) -> bool {
-        let state = self.agent.state();
-        !state.is_streaming
-            && !self.agent.queued(QueueKind::FollowUp).is_empty()
-            && match state.messages.last() {
-                Some(Message::Notice(_)) => true,
-                Some(Message::Assistant(a)) => a.is_failed(),
-                _ => false,
-            }
     }
 
     /// Takes what another process parked for the active session; delivered like any

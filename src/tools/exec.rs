@@ -30,6 +30,7 @@ mod output;
 mod report;
 mod result;
 mod run;
+mod setup_error;
 mod shell;
 mod tempdir;
 mod words;
@@ -41,10 +42,11 @@ pub use approval::{
 pub(crate) use approval::{ApprovalGate, GateCall};
 pub use config::{ExecConfig, NetworkMode, SandboxMode};
 pub use deny::{Refusal, check as check_deny_rules};
-pub use env::{DEFAULT_SCRUB_ENV, EnvPolicy, is_secret_env_name};
+pub use env::{DEFAULT_SCRUB_ENV, EnvPatternError, EnvPolicy, is_secret_env_name};
 pub use launcher::{SANDBOX_SUBCOMMAND, sandbox_launcher_main};
 pub use output::{KEEP_HEAD_CHARS, KEEP_TAIL_CHARS, MAX_RESULT_CHARS, truncate_middle};
 pub use report::{ContainmentMode, LandlockState, Report, SandboxReport};
+pub use setup_error::SetupError;
 pub use tempdir::{PrivateTempDir, private_temp_dir};
 
 use crate::agent::{Tool, ToolResult, ToolUpdates};
@@ -175,56 +177,50 @@ impl ExecTool {
     }
 
     /// The canonical workspace root and the canonical working directory inside it.
-    fn resolve_cwd(&self, cwd: Option<&str>) -> Result<(PathBuf, PathBuf), String> {
-        let root = self.workspace.canonicalize().map_err(|e| {
-            format!(
-                "The workspace {} cannot be opened ({e}), so no command can run. Tell the \
-                 user.",
-                self.workspace.display()
-            )
-        })?;
+    fn resolve_cwd(&self, cwd: Option<&str>) -> Result<(PathBuf, PathBuf), SetupError> {
+        let root = self
+            .workspace
+            .canonicalize()
+            .map_err(|source| SetupError::Workspace {
+                workspace: self.workspace.clone(),
+                source,
+            })?;
         let Some(cwd) = cwd else {
             return Ok((root.clone(), root));
         };
-        let resolved = root.join(cwd).canonicalize().map_err(|e| {
-            format!(
-                "cwd \"{cwd}\" cannot be used ({e}). Give an existing directory inside the \
-                 workspace {}.",
-                root.display()
-            )
-        })?;
+        let resolved = match root.join(cwd).canonicalize() {
+            Ok(resolved) => resolved,
+            Err(source) => {
+                return Err(SetupError::CwdUnusable {
+                    cwd: cwd.to_owned(),
+                    root,
+                    source,
+                });
+            }
+        };
         if !resolved.starts_with(&root) {
-            return Err(format!(
-                "cwd \"{cwd}\" resolves to {}, which is outside the workspace {}. Commands \
-                 run only inside the workspace; give a directory in it (relative paths start \
-                 at its root).",
-                resolved.display(),
-                root.display()
-            ));
+            return Err(SetupError::CwdOutside {
+                cwd: cwd.to_owned(),
+                resolved,
+                root,
+            });
         }
         if !resolved.is_dir() {
-            return Err(format!(
-                "cwd \"{cwd}\" is not a directory. Give a directory inside the workspace."
-            ));
+            return Err(SetupError::CwdNotADirectory {
+                cwd: cwd.to_owned(),
+            });
         }
         Ok((root, resolved))
     }
 
-    fn spec(&self, request: &Request, root: &Path, cwd: PathBuf) -> Result<RunSpec, String> {
+    fn spec(&self, request: &Request, root: &Path, cwd: PathBuf) -> Result<RunSpec, SetupError> {
         let launcher = match &self.config.launcher {
             Some(path) => path.clone(),
-            None => std::env::current_exe().map_err(|e| {
-                format!(
-                    "Cannot find the claw-tui executable to start the sandbox launcher ({e}). \
-                     Tell the user to set [exec] launcher."
-                )
-            })?,
+            None => std::env::current_exe().map_err(|source| SetupError::NoLauncher { source })?,
         };
-        let tmpdir = private_temp_dir().map_err(|e| {
-            format!(
-                "Cannot make the private temp dir for commands in {} ({e}). Tell the user.",
-                std::env::temp_dir().display()
-            )
+        let tmpdir = private_temp_dir().map_err(|source| SetupError::NoTempDir {
+            parent: std::env::temp_dir(),
+            source,
         })?;
         let sandboxed = self.config.sandbox == SandboxMode::WorkspaceWrite;
         let mut writes = vec![root.to_path_buf(), tmpdir.clone()];
@@ -392,7 +388,7 @@ impl Tool for ExecTool {
         let (root, cwd) = match self.resolve_cwd(request.cwd.as_deref()) {
             Ok(dirs) => dirs,
             Err(problem) => {
-                return ToolResult::error(problem).with_details(json!({
+                return ToolResult::error(problem.to_string()).with_details(json!({
                     "command": request.command,
                     "refused": "cwd",
                 }));
@@ -400,7 +396,7 @@ impl Tool for ExecTool {
         };
         let spec = match self.spec(&request, &root, cwd.clone()) {
             Ok(spec) => spec,
-            Err(problem) => return ToolResult::error(problem),
+            Err(problem) => return ToolResult::error(problem.to_string()),
         };
         let program = spec.launcher.clone();
         let started = Instant::now();

@@ -434,7 +434,9 @@ impl Tool for Guarded {
         let verdict = tokio::select! {
             biased;
             () = cancel.cancelled() => Err(CANCELLED_WHILE_ASKING.to_owned()),
-            verdict = self.shared.gate.check(self.approval, call) => verdict,
+            verdict = self.shared.gate.check(self.approval, call) => {
+                verdict.map_err(|refused| refused.to_string())
+            }
         };
         if let Err(reason) = verdict {
             return ToolResult::error(reason);

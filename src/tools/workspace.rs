@@ -35,7 +35,7 @@ struct Tree {
     /// Absolute, symlinks resolved.
     path: PathBuf,
     /// The handle every path in the tree is opened beneath, or why it could not be opened.
-    dir: Result<Arc<Dir>, String>,
+    dir: Result<Arc<Dir>, Arc<std::io::Error>>,
     writable: bool,
 }
 
@@ -43,7 +43,7 @@ impl Tree {
     fn open(path: PathBuf, writable: bool) -> Self {
         let dir = Dir::open_ambient_dir(&path, ambient_authority())
             .map(Arc::new)
-            .map_err(|e| e.to_string());
+            .map_err(Arc::new);
         Self {
             path,
             dir,

@@ -14,5 +14,6 @@ mod skills;
 mod subagent_policy;
 mod subagents;
 mod supervisor;
+mod supervisor_order;
 mod switch_hold;
 mod user_commands;

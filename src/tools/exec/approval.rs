@@ -116,11 +116,19 @@ fn reason(tool: &str, why: Refusal) -> String {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 enum Refusal {
     Forbidden,
     Denied,
     NobodyToAsk,
+}
+
+/// Why the gate did not let a call run; the text is what the model reads.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", reason(tool, *why))]
+pub(crate) struct Refused {
+    tool: String,
+    why: Refusal,
 }
 
 /// One call as the gate sees it.
@@ -150,8 +158,17 @@ impl ApprovalGate {
     }
 
     /// `Ok` when the call may run, else the reason the model gets.
-    pub(crate) async fn check(&self, mode: ApprovalMode, call: GateCall<'_>) -> Result<(), String> {
-        let refuse = |why| Err(reason(call.tool_name, why));
+    pub(crate) async fn check(
+        &self,
+        mode: ApprovalMode,
+        call: GateCall<'_>,
+    ) -> Result<(), Refused> {
+        let refuse = |why| {
+            Err(Refused {
+                tool: call.tool_name.to_owned(),
+                why,
+            })
+        };
         match mode {
             ApprovalMode::Never => return Ok(()),
             ApprovalMode::AlwaysDeny => return refuse(Refusal::Forbidden),

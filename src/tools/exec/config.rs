@@ -1,7 +1,7 @@
 //! The `[exec]` section of the config file.
 
 use super::approval::ApprovalMode;
-use super::env::EnvPolicy;
+use super::env::{EnvPatternError, EnvPolicy};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -90,7 +90,7 @@ impl Default for ExecConfig {
 
 impl ExecConfig {
     /// Checks what serde cannot: the environment patterns.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), EnvPatternError> {
         EnvPolicy::new(&self.scrub_env, &self.pass_env).map(drop)
     }
 

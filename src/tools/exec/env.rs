@@ -35,31 +35,69 @@ fn glob(pattern: &str) -> Result<Glob, globset::Error> {
         .build()
 }
 
-fn set<'a>(patterns: impl IntoIterator<Item = &'a str>, strict: bool) -> Result<GlobSet, String> {
+/// Why `[exec] scrub_env` or `pass_env` cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvPatternError {
+    /// A pattern that is not a glob.
+    #[error("[exec] {list}: \"{pattern}\" is not a valid pattern: {source}")]
+    Invalid {
+        /// `scrub_env` or `pass_env`.
+        list: &'static str,
+        /// The pattern as written.
+        pattern: String,
+        /// What globset says is wrong with it.
+        #[source]
+        source: globset::Error,
+    },
+    /// Valid patterns that together are too much for one matcher.
+    #[error("[exec] {list}: the patterns cannot be combined: {source}")]
+    Combined {
+        /// `scrub_env` or `pass_env`.
+        list: &'static str,
+        /// What globset says.
+        #[source]
+        source: globset::Error,
+    },
+}
+
+/// The patterns as one set; with `strict`, an invalid one is an error naming `list`,
+/// else it is skipped.
+fn set<'a>(
+    list: &'static str,
+    patterns: impl IntoIterator<Item = &'a str>,
+    strict: bool,
+) -> Result<GlobSet, EnvPatternError> {
     let mut builder = GlobSetBuilder::new();
     for pattern in patterns {
         match glob(pattern) {
             Ok(glob) => {
                 builder.add(glob);
             }
-            Err(e) if strict => return Err(format!("\"{pattern}\" is not a valid pattern: {e}")),
+            Err(source) if strict => {
+                return Err(EnvPatternError::Invalid {
+                    list,
+                    pattern: pattern.to_owned(),
+                    source,
+                });
+            }
             Err(_) => {}
         }
     }
-    builder.build().map_err(|e| e.to_string())
+    builder
+        .build()
+        .map_err(|source| EnvPatternError::Combined { list, source })
 }
 
 impl EnvPolicy {
     /// The policy with `scrub` added to the built-in patterns and `pass` exempted; an
     /// invalid pattern is an error naming it.
-    pub fn new(scrub: &[String], pass: &[String]) -> Result<Self, String> {
+    pub fn new(scrub: &[String], pass: &[String]) -> Result<Self, EnvPatternError> {
         let scrub_all = DEFAULT_SCRUB_ENV
             .into_iter()
             .chain(scrub.iter().map(String::as_str));
         Ok(Self {
-            scrub: set(scrub_all, true).map_err(|e| format!("[exec] scrub_env: {e}"))?,
-            pass: set(pass.iter().map(String::as_str), true)
-                .map_err(|e| format!("[exec] pass_env: {e}"))?,
+            scrub: set("scrub_env", scrub_all, true)?,
+            pass: set("pass_env", pass.iter().map(String::as_str), true)?,
         })
     }
 
@@ -69,8 +107,9 @@ impl EnvPolicy {
             .into_iter()
             .chain(scrub.iter().map(String::as_str));
         Self {
-            scrub: set(scrub_all, false).unwrap_or_else(|_| GlobSet::empty()),
-            pass: set(pass.iter().map(String::as_str), false).unwrap_or_else(|_| GlobSet::empty()),
+            scrub: set("scrub_env", scrub_all, false).unwrap_or_else(|_| GlobSet::empty()),
+            pass: set("pass_env", pass.iter().map(String::as_str), false)
+                .unwrap_or_else(|_| GlobSet::empty()),
         }
     }
 
@@ -137,6 +176,7 @@ mod tests {
         assert!(!policy.is_secret("GITHUB_TOKEN".as_ref()));
         assert!(policy.is_secret("GITLAB_TOKEN".as_ref()));
         let err = EnvPolicy::new(&["[oops".into()], &[]).map(drop);
+        let err = err.map_err(|e| e.to_string());
         assert!(err.is_err_and(|e| e.contains("scrub_env") && e.contains("[oops")));
     }
 

@@ -91,25 +91,27 @@ impl LauncherOptions {
     }
 
     /// Parses the arguments after [`SANDBOX_SUBCOMMAND`].
-    pub fn parse(args: &[OsString]) -> Result<Self, String> {
+    pub fn parse(args: &[OsString]) -> Result<Self, LauncherArgsError> {
         let mut options = Self {
             landlock: true,
             namespaces: true,
             ..Self::default()
         };
         let mut iter = args.iter();
-        let number = |flag: &str, value: Option<&OsString>| -> Result<u64, String> {
+        let number = |flag: &'static str, value: Option<&OsString>| {
             value
                 .and_then(|v| v.to_str())
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| format!("{flag} needs a number"))
+                .and_then(|v| v.parse::<u64>().ok())
+                .ok_or(LauncherArgsError::NotANumber(flag))
         };
         while let Some(arg) = iter.next() {
             match arg.to_str() {
                 Some("--status-fd") => {
                     let fd = number("--status-fd", iter.next())?;
-                    options.status_fd =
-                        Some(i32::try_from(fd).map_err(|_| "--status-fd is too large")?);
+                    options.status_fd = Some(
+                        i32::try_from(fd)
+                            .map_err(|_| LauncherArgsError::TooLarge("--status-fd"))?,
+                    );
                 }
                 Some("--timeout-ms") => {
                     let ms = number("--timeout-ms", iter.next())?;
@@ -117,7 +119,7 @@ impl LauncherOptions {
                 }
                 Some("--write") => match iter.next() {
                     Some(path) => options.writes.push(PathBuf::from(path)),
-                    None => return Err("--write needs a path".to_owned()),
+                    None => return Err(LauncherArgsError::NoPath("--write")),
                 },
                 Some("--no-landlock") => options.landlock = false,
                 Some("--deny-network") => options.deny_network = true,
@@ -125,22 +127,48 @@ impl LauncherOptions {
                 Some("--") => {
                     options.program = iter.cloned().collect();
                     if options.program.is_empty() {
-                        return Err("no command given after --".to_owned());
+                        return Err(LauncherArgsError::NoCommandAfterSeparator);
                     }
                     return Ok(options);
                 }
-                _ => {
-                    return Err(format!(
-                        "unexpected launcher argument {arg:?}; usage: {SANDBOX_SUBCOMMAND} \
-                         [--status-fd N] [--timeout-ms N] [--write PATH]... [--no-landlock] \
-                         [--deny-network] [--no-namespaces] -- PROGRAM [ARGS]..."
-                    ));
-                }
+                _ => return Err(LauncherArgsError::Unexpected(arg.clone())),
             }
         }
-        Err("no command given (expected -- PROGRAM [ARGS]...)".to_owned())
+        Err(LauncherArgsError::NoCommand)
     }
 }
+
+/// Why the launcher's arguments cannot be used (claw-tui wrote them wrong).
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LauncherArgsError {
+    /// A flag without its number.
+    #[error("{0} needs a number")]
+    NotANumber(&'static str),
+    /// A number out of range for its flag.
+    #[error("{0} is too large")]
+    TooLarge(&'static str),
+    /// A flag without its path.
+    #[error("{0} needs a path")]
+    NoPath(&'static str),
+    /// `--` at the end.
+    #[error("no command given after --")]
+    NoCommandAfterSeparator,
+    /// No `--` at all.
+    #[error("no command given (expected -- PROGRAM [ARGS]...)")]
+    NoCommand,
+    /// Anything else.
+    #[error(
+        "unexpected launcher argument {0:?}; usage: {SANDBOX_SUBCOMMAND} [--status-fd N] \
+         [--timeout-ms N] [--write PATH]... [--no-landlock] [--deny-network] \
+         [--no-namespaces] -- PROGRAM [ARGS]..."
+    )]
+    Unexpected(OsString),
+}
+
+/// The status descriptor handed over is not open.
+#[derive(Debug, thiserror::Error)]
+#[error("the status descriptor {0} is not open")]
+struct ClosedStatusFd(i32);
 
 /// Where the launcher's processes write their reports: the status pipe, or a copy of
 /// stderr. Its closing (claw-tui gone) is also how they learn to stop.
@@ -153,7 +181,7 @@ pub(crate) struct Reporter {
 impl Reporter {
     /// Takes the status descriptor (or duplicates stderr), marked close-on-exec so the
     /// command never inherits it.
-    fn open(status_fd: Option<i32>) -> Result<Self, String> {
+    fn open(status_fd: Option<i32>) -> Result<Self, ClosedStatusFd> {
         let (raw, prefixed) = match status_fd {
             Some(fd) => (fd, false),
             // SAFETY: fcntl with F_DUPFD_CLOEXEC only creates a new descriptor.
@@ -164,7 +192,7 @@ impl Reporter {
         };
         // SAFETY: F_GETFD only reads the flags of the descriptor, if it exists.
         if raw < 0 || unsafe { nix::libc::fcntl(raw, nix::libc::F_GETFD) } < 0 {
-            return Err(format!("the status descriptor {raw} is not open"));
+            return Err(ClosedStatusFd(raw));
         }
         // SAFETY: the descriptor is open (checked above), and nothing else in this
         // process owns it: it was handed over for the launcher's sole use.
@@ -213,8 +241,10 @@ pub fn sandbox_launcher_main(args: &[OsString]) -> i32 {
     };
     let options = match options {
         Ok(options) => options,
-        Err(reason) => {
-            reporter.send(&Report::Failed { reason });
+        Err(e) => {
+            reporter.send(&Report::Failed {
+                reason: e.to_string(),
+            });
             return EXIT_SETUP_FAILED;
         }
     };

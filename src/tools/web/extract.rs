@@ -77,13 +77,30 @@ pub(crate) struct Rendered {
     pub note: Option<String>,
 }
 
+/// Why a body is not returned as text; the text completes "Refused to return URL: ".
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotText {
+    /// NUL bytes: binary data whatever it was declared as.
+    #[error("the body contains NUL bytes, so it is binary data")]
+    NulBytes,
+    /// Declared as a binary type.
+    #[error("it is binary content")]
+    Binary,
+    /// No Content-Type and not UTF-8.
+    #[error("it has no Content-Type and is not UTF-8 text")]
+    UndeclaredBinary,
+    /// html2text could not parse it.
+    #[error("the HTML could not be converted to text: {0}")]
+    Html(#[from] html2text::Error),
+}
+
 /// Converts `body`; `Err` says why the body is not text.
-pub(crate) fn render(declared: Declared, body: &[u8], base: &Url) -> Result<Rendered, String> {
+pub(crate) fn render(declared: Declared, body: &[u8], base: &Url) -> Result<Rendered, NotText> {
     if body.contains(&0) {
-        return Err("the body contains NUL bytes, so it is binary data".to_owned());
+        return Err(NotText::NulBytes);
     }
     let kind = match declared {
-        Declared::Binary => return Err("it is binary content".to_owned()),
+        Declared::Binary => return Err(NotText::Binary),
         Declared::Unknown => sniff(body)?,
         known => known,
     };
@@ -123,14 +140,14 @@ pub(crate) fn render(declared: Declared, body: &[u8], base: &Url) -> Result<Rend
 }
 
 /// Guesses the kind of a body served without a Content-Type.
-fn sniff(body: &[u8]) -> Result<Declared, String> {
+fn sniff(body: &[u8]) -> Result<Declared, NotText> {
     let text = match std::str::from_utf8(body) {
         Ok(text) => text,
         // A character cut by the size cap is not evidence of binary data.
         Err(e) if e.error_len().is_none() => {
             std::str::from_utf8(&body[..e.valid_up_to()]).unwrap_or_default()
         }
-        Err(_) => return Err("it has no Content-Type and is not UTF-8 text".to_owned()),
+        Err(_) => return Err(NotText::UndeclaredBinary),
     };
     let start = text.trim_start_matches('\u{feff}').trim_start();
     let head: String = start
@@ -211,7 +228,7 @@ fn reindent_json(src: &str) -> String {
 }
 
 /// Readable text of an HTML page, main content first; also returns the title.
-fn html_to_text(body: &[u8], base: &Url) -> Result<(Option<String>, String), String> {
+fn html_to_text(body: &[u8], base: &Url) -> Result<(Option<String>, String), NotText> {
     let text = convert(body, base, true)?;
     if !text.1.trim().is_empty() {
         return Ok(text);
@@ -220,10 +237,9 @@ fn html_to_text(body: &[u8], base: &Url) -> Result<(Option<String>, String), Str
     convert(body, base, false)
 }
 
-fn convert(body: &[u8], base: &Url, main_only: bool) -> Result<(Option<String>, String), String> {
+fn convert(body: &[u8], base: &Url, main_only: bool) -> Result<(Option<String>, String), NotText> {
     let config = html2text::config::plain();
-    let failed = |e: html2text::Error| format!("the HTML could not be converted to text: {e}");
-    let dom = config.parse_html(body).map_err(failed)?;
+    let dom = config.parse_html(body)?;
     // Dropping a detached node empties its whole subtree (see markup5ever_rcdom's Drop), which
     // may still be part of the document, so detached nodes live until rendering is done.
     let mut detached: Vec<Handle> = Vec::new();
@@ -241,8 +257,8 @@ fn convert(body: &[u8], base: &Url, main_only: bool) -> Result<(Option<String>, 
         detached.extend(body_el.children.replace(content));
     }
     drop_noise(&dom.document, false, &mut detached);
-    let tree = config.dom_to_render_tree(&dom).map_err(failed)?;
-    let raw = config.render_to_string(tree, WRAP_WIDTH).map_err(failed)?;
+    let tree = config.dom_to_render_tree(&dom)?;
+    let raw = config.render_to_string(tree, WRAP_WIDTH)?;
     drop(detached);
     Ok((title.filter(|t| !t.is_empty()), tidy(&raw)))
 }

@@ -104,7 +104,7 @@ impl WebFetchTool {
                     "redirects": redirects,
                 })
             };
-            check_scheme(&url).map_err(|m| Failure::new(m, hop_details()))?;
+            check_scheme(&url).map_err(|m| Failure::new(m.to_string(), hop_details()))?;
             let pin = ssrf::check(&url, &self.allow_hosts).await.map_err(|r| {
                 let mut details = hop_details();
                 details["blocked_address"] = json!(r.address.map(|a| a.to_string()));
@@ -116,7 +116,7 @@ impl WebFetchTool {
             })?;
             let client = self
                 .client(pin)
-                .map_err(|m| Failure::new(m, hop_details()))?;
+                .map_err(|m| Failure::new(m.to_string(), hop_details()))?;
             updates.send(json!({"status": "requesting", "url": url.as_str()}));
             let mut resp = client
                 .get(url.clone())
@@ -132,7 +132,7 @@ impl WebFetchTool {
             let status = resp.status();
             if status.is_redirection() && status != StatusCode::NOT_MODIFIED {
                 let next = redirect_target(&url, status, resp.headers())
-                    .map_err(|m| Failure::new(m, hop_details()))?;
+                    .map_err(|m| Failure::new(m.to_string(), hop_details()))?;
                 if redirects.len() == MAX_REDIRECTS {
                     return Err(Failure::new(
                         format!(
@@ -182,7 +182,7 @@ impl WebFetchTool {
     }
 
     /// A client for one hop, connecting only to the checked addresses.
-    fn client(&self, pin: Option<Pin>) -> Result<reqwest::Client, String> {
+    fn client(&self, pin: Option<Pin>) -> Result<reqwest::Client, FetchRefusal> {
         // No proxy: a proxy would resolve the name itself and undo the address check. No
         // timeout either: the one around the whole call covers redirects and the body too.
         let mut builder = reqwest::Client::builder()
@@ -192,9 +192,7 @@ impl WebFetchTool {
         if let Some(pin) = pin {
             builder = builder.resolve_to_addrs(&pin.host, &pin.addrs);
         }
-        builder
-            .build()
-            .map_err(|e| format!("web_fetch could not set up its HTTP client: {e}"))
+        builder.build().map_err(FetchRefusal::Client)
     }
 
     async fn run(&self, url: Url, max_chars: usize, updates: &ToolUpdates) -> ToolResult {
@@ -270,14 +268,54 @@ impl WebFetchTool {
     }
 }
 
+/// Why a fetch stops before or between requests; the text is what the model reads.
+#[derive(Debug, thiserror::Error)]
+enum FetchRefusal {
+    /// Neither http nor https.
+    #[error(
+        "Refused to fetch {url}: the {scheme}: scheme is not supported; web_fetch only \
+         fetches http:// and https:// URLs."
+    )]
+    Scheme {
+        /// The URL asked for.
+        url: String,
+        /// Its scheme.
+        scheme: String,
+    },
+    /// A redirect without a Location to follow.
+    #[error(
+        "{url} answered HTTP {status} (a redirect) without a usable Location header, so there \
+         is nothing to follow."
+    )]
+    NoLocation {
+        /// The redirecting URL.
+        url: String,
+        /// Its status.
+        status: StatusCode,
+    },
+    /// A redirect to something that is not a URL.
+    #[error("{url} redirects to an invalid address {location:?} ({reason}).")]
+    BadLocation {
+        /// The redirecting URL.
+        url: String,
+        /// Its Location header.
+        location: String,
+        /// Why it does not parse (the url crate's words).
+        reason: String,
+    },
+    /// The HTTP client cannot be built.
+    #[error("web_fetch could not set up its HTTP client: {0}")]
+    Client(reqwest::Error),
+}
+
 /// Refuses anything but http and https.
-fn check_scheme(url: &Url) -> Result<(), String> {
+fn check_scheme(url: &Url) -> Result<(), FetchRefusal> {
     match url.scheme() {
         "http" | "https" => Ok(()),
-        other => Err(format!(
-            "Refused to fetch {url}: the {other}: scheme is not supported; web_fetch only \
-             fetches http:// and https:// URLs."
-        )),
+        other => Err(FetchRefusal::Scheme {
+            url: url.to_string(),
+            scheme: other.to_owned(),
+        }),
     }
 }
 
@@ -286,15 +324,19 @@ fn redirect_target(
     url: &Url,
     status: StatusCode,
     headers: &reqwest::header::HeaderMap,
-) -> Result<Url, String> {
+) -> Result<Url, FetchRefusal> {
     let Some(location) = headers.get(LOCATION).and_then(|v| v.to_str().ok()) else {
-        return Err(format!(
-            "{url} answered HTTP {status} (a redirect) without a usable Location header, so there \
-             is nothing to follow."
-        ));
+        return Err(FetchRefusal::NoLocation {
+            url: url.to_string(),
+            status,
+        });
     };
     url.join(location.trim())
-        .map_err(|e| format!("{url} redirects to an invalid address {location:?} ({e})."))
+        .map_err(|e| FetchRefusal::BadLocation {
+            url: url.to_string(),
+            location: location.to_owned(),
+            reason: e.to_string(),
+        })
 }
 
 /// An error result for a non-2xx response, quoting the start of its text when it has any.
@@ -380,8 +422,9 @@ impl Tool for WebFetchTool {
                 ));
             }
         };
-        if let Err(message) = check_scheme(&url) {
-            return ToolResult::error(message).with_details(json!({"url": url.as_str()}));
+        if let Err(refusal) = check_scheme(&url) {
+            return ToolResult::error(refusal.to_string())
+                .with_details(json!({"url": url.as_str()}));
         }
         let timeout = self.timeout;
         tokio::select! {

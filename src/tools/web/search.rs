@@ -23,7 +23,8 @@ const KEY_ENV: &str = "BRAVE_API_KEY";
 pub struct WebSearchTool {
     api_key: Option<String>,
     base_url: String,
-    client: Result<reqwest::Client, String>,
+    /// The client, or why none could be made (reported on each call).
+    client: Result<reqwest::Client, reqwest::Error>,
 }
 
 impl WebSearchTool {
@@ -44,8 +45,7 @@ impl WebSearchTool {
         let client = reqwest::Client::builder()
             .user_agent(USER_AGENT)
             .timeout(REQUEST_TIMEOUT)
-            .build()
-            .map_err(|e| format!("could not set up the HTTP client: {e}"));
+            .build();
         Self {
             api_key,
             base_url: base_url.trim_end_matches('/').to_owned(),
@@ -56,7 +56,11 @@ impl WebSearchTool {
     async fn search(&self, query: &str, count: u64, key: &str) -> ToolResult {
         let client = match &self.client {
             Ok(client) => client,
-            Err(e) => return ToolResult::error(format!("web_search is unavailable: {e}")),
+            Err(e) => {
+                return ToolResult::error(format!(
+                    "web_search is unavailable: could not set up the HTTP client: {e}"
+                ));
+            }
         };
         let Ok(mut token) = HeaderValue::from_str(key) else {
             return ToolResult::error(format!(

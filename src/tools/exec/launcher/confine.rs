@@ -48,7 +48,7 @@ pub(super) fn exec_shell(options: &LauncherOptions, reporter: &Reporter) -> ! {
     let _ = nix::unistd::setsid();
     let dropped = match drop_capabilities() {
         Ok(dropped) => dropped,
-        Err(reason) => fail(reporter, reason),
+        Err(reason) => fail(reporter, reason.to_string()),
     };
     let mut sandbox = if options.landlock {
         match restrict(options) {
@@ -117,21 +117,33 @@ fn fail(reporter: &Reporter, reason: String) -> ! {
     exit_now(EXIT_SETUP_FAILED)
 }
 
+/// Why the capabilities could not be dropped; the text is the failure report's reason.
+#[derive(Debug, thiserror::Error)]
+enum CapsDropError {
+    #[error("{0}")]
+    Read(#[from] caps::errors::CapsError),
+    #[error("cannot drop {cap}: {source}")]
+    Drop {
+        cap: Capability,
+        source: caps::errors::CapsError,
+    },
+}
+
 /// Removes [`DROPPED`] from the bounding and inheritable sets (and clears the ambient
 /// set), so no exec gets them back. Only root has them: another user's command loses
 /// every capability at exec. Returns the names of those this process had.
-fn drop_capabilities() -> Result<Vec<String>, String> {
+fn drop_capabilities() -> Result<Vec<String>, CapsDropError> {
     let _ = caps::clear(None, CapSet::Ambient);
     if !nix::unistd::geteuid().is_root() {
         return Ok(Vec::new());
     }
-    let bounding = caps::read(None, CapSet::Bounding).map_err(|e| e.to_string())?;
-    let permitted = caps::read(None, CapSet::Permitted).map_err(|e| e.to_string())?;
+    let bounding = caps::read(None, CapSet::Bounding)?;
+    let permitted = caps::read(None, CapSet::Permitted)?;
     let mut dropped = Vec::new();
     for cap in DROPPED.into_iter().filter(|cap| bounding.contains(cap)) {
         caps::drop(None, CapSet::Bounding, cap)
             .and_then(|()| caps::drop(None, CapSet::Inheritable, cap))
-            .map_err(|e| format!("cannot drop {cap}: {e}"))?;
+            .map_err(|source| CapsDropError::Drop { cap, source })?;
         if permitted.contains(&cap) {
             dropped.push(cap.to_string());
         }

@@ -9,6 +9,7 @@
 
 use super::super::report::{ContainmentMode, Report};
 use super::exit_now;
+use nix::errno::Errno;
 use nix::mount::{MntFlags, MsFlags, mount, umount2};
 use nix::sched::{CloneFlags, unshare};
 use nix::sys::prctl;
@@ -45,9 +46,9 @@ pub(super) fn enter(namespaces: bool) -> Role {
         match unshare_namespaces() {
             Ok(()) => match fork_init() {
                 Ok(role) => return role,
-                Err(why) => Some(why),
+                Err(why) => Some(why.to_string()),
             },
-            Err(why) => Some(why),
+            Err(why) => Some(why.to_string()),
         }
     } else {
         None
@@ -71,26 +72,54 @@ pub(super) fn enter(namespaces: bool) -> Role {
     }
 }
 
+/// Why no pid namespace could be made; the text is the report's fallback reason.
+#[derive(Debug, thiserror::Error)]
+enum ContainError {
+    #[error("pid namespace refused ({direct}); with a user namespace: {probe}")]
+    NoUserNamespace { direct: Errno, probe: ProbeError },
+    #[error("pid namespace refused ({direct}); unshare: {source}")]
+    Unshare { direct: Errno, source: Errno },
+    #[error("pid namespace refused ({direct}); user namespace map: {source}")]
+    Map {
+        direct: Errno,
+        source: std::io::Error,
+    },
+    #[error("pipe: {0}")]
+    Pipe(Errno),
+    #[error("fork into the pid namespace: {0}")]
+    ForkInit(Errno),
+}
+
+/// Why the throwaway child found no usable user namespace.
+#[derive(Debug, thiserror::Error)]
+enum ProbeError {
+    #[error("not allowed on this system")]
+    NotAllowed,
+    #[error("probe failed: {0}")]
+    Wait(Errno),
+    #[error("fork: {0}")]
+    Fork(Errno),
+}
+
 const NAMESPACES: CloneFlags = CloneFlags::CLONE_NEWPID.union(CloneFlags::CLONE_NEWNS);
 
 /// Moves this process into a new mount namespace, and its future children into a new
 /// pid namespace; with a user namespace when it is needed and allowed.
-fn unshare_namespaces() -> Result<(), String> {
+fn unshare_namespaces() -> Result<(), ContainError> {
     let direct = match unshare(NAMESPACES) {
         Ok(()) => return Ok(()),
         Err(e) => e,
     };
     let (uid, gid) = (Uid::current(), Gid::current());
     probe_user_namespace(uid, gid)
-        .map_err(|why| format!("pid namespace refused ({direct}); with a user namespace: {why}"))?;
+        .map_err(|probe| ContainError::NoUserNamespace { direct, probe })?;
     unshare(NAMESPACES | CloneFlags::CLONE_NEWUSER)
-        .map_err(|e| format!("pid namespace refused ({direct}); unshare: {e}"))?;
-    map_identity(uid, gid)
-        .map_err(|e| format!("pid namespace refused ({direct}); user namespace map: {e}"))
+        .map_err(|source| ContainError::Unshare { direct, source })?;
+    map_identity(uid, gid).map_err(|source| ContainError::Map { direct, source })
 }
 
 /// Tries a user namespace with the identity mapping in a child that exits right away.
-fn probe_user_namespace(uid: Uid, gid: Gid) -> Result<(), String> {
+fn probe_user_namespace(uid: Uid, gid: Gid) -> Result<(), ProbeError> {
     // SAFETY: the launcher is single-threaded; the child only makes syscalls and exits.
     match unsafe { fork() } {
         Ok(ForkResult::Child) => {
@@ -99,10 +128,10 @@ fn probe_user_namespace(uid: Uid, gid: Gid) -> Result<(), String> {
         }
         Ok(ForkResult::Parent { child }) => match waitpid(child, None) {
             Ok(WaitStatus::Exited(_, 0)) => Ok(()),
-            Ok(_) => Err("not allowed on this system".to_owned()),
-            Err(e) => Err(format!("probe failed: {e}")),
+            Ok(_) => Err(ProbeError::NotAllowed),
+            Err(e) => Err(ProbeError::Wait(e)),
         },
-        Err(e) => Err(format!("fork: {e}")),
+        Err(e) => Err(ProbeError::Fork(e)),
     }
 }
 
@@ -114,9 +143,9 @@ fn map_identity(uid: Uid, gid: Gid) -> std::io::Result<()> {
 }
 
 /// Forks pid 1 of the new namespace and prepares its mounts.
-fn fork_init() -> Result<Role, String> {
+fn fork_init() -> Result<Role, ContainError> {
     let (alive_read, alive_write) =
-        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| format!("pipe: {e}"))?;
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(ContainError::Pipe)?;
     // SAFETY: the launcher is single-threaded, so the child may run any code.
     match unsafe { fork() } {
         Ok(ForkResult::Child) => {
@@ -141,7 +170,7 @@ fn fork_init() -> Result<Role, String> {
             std::mem::forget(alive_write);
             Ok(Role::Launcher { init: child })
         }
-        Err(e) => Err(format!("fork into the pid namespace: {e}")),
+        Err(e) => Err(ContainError::ForkInit(e)),
     }
 }
 
