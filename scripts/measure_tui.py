@@ -20,6 +20,7 @@ Usage (not part of CI: it needs tmux and a release build, and takes ~15 s a run)
   CARGO_TARGET_DIR=/tmp/rel cargo build --release
   python3 scripts/measure_tui.py --bin /tmp/rel/release/claw-tui --runs 3
   python3 scripts/measure_tui.py --env NO_COLOR=1     # extra environment for the binary
+  python3 scripts/measure_tui.py --config '[session]\nrecord_events = false'   # config text
   python3 scripts/measure_tui.py --json               # one JSON object per run
   python3 scripts/measure_tui.py --mcp-servers 3 --mcp-command target/debug/examples/mcp_fixture
                                   # startup with three configured stdio MCP servers
@@ -464,13 +465,15 @@ def main():
                         help="configure N stdio MCP servers (they connect after the first frame)")
     parser.add_argument("--mcp-command", default="target/release/examples/mcp_fixture",
                         help="the MCP server program for --mcp-servers")
+    parser.add_argument("--config", default="", metavar="TOML",
+                        help="more config file text, e.g. '[session]\\nrecord_events = false'")
     args = parser.parse_args()
-    mcp = ""
+    mcp = "\n" + args.config.replace("\\n", "\n") + "\n" if args.config else ""
     if args.mcp_servers:
         if not os.access(args.mcp_command, os.X_OK):
             sys.exit(f"measure_tui: {args.mcp_command} is not an executable: build it with "
                      "`cargo build --release --example mcp_fixture` or pass --mcp-command")
-        mcp = mcp_tables(args.mcp_servers, os.path.abspath(args.mcp_command))
+        mcp += mcp_tables(args.mcp_servers, os.path.abspath(args.mcp_command))
     if not shutil.which("tmux"):
         sys.exit("measure_tui: tmux is not installed (apt-get install tmux)")
     if not os.access(args.bin, os.X_OK):

@@ -187,7 +187,7 @@ pub enum ExportFormat {
 }
 
 /// Subcommands.
-#[derive(Clone, Debug, PartialEq, Eq, Subcommand)]
+#[derive(Clone, Debug, PartialEq, Subcommand)]
 pub enum Command {
     /// List the sessions of the workspace, most recent first.
     Sessions,
@@ -201,6 +201,23 @@ pub enum Command {
     },
     /// Show what protects this machine when commands run (exit 1 if not all is in force).
     Doctor,
+    /// Replay a session as it ran, in the client (or its events as JSON lines).
+    Replay {
+        /// Session id, id prefix or file path (default: the workspace's latest).
+        session: Option<String>,
+        /// Speed factor, 0.25 to 64.
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
+        /// Start at this turn (from 1).
+        #[arg(long)]
+        from: Option<usize>,
+        /// Keep gaps longer than 2 s as they were.
+        #[arg(long)]
+        real_time: bool,
+        /// `json` prints the recorded events as the JSON lines `--mode json` printed.
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
+    },
     /// MCP servers: `claw-tui mcp list`.
     Mcp {
         /// What to do.

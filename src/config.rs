@@ -108,6 +108,25 @@ pub struct FileConfig {
     /// `[hooks]`: the user's commands around tool calls, prompts and idle times.
     #[serde(default)]
     pub hooks: crate::hooks::HooksConfig,
+    /// `[session]`: what is recorded beside each session file.
+    #[serde(default)]
+    pub session: SessionSection,
+}
+
+/// `[session]` settings.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionSection {
+    /// Record every event beside the session (`<session>.events.jsonl`, for
+    /// `claw-tui replay`); default true.
+    pub record_events: Option<bool>,
+}
+
+impl SessionSection {
+    /// Whether the event log is written.
+    pub fn records_events(&self) -> bool {
+        self.record_events.unwrap_or(true)
+    }
 }
 
 /// Everything resolved: what the app runs with.

@@ -30,7 +30,8 @@ pub const EXIT_USAGE: i32 = 2;
 /// Writes one JSON line to stdout and flushes it, so readers see each event at once.
 pub fn write_json_line(value: &impl serde::Serialize) {
     let mut out = std::io::stdout().lock();
-    if let Ok(line) = serde_json::to_string(value) {
+    // The same text the session's event log keeps, so a JSON replay prints these lines.
+    if let Some(line) = crate::session::event_json(value) {
         // A closed stdout (reader gone) is not worth crashing over.
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
@@ -111,9 +112,12 @@ pub async fn run_prompt(
             }
         }
     }
-    if !json {
-        // What arrived as the run ended is still worth telling.
-        while let Ok(event) = runtime_events.try_recv() {
+    // What arrived as the run ended is still worth telling (in JSON mode too: a
+    // subagent's last events may still wait in the channel when its result is in).
+    while let Ok(event) = runtime_events.try_recv() {
+        if json {
+            write_json_line(&event);
+        } else {
             report_on_stderr(&event);
         }
     }

@@ -20,6 +20,7 @@ pub mod logging;
 pub mod mcp;
 pub mod private_fs;
 pub mod providers;
+pub mod replay;
 pub mod runtime;
 pub mod session;
 pub mod setup;

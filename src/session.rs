@@ -12,6 +12,7 @@
 //! modes open, switch, record and close sessions through it.
 
 mod binding;
+pub mod events;
 pub mod export;
 mod fast;
 mod file;
@@ -30,11 +31,12 @@ mod subagent_calls;
 mod writer;
 
 pub use binding::SessionBinding;
+pub use events::{EventRecording, event_json, events_path};
 pub use file::{damaged_path, sessions_dir, streaming_path};
 pub use list::{SessionSummary, find_session, latest_session, list_sessions, session_path_by_id};
 pub use load::{RecentMessages, SessionData, load, load_recent};
 pub use open::{OpenedSession, open_session};
-pub use record::record_events;
+pub use record::{record_events, record_events_with};
 pub use route::{SessionRouter, inbox_path, record_undelivered};
 pub use service::{Entered, Resume, SaveWatch, SessionService, SessionTarget, SwitchError};
 pub use sink::{FileSink, SaveStatus, SessionSink};

@@ -175,6 +175,8 @@ pub struct MainRuntime {
     pub context: Arc<ProjectContext>,
     /// The user's control over the main agent: hooks, checkpoints, plan mode.
     pub controls: Controls,
+    /// The sender behind `events`, whose events a session's event log mirrors.
+    pub event_sender: crate::runtime::RuntimeEventSender,
 }
 
 /// What puts the user in control of the main agent: the hooks (prompt hooks run by the
@@ -200,6 +202,7 @@ impl MainRuntime {
             self.controls.clone(),
             settings,
         )
+        .with_runtime_events(self.event_sender.clone())
     }
 
     /// Starts firing cron jobs into the bus's `system` channel (long-running processes
@@ -385,6 +388,7 @@ fn prepare_runtime_with(
     if settings.plan {
         modes.set(AgentMode::Plan);
     }
+    let event_sender = events_tx.clone();
     let supervisor = Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| eyre!(e))?;
     run_event_hooks(&agent, &supervisor, &hooks);
     Ok(MainRuntime {
@@ -404,6 +408,7 @@ fn prepare_runtime_with(
             checkpoints,
             modes,
         },
+        event_sender,
     })
 }
 

@@ -45,6 +45,7 @@ mod widgets;
 pub mod wrap;
 
 pub use app::{App, AppConfig, UserFiles, view};
+pub(crate) use launch::app_config;
 pub use launch::launch;
 pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
 pub use overlay::Overlay;

@@ -214,6 +214,24 @@ fn read_prompt(arg: Option<&str>) -> color_eyre::Result<String> {
 pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result<i32> {
     match command {
         Command::Doctor => Ok(crate::doctor::run(settings)),
+        Command::Replay {
+            session,
+            speed,
+            from,
+            real_time,
+            mode,
+        } => Ok(crate::replay::run(
+            &crate::replay::ReplayArgs {
+                session: session.clone(),
+                options: crate::replay::PlayOptions {
+                    speed: *speed,
+                    real_time: *real_time,
+                },
+                from: *from,
+                mode: *mode,
+            },
+            settings,
+        )),
         Command::Sessions => {
             let sessions = session::list_sessions(&settings.data_dir, &settings.workspace);
             if sessions.is_empty() {

@@ -137,7 +137,7 @@ impl CronFired {
 pub type FiredCallback = Arc<dyn Fn(CronFired) + Send + Sync>;
 
 /// One job as the dashboard and `list` show it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CronJobInfo {
     /// The job id.
     pub id: String,

@@ -4,6 +4,7 @@
 use super::subagents::SubagentInfo;
 use crate::agent::AgentEvent;
 use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
 /// Something the runtime (not the main agent's run) reports.
@@ -74,25 +75,50 @@ pub enum RuntimeEvent {
 #[derive(Clone, Debug, Default)]
 pub struct RuntimeEventSender {
     tx: Option<mpsc::UnboundedSender<RuntimeEvent>>,
+    /// A second receiver every clone also delivers to: the session's event log.
+    tap: Arc<Mutex<Option<mpsc::UnboundedSender<RuntimeEvent>>>>,
 }
 
 impl RuntimeEventSender {
     /// A sender delivering to `tx`.
     pub fn new(tx: mpsc::UnboundedSender<RuntimeEvent>) -> Self {
-        Self { tx: Some(tx) }
+        Self {
+            tx: Some(tx),
+            tap: Arc::default(),
+        }
     }
 
     /// A sender that drops every event (headless `-p` mode, tests that do not look).
     pub fn discard() -> Self {
-        Self { tx: None }
+        Self {
+            tx: None,
+            tap: Arc::default(),
+        }
     }
 
     /// Delivers one event, if anyone is listening.
     pub fn send(&self, event: RuntimeEvent) {
+        if let Ok(tap) = self.tap.lock()
+            && let Some(tap) = tap.as_ref()
+        {
+            let _ = tap.send(event.clone());
+        }
         if let Some(tx) = &self.tx {
             // The receiver is gone only when the UI has shut down; nothing to tell it.
             let _ = tx.send(event);
         }
+    }
+}
+
+impl RuntimeEventSender {
+    /// From now on every event sent through this sender or any of its clones is also
+    /// delivered to the returned receiver (which replaces an earlier tap's).
+    pub fn tap(&self) -> mpsc::UnboundedReceiver<RuntimeEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        if let Ok(mut tap) = self.tap.lock() {
+            *tap = Some(tx);
+        }
+        rx
     }
 }
 

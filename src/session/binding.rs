@@ -18,6 +18,7 @@ pub struct SessionBinding {
     controls: Controls,
     data_dir: PathBuf,
     workspace: PathBuf,
+    events: super::EventRecording,
 }
 
 impl SessionBinding {
@@ -36,7 +37,22 @@ impl SessionBinding {
             controls,
             data_dir: settings.data_dir.clone(),
             workspace: settings.workspace.clone(),
+            events: super::EventRecording::agent_only(settings.file.session.records_events()),
         }
+    }
+
+    /// The same, logging the runtime's events (`runtime`) into each session's event
+    /// log besides the agent's.
+    pub fn with_runtime_events(mut self, runtime: crate::runtime::RuntimeEventSender) -> Self {
+        self.events.runtime = Some(runtime);
+        self.events.cron_jobs = self.cron.as_ref().map(CronService::subscribe);
+        self
+    }
+
+    /// What a session's recorder logs besides the session: its events, as `[session]
+    /// record_events` says, the runtime's among them.
+    pub fn event_recording(&self) -> super::EventRecording {
+        self.events.clone()
     }
 
     /// Makes `writer`'s session the active one: notifications addressed to it are

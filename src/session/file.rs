@@ -25,9 +25,15 @@ pub fn streaming_path(session: &Path) -> PathBuf {
     session.with_extension("streaming")
 }
 
-/// Whether `path` names a session file (not one of its side files).
+/// Whether `path` names a session file (not one of its side files; the logs beside
+/// it, `<session>.events.jsonl` and `<session>.requests.jsonl`, end in `.jsonl` too).
 pub(super) fn is_session_file(path: &Path) -> bool {
-    path.extension().is_some_and(|x| x == "jsonl")
+    let side_log = path
+        .file_stem()
+        .map(Path::new)
+        .and_then(Path::extension)
+        .is_some_and(|x| x == "events" || x == "requests");
+    path.extension().is_some_and(|x| x == "jsonl") && !side_log
 }
 
 /// The session id a file name carries (`<stamp>_<id>.jsonl`), or its whole stem.

@@ -2,6 +2,7 @@
 //! into the file, the run in progress into its side file (see `streaming.rs`).
 
 use super::Entry;
+use super::events::{EventRecording, LogEntry, SegmentStart};
 use super::sink::SaveStatus;
 use super::streaming::{FLUSH_BYTES, FLUSH_EVERY, StreamCommand, StreamLine};
 use super::writer::SessionWriter;
@@ -10,27 +11,77 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 /// Records an agent's messages and queue changes into `writer` until `finish` is sent;
-/// then drains what is left, syncs and closes the file. The task ends with how saving
-/// went.
+/// then drains what is left, syncs and closes the file. Every agent event also goes to
+/// the event log; see [`record_events_with`] for runtime events or no log.
 pub fn record_events(
     agent: &Agent,
     writer: SessionWriter,
 ) -> (oneshot::Sender<()>, tokio::task::JoinHandle<SaveStatus>) {
+    record_events_with(agent, writer, &EventRecording::agent_only(true))
+}
+
+/// [`record_events`], with the event log as `log` says: with `log.enabled`, every
+/// agent event (and every runtime event of `log.runtime`) also goes to the event log
+/// (`events.rs`). The task ends with how saving went.
+pub fn record_events_with(
+    agent: &Agent,
+    writer: SessionWriter,
+    log: &EventRecording,
+) -> (oneshot::Sender<()>, tokio::task::JoinHandle<SaveStatus>) {
     let mut events = agent.subscribe(None);
+    let mut runtime = match (log.enabled, &log.runtime) {
+        (true, Some(sender)) => Some(sender.tap()),
+        _ => None,
+    };
+    let mut cron_jobs = log
+        .cron_jobs
+        .clone()
+        .filter(|_| log.enabled)
+        .map(|rx| JobsWatch { rx, first: true });
+    let clock = log.enabled.then(|| {
+        writer.log_event(LogEntry::Start(SegmentStart {
+            wall_ms: now_ms(),
+            messages: agent.state().messages.len(),
+        }));
+        Instant::now()
+    });
     let (finish, mut finished) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         let mut deltas = Deltas::default();
+        let log = |writer: &SessionWriter, event: AgentEvent| {
+            if let Some(clock) = clock {
+                writer.log_event(LogEntry::Agent(micros(clock), Box::new(event)));
+            }
+        };
         loop {
             let flush_at = deltas.since.map(|since| since + FLUSH_EVERY);
             tokio::select! {
                 biased;
                 event = events.recv() => match event {
-                    Some(event) => record(&writer, &mut deltas, &event),
+                    Some(event) => {
+                        record(&writer, &mut deltas, &event);
+                        log(&writer, event);
+                    }
                     None => break,
+                },
+                jobs = next_jobs(&mut cron_jobs) => match (jobs, clock) {
+                    (Some(jobs), Some(clock)) => writer.log_event(LogEntry::CronJobs(micros(clock), jobs)),
+                    _ => cron_jobs = None,
+                },
+                event = next(&mut runtime) => match (event, clock) {
+                    (Some(event), Some(clock)) => writer.log_event(LogEntry::Runtime(micros(clock), Box::new(event))),
+                    // Another recording took the tap over.
+                    _ => runtime = None,
                 },
                 _ = &mut finished => {
                     while let Ok(event) = events.try_recv() {
                         record(&writer, &mut deltas, &event);
+                        log(&writer, event);
+                    }
+                    if let (Some(rx), Some(clock)) = (runtime.as_mut(), clock) {
+                        while let Ok(event) = rx.try_recv() {
+                            writer.log_event(LogEntry::Runtime(micros(clock), Box::new(event)));
+                        }
                     }
                     break;
                 }
@@ -42,6 +93,40 @@ pub fn record_events(
         writer.close().await
     });
     (finish, task)
+}
+
+/// Microseconds since `clock`.
+fn micros(clock: Instant) -> u64 {
+    u64::try_from(clock.elapsed().as_micros()).unwrap_or(u64::MAX)
+}
+
+async fn next(
+    rx: &mut Option<tokio::sync::mpsc::UnboundedReceiver<crate::runtime::RuntimeEvent>>,
+) -> Option<crate::runtime::RuntimeEvent> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+type CronJobs = crate::runtime::cron::CronJobInfo;
+
+/// The cron jobs' list being watched; `first` until the list as it is at the start has
+/// been logged.
+struct JobsWatch {
+    rx: tokio::sync::watch::Receiver<Vec<CronJobs>>,
+    first: bool,
+}
+
+/// The next list of cron jobs (the current one first); `None` once the service is gone.
+async fn next_jobs(watch: &mut Option<JobsWatch>) -> Option<Vec<CronJobs>> {
+    let Some(watch) = watch else {
+        return std::future::pending().await;
+    };
+    if !std::mem::take(&mut watch.first) {
+        watch.rx.changed().await.ok()?;
+    }
+    Some(watch.rx.borrow_and_update().clone())
 }
 
 async fn at(deadline: Option<Instant>) {

@@ -11,7 +11,7 @@ use super::binding::SessionBinding;
 use super::list::{SessionSummary, find_session, list_sessions};
 use super::load::{SessionData, load};
 use super::open::OpenedSession;
-use super::record::record_events;
+use super::record::record_events_with;
 use super::sink::SaveStatus;
 use super::writer::SessionWriter;
 use super::{Entry, SessionError};
@@ -248,7 +248,11 @@ impl SessionService {
             writer.path().to_path_buf(),
             writer.status(),
         );
-        let (finish, task) = record_events(&self.agent, writer);
+        let log = self.binding.as_ref().map_or_else(
+            || super::EventRecording::agent_only(true),
+            SessionBinding::event_recording,
+        );
+        let (finish, task) = record_events_with(&self.agent, writer, &log);
         self.recording = Some(Recording {
             id: id.clone(),
             finish,

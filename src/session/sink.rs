@@ -4,6 +4,7 @@
 //! end): everything waiting is then written in order, so the file never has a hole.
 //! How it goes is published as a [`SaveStatus`].
 
+use super::events::{EventLog, LogEntry};
 use super::streaming::{StreamCommand, StreamFile};
 use nix::fcntl::Flock;
 use std::collections::VecDeque;
@@ -74,6 +75,8 @@ pub(super) enum Command {
     Sync,
     /// Something for the side file of the run in progress.
     Stream(StreamCommand),
+    /// A line for the event log (`events.rs`).
+    Event(LogEntry),
     /// Answers once everything sent before is done.
     Barrier(mpsc::Sender<()>),
     /// Write what waits, sync, and stop; answers with the final status.
@@ -89,6 +92,7 @@ pub(super) struct WriteLoop {
     /// The file ends in a fragment that could not be cut: start the next line anew.
     pub needs_newline: bool,
     pub stream: StreamFile,
+    pub events: EventLog,
     pub status: watch::Sender<SaveStatus>,
     /// A failed write may have left part of a line that could not be cut yet.
     pub cut_pending: bool,
@@ -112,6 +116,7 @@ impl WriteLoop {
                 }
                 Command::Sync => self.sync(),
                 Command::Stream(command) => self.stream.apply(command),
+                Command::Event(entry) => self.events.write(&entry),
                 Command::Barrier(done) => {
                     let _ = done.send(());
                 }
@@ -132,6 +137,7 @@ impl WriteLoop {
     }
 
     fn sync(&mut self) {
+        self.events.flush();
         if self.write_waiting() {
             match self.sink.sync() {
                 Ok(()) => self.recovered(),

@@ -1,6 +1,7 @@
 //! The writer: one locked session file, appended to from a dedicated thread (see
 //! `sink.rs`), synced at turn boundaries.
 
+use super::events::{EventLog, LogEntry};
 use super::file::{create_dir, open_locked, sessions_dir, streaming_path};
 use super::load::{SessionData, load};
 use super::repair::repair_tail;
@@ -165,6 +166,7 @@ impl SessionWriter {
             len,
             needs_newline,
             stream: StreamFile::new(streaming_path(path)),
+            events: EventLog::new(path),
             status: status_tx,
             cut_pending: false,
             waiting: VecDeque::new(),
@@ -267,6 +269,11 @@ impl SessionWriter {
         let _ = self.tx.send(Command::Stream(command));
     }
 
+    /// Hands a line to the event log (written by the same thread, flushed at syncs).
+    pub(super) fn log_event(&self, entry: LogEntry) {
+        let _ = self.tx.send(Command::Event(entry));
+    }
+
     /// Writes what waits, syncs and closes the file, waiting until it is done; returns
     /// how saving ended (an error: lines that never reached the file). A session created
     /// here that never got a message (and has nothing waiting in its inbox) is removed.
@@ -277,14 +284,15 @@ impl SessionWriter {
         } else {
             self.status.borrow().clone()
         };
-        if !self.keep.load(Ordering::Relaxed)
-            && !super::route::inbox_path(&self.path).exists()
-            && let Err(e) = std::fs::remove_file(&self.path)
-        {
-            tracing::warn!(
-                "cannot remove the empty session {}: {e}",
-                self.path.display()
-            );
+        if !self.keep.load(Ordering::Relaxed) && !super::route::inbox_path(&self.path).exists() {
+            if let Err(e) = std::fs::remove_file(&self.path) {
+                tracing::warn!(
+                    "cannot remove the empty session {}: {e}",
+                    self.path.display()
+                );
+            }
+            // Its events (a setting change, at most) go with it.
+            let _ = std::fs::remove_file(super::events::events_path(&self.path));
         }
         status
     }

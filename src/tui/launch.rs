@@ -43,7 +43,7 @@ fn display_path(path: &Path) -> String {
 
 /// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
 /// for the user to fix before the client starts.
-fn app_config(settings: &Settings, model: String) -> color_eyre::Result<AppConfig> {
+pub(crate) fn app_config(settings: &Settings, model: String) -> color_eyre::Result<AppConfig> {
     let theme = Theme::load(
         &settings.theme,
         user_theme_dir(&settings.config_path).as_deref(),

@@ -9,6 +9,7 @@ mod headless;
 mod mcp;
 mod private_files;
 mod provider;
+mod replay;
 mod runtime;
 mod sessions;
 mod support;

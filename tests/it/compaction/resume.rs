@@ -151,6 +151,7 @@ async fn print_mode_compacts_and_continue_resumes_from_the_summary() {
         .unwrap()
         .flatten()
         .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
+        .filter(|f| !f.file_name().to_string_lossy().ends_with(".events.jsonl"))
         .collect::<Vec<_>>();
     assert_eq!(sessions.len(), 1);
     cmd.arg(sessions[0].path());

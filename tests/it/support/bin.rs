@@ -67,7 +67,8 @@ impl Sandbox {
                 .flatten()
                 .flatten()
             {
-                if f.path().extension().is_some_and(|x| x == "jsonl") {
+                let name = f.file_name().to_string_lossy().into_owned();
+                if name.ends_with(".jsonl") && !name.ends_with(".events.jsonl") {
                     out.push(f.path());
                 }
             }

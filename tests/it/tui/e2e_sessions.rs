@@ -15,7 +15,14 @@ fn session_files(root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for slug in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         for file in std::fs::read_dir(slug.path()).unwrap().flatten() {
-            files.push(file.path());
+            // The event log beside each session is not a session.
+            if !file
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".events.jsonl")
+            {
+                files.push(file.path());
+            }
         }
     }
     files.sort();

@@ -13,7 +13,8 @@ fn session_files(root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for slug in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         for file in std::fs::read_dir(slug.path()).unwrap().flatten() {
-            if file.path().extension().is_some_and(|e| e == "jsonl") {
+            let name = file.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".jsonl") && !name.ends_with(".events.jsonl") {
                 files.push(file.path());
             }
         }

@@ -1,0 +1,165 @@
+//! `claw-tui replay`: a recorded session played back in the normal client, its events
+//! driving the same `App::update` as live ones at their original pace (divided by the
+//! speed), or printed as the JSON lines `--mode json` printed.
+//!
+//! Nothing here builds a provider, a tool or a session writer: a replay reads the
+//! session file and its event log (`session::events`) and only draws.
+
+pub mod json;
+pub mod log;
+pub mod player;
+mod run;
+pub mod screen;
+pub mod timeline;
+
+pub use player::{PlayOptions, Player, SPEEDS};
+pub use run::play_due;
+pub use screen::{Control, Replay};
+pub use timeline::{Step, Timeline};
+
+use crate::cli::Mode;
+use crate::config::Settings;
+use crate::headless::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE};
+use crate::session;
+use crate::tui::terminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What `claw-tui replay` was asked.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReplayArgs {
+    /// Session id, prefix or path; `None`: the workspace's latest.
+    pub session: Option<String>,
+    /// How it plays.
+    pub options: PlayOptions,
+    /// The turn to start at (from 1).
+    pub from: Option<usize>,
+    /// `Json` prints the events instead of playing them.
+    pub mode: Option<Mode>,
+}
+
+/// Runs `claw-tui replay`; returns the exit code.
+pub fn run(args: &ReplayArgs, settings: &Settings) -> i32 {
+    let speed = args.options.speed;
+    if !speed.is_finite() || !(0.25..=64.0).contains(&speed) {
+        eprintln!("claw-tui: --speed must be between 0.25 and 64 (got {speed})");
+        return EXIT_USAGE;
+    }
+    let path = match session_path(args.session.as_deref(), settings) {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    match args.mode {
+        Some(Mode::Json) => print_json(&path),
+        Some(Mode::Rpc) => {
+            eprintln!("claw-tui: replay has no RPC mode; use --mode json for the events");
+            EXIT_USAGE
+        }
+        Some(Mode::Text) | None => play(&path, args, settings),
+    }
+}
+
+fn session_path(key: Option<&str>, settings: &Settings) -> Result<PathBuf, String> {
+    match key {
+        Some(key) => session::find_session(&settings.data_dir, &settings.workspace, key)
+            .map_err(|e| e.to_string()),
+        None => session::latest_session(&settings.data_dir, &settings.workspace)
+            .map(|latest| latest.path)
+            .ok_or_else(|| {
+                format!(
+                    "no sessions in {} yet: there is nothing to replay",
+                    settings.workspace.display()
+                )
+            }),
+    }
+}
+
+fn print_json(path: &std::path::Path) -> i32 {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match json::print_events(path, &mut out) {
+        Ok(0) => EXIT_OK,
+        Ok(damaged) => {
+            eprintln!("claw-tui: warning: {damaged} damaged line(s) of the event log skipped");
+            EXIT_OK
+        }
+        // The reader went away: nothing more to say.
+        Err(json::JsonReplayError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            EXIT_RUN_FAILED
+        }
+    }
+}
+
+/// Plays the session at `path` in the client until the user quits.
+fn play(path: &std::path::Path, args: &ReplayArgs, settings: &Settings) -> i32 {
+    let timeline = match Timeline::load(path) {
+        Ok(timeline) => Arc::new(timeline),
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    if let Some(turn) = args.from
+        && (turn == 0 || turn > timeline.turns.len())
+    {
+        eprintln!(
+            "claw-tui: --from {turn}: the session has {} turn(s)",
+            timeline.turns.len()
+        );
+        return EXIT_USAGE;
+    }
+    let (provider, model) = timeline.provider_and_model();
+    let mut config = match crate::tui::app_config(settings, model) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("claw-tui: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    config.provider = provider;
+    crate::logging::init_file_logging(&settings.state_dir);
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("claw-tui: cannot start the async runtime: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    runtime.block_on(async {
+        terminal::install_panic_hook();
+        let term = terminal::enter(config.mouse_capture).and_then(|()| terminal::terminal());
+        let mut term = match term {
+            Ok(term) => term,
+            Err(e) => {
+                terminal::leave();
+                eprintln!(
+                    "claw-tui: cannot set up the terminal ({e}); `claw-tui replay ID --mode \
+                     json` prints the events without one"
+                );
+                return EXIT_USAGE;
+            }
+        };
+        let size = term.size().map_or((80, 24), |s| (s.width, s.height));
+        let now = tokio::time::Instant::now();
+        let mut replay = Replay::new(timeline, config, args.options, size, now);
+        if let Some(turn) = args.from {
+            replay.seek_turn(turn, now);
+        }
+        let result = run::serve(&mut replay, &mut term).await;
+        terminal::leave();
+        match result {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                terminal::tell(&format!("claw-tui: the terminal failed: {e}"));
+                EXIT_RUN_FAILED
+            }
+        }
+    })
+}

@@ -1,0 +1,190 @@
+//! The session's event log (`<session>.events.jsonl`): every agent and runtime event
+//! with the time it arrived, for `claw-tui replay`.
+//!
+//! Each process that records the session starts a segment with a `start` line (the wall
+//! clock, and how many messages the session already had); then one line per event:
+//! `{"us":T,"agent":EVENT}` or `{"us":T,"runtime":EVENT}`, `T` in microseconds since
+//! the segment began (a monotonic clock), `EVENT` exactly the line `--mode json` prints
+//! for it ([`event_json`]); and `{"us":T,"cron_jobs":[...]}` for each new list of cron
+//! jobs (the client's dashboard). The lines are serialised and written by the session's writer
+//! thread, buffered, and flushed at each turn boundary (the session's sync) and on
+//! close: a crash may lose the events of the turn in progress, never the session.
+
+use crate::agent::AgentEvent;
+use crate::runtime::cron::CronJobInfo;
+use crate::runtime::{RuntimeEvent, RuntimeEventSender};
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The event log beside the session file at `session`.
+pub fn events_path(session: &Path) -> PathBuf {
+    session.with_extension("events.jsonl")
+}
+
+/// The JSON text of one event, as `--mode json` prints it (without the newline).
+pub fn event_json(value: &impl Serialize) -> Option<String> {
+    serde_json::to_string(value).ok()
+}
+
+/// What a recorder records besides the session itself.
+#[derive(Clone, Debug, Default)]
+pub struct EventRecording {
+    /// Whether the event log is written at all (`[session] record_events`).
+    pub enabled: bool,
+    /// The runtime's event sender, whose events (subagents, cron, MCP, hooks) are
+    /// mirrored into the log while this recording runs.
+    pub runtime: Option<RuntimeEventSender>,
+    /// The cron jobs as the dashboard lists them: each new list is logged.
+    pub cron_jobs: Option<tokio::sync::watch::Receiver<Vec<CronJobInfo>>>,
+}
+
+impl EventRecording {
+    /// Agent events only (no background runtime to listen to).
+    pub fn agent_only(enabled: bool) -> Self {
+        Self {
+            enabled,
+            runtime: None,
+            cron_jobs: None,
+        }
+    }
+}
+
+/// The first line of a segment.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentStart {
+    /// When the segment began, ms since the epoch.
+    pub wall_ms: u64,
+    /// How many messages the session had when it began (a resumed session's history
+    /// comes from the session file, not from events).
+    pub messages: usize,
+}
+
+/// One thing for the writer thread to put in the log.
+pub(super) enum LogEntry {
+    /// A segment begins.
+    Start(SegmentStart),
+    /// An agent event at `us` microseconds into the segment.
+    Agent(u64, Box<AgentEvent>),
+    /// A runtime event at `us` microseconds into the segment.
+    Runtime(u64, Box<RuntimeEvent>),
+    /// The cron jobs' list at `us` microseconds into the segment (the client's
+    /// dashboard shows it; the JSON modes never printed it).
+    CronJobs(u64, Vec<CronJobInfo>),
+}
+
+impl LogEntry {
+    /// Writes the line (with its newline) to `out`, serialising the event straight into
+    /// it: no copy of a long message is made on the way.
+    fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let (us, key) = match self {
+            LogEntry::Start(_) => (0, "start"),
+            LogEntry::Agent(us, _) => (*us, "agent"),
+            LogEntry::Runtime(us, _) => (*us, "runtime"),
+            LogEntry::CronJobs(us, _) => (*us, "cron_jobs"),
+        };
+        write!(out, "{{\"us\":{us},\"{key}\":")?;
+        // The event's text is what `event_json` gives the JSON mode (serde_json's
+        // compact form either way), so replaying it in that mode copies it out unchanged.
+        let written = match self {
+            LogEntry::Start(start) => serde_json::to_writer(&mut *out, start),
+            LogEntry::Agent(_, event) => serde_json::to_writer(&mut *out, event),
+            LogEntry::Runtime(_, event) => serde_json::to_writer(&mut *out, event),
+            LogEntry::CronJobs(_, jobs) => serde_json::to_writer(&mut *out, jobs),
+        };
+        written.map_err(std::io::Error::other)?;
+        out.write_all(b"}\n")
+    }
+}
+
+/// The log as the writer thread keeps it: opened at its first line, buffered.
+pub(super) struct EventLog {
+    path: PathBuf,
+    file: Option<BufWriter<File>>,
+    /// Writing failed: the log is given up for this process (the session itself goes
+    /// on and reports its own trouble), and the failure was logged once.
+    failed: bool,
+}
+
+impl EventLog {
+    pub(super) fn new(session: &Path) -> Self {
+        Self {
+            path: events_path(session),
+            file: None,
+            failed: false,
+        }
+    }
+
+    /// Appends one entry.
+    pub(super) fn write(&mut self, entry: &LogEntry) {
+        if self.failed {
+            return;
+        }
+        // A whole line or none: an event that cannot be serialised is left out.
+        let mut line = Vec::with_capacity(256);
+        if let Err(e) = entry.write_to(&mut line) {
+            tracing::warn!("an event could not be logged: {e}");
+            return;
+        }
+        let result = match self.file.as_mut() {
+            Some(file) => file.write_all(&line),
+            None => self.open().and_then(|file| file.write_all(&line)),
+        };
+        if let Err(e) = result {
+            self.give_up(&e);
+        }
+    }
+
+    fn open(&mut self) -> std::io::Result<&mut BufWriter<File>> {
+        let file =
+            crate::private_fs::open(&self.path, OpenOptions::new().create(true).append(true))?;
+        Ok(self.file.insert(BufWriter::with_capacity(64 * 1024, file)))
+    }
+
+    /// Hands what is buffered to the kernel (a turn boundary, or closing).
+    pub(super) fn flush(&mut self) {
+        if let Some(file) = self.file.as_mut()
+            && let Err(e) = file.flush()
+        {
+            self.give_up(&e);
+        }
+    }
+
+    fn give_up(&mut self, error: &std::io::Error) {
+        self.failed = true;
+        self.file = None;
+        tracing::warn!(
+            "cannot write the event log {}: {error}; replay will miss the rest of this run",
+            self.path.display()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_wraps_the_json_mode_text_of_its_event() {
+        let event = AgentEvent::TurnStart { turn: 3 };
+        let mut line = Vec::new();
+        LogEntry::Agent(1500, Box::new(event.clone()))
+            .write_to(&mut line)
+            .unwrap();
+        let line = String::from_utf8(line).unwrap();
+        let json = event_json(&event).unwrap();
+        assert_eq!(line, format!("{{\"us\":1500,\"agent\":{json}}}\n"));
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(value["agent"]["type"], "turn_start");
+    }
+
+    #[test]
+    fn the_log_sits_beside_the_session_file() {
+        let path = Path::new("/d/20260101T000000Z_abc.jsonl");
+        assert_eq!(
+            events_path(path),
+            Path::new("/d/20260101T000000Z_abc.events.jsonl")
+        );
+    }
+}

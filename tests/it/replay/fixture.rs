@@ -1,0 +1,157 @@
+//! A live run recorded into a session: a scripted model whose answers stream with
+//! pauses (tokio time, paused in these tests), and a client `App` fed its events as
+//! the client's runtime feeds them, on the same clock the recorder stamps them with.
+
+use crate::support::scripted::Reply;
+use crate::support::tui::{config, epoch};
+use claw_tui::agent::{Agent, AgentEvent, MessageDelta};
+use claw_tui::llm::{LlmEvent, LlmRequest, LlmStream, Provider};
+use claw_tui::session::{self, SessionWriter};
+use claw_tui::tui::msg::LoadedSession;
+use claw_tui::tui::{App, Msg};
+use crossterm::event::Event;
+use futures::StreamExt;
+use serde_json::json;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tempfile::TempDir;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// Pause before each streamed event.
+pub const PACE: Duration = Duration::from_millis(40);
+/// The user's pause between the two prompts: longer than the replay's longest gap.
+pub const THINKING: Duration = Duration::from_secs(5);
+
+/// Replies streamed one event every [`PACE`].
+pub struct Paced {
+    replies: Mutex<VecDeque<Vec<LlmEvent>>>,
+}
+
+impl Paced {
+    pub fn new(replies: Vec<Reply>) -> Arc<Self> {
+        let replies = replies
+            .into_iter()
+            .map(|reply| match reply {
+                Reply::Events(events) => events,
+                _ => panic!("only plain replies are paced"),
+            })
+            .collect();
+        Arc::new(Self {
+            replies: Mutex::new(replies),
+        })
+    }
+}
+
+impl Provider for Paced {
+    fn stream(&self, _request: LlmRequest, _cancel: CancellationToken) -> LlmStream {
+        let events = self.replies.lock().unwrap().pop_front().unwrap_or_default();
+        futures::stream::iter(events)
+            .then(|event| async move {
+                tokio::time::sleep(PACE).await;
+                event
+            })
+            .boxed()
+    }
+}
+
+/// A recorded live run and the app it drove.
+pub struct LiveRun {
+    pub app: App,
+    pub path: PathBuf,
+    /// When the recording (and the app's clock) began.
+    pub t0: Instant,
+    /// The events in the order the app got them.
+    pub events: Vec<AgentEvent>,
+    pub _data: TempDir,
+    pub _ws: TempDir,
+}
+
+/// The script: a tool call the agent does not have (an error card), then a markdown
+/// answer with code; after a pause, a second prompt and a streamed answer.
+pub fn script() -> Vec<Reply> {
+    vec![
+        Reply::tool_calls(&[("call-1", "lookup", json!({"what": "weather"}))]),
+        Reply::text(&[
+            "It is **sunny**.\n\n",
+            "```rust\nfn main() {\n",
+            "    println!(\"hi\");\n}\n```\n",
+            "Anything else?",
+        ]),
+        Reply::text(&["Good", "bye", " for now."]),
+    ]
+}
+
+/// Runs the script live (two prompts), recording the session and feeding an app.
+pub async fn live_run() -> LiveRun {
+    let data = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let agent = Agent::new(Paced::new(script()), "scripted");
+    let writer = SessionWriter::create(data.path(), ws.path(), "scripted", "scripted").unwrap();
+    let path = writer.path().to_path_buf();
+    let id = writer.id().to_owned();
+    let mut rx = agent.subscribe(None);
+    let t0 = Instant::now();
+    let (finish, task) = session::record_events(&agent, writer);
+    let mut app = App::new(config());
+    app.set_clock(t0.into_std(), epoch());
+    app.update_at(Msg::Term(Event::Resize(120, 40)), t0.into_std());
+    let loaded = LoadedSession {
+        id: Some(id),
+        path: Some(path.clone()),
+        quiet: true,
+        ..LoadedSession::default()
+    };
+    app.update_at(Msg::SessionLoaded(Box::new(loaded)), t0.into_std());
+    let mut events = Vec::new();
+    for (i, prompt) in ["what is the weather?", "thanks"].into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(THINKING).await;
+        }
+        agent.prompt(prompt).unwrap();
+        loop {
+            let event = rx.recv().await.unwrap();
+            let end = matches!(event, AgentEvent::AgentEnd { .. });
+            events.push(event.clone());
+            app.update_at(Msg::Agent(event), Instant::now().into_std());
+            if end {
+                break;
+            }
+        }
+    }
+    let _ = agent.state();
+    finish.send(()).unwrap();
+    assert!(task.await.unwrap().is_saved());
+    LiveRun {
+        app,
+        path,
+        t0,
+        events,
+        _data: data,
+        _ws: ws,
+    }
+}
+
+/// What the app holds: transcript, tool calls, totals and the status bar's parts.
+pub fn state(app: &App) -> String {
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        app.chat().transcript(),
+        app.tools().calls(),
+        app.status().totals(),
+        app.status_parts(),
+        app.state_word(),
+    )
+}
+
+/// Whether an event is a streamed text delta.
+pub fn is_delta(event: &AgentEvent) -> bool {
+    matches!(
+        event,
+        AgentEvent::MessageUpdate {
+            delta: MessageDelta::Text { .. }
+        }
+    )
+}

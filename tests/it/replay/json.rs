@@ -1,0 +1,113 @@
+//! `claw-tui replay --mode json` prints the lines `--mode json` printed live, byte for
+//! byte; the real binary on the demo model.
+
+use crate::support::bin::{Sandbox, run};
+
+fn id_of(session: &std::path::Path) -> String {
+    let stem = session.file_stem().unwrap().to_string_lossy().into_owned();
+    stem.rsplit('_').next().unwrap().to_owned()
+}
+
+#[test]
+fn a_json_replay_prints_the_live_json_lines() {
+    let sb = Sandbox::new();
+    std::fs::write(sb.workspace().join("hello.txt"), "hi from the file\n").unwrap();
+    let mut cmd = sb.command();
+    cmd.args(["--mode", "json", "-p", "read hello.txt"]);
+    let (code, live, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(live.contains("\"tool_execution_end\""), "{live}");
+    let session = sb.only_session();
+
+    let mut cmd = sb.command();
+    cmd.args(["replay", &id_of(&session), "--mode", "json"]);
+    let (code, replayed, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(replayed, live);
+
+    // Without an id: the workspace's latest session, the same lines.
+    let mut cmd = sb.command();
+    cmd.args(["replay", "--mode", "json"]);
+    let (code, latest, _) = run(cmd);
+    assert_eq!((code, latest), (0, live));
+    // Replaying wrote nothing: the session is as the run left it.
+    assert_eq!(sb.session_files(), [session]);
+}
+
+#[test]
+fn without_a_log_or_a_session_the_replay_says_why() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.command();
+    cmd.args(["replay"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("nothing to replay"), "{stderr}");
+
+    sb.write_config("[session]\nrecord_events = false\n");
+    let mut cmd = sb.command();
+    cmd.args(["-p", "hello"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    let session = sb.only_session();
+    assert!(!claw_tui::session::events_path(&session).exists());
+    let mut cmd = sb.command();
+    cmd.args(["replay", "--mode", "json"]);
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, 1);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("has no event log"), "{stderr}");
+
+    let mut cmd = sb.command();
+    cmd.args(["replay", "--speed", "100"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--speed must be between 0.25 and 64"),
+        "{stderr}"
+    );
+}
+
+/// The runtime's event types (the rest are the main agent's).
+const RUNTIME: [&str; 8] = [
+    "subagent_event",
+    "subagent_update",
+    "mcp_server_update",
+    "pending_notifications",
+    "notification_parked",
+    "notification_deferred",
+    "cron_status",
+    "hook_warning",
+];
+
+fn split(lines: &str) -> (Vec<&str>, Vec<&str>) {
+    lines.lines().partition(|line| {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        !RUNTIME.contains(&value["type"].as_str().unwrap())
+    })
+}
+
+#[test]
+fn a_subagents_events_are_recorded_and_replayed_too() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.command();
+    cmd.args(["--mode", "json", "-p", "spawn count the files"]);
+    let (code, live, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    let mut cmd = sb.command();
+    cmd.args(["replay", "--mode", "json"]);
+    let (code, replayed, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    // Agent and runtime events travel on two channels: each stream keeps its order.
+    let (live_agent, live_runtime) = split(&live);
+    let (agent, runtime) = split(&replayed);
+    assert_eq!(agent, live_agent);
+    assert_eq!(runtime, live_runtime);
+    assert!(
+        runtime.iter().any(|l| l.contains("\"subagent_event\"")),
+        "{replayed}"
+    );
+    assert!(
+        runtime.iter().any(|l| l.contains("\"subagent_update\"")),
+        "{replayed}"
+    );
+}

@@ -1,0 +1,185 @@
+//! A replay reproduces the live run it recorded: the same app state and the same frame,
+//! at ×64; going back rebuilds the same screen; `--from` and the turn keys land on the
+//! turns.
+
+use super::fixture::{live_run, state};
+use crate::support::tui::{config, scene};
+use claw_tui::replay::{PlayOptions, Replay, Timeline, play_due};
+use claw_tui::tui::{Effect, Msg};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::sync::Arc;
+use tokio::time::Instant;
+
+fn replay_of(path: &std::path::Path, speed: f64) -> Replay {
+    let timeline = Arc::new(Timeline::load(path).unwrap());
+    let options = PlayOptions {
+        speed,
+        real_time: false,
+    };
+    Replay::new(timeline, config(), options, (120, 40), Instant::now())
+}
+
+/// Plays to the end on the (paused) clock, as the runner does.
+async fn play_out(replay: &mut Replay) {
+    while let Some(due) = replay.player().due_at() {
+        tokio::time::sleep_until(due).await;
+        play_due(replay, Instant::now());
+    }
+}
+
+/// The replay's own screen: the app with the timeline bar, its frame step taken and
+/// code highlighted as the runner has them.
+fn screen(replay: &mut Replay) -> Terminal<TestBackend> {
+    for _ in 0..4 {
+        replay.frame();
+        let mut highlighted = false;
+        for effect in replay.take_effects() {
+            if let Effect::Highlight(r) = effect {
+                let lines = scene::sets().highlight(&r.lang, &r.code, &r.theme);
+                replay.deliver(Msg::Highlighted { key: r.key, lines });
+                highlighted = true;
+            }
+        }
+        if !highlighted {
+            break;
+        }
+    }
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    terminal.draw(|frame| replay.draw(frame)).unwrap();
+    terminal
+}
+
+fn frame_of(replay: &Replay) -> String {
+    let mut app = replay.app().clone();
+    let terminal = scene::draw(&mut app);
+    format!("{}", terminal.backend())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_replay_at_x64_ends_in_the_live_runs_state_and_frame() {
+    let mut live = live_run().await;
+    let mut replay = replay_of(&live.path, 64.0);
+    replay.rebase(live.t0.into_std(), Instant::now());
+    let started = Instant::now();
+    play_out(&mut replay).await;
+    assert!(replay.player().at_end());
+    let recorded = replay.timeline().duration();
+    let took = started.elapsed();
+    // 5 s of thinking shortened to 2 s, the rest as it streamed, all over 64.
+    assert!(
+        took < recorded / 32,
+        "×64 took {took:?} of {recorded:?} recorded"
+    );
+    assert_eq!(replay.timeline().turns.len(), 3, "three model calls");
+
+    let mut replayed = replay.app().clone();
+    assert_eq!(state(&live.app), state(&replayed));
+    let live_frame = scene::draw(&mut live.app);
+    let replay_frame = scene::draw(&mut replayed);
+    assert_eq!(
+        live_frame.backend().buffer(),
+        replay_frame.backend().buffer()
+    );
+    insta::assert_snapshot!("replay_final_app", replay_frame.backend());
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_timeline_bar_takes_the_composers_place() {
+    let live = live_run().await;
+    let mut replay = replay_of(&live.path, 4.0);
+    replay.seek_turn(2, Instant::now());
+    replay.handle(
+        Event::Key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE)),
+        Instant::now(),
+    );
+    let bar = replay.bar();
+    assert!(
+        bar.starts_with("REPLAY ×4 ⏸ turn 2/3 · 00:00 / 00:"),
+        "{bar}"
+    );
+    insta::assert_snapshot!("replay_paused_in_turn_2", screen(&mut replay).backend());
+}
+
+#[tokio::test(start_paused = true)]
+async fn going_back_rebuilds_the_same_screen() {
+    let live = live_run().await;
+    let mut replay = replay_of(&live.path, 1.0);
+    let now = Instant::now();
+    let middle = replay.player().len() / 2;
+    replay.seek(middle, now);
+    let at_middle = frame_of(&replay);
+    let state_at_middle = state(replay.app());
+    replay.seek(replay.player().len(), now);
+    assert_ne!(frame_of(&replay), at_middle, "the end looks different");
+    replay.seek(middle, now);
+    assert_eq!(frame_of(&replay), at_middle);
+    assert_eq!(state(replay.app()), state_at_middle);
+    // Home, then forward again, step by step while paused.
+    replay.handle(
+        Event::Key(KeyEvent::new(KeyCode::Home, KeyModifiers::NONE)),
+        now,
+    );
+    assert_eq!(replay.player().position(), 0);
+    replay.handle(
+        Event::Key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE)),
+        now,
+    );
+    for _ in 0..middle {
+        replay.handle(
+            Event::Key(KeyEvent::new(KeyCode::Right, KeyModifiers::NONE)),
+            now,
+        );
+    }
+    assert_eq!(replay.player().position(), middle);
+    assert_eq!(frame_of(&replay), at_middle);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_turn_keys_move_between_turns() {
+    let live = live_run().await;
+    let mut replay = replay_of(&live.path, 1.0);
+    let now = Instant::now();
+    let press = |replay: &mut Replay, code| {
+        replay.handle(Event::Key(KeyEvent::new(code, KeyModifiers::NONE)), now)
+    };
+    assert_eq!(replay.turn(), 0);
+    press(&mut replay, KeyCode::Char(']'));
+    assert_eq!(replay.turn(), 1);
+    press(&mut replay, KeyCode::Char(']'));
+    press(&mut replay, KeyCode::Char(']'));
+    assert_eq!(replay.turn(), 3);
+    assert!(replay.bar().contains("turn 3/3"), "{}", replay.bar());
+    press(&mut replay, KeyCode::Char('['));
+    assert_eq!(replay.turn(), 2);
+    press(&mut replay, KeyCode::End);
+    assert!(replay.player().at_end());
+    assert!(replay.bar().contains('■'), "{}", replay.bar());
+    // Speed steps stop at the ends.
+    for _ in 0..10 {
+        press(&mut replay, KeyCode::Char('+'));
+    }
+    assert_eq!(replay.player().speed(), 64.0);
+    for _ in 0..10 {
+        press(&mut replay, KeyCode::Char('-'));
+    }
+    assert_eq!(replay.player().speed(), 0.25);
+    // Typing reaches nothing: the composer stays empty, no effect is asked for.
+    replay.take_effects();
+    for c in "hello".chars() {
+        press(&mut replay, KeyCode::Char(c));
+    }
+    press(&mut replay, KeyCode::Enter);
+    assert!(replay.app().composer().text().is_empty());
+    assert!(
+        replay
+            .take_effects()
+            .iter()
+            .all(|e| !matches!(e, claw_tui::tui::Effect::Prompt(_))),
+    );
+    assert_eq!(
+        press(&mut replay, KeyCode::Char('q')),
+        claw_tui::replay::Control::Quit
+    );
+}
