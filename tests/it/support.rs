@@ -12,6 +12,7 @@ pub mod control;
 pub mod cron;
 pub mod exec;
 pub mod fake_llm;
+pub mod gating;
 pub mod json_text;
 pub mod mcp;
 pub mod poll;

@@ -1,10 +1,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 //! Follow-up messages, the queue modes and `queue_update`, driven through the `Agent` facade.
 
+use crate::support::gating::{gated_text, is_update, last_user};
 use crate::support::runs::user_texts;
 use crate::support::*;
 use claw_tui::agent::{Agent, AgentEvent, EventKind, Message, QueueKind, QueueMode, ToolResult};
-use claw_tui::llm::{LlmMessage, LlmRequest};
 use serde_json::json;
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -12,33 +12,6 @@ use tokio::sync::Notify;
 // ---------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------
-
-/// Splits a scripted reply after `split` events; the rest waits for `gate`.
-fn gated(reply: Reply, split: usize, gate: &Arc<Notify>) -> Reply {
-    let Reply::Events(mut events) = reply else {
-        panic!("gated() needs an event reply");
-    };
-    let rest = events.split_off(split);
-    Reply::Gated(events, gate.clone(), rest)
-}
-
-/// A text answer whose stream stops after its first delta until `gate` is notified.
-fn gated_text(text: &str, gate: &Arc<Notify>) -> Reply {
-    gated(Reply::text(&[text, " (end)"]), 2, gate)
-}
-
-fn is_update(event: &AgentEvent) -> bool {
-    matches!(event, AgentEvent::MessageUpdate { .. })
-}
-
-/// The texts of the user messages of a request, in order.
-/// The text of the last message of a request, when it is a user message.
-fn last_user(request: &LlmRequest) -> Option<String> {
-    match request.messages.last() {
-        Some(LlmMessage::User(u)) => Some(u.content.clone()),
-        _ => None,
-    }
-}
 
 fn count(labels: &[String], label: &str) -> usize {
     labels.iter().filter(|l| l.as_str() == label).count()
