@@ -238,7 +238,12 @@ impl Runtime {
                 event = input.next() => match event {
                     Some(Ok(event)) => self.pending.push_back(Msg::Term(event)),
                     Some(Err(e)) => return Err(e),
-                    None => return Ok(Exit::Quit),
+                    // The terminal's input ended: the window closed before (or instead
+                    // of) an EIO or SIGHUP telling so. Quitting is a key, never this.
+                    None => {
+                        terminal::hung_up();
+                        return Ok(Exit::HangUp);
+                    }
                 },
                 event = self.agent_events.recv() => {
                     if let Some(event) = event {
