@@ -63,18 +63,14 @@ pub fn run(args: &ReplayArgs, settings: &Settings) -> i32 {
 }
 
 fn session_path(key: Option<&str>, settings: &Settings) -> Result<PathBuf, String> {
-    match key {
-        Some(key) => session::find_session(&settings.data_dir, &settings.workspace, key)
-            .map_err(|e| e.to_string()),
-        None => session::latest_session(&settings.data_dir, &settings.workspace)
-            .map(|latest| latest.path)
-            .ok_or_else(|| {
-                format!(
-                    "no sessions in {} yet: there is nothing to replay",
-                    settings.workspace.display()
-                )
-            }),
-    }
+    session::find_or_latest(&settings.data_dir, &settings.workspace, key)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| {
+            format!(
+                "no sessions in {} yet: there is nothing to replay",
+                settings.workspace.display()
+            )
+        })
 }
 
 fn print_json(path: &std::path::Path) -> i32 {

@@ -33,7 +33,9 @@ mod writer;
 pub use binding::SessionBinding;
 pub use events::{EventRecording, event_json, events_path};
 pub use file::{damaged_path, sessions_dir, streaming_path};
-pub use list::{SessionSummary, find_session, latest_session, list_sessions, session_path_by_id};
+pub use list::{
+    SessionSummary, find_or_latest, find_session, latest_session, list_sessions, session_path_by_id,
+};
 pub use load::{RecentMessages, SessionData, load, load_recent};
 pub use open::{OpenedSession, open_session};
 pub use record::{record_events, record_events_with};

@@ -41,18 +41,14 @@ pub fn run(settings: &Settings, query: &Query) -> i32 {
 }
 
 fn session_file(settings: &Settings, key: Option<&str>) -> Result<PathBuf, String> {
-    match key {
-        Some(key) => session::find_session(&settings.data_dir, &settings.workspace, key)
-            .map_err(|e| e.to_string()),
-        None => session::latest_session(&settings.data_dir, &settings.workspace)
-            .map(|latest| latest.path)
-            .ok_or_else(|| {
-                format!(
-                    "no session in this workspace ({}) yet",
-                    settings.workspace.display()
-                )
-            }),
-    }
+    session::find_or_latest(&settings.data_dir, &settings.workspace, key)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| {
+            format!(
+                "no session in this workspace ({}) yet",
+                settings.workspace.display()
+            )
+        })
 }
 
 /// What the command prints.

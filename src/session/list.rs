@@ -98,6 +98,19 @@ pub fn session_path_by_id(data_dir: &Path, workspace: &Path, id: &str) -> Option
         .find(|p| id_from_name(p).is_some_and(|found| found == id))
 }
 
+/// The session `key` names, or without a key the workspace's latest; `Ok(None)` when the
+/// workspace has no session yet (each command says so in its own words).
+pub fn find_or_latest(
+    data_dir: &Path,
+    workspace: &Path,
+    key: Option<&str>,
+) -> Result<Option<PathBuf>, SessionError> {
+    match key {
+        Some(key) => find_session(data_dir, workspace, key).map(Some),
+        None => Ok(latest_session(data_dir, workspace).map(|latest| latest.path)),
+    }
+}
+
 /// Finds a session by path, id or unique id prefix (by file name: a damaged session is
 /// found like any other).
 pub fn find_session(data_dir: &Path, workspace: &Path, key: &str) -> Result<PathBuf, SessionError> {

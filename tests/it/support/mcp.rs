@@ -131,18 +131,12 @@ pub fn log_lines(log: &Path) -> Vec<String> {
 /// Waits (polling the file, bounded by the deadline) until the fixture logged a line
 /// containing `needle`.
 pub async fn wait_for_log(log: &Path, needle: &str) -> Vec<String> {
-    let give_up = tokio::time::Instant::now() + MCP_DEADLINE;
-    loop {
+    let what = format!("the fixture never logged {needle:?}");
+    crate::support::poll::until_async(&what, MCP_DEADLINE, || {
         let lines = log_lines(log);
-        if lines.iter().any(|l| l.contains(needle)) {
-            return lines;
-        }
-        assert!(
-            tokio::time::Instant::now() < give_up,
-            "the fixture never logged {needle:?}; it logged {lines:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        lines.iter().any(|l| l.contains(needle)).then_some(lines)
+    })
+    .await
 }
 
 /// Waits until runtime events report server `name` in a state `pred` accepts.
