@@ -9,7 +9,7 @@ use serde::Serialize;
 pub struct RequestRow {
     /// Its number, from 1 in send order.
     pub index: usize,
-    /// The main agent's prompt count when it was sent.
+    /// The main agent's turn it was sent in (`inspect::main_turn`).
     pub turn: u32,
     /// `main` or a subagent's id.
     pub agent: String,

@@ -4,6 +4,7 @@
 
 mod e2e;
 mod fixture;
+mod inspect;
 mod json;
 mod live;
 mod pace;
