@@ -9,3 +9,4 @@ mod json;
 mod live;
 mod pace;
 mod recording;
+mod turns;
