@@ -63,15 +63,26 @@ pub fn run(args: &ReplayArgs, settings: &Settings) -> i32 {
     }
 }
 
-fn session_path(key: Option<&str>, settings: &Settings) -> Result<PathBuf, String> {
-    session::find_or_latest(&settings.data_dir, &settings.workspace, key)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| {
-            format!(
-                "no sessions in {} yet: there is nothing to replay",
-                settings.workspace.display()
-            )
-        })
+/// Why there is no session to replay.
+#[derive(Debug, thiserror::Error)]
+pub enum FindError {
+    /// The session asked for could not be found or read.
+    #[error(transparent)]
+    Session(#[from] session::SessionError),
+    /// The workspace has none.
+    #[error("no sessions in {workspace} yet: there is nothing to replay")]
+    NoSessions {
+        /// The workspace.
+        workspace: String,
+    },
+}
+
+fn session_path(key: Option<&str>, settings: &Settings) -> Result<PathBuf, FindError> {
+    session::find_or_latest(&settings.data_dir, &settings.workspace, key)?.ok_or_else(|| {
+        FindError::NoSessions {
+            workspace: settings.workspace.display().to_string(),
+        }
+    })
 }
 
 fn print_json(path: &std::path::Path) -> i32 {

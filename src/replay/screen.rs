@@ -168,8 +168,7 @@ impl Replay {
         if self.app.inspector().is_some() {
             // The inspector's own keys (Esc and `q` close it); the replay waits.
             self.forward(Msg::Term(Event::Key(key)));
-            if self.app.inspector().is_none() && std::mem::take(&mut self.resume_after_inspector)
-            {
+            if self.app.inspector().is_none() && std::mem::take(&mut self.resume_after_inspector) {
                 self.player.toggle_pause(now);
             }
             return Control::Continue;
@@ -268,7 +267,6 @@ impl Replay {
         draw_bar(self, composer, frame.buffer_mut());
     }
 }
-
 
 fn draw_bar(replay: &Replay, area: Rect, buf: &mut Buffer) {
     if area.height == 0 || area.width == 0 {

@@ -4,8 +4,8 @@
 
 use super::log::{LogLine, LogText, Source};
 use crate::agent::{AgentEvent, Compaction, Message};
-use crate::runtime::RuntimeEvent;
 use crate::inspect::{RequestLog, requests_path};
+use crate::runtime::RuntimeEvent;
 use crate::session::{self, SessionData};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -133,7 +133,11 @@ impl Timeline {
     /// dates its requests.
     pub fn wall_ms(&self, index: usize) -> u64 {
         let at = self.at.get(index).copied().unwrap_or_default();
-        let since = self.wall_start.duration_since(UNIX_EPOCH).unwrap_or_default() + at;
+        let since = self
+            .wall_start
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            + at;
         u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
     }
 }

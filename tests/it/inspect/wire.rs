@@ -107,7 +107,10 @@ async fn main_and_subagent(config: fn(&FakeLlm) -> WireConfig, script: Vec<Scrip
         .position(|r| r.sent.agent == "subagent-1")
         .unwrap();
     let sub_turn = log.requests[sub].sent.turn;
-    let main_before = log.requests[..sub].iter().rev().find(|r| r.sent.agent == "main");
+    let main_before = log.requests[..sub]
+        .iter()
+        .rev()
+        .find(|r| r.sent.agent == "main");
     let main_after = log.requests[sub..].iter().find(|r| r.sent.agent == "main");
     assert!(
         main_before.is_some_and(|m| m.sent.turn <= sub_turn)

@@ -7,7 +7,7 @@ use crate::support::tui::{config, scene};
 use claw_tui::agent::Usage;
 use claw_tui::inspect::{requests_path, write_calls};
 use claw_tui::llm::{FinishedCall, SentCall};
-use claw_tui::replay::{PlayOptions, Replay, Timeline, Step, play_due};
+use claw_tui::replay::{PlayOptions, Replay, Step, Timeline, play_due};
 use claw_tui::tui::{AppConfig, Effect, InspectTab, Msg};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -70,9 +70,27 @@ async fn recorded(config: AppConfig) -> (super::fixture::LiveRun, Replay) {
     write_calls(
         &requests_path(&live.path),
         [
-            call(0, "main", 1, timeline.wall_ms(turns[0]), "what is the weather?"),
-            call(1, "subagent-1", 1, timeline.wall_ms(tool_start), "look it up"),
-            call(2, "main", 2, timeline.wall_ms(turns[1]), "the lookup failed"),
+            call(
+                0,
+                "main",
+                1,
+                timeline.wall_ms(turns[0]),
+                "what is the weather?",
+            ),
+            call(
+                1,
+                "subagent-1",
+                1,
+                timeline.wall_ms(tool_start),
+                "look it up",
+            ),
+            call(
+                2,
+                "main",
+                2,
+                timeline.wall_ms(turns[1]),
+                "the lookup failed",
+            ),
             call(3, "main", 3, timeline.wall_ms(turns[2]), "thanks"),
         ],
     );
@@ -142,7 +160,12 @@ async fn f3_in_a_replay_opens_the_request_in_flight_and_the_replay_waits() {
     tokio::time::sleep_until(due).await;
     play_due(&mut replay, Instant::now());
     assert!(replay.player().position() > position, "it went on");
-    assert!(!screen(&mut replay).backend().to_string().contains("Requests ("));
+    assert!(
+        !screen(&mut replay)
+            .backend()
+            .to_string()
+            .contains("Requests (")
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -210,5 +233,10 @@ async fn the_configured_inspector_key_opens_it_in_a_replay() {
     assert!(replay.app().inspector().is_none(), "F3 is not the key now");
     press(&mut replay, KeyCode::F(9));
     assert_eq!(replay.app().inspector().unwrap().opened(), Some(3));
-    assert!(screen(&mut replay).backend().to_string().contains("Request 4 · turn 3"));
+    assert!(
+        screen(&mut replay)
+            .backend()
+            .to_string()
+            .contains("Request 4 · turn 3")
+    );
 }

@@ -218,5 +218,9 @@ async fn the_replay_prices_the_session_as_the_live_run_did() {
     // A session of the offline demo was free live, and is in its replay.
     let mut demo = timeline;
     demo.model = claw_tui::config::DEMO_MODEL.to_owned();
-    assert!(claw_tui::replay::app_config(&settings, &demo).unwrap().offline);
+    assert!(
+        claw_tui::replay::app_config(&settings, &demo)
+            .unwrap()
+            .offline
+    );
 }

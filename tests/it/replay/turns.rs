@@ -15,7 +15,12 @@ use tokio::time::Instant;
 #[tokio::test(flavor = "multi_thread")]
 async fn inspect_turn_n_and_the_replays_turn_n_are_the_same_request() {
     let read = reply(
-        vec![tool_block(0, "t1", "read_file", &[r#"{"path": "notes.txt"}"#])],
+        vec![tool_block(
+            0,
+            "t1",
+            "read_file",
+            &[r#"{"path": "notes.txt"}"#],
+        )],
         "tool_use",
     );
     let server = FakeLlm::start(vec![
@@ -79,7 +84,11 @@ async fn inspect_turn_n_and_the_replays_turn_n_are_the_same_request() {
     for (turn, raw) in [(1, inspect("1")), (2, turn_2), (3, inspect("3"))] {
         replay.seek_turn(turn, now);
         assert_eq!(replay.turn(), turn);
-        assert!(replay.bar().contains(&format!("turn {turn}/3")), "{}", replay.bar());
+        assert!(
+            replay.bar().contains(&format!("turn {turn}/3")),
+            "{}",
+            replay.bar()
+        );
         assert_eq!(
             replay.app().status().turn(),
             u32::try_from(turn).unwrap(),
