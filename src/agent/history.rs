@@ -28,6 +28,15 @@ impl History {
         }
     }
 
+    /// A history of `messages` that nobody shares (taken as they are: no copy, not even
+    /// of the list), e.g. a view built for one request.
+    pub fn unshared(messages: Vec<Message>) -> Self {
+        Self {
+            frozen: Arc::new([]),
+            tail: messages,
+        }
+    }
+
     /// The prefix the history was given, shared (a resumed session's messages).
     pub fn frozen(&self) -> &Arc<[Message]> {
         &self.frozen
@@ -231,6 +240,7 @@ mod tests {
         let all: Vec<Message> = history.to_vec();
         assert_eq!(history, all);
         assert_eq!(History::from(all.clone()), history);
+        assert_eq!(History::unshared(all.clone()), history);
         assert_eq!(
             serde_json::to_value(&history).ok(),
             serde_json::to_value(&all).ok()

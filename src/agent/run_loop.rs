@@ -223,7 +223,7 @@ impl Run<'_, '_, '_> {
         let compacted;
         let view: &History = match self.ctx.compaction.as_ref() {
             Some(c) if c.fits(shared.len()) => {
-                compacted = History::from(compacted_view(&shared, Some(c)));
+                compacted = History::unshared(compacted_view(&shared, Some(c)));
                 &compacted
             }
             _ => &shared,
@@ -231,7 +231,7 @@ impl Run<'_, '_, '_> {
         let transformed;
         let history: &History = match &env.config.transform_context {
             Some(transform) => {
-                transformed = History::from(transform(view.to_vec(), env.cancel.clone()).await);
+                transformed = History::unshared(transform(view.to_vec(), env.cancel.clone()).await);
                 &transformed
             }
             None => view,
