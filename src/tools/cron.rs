@@ -336,6 +336,20 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn an_unavailable_store_keeps_its_reason_as_the_source() {
+        use std::error::Error as _;
+        let backend =
+            UnavailableCron::new(std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem));
+        let e = backend.pause("cron-1").await.unwrap_err();
+        let reason = e.source().map(ToString::to_string);
+        assert_eq!(reason, Some(e.reason.to_string()));
+        assert_eq!(
+            e.to_string(),
+            format!("Cron jobs are unavailable: {}", e.reason)
+        );
+    }
+
     #[test]
     fn schedules_are_typed() {
         let r = parse(

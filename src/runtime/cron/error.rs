@@ -177,9 +177,12 @@ mod tests {
                  space of the data directory."
             )
         );
-        let source = e.source().and_then(|s| s.downcast_ref::<std::io::Error>());
+        // Shared, so the source is the `Arc` around the OS error.
+        let source = e
+            .source()
+            .and_then(|s| s.downcast_ref::<Arc<std::io::Error>>());
         assert_eq!(
-            source.map(std::io::Error::kind),
+            source.map(|s| s.kind()),
             Some(std::io::ErrorKind::PermissionDenied)
         );
         assert!(e.is_file_problem());
