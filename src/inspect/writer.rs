@@ -338,24 +338,28 @@ mod tests {
 
     #[test]
     fn a_call_belongs_to_the_main_agents_turn_under_way() {
-        use crate::agent::AssistantMessage;
+        use crate::agent::{AssistantMessage, History};
         let answer = || Message::Assistant(AssistantMessage::default());
         let mut state = AgentState {
             turn_open: true,
-            messages: Arc::new(vec![Message::user("hi")]),
+            messages: Arc::new(History::unshared(vec![Message::user("hi")])),
             ..AgentState::default()
         };
         // Turn 1's model call (its answer not in yet).
         assert_eq!(main_turn(&state), 1);
         // Its tool calls (a subagent's requests): still turn 1.
         state.turn_open = false;
-        state.messages = Arc::new(vec![Message::user("hi"), answer()]);
+        state.messages = Arc::new(History::unshared(vec![Message::user("hi"), answer()]));
         assert_eq!(main_turn(&state), 1);
         // Turn 2's call, two prompts or one: the answers count, not the prompts.
         state.turn_open = true;
         assert_eq!(main_turn(&state), 2);
         state.turn_open = false;
-        state.messages = Arc::new(vec![Message::user("hi"), answer(), answer()]);
+        state.messages = Arc::new(History::unshared(vec![
+            Message::user("hi"),
+            answer(),
+            answer(),
+        ]));
         assert_eq!(main_turn(&state), 2, "idle after turn 2");
     }
 

@@ -336,7 +336,7 @@ fn loaded(timeline: &Timeline, count: usize) -> LoadedSession {
         resumed: !messages.is_empty(),
         quiet: true,
         path: Some(timeline.path.clone()),
-        messages,
+        messages: messages.into(),
         ..LoadedSession::default()
     }
 }

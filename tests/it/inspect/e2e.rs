@@ -49,7 +49,11 @@ fn replay(root: &Path) -> Tui {
 fn the_inspector_in_the_live_client_and_in_its_replay() {
     let sandbox = Sandbox::new();
     let root = sandbox.dir.path();
-    std::fs::write(sandbox.workspace().join("notes.txt"), "plant the tomatoes\n").unwrap();
+    std::fs::write(
+        sandbox.workspace().join("notes.txt"),
+        "plant the tomatoes\n",
+    )
+    .unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let role = chunk(json!({"role": "assistant", "content": ""}), None);
     let read = Scripted::sse([
@@ -163,7 +167,8 @@ fn the_inspector_in_the_live_client_and_in_its_replay() {
     tui.wait_text("⏸ turn 1/2");
     tui.send(F3);
     tui.wait_for("request 1's breakdown", |s| {
-        s.contents().contains("Request 1 · turn 1 · main · gpt-test")
+        s.contents()
+            .contains("Request 1 · turn 1 · main · gpt-test")
             && s.contents().contains("Input: 900 tokens")
     });
     tui.send(ESC);
