@@ -2,7 +2,9 @@
 //! timeout, list its tools, follow `list_changed`, and restart it with backoff (1 s
 //! doubling to 60 s) whenever it exits or drops the connection.
 
-use super::client::{self, Endpoint, McpConnection, RemoteTool, ServerSignal};
+use super::client::{
+    self, CallError, ConnectError, Endpoint, McpConnection, RemoteTool, ServerSignal,
+};
 use super::config::{ServerSpec, Transport, expand_vars};
 use super::manager::Shared;
 use super::state::{McpServerInfo, McpServerState, McpToolInfo};
@@ -25,6 +27,37 @@ struct Inner {
     server_info: Option<String>,
     tools: Vec<McpToolInfo>,
     connection: Option<Arc<dyn McpConnection>>,
+}
+
+/// Why a server could not be brought up.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// `bearer_token_env` names a variable that is unset or empty.
+    #[error("bearer_token_env names {var}, which is not set")]
+    BearerTokenUnset {
+        /// The variable's name.
+        var: String,
+    },
+    /// The connection could not be opened.
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    /// Connected, but the server did not list its tools.
+    #[error("cannot list its tools: {0}")]
+    ListTools(#[source] CallError),
+    /// Connecting and listing took longer than `startup_timeout_secs`.
+    #[error("not ready within {secs} s (startup_timeout_secs)")]
+    StartupTimeout {
+        /// The limit in seconds.
+        secs: u64,
+    },
+}
+
+/// A server has no live connection now; shown as its state in a few words.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .info.status_line())]
+pub struct NotConnected {
+    /// What is known about the server.
+    pub info: McpServerInfo,
 }
 
 /// One server: its settings and what is known about it now.
@@ -68,12 +101,14 @@ impl Server {
         }
     }
 
-    /// The live connection, or the state in words when there is none.
-    pub(super) fn connection(&self) -> Result<Arc<dyn McpConnection>, String> {
+    /// The live connection, or the server's state when there is none.
+    pub(super) fn connection(&self) -> Result<Arc<dyn McpConnection>, NotConnected> {
         let inner = self.lock();
         match &inner.connection {
             Some(connection) => Ok(connection.clone()),
-            None => Err(self.info_of(&inner).status_line()),
+            None => Err(NotConnected {
+                info: self.info_of(&inner),
+            }),
         }
     }
 
@@ -137,7 +172,7 @@ pub(super) fn endpoint(
     base_env: &BTreeMap<String, String>,
     lookup: &dyn Fn(&str) -> Option<String>,
     workspace: &Path,
-) -> Result<Endpoint, String> {
+) -> Result<Endpoint, StartError> {
     match &spec.config.transport {
         Transport::Stdio {
             command,
@@ -158,13 +193,12 @@ pub(super) fn endpoint(
             headers,
             bearer_token_env,
         } => {
-            let bearer_token =
-                match bearer_token_env {
-                    Some(var) => Some(lookup(var).filter(|v| !v.is_empty()).ok_or_else(|| {
-                        format!("bearer_token_env names {var}, which is not set")
-                    })?),
-                    None => None,
-                };
+            let bearer_token = match bearer_token_env {
+                Some(var) => Some(lookup(var).filter(|v| !v.is_empty()).ok_or_else(|| {
+                    StartError::BearerTokenUnset { var: var.clone() }
+                })?),
+                None => None,
+            };
             Ok(Endpoint::Http {
                 url: url.clone(),
                 headers: headers
@@ -182,7 +216,7 @@ async fn open(
     server: &Server,
     shared: &Shared,
     signals: mpsc::UnboundedSender<ServerSignal>,
-) -> Result<(Arc<dyn McpConnection>, Vec<RemoteTool>), String> {
+) -> Result<(Arc<dyn McpConnection>, Vec<RemoteTool>), StartError> {
     let endpoint = endpoint(
         &server.spec,
         &shared.base_env,
@@ -196,16 +230,15 @@ async fn open(
             Ok(tools) => Ok((connection, tools)),
             Err(e) => {
                 connection.close().await;
-                Err(format!("cannot list its tools: {e}"))
+                Err(StartError::ListTools(e))
             }
         }
     };
     match tokio::time::timeout(limit, attempt).await {
         Ok(result) => result,
-        Err(_) => Err(format!(
-            "not ready within {} s (startup_timeout_secs)",
-            limit.as_secs()
-        )),
+        Err(_) => Err(StartError::StartupTimeout {
+            secs: limit.as_secs(),
+        }),
     }
 }
 
@@ -220,7 +253,8 @@ pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
             opened = open(&server, &shared, signals_tx) => opened,
         };
         let reason = match opened {
-            Err(reason) => {
+            Err(error) => {
+                let reason = error.to_string();
                 tracing::warn!(server = %server.spec.name, "MCP server failed to start: {reason}");
                 server.set_state(
                     &shared,

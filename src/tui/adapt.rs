@@ -161,6 +161,6 @@ impl Background for RuntimeControls {
         if trusted {
             project.manager.start_untrusted();
         }
-        saved
+        saved.map_err(|e| e.to_string())
     }
 }
