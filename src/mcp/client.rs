@@ -6,7 +6,8 @@
 //! failures as [`CallError`]. The rest of `src/mcp` never names an rmcp type.
 
 pub use super::connection::{
-    CallError, ConnectError, Endpoint, McpConnection, Progress, ProgressFn, RemoteTool, ServerSignal,
+    CallError, ConnectError, Endpoint, McpConnection, Progress, ProgressFn, RemoteTool,
+    ServerSignal,
 };
 use super::process_group::{self, GroupGuard};
 use super::progress::Routes;
@@ -181,14 +182,15 @@ pub async fn connect(
                 inner: process,
                 routes: handler.progress.clone(),
             };
-            let service = handler
-                .clone()
-                .serve(process)
-                .await
-                .map_err(|e| ConnectError::Handshake {
-                    reason: e.to_string(),
-                    last_words: tail.lock().ok().and_then(|t| t.clone()),
-                });
+            let service =
+                handler
+                    .clone()
+                    .serve(process)
+                    .await
+                    .map_err(|e| ConnectError::Handshake {
+                        reason: e.to_string(),
+                        last_words: tail.lock().ok().and_then(|t| t.clone()),
+                    });
             let group = if service.is_ok() {
                 group.disarm()
             } else {
@@ -205,12 +207,13 @@ pub async fn connect(
             install_crypto_provider();
             let mut custom = HashMap::new();
             for (name, value) in headers {
-                let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(
-                    |source| ConnectError::HeaderName {
-                        name: name.clone(),
-                        source,
-                    },
-                )?;
+                let name =
+                    reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|source| {
+                        ConnectError::HeaderName {
+                            name: name.clone(),
+                            source,
+                        }
+                    })?;
                 let value = reqwest::header::HeaderValue::from_str(value).map_err(|source| {
                     ConnectError::HeaderValue {
                         name: name.to_string(),
@@ -236,14 +239,15 @@ pub async fn connect(
                 inner: StreamableHttpClientTransport::from_config(config),
                 routes: handler.progress.clone(),
             };
-            let service = handler
-                .clone()
-                .serve(transport)
-                .await
-                .map_err(|e| ConnectError::Handshake {
-                    reason: e.to_string(),
-                    last_words: None,
-                });
+            let service =
+                handler
+                    .clone()
+                    .serve(transport)
+                    .await
+                    .map_err(|e| ConnectError::Handshake {
+                        reason: e.to_string(),
+                        last_words: None,
+                    });
             (service, None, None)
         }
     };

@@ -194,9 +194,11 @@ pub(super) fn endpoint(
             bearer_token_env,
         } => {
             let bearer_token = match bearer_token_env {
-                Some(var) => Some(lookup(var).filter(|v| !v.is_empty()).ok_or_else(|| {
-                    StartError::BearerTokenUnset { var: var.clone() }
-                })?),
+                Some(var) => Some(
+                    lookup(var)
+                        .filter(|v| !v.is_empty())
+                        .ok_or_else(|| StartError::BearerTokenUnset { var: var.clone() })?,
+                ),
                 None => None,
             };
             Ok(Endpoint::Http {
@@ -384,5 +386,91 @@ mod tests {
         let env = server_env(&base, &configured, &lookup);
         assert_eq!(env["TOKEN"], "t0k");
         assert_eq!(env["PATH"], "/opt/bin:/bin");
+    }
+
+    fn http_spec(headers: &[(&str, &str)], bearer_token_env: Option<&str>) -> ServerSpec {
+        ServerSpec {
+            name: "remote".to_owned(),
+            config: super::super::ServerConfig::new(Transport::Http {
+                url: "http://127.0.0.1:9/mcp".to_owned(),
+                headers: headers
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+                bearer_token_env: bearer_token_env.map(str::to_owned),
+            }),
+            origin: super::super::Origin::User,
+        }
+    }
+
+    #[test]
+    fn an_unset_bearer_token_variable_is_named() {
+        let spec = http_spec(&[], Some("NO_SUCH_TOKEN"));
+        let unset = |_: &str| None;
+        let error = endpoint(&spec, &BTreeMap::new(), &unset, Path::new("/")).unwrap_err();
+        assert!(
+            matches!(&error, StartError::BearerTokenUnset { var } if var == "NO_SUCH_TOKEN"),
+            "{error:?}"
+        );
+        assert_eq!(
+            error.to_string(),
+            "bearer_token_env names NO_SUCH_TOKEN, which is not set"
+        );
+        let empty = |_: &str| Some(String::new());
+        assert!(endpoint(&spec, &BTreeMap::new(), &empty, Path::new("/")).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_bad_header_fails_before_any_connection_with_its_cause() {
+        let spec = http_spec(&[("bad name", "v")], None);
+        let lookup = |_: &str| None;
+        let endpoint = endpoint(&spec, &BTreeMap::new(), &lookup, Path::new("/")).unwrap();
+        let (signals, _) = mpsc::unbounded_channel();
+        let error = match client::connect("remote", &endpoint, signals).await {
+            Err(error) => StartError::from(error),
+            Ok(_) => panic!("connected with an invalid header name"),
+        };
+        assert!(
+            matches!(
+                &error,
+                StartError::Connect(ConnectError::HeaderName { name, .. }) if name == "bad name"
+            ),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("header name \"bad name\" is invalid: "),
+            "{error}"
+        );
+        assert!(std::error::Error::source(&error).is_some());
+    }
+
+    #[test]
+    fn a_failed_handshake_quotes_the_servers_last_words() {
+        let quiet = ConnectError::Handshake {
+            reason: "connection closed: initialize response".to_owned(),
+            last_words: None,
+        };
+        assert_eq!(quiet.to_string(), "connection closed: initialize response");
+        let said = ConnectError::Handshake {
+            reason: "connection closed: initialize response".to_owned(),
+            last_words: Some("missing DATABASE_URL".to_owned()),
+        };
+        assert_eq!(
+            said.to_string(),
+            "connection closed: initialize response (its last words: missing DATABASE_URL)"
+        );
+    }
+
+    #[test]
+    fn startup_timeout_and_listing_failures_read_as_before() {
+        let error = StartError::StartupTimeout { secs: 30 };
+        assert_eq!(
+            error.to_string(),
+            "not ready within 30 s (startup_timeout_secs)"
+        );
+        let error = StartError::ListTools(CallError::Server("method not found".to_owned()));
+        assert_eq!(error.to_string(), "cannot list its tools: method not found");
     }
 }
