@@ -56,8 +56,8 @@ pub enum StartError {
 #[derive(Debug, thiserror::Error)]
 #[error("{}", .info.status_line())]
 pub struct NotConnected {
-    /// What is known about the server.
-    pub info: McpServerInfo,
+    /// What is known about the server (boxed: it is large, and this is the rare path).
+    pub info: Box<McpServerInfo>,
 }
 
 /// One server: its settings and what is known about it now.
@@ -107,7 +107,7 @@ impl Server {
         match &inner.connection {
             Some(connection) => Ok(connection.clone()),
             None => Err(NotConnected {
-                info: self.info_of(&inner),
+                info: Box::new(self.info_of(&inner)),
             }),
         }
     }
