@@ -90,7 +90,7 @@ pub enum Msg {
     /// The workspace's sessions for `/sessions ID` completion: id and description.
     SessionChoices(Vec<(String, String)>),
     /// A theme `/theme` asked for was loaded, or why it could not be.
-    ThemeLoaded(Result<Box<crate::tui::theme::Theme>, String>),
+    ThemeLoaded(Result<Box<crate::tui::theme::Theme>, crate::tui::theme::ThemeError>),
     /// The external editor (Ctrl+G) closed: the new text, or why it failed.
     EditorDone(Result<String, crate::tui::terminal::EditorError>),
     /// Another session replaced the current one (start-up, `/new`, `/sessions`):
@@ -127,6 +127,8 @@ pub enum Msg {
     },
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
+    /// A dashboard action on the background runtime failed (shown as an error line).
+    BackgroundFailed(crate::tui::background::BackgroundFailure),
     /// What `/undo` did, or the files it asks about first.
     Undone(Result<UndoOutcome, CheckpointError>),
     /// What `/rewind` did.

@@ -110,7 +110,7 @@ impl Theme {
                 Err(source) => {
                     return Err(ThemeError::Read {
                         path: path.display().to_string(),
-                        source,
+                        source: std::sync::Arc::new(source),
                     });
                 }
             }

@@ -1,9 +1,10 @@
 //! Why a theme cannot be loaded, down to the key and the colour at fault.
 
 use super::TOKENS;
+use std::sync::Arc;
 
 /// Why a theme could not be loaded.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum ThemeError {
     /// No built-in theme and no user file has that name.
     #[error(
@@ -25,7 +26,7 @@ pub enum ThemeError {
         path: String,
         /// Why reading failed.
         #[source]
-        source: std::io::Error,
+        source: Arc<std::io::Error>,
     },
     /// The file has a problem; the message names the file and the key.
     #[error("theme {source_name}: {problem}")]
@@ -39,7 +40,7 @@ pub enum ThemeError {
 }
 
 /// What is wrong inside a theme file.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum ThemeFileError {
     /// The text is not TOML.
     #[error("not valid TOML: {}", .0.message().trim())]
