@@ -302,7 +302,7 @@ pub struct Rewound {
     /// What happened to the files, when they were rewound.
     pub files: Option<UndoOutcome>,
     /// The conversation now and the prompt for the composer, when it was rewound.
-    pub conversation: Option<(Vec<crate::agent::Message>, String)>,
+    pub conversation: Option<(std::sync::Arc<[crate::agent::Message]>, String)>,
 }
 
 /// A message taken back out of a queue, with the queue it was in.
@@ -403,8 +403,8 @@ pub struct CronRow {
 pub struct LoadedSession {
     /// Its id (`None` when sessions are off: `--no-session`).
     pub id: Option<String>,
-    /// Its history.
-    pub messages: Vec<crate::agent::Message>,
+    /// Its history: the messages the agent holds, shared (the chat keeps no copy).
+    pub messages: std::sync::Arc<[crate::agent::Message]>,
     /// Messages that were queued when it was last written, offered back in the composer.
     pub queued: Vec<QueuedText>,
     /// Its file (`None` when sessions are off).
