@@ -34,6 +34,7 @@ pub mod model_list;
 pub mod msg;
 pub mod overlay;
 mod part;
+pub mod recorded;
 mod runtime;
 mod session_host;
 pub mod slash;
