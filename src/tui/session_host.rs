@@ -74,7 +74,10 @@ impl SessionHost {
         let tx = tx.clone();
         tokio::spawn(async move {
             let log = match tap {
-                Some(tap) => crate::inspect::rpc::load(&tap).await.map(Arc::new),
+                Some(tap) => crate::inspect::rpc::load(&tap)
+                    .await
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string()),
                 None => Err(
                     "requests are not recorded (`[session] record_requests = false`, \
                              or no session)"
