@@ -148,7 +148,7 @@ async fn serve(
             Request::OpenById(prefix) => match service.find(prefix).await {
                 Ok(path) => switch(&mut service, &agent, SessionTarget::Resume(path), &tx).await,
                 Err(e) => {
-                    let _ = tx.send(Msg::SessionFailed(e.to_string()));
+                    let _ = tx.send(Msg::SessionFailed(Arc::new(e)));
                 }
             },
             Request::Switch(target) => switch(&mut service, &agent, target, &tx).await,
@@ -186,7 +186,7 @@ async fn switch(
             let _ = tx.send(Msg::SessionLocked { path, id });
         }
         Err(e) => {
-            let _ = tx.send(Msg::SessionFailed(e.to_string()));
+            let _ = tx.send(Msg::SessionFailed(Arc::new(e)));
         }
     }
 }
