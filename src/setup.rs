@@ -259,6 +259,19 @@ fn tools_refresher(
     })
 }
 
+/// The `message` tool's sender: each message goes out as a runtime event (the client's
+/// card, the JSON modes' line, the event log's entry), then to `outbound` too.
+fn delivering(
+    events: &crate::runtime::RuntimeEventSender,
+    outbound: MessageSender,
+) -> MessageSender {
+    let as_event = events.outbound_messages();
+    Arc::new(move |message| {
+        as_event(message.clone());
+        outbound(message);
+    })
+}
+
 /// The config directory (holds the global AGENTS.md and skills).
 pub fn config_dir(settings: &Settings) -> PathBuf {
     settings
@@ -269,7 +282,8 @@ pub fn config_dir(settings: &Settings) -> PathBuf {
 
 /// Starts the main runtime on the provider the settings name; must run inside a Tokio
 /// runtime. `approver` answers approval requests (`[exec] approval = "ask"`) of the
-/// main agent and of every subagent.
+/// main agent and of every subagent. Each message the `message` tool sends goes out as
+/// a `RuntimeEvent::OutboundMessage` on the runtime's events, then to `outbound` too.
 pub fn start_runtime(
     settings: &Settings,
     outbound: MessageSender,
@@ -320,7 +334,12 @@ fn prepare_runtime_with(
     let workspace = Arc::new(workspace_for(settings, &context));
     let checkpoints = Checkpoints::new(workspace.clone());
     let policy = ToolPolicy::new(
-        build_registry(settings, workspace, outbound, Some(&checkpoints)),
+        build_registry(
+            settings,
+            workspace,
+            delivering(&events_tx, outbound),
+            Some(&checkpoints),
+        ),
         PolicyConfig::new(&settings.file.tools, &settings.file.exec),
         notifying(approver, &hooks),
     );

@@ -10,8 +10,8 @@
 //!
 //! Entry point: [`launch`] (the client with the whole background runtime, in the session
 //! the launcher opened). Other parts of the program talk to the client through an
-//! [`Inbox`]: the `message` tool's sender, the exec approval asker, and [`Msg`]s such as
-//! `Subagents`, `CronJobs` and `Subagent` events from the background runtime.
+//! [`Inbox`]: the exec approval asker, and [`Msg`]s such as `Subagents`, `CronJobs`,
+//! `Subagent` events and the `message` tool's cards from the background runtime.
 
 pub mod adapt;
 mod app;
@@ -54,7 +54,6 @@ pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
 pub use overlay::{InspectTab, Inspector, Overlay};
 
 use crate::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalRequest};
-use crate::tools::message::{MessageSender, OutboundMessage};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -123,14 +122,6 @@ impl Inbox {
     /// The approval requests waiting for an answer.
     pub fn approvals(&self) -> Approvals {
         self.approvals.clone()
-    }
-
-    /// The `message` tool's sender: each message becomes a card in the chat.
-    pub fn message_sender(&self) -> MessageSender {
-        let tx = self.tx.clone();
-        Arc::new(move |m: OutboundMessage| {
-            let _ = tx.send(Msg::Outbound(m));
-        })
     }
 
     /// Asks the user through the approval overlay (denies when the client is gone);

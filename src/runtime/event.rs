@@ -3,6 +3,7 @@
 
 use super::subagents::SubagentInfo;
 use crate::agent::AgentEvent;
+use crate::tools::message::{MessageSender, OutboundMessage};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -68,6 +69,11 @@ pub enum RuntimeEvent {
         /// What happened, for the user.
         message: String,
     },
+    /// The `message` tool sent a message (the client shows it as a card in the chat).
+    OutboundMessage {
+        /// The message, where it goes and its text.
+        message: OutboundMessage,
+    },
 }
 
 /// Where runtime events go; cheap to clone. A consumer that went away is not an error:
@@ -111,6 +117,16 @@ impl RuntimeEventSender {
 }
 
 impl RuntimeEventSender {
+    /// The `message` tool's sender: each message goes out as a
+    /// [`RuntimeEvent::OutboundMessage`], so the client, the JSON modes and the session's
+    /// event log (hence a replay) all see it.
+    pub fn outbound_messages(&self) -> MessageSender {
+        let events = self.clone();
+        Arc::new(move |message: OutboundMessage| {
+            events.send(RuntimeEvent::OutboundMessage { message });
+        })
+    }
+
     /// From now on every event sent through this sender or any of its clones is also
     /// delivered to the returned receiver (which replaces an earlier tap's).
     pub fn tap(&self) -> mpsc::UnboundedReceiver<RuntimeEvent> {

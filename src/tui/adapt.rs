@@ -81,6 +81,7 @@ impl From<RuntimeEvent> for Msg {
                 Msg::Notice(level, message)
             }
             RuntimeEvent::HookWarning { message, .. } => Msg::Notice(NoticeLevel::Warning, message),
+            RuntimeEvent::OutboundMessage { message } => Msg::Outbound(message),
         }
     }
 }

@@ -206,7 +206,8 @@ pub fn launch(
         // The MCP servers start after the first frame (`Background::first_frame`).
         let main = crate::setup::prepare_runtime(
             settings,
-            inbox.message_sender(),
+            // The cards come as runtime events (so the event log has them too).
+            Arc::new(|_| {}),
             crate::tools::exec::Approver::Ask(inbox.approval_asker(cli.yes)),
         )?;
         let mut config = app_config(settings, main.agent.state().model.clone())?;

@@ -6,7 +6,9 @@ use crate::support::scripted::Reply;
 use crate::support::tui::{config, epoch};
 use claw_tui::agent::{Agent, AgentEvent, MessageDelta};
 use claw_tui::llm::{LlmEvent, LlmRequest, LlmStream, Provider};
-use claw_tui::session::{self, SessionWriter};
+use claw_tui::runtime::{RuntimeEvent, RuntimeEventSender, runtime_channel};
+use claw_tui::session::{self, EventRecording, SessionWriter};
+use claw_tui::tools::message::MessageTool;
 use claw_tui::tui::msg::LoadedSession;
 use claw_tui::tui::{App, Msg};
 use crossterm::event::Event;
@@ -17,6 +19,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tempfile::TempDir;
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -86,15 +89,49 @@ pub fn script() -> Vec<Reply> {
 
 /// Runs the script live (two prompts), recording the session and feeding an app.
 pub async fn live_run() -> LiveRun {
+    let agent = Agent::new(Paced::new(script()), "scripted");
+    run_live(agent, None, &["what is the weather?", "thanks"]).await
+}
+
+/// The script with the `message` tool: a card to the user, then the answer.
+pub fn message_script() -> Vec<Reply> {
+    vec![
+        Reply::tool_calls(&[(
+            "call-1",
+            "message",
+            json!({"content": "Halfway through: **3** files left."}),
+        )]),
+        Reply::text(&["All ", "done."]),
+    ]
+}
+
+/// Runs [`message_script`] live with the real `message` tool, which sends through the
+/// runtime's events: the app gets them as the client's runtime forwards them, and the
+/// recording logs them.
+pub async fn live_run_with_message() -> LiveRun {
+    let agent = Agent::new(Paced::new(message_script()), "scripted");
+    let (events, runtime) = runtime_channel();
+    agent.set_tools(vec![Arc::new(MessageTool::new(events.outbound_messages()))]);
+    run_live(agent, Some((events, runtime)), &["tidy the files"]).await
+}
+
+async fn run_live(
+    agent: Agent,
+    mut runtime: Option<(RuntimeEventSender, UnboundedReceiver<RuntimeEvent>)>,
+    prompts: &[&str],
+) -> LiveRun {
     let data = tempfile::tempdir().unwrap();
     let ws = tempfile::tempdir().unwrap();
-    let agent = Agent::new(Paced::new(script()), "scripted");
     let writer = SessionWriter::create(data.path(), ws.path(), "scripted", "scripted").unwrap();
     let path = writer.path().to_path_buf();
     let id = writer.id().to_owned();
     let mut rx = agent.subscribe(None);
     let t0 = Instant::now();
-    let (finish, task) = session::record_events(&agent, writer);
+    let recording = EventRecording {
+        runtime: runtime.as_ref().map(|(events, _)| events.clone()),
+        ..EventRecording::agent_only(true)
+    };
+    let (finish, task) = session::record_events_with(&agent, writer, &recording);
     let mut app = App::new(config());
     app.set_clock(t0.into_std(), epoch());
     app.update_at(Msg::Term(Event::Resize(120, 40)), t0.into_std());
@@ -106,16 +143,20 @@ pub async fn live_run() -> LiveRun {
     };
     app.update_at(Msg::SessionLoaded(Box::new(loaded)), t0.into_std());
     let mut events = Vec::new();
-    for (i, prompt) in ["what is the weather?", "thanks"].into_iter().enumerate() {
+    for (i, prompt) in prompts.iter().enumerate() {
         if i > 0 {
             tokio::time::sleep(THINKING).await;
         }
-        agent.prompt(prompt).unwrap();
+        agent.prompt(*prompt).unwrap();
         loop {
+            // As the client's loop: agent events first, then what the runtime sent.
             let event = rx.recv().await.unwrap();
             let end = matches!(event, AgentEvent::AgentEnd { .. });
             events.push(event.clone());
             app.update_at(Msg::Agent(event), Instant::now().into_std());
+            while let Some(event) = runtime.as_mut().and_then(|(_, rx)| rx.try_recv().ok()) {
+                app.update_at(Msg::from(event), Instant::now().into_std());
+            }
             if end {
                 break;
             }

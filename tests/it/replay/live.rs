@@ -2,7 +2,7 @@
 //! at ×64; going back rebuilds the same screen; `--from` and the turn keys land on the
 //! turns.
 
-use super::fixture::{live_run, state};
+use super::fixture::{live_run, live_run_with_message, state};
 use crate::support::tui::{config, scene};
 use claw_tui::replay::{PlayOptions, Replay, Timeline, play_due};
 use claw_tui::tui::{Effect, Msg};
@@ -83,6 +83,30 @@ async fn a_replay_at_x64_ends_in_the_live_runs_state_and_frame() {
         replay_frame.backend().buffer()
     );
     insta::assert_snapshot!("replay_final_app", replay_frame.backend());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_replay_shows_the_message_tools_card_as_the_live_run_did() {
+    let mut live = live_run_with_message().await;
+    let mut replay = replay_of(&live.path, 64.0);
+    replay.rebase(live.t0.into_std(), Instant::now());
+    play_out(&mut replay).await;
+    assert!(replay.player().at_end());
+
+    let mut replayed = replay.app().clone();
+    let card = "Halfway through: **3** files left.";
+    let has_card =
+        |app: &claw_tui::tui::App| format!("{:?}", app.chat().transcript()).contains(card);
+    assert!(has_card(&live.app), "the live run shows the card");
+    assert!(has_card(&replayed), "the replay shows the card");
+    assert_eq!(state(&live.app), state(&replayed));
+    let live_frame = scene::draw(&mut live.app);
+    let replay_frame = scene::draw(&mut replayed);
+    assert_eq!(
+        live_frame.backend().buffer(),
+        replay_frame.backend().buffer()
+    );
+    insta::assert_snapshot!("replay_message_card", replay_frame.backend());
 }
 
 #[tokio::test(start_paused = true)]

@@ -343,13 +343,16 @@ fn subagent_updates_upsert_and_ticks_only_redraw_while_busy() {
 }
 
 #[tokio::test]
-async fn the_inbox_carries_outbound_messages_and_approvals() {
-    let mut inbox = Inbox::new();
-    (inbox.message_sender())(claw_tui::tools::message::OutboundMessage {
+async fn outbound_messages_come_as_runtime_events_and_approvals_through_the_inbox() {
+    let (events, mut runtime) = claw_tui::runtime::runtime_channel();
+    (events.outbound_messages())(claw_tui::tools::message::OutboundMessage {
         channel: "c".into(),
         chat_id: "d".into(),
         content: "x".into(),
     });
+    let outbound = Msg::from(runtime.recv().await.unwrap());
+    assert!(matches!(outbound, Msg::Outbound(m) if m.content == "x"));
+    let mut inbox = Inbox::new();
     let asker = inbox.approval_asker(false);
     let request = ApprovalRequest {
         id: "r1".into(),
@@ -359,8 +362,6 @@ async fn the_inbox_carries_outbound_messages_and_approvals() {
         subagent: None,
     };
     let answer = tokio::spawn(asker(request.clone()));
-    let outbound = inbox.recv().await.unwrap();
-    assert!(matches!(outbound, Msg::Outbound(m) if m.content == "x"));
     let asked = inbox.recv().await.unwrap();
     assert!(matches!(asked, Msg::Approval(ref r) if *r == request));
     inbox

@@ -79,7 +79,7 @@ async fn a_subagents_request_reaches_the_overlay_and_y_runs_its_command() {
     let mut inbox = Inbox::new();
     let approver = Approver::Ask(inbox.approval_asker(false));
     let mut main =
-        start_runtime_with(&settings, provider, inbox.message_sender(), approver).unwrap();
+        start_runtime_with(&settings, provider, std::sync::Arc::new(|_| {}), approver).unwrap();
     main.supervisor.submit("fix the flaky test");
     let asked = loop {
         let msg = tokio::time::timeout(DEADLINE, inbox.recv())
