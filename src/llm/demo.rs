@@ -1,7 +1,7 @@
 //! The offline demo model: deterministic, needs no network, and drives the real tools.
 //!
 //! It answers a few phrases ("list files", "read PATH", "run COMMAND", "spawn TASK",
-//! "every N seconds MESSAGE") with a tool call, quotes the tool's result on the next
+//! "message TEXT", "every N seconds MESSAGE") with a tool call, quotes the tool's result on the next
 //! turn, and answers anything else with help on how to use it and how to configure a
 //! real provider. Its texts live in `assets/demo.toml`.
 
@@ -108,6 +108,9 @@ fn parse_request(text: &str) -> Option<(String, Value)> {
     }
     if let Some(task) = rest("spawn ") {
         return Some(("spawn".into(), json!({"task": task})));
+    }
+    if let Some(content) = rest("message ") {
+        return Some(("message".into(), json!({"content": content})));
     }
     let words: Vec<&str> = text.split_whitespace().collect();
     if let [every, n, unit, message @ ..] = words.as_slice()
@@ -252,6 +255,10 @@ mod tests {
         assert_eq!(
             parse_request("spawn count the lines").map(|c| c.0),
             Some("spawn".into())
+        );
+        assert_eq!(
+            parse_request("Message the build is green"),
+            Some(("message".into(), json!({"content": "the build is green"})))
         );
         assert_eq!(parse_request("what can you do?"), None);
         assert_eq!(parse_request("read "), None);

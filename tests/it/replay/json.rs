@@ -68,7 +68,7 @@ fn without_a_log_or_a_session_the_replay_says_why() {
 }
 
 /// The runtime's event types (the rest are the main agent's).
-const RUNTIME: [&str; 8] = [
+const RUNTIME: [&str; 9] = [
     "subagent_event",
     "subagent_update",
     "mcp_server_update",
@@ -77,6 +77,7 @@ const RUNTIME: [&str; 8] = [
     "notification_deferred",
     "cron_status",
     "hook_warning",
+    "outbound_message",
 ];
 
 fn split(lines: &str) -> (Vec<&str>, Vec<&str>) {
@@ -108,6 +109,38 @@ fn a_subagents_events_are_recorded_and_replayed_too() {
     );
     assert!(
         runtime.iter().any(|l| l.contains("\"subagent_update\"")),
+        "{replayed}"
+    );
+}
+
+#[test]
+fn the_message_tools_messages_are_recorded_and_replayed() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.command();
+    cmd.args(["--mode", "json", "-p", "message the build is green"]);
+    let (code, live, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("[message to cli:direct] the build is green"),
+        "{stderr}"
+    );
+    let mut cmd = sb.command();
+    cmd.args(["replay", "--mode", "json"]);
+    let (code, replayed, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    let (live_agent, live_runtime) = split(&live);
+    let (agent, runtime) = split(&replayed);
+    assert_eq!(agent, live_agent);
+    assert_eq!(runtime, live_runtime);
+    let outbound: Vec<serde_json::Value> = runtime
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["type"] == "outbound_message")
+        .collect();
+    assert_eq!(
+        outbound,
+        [serde_json::json!({"type": "outbound_message", "message":
+            {"channel": "cli", "chat_id": "direct", "content": "the build is green"}})],
         "{replayed}"
     );
 }
