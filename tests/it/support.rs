@@ -6,6 +6,7 @@
     missing_docs
 )]
 
+pub mod agent_tools;
 pub mod bin;
 pub mod compacting;
 pub mod control;
@@ -13,10 +14,12 @@ pub mod cron;
 pub mod exec;
 pub mod fake_llm;
 pub mod gating;
+pub mod history;
 pub mod json_text;
 pub mod mcp;
 pub mod poll;
 pub mod pty;
+pub mod reading;
 pub mod rpc;
 pub mod runs;
 pub mod runtime;
