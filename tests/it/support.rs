@@ -186,3 +186,36 @@ pub fn echo_tool() -> Arc<dyn Tool> {
         ToolResult::text(args["text"].as_str().unwrap_or_default().to_owned())
     })
 }
+
+/// An `echo` tool that records the arguments of every call it ran, in order.
+pub fn recording_echo() -> (Arc<dyn Tool>, Arc<std::sync::Mutex<Vec<Value>>>) {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let tool = FnTool::new("echo", text_schema(), move |_, args, _, _| {
+        log.lock().unwrap().push(args.clone());
+        async move { ToolResult::text(args["text"].as_str().unwrap_or_default().to_owned()) }
+    });
+    (tool, seen)
+}
+
+/// Writes `text` to `path`, creating its parent directories.
+pub fn write_creating_dirs(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The text of the file at `path`; panics naming the path when it cannot be read.
+pub fn read_text(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Calls `tool` directly, outside the agent loop, as call `call-1`.
+pub async fn call(tool: &dyn Tool, args: Value) -> ToolResult {
+    tool.execute(
+        "call-1",
+        args,
+        CancellationToken::new(),
+        ToolUpdates::discard(),
+    )
+    .await
+}

@@ -9,7 +9,7 @@ use claw_tui::agent::{
     BeforeToolCallContext, BeforeToolCallHook, ToolResult,
 };
 use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
@@ -27,17 +27,6 @@ where
     Fut: Future<Output = Result<AfterToolCall, String>> + Send + 'static,
 {
     Some(Arc::new(move |ctx| Box::pin(f(ctx))))
-}
-
-/// An `echo` tool that counts its executions and records the arguments it ran with.
-fn recording_echo() -> (Arc<dyn claw_tui::agent::Tool>, Arc<Mutex<Vec<Value>>>) {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
-    let tool = FnTool::new("echo", text_schema(), move |_, args, _, _| {
-        log.lock().unwrap().push(args.clone());
-        async move { ToolResult::text(args["text"].as_str().unwrap_or_default().to_owned()) }
-    });
-    (tool, seen)
 }
 
 // ---------------------------------------------------------------------------------------

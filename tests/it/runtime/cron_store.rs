@@ -3,6 +3,7 @@
 //! pause/resume/remove, and the `cron` tool over the real service.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use crate::support::cron::utc;
 use chrono::{DateTime, Utc};
 use claw_tui::agent::{Tool, ToolUpdates};
 use claw_tui::runtime::cron::{
@@ -27,12 +28,6 @@ impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
         *self.0.lock().unwrap()
     }
-}
-
-fn utc(text: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(text)
-        .unwrap()
-        .with_timezone(&Utc)
 }
 
 struct Env {

@@ -5,6 +5,7 @@
 //! ask, nor use tools that `[tools] disabled` removes; its approval requests name it;
 //! and a run a cron job starts is held to the same rules. Checked on the file system.
 
+use crate::support::exec::scripted_asker;
 use crate::support::runtime::{RoutingProvider, settings, until_runtime};
 use crate::support::{DEADLINE, Reply, sent_results};
 use claw_tui::agent::{AgentEvent, EventKind};
@@ -13,16 +14,13 @@ use claw_tui::runtime::RuntimeEvent;
 use claw_tui::setup::{MainRuntime, start_runtime_with};
 use claw_tui::tools::cron::CronSchedule;
 use claw_tui::tools::exec::{
-    ALWAYS_DENY_REASON, ApprovalAsker, ApprovalDecision, ApprovalRequest, Approver,
-    NOBODY_TO_ASK_REASON, USER_DENIED_REASON,
+    ALWAYS_DENY_REASON, ApprovalDecision, Approver, NOBODY_TO_ASK_REASON, USER_DENIED_REASON,
 };
 use claw_tui::tools::message::MessageSender;
 use claw_tui::tools::policy::SubagentRef;
-use futures::FutureExt;
 use serde_json::json;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tempfile::TempDir;
 
 const PROMPT: &str = "do the task in the background";
@@ -93,25 +91,6 @@ fn offered(request: &LlmRequest) -> Vec<String> {
 
 fn exec_call(id: &str, command: &str) -> Reply {
     Reply::tool_calls(&[(id, "exec", json!({"command": command}))])
-}
-
-/// An asker answering from a script and recording what it was asked.
-fn scripted_asker(
-    answers: &[ApprovalDecision],
-) -> (ApprovalAsker, Arc<Mutex<Vec<ApprovalRequest>>>) {
-    let answers = Arc::new(Mutex::new(answers.iter().copied().collect::<VecDeque<_>>()));
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let log = asked.clone();
-    let asker: ApprovalAsker = Arc::new(move |request| {
-        log.lock().unwrap().push(request);
-        let answer = answers
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or(ApprovalDecision::Deny);
-        async move { answer }.boxed()
-    });
-    (asker, asked)
 }
 
 fn assert_untouched(workspace: &Path) {
