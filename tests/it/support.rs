@@ -17,6 +17,7 @@ pub mod gating;
 pub mod history;
 pub mod json_text;
 pub mod mcp;
+pub mod mcp_fixture;
 pub mod poll;
 pub mod pty;
 pub mod reading;
