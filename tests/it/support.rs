@@ -41,6 +41,18 @@ use tokio_util::sync::CancellationToken;
 pub use runs::{agent_with, final_text, run, sent_results, tool_results};
 pub use scripted::{Reply, ScriptedProvider};
 
+/// The built-in tools' names, in the order the registry lists them.
+pub const BUILTIN_TOOLS: [&str; 8] = [
+    "read_file",
+    "write_file",
+    "edit_file",
+    "list_dir",
+    "exec",
+    "spawn",
+    "message",
+    "cron",
+];
+
 /// Upper bound for waiting on an event that must come; a failure, never a synchronisation.
 pub const DEADLINE: Duration = Duration::from_secs(10);
 
@@ -219,4 +231,14 @@ pub async fn call(tool: &dyn Tool, args: Value) -> ToolResult {
         ToolUpdates::discard(),
     )
     .await
+}
+
+/// The names of the entries in `dir`, sorted.
+pub fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }

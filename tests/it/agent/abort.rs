@@ -2,7 +2,7 @@
 //! Abort, provider errors and busy refusals, driven through the `Agent` facade.
 
 use crate::support::agent_tools::{tool_started, tripwire, waits_for_cancel};
-use crate::support::reading::{count, final_assistant, tool_ends};
+use crate::support::reading::{count, final_assistant, tool_ends, user_messages_in_history};
 use crate::support::*;
 use claw_tui::agent::{
     ABORTED_MESSAGE, Agent, AgentError, AgentEvent, Message, MessageDelta, SKIPPED_FOR_ABORT,
@@ -286,15 +286,7 @@ async fn prompt_while_running_is_refused_with_busy() {
 
     agent.abort();
     until_agent_end(&mut rx).await;
-    let users: Vec<String> = agent
-        .state()
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::User(u) => Some(u.content.clone()),
-            _ => None,
-        })
-        .collect();
+    let users = user_messages_in_history(&agent);
     assert_eq!(
         users,
         ["first"],

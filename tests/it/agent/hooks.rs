@@ -29,6 +29,27 @@ where
     Some(Arc::new(move |ctx| Box::pin(f(ctx))))
 }
 
+/// A failing hook refused the call: its one result is an error saying `needle`, the
+/// tool never ran, and the run went on to the model's "continued" answer.
+fn assert_refused_and_continued(
+    events: &[AgentEvent],
+    seen: &Mutex<Vec<serde_json::Value>>,
+    provider: &ScriptedProvider,
+    needle: &str,
+) {
+    let results = tool_results(events);
+    assert_eq!(results.len(), 1, "no tool result: {:#?}", labels(events));
+    assert!(results[0].is_error);
+    assert!(
+        results[0].content.contains(needle),
+        "{}",
+        results[0].content
+    );
+    assert!(seen.lock().unwrap().is_empty(), "the refused tool ran");
+    assert_eq!(provider.requests().len(), 2, "the run did not continue");
+    assert_eq!(final_text(events), "continued");
+}
+
 // ---------------------------------------------------------------------------------------
 // before_tool_call
 // ---------------------------------------------------------------------------------------
@@ -112,17 +133,7 @@ async fn before_hook_error_becomes_an_error_result_and_the_run_continues() {
 
     let events = run(&agent, "go").await;
 
-    let results = tool_results(&events);
-    assert_eq!(results.len(), 1);
-    assert!(results[0].is_error);
-    assert!(
-        results[0].content.contains("policy service unreachable"),
-        "{}",
-        results[0].content
-    );
-    assert!(seen.lock().unwrap().is_empty());
-    assert_eq!(provider.requests().len(), 2);
-    assert_eq!(final_text(&events), "continued");
+    assert_refused_and_continued(&events, &seen, &provider, "policy service unreachable");
 }
 
 #[tokio::test]
@@ -147,17 +158,7 @@ async fn before_hook_panicking_in_its_future_becomes_an_error_result() {
 
     let events = run(&agent, "go").await;
 
-    let results = tool_results(&events);
-    assert_eq!(results.len(), 1);
-    assert!(results[0].is_error);
-    assert!(
-        results[0].content.contains("hook exploded"),
-        "{}",
-        results[0].content
-    );
-    assert!(seen.lock().unwrap().is_empty());
-    assert_eq!(provider.requests().len(), 2);
-    assert_eq!(final_text(&events), "continued");
+    assert_refused_and_continued(&events, &seen, &provider, "hook exploded");
 
     // The agent is still usable.
     let events = run(&agent, "again").await;
@@ -184,17 +185,7 @@ async fn before_hook_panicking_when_called_becomes_an_error_result() {
 
     let events = run(&agent, "go").await;
 
-    let results = tool_results(&events);
-    assert_eq!(results.len(), 1, "no tool result: {:#?}", labels(&events));
-    assert!(results[0].is_error);
-    assert!(
-        results[0].content.contains("hook exploded early"),
-        "{}",
-        results[0].content
-    );
-    assert!(seen.lock().unwrap().is_empty());
-    assert_eq!(provider.requests().len(), 2, "the run did not continue");
-    assert_eq!(final_text(&events), "continued");
+    assert_refused_and_continued(&events, &seen, &provider, "hook exploded early");
 }
 
 // ---------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 use crate::support::bin::{Sandbox, run};
 use crate::support::fake_llm::openai::{chunk, done_marker, finish, text_reply, tool};
 use crate::support::fake_llm::{FakeLlm, Scripted};
+use crate::support::mcp::server_line;
 use crate::support::mcp::{fixture_bin, log_lines, stdio_table};
 use crate::support::rpc::Rpc;
 use serde_json::{Value, json};
@@ -175,13 +176,7 @@ fn mcp_list_connects_and_prints_states_and_tools() {
         code, 1,
         "a failed server makes the exit code 1; stderr: {stderr}"
     );
-    let line = |name: &str| {
-        stdout
-            .lines()
-            .find(|l| l.starts_with(&format!("{name}  ")))
-            .unwrap_or_else(|| panic!("no line for {name}: {stdout}"))
-            .to_owned()
-    };
+    let line = |name: &str| server_line(&stdout, name);
     assert!(line("fixture").contains("ready · 9 tools"), "{stdout}");
     assert!(line("fixture").contains("mcp-fixture 1.0.0"), "{stdout}");
     assert!(

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support::cron::utc;
+use crate::support::names_in;
 use chrono::{DateTime, Utc};
 use claw_tui::agent::{Tool, ToolUpdates};
 use claw_tui::runtime::cron::{
@@ -11,7 +12,7 @@ use claw_tui::runtime::cron::{
 };
 use claw_tui::tools::cron::{CronSchedule, CronTool};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -83,15 +84,6 @@ fn expr(e: &str, tz: &str) -> CronSchedule {
         expr: e.into(),
         tz: Some(tz.into()),
     }
-}
-
-fn file_names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]
@@ -178,7 +170,7 @@ fn writes_are_atomic_and_leave_no_temp_files() {
             service.remove(&job.id).unwrap();
         }
     }
-    assert_eq!(file_names(&env.dir()), ["jobs.json", "jobs.lock"]);
+    assert_eq!(names_in(&env.dir()), ["jobs.json", "jobs.lock"]);
     assert_eq!(env.jobs_json()["jobs"].as_array().unwrap().len(), 5);
 }
 

@@ -101,13 +101,12 @@ fn assert_untouched(workspace: &Path) {
     assert!(left.is_empty(), "the workspace must stay empty: {left:?}");
 }
 
-#[tokio::test]
-async fn a_subagent_under_always_deny_cannot_run_exec_even_with_an_approving_user() {
-    // The user would approve anything; always-deny must win without asking.
-    let (asker, asked) = scripted_asker(&[ApprovalDecision::Allow; 4]);
+/// A subagent under `config` and `approver` calls exec with [`HOSTILE`]: the command
+/// never runs, the workspace stays empty, and the model is told `reason` as an error.
+async fn hostile_exec_is_refused(config: &str, approver: Approver, reason: &str) {
     let mut h = Hostile::start(
-        "[exec]\napproval = \"always-deny\"\n",
-        Approver::Ask(asker),
+        config,
+        approver,
         vec![
             exec_call("s1", HOSTILE),
             Reply::text(&["Could not run it."]),
@@ -117,27 +116,31 @@ async fn a_subagent_under_always_deny_cannot_run_exec_even_with_an_approving_use
     assert!(!h.exists("exec-ran"), "the command ran");
     assert_untouched(&h.workspace);
     let results = sent_results(&requests[1]);
-    assert_eq!(results[0].content, ALWAYS_DENY_REASON);
+    assert_eq!(results[0].content, reason);
     assert!(results[0].is_error);
+}
+
+#[tokio::test]
+async fn a_subagent_under_always_deny_cannot_run_exec_even_with_an_approving_user() {
+    // The user would approve anything; always-deny must win without asking.
+    let (asker, asked) = scripted_asker(&[ApprovalDecision::Allow; 4]);
+    hostile_exec_is_refused(
+        "[exec]\napproval = \"always-deny\"\n",
+        Approver::Ask(asker),
+        ALWAYS_DENY_REASON,
+    )
+    .await;
     assert!(asked.lock().unwrap().is_empty(), "always-deny asks nobody");
 }
 
 #[tokio::test]
 async fn a_subagent_in_ask_mode_with_nobody_to_ask_is_denied_with_a_reason() {
-    let mut h = Hostile::start(
+    hostile_exec_is_refused(
         "[exec]\napproval = \"ask\"\n",
         Approver::Nobody,
-        vec![
-            exec_call("s1", HOSTILE),
-            Reply::text(&["Could not run it."]),
-        ],
-    );
-    let requests = h.run().await;
-    assert!(!h.exists("exec-ran"), "the command ran");
-    assert_untouched(&h.workspace);
-    let results = sent_results(&requests[1]);
-    assert_eq!(results[0].content, NOBODY_TO_ASK_REASON);
-    assert!(results[0].is_error);
+        NOBODY_TO_ASK_REASON,
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -170,3 +170,12 @@ fn which(program: &str) -> Option<PathBuf> {
         .map(|dir| Path::new(dir).join(program))
         .find(|path| path.is_file())
 }
+
+/// The line of `claw-tui mcp list` output (`stdout`) about server `name`.
+pub fn server_line(stdout: &str, name: &str) -> String {
+    stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}  ")))
+        .unwrap_or_else(|| panic!("no line for {name}: {stdout}"))
+        .to_owned()
+}

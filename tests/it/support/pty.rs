@@ -99,15 +99,7 @@ impl Tui {
             cmd.arg(a);
         }
         cmd.cwd(cwd);
-        for var in [
-            "ANTHROPIC_API_KEY",
-            "ANTHROPIC_BASE_URL",
-            "OPENAI_API_KEY",
-            "OPENAI_BASE_URL",
-            "CLAW_TUI_PROVIDER",
-            "CLAW_TUI_MODEL",
-            "NO_COLOR",
-        ] {
+        for var in super::bin::PROVIDER_ENV.into_iter().chain(["NO_COLOR"]) {
             cmd.env_remove(var);
         }
         cmd.env("TERM", "xterm-256color");

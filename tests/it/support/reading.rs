@@ -76,13 +76,29 @@ pub fn queued_texts(agent: &Agent, kind: QueueKind) -> Vec<String> {
 
 /// The contents of the user messages in `agent`'s history, in order.
 pub fn user_messages_in_history(agent: &Agent) -> Vec<String> {
-    agent
-        .state()
-        .messages
+    user_contents(&agent.state().messages)
+}
+
+/// The contents of the user messages among `messages`, in order.
+pub fn user_contents(messages: &[Message]) -> Vec<String> {
+    messages
         .iter()
         .filter_map(|m| match m {
             Message::User(u) => Some(u.content.clone()),
             _ => None,
+        })
+        .collect()
+}
+
+/// `role:text` of every message `request` sent (`tool:` for tool results), in order.
+pub fn request_transcript(request: &LlmRequest) -> Vec<String> {
+    request
+        .messages
+        .iter()
+        .map(|m| match m {
+            LlmMessage::User(u) => format!("user:{}", u.content),
+            LlmMessage::Assistant(a) => format!("assistant:{}", a.text()),
+            LlmMessage::ToolResult(r) => format!("tool:{}", r.content),
         })
         .collect()
 }

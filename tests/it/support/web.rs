@@ -58,17 +58,9 @@ fn spawn(listener: TcpListener, router: Router, hits: HitLog) {
 
 /// Calls `tool` with no cancellation, failing the test if it does not finish.
 pub async fn call(tool: &dyn Tool, args: Value) -> ToolResult {
-    tokio::time::timeout(
-        DEADLINE,
-        tool.execute(
-            "call-1",
-            args,
-            CancellationToken::new(),
-            ToolUpdates::discard(),
-        ),
-    )
-    .await
-    .expect("the tool call did not finish")
+    tokio::time::timeout(DEADLINE, super::call(tool, args))
+        .await
+        .expect("the tool call did not finish")
 }
 
 /// A fetch tool allowed to reach `allow`.

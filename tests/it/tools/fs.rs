@@ -20,7 +20,7 @@ mod write;
 
 use claw_tui::tools::Workspace;
 use claw_tui::tools::fs::{EditFileTool, ListDirTool, ReadFileTool, WriteFileTool};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use tempfile::TempDir;
 
@@ -77,12 +77,4 @@ impl Setup {
 
 pub use crate::support::call;
 
-/// The names in `dir`, sorted.
-pub fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
+pub use crate::support::names_in;
