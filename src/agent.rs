@@ -4,6 +4,7 @@ pub mod compaction;
 pub mod config;
 pub mod convert;
 pub mod event;
+mod history;
 pub mod image;
 mod intake;
 pub mod queue;
@@ -13,6 +14,7 @@ mod running;
 mod settings;
 mod state;
 pub mod tool;
+pub mod tool_args;
 mod tool_exec;
 pub mod types;
 
@@ -26,12 +28,14 @@ pub use config::{
     TransformContext,
 };
 pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
+pub use history::{History, Iter as HistoryIter};
 pub use image::ImageData;
 pub use queue::{Admission, QueueKind, QueueMode};
 pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_loop};
 pub use running::{INTERRUPTED_BY_USER, INTERRUPTED_KEY, Interruption, RunningCalls};
 pub use state::AgentState;
 pub use tool::{Tool, ToolDefinition, ToolResult, ToolSet, ToolUpdates};
+pub use tool_args::ArgsError;
 pub use tool_exec::{SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING};
 pub use types::*;
 
@@ -384,7 +388,7 @@ impl Agent {
         self.wait_for_idle().await;
         self.clear_queue(None);
         lock(&self.inner.core).update(|s| {
-            s.messages = Arc::new(Vec::new());
+            s.messages = Arc::new(History::default());
             s.compaction = None;
             s.error = None;
         });
@@ -404,13 +408,24 @@ impl Agent {
         messages: Vec<Message>,
         compaction: Option<Compaction>,
     ) -> Result<(), AgentError> {
+        self.restore_shared(messages.into(), compaction)
+    }
+
+    /// Like [`Agent::restore_history`], with a history others hold too (the client's
+    /// chat shows the same messages): the agent never writes to them, so sharing them
+    /// costs no copy, now or when messages are added.
+    pub fn restore_shared(
+        &self,
+        messages: Arc<[Message]>,
+        compaction: Option<Compaction>,
+    ) -> Result<(), AgentError> {
         let mut core = lock(&self.inner.core);
         if core.snapshot().is_streaming {
             return Err(AgentError::Busy);
         }
         let compaction = compaction.filter(|c| c.fits(messages.len()));
         core.update(|s| {
-            s.messages = Arc::new(messages);
+            s.messages = Arc::new(History::shared(messages));
             s.compaction = compaction;
         });
         Ok(())

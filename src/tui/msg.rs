@@ -90,9 +90,9 @@ pub enum Msg {
     /// The workspace's sessions for `/sessions ID` completion: id and description.
     SessionChoices(Vec<(String, String)>),
     /// A theme `/theme` asked for was loaded, or why it could not be.
-    ThemeLoaded(Result<Box<crate::tui::theme::Theme>, String>),
+    ThemeLoaded(Result<Box<crate::tui::theme::Theme>, crate::tui::theme::ThemeError>),
     /// The external editor (Ctrl+G) closed: the new text, or why it failed.
-    EditorDone(Result<String, String>),
+    EditorDone(Result<String, crate::tui::terminal::EditorError>),
     /// Another session replaced the current one (start-up, `/new`, `/sessions`):
     /// rebuild the chat, the tool tree and the usage totals from its history.
     SessionLoaded(Box<LoadedSession>),
@@ -113,7 +113,7 @@ pub enum Msg {
         /// The message text.
         text: String,
         /// The images, or why one could not be attached.
-        result: Result<Vec<ImageData>, String>,
+        result: Result<Vec<ImageData>, crate::tui::attach::AttachError>,
     },
     /// Saving the session failed (the error), or works again (`None`).
     SessionSave(Option<String>),
@@ -123,10 +123,12 @@ pub enum Msg {
         /// The message as typed.
         text: String,
         /// The message to send, or the reason it was not.
-        result: Result<String, String>,
+        result: Result<String, crate::runtime::context::SkillAttachError>,
     },
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
+    /// A dashboard action on the background runtime failed (shown as an error line).
+    BackgroundFailed(crate::tui::background::BackgroundFailure),
     /// What `/undo` did, or the files it asks about first.
     Undone(Result<UndoOutcome, CheckpointError>),
     /// What `/rewind` did.
@@ -300,7 +302,7 @@ pub struct Rewound {
     /// What happened to the files, when they were rewound.
     pub files: Option<UndoOutcome>,
     /// The conversation now and the prompt for the composer, when it was rewound.
-    pub conversation: Option<(Vec<crate::agent::Message>, String)>,
+    pub conversation: Option<(std::sync::Arc<[crate::agent::Message]>, String)>,
 }
 
 /// A message taken back out of a queue, with the queue it was in.
@@ -401,8 +403,8 @@ pub struct CronRow {
 pub struct LoadedSession {
     /// Its id (`None` when sessions are off: `--no-session`).
     pub id: Option<String>,
-    /// Its history.
-    pub messages: Vec<crate::agent::Message>,
+    /// Its history: the messages the agent holds, shared (the chat keeps no copy).
+    pub messages: std::sync::Arc<[crate::agent::Message]>,
     /// Messages that were queued when it was last written, offered back in the composer.
     pub queued: Vec<QueuedText>,
     /// Its file (`None` when sessions are off).
