@@ -7,9 +7,7 @@ use crate::support::compacting::*;
 use crate::support::fake_llm::{FakeLlm, Scripted, Step};
 use crate::support::reading::final_assistant;
 use crate::support::{until, until_agent_end};
-use claw_tui::agent::{
-    Agent, AgentEvent, AssistantMessage, Block, CompactionResult, Message, QueueKind, StopReason,
-};
+use claw_tui::agent::{Agent, AgentEvent, CompactionResult, QueueKind};
 use serde_json::json;
 
 /// The error text of the run's last answer, which must be a refused overflow.

@@ -9,8 +9,7 @@ use crate::support::fake_llm::{FakeLlm, Scripted};
 use crate::support::{label, until_agent_end};
 use claw_tui::agent::compaction::SUMMARY_PREFIX;
 use claw_tui::agent::{
-    Agent, AgentEvent, AssistantMessage, Block, CompactionReason, ErrorKind, Message, QueueKind,
-    StopReason,
+    Agent, AgentEvent, AssistantMessage, CompactionReason, ErrorKind, Message, QueueKind,
 };
 use serde_json::json;
 use std::sync::Arc;

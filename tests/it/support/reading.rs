@@ -76,13 +76,13 @@ pub fn queued_texts(agent: &Agent, kind: QueueKind) -> Vec<String> {
 
 /// The contents of the user messages in `agent`'s history, in order.
 pub fn user_messages_in_history(agent: &Agent) -> Vec<String> {
-    user_contents(&agent.state().messages)
+    user_contents(agent.state().messages.iter())
 }
 
 /// The contents of the user messages among `messages`, in order.
-pub fn user_contents(messages: &[Message]) -> Vec<String> {
+pub fn user_contents<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<String> {
     messages
-        .iter()
+        .into_iter()
         .filter_map(|m| match m {
             Message::User(u) => Some(u.content.clone()),
             _ => None,
