@@ -9,7 +9,7 @@ use claw_tui::agent::compaction::{
     ContextBudget, choose_cut, compacted_view, context_tokens, plan_summary,
 };
 use claw_tui::agent::{
-    AssistantMessage, Block, Compaction, CompactionReason, CompactionSettings, Message,
+    AssistantMessage, Block, Compaction, CompactionReason, CompactionSettings, History, Message,
     ToolResultMessage, Usage,
 };
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -66,7 +66,7 @@ fn history() -> Vec<Message> {
 }
 
 fn compaction(c: &mut Criterion) {
-    let history = history();
+    let history = History::from(history());
     assert_eq!(history.len(), 5_000);
     let budget = ContextBudget::new(200_000, &CompactionSettings::default());
     let mut group = c.benchmark_group("compaction");
@@ -105,6 +105,7 @@ fn compaction(c: &mut Criterion) {
             m
         })
         .collect();
+    let unreported = History::from(unreported);
     group.bench_function("cut_and_compacted_context_5k_messages_no_usage", |b| {
         b.iter(|| {
             let tokens = context_tokens(&unreported, None, 3_000);
@@ -127,7 +128,9 @@ fn compaction(c: &mut Criterion) {
     );
     group.sample_size(20);
     group.bench_function("summary_chunks_of_the_summarised_part_5k_messages", |b| {
-        b.iter(|| black_box(plan_summary(&history[..cut], budget.threshold() - 10_000).len()));
+        b.iter(|| {
+            black_box(plan_summary(history.iter().take(cut), budget.threshold() - 10_000).len())
+        });
     });
     group.finish();
 }

@@ -129,7 +129,7 @@ fn sessions(c: &mut Criterion) {
             app.update(Msg::Term(Event::Resize(120, 40)));
             app.update(Msg::SessionLoaded(Box::new(LoadedSession {
                 id: Some(data.id().to_owned()),
-                messages: data.messages,
+                messages: data.messages.into(),
                 resumed: true,
                 ..LoadedSession::default()
             })));
@@ -167,8 +167,9 @@ fn sessions(c: &mut Criterion) {
             )
         });
     });
-    // The client's resume path: the agent's copy of the history, the chat rebuilt from
-    // the other (its newest screens laid out), the last screen drawn at 120×40.
+    // The client's resume path: the history shared by the agent and the chat, the chat
+    // and the tool tree rebuilt over it (its newest screens laid out), the last screen
+    // drawn at 120×40.
     group.bench_function("resume_20k_message_35mb_session_in_the_client", |b| {
         b.iter(|| resume_in_client(&long, 0));
     });
@@ -192,7 +193,10 @@ fn sessions(c: &mut Criterion) {
 /// up `pages` times (a frame and a draw each).
 fn resume_in_client(path: &std::path::Path, pages: usize) -> Terminal<TestBackend> {
     let data = session::load(path).unwrap();
-    let agent_copy = data.messages.clone();
+    let id = data.id().to_owned();
+    // What the agent holds: the same messages the chat shows, not a copy.
+    let shared: std::sync::Arc<[claw_tui::agent::Message]> = data.messages.into();
+    let agent_history = claw_tui::agent::History::shared(shared.clone());
     let mut app = App::new(AppConfig {
         context_window: Some(200_000),
         workspace: "~/project".into(),
@@ -200,8 +204,8 @@ fn resume_in_client(path: &std::path::Path, pages: usize) -> Terminal<TestBacken
     });
     app.update(Msg::Term(Event::Resize(120, 40)));
     app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some(data.id().to_owned()),
-        messages: data.messages,
+        id: Some(id),
+        messages: shared,
         resumed: true,
         ..LoadedSession::default()
     })));
@@ -216,7 +220,7 @@ fn resume_in_client(path: &std::path::Path, pages: usize) -> Terminal<TestBacken
         app.update(Msg::Frame);
         terminal.draw(|frame| view(&app, frame)).unwrap();
     }
-    assert_eq!(agent_copy.len(), LONG_MESSAGES);
+    assert_eq!(agent_history.len(), LONG_MESSAGES);
     terminal
 }
 

@@ -4,6 +4,7 @@ pub mod compaction;
 pub mod config;
 pub mod convert;
 pub mod event;
+mod history;
 pub mod image;
 mod intake;
 pub mod queue;
@@ -26,6 +27,7 @@ pub use config::{
     TransformContext,
 };
 pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
+pub use history::{History, Iter as HistoryIter};
 pub use image::ImageData;
 pub use queue::{Admission, QueueKind, QueueMode};
 pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_loop};
@@ -384,7 +386,7 @@ impl Agent {
         self.wait_for_idle().await;
         self.clear_queue(None);
         lock(&self.inner.core).update(|s| {
-            s.messages = Arc::new(Vec::new());
+            s.messages = Arc::new(History::default());
             s.compaction = None;
             s.error = None;
         });
@@ -404,13 +406,24 @@ impl Agent {
         messages: Vec<Message>,
         compaction: Option<Compaction>,
     ) -> Result<(), AgentError> {
+        self.restore_shared(messages.into(), compaction)
+    }
+
+    /// Like [`Agent::restore_history`], with a history others hold too (the client's
+    /// chat shows the same messages): the agent never writes to them, so sharing them
+    /// costs no copy, now or when messages are added.
+    pub fn restore_shared(
+        &self,
+        messages: Arc<[Message]>,
+        compaction: Option<Compaction>,
+    ) -> Result<(), AgentError> {
         let mut core = lock(&self.inner.core);
         if core.snapshot().is_streaming {
             return Err(AgentError::Busy);
         }
         let compaction = compaction.filter(|c| c.fits(messages.len()));
         core.update(|s| {
-            s.messages = Arc::new(messages);
+            s.messages = Arc::new(History::shared(messages));
             s.compaction = compaction;
         });
         Ok(())

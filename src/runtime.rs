@@ -20,7 +20,9 @@ pub use bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
 pub use context::build_system_prompt;
 pub use event::{RuntimeEvent, RuntimeEventSender, runtime_channel};
 pub use mode::{AgentMode, ModeSwitch};
-pub use subagents::{SpawnReceipt, SubagentConfig, SubagentInfo, SubagentManager, SubagentStatus};
+pub use subagents::{
+    SpawnReceipt, SubagentConfig, SubagentError, SubagentInfo, SubagentManager, SubagentStatus,
+};
 pub use supervisor::{
     NOTIFICATION_PREFIX, NotificationStore, Supervisor, SupervisorInput, SupervisorOutcome,
     SwitchHold,

@@ -361,9 +361,7 @@ fn prepare_runtime_with(
         }
         Err(e) => {
             warnings.push(format!("cron jobs are unavailable: {e}"));
-            policy.register(Arc::new(CronTool::new(Arc::new(UnavailableCron::new(
-                e.to_string(),
-            )))));
+            policy.register(Arc::new(CronTool::new(Arc::new(UnavailableCron::new(e)))));
             None
         }
     };

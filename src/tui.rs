@@ -17,6 +17,7 @@ pub mod adapt;
 mod app;
 pub mod approval;
 pub mod attach;
+pub mod background;
 pub mod chat;
 pub mod composer;
 mod control;
@@ -33,6 +34,7 @@ pub mod model_list;
 pub mod msg;
 pub mod overlay;
 mod part;
+pub mod recorded;
 mod runtime;
 mod session_host;
 pub mod slash;
@@ -45,6 +47,7 @@ mod widgets;
 pub mod wrap;
 
 pub use app::{App, AppConfig, UserFiles, view};
+pub use background::{Background, BackgroundAction, BackgroundError, BackgroundFailure};
 pub(crate) use launch::app_config;
 pub use launch::launch;
 pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
@@ -59,28 +62,6 @@ use tokio::sync::oneshot;
 
 /// Sends messages into the running client from any thread or task.
 pub type MsgSender = UnboundedSender<Msg>;
-
-/// Controls the background runtime (subagents, cron) from the dashboard. The calls may
-/// block on file I/O: the client makes them off its UI thread.
-pub trait Background: Send + Sync {
-    /// The first frame is on the screen: work that must not delay it starts now (the
-    /// MCP servers).
-    fn first_frame(&self) {}
-    /// Cancels a subagent.
-    fn cancel_subagent(&self, id: &str) -> Result<(), String>;
-    /// Pauses a cron job.
-    fn pause_cron(&self, id: &str) -> Result<(), String>;
-    /// Resumes a paused cron job.
-    fn resume_cron(&self, id: &str) -> Result<(), String>;
-    /// Deletes a cron job.
-    fn delete_cron(&self, id: &str) -> Result<(), String>;
-    /// Remembers the user's answer about the workspace's `.mcp.json` servers and, when
-    /// trusted, starts them.
-    fn trust_project_mcp(&self, trusted: bool) -> Result<(), String> {
-        let _ = trusted;
-        Err("MCP servers are not available in this session.".into())
-    }
-}
 
 /// Approval requests waiting for the user, by tool call id.
 #[derive(Clone, Default)]

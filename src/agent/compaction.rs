@@ -23,6 +23,7 @@ pub use window::{
     DEFAULT_CONTEXT_WINDOW, context_window_for, known_context_window, resolve_window,
 };
 
+use super::History;
 use super::types::{Message, Usage, UserMessage};
 use serde::{Deserialize, Serialize};
 
@@ -238,14 +239,14 @@ pub fn summary_text(summary: &str) -> String {
 
 /// What the model sees of `history`: everything, or after a compaction the summary and
 /// the messages from the first kept one on.
-pub fn compacted_view(history: &[Message], compaction: Option<&Compaction>) -> Vec<Message> {
+pub fn compacted_view(history: &History, compaction: Option<&Compaction>) -> Vec<Message> {
     match compaction.filter(|c| c.fits(history.len())) {
         None => history.to_vec(),
         Some(c) => {
-            let kept = &history[c.first_kept_message..];
-            let mut view = Vec::with_capacity(kept.len() + 1);
+            let kept = history.len() - c.first_kept_message;
+            let mut view = Vec::with_capacity(kept + 1);
             view.push(c.summary_message());
-            view.extend_from_slice(kept);
+            view.extend(history.iter_from(c.first_kept_message).cloned());
             view
         }
     }
@@ -280,7 +281,7 @@ mod tests {
             usage: Usage::default(),
             timestamp: 7,
         };
-        let view = compacted_view(&history, Some(&compaction));
+        let view = compacted_view(&History::from(history.clone()), Some(&compaction));
         let texts: Vec<String> = view.iter().map(Message::preview_text).collect();
         assert!(texts[0].starts_with(SUMMARY_PREFIX) && texts[0].contains("the gist"));
         assert_eq!(texts[1..], ["m3", "m4"]);
@@ -289,6 +290,9 @@ mod tests {
             history_len: 9,
             ..compaction
         };
-        assert_eq!(compacted_view(&history, Some(&beyond)).len(), 5);
+        assert_eq!(
+            compacted_view(&History::from(history.clone()), Some(&beyond)).len(),
+            5
+        );
     }
 }

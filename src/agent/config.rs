@@ -2,6 +2,7 @@
 
 use super::compaction::{CompactionSettings, ContextBudget, resolve_window};
 use super::convert::default_convert_to_llm;
+use super::history::History;
 use super::tool::{ToolResult, ToolSet};
 use super::types::{Message, ThinkingLevel};
 use crate::llm::LlmMessage;
@@ -96,7 +97,7 @@ pub type TransformContext =
 pub type RefreshTools = Arc<dyn Fn() -> Option<(String, ToolSet)> + Send + Sync>;
 
 /// Maps the history to what the model accepts, mapping or dropping custom roles.
-pub type ConvertToLlm = Arc<dyn Fn(&[Message]) -> Vec<LlmMessage> + Send + Sync>;
+pub type ConvertToLlm = Arc<dyn Fn(&History) -> Vec<LlmMessage> + Send + Sync>;
 
 /// Everything one run of the loop needs besides the context and the provider.
 #[derive(Clone)]

@@ -1,5 +1,6 @@
 //! History → model messages: custom roles mapped or dropped, replay made well-formed.
 
+use super::history::History;
 use super::types::{AssistantMessage, Message, StopReason, ToolResultMessage, UserMessage, now_ms};
 use crate::llm::LlmMessage;
 use std::collections::HashSet;
@@ -8,7 +9,7 @@ use std::collections::HashSet;
 pub const NO_RESULT_PROVIDED: &str = "No result provided";
 
 /// The standard conversion: notifications become user input, notices are dropped.
-pub fn default_convert_to_llm(messages: &[Message]) -> Vec<LlmMessage> {
+pub fn default_convert_to_llm(messages: &History) -> Vec<LlmMessage> {
     messages
         .iter()
         .filter_map(|m| match m {

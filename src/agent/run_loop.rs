@@ -9,6 +9,7 @@ use super::compaction::{Compaction, CompactionReason, compacted_view};
 use super::config::LoopConfig;
 use super::convert::sanitize_for_llm;
 use super::event::{AgentEvent, EventSink, apply_delta, finish_partial};
+use super::history::History;
 use super::queue::{QueueKind, Queues};
 use super::running::RunningCalls;
 use super::tool::ToolSet;
@@ -50,7 +51,7 @@ pub struct RunEnv<'a> {
     pub calls: &'a RunningCalls,
     /// The history as it is now: what the run started from, and every message whose
     /// `message_end` it emitted since (the sink's receiver keeps it).
-    pub history: &'a (dyn Fn() -> Arc<Vec<Message>> + Send + Sync),
+    pub history: &'a (dyn Fn() -> Arc<History> + Send + Sync),
 }
 
 impl RunEnv<'_> {
@@ -220,17 +221,17 @@ impl Run<'_, '_, '_> {
         // The model sees the summary and the kept messages, never the compacted ones.
         let shared = (env.history)();
         let compacted;
-        let view: &[Message] = match self.ctx.compaction.as_ref() {
+        let view: &History = match self.ctx.compaction.as_ref() {
             Some(c) if c.fits(shared.len()) => {
-                compacted = compacted_view(&shared, Some(c));
+                compacted = History::unshared(compacted_view(&shared, Some(c)));
                 &compacted
             }
             _ => &shared,
         };
         let transformed;
-        let history: &[Message] = match &env.config.transform_context {
+        let history: &History = match &env.config.transform_context {
             Some(transform) => {
-                transformed = transform(view.to_vec(), env.cancel.clone()).await;
+                transformed = History::unshared(transform(view.to_vec(), env.cancel.clone()).await);
                 &transformed
             }
             None => view,

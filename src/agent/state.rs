@@ -2,6 +2,7 @@
 
 use super::compaction::Compaction;
 use super::event::{AgentEvent, EventKind, apply_delta, finish_partial};
+use super::history::History;
 use super::tool::ToolSet;
 use super::types::{AssistantMessage, Message, ThinkingLevel};
 use std::sync::Arc;
@@ -19,8 +20,8 @@ pub struct AgentState {
     pub thinking: ThinkingLevel,
     /// The tools.
     pub tools: ToolSet,
-    /// The history.
-    pub messages: Arc<Vec<Message>>,
+    /// The history (its resumed prefix shared with whoever shows it).
+    pub messages: Arc<History>,
     /// Whether a run is active.
     pub is_streaming: bool,
     /// The assistant message being streamed, as far as it got.
@@ -82,7 +83,7 @@ impl Core {
     }
 
     /// The history (shared, not copied).
-    pub(super) fn messages(&self) -> Arc<Vec<Message>> {
+    pub(super) fn messages(&self) -> Arc<History> {
         self.state.messages.clone()
     }
 

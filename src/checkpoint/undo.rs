@@ -88,8 +88,9 @@ pub enum UndoOutcome {
 pub struct ConversationRewind {
     /// The prompt, for the composer.
     pub prompt: String,
-    /// The history now (everything before that prompt).
-    pub messages: Vec<Message>,
+    /// The history now (everything before that prompt): the agent's own messages,
+    /// shared, so the chat can show them without a copy.
+    pub messages: std::sync::Arc<[Message]>,
 }
 
 /// One file of `/diff`.
@@ -275,10 +276,10 @@ impl Checkpoints {
         let agent = self.agent().ok_or(CheckpointError::NoAgent)?;
         let (index, _, prompt) = self.prompt_at(turn)?;
         let state = agent.state();
-        let messages: Vec<Message> = state.messages[..index].to_vec();
+        let messages: std::sync::Arc<[Message]> = state.messages.to_vec_until(index).into();
         // A compaction of messages that stay stays in force; one that summarised what is
         // taken back no longer fits the shorter history and is dropped.
-        agent.restore_history(messages.clone(), state.compaction.clone())?;
+        agent.restore_shared(messages.clone(), state.compaction.clone())?;
         if let Some(appender) = self.appender() {
             appender.append(&Entry::Rewind {
                 timestamp: now_ms(),

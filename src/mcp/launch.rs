@@ -12,6 +12,17 @@ use crate::tools::exec::Approver;
 use crate::tools::policy::{PolicyConfig, ToolPolicy};
 use std::path::PathBuf;
 
+/// The user's answer about the project servers could not be saved.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot remember the answer in {}: {source}", .data_dir.display())]
+pub struct RememberTrustError {
+    /// The data directory the trust file lives in.
+    pub data_dir: PathBuf,
+    /// Why writing it failed.
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// The servers of this process, split by whether they may start.
 #[derive(Clone, Debug, Default)]
 pub struct McpPlan {
@@ -83,14 +94,12 @@ pub fn remember_trust(
     settings: &Settings,
     servers: &[ServerSpec],
     decision: TrustDecision,
-) -> Result<(), String> {
+) -> Result<(), RememberTrustError> {
     TrustStore::new(&settings.data_dir)
         .remember(&settings.workspace, servers, decision)
-        .map_err(|e| {
-            format!(
-                "cannot remember the answer in {}: {e}",
-                settings.data_dir.display()
-            )
+        .map_err(|source| RememberTrustError {
+            data_dir: settings.data_dir.clone(),
+            source,
         })
 }
 

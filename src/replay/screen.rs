@@ -300,7 +300,7 @@ fn loaded(timeline: &Timeline, count: usize) -> LoadedSession {
         resumed: !messages.is_empty(),
         quiet: true,
         path: Some(timeline.path.clone()),
-        messages,
+        messages: messages.into(),
         ..LoadedSession::default()
     }
 }

@@ -19,6 +19,7 @@
 //! file can be read again (the scheduler keeps looking), after which jobs fire again.
 
 mod backend;
+mod error;
 mod expr;
 pub mod schedule;
 mod schedule_error;
@@ -28,6 +29,7 @@ pub mod store;
 pub mod zone;
 
 pub use backend::{list_text, relative_text};
+pub use error::{CorruptReason, CronError};
 pub use schedule::{CompiledSchedule, Due, JobSchedule};
 pub use schedule_error::ScheduleError;
 pub use scheduler::{SchedulerHandle, SchedulerRole};
@@ -40,72 +42,6 @@ use crate::runtime::event::RuntimeEventSender;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Something went wrong with a cron request or the jobs file.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum CronError {
-    /// The schedule is refused; nothing changed.
-    #[error(transparent)]
-    Schedule(#[from] ScheduleError),
-    /// A job with no message to deliver; nothing changed.
-    #[error("The message is empty; give the text to deliver when the job fires.")]
-    EmptyMessage,
-    /// Resuming a one-time job whose time has passed; nothing changed.
-    #[error(
-        "Cron job \"{name}\" ({id}) was a one-time job and has already had its time; add a \
-         new job instead."
-    )]
-    AlreadyHadItsTime {
-        /// The job's name.
-        name: String,
-        /// Its id.
-        id: String,
-    },
-    /// The scheduler was started outside a tokio runtime.
-    #[error("The cron scheduler needs a tokio runtime; start it from async code.")]
-    NoRuntime,
-    /// No job has this id.
-    #[error("No cron job with id \"{0}\" in this workspace. action=list shows the job ids.")]
-    NotFound(String),
-    /// `jobs.json` comes from a newer claw-tui.
-    #[error(
-        "{path} was written by a newer claw-tui (file version {found}; this one reads \
-         version {supported}). Upgrade claw-tui, or move the file away to start with no jobs."
-    )]
-    NewerVersion {
-        /// The file.
-        path: String,
-        /// Its version.
-        found: u64,
-        /// The version this build reads.
-        supported: u64,
-    },
-    /// `jobs.json` cannot be read as a jobs file.
-    #[error(
-        "{path} is not a valid cron jobs file ({reason}). No cron job fires or can be \
-         changed until it is fixed: correct the file, or move it away to start with no \
-         jobs. claw-tui will not overwrite it."
-    )]
-    Corrupt {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A file operation failed.
-    #[error(
-        "Cannot {action} {path}: {reason}. Check the permissions and free space of the data \
-         directory."
-    )]
-    Io {
-        /// What was being done, e.g. `write`.
-        action: &'static str,
-        /// The file or directory.
-        path: String,
-        /// The OS error.
-        reason: String,
-    },
-}
 
 /// A job fired; the lead publishes it on the bus `system` channel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -239,16 +175,6 @@ impl CronOptions {
             events,
             ..Self::default()
         }
-    }
-}
-
-impl CronError {
-    /// Whether this is trouble with `jobs.json` itself (rather than with a request).
-    pub fn is_file_problem(&self) -> bool {
-        matches!(
-            self,
-            Self::Corrupt { .. } | Self::NewerVersion { .. } | Self::Io { .. }
-        )
     }
 }
 

@@ -5,10 +5,12 @@
 //! through the bus's `system` channel, which the supervisor delivers when the main agent
 //! is free.
 
+mod error;
 mod run;
 mod types;
 
 /// The `sender_id` of subagent results on the bus (the `source` of their notifications).
+pub use error::SubagentError;
 pub use run::SENDER as RESULT_SENDER;
 pub use types::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_SUBAGENT_MAX_TURNS, SUBAGENT_SYSTEM_PROMPT, SpawnReceipt,
@@ -174,17 +176,17 @@ impl SubagentManager {
         parent_call_id: &str,
         task: String,
         label: Option<String>,
-    ) -> Result<SpawnReceipt, String> {
+    ) -> Result<SpawnReceipt, SubagentError> {
         if task.trim().is_empty() {
-            return Err("The task is empty; describe what the subagent should do.".into());
+            return Err(SubagentError::EmptyTask);
         }
         if tokio::runtime::Handle::try_current().is_err() {
-            return Err("Subagents need a Tokio runtime; spawn them from inside one.".into());
+            return Err(SubagentError::NoRuntime);
         }
         let limit = self.shared.config.max_concurrent.max(1);
         let mut state = self.shared.lock();
         if state.closed {
-            return Err("claw-tui is shutting down; no new subagents can start.".into());
+            return Err(SubagentError::ShuttingDown);
         }
         state.next_number += 1;
         let number = state.next_number;
@@ -278,12 +280,10 @@ impl SubagentManager {
 
     /// Cancels a subagent: a queued one never starts, a running one is aborted with its
     /// tools. The main agent is told, with any partial answer.
-    pub fn cancel(&self, id: &str) -> Result<(), String> {
+    pub fn cancel(&self, id: &str) -> Result<(), SubagentError> {
         let mut state = self.shared.lock();
         let Some(record) = state.record(id) else {
-            return Err(format!(
-                "No subagent has the id {id}; the subagent list shows the ids."
-            ));
+            return Err(SubagentError::UnknownId { id: id.to_owned() });
         };
         match record.info.status {
             SubagentStatus::Running => {
@@ -298,10 +298,10 @@ impl SubagentManager {
                 self.finish(id, Outcome::Cancelled { partial: None });
                 Ok(())
             }
-            status => Err(format!(
-                "Subagent {id} has already ended ({}); there is nothing to cancel.",
-                status.as_str()
-            )),
+            status => Err(SubagentError::AlreadyEnded {
+                id: id.to_owned(),
+                status,
+            }),
         }
     }
 
@@ -384,12 +384,14 @@ impl std::fmt::Debug for SubagentManager {
 
 #[async_trait]
 impl SpawnBackend for SubagentManager {
+    type Error = SubagentError;
+
     async fn spawn(
         &self,
         parent_call_id: &str,
         task: String,
         label: Option<String>,
-    ) -> Result<String, String> {
+    ) -> Result<String, SubagentError> {
         self.spawn_task(parent_call_id, task, label)
             .map(|receipt| receipt.describe())
     }

@@ -19,6 +19,7 @@ use crate::agent::{Agent, AgentError, AgentEvent, EventKind, Message, QueueKind,
 use crate::config::Settings;
 use crate::runtime::SwitchHold;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
@@ -42,8 +43,8 @@ pub enum Resume {
     /// Into the agent alone (the headless modes): the history is moved in, the queued
     /// messages are queued again, and nothing is held back.
     IntoAgent,
-    /// Into the agent and onto a screen (the client): the history is copied (the caller
-    /// shows it), the queued messages are left for the caller to offer back (dropped
+    /// Into the agent and onto a screen (the client): the history is shared with the
+    /// caller ([`Entered::shown`], the agent's own messages, not a copy), the queued messages are left for the caller to offer back (dropped
     /// from the file once a run starts without them), and nothing is delivered to the
     /// agent before [`SessionService::ready`].
     OnScreen,
@@ -56,8 +57,12 @@ pub struct Entered {
     pub id: String,
     /// Its file.
     pub path: PathBuf,
-    /// What it continues (its own history, or the one it copies), if anything.
+    /// What it continues (its own history, or the one it copies), if anything; its
+    /// messages went to the agent.
     pub resumed: Option<SessionData>,
+    /// With [`Resume::OnScreen`], the history the agent was given, for the screen: the
+    /// very messages the agent holds (empty otherwise).
+    pub shown: Arc<[Message]>,
     /// Things to tell the user (torn line skipped, nothing to continue...).
     pub notes: Vec<String>,
     /// How saving it goes.
@@ -149,10 +154,15 @@ impl SessionService {
     /// Starts recording `opened` (the session the flags chose): its history goes into
     /// the agent as `resume` says, and the runtime reports to it.
     pub fn record(&mut self, mut opened: OpenedSession, resume: Resume) -> Entered {
-        if let Some(data) = &mut opened.resumed
-            && let Err(e) = restore(&self.agent, data, resume)
-        {
-            opened.notes.push(not_restored(&e));
+        let mut shown = empty();
+        if let Some(data) = &mut opened.resumed {
+            let (messages, restored) = restore(&self.agent, data, resume);
+            if let Err(e) = restored {
+                opened.notes.push(not_restored(&e));
+            }
+            if resume == Resume::OnScreen {
+                shown = messages;
+            }
         }
         if let Some(binding) = &self.binding {
             if resume == Resume::OnScreen {
@@ -160,7 +170,9 @@ impl SessionService {
             }
             binding.enter(&opened.writer, opened.resumed.as_ref());
         }
-        self.start(opened.writer, opened.resumed, opened.notes, resume)
+        let mut entered = self.start(opened.writer, opened.resumed, opened.notes, resume);
+        entered.shown = shown;
+        entered
     }
 
     /// Switches to `target`: the session recorded until now is closed, the agent
@@ -186,14 +198,19 @@ impl SessionService {
         self.stop_recording().await;
         self.agent.reset().await;
         let mut notes = Vec::new();
-        if let Some(data) = &mut data
-            && let Err(e) = restore(&self.agent, data, Resume::OnScreen)
-        {
-            notes.push(not_restored(&e));
+        let mut shown = empty();
+        if let Some(data) = &mut data {
+            let (messages, restored) = restore(&self.agent, data, Resume::OnScreen);
+            if let Err(e) = restored {
+                notes.push(not_restored(&e));
+            }
+            shown = messages;
         }
         // The old guard goes only now that the new one is in place.
         self.hold = hold;
-        Ok(Some(self.start(writer, data, notes, Resume::OnScreen)))
+        let mut entered = self.start(writer, data, notes, Resume::OnScreen);
+        entered.shown = shown;
+        Ok(Some(entered))
     }
 
     /// The session is on screen: what waits for it is delivered now.
@@ -276,6 +293,7 @@ impl SessionService {
             id,
             path,
             resumed,
+            shown: empty(),
             notes,
             saving,
         }
@@ -330,15 +348,17 @@ fn open_target(
 }
 
 /// Puts `data`'s history and its compaction back into the agent (the model sees what
-/// it saw before) as `resume` says.
-fn restore(agent: &Agent, data: &mut SessionData, resume: Resume) -> Result<(), AgentError> {
+/// it saw before) as `resume` says; returns the messages (shared with the agent, which
+/// never writes to them) and whether the agent took them.
+fn restore(
+    agent: &Agent,
+    data: &mut SessionData,
+    resume: Resume,
+) -> (Arc<[Message]>, Result<(), AgentError>) {
     let compaction = data.compaction().cloned();
-    let messages = match resume {
-        // Moved, not copied: it may be long.
-        Resume::IntoAgent => std::mem::take(&mut data.messages),
-        Resume::OnScreen => data.messages.clone(),
-    };
-    let restored = agent.restore_history(messages, compaction);
+    // Moved, not copied: it may be long, and the screen shows these same messages.
+    let messages: Arc<[Message]> = std::mem::take(&mut data.messages).into();
+    let restored = agent.restore_shared(messages.clone(), compaction);
     if resume == Resume::IntoAgent {
         for text in &data.steering {
             agent.queue(QueueKind::Steering, Message::user(text.clone()));
@@ -347,7 +367,12 @@ fn restore(agent: &Agent, data: &mut SessionData, resume: Resume) -> Result<(), 
             agent.queue(QueueKind::FollowUp, Message::user(text.clone()));
         }
     }
-    restored
+    (messages, restored)
+}
+
+/// No messages (an empty shared history costs no allocation).
+fn empty() -> Arc<[Message]> {
+    Arc::new([])
 }
 
 /// What the user is told when a session's history could not be put back.

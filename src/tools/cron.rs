@@ -27,60 +27,80 @@ pub enum CronSchedule {
 }
 
 /// Stores and runs scheduled jobs; implemented by the runtime. Each method returns the
-/// text the model gets back, or an error for the model.
+/// text the model gets back, or an error whose text the model gets back.
 #[async_trait]
 pub trait CronBackend: Send + Sync {
+    /// Why a call failed; its `Display` is the model's error result.
+    type Error: std::error::Error + Send + Sync + 'static;
     /// Adds a job delivering `message` on `schedule`.
     async fn add(
         &self,
         name: Option<String>,
         message: String,
         schedule: CronSchedule,
-    ) -> Result<String, String>;
+    ) -> Result<String, Self::Error>;
     /// Describes all jobs.
-    async fn list(&self) -> Result<String, String>;
+    async fn list(&self) -> Result<String, Self::Error>;
     /// Deletes a job.
-    async fn remove(&self, id: &str) -> Result<String, String>;
+    async fn remove(&self, id: &str) -> Result<String, Self::Error>;
     /// Stops a job from firing until resumed.
-    async fn pause(&self, id: &str) -> Result<String, String>;
+    async fn pause(&self, id: &str) -> Result<String, Self::Error>;
     /// Lets a paused job fire again.
-    async fn resume(&self, id: &str) -> Result<String, String>;
+    async fn resume(&self, id: &str) -> Result<String, Self::Error>;
 }
 
 /// The backend when no jobs can be stored at all (the data directory cannot be
 /// created): the tool stays, and every call says why it cannot work.
-pub struct UnavailableCron {
-    reason: String,
+pub struct UnavailableCron<E> {
+    reason: Arc<E>,
 }
 
-impl UnavailableCron {
+impl<E> UnavailableCron<E> {
     /// A backend that answers every call with `reason`.
-    pub fn new(reason: impl Into<String>) -> Self {
+    pub fn new(reason: E) -> Self {
         Self {
-            reason: reason.into(),
+            reason: Arc::new(reason),
         }
     }
 
-    fn fail(&self) -> Result<String, String> {
-        Err(format!("Cron jobs are unavailable: {}", self.reason))
+    fn fail(&self) -> Result<String, CronUnavailable<E>> {
+        Err(CronUnavailable {
+            reason: Arc::clone(&self.reason),
+        })
     }
 }
 
+/// Every call of an [`UnavailableCron`] fails with this: why there are no jobs.
+#[derive(Debug, thiserror::Error)]
+#[error("Cron jobs are unavailable: {reason}")]
+pub struct CronUnavailable<E> {
+    /// Why the jobs cannot be stored (e.g. the data directory cannot be created).
+    #[source]
+    pub reason: Arc<E>,
+}
+
 #[async_trait]
-impl CronBackend for UnavailableCron {
-    async fn add(&self, _: Option<String>, _: String, _: CronSchedule) -> Result<String, String> {
+impl<E: std::error::Error + Send + Sync + 'static> CronBackend for UnavailableCron<E> {
+    type Error = CronUnavailable<E>;
+
+    async fn add(
+        &self,
+        _: Option<String>,
+        _: String,
+        _: CronSchedule,
+    ) -> Result<String, Self::Error> {
         self.fail()
     }
-    async fn list(&self) -> Result<String, String> {
+    async fn list(&self) -> Result<String, Self::Error> {
         self.fail()
     }
-    async fn remove(&self, _: &str) -> Result<String, String> {
+    async fn remove(&self, _: &str) -> Result<String, Self::Error> {
         self.fail()
     }
-    async fn pause(&self, _: &str) -> Result<String, String> {
+    async fn pause(&self, _: &str) -> Result<String, Self::Error> {
         self.fail()
     }
-    async fn resume(&self, _: &str) -> Result<String, String> {
+    async fn resume(&self, _: &str) -> Result<String, Self::Error> {
         self.fail()
     }
 }
@@ -168,19 +188,19 @@ enum Request {
 }
 
 /// Checks arguments and forwards them to a [`CronBackend`].
-pub struct CronTool {
-    backend: Arc<dyn CronBackend>,
+pub struct CronTool<B> {
+    backend: Arc<B>,
 }
 
-impl CronTool {
+impl<B: CronBackend> CronTool<B> {
     /// The tool over `backend`.
-    pub fn new(backend: Arc<dyn CronBackend>) -> Self {
+    pub fn new(backend: Arc<B>) -> Self {
         Self { backend }
     }
 }
 
 #[async_trait]
-impl Tool for CronTool {
+impl<B: CronBackend + 'static> Tool for CronTool<B> {
     fn name(&self) -> &str {
         "cron"
     }
@@ -228,7 +248,7 @@ impl Tool for CronTool {
         tokio::select! {
             result = call => match result {
                 Ok(text) => ToolResult::text(text),
-                Err(e) => ToolResult::error(e),
+                Err(e) => ToolResult::error(e.to_string()),
             },
             () = cancel.cancelled() => ToolResult::error("Cancelled: the cron action was aborted."),
         }
@@ -295,9 +315,10 @@ mod tests {
 
     #[tokio::test]
     async fn without_a_store_every_call_says_why() {
-        let tool = CronTool::new(Arc::new(UnavailableCron::new(
+        let tool = CronTool::new(Arc::new(UnavailableCron::new(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
             "Cannot create the directory /data/cron: permission denied",
-        )));
+        ))));
         for args in [
             json!({"action": "list"}),
             json!({"action": "add", "message": "m", "every_seconds": 5}),
@@ -313,6 +334,20 @@ mod tests {
                  permission denied"
             );
         }
+    }
+
+    #[tokio::test]
+    async fn an_unavailable_store_keeps_its_reason_as_the_source() {
+        use std::error::Error as _;
+        let backend =
+            UnavailableCron::new(std::io::Error::from(std::io::ErrorKind::ReadOnlyFilesystem));
+        let e = backend.pause("cron-1").await.unwrap_err();
+        let reason = e.source().map(ToString::to_string);
+        assert_eq!(reason, Some(e.reason.to_string()));
+        assert_eq!(
+            e.to_string(),
+            format!("Cron jobs are unavailable: {}", e.reason)
+        );
     }
 
     #[test]

@@ -13,24 +13,26 @@ use tokio_util::sync::CancellationToken;
 /// Starts subagents; implemented by the runtime.
 #[async_trait]
 pub trait SpawnBackend: Send + Sync {
+    /// Why a spawn was refused; its `Display` is the model's error result.
+    type Error: std::error::Error + Send + Sync + 'static;
     /// Starts a subagent on `task` for the call `parent_call_id`; returns the text the
-    /// model gets back (e.g. the subagent's id), or an error for the model.
+    /// model gets back (e.g. the subagent's id), or why it did not start.
     async fn spawn(
         &self,
         parent_call_id: &str,
         task: String,
         label: Option<String>,
-    ) -> Result<String, String>;
+    ) -> Result<String, Self::Error>;
 }
 
 /// Hands tasks to a [`SpawnBackend`].
-pub struct SpawnTool {
-    backend: Arc<dyn SpawnBackend>,
+pub struct SpawnTool<B> {
+    backend: Arc<B>,
 }
 
-impl SpawnTool {
+impl<B: SpawnBackend> SpawnTool<B> {
     /// The tool over `backend`.
-    pub fn new(backend: Arc<dyn SpawnBackend>) -> Self {
+    pub fn new(backend: Arc<B>) -> Self {
         Self { backend }
     }
 }
@@ -45,7 +47,7 @@ struct SpawnArgs {
 }
 
 #[async_trait]
-impl Tool for SpawnTool {
+impl<B: SpawnBackend + 'static> Tool for SpawnTool<B> {
     fn name(&self) -> &str {
         "spawn"
     }
@@ -83,7 +85,7 @@ impl Tool for SpawnTool {
         tokio::select! {
             result = self.backend.spawn(call_id, task, label) => match result {
                 Ok(text) => ToolResult::text(text),
-                Err(e) => ToolResult::error(e),
+                Err(e) => ToolResult::error(e.to_string()),
             },
             () = cancel.cancelled() => ToolResult::error("Cancelled: spawning the subagent was aborted."),
         }

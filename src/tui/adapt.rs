@@ -1,6 +1,6 @@
 //! The background runtime's reports as `Msg`s, and its controls as a [`Background`].
 
-use super::Background;
+use super::background::{Background, BackgroundError};
 use super::msg::{CronRow, CronRunStatus, Msg, SubagentRow};
 use crate::agent::NoticeLevel;
 use crate::config::Settings;
@@ -9,6 +9,7 @@ use crate::mcp::trust::TrustDecision;
 use crate::mcp::{McpManager, ServerSpec};
 use crate::runtime::cron::{CronJobInfo, CronService, RunStatus};
 use crate::runtime::{RuntimeEvent, SubagentInfo, SubagentManager};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 impl From<&SubagentInfo> for SubagentRow {
@@ -114,10 +115,8 @@ pub struct ProjectMcp {
 }
 
 impl RuntimeControls {
-    fn cron(&self) -> Result<&CronService, String> {
-        self.cron
-            .as_ref()
-            .ok_or_else(|| "cron jobs are not available in this session.".to_owned())
+    fn cron(&self) -> Result<&CronService, BackgroundError> {
+        self.cron.as_ref().ok_or(BackgroundError::NoCron)
     }
 }
 
@@ -128,28 +127,32 @@ impl Background for RuntimeControls {
         }
     }
 
-    fn cancel_subagent(&self, id: &str) -> Result<(), String> {
-        match &self.subagents {
-            Some(manager) => manager.cancel(id),
-            None => Err("subagents are not available in this session.".into()),
-        }
+    fn cancel_subagent(&self, id: &str) -> Result<(), BackgroundError> {
+        let manager = self
+            .subagents
+            .as_ref()
+            .ok_or(BackgroundError::NoSubagents)?;
+        Ok(manager.cancel(id)?)
     }
 
-    fn pause_cron(&self, id: &str) -> Result<(), String> {
-        self.cron()?.pause(id).map(drop).map_err(|e| e.to_string())
+    fn pause_cron(&self, id: &str) -> Result<(), BackgroundError> {
+        self.cron()?.pause(id)?;
+        Ok(())
     }
 
-    fn resume_cron(&self, id: &str) -> Result<(), String> {
-        self.cron()?.resume(id).map(drop).map_err(|e| e.to_string())
+    fn resume_cron(&self, id: &str) -> Result<(), BackgroundError> {
+        self.cron()?.resume(id)?;
+        Ok(())
     }
 
-    fn delete_cron(&self, id: &str) -> Result<(), String> {
-        self.cron()?.remove(id).map(drop).map_err(|e| e.to_string())
+    fn delete_cron(&self, id: &str) -> Result<(), BackgroundError> {
+        self.cron()?.remove(id)?;
+        Ok(())
     }
 
-    fn trust_project_mcp(&self, trusted: bool) -> Result<(), String> {
+    fn trust_project_mcp(&self, trusted: bool) -> Result<(), BackgroundError> {
         let Some(project) = &self.mcp else {
-            return Err("this workspace has no project MCP servers to start.".into());
+            return Err(BackgroundError::NoProjectMcp);
         };
         let decision = if trusted {
             TrustDecision::Trusted
@@ -161,6 +164,6 @@ impl Background for RuntimeControls {
         if trusted {
             project.manager.start_untrusted();
         }
-        saved
+        saved.map_err(|e| BackgroundError::RememberTrust(Arc::new(e)))
     }
 }

@@ -301,7 +301,7 @@ impl App {
             return Handled::unchanged();
         };
         let text = match &node.result {
-            Some(result) => result.content.clone(),
+            Some(result) => result.content().to_owned(),
             None => node.live.iter().cloned().collect::<Vec<_>>().join("\n"),
         };
         self.hint("output copied to the clipboard (OSC 52)", HINT)

@@ -21,9 +21,11 @@ pub use transcript::{Entry, Item, Transcript};
 
 use super::part::Handled;
 use super::theme::Theme;
-use crate::agent::{AssistantMessage, Message, MessageDelta, NoticeLevel};
+use crate::agent::{AssistantMessage, Block, Message, MessageDelta, NoticeLevel, UserMessage};
+use crate::tui::recorded::Recorded;
 use crossterm::event::{KeyCode, KeyEvent};
 use scroll::Scroll;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
@@ -221,6 +223,30 @@ impl Chat {
         self.push(kind)
     }
 
+    /// A prompt or an answer of a resumed history, shown where the history holds it;
+    /// `cards` are an answer's calls' states in the tree.
+    pub(crate) fn recorded(
+        &mut self,
+        recorded: Recorded,
+        cards: Vec<(String, CardInfo)>,
+    ) -> Handled {
+        let calls: Vec<String> = recorded
+            .assistant()
+            .into_iter()
+            .flat_map(|m| &m.content)
+            .filter_map(|b| match b {
+                Block::ToolCall { id, .. } => Some(id.clone()),
+                _ => None,
+            })
+            .collect();
+        let index = self.transcript.push(EntryKind::Recorded(recorded));
+        for id in calls {
+            self.call_entries.insert(id, index);
+        }
+        self.cards.extend(cards);
+        Handled::changed()
+    }
+
     /// An answer began to stream (its entry comes with its first piece).
     pub(crate) fn start_answer(&mut self, message: AssistantMessage) -> Handled {
         self.streaming = None;
@@ -369,6 +395,15 @@ fn times_said(shown: &str, text: &str) -> Option<u32> {
 
 /// A user message's text followed by a chip for each attached image, one per line:
 /// `[image: shot.png 1280×720, 210 KB]`.
+/// What the chat shows of the user's message: its text, then a chip per image.
+pub(crate) fn user_text(message: &UserMessage) -> Cow<'_, str> {
+    if message.images.is_empty() {
+        Cow::Borrowed(&message.content)
+    } else {
+        Cow::Owned(with_chips(message.content.clone(), &message.images))
+    }
+}
+
 fn with_chips(text: String, images: &[crate::agent::ImageData]) -> String {
     images.iter().fold(text, |mut out, image| {
         if !out.is_empty() {

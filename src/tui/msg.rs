@@ -90,7 +90,7 @@ pub enum Msg {
     /// The workspace's sessions for `/sessions ID` completion: id and description.
     SessionChoices(Vec<(String, String)>),
     /// A theme `/theme` asked for was loaded, or why it could not be.
-    ThemeLoaded(Result<Box<crate::tui::theme::Theme>, String>),
+    ThemeLoaded(Result<Box<crate::tui::theme::Theme>, crate::tui::theme::ThemeError>),
     /// The external editor (Ctrl+G) closed: the new text, or why it failed.
     EditorDone(Result<String, String>),
     /// Another session replaced the current one (start-up, `/new`, `/sessions`):
@@ -127,6 +127,8 @@ pub enum Msg {
     },
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
+    /// A dashboard action on the background runtime failed (shown as an error line).
+    BackgroundFailed(crate::tui::background::BackgroundFailure),
     /// What `/undo` did, or the files it asks about first.
     Undone(Result<UndoOutcome, CheckpointError>),
     /// What `/rewind` did.
@@ -300,7 +302,7 @@ pub struct Rewound {
     /// What happened to the files, when they were rewound.
     pub files: Option<UndoOutcome>,
     /// The conversation now and the prompt for the composer, when it was rewound.
-    pub conversation: Option<(Vec<crate::agent::Message>, String)>,
+    pub conversation: Option<(std::sync::Arc<[crate::agent::Message]>, String)>,
 }
 
 /// A message taken back out of a queue, with the queue it was in.
@@ -401,8 +403,8 @@ pub struct CronRow {
 pub struct LoadedSession {
     /// Its id (`None` when sessions are off: `--no-session`).
     pub id: Option<String>,
-    /// Its history.
-    pub messages: Vec<crate::agent::Message>,
+    /// Its history: the messages the agent holds, shared (the chat keeps no copy).
+    pub messages: std::sync::Arc<[crate::agent::Message]>,
     /// Messages that were queued when it was last written, offered back in the composer.
     pub queued: Vec<QueuedText>,
     /// Its file (`None` when sessions are off).

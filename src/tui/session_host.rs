@@ -5,7 +5,7 @@
 
 use super::MsgSender;
 use super::msg::{LoadedSession, Msg, QueuedText, SessionRow};
-use crate::agent::{Agent, NoticeLevel};
+use crate::agent::{Agent, Message, NoticeLevel};
 use crate::session::{
     self, Entered, OpenedSession, Resume, SaveWatch, SessionData, SessionService, SessionTarget,
     SwitchError,
@@ -195,11 +195,12 @@ fn shown(agent: &Agent, entered: Entered, first: bool) -> LoadedSession {
         id,
         path,
         resumed,
+        shown,
         notes,
         ..
     } = entered;
     let loaded = match resumed {
-        Some(mut data) => loaded_from(agent, &mut data, &id),
+        Some(data) => loaded_from(agent, &data, shown, &id),
         None => LoadedSession {
             id: Some(id),
             quiet: first && notes.is_empty(),
@@ -238,9 +239,14 @@ pub(super) fn forward_saving(mut status: SaveWatch, tx: MsgSender) {
 }
 
 /// What the chat shows for `data` continued in the session `id` (its own, or a copy),
-/// once `agent` holds its history. The messages move to the chat (`data` keeps none):
-/// with the agent's copy, a long history is held twice, not three times.
-fn loaded_from(agent: &Agent, data: &mut SessionData, id: &str) -> LoadedSession {
+/// once `agent` holds its history, `messages`: the chat shows the agent's own messages,
+/// so a long history is in memory once.
+fn loaded_from(
+    agent: &Agent,
+    data: &SessionData,
+    messages: Arc<[Message]>,
+    id: &str,
+) -> LoadedSession {
     let mut notes: Vec<String> = data.warnings.clone();
     let copy = data.id() != id;
     if copy {
@@ -248,7 +254,7 @@ fn loaded_from(agent: &Agent, data: &mut SessionData, id: &str) -> LoadedSession
             "Continuing in a new session {} with a copy of session {}'s {} messages.",
             short(id),
             short(data.id()),
-            data.messages.len()
+            messages.len()
         ));
     } else if !data.pending_notifications.is_empty() {
         notes.push(format!(
@@ -258,7 +264,7 @@ fn loaded_from(agent: &Agent, data: &mut SessionData, id: &str) -> LoadedSession
     }
     LoadedSession {
         id: Some(id.to_owned()),
-        messages: std::mem::take(&mut data.messages),
+        messages,
         queued: data
             .steering
             .iter()

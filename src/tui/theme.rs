@@ -42,7 +42,7 @@ pub const TOKENS: [&str; 19] = [
 ];
 
 /// Why a theme could not be loaded.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ThemeError {
     /// No built-in theme and no user file has that name.
     #[error(

@@ -143,6 +143,12 @@ impl ToolTree {
         self.calls.apply(event, now)
     }
 
+    /// A call of a resumed history finished with `result`, read where the history
+    /// holds it.
+    pub(crate) fn finish_recorded(&mut self, result: crate::tui::recorded::Recorded, now: Instant) {
+        self.calls.finish_recorded(result, now);
+    }
+
     /// Applies a subagent's tool event under the `spawn` call `parent`.
     pub(crate) fn apply_nested(&mut self, parent: &str, event: &AgentEvent, now: Instant) {
         self.calls.apply_nested(parent, event, now);

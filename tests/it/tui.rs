@@ -17,6 +17,7 @@ mod keys_config;
 mod mcp;
 mod model_list;
 mod resume_long;
+mod resume_shared;
 mod saving;
 mod sessions;
 mod snapshots;

@@ -1,6 +1,7 @@
 //! Where the verbatim part begins: the cut.
 
 use super::tokens::estimate_message;
+use crate::agent::History;
 use crate::agent::types::Message;
 
 /// Chooses the first message kept verbatim when compacting `history`, whose messages
@@ -17,16 +18,17 @@ use crate::agent::types::Message;
 /// `c == start` means there is nothing to summarise.
 ///
 /// ```
-/// use claw_tui::agent::Message;
+/// use claw_tui::agent::{History, Message};
 /// use claw_tui::agent::compaction::choose_cut;
-/// let history: Vec<Message> = (0..10).map(|i| Message::user("x".repeat(400 + i))).collect();
+/// let messages: Vec<Message> = (0..10).map(|i| Message::user("x".repeat(400 + i))).collect();
+/// let history = History::from(messages);
 /// // Each message is about 105 tokens: 300 tokens keep the newest two.
 /// assert_eq!(choose_cut(&history, 0, history.len(), 300, 1_000), 8);
 /// // The prompt just injected (position 9) is kept whatever it costs.
 /// assert_eq!(choose_cut(&history, 0, 9, 0, 0), 9);
 /// ```
 pub fn choose_cut(
-    history: &[Message],
+    history: &History,
     start: usize,
     protected_from: usize,
     keep_recent: u64,
@@ -39,7 +41,7 @@ pub fn choose_cut(
     }
     let valid = |c: usize| !matches!(history[c], Message::ToolResult(_));
     // Tokens of `c..len`, grown as `c` moves back.
-    let mut kept: u64 = history[limit..].iter().map(estimate_message).sum();
+    let mut kept: u64 = history.iter_from(limit).map(estimate_message).sum();
     // The earliest cut whose kept part fits `keep_recent`.
     let mut best = None;
     // The latest cut that keeps anything: the start of the newest group, with its size.
@@ -101,14 +103,14 @@ mod tests {
 
     #[test]
     fn the_cut_never_separates_a_call_from_its_results() {
-        let history = vec![
+        let history = History::from(vec![
             Message::user("go"),
             call("a"),
             result("a", 4000),
             result("a2", 4000),
             call("b"),
             result("b", 40),
-        ];
+        ]);
         for keep in 0..3_000 {
             let c = choose_cut(&history, 0, history.len(), keep, 10_000);
             assert!(
@@ -122,7 +124,7 @@ mod tests {
 
     #[test]
     fn a_newest_group_too_big_to_keep_is_kept_up_to_max_keep() {
-        let history = vec![Message::user("go"), call("a"), result("a", 40_000)];
+        let history = History::from(vec![Message::user("go"), call("a"), result("a", 40_000)]);
         assert_eq!(choose_cut(&history, 0, 3, 100, 20_000), 1);
         assert_eq!(choose_cut(&history, 0, 3, 100, 5_000), 3);
     }
@@ -130,6 +132,7 @@ mod tests {
     #[test]
     fn nothing_before_start_is_cut_again() {
         let history: Vec<Message> = (0..6).map(|i| Message::user(format!("{i}"))).collect();
+        let history = History::from(history);
         assert_eq!(choose_cut(&history, 4, 6, 1_000_000, 0), 4);
         assert_eq!(choose_cut(&history, 6, 6, 0, 0), 6);
     }

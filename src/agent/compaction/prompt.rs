@@ -222,11 +222,14 @@ impl Packer {
 /// turns where they fit, a turn too large for one request on its own (split between
 /// answers, never between a call and its results), and a single answer with its
 /// results too large even then has its oldest parts cut until it fits.
-pub fn plan_summary(messages: &[Message], budget: u64) -> Vec<SummaryChunk> {
+pub fn plan_summary<'a>(
+    messages: impl IntoIterator<Item = &'a Message>,
+    budget: u64,
+) -> Vec<SummaryChunk> {
     let budget = budget.max(1);
     // turn → groups (an answer with its results) → items
     let mut turns: Vec<Vec<Vec<String>>> = Vec::new();
-    for item in messages.iter().filter_map(render) {
+    for item in messages.into_iter().filter_map(render) {
         let is_result = item.text.starts_with("[tool result ");
         if item.turn_start || turns.is_empty() {
             turns.push(Vec::new());

@@ -7,6 +7,7 @@ use super::prompt::{
 };
 use super::tokens::{estimate_message, estimate_text};
 use super::{Compaction, CompactionReason, ContextBudget, summary_text};
+use crate::agent::History;
 use crate::agent::event::{AgentEvent, EventSink};
 use crate::agent::types::{Message, StopReason, ThinkingLevel, Usage, UserMessage, now_ms};
 use crate::llm::{LlmEvent, LlmMessage, LlmRequest, Provider};
@@ -20,7 +21,7 @@ const SHRINK_ATTEMPTS: u32 = 2;
 /// What one compaction works on.
 pub(crate) struct CompactionJob<'a> {
     /// The whole history.
-    pub history: &'a [Message],
+    pub history: &'a History,
     /// The compaction in force, whose summary the new one updates.
     pub previous: Option<&'a Compaction>,
     /// Messages from here on are kept whatever they cost (the request's own input).
@@ -112,7 +113,12 @@ pub(crate) async fn summarize(
     let mut attempt = 0;
     let summary = loop {
         match caller
-            .range(job, &history[start..cut], previous, room)
+            .range(
+                job,
+                history.iter_from(start).take(cut - start),
+                previous,
+                room,
+            )
             .await
         {
             Call::Summary(summary) => break summary,
@@ -126,7 +132,7 @@ pub(crate) async fn summarize(
             Call::Aborted => return (CompactionOutcome::Aborted, caller.usage),
         }
     };
-    let kept: u64 = history[cut..].iter().map(estimate_message).sum();
+    let kept: u64 = history.iter_from(cut).map(estimate_message).sum();
     let summary_tokens = estimate_text(&summary_text(&summary)) + 4;
     let compaction = Compaction {
         summary,
@@ -160,10 +166,10 @@ fn fit_previous(summary: &str, room: u64) -> String {
 impl Caller<'_> {
     /// Summarises `messages` in requests of at most `room` tokens each, starting from
     /// the previous summary.
-    async fn range(
+    async fn range<'m>(
         &mut self,
         job: &CompactionJob<'_>,
-        messages: &[Message],
+        messages: impl Iterator<Item = &'m Message>,
         previous: Option<&Compaction>,
         room: u64,
     ) -> Call {

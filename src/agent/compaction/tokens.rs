@@ -3,6 +3,7 @@
 //! four bytes of text a token.
 
 use super::{Compaction, ContextBudget, summary_text};
+use crate::agent::History;
 use crate::agent::ImageData;
 use crate::agent::tool::ToolDefinition;
 use crate::agent::types::{Block, Message};
@@ -112,15 +113,12 @@ pub fn estimate_tools(tools: &[ToolDefinition]) -> u64 {
 /// `fixed` tokens for the system prompt and the tools. Anchored on the newest answer
 /// that reports usage and came after the compaction (its input and output are what the
 /// provider counted); without one, everything is estimated.
-pub fn context_tokens(history: &[Message], compaction: Option<&Compaction>, fixed: u64) -> u64 {
+pub fn context_tokens(history: &History, compaction: Option<&Compaction>, fixed: u64) -> u64 {
     let compaction = compaction.filter(|c| c.fits(history.len()));
     let fresh_from = compaction.map_or(0, |c| c.history_len);
-    let anchor = history
-        .iter()
-        .enumerate()
-        .skip(fresh_from)
+    let anchor = (fresh_from..history.len())
         .rev()
-        .find_map(|(i, m)| match m {
+        .find_map(|i| match &history[i] {
             Message::Assistant(a) if !a.is_failed() => {
                 let u = &a.usage;
                 let reported = u.input + u.cache_read + u.cache_write + u.output;
@@ -130,7 +128,7 @@ pub fn context_tokens(history: &[Message], compaction: Option<&Compaction>, fixe
         });
     match anchor {
         Some((i, reported)) => {
-            reported + history[i + 1..].iter().map(estimate_message).sum::<u64>()
+            reported + history.iter_from(i + 1).map(estimate_message).sum::<u64>()
         }
         None => {
             let (start, summary) = match compaction {
@@ -140,7 +138,7 @@ pub fn context_tokens(history: &[Message], compaction: Option<&Compaction>, fixe
                 ),
                 None => (0, 0),
             };
-            fixed + summary + history[start..].iter().map(estimate_message).sum::<u64>()
+            fixed + summary + history.iter_from(start).map(estimate_message).sum::<u64>()
         }
     }
 }
@@ -172,10 +170,16 @@ mod tests {
             answer(1200, 100),
             Message::user("b".repeat(400)),
         ];
-        assert_eq!(context_tokens(&history, None, 50), 1300 + 100 + 4);
+        assert_eq!(
+            context_tokens(&History::from(history.clone()), None, 50),
+            1300 + 100 + 4
+        );
         // Without usage, everything is estimated, the fixed part included.
         let plain = vec![Message::user("a".repeat(4000)), answer(0, 0)];
-        assert_eq!(context_tokens(&plain, None, 50), 50 + 1004 + 104);
+        assert_eq!(
+            context_tokens(&History::from(plain.clone()), None, 50),
+            50 + 1004 + 104
+        );
     }
 
     #[test]
@@ -213,7 +217,7 @@ mod tests {
             usage: Usage::default(),
             timestamp: 0,
         };
-        let tokens = context_tokens(&history, Some(&compaction), 50);
+        let tokens = context_tokens(&History::from(history.clone()), Some(&compaction), 50);
         assert!(tokens < 300, "{tokens}");
     }
 

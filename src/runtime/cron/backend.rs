@@ -102,23 +102,22 @@ impl CronService {
     async fn blocking<R: Send + 'static>(
         &self,
         f: impl FnOnce(&CronService) -> Result<R, CronError> + Send + 'static,
-    ) -> Result<R, String> {
+    ) -> Result<R, CronError> {
         let service = self.clone();
-        tokio::task::spawn_blocking(move || f(&service))
-            .await
-            .map_err(|e| format!("The cron action failed unexpectedly ({e}); try again."))?
-            .map_err(|e| e.to_string())
+        tokio::task::spawn_blocking(move || f(&service)).await?
     }
 }
 
 #[async_trait]
 impl CronBackend for CronService {
+    type Error = CronError;
+
     async fn add(
         &self,
         name: Option<String>,
         message: String,
         schedule: CronSchedule,
-    ) -> Result<String, String> {
+    ) -> Result<String, CronError> {
         let job = self
             .blocking(move |s| s.add(name, message, schedule))
             .await?;
@@ -131,18 +130,18 @@ impl CronBackend for CronService {
         ))
     }
 
-    async fn list(&self) -> Result<String, String> {
+    async fn list(&self) -> Result<String, CronError> {
         let jobs = self.blocking(CronService::list).await?;
         Ok(list_text(&jobs, self.now()))
     }
 
-    async fn remove(&self, id: &str) -> Result<String, String> {
+    async fn remove(&self, id: &str) -> Result<String, CronError> {
         let id = id.to_owned();
         let job = self.blocking(move |s| s.remove(&id)).await?;
         Ok(format!("Removed {}.", label(&job)))
     }
 
-    async fn pause(&self, id: &str) -> Result<String, String> {
+    async fn pause(&self, id: &str) -> Result<String, CronError> {
         let id = id.to_owned();
         let change = self.blocking(move |s| s.pause(&id)).await?;
         Ok(if change.changed {
@@ -155,7 +154,7 @@ impl CronBackend for CronService {
         })
     }
 
-    async fn resume(&self, id: &str) -> Result<String, String> {
+    async fn resume(&self, id: &str) -> Result<String, CronError> {
         let id = id.to_owned();
         let change = self.blocking(move |s| s.resume(&id)).await?;
         let next = next_text(&change.job, self.now());

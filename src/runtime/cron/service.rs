@@ -211,7 +211,7 @@ impl CronService {
                 .jobs
                 .iter()
                 .position(|j| j.id == id)
-                .ok_or_else(|| CronError::NotFound(id.to_owned()))?;
+                .ok_or_else(|| CronError::UnknownJob { id: id.to_owned() })?;
             Ok(file.jobs.remove(at))
         })?;
         let compiled = CompiledSchedule::compile(&removed.schedule);
@@ -396,7 +396,7 @@ impl Inner {
             .iter()
             .find(|j| j.record.id == id)
             .map(Loaded::info)
-            .ok_or_else(|| CronError::NotFound(id.to_owned()))
+            .ok_or_else(|| CronError::UnknownJob { id: id.to_owned() })
     }
 }
 

@@ -2,8 +2,8 @@
 //! writes, and the two `flock` locks (a short one around every read-modify-write, and a
 //! long one held by the process that fires jobs).
 
-use super::CronError;
 use super::schedule::JobSchedule;
+use super::{CorruptReason, CronError};
 use chrono::{DateTime, Utc};
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
@@ -12,6 +12,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The `jobs.json` format version this build reads and writes.
 pub const FILE_VERSION: u64 = 1;
@@ -47,7 +48,7 @@ impl JobsFile {
         self.jobs
             .iter_mut()
             .find(|j| j.id == id)
-            .ok_or_else(|| CronError::NotFound(id.to_owned()))
+            .ok_or_else(|| CronError::UnknownJob { id: id.to_owned() })
     }
 }
 
@@ -170,7 +171,7 @@ impl Store {
         let workspace = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_owned());
         let dir = data_dir.join("cron").join(workspace_slug(&workspace));
         crate::private_fs::create_dir(data_dir, &dir)
-            .map_err(|e| io_error("create the directory", &dir, &e))?;
+            .map_err(|e| CronError::io("create the directory", &dir, e))?;
         Ok(Self {
             jobs: dir.join("jobs.json"),
             lock: dir.join("jobs.lock"),
@@ -198,43 +199,41 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok((JobsFile::empty(&self.workspace), None));
             }
-            Err(e) => return Err(io_error("open", &self.jobs, &e)),
+            Err(e) => return Err(CronError::io("open", &self.jobs, e)),
         };
         // The stamp comes from the opened file, so it matches the content read below
         // even if another process renames a new version in meanwhile.
         let meta = file
             .metadata()
-            .map_err(|e| io_error("read", &self.jobs, &e))?;
+            .map_err(|e| CronError::io("read", &self.jobs, e))?;
         let mut text = String::new();
         file.read_to_string(&mut text)
-            .map_err(|e| io_error("read", &self.jobs, &e))?;
+            .map_err(|e| CronError::io("read", &self.jobs, e))?;
         Ok((self.decode(&text)?, Some(FileStamp::of(&meta))))
     }
 
     fn decode(&self, text: &str) -> Result<JobsFile, CronError> {
-        let corrupt = |reason: String| CronError::Corrupt {
-            path: self.jobs.display().to_string(),
+        let corrupt = |reason: CorruptReason| CronError::Corrupt {
+            path: self.jobs.clone(),
             reason,
         };
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+        let json = |e: serde_json::Error| corrupt(CorruptReason::Json(Arc::new(e)));
+        let value: serde_json::Value = serde_json::from_str(text).map_err(json)?;
         let version = value
             .get("version")
             .and_then(serde_json::Value::as_u64)
-            .ok_or_else(|| corrupt("it has no numeric \"version\"".to_owned()))?;
+            .ok_or_else(|| corrupt(CorruptReason::NoVersion))?;
         if version > FILE_VERSION {
             return Err(CronError::NewerVersion {
-                path: self.jobs.display().to_string(),
+                path: self.jobs.clone(),
                 found: version,
                 supported: FILE_VERSION,
             });
         }
         if version < FILE_VERSION {
-            return Err(corrupt(format!(
-                "version {version} was never written by claw-tui"
-            )));
+            return Err(corrupt(CorruptReason::UnknownVersion(version)));
         }
-        serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))
+        serde_json::from_value(value).map_err(json)
     }
 
     /// The stamp of the current `jobs.json`, to notice writes by other processes.
@@ -270,7 +269,11 @@ impl Store {
                 Ok(lock) => return Ok(lock),
                 Err((f, Errno::EINTR)) => file = f,
                 Err((_, errno)) => {
-                    return Err(io_error("lock", &self.lock, &std::io::Error::from(errno)));
+                    return Err(CronError::io(
+                        "lock",
+                        &self.lock,
+                        std::io::Error::from(errno),
+                    ));
                 }
             }
         }
@@ -279,31 +282,30 @@ impl Store {
     /// Writes to a temp file in the same directory, syncs it, and renames it over
     /// `jobs.json`, so readers and a crash only ever see a complete file.
     fn write_atomically(&self, file: &JobsFile) -> Result<FileStamp, CronError> {
-        let mut text = serde_json::to_vec_pretty(file).map_err(|e| CronError::Io {
-            action: "encode",
-            path: self.jobs.display().to_string(),
-            reason: e.to_string(),
+        let mut text = serde_json::to_vec_pretty(file).map_err(|e| CronError::Encode {
+            path: self.jobs.clone(),
+            source: Arc::new(e),
         })?;
         text.push(b'\n');
         let mut temp = tempfile::Builder::new()
             .prefix(".jobs.json.")
             .suffix(".tmp")
             .tempfile_in(&self.dir)
-            .map_err(|e| io_error("create a temp file in", &self.dir, &e))?;
+            .map_err(|e| CronError::io("create a temp file in", &self.dir, e))?;
         let tmp_path = temp.path().to_owned();
         temp.write_all(&text)
             .and_then(|()| temp.as_file().sync_all())
-            .map_err(|e| io_error("write", &tmp_path, &e))?;
+            .map_err(|e| CronError::io("write", &tmp_path, e))?;
         let persisted = temp
             .persist(&self.jobs)
-            .map_err(|e| io_error("replace", &self.jobs, &e.error))?;
+            .map_err(|e| CronError::io("replace", &self.jobs, e.error))?;
         let meta = persisted
             .metadata()
-            .map_err(|e| io_error("read", &self.jobs, &e))?;
+            .map_err(|e| CronError::io("read", &self.jobs, e))?;
         // The rename itself must reach the disk before a fire is delivered.
         File::open(&self.dir)
             .and_then(|d| d.sync_all())
-            .map_err(|e| io_error("sync", &self.dir, &e))?;
+            .map_err(|e| CronError::io("sync", &self.dir, e))?;
         Ok(FileStamp::of(&meta))
     }
 
@@ -316,10 +318,10 @@ impl Store {
                 Err((_, Errno::EWOULDBLOCK)) => return Ok(None),
                 Err((f, Errno::EINTR)) => file = f,
                 Err((_, errno)) => {
-                    return Err(io_error(
+                    return Err(CronError::io(
                         "lock",
                         &self.scheduler_lock,
-                        &std::io::Error::from(errno),
+                        std::io::Error::from(errno),
                     ));
                 }
             }
@@ -336,15 +338,7 @@ fn open_lock_file(path: &Path) -> Result<File, CronError> {
             .read(true)
             .write(true),
     )
-    .map_err(|e| io_error("open", path, &e))
-}
-
-fn io_error(action: &'static str, path: &Path, e: &std::io::Error) -> CronError {
-    CronError::Io {
-        action,
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    }
+    .map_err(|e| CronError::io("open", path, e))
 }
 
 /// The directory name for a workspace: its last path component (made safe) and a hash

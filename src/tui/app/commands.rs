@@ -229,7 +229,7 @@ impl App {
         let change = node
             .result
             .as_ref()
-            .and_then(|r| FileChange::from_details(&r.details));
+            .and_then(|r| FileChange::from_details(r.details()));
         let mut opened = self.overlays.push(Overlay::Detail { call_id, scroll: 0 });
         let theme = &self.theme.syntax_theme;
         if theme.is_empty() {

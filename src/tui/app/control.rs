@@ -6,7 +6,7 @@ use super::App;
 use crate::agent::NoticeLevel;
 use crate::checkpoint::{CheckpointError, SessionFile, UndoOutcome};
 use crate::runtime::AgentMode;
-use crate::tui::chat::EntryKind;
+use crate::tui::chat::{EntryKind, user_text};
 use crate::tui::diff;
 use crate::tui::msg::{Effect, Rewound};
 use crate::tui::overlay::{Overlay, PendingRewind};
@@ -102,6 +102,7 @@ impl App {
             .iter()
             .filter_map(|e| match &e.kind {
                 EntryKind::User(text) => Some(text.clone()),
+                EntryKind::Recorded(r) => r.user().map(|u| user_text(u).into_owned()),
                 _ => None,
             })
             .collect();

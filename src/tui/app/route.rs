@@ -54,7 +54,7 @@ impl App {
                 self.chat.restyle();
                 self.hint("theme changed", HINT)
             }
-            Msg::ThemeLoaded(Err(why)) => self.chat.notice(NoticeLevel::Warning, why),
+            Msg::ThemeLoaded(Err(why)) => self.chat.notice(NoticeLevel::Warning, why.to_string()),
             Msg::Subagent {
                 subagent_id,
                 parent_call_id,
@@ -119,6 +119,9 @@ impl App {
             }
             Msg::SessionSave(failure) => self.saving(failure),
             Msg::Notice(level, text) => self.chat.notice(level, text),
+            Msg::BackgroundFailed(failure) => {
+                self.chat.notice(NoticeLevel::Error, failure.to_string())
+            }
             Msg::SkillsAttached { text, result } => self.skills_attached(text, result),
             Msg::Undone(outcome) => self.undone(outcome),
             Msg::Rewound(outcome) => self.rewound(*outcome),

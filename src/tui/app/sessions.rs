@@ -3,12 +3,15 @@
 //! `/sessions` picker, and the checks before a switch.
 
 use super::App;
-use crate::agent::{AgentEvent, Compaction, Message, NoticeLevel, ToolResult};
+use crate::agent::{Block, Compaction, Message, NoticeLevel};
+use crate::tui::chat::CardInfo;
 use crate::tui::layout::Focus;
 use crate::tui::msg::{Effect, LoadedSession, SessionRow};
 use crate::tui::overlay::Overlay;
 use crate::tui::part::Handled;
+use crate::tui::recorded::Recorded;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 impl App {
     /// Replaces the conversation shown with `loaded`'s history.
@@ -69,21 +72,25 @@ impl App {
 
     /// Shows `messages` in place of the conversation shown: the chat (with a divider
     /// for each of `compactions` after the messages the history held then), the tool
-    /// tree and the usage totals are rebuilt from them.
+    /// tree and the usage totals are rebuilt from them. The chat and the tree read the
+    /// prompts, answers and results where `messages` holds them (the agent's own
+    /// history): they keep no copy.
     pub(super) fn show_history(
         &mut self,
-        messages: Vec<Message>,
+        messages: Arc<[Message]>,
         compactions: &[Compaction],
     ) -> Handled {
         self.clear_conversation();
         let mut handled = Handled::changed();
         let mut compactions = compactions.iter().peekable();
-        for (i, message) in messages.into_iter().enumerate() {
+        for i in 0..messages.len() {
             while let Some(c) = compactions.next_if(|c| c.history_len <= i) {
                 self.chat
                     .compacted(c.tokens_before, c.tokens_after, c.summary.clone());
             }
-            handled.absorb(self.replay(message));
+            if let Some(recorded) = Recorded::new(&messages, i) {
+                handled.absorb(self.replay(recorded));
+            }
         }
         for c in compactions {
             self.chat
@@ -118,29 +125,38 @@ impl App {
         bar.and(self.chat.notice(level, text))
     }
 
-    /// Shows a recorded message as if it had just happened (no streaming, no timings).
-    fn replay(&mut self, message: Message) -> Handled {
-        match message {
+    /// Shows a recorded message as if it had just happened (no streaming, no timings),
+    /// as a live `message_end` (and a result's `tool_execution_end`) would.
+    fn replay(&mut self, recorded: Recorded) -> Handled {
+        match recorded.message() {
             Message::Assistant(m) => {
                 self.tools.turn_started();
-                self.message_end(Message::Assistant(m))
+                self.status.add_usage(&m.usage);
+                let mut cards = Vec::new();
+                // A failed answer's calls never ran: they get no node and no card.
+                if !m.is_failed() {
+                    for block in &m.content {
+                        if let Block::ToolCall { id, name, args } = block {
+                            self.tools.announce(id, name, args);
+                            if let Some(node) = self.tools.node(id) {
+                                let expanded = self.chat.is_expanded(id);
+                                cards.push((id.clone(), CardInfo::of(node, expanded)));
+                            }
+                        }
+                    }
+                }
+                self.chat.recorded(recorded, cards)
             }
-            Message::ToolResult(r) => {
-                let event = AgentEvent::ToolExecutionEnd {
-                    tool_call_id: r.tool_call_id,
-                    tool_name: r.tool_name,
-                    result: ToolResult {
-                        content: r.content,
-                        images: r.images,
-                        details: r.details,
-                        is_error: r.is_error,
-                    },
-                    is_error: r.is_error,
-                };
-                self.tools.apply(&event, self.now);
+            Message::ToolResult(_) => {
+                self.tools.finish_recorded(recorded, self.now);
                 Handled::changed()
             }
-            other => self.message_end(other),
+            Message::User(_) => self.chat.recorded(recorded, Vec::new()),
+            // Notifications and notices: few and short, shown as live ones are.
+            other => {
+                let message = other.clone();
+                self.message_end(message)
+            }
         }
     }
 

@@ -74,7 +74,7 @@ impl CardInfo {
             let first = node
                 .result
                 .as_ref()
-                .and_then(|r| r.content.lines().map(str::trim).find(|l| !l.is_empty()))
+                .and_then(|r| r.content().lines().map(str::trim).find(|l| !l.is_empty()))
                 .unwrap_or_default();
             CardBody::Reason(clip(first, 200))
         } else {
@@ -88,7 +88,7 @@ impl CardInfo {
             change: node
                 .result
                 .as_ref()
-                .and_then(|r| FileChange::from_details(&r.details))
+                .and_then(|r| FileChange::from_details(r.details()))
                 .filter(|c| c.omitted.is_none())
                 .map(|c| (c.added, c.removed)),
         }

@@ -10,6 +10,7 @@ use crate::tui::app::split_shell_blocks;
 use crate::tui::highlight::HighlightCache;
 use crate::tui::markdown::{self, MdContext};
 use crate::tui::msg::HighlightRequest;
+use crate::tui::recorded::Recorded;
 use crate::tui::theme::{Theme, Token};
 use crate::tui::wrap::{StyledLine, WrapKind, clean};
 use ratatui::style::Modifier;
@@ -46,6 +47,9 @@ pub enum EntryKind {
     User(String),
     /// A model answer, possibly still arriving.
     Assistant(AssistantMessage),
+    /// The user's message or an answer of a resumed history, read where the agent's
+    /// history holds it (not copied).
+    Recorded(Recorded),
     /// A notice from the agent or the app.
     Notice(NoticeLevel, String),
     /// A subagent or cron notification delivered to the model.
@@ -241,42 +245,7 @@ fn interrupted_line(theme: &Theme) -> StyledLine {
 /// Renders a non-assistant entry.
 pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<StyledLine>) {
     match kind {
-        EntryKind::User(text) => {
-            let style = theme.fg(Token::User).add_modifier(Modifier::BOLD);
-            let marker = Span::styled("› ", theme.fg(Token::User));
-            // Shell output sent along is folded to its command.
-            let (commands, text) = split_shell_blocks(text);
-            let folded = !commands.is_empty();
-            for (i, command) in commands.into_iter().enumerate() {
-                let first = if i == 0 {
-                    Span::styled("› ", theme.fg(Token::User))
-                } else {
-                    Span::raw("  ")
-                };
-                out.push(StyledLine {
-                    spans: vec![Span::styled(
-                        format!("$ {} · output sent along", clean(command)),
-                        theme.dim(),
-                    )],
-                    first_prefix: vec![first],
-                    rest_prefix: vec![Span::raw("  ")],
-                    ..StyledLine::default()
-                });
-            }
-            for (i, line) in clean(text).split('\n').enumerate() {
-                let first = if i == 0 && !folded {
-                    marker.clone()
-                } else {
-                    Span::raw("  ")
-                };
-                out.push(StyledLine {
-                    first_prefix: vec![first],
-                    rest_prefix: vec![Span::raw("  ")],
-                    spans: vec![Span::styled(line.to_owned(), style)],
-                    ..StyledLine::default()
-                });
-            }
-        }
+        EntryKind::User(text) => user_lines(text, theme, out),
         EntryKind::Notice(level, text) => {
             let (symbol, style) = match level {
                 NoticeLevel::Info => ("ℹ", theme.dim()),
@@ -322,7 +291,48 @@ pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<Style
             ),
             theme.fg(Token::Warning).add_modifier(Modifier::BOLD),
         )),
-        EntryKind::Assistant(_) | EntryKind::Shell { .. } | EntryKind::Compacted { .. } => {}
+        EntryKind::Assistant(_)
+        | EntryKind::Recorded(_)
+        | EntryKind::Shell { .. }
+        | EntryKind::Compacted { .. } => {}
+    }
+}
+
+/// The user's message `text` (with its image chips).
+pub(super) fn user_lines(text: &str, theme: &Theme, out: &mut Vec<StyledLine>) {
+    let style = theme.fg(Token::User).add_modifier(Modifier::BOLD);
+    let marker = Span::styled("› ", theme.fg(Token::User));
+    // Shell output sent along is folded to its command.
+    let (commands, text) = split_shell_blocks(text);
+    let folded = !commands.is_empty();
+    for (i, command) in commands.into_iter().enumerate() {
+        let first = if i == 0 {
+            Span::styled("› ", theme.fg(Token::User))
+        } else {
+            Span::raw("  ")
+        };
+        out.push(StyledLine {
+            spans: vec![Span::styled(
+                format!("$ {} · output sent along", clean(command)),
+                theme.dim(),
+            )],
+            first_prefix: vec![first],
+            rest_prefix: vec![Span::raw("  ")],
+            ..StyledLine::default()
+        });
+    }
+    for (i, line) in clean(text).split('\n').enumerate() {
+        let first = if i == 0 && !folded {
+            marker.clone()
+        } else {
+            Span::raw("  ")
+        };
+        out.push(StyledLine {
+            first_prefix: vec![first],
+            rest_prefix: vec![Span::raw("  ")],
+            spans: vec![Span::styled(line.to_owned(), style)],
+            ..StyledLine::default()
+        });
     }
 }
 

@@ -355,6 +355,10 @@ impl Transcript {
     pub(super) fn last_answer(&self) -> Option<String> {
         self.entries.iter().rev().find_map(|e| match &e.kind {
             EntryKind::Assistant(m) if !m.text().trim().is_empty() => Some(m.text()),
+            EntryKind::Recorded(r) => r
+                .assistant()
+                .map(AssistantMessage::text)
+                .filter(|t| !t.trim().is_empty()),
             _ => None,
         })
     }

@@ -30,7 +30,7 @@ pub(super) fn draw(
     let change = node
         .result
         .as_ref()
-        .and_then(|r| FileChange::from_details(&r.details));
+        .and_then(|r| FileChange::from_details(r.details()));
     let fold_key = match &change {
         Some(c) if c.hunks.iter().any(|h| h.lines.len() > diff::FOLD_OVER) => " · f folds",
         _ => "",
@@ -74,13 +74,13 @@ pub(super) fn draw(
     lines.push(StyledLine::blank());
     let (label, body_text, style) = match (&node.result, node.status) {
         (Some(r), _) => (
-            if r.is_error {
+            if r.is_error() {
                 "Result (error)"
             } else {
                 "Result"
             },
-            r.content.clone(),
-            if r.is_error {
+            r.content().to_owned(),
+            if r.is_error() {
                 theme.fg(Token::Error)
             } else {
                 theme.text()
@@ -105,7 +105,7 @@ pub(super) fn draw(
     if let Some(details) = node
         .result
         .as_ref()
-        .map(|r| &r.details)
+        .map(|r| r.details())
         .filter(|d| !d.is_null() && change.is_none())
     {
         lines.push(StyledLine::blank());

@@ -14,24 +14,23 @@ use crate::tui::export_file::export_html;
 use crate::tui::msg::{Effect, Msg, QueuedText};
 use crate::tui::terminal::{self, Term};
 use crate::tui::theme::Theme;
-use crate::tui::{Background, attach, history};
+use crate::tui::{
+    Background, BackgroundAction, BackgroundError, BackgroundFailure, attach, history,
+};
 use tokio_util::sync::CancellationToken;
 
 impl Runtime {
     /// Runs a dashboard action on a blocking thread; a failure comes back as a notice.
-    fn background<E: std::fmt::Display>(
+    fn background(
         &mut self,
-        what: &'static str,
-        act: impl FnOnce(&dyn Background) -> Result<(), E> + Send + 'static,
+        action: BackgroundAction,
+        act: impl FnOnce(&dyn Background) -> Result<(), BackgroundError> + Send + 'static,
     ) {
         let background = self.background.clone();
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {
-            if let Err(e) = act(background.as_ref()) {
-                let _ = tx.send(Msg::Notice(
-                    NoticeLevel::Error,
-                    format!("cannot {what}: {e}"),
-                ));
+            if let Err(error) = act(background.as_ref()) {
+                let _ = tx.send(Msg::BackgroundFailed(BackgroundFailure { action, error }));
             }
         });
     }
@@ -152,7 +151,7 @@ impl Runtime {
                 let dir = self.theme_dir.clone();
                 let tx = self.tx.clone();
                 tokio::task::spawn_blocking(move || {
-                    let loaded = Theme::load(&name, dir.as_deref()).map_err(|e| e.to_string());
+                    let loaded = Theme::load(&name, dir.as_deref());
                     let no_color = crate::tui::theme::no_color_requested(
                         std::env::var("NO_COLOR").ok().as_deref(),
                     );
@@ -182,19 +181,22 @@ impl Runtime {
             }
             Effect::SessionReady => self.sessions.ready(),
             Effect::Approve { id, decision } => self.approvals.resolve(&id, decision),
-            Effect::CancelSubagent(id) => {
-                self.background("cancel the subagent", move |b| b.cancel_subagent(&id))
+            Effect::CancelSubagent(id) => self
+                .background(BackgroundAction::CancelSubagent, move |b| {
+                    b.cancel_subagent(&id)
+                }),
+            Effect::PauseCron(id) => {
+                self.background(BackgroundAction::PauseCron, move |b| b.pause_cron(&id))
             }
-            Effect::PauseCron(id) => self.background("pause the job", move |b| b.pause_cron(&id)),
             Effect::ResumeCron(id) => {
-                self.background("resume the job", move |b| b.resume_cron(&id))
+                self.background(BackgroundAction::ResumeCron, move |b| b.resume_cron(&id))
             }
             Effect::TrustProjectMcp(trusted) => self
-                .background("answer about the project's MCP servers", move |b| {
+                .background(BackgroundAction::TrustProjectMcp, move |b| {
                     b.trust_project_mcp(trusted)
                 }),
             Effect::DeleteCron(id) => {
-                self.background("delete the job", move |b| b.delete_cron(&id))
+                self.background(BackgroundAction::DeleteCron, move |b| b.delete_cron(&id))
             }
             Effect::SetMouseCapture(on) => {
                 if let Err(e) = terminal::set_mouse(on) {

@@ -4,6 +4,7 @@
 use super::node::{CallNode, CallStatus, status_of};
 use crate::agent::{AgentEvent, ToolResult};
 use crate::hooks::hook_marks;
+use crate::tui::recorded::{CallResult, Recorded};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -92,7 +93,9 @@ impl CallTree {
                 self.turns.push(TurnNode {
                     number: self.turn_counter.max(1),
                     shell: false,
-                    calls: Vec::new(),
+                    // Most turns make one call: a resumed session of thousands of turns
+                    // would otherwise hold room for four in each.
+                    calls: Vec::with_capacity(1),
                 });
                 let turn = self.turns.len() - 1;
                 self.open_turn = Some(turn);
@@ -194,6 +197,20 @@ impl CallTree {
         }
     }
 
+    /// A call of a resumed history got `result` (a tool result message of it, read in
+    /// place); returns whether the call was known.
+    pub(crate) fn finish_recorded(&mut self, result: Recorded, now: Instant) -> bool {
+        let Some(id) = result.tool_result().map(|r| r.tool_call_id.as_str()) else {
+            return false;
+        };
+        let Some(node) = self.node_mut(id) else {
+            return false;
+        };
+        node.finish_with(CallResult::Recorded(result), now);
+        self.rows_dirty = true;
+        true
+    }
+
     /// Applies a subagent's tool event under the `spawn` call `parent`.
     pub(crate) fn apply_nested(&mut self, parent: &str, event: &AgentEvent, now: Instant) -> bool {
         let Some((turn, path)) = self.paths.get(parent).cloned() else {
@@ -257,8 +274,9 @@ impl CallTree {
             return false;
         };
         let mut child = CallNode::new(id, name, args);
-        child.status = status_of(result);
-        child.result = Some(result.clone());
+        let result = CallResult::Live(result.clone());
+        child.status = status_of(&result);
+        child.result = Some(result);
         parent_node.children.push(child);
         let mut child_path = path;
         child_path.push(parent_node.children.len() - 1);
@@ -339,7 +357,7 @@ impl CallTree {
                     let marks = node
                         .result
                         .as_ref()
-                        .map(|r| hook_marks(&r.details))
+                        .map(|r| hook_marks(r.details()))
                         .unwrap_or_default();
                     // A blocked call's result only repeats the reason its mark gives.
                     let blocked = marks.iter().any(|m| m.starts_with('⛔'));

@@ -4,6 +4,7 @@
 use crate::agent::{Interruption, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResult};
 use crate::headless::summarize_args;
 use crate::tools::policy::CANCELLED_WHILE_ASKING;
+use crate::tui::recorded::CallResult;
 use crate::tui::theme::Token;
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -81,8 +82,8 @@ pub struct CallNode {
     pub live: VecDeque<String>,
     /// Partial output lines seen in all (more than `live` holds once it dropped some).
     pub live_total: usize,
-    /// The result, once finished.
-    pub result: Option<ToolResult>,
+    /// The result, once finished (for a resumed session, the history's own).
+    pub result: Option<CallResult>,
     /// Calls made by the subagent this call spawned.
     pub children: Vec<CallNode>,
 }
@@ -126,7 +127,7 @@ impl CallNode {
         let Some(result) = &self.result else {
             return self.live.iter().map(String::as_str).collect();
         };
-        let mut lines: Vec<&str> = result.content.lines().collect();
+        let mut lines: Vec<&str> = result.content().lines().collect();
         if self.is_command() {
             while lines
                 .last()
@@ -155,14 +156,14 @@ impl CallNode {
             || self
                 .result
                 .as_ref()
-                .is_some_and(|r| r.details.get("exit_code").is_some())
+                .is_some_and(|r| r.details().get("exit_code").is_some())
     }
 
     /// A command's exit code, once it exited.
     pub fn exit_code(&self) -> Option<i64> {
         self.result
             .as_ref()?
-            .details
+            .details()
             .get("exit_code")
             .and_then(serde_json::Value::as_i64)
     }
@@ -207,23 +208,26 @@ impl CallNode {
     }
 
     pub(super) fn finish(&mut self, result: &ToolResult, now: Instant) {
-        self.status = status_of(result);
+        self.finish_with(CallResult::Live(result.clone()), now);
+    }
+
+    pub(super) fn finish_with(&mut self, result: CallResult, now: Instant) {
+        self.status = status_of(&result);
         self.duration = self.started.map(|s| now.saturating_duration_since(s));
-        self.result = Some(result.clone());
+        self.result = Some(result);
     }
 }
 
 /// Where a call is once it has `result`.
-pub(super) fn status_of(result: &ToolResult) -> CallStatus {
-    let cancelled = result.details.get("cancelled") == Some(&serde_json::Value::Bool(true));
-    if result.content == SKIPPED_FOR_STEERING || result.content == SKIPPED_FOR_ABORT {
+pub(super) fn status_of(result: &CallResult) -> CallStatus {
+    let (content, details) = (result.content(), result.details());
+    let cancelled = details.get("cancelled") == Some(&serde_json::Value::Bool(true));
+    if content == SKIPPED_FOR_STEERING || content == SKIPPED_FOR_ABORT {
         CallStatus::Skipped
-    } else if Interruption::of(&result.details).is_some()
-        || cancelled
-        || result.content == CANCELLED_WHILE_ASKING
+    } else if Interruption::of(details).is_some() || cancelled || content == CANCELLED_WHILE_ASKING
     {
         CallStatus::Interrupted
-    } else if result.is_error {
+    } else if result.is_error() {
         CallStatus::Failed
     } else {
         CallStatus::Done

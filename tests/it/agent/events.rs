@@ -135,7 +135,7 @@ async fn text_only_run_emits_the_exact_sequence_and_leaves_an_idle_state() {
 
     // The state already reflects the finished run when agent_end is received.
     let state = agent.state();
-    assert_eq!(state.messages.as_slice(), added.as_slice());
+    assert_eq!(state.messages.to_vec(), added.as_slice());
     assert!(!state.is_streaming);
     assert!(state.streaming_message.is_none());
     assert!(state.pending_tool_calls.is_empty());
@@ -152,8 +152,8 @@ async fn text_only_run_emits_the_exact_sequence_and_leaves_an_idle_state() {
     };
     let state = agent.state();
     assert_eq!(state.messages.len(), 4);
-    assert_eq!(&state.messages[..2], added.as_slice());
-    assert_eq!(&state.messages[2..], added2.as_slice());
+    assert_eq!(state.messages.to_vec()[..2], added[..]);
+    assert_eq!(state.messages.to_vec()[2..], added2[..]);
     assert!(matches!(&added2[0], Message::User(u) if u.content == "again"));
     assert_eq!(assistant_text(&added2[1]), "Second");
     assert_eq!(provider.requests().len(), 2);
@@ -393,5 +393,5 @@ async fn tool_call_round_trip_feeds_the_result_to_the_next_request() {
         messages.iter().map(role).collect::<Vec<_>>(),
         ["user", "assistant", "tool_result", "assistant"]
     );
-    assert_eq!(agent.state().messages.as_slice(), messages.as_slice());
+    assert_eq!(agent.state().messages.to_vec(), messages.as_slice());
 }

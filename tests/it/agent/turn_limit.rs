@@ -156,7 +156,7 @@ async fn max_turns_is_silent_when_the_run_ends_on_its_own() {
     until_agent_end(&mut rx).await;
 
     assert!(
-        notices(&agent.state().messages).is_empty(),
+        notices(&agent.state().messages.to_vec()).is_empty(),
         "{:#?}",
         agent.state().messages
     );
@@ -179,7 +179,7 @@ async fn max_turns_puts_a_polled_steering_message_back() {
     until_agent_end(&mut rx).await;
 
     assert_eq!(provider.requests().len(), 1);
-    assert_eq!(notices(&agent.state().messages).len(), 1);
+    assert_eq!(notices(&agent.state().messages.to_vec()).len(), 1);
     assert_eq!(
         queued_texts(&agent, QueueKind::Steering),
         ["keep going with plan B"],
@@ -224,7 +224,7 @@ async fn max_turns_puts_steering_that_skipped_calls_back() {
         tool_ends(&events)[1],
         ("c2".to_owned(), SKIPPED_FOR_STEERING.to_owned(), true)
     );
-    assert_eq!(notices(&agent.state().messages).len(), 1);
+    assert_eq!(notices(&agent.state().messages.to_vec()).len(), 1);
     assert_eq!(queued_texts(&agent, QueueKind::Steering), ["redirect"]);
     assert!(!user_messages_in_history(&agent).contains(&"redirect".to_owned()));
 }

@@ -92,7 +92,7 @@ async fn a_failed_summary_request_changes_nothing_and_suggests_compact_or_new() 
     assert_eq!(server.requests().len(), 2);
     let state = agent.state();
     assert!(state.compaction.is_none());
-    assert_eq!(state.messages[..history.len()], history[..]);
+    assert_eq!(state.messages.to_vec()[..history.len()], history[..]);
     assert_eq!(state.messages.len(), history.len() + 2);
     assert_eq!(agent.queued(QueueKind::FollowUp).len(), 1);
 }

@@ -46,7 +46,7 @@ async fn abort_during_a_compaction_cancels_it_and_changes_nothing() {
     until(&mut rx, |e| matches!(e, AgentEvent::CompactionStart { .. })).await;
     // The summary request is at the server (and hangs there) before it is cancelled.
     server.until_requests(3).await;
-    let before: Vec<Message> = agent.state().messages.as_ref().clone();
+    let before: Vec<Message> = agent.state().messages.to_vec();
     agent.abort();
     let events = until_agent_end(&mut rx).await;
     let ends = compaction_ends(&events);
@@ -62,7 +62,7 @@ async fn abort_during_a_compaction_cancels_it_and_changes_nothing() {
     // is summarised and no request went out after the cancel.
     let state = agent.state();
     assert!(state.compaction.is_none());
-    assert_eq!(state.messages[..before.len()], before[..]);
+    assert_eq!(state.messages.to_vec()[..before.len()], before[..]);
     assert_eq!(state.messages.len(), before.len() + 1);
     let last = state.messages.last().unwrap().as_assistant().unwrap();
     assert_eq!(last.stop_reason, StopReason::Aborted);

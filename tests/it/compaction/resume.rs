@@ -57,7 +57,7 @@ async fn the_session_keeps_everything_and_a_resume_sends_what_the_model_saw() {
     assert!(compaction["tokens_before"].as_u64() > compaction["tokens_after"].as_u64());
     let data = load(&path).unwrap();
     // The complete history stays in the file.
-    assert_eq!(data.messages, *agent.state().messages);
+    assert_eq!(*agent.state().messages, data.messages);
     assert_eq!(data.messages.len(), 6);
     assert_eq!(data.compaction(), agent.state().compaction.as_ref());
 

@@ -173,7 +173,7 @@ async fn rewinding_the_conversation_only_keeps_the_files_and_cuts_the_history() 
     let history = rig.main.agent.state().messages.clone();
     assert_eq!(history.len(), 4, "{history:#?}");
     assert!(matches!(&history[0], Message::User(u) if u.content == "first"));
-    assert_eq!(*history, rewound.messages);
+    assert_eq!(*history, *rewound.messages);
 
     // The model's history went back: the next request no longer has "second".
     rig.prompt("second, again").await;

@@ -244,7 +244,7 @@ fn pause_resume_and_remove() {
     );
     assert!(matches!(
         service.pause("cron-99"),
-        Err(CronError::NotFound(_))
+        Err(CronError::UnknownJob { .. })
     ));
 }
 
@@ -315,7 +315,7 @@ async fn the_dashboard_feed_follows_changes() {
     assert!(feed.borrow_and_update()[0].paused);
 }
 
-async fn call(tool: &CronTool, args: Value) -> (bool, String) {
+async fn call(tool: &CronTool<CronService>, args: Value) -> (bool, String) {
     let r = tool
         .execute(
             "call-1",

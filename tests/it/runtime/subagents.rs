@@ -7,8 +7,8 @@ use crate::support::{DEADLINE, FnTool, Reply, echo_tool, text_schema};
 use claw_tui::agent::ToolResult;
 use claw_tui::runtime::subagents::SUBAGENT_SYSTEM_PROMPT;
 use claw_tui::runtime::{
-    MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentManager, SubagentStatus,
-    runtime_channel,
+    MessageBus, RuntimeEvent, SYSTEM_CHANNEL, SubagentConfig, SubagentError, SubagentManager,
+    SubagentStatus, runtime_channel,
 };
 use claw_tui::tools::ToolRegistry;
 use claw_tui::tools::exec::Approver;
@@ -220,12 +220,20 @@ async fn cancel_aborts_a_running_subagent_and_its_tools() {
     let again = f.manager.cancel("subagent-1").unwrap_err();
     assert_eq!(
         again,
+        SubagentError::AlreadyEnded {
+            id: "subagent-1".into(),
+            status: SubagentStatus::Cancelled
+        }
+    );
+    assert_eq!(
+        again.to_string(),
         "Subagent subagent-1 has already ended (cancelled); there is nothing to cancel."
     );
     assert!(
         f.manager
             .cancel("subagent-9")
             .unwrap_err()
+            .to_string()
             .contains("No subagent has the id subagent-9")
     );
 }
@@ -380,8 +388,9 @@ async fn shutdown_cancels_everything_quietly_and_refuses_new_spawns() {
     );
     assert!(f.provider.requests("never").is_empty());
     let refused = f.manager.spawn_task("c3", "more".into(), None).unwrap_err();
+    assert_eq!(refused, SubagentError::ShuttingDown);
     assert_eq!(
-        refused,
+        refused.to_string(),
         "claw-tui is shutting down; no new subagents can start."
     );
 }
@@ -415,8 +424,9 @@ async fn elapsed_time_counts_from_the_start_and_freezes_at_the_end() {
 async fn an_empty_task_is_refused() {
     let f = fixture(&full_registry(), |_| {});
     let err = f.manager.spawn_task("c", "   ".into(), None).unwrap_err();
+    assert_eq!(err, SubagentError::EmptyTask);
     assert_eq!(
-        err,
+        err.to_string(),
         "The task is empty; describe what the subagent should do."
     );
     assert!(f.manager.list().is_empty());

@@ -335,8 +335,8 @@ async fn subagent_results_reach_the_main_agent_after_its_run_in_order() {
         ]
     );
     let history = sup.agent().state().messages.clone();
-    let tail: Vec<String> = history[history.len() - 2..]
-        .iter()
+    let tail: Vec<String> = history
+        .iter_from(history.len() - 2)
         .map(|m| match m {
             Message::Notification(n) => {
                 format!("{}: {}", n.source, n.content.lines().nth(1).unwrap())

@@ -100,20 +100,31 @@ async fn message_without_content_is_refused_and_nothing_is_sent() {
 
 type SpawnCall = (String, String, Option<String>);
 
+/// What the recording backends refuse with; the tools hand its text to the model as is.
+#[derive(Clone, Debug, thiserror::Error)]
+enum Refused {
+    #[error("Too many subagents are running (4 of 4); wait for one to finish.")]
+    Full,
+    #[error("No job with id \"{0}\"; action \"list\" shows the ids.")]
+    NoJob(String),
+}
+
 #[derive(Default)]
 struct RecordingSpawn {
     calls: Mutex<Vec<SpawnCall>>,
-    fail: Option<String>,
+    fail: Option<Refused>,
 }
 
 #[async_trait]
 impl SpawnBackend for RecordingSpawn {
+    type Error = Refused;
+
     async fn spawn(
         &self,
         parent_call_id: &str,
         task: String,
         label: Option<String>,
-    ) -> Result<String, String> {
+    ) -> Result<String, Refused> {
         let n = {
             let mut calls = self.calls.lock().unwrap();
             calls.push((parent_call_id.to_owned(), task, label));
@@ -164,7 +175,7 @@ async fn spawn_checks_its_arguments_and_reports_backend_errors() {
     assert!(backend.calls.lock().unwrap().is_empty());
 
     let failing = SpawnTool::new(Arc::new(RecordingSpawn {
-        fail: Some("Too many subagents are running (4 of 4); wait for one to finish.".into()),
+        fail: Some(Refused::Full),
         ..RecordingSpawn::default()
     }));
     let r = call(&failing, json!({"task": "t"})).await;
@@ -179,7 +190,9 @@ struct NeverSpawns;
 
 #[async_trait]
 impl SpawnBackend for NeverSpawns {
-    async fn spawn(&self, _: &str, _: String, _: Option<String>) -> Result<String, String> {
+    type Error = Refused;
+
+    async fn spawn(&self, _: &str, _: String, _: Option<String>) -> Result<String, Refused> {
         std::future::pending().await
     }
 }
@@ -215,7 +228,7 @@ struct RecordingCron {
 }
 
 impl RecordingCron {
-    fn record(&self, call: CronCall) -> Result<String, String> {
+    fn record(&self, call: CronCall) -> Result<String, Refused> {
         let text = format!("ok: {call:?}");
         self.calls.lock().unwrap().push(call);
         Ok(text)
@@ -224,32 +237,34 @@ impl RecordingCron {
 
 #[async_trait]
 impl CronBackend for RecordingCron {
+    type Error = Refused;
+
     async fn add(
         &self,
         name: Option<String>,
         message: String,
         schedule: CronSchedule,
-    ) -> Result<String, String> {
+    ) -> Result<String, Refused> {
         self.record(CronCall::Add(name, message, schedule))
     }
-    async fn list(&self) -> Result<String, String> {
+    async fn list(&self) -> Result<String, Refused> {
         self.record(CronCall::List)
     }
-    async fn remove(&self, id: &str) -> Result<String, String> {
+    async fn remove(&self, id: &str) -> Result<String, Refused> {
         if id == "missing" {
-            return Err("No job with id \"missing\"; action \"list\" shows the ids.".into());
+            return Err(Refused::NoJob(id.to_owned()));
         }
         self.record(CronCall::Remove(id.into()))
     }
-    async fn pause(&self, id: &str) -> Result<String, String> {
+    async fn pause(&self, id: &str) -> Result<String, Refused> {
         self.record(CronCall::Pause(id.into()))
     }
-    async fn resume(&self, id: &str) -> Result<String, String> {
+    async fn resume(&self, id: &str) -> Result<String, Refused> {
         self.record(CronCall::Resume(id.into()))
     }
 }
 
-fn cron() -> (CronTool, Arc<RecordingCron>) {
+fn cron() -> (CronTool<RecordingCron>, Arc<RecordingCron>) {
     let backend = Arc::new(RecordingCron::default());
     (CronTool::new(backend.clone()), backend)
 }

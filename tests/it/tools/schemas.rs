@@ -19,8 +19,10 @@ struct NoSubagents;
 
 #[async_trait]
 impl SpawnBackend for NoSubagents {
-    async fn spawn(&self, _: &str, _: String, _: Option<String>) -> Result<String, String> {
-        Err("no subagents here".into())
+    type Error = std::io::Error;
+
+    async fn spawn(&self, _: &str, _: String, _: Option<String>) -> std::io::Result<String> {
+        Err(std::io::Error::other("no subagents here"))
     }
 }
 
@@ -35,7 +37,7 @@ fn builtin_tools() -> ToolRegistry {
     tools.push(Arc::new(MessageTool::new(Arc::new(|_| {}))));
     tools.push(Arc::new(SpawnTool::new(Arc::new(NoSubagents))));
     tools.push(Arc::new(CronTool::new(Arc::new(UnavailableCron::new(
-        "not in this test",
+        std::io::Error::other("not in this test"),
     )))));
     tools.into_iter().collect()
 }

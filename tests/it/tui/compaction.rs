@@ -289,7 +289,7 @@ fn a_resumed_session_shows_everything_with_its_compaction_point() {
         .collect();
     app.update(Msg::SessionLoaded(Box::new(LoadedSession {
         id: Some("0123456789abcdef".into()),
-        messages,
+        messages: messages.into(),
         resumed: true,
         compactions: vec![compaction()],
         ..LoadedSession::default()

@@ -55,7 +55,7 @@ fn resumed(groups: usize) -> App {
     let mut app = app();
     let effects = app.update(Msg::SessionLoaded(Box::new(LoadedSession {
         id: Some("feedc0ffee123456".into()),
-        messages: long_history(groups),
+        messages: long_history(groups).into(),
         resumed: true,
         ..LoadedSession::default()
     })));

@@ -87,7 +87,8 @@ fn an_answer_cut_short_by_a_crash_says_why_and_one_the_user_stopped_does_not() {
             aborted("stopped by Esc", ABORTED_MESSAGE),
             Message::user("second"),
             aborted("The answer starts", STOPPED_WHILE_STREAMING),
-        ],
+        ]
+        .into(),
         resumed: true,
         ..LoadedSession::default()
     })));

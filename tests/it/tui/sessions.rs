@@ -64,7 +64,7 @@ fn history() -> Vec<Message> {
 fn resumed(messages: Vec<Message>, queued: Vec<String>) -> Msg {
     Msg::SessionLoaded(Box::new(LoadedSession {
         id: Some("feedc0ffee123456".into()),
-        messages,
+        messages: messages.into(),
         queued: queued.into_iter().map(QueuedText::follow_up).collect(),
         resumed: true,
         ..LoadedSession::default()

@@ -2,9 +2,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::tui::*;
-use claw_tui::agent::{AgentEvent, QueueKind, QueueMode};
+use claw_tui::agent::{AgentEvent, NoticeLevel, QueueKind, QueueMode};
+use claw_tui::runtime::cron::{CronError, CronOptions, CronService};
+use claw_tui::tui::adapt::RuntimeControls;
+use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::layout::Focus;
-use claw_tui::tui::{Effect, Msg, Overlay};
+use claw_tui::tui::{
+    Background, BackgroundAction, BackgroundError, BackgroundFailure, Effect, Msg, Overlay,
+};
 use crossterm::event::KeyCode;
 use serde_json::json;
 
@@ -173,4 +178,58 @@ fn tree_and_dashboard_keys() {
         "any other key keeps the job"
     );
     assert_eq!(app.overlay(), None);
+}
+
+#[test]
+fn a_failed_dashboard_action_is_an_error_line_naming_the_action_and_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("ws");
+    std::fs::create_dir(&workspace).unwrap();
+    let cron =
+        CronService::open(&dir.path().join("data"), &workspace, CronOptions::default()).unwrap();
+    let controls = RuntimeControls {
+        cron: Some(cron),
+        ..RuntimeControls::default()
+    };
+    let refused = controls.pause_cron("cron-9").unwrap_err();
+    assert!(
+        matches!(&refused, BackgroundError::Cron(CronError::UnknownJob { id }) if id == "cron-9"),
+        "{refused:?}"
+    );
+    let absent = controls.cancel_subagent("subagent-1").unwrap_err();
+    assert!(matches!(absent, BackgroundError::NoSubagents), "{absent:?}");
+
+    let mut app = app();
+    for (action, error) in [
+        (BackgroundAction::PauseCron, refused),
+        (BackgroundAction::CancelSubagent, absent),
+    ] {
+        app.update(Msg::BackgroundFailed(BackgroundFailure { action, error }));
+    }
+    let lines: Vec<(NoticeLevel, String)> = app
+        .chat()
+        .transcript()
+        .entries()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EntryKind::Notice(level, text) => Some((*level, text.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (
+                NoticeLevel::Error,
+                "cannot pause the job: No cron job with id \"cron-9\" in this workspace. \
+                 action=list shows the job ids."
+                    .to_owned()
+            ),
+            (
+                NoticeLevel::Error,
+                "cannot cancel the subagent: subagents are not available in this session."
+                    .to_owned()
+            ),
+        ]
+    );
 }

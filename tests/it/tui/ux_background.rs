@@ -325,7 +325,8 @@ fn a_resumed_session_gets_its_subagents_calls_back_under_their_spawn() {
             Message::user("count lines in the background"),
             spawn,
             started,
-        ],
+        ]
+        .into(),
         resumed: true,
         nested: vec![
             nested("n1", "list_dir", json!({"path": "src"}), "main.rs\nlib.rs"),

@@ -3,9 +3,10 @@
 
 use super::super::entry::{
     BlockTag, EntryKind, RenderCtx, block_tag, compacted_lines, ending_lines, gap_between,
-    render_block_part, render_simple, shell_lines,
+    render_block_part, render_simple, shell_lines, user_lines,
 };
-use crate::agent::Block;
+use crate::agent::{AssistantMessage, Block, Message};
+use crate::tui::chat::user_text;
 use crate::tui::markdown::SplitScanner;
 use crate::tui::msg::HighlightRequest;
 use crate::tui::wrap::{Anchor, AnchorRows, StyledLine, wrap_anchored};
@@ -126,18 +127,13 @@ impl Entry {
         }
         let mut lines: Vec<StyledLine> = Vec::new();
         match &self.kind {
-            EntryKind::Assistant(message) => {
-                let mut last = None;
-                for block in &message.content {
-                    let tag = block_tag(block);
-                    if gap_between(last, tag) {
-                        lines.push(StyledLine::blank());
-                    }
-                    render_block_part(block, 0..usize::MAX, ctx, &mut lines, &mut missing);
-                    last = Some(tag);
-                }
-                ending_lines(message, ctx.theme, &mut lines);
-            }
+            EntryKind::Assistant(message) => answer_lines(message, ctx, &mut lines, &mut missing),
+            EntryKind::Recorded(recorded) => match recorded.message() {
+                Message::Assistant(message) => answer_lines(message, ctx, &mut lines, &mut missing),
+                Message::User(u) => user_lines(&user_text(u), ctx.theme, &mut lines),
+                // Only prompts and answers are shown in place; the rest are copied.
+                _ => {}
+            },
             EntryKind::Shell { id, command, keep } => {
                 shell_lines(id, command, *keep, ctx, &mut lines);
             }
@@ -235,4 +231,23 @@ impl Entry {
         }
         wrap_anchored(&tail_lines, width, &mut self.tail, &mut self.tail_anchors);
     }
+}
+
+/// A finished answer: its blocks, then how it ended when not normally.
+fn answer_lines(
+    message: &AssistantMessage,
+    ctx: &RenderCtx<'_>,
+    lines: &mut Vec<StyledLine>,
+    missing: &mut Vec<HighlightRequest>,
+) {
+    let mut last = None;
+    for block in &message.content {
+        let tag = block_tag(block);
+        if gap_between(last, tag) {
+            lines.push(StyledLine::blank());
+        }
+        render_block_part(block, 0..usize::MAX, ctx, lines, missing);
+        last = Some(tag);
+    }
+    ending_lines(message, ctx.theme, lines);
 }

@@ -1,0 +1,153 @@
+//! The dashboard's controls over the background runtime ([`Background`]) and how one of
+//! them fails: the typed error travels to the app as `Msg::BackgroundFailed`, which
+//! words it only when it writes the chat line.
+
+use crate::mcp::launch::RememberTrustError;
+use crate::runtime::SubagentError;
+use crate::runtime::cron::CronError;
+use std::sync::Arc;
+
+/// Controls the background runtime (subagents, cron) from the dashboard. The calls may
+/// block on file I/O: the client makes them off its UI thread.
+pub trait Background: Send + Sync {
+    /// The first frame is on the screen: work that must not delay it starts now (the
+    /// MCP servers).
+    fn first_frame(&self) {}
+    /// Cancels a subagent.
+    fn cancel_subagent(&self, id: &str) -> Result<(), BackgroundError>;
+    /// Pauses a cron job.
+    fn pause_cron(&self, id: &str) -> Result<(), BackgroundError>;
+    /// Resumes a paused cron job.
+    fn resume_cron(&self, id: &str) -> Result<(), BackgroundError>;
+    /// Deletes a cron job.
+    fn delete_cron(&self, id: &str) -> Result<(), BackgroundError>;
+    /// Remembers the user's answer about the workspace's `.mcp.json` servers and, when
+    /// trusted, starts them.
+    fn trust_project_mcp(&self, trusted: bool) -> Result<(), BackgroundError> {
+        let _ = trusted;
+        Err(BackgroundError::NoMcp)
+    }
+}
+
+/// Why a dashboard action did nothing (or, for the MCP answer, was not remembered).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum BackgroundError {
+    /// This session runs no subagent manager.
+    #[error("subagents are not available in this session.")]
+    NoSubagents,
+    /// This session has no cron service (its store could not be opened).
+    #[error("cron jobs are not available in this session.")]
+    NoCron,
+    /// This session runs no MCP servers.
+    #[error("MCP servers are not available in this session.")]
+    NoMcp,
+    /// The workspace's `.mcp.json` declares no servers waiting for an answer.
+    #[error("this workspace has no project MCP servers to start.")]
+    NoProjectMcp,
+    /// The subagent manager refused.
+    #[error(transparent)]
+    Subagent(#[from] SubagentError),
+    /// The cron service refused or its jobs file failed.
+    #[error(transparent)]
+    Cron(#[from] CronError),
+    /// The answer about the project's MCP servers could not be saved (they still start
+    /// for this session when trusted). Shared, so the error can travel in a `Msg`.
+    #[error(transparent)]
+    RememberTrust(Arc<RememberTrustError>),
+}
+
+/// Which dashboard action failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackgroundAction {
+    /// Cancelling a subagent.
+    CancelSubagent,
+    /// Pausing a cron job.
+    PauseCron,
+    /// Resuming a cron job.
+    ResumeCron,
+    /// Deleting a cron job.
+    DeleteCron,
+    /// Answering whether the project's MCP servers may start.
+    TrustProjectMcp,
+}
+
+impl BackgroundAction {
+    /// The action as the failure line names it, after "cannot".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::CancelSubagent => "cancel the subagent",
+            Self::PauseCron => "pause the job",
+            Self::ResumeCron => "resume the job",
+            Self::DeleteCron => "delete the job",
+            Self::TrustProjectMcp => "answer about the project's MCP servers",
+        }
+    }
+}
+
+/// A dashboard action that failed: the line the chat shows, e.g. `cannot pause the
+/// job: No cron job with id …`.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("cannot {}: {error}", .action.describe())]
+pub struct BackgroundFailure {
+    /// What was tried.
+    pub action: BackgroundAction,
+    /// Why it failed.
+    #[source]
+    pub error: BackgroundError,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn a_failure_line_names_the_action_and_the_reason() {
+        let failure = BackgroundFailure {
+            action: BackgroundAction::PauseCron,
+            error: CronError::UnknownJob {
+                id: "cron-4".into(),
+            }
+            .into(),
+        };
+        assert_eq!(
+            failure.to_string(),
+            "cannot pause the job: No cron job with id \"cron-4\" in this workspace. \
+             action=list shows the job ids."
+        );
+        assert!(failure.source().is_some());
+        let failure = BackgroundFailure {
+            action: BackgroundAction::CancelSubagent,
+            error: BackgroundError::NoSubagents,
+        };
+        assert_eq!(
+            failure.to_string(),
+            "cannot cancel the subagent: subagents are not available in this session."
+        );
+    }
+
+    #[test]
+    fn without_mcp_servers_the_trust_answer_is_refused() {
+        struct Nothing;
+        impl Background for Nothing {
+            fn cancel_subagent(&self, _: &str) -> Result<(), BackgroundError> {
+                Err(BackgroundError::NoSubagents)
+            }
+            fn pause_cron(&self, _: &str) -> Result<(), BackgroundError> {
+                Err(BackgroundError::NoCron)
+            }
+            fn resume_cron(&self, _: &str) -> Result<(), BackgroundError> {
+                Err(BackgroundError::NoCron)
+            }
+            fn delete_cron(&self, _: &str) -> Result<(), BackgroundError> {
+                Err(BackgroundError::NoCron)
+            }
+        }
+        let refused = Nothing.trust_project_mcp(true).unwrap_err();
+        assert!(matches!(refused, BackgroundError::NoMcp));
+        assert_eq!(
+            refused.to_string(),
+            "MCP servers are not available in this session."
+        );
+    }
+}
