@@ -14,6 +14,7 @@ mod running;
 mod settings;
 mod state;
 pub mod tool;
+pub mod tool_args;
 mod tool_exec;
 pub mod types;
 
@@ -34,6 +35,7 @@ pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_lo
 pub use running::{INTERRUPTED_BY_USER, INTERRUPTED_KEY, Interruption, RunningCalls};
 pub use state::AgentState;
 pub use tool::{Tool, ToolDefinition, ToolResult, ToolSet, ToolUpdates};
+pub use tool_args::ArgsError;
 pub use tool_exec::{SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING};
 pub use types::*;
 

@@ -157,14 +157,31 @@ fn markdown_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn read_command(path: &Path, name: &str, source: &str) -> Result<CustomCommand, String> {
-    let size = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+/// Why a command file is skipped (the warning names the file first).
+#[derive(Debug, thiserror::Error)]
+enum CommandFileError {
+    /// The file cannot be read.
+    #[error("{0}")]
+    Read(#[source] std::io::Error),
+    /// The file is larger than a command may be.
+    #[error("{size} bytes is more than a command file may have ({MAX_COMMAND_BYTES})")]
+    TooLarge {
+        /// Its size.
+        size: u64,
+    },
+    /// Its front matter is not valid YAML.
+    #[error(transparent)]
+    FrontMatter(#[from] crate::front_matter::FrontMatterError),
+}
+
+fn read_command(path: &Path, name: &str, source: &str) -> Result<CustomCommand, CommandFileError> {
+    let size = std::fs::metadata(path)
+        .map_err(CommandFileError::Read)?
+        .len();
     if size > MAX_COMMAND_BYTES {
-        return Err(format!(
-            "{size} bytes is more than a command file may have ({MAX_COMMAND_BYTES})"
-        ));
+        return Err(CommandFileError::TooLarge { size });
     }
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(path).map_err(CommandFileError::Read)?;
     let (front, body) = crate::front_matter::parse::<CommandFront>(&text);
     let front = front?;
     let nonblank = |v: Option<String>| v.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
@@ -185,4 +202,40 @@ fn read_command(path: &Path, name: &str, source: &str) -> Result<CustomCommand, 
         path: path.to_path_buf(),
         source: source.to_owned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_file_too_large_or_with_bad_front_matter_is_skipped_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.md");
+        std::fs::write(&big, "x".repeat(300 * 1024)).unwrap();
+        let error = read_command(&big, "big", "test").unwrap_err();
+        assert!(
+            matches!(error, CommandFileError::TooLarge { size: 307200 }),
+            "{error:?}"
+        );
+        assert_eq!(
+            error.to_string(),
+            "307200 bytes is more than a command file may have (262144)"
+        );
+        let bad = dir.path().join("bad.md");
+        std::fs::write(&bad, "---\ndescription: [unclosed\n---\nbody").unwrap();
+        let error = read_command(&bad, "bad", "test").unwrap_err();
+        assert!(
+            matches!(error, CommandFileError::FrontMatter(_)),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("front matter is not valid YAML: "),
+            "{error}"
+        );
+        let error = read_command(&dir.path().join("gone.md"), "gone", "test").unwrap_err();
+        assert!(matches!(error, CommandFileError::Read(_)), "{error:?}");
+    }
 }

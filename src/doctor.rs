@@ -217,7 +217,12 @@ impl Doctor {
         }
     }
 
-    fn secrets(&mut self, exec: &ExecConfig, probe: &ProbeResult, canary: &Result<String, String>) {
+    fn secrets(
+        &mut self,
+        exec: &ExecConfig,
+        probe: &ProbeResult,
+        canary: &Result<String, probe::CanaryError>,
+    ) {
         self.heading(&format!(
             "Secrets (a sandboxed command looked for {} in claw-tui's environment)",
             probe::CANARY_VAR

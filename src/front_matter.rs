@@ -3,6 +3,11 @@
 
 use serde::de::DeserializeOwned;
 
+/// A front matter block that is not valid YAML for the fields expected.
+#[derive(Debug, thiserror::Error)]
+#[error("front matter is not valid YAML: {0}")]
+pub struct FrontMatterError(#[source] pub serde_yaml_ng::Error);
+
 /// The front matter block (between `---` lines at the very top) and the body after it;
 /// no block when the file does not start with one or it is never closed.
 pub fn split(text: &str) -> (Option<&str>, &str) {
@@ -26,14 +31,14 @@ pub fn split(text: &str) -> (Option<&str>, &str) {
 /// The front matter of `text` read into `T` (unknown fields are the caller's choice;
 /// the default when there is none) and the body. A block that is not valid YAML for
 /// `T` is an error saying why, with the body still returned.
-pub fn parse<T: DeserializeOwned + Default>(text: &str) -> (Result<T, String>, &str) {
+pub fn parse<T: DeserializeOwned + Default>(text: &str) -> (Result<T, FrontMatterError>, &str) {
     let (front, body) = split(text);
     let Some(front) = front.filter(|f| !f.trim().is_empty()) else {
         return (Ok(T::default()), body);
     };
     let parsed = serde_yaml_ng::from_str::<Option<T>>(front)
         .map(Option::unwrap_or_default)
-        .map_err(|e| format!("front matter is not valid YAML: {e}"));
+        .map_err(FrontMatterError);
     (parsed, body)
 }
 
@@ -54,15 +59,21 @@ mod tests {
         assert_eq!(split("---\nnever closed"), (None, "---\nnever closed"));
         let (fields, body) = parse::<Fields>("\u{feff}---\r\nname: x\r\n---\r\nrest");
         assert_eq!(
-            fields,
-            Ok(Fields {
+            fields.unwrap(),
+            Fields {
                 name: Some("x".into())
-            })
+            }
         );
         assert_eq!(body, "rest");
         let (bad, body) = parse::<Fields>("---\nname: [unclosed\n---\nrest");
-        assert!(bad.unwrap_err().contains("not valid YAML"));
+        let bad = bad.unwrap_err();
+        assert!(
+            bad.to_string()
+                .starts_with("front matter is not valid YAML: "),
+            "{bad}"
+        );
+        assert!(std::error::Error::source(&bad).is_some());
         assert_eq!(body, "rest");
-        assert_eq!(parse::<Fields>("---\n---\nb").0, Ok(Fields::default()));
+        assert_eq!(parse::<Fields>("---\n---\nb").0.unwrap(), Fields::default());
     }
 }

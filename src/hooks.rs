@@ -168,7 +168,7 @@ impl Hooks {
                             text.push_str(context.trim_end());
                         }
                         Ok(_) => {}
-                        Err(why) => self.warn(inner, "prompt", &hook.command, &why, ""),
+                        Err(why) => self.warn(inner, "prompt", &hook.command, &why.to_string(), ""),
                     }
                 }
                 Outcome::Failed { why, stderr } => {

@@ -2,6 +2,7 @@
 
 use super::event::{AgentEvent, EventSink};
 use super::image::ImageData;
+use super::tool_args::{ArgsError, InvalidSchema, violations};
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -147,7 +148,7 @@ pub trait Tool: Send + Sync {
 /// A tool together with its compiled argument validator (`Ok(None)`: not validated).
 struct Entry {
     tool: Arc<dyn Tool>,
-    validator: Result<Option<jsonschema::Validator>, String>,
+    validator: Result<Option<jsonschema::Validator>, Arc<InvalidSchema>>,
 }
 
 /// The tools of an agent, with argument schemas compiled once.
@@ -171,7 +172,7 @@ impl ToolSet {
                         );
                         Ok(None)
                     }
-                    Err(e) => Err(format!("the tool's parameter schema is invalid: {e}")),
+                    Err(e) => Err(Arc::new(InvalidSchema(e))),
                 };
                 Entry { tool, validator }
             })
@@ -228,37 +229,31 @@ impl ToolSet {
     }
 
     /// Checks `args` against the tool's schema; the error lists every failing path.
-    pub fn validate(&self, name: &str, args: &Value) -> Result<(), String> {
+    pub fn validate(&self, name: &str, args: &Value) -> Result<(), ArgsError> {
         let Some(entry) = self.find(name) else {
-            return Err(format!("Tool \"{name}\" not found"));
+            return Err(ArgsError::UnknownTool {
+                name: name.to_owned(),
+            });
         };
         let validator = entry
             .validator
             .as_ref()
-            .map_err(|e| format!("Cannot validate arguments for tool \"{name}\": {e}"))?;
+            .map_err(|source| ArgsError::Uncheckable {
+                name: name.to_owned(),
+                source: source.clone(),
+            })?;
         let Some(validator) = validator else {
             return Ok(());
         };
-        let problems: Vec<String> = validator
-            .iter_errors(args)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                let path = if path.is_empty() {
-                    "/".to_owned()
-                } else {
-                    path
-                };
-                format!("  - {path}: {e}")
-            })
-            .collect();
-        if problems.is_empty() {
+        let violations = violations(validator, args);
+        if violations.0.is_empty() {
             return Ok(());
         }
-        let received = serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string());
-        Err(format!(
-            "Validation failed for tool \"{name}\":\n{}\n\nReceived arguments:\n{received}",
-            problems.join("\n")
-        ))
+        Err(ArgsError::Invalid {
+            name: name.to_owned(),
+            violations,
+            received: args.clone(),
+        })
     }
 
     fn find(&self, name: &str) -> Option<&Entry> {

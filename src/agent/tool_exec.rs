@@ -166,7 +166,7 @@ async fn checked_call(
         return ToolResult::error(format!("Tool \"{}\" not found", call.name));
     };
     if let Err(problem) = tools.validate(&call.name, &call.args) {
-        return ToolResult::error(problem);
+        return ToolResult::error(problem.to_string());
     }
     let mut args = call.args.clone();
     if let Some(hook) = &env.config.before_tool_call {
@@ -176,9 +176,9 @@ async fn checked_call(
             args: args.clone(),
         };
         match guarded(async move { hook(context).await }).await {
-            Ok(BeforeToolCall::Continue) => {}
-            Ok(BeforeToolCall::Block { reason }) => return ToolResult::error(reason),
-            Ok(BeforeToolCall::ReplaceArgs(new_args)) => {
+            Ok(Ok(BeforeToolCall::Continue)) => {}
+            Ok(Ok(BeforeToolCall::Block { reason })) => return ToolResult::error(reason),
+            Ok(Ok(BeforeToolCall::ReplaceArgs(new_args))) => {
                 if let Err(problem) = tools.validate(&call.name, &new_args) {
                     return ToolResult::error(format!(
                         "before_tool_call replaced the arguments with invalid ones.\n{problem}"
@@ -186,6 +186,7 @@ async fn checked_call(
                 }
                 args = new_args;
             }
+            Ok(Err(e)) => return ToolResult::error(format!("before_tool_call hook failed: {e}")),
             Err(e) => return ToolResult::error(format!("before_tool_call hook failed: {e}")),
         }
     }
@@ -201,7 +202,7 @@ async fn checked_call(
             result: result.clone(),
         };
         match guarded(async move { hook(context).await }).await {
-            Ok(change) => {
+            Ok(Ok(change)) => {
                 if let Some(content) = change.content {
                     result.content = content;
                 }
@@ -212,10 +213,30 @@ async fn checked_call(
                     result.is_error = is_error;
                 }
             }
+            Ok(Err(e)) => return ToolResult::error(format!("after_tool_call hook failed: {e}")),
             Err(e) => return ToolResult::error(format!("after_tool_call hook failed: {e}")),
         }
     }
     result
+}
+
+/// Why a tool gave no result of its own.
+#[derive(Debug, thiserror::Error)]
+enum ToolFailure {
+    /// It panicked.
+    #[error(transparent)]
+    Panicked(#[from] Panicked),
+    /// It was stopped and did not return within the grace period.
+    #[error("stopped, and the tool did not return within {} s", ABORT_GRACE.as_secs())]
+    NoReturnAfterStop,
+}
+
+/// A hook or tool future panicked.
+#[derive(Debug, thiserror::Error)]
+#[error("panicked: {message}")]
+struct Panicked {
+    /// The panic's message (`unknown panic` when it carried none).
+    message: String,
 }
 
 /// Runs a tool; once its token fires (an abort, or the user stopping the call) it gets
@@ -224,25 +245,27 @@ async fn run_until_stopped(
     execution: impl Future<Output = ToolResult>,
     token: &CancellationToken,
 ) -> ToolResult {
-    let execution = guarded(execution.map(Ok::<_, String>));
+    let execution = guarded(execution);
     tokio::pin!(execution);
-    let outcome = tokio::select! {
+    let outcome: Result<ToolResult, ToolFailure> = tokio::select! {
         biased;
-        outcome = &mut execution => outcome,
+        outcome = &mut execution => outcome.map_err(ToolFailure::from),
         () = token.cancelled() => match tokio::time::timeout(ABORT_GRACE, &mut execution).await {
-            Ok(outcome) => outcome,
-            Err(_) => Err("stopped, and the tool did not return within 5 s".to_owned()),
+            Ok(outcome) => outcome.map_err(ToolFailure::from),
+            Err(_) => Err(ToolFailure::NoReturnAfterStop),
         },
     };
     outcome.unwrap_or_else(|e| ToolResult::error(format!("Tool failed: {e}")))
 }
 
 /// Awaits a hook or tool future, turning a panic into an error.
-async fn guarded<T>(future: impl Future<Output = Result<T, String>>) -> Result<T, String> {
+async fn guarded<T>(future: impl Future<Output = T>) -> Result<T, Panicked> {
     AssertUnwindSafe(future)
         .catch_unwind()
         .await
-        .unwrap_or_else(|panic| Err(format!("panicked: {}", panic_text(&*panic))))
+        .map_err(|panic| Panicked {
+            message: panic_text(&*panic),
+        })
 }
 
 fn panic_text(panic: &(dyn Any + Send)) -> String {

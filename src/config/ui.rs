@@ -22,7 +22,7 @@ pub(super) fn check_keys(path: &Path, text: &str, file: &FileConfig) -> Result<(
     if file.keys.is_empty() {
         return Ok(());
     }
-    let Err(message) = crate::tui::keymap::KeyMap::from_table(&file.keys) else {
+    let Err(error) = crate::tui::keymap::KeyMap::from_table(&file.keys) else {
         return Ok(());
     };
     #[derive(Deserialize)]
@@ -36,9 +36,9 @@ pub(super) fn check_keys(path: &Path, text: &str, file: &FileConfig) -> Result<(
             spans
                 .keys
                 .iter()
-                .find(|(name, _)| message.contains(&format!("`{name}`")))
+                .find(|(name, _)| error.names_entry(name))
                 .map(|(_, value)| value.span().start)
         })
         .unwrap_or(0);
-    Err(parse_error(path, text, offset, &message))
+    Err(parse_error(path, text, offset, &error.to_string()))
 }

@@ -15,10 +15,21 @@ use tokio_util::sync::CancellationToken;
 /// The canary variable: a name the default scrub patterns cover.
 pub(super) const CANARY_VAR: &str = "CLAW_TUI_DOCTOR_CANARY_TOKEN";
 
+/// Why the canary could not be put in this process's environment.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CanaryError {
+    /// The running executable cannot be found to re-run it.
+    #[error("no executable path: {0}")]
+    NoExecutable(#[source] std::io::Error),
+    /// Replacing the process with itself plus the canary failed.
+    #[error("cannot re-run with the canary: {0}")]
+    Rerun(#[source] std::io::Error),
+}
+
 /// Makes sure this process carries the canary in its environment: the first time, by
 /// replacing itself with the same command plus the variable (the pid stays). Returns the
 /// canary's value, or why it could not be planted.
-pub(super) fn plant_canary() -> Result<String, String> {
+pub(super) fn plant_canary() -> Result<String, CanaryError> {
     if let Ok(value) = std::env::var(CANARY_VAR)
         && value.starts_with("canary-")
     {
@@ -29,12 +40,12 @@ pub(super) fn plant_canary() -> Result<String, String> {
         fastrand::u64(..),
         fastrand::u64(..)
     );
-    let exe = std::env::current_exe().map_err(|e| format!("no executable path: {e}"))?;
+    let exe = std::env::current_exe().map_err(CanaryError::NoExecutable)?;
     let error = std::process::Command::new(exe)
         .args(std::env::args_os().skip(1))
         .env(CANARY_VAR, &value)
         .exec();
-    Err(format!("cannot re-run with the canary: {error}"))
+    Err(CanaryError::Rerun(error))
 }
 
 /// What the probe command found, by check name (see the script).

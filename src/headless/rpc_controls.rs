@@ -23,14 +23,24 @@ pub(super) async fn prompted(
     }
 }
 
-/// Runs checkpoint work off the async runtime (it reads and writes files); the error
-/// becomes the response's text.
+/// Why a checkpoint command did nothing; its text is the response's `error`.
+#[derive(Debug, thiserror::Error)]
+enum CheckpointTaskError {
+    /// The checkpoints refused or failed.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// The thread doing the work died (it panicked).
+    #[error("the operation stopped unexpectedly: {0}")]
+    Stopped(#[source] tokio::task::JoinError),
+}
+
+/// Runs checkpoint work off the async runtime (it reads and writes files).
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, CheckpointError> + Send + 'static,
-) -> Result<T, String> {
+) -> Result<T, CheckpointTaskError> {
     match tokio::task::spawn_blocking(work).await {
-        Ok(done) => done.map_err(|e| e.to_string()),
-        Err(e) => Err(format!("the operation stopped unexpectedly: {e}")),
+        Ok(done) => Ok(done?),
+        Err(e) => Err(CheckpointTaskError::Stopped(e)),
     }
 }
 
@@ -102,6 +112,32 @@ pub(super) async fn checkpoint_command(controls: &Controls, name: &str, command:
     };
     match outcome {
         Ok(fields) => success(name, fields),
-        Err(e) => failure(Some(name), e),
+        Err(e) => failure(Some(name), e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn checkpoint_work_reports_its_refusal_or_its_death() {
+        let refused = blocking(|| Err::<(), _>(CheckpointError::NoAgent))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(refused, CheckpointTaskError::Checkpoint(_)),
+            "{refused:?}"
+        );
+        assert_eq!(refused.to_string(), "no agent to rewind");
+        let died = blocking(|| -> Result<(), CheckpointError> { panic!("disk on fire") })
+            .await
+            .unwrap_err();
+        assert!(matches!(died, CheckpointTaskError::Stopped(_)), "{died:?}");
+        assert!(
+            died.to_string()
+                .starts_with("the operation stopped unexpectedly: "),
+            "{died}"
+        );
     }
 }

@@ -5,6 +5,7 @@
 use super::run::{self, Outcome};
 use super::{Hooks, Inner};
 use crate::agent::ToolResult;
+use crate::agent::tool_args::{InvalidSchema, SchemaViolations, violations};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -85,21 +86,25 @@ fn blocked(reason: String) -> ToolResult {
     result
 }
 
+/// Why arguments a hook rewrote cannot be used.
+#[derive(Debug, thiserror::Error)]
+enum RewriteError {
+    /// The tool's schema does not compile, so nothing can be checked against it.
+    #[error(transparent)]
+    Schema(#[from] InvalidSchema),
+    /// The arguments break the schema.
+    #[error("{0}")]
+    Invalid(SchemaViolations),
+}
+
 /// Checks `args` against `schema`, naming every failing path.
-fn validate(schema: &Value, args: &Value) -> Result<(), String> {
-    let validator = jsonschema::validator_for(schema)
-        .map_err(|e| format!("the tool's parameter schema is invalid: {e}"))?;
-    let problems: Vec<String> = validator
-        .iter_errors(args)
-        .map(|e| {
-            let path = e.instance_path().to_string();
-            format!("  - {}: {e}", if path.is_empty() { "/" } else { &path })
-        })
-        .collect();
-    if problems.is_empty() {
+fn validate(schema: &Value, args: &Value) -> Result<(), RewriteError> {
+    let validator = jsonschema::validator_for(schema).map_err(InvalidSchema)?;
+    let violations = violations(&validator, args);
+    if violations.0.is_empty() {
         Ok(())
     } else {
-        Err(problems.join("\n"))
+        Err(RewriteError::Invalid(violations))
     }
 }
 
@@ -165,7 +170,7 @@ impl Hooks {
                         Ok(Some(reason)) => return BeforeTool::Refuse(blocked(reason)),
                         Ok(None) => {}
                         Err(why) => {
-                            self.warn(inner, "before_tool", &hook.command, &why, "");
+                            self.warn(inner, "before_tool", &hook.command, &why.to_string(), "");
                             continue;
                         }
                     }
@@ -253,7 +258,9 @@ impl Hooks {
                             mark(&mut result.details, "result_replaced", Value::Bool(true));
                         }
                         Ok((None, None)) => {}
-                        Err(why) => self.warn(inner, "after_tool", &hook.command, &why, ""),
+                        Err(why) => {
+                            self.warn(inner, "after_tool", &hook.command, &why.to_string(), "")
+                        }
                     }
                 }
                 Outcome::Failed { why, stderr } => {
@@ -262,5 +269,31 @@ impl Hooks {
             }
         }
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rewritten_args_are_checked_against_the_schema() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        assert!(validate(&schema, &json!({"n": 1})).is_ok());
+        let error = validate(&schema, &json!({"n": "one"})).unwrap_err();
+        assert!(matches!(error, RewriteError::Invalid(_)), "{error:?}");
+        assert!(error.to_string().starts_with("  - /n: "), "{error}");
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_is_named_as_such() {
+        let error = validate(&json!({"type": 12}), &json!({})).unwrap_err();
+        assert!(matches!(error, RewriteError::Schema(_)), "{error:?}");
+        assert!(
+            error
+                .to_string()
+                .starts_with("the tool's parameter schema is invalid: "),
+            "{error}"
+        );
     }
 }

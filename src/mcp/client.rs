@@ -6,7 +6,8 @@
 //! failures as [`CallError`]. The rest of `src/mcp` never names an rmcp type.
 
 pub use super::connection::{
-    CallError, Endpoint, McpConnection, Progress, ProgressFn, RemoteTool, ServerSignal,
+    CallError, ConnectError, Endpoint, McpConnection, Progress, ProgressFn, RemoteTool,
+    ServerSignal,
 };
 use super::process_group::{self, GroupGuard};
 use super::progress::Routes;
@@ -144,7 +145,7 @@ pub async fn connect(
     server: &str,
     endpoint: &Endpoint,
     signals: mpsc::UnboundedSender<ServerSignal>,
-) -> Result<Arc<dyn McpConnection>, String> {
+) -> Result<Arc<dyn McpConnection>, ConnectError> {
     let handler = Handler {
         progress: Arc::default(),
         signals,
@@ -167,7 +168,10 @@ pub async fn connect(
             let (process, stderr) = TokioChildProcess::builder(command)
                 .stderr(std::process::Stdio::piped())
                 .spawn()
-                .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+                .map_err(|source| ConnectError::Spawn {
+                    program: program.clone(),
+                    source,
+                })?;
             // Stops the group if the handshake fails, times out or is given up.
             let group = GroupGuard::new(process.id());
             let tail = Arc::new(Mutex::new(None::<String>));
@@ -178,13 +182,15 @@ pub async fn connect(
                 inner: process,
                 routes: handler.progress.clone(),
             };
-            let service = handler.clone().serve(process).await.map_err(|e| {
-                let last = tail.lock().ok().and_then(|t| t.clone());
-                match last {
-                    Some(line) => format!("{e} (its last words: {line})"),
-                    None => e.to_string(),
-                }
-            });
+            let service =
+                handler
+                    .clone()
+                    .serve(process)
+                    .await
+                    .map_err(|e| ConnectError::Handshake {
+                        reason: e.to_string(),
+                        last_words: tail.lock().ok().and_then(|t| t.clone()),
+                    });
             let group = if service.is_ok() {
                 group.disarm()
             } else {
@@ -201,10 +207,19 @@ pub async fn connect(
             install_crypto_provider();
             let mut custom = HashMap::new();
             for (name, value) in headers {
-                let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
-                    .map_err(|e| format!("header name \"{name}\" is invalid: {e}"))?;
-                let value = reqwest::header::HeaderValue::from_str(value)
-                    .map_err(|e| format!("the value of header \"{name}\" is invalid: {e}"))?;
+                let name =
+                    reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|source| {
+                        ConnectError::HeaderName {
+                            name: name.clone(),
+                            source,
+                        }
+                    })?;
+                let value = reqwest::header::HeaderValue::from_str(value).map_err(|source| {
+                    ConnectError::HeaderValue {
+                        name: name.to_string(),
+                        source,
+                    }
+                })?;
                 custom.insert(name, value);
             }
             let mut config =
@@ -224,11 +239,15 @@ pub async fn connect(
                 inner: StreamableHttpClientTransport::from_config(config),
                 routes: handler.progress.clone(),
             };
-            let service = handler
-                .clone()
-                .serve(transport)
-                .await
-                .map_err(|e| e.to_string());
+            let service =
+                handler
+                    .clone()
+                    .serve(transport)
+                    .await
+                    .map_err(|e| ConnectError::Handshake {
+                        reason: e.to_string(),
+                        last_words: None,
+                    });
             (service, None, None)
         }
     };

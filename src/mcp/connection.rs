@@ -55,6 +55,55 @@ pub enum CallError {
     Server(String),
 }
 
+/// Why a connection to a server could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The stdio server's program could not be started.
+    #[error("cannot start `{program}`: {source}")]
+    Spawn {
+        /// The program as configured.
+        program: String,
+        /// Why the operating system refused.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A configured HTTP header name is not a valid header name.
+    #[error("header name \"{name}\" is invalid: {source}")]
+    HeaderName {
+        /// The name as configured.
+        name: String,
+        /// What is wrong with it.
+        #[source]
+        source: reqwest::header::InvalidHeaderName,
+    },
+    /// A configured HTTP header value cannot be sent.
+    #[error("the value of header \"{name}\" is invalid: {source}")]
+    HeaderValue {
+        /// The header's name.
+        name: String,
+        /// What is wrong with the value.
+        #[source]
+        source: reqwest::header::InvalidHeaderValue,
+    },
+    /// The MCP handshake failed. `reason` is the MCP library's account of it, kept as
+    /// text so that no `rmcp` type crosses this module.
+    #[error("{reason}{}", last_words_suffix(.last_words))]
+    Handshake {
+        /// What went wrong.
+        reason: String,
+        /// The stdio server's last line on stderr, when it said anything.
+        last_words: Option<String>,
+    },
+}
+
+/// ` (its last words: LINE)` when the server said something on stderr.
+fn last_words_suffix(last_words: &Option<String>) -> String {
+    match last_words {
+        Some(line) => format!(" (its last words: {line})"),
+        None => String::new(),
+    }
+}
+
 /// What a connection reports without being asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ServerSignal {

@@ -54,13 +54,24 @@ impl Part {
     }
 }
 
+/// Why an image part cannot become an image block.
+#[derive(Debug, thiserror::Error)]
+enum ImagePartError {
+    /// Its `data` does not decode as base64.
+    #[error("its data is not base64 ({0})")]
+    NotBase64(#[source] base64::DecodeError),
+    /// The decoded bytes are no image we send.
+    #[error(transparent)]
+    Image(#[from] crate::images::ImageError),
+}
+
 /// An image part as an image block, or why it cannot be one.
-fn image_part(part: &Value, name: &str) -> Result<ImageData, String> {
+fn image_part(part: &Value, name: &str) -> Result<ImageData, ImagePartError> {
     let data = str_field(part, "data").unwrap_or_default();
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(data)
-        .map_err(|e| format!("its data is not base64 ({e})"))?;
-    crate::images::from_bytes(name, bytes).map_err(|e| e.to_string())
+        .map_err(ImagePartError::NotBase64)?;
+    Ok(crate::images::from_bytes(name, bytes)?)
 }
 
 /// A binary part the model does not get, as a line naming its type and size.

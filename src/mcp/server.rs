@@ -2,7 +2,9 @@
 //! timeout, list its tools, follow `list_changed`, and restart it with backoff (1 s
 //! doubling to 60 s) whenever it exits or drops the connection.
 
-use super::client::{self, Endpoint, McpConnection, RemoteTool, ServerSignal};
+use super::client::{
+    self, CallError, ConnectError, Endpoint, McpConnection, RemoteTool, ServerSignal,
+};
 use super::config::{ServerSpec, Transport, expand_vars};
 use super::manager::Shared;
 use super::state::{McpServerInfo, McpServerState, McpToolInfo};
@@ -25,6 +27,37 @@ struct Inner {
     server_info: Option<String>,
     tools: Vec<McpToolInfo>,
     connection: Option<Arc<dyn McpConnection>>,
+}
+
+/// Why a server could not be brought up.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// `bearer_token_env` names a variable that is unset or empty.
+    #[error("bearer_token_env names {var}, which is not set")]
+    BearerTokenUnset {
+        /// The variable's name.
+        var: String,
+    },
+    /// The connection could not be opened.
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    /// Connected, but the server did not list its tools.
+    #[error("cannot list its tools: {0}")]
+    ListTools(#[source] CallError),
+    /// Connecting and listing took longer than `startup_timeout_secs`.
+    #[error("not ready within {secs} s (startup_timeout_secs)")]
+    StartupTimeout {
+        /// The limit in seconds.
+        secs: u64,
+    },
+}
+
+/// A server has no live connection now; shown as its state in a few words.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .info.status_line())]
+pub struct NotConnected {
+    /// What is known about the server (boxed: it is large, and this is the rare path).
+    pub info: Box<McpServerInfo>,
 }
 
 /// One server: its settings and what is known about it now.
@@ -68,12 +101,14 @@ impl Server {
         }
     }
 
-    /// The live connection, or the state in words when there is none.
-    pub(super) fn connection(&self) -> Result<Arc<dyn McpConnection>, String> {
+    /// The live connection, or the server's state when there is none.
+    pub(super) fn connection(&self) -> Result<Arc<dyn McpConnection>, NotConnected> {
         let inner = self.lock();
         match &inner.connection {
             Some(connection) => Ok(connection.clone()),
-            None => Err(self.info_of(&inner).status_line()),
+            None => Err(NotConnected {
+                info: Box::new(self.info_of(&inner)),
+            }),
         }
     }
 
@@ -137,7 +172,7 @@ pub(super) fn endpoint(
     base_env: &BTreeMap<String, String>,
     lookup: &dyn Fn(&str) -> Option<String>,
     workspace: &Path,
-) -> Result<Endpoint, String> {
+) -> Result<Endpoint, StartError> {
     match &spec.config.transport {
         Transport::Stdio {
             command,
@@ -158,13 +193,14 @@ pub(super) fn endpoint(
             headers,
             bearer_token_env,
         } => {
-            let bearer_token =
-                match bearer_token_env {
-                    Some(var) => Some(lookup(var).filter(|v| !v.is_empty()).ok_or_else(|| {
-                        format!("bearer_token_env names {var}, which is not set")
-                    })?),
-                    None => None,
-                };
+            let bearer_token = match bearer_token_env {
+                Some(var) => Some(
+                    lookup(var)
+                        .filter(|v| !v.is_empty())
+                        .ok_or_else(|| StartError::BearerTokenUnset { var: var.clone() })?,
+                ),
+                None => None,
+            };
             Ok(Endpoint::Http {
                 url: url.clone(),
                 headers: headers
@@ -182,7 +218,7 @@ async fn open(
     server: &Server,
     shared: &Shared,
     signals: mpsc::UnboundedSender<ServerSignal>,
-) -> Result<(Arc<dyn McpConnection>, Vec<RemoteTool>), String> {
+) -> Result<(Arc<dyn McpConnection>, Vec<RemoteTool>), StartError> {
     let endpoint = endpoint(
         &server.spec,
         &shared.base_env,
@@ -196,16 +232,15 @@ async fn open(
             Ok(tools) => Ok((connection, tools)),
             Err(e) => {
                 connection.close().await;
-                Err(format!("cannot list its tools: {e}"))
+                Err(StartError::ListTools(e))
             }
         }
     };
     match tokio::time::timeout(limit, attempt).await {
         Ok(result) => result,
-        Err(_) => Err(format!(
-            "not ready within {} s (startup_timeout_secs)",
-            limit.as_secs()
-        )),
+        Err(_) => Err(StartError::StartupTimeout {
+            secs: limit.as_secs(),
+        }),
     }
 }
 
@@ -220,7 +255,8 @@ pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
             opened = open(&server, &shared, signals_tx) => opened,
         };
         let reason = match opened {
-            Err(reason) => {
+            Err(error) => {
+                let reason = error.to_string();
                 tracing::warn!(server = %server.spec.name, "MCP server failed to start: {reason}");
                 server.set_state(
                     &shared,
@@ -350,5 +386,91 @@ mod tests {
         let env = server_env(&base, &configured, &lookup);
         assert_eq!(env["TOKEN"], "t0k");
         assert_eq!(env["PATH"], "/opt/bin:/bin");
+    }
+
+    fn http_spec(headers: &[(&str, &str)], bearer_token_env: Option<&str>) -> ServerSpec {
+        ServerSpec {
+            name: "remote".to_owned(),
+            config: super::super::ServerConfig::new(Transport::Http {
+                url: "http://127.0.0.1:9/mcp".to_owned(),
+                headers: headers
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+                bearer_token_env: bearer_token_env.map(str::to_owned),
+            }),
+            origin: super::super::Origin::User,
+        }
+    }
+
+    #[test]
+    fn an_unset_bearer_token_variable_is_named() {
+        let spec = http_spec(&[], Some("NO_SUCH_TOKEN"));
+        let unset = |_: &str| None;
+        let error = endpoint(&spec, &BTreeMap::new(), &unset, Path::new("/")).unwrap_err();
+        assert!(
+            matches!(&error, StartError::BearerTokenUnset { var } if var == "NO_SUCH_TOKEN"),
+            "{error:?}"
+        );
+        assert_eq!(
+            error.to_string(),
+            "bearer_token_env names NO_SUCH_TOKEN, which is not set"
+        );
+        let empty = |_: &str| Some(String::new());
+        assert!(endpoint(&spec, &BTreeMap::new(), &empty, Path::new("/")).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_bad_header_fails_before_any_connection_with_its_cause() {
+        let spec = http_spec(&[("bad name", "v")], None);
+        let lookup = |_: &str| None;
+        let endpoint = endpoint(&spec, &BTreeMap::new(), &lookup, Path::new("/")).unwrap();
+        let (signals, _) = mpsc::unbounded_channel();
+        let error = match client::connect("remote", &endpoint, signals).await {
+            Err(error) => StartError::from(error),
+            Ok(_) => panic!("connected with an invalid header name"),
+        };
+        assert!(
+            matches!(
+                &error,
+                StartError::Connect(ConnectError::HeaderName { name, .. }) if name == "bad name"
+            ),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("header name \"bad name\" is invalid: "),
+            "{error}"
+        );
+        assert!(std::error::Error::source(&error).is_some());
+    }
+
+    #[test]
+    fn a_failed_handshake_quotes_the_servers_last_words() {
+        let quiet = ConnectError::Handshake {
+            reason: "connection closed: initialize response".to_owned(),
+            last_words: None,
+        };
+        assert_eq!(quiet.to_string(), "connection closed: initialize response");
+        let said = ConnectError::Handshake {
+            reason: "connection closed: initialize response".to_owned(),
+            last_words: Some("missing DATABASE_URL".to_owned()),
+        };
+        assert_eq!(
+            said.to_string(),
+            "connection closed: initialize response (its last words: missing DATABASE_URL)"
+        );
+    }
+
+    #[test]
+    fn startup_timeout_and_listing_failures_read_as_before() {
+        let error = StartError::StartupTimeout { secs: 30 };
+        assert_eq!(
+            error.to_string(),
+            "not ready within 30 s (startup_timeout_secs)"
+        );
+        let error = StartError::ListTools(CallError::Server("method not found".to_owned()));
+        assert_eq!(error.to_string(), "cannot list its tools: method not found");
     }
 }

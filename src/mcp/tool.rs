@@ -74,7 +74,8 @@ impl Tool for McpTool {
         let server = &self.server.spec.name;
         let connection = match self.server.connection() {
             Ok(connection) => connection,
-            Err(state) => {
+            Err(not_connected) => {
+                let state = not_connected.to_string();
                 return ToolResult::error(format!(
                     "MCP server \"{server}\" is not connected ({state}); the tool \
                      {} cannot run now. Try again later or do without it.",

@@ -9,6 +9,7 @@ pub mod mention;
 pub mod skill_list;
 pub mod skills;
 
+pub use mention::SkillAttachError;
 pub use skill_list::{SkillListing, list_skills, skill_budget};
 pub use skills::{Skill, SkillCatalog, SkillScope, discover_skills, parse_skill};
 

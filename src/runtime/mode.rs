@@ -47,14 +47,24 @@ impl AgentMode {
     }
 }
 
-impl std::str::FromStr for AgentMode {
-    type Err = String;
+/// A mode name that is neither `default` nor `plan`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mode \"{name}\"; use default or plan")]
+pub struct UnknownMode {
+    /// The name given.
+    pub name: String,
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
+impl std::str::FromStr for AgentMode {
+    type Err = UnknownMode;
+
+    fn from_str(text: &str) -> Result<Self, UnknownMode> {
         match text {
             "default" => Ok(AgentMode::Default),
             "plan" => Ok(AgentMode::Plan),
-            other => Err(format!("unknown mode \"{other}\"; use default or plan")),
+            other => Err(UnknownMode {
+                name: other.to_owned(),
+            }),
         }
     }
 }
@@ -134,5 +144,27 @@ impl std::fmt::Debug for ModeSwitch {
         f.debug_struct("ModeSwitch")
             .field("mode", &self.mode())
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_by_name_and_an_unknown_one_is_named() {
+        assert_eq!("plan".parse::<AgentMode>(), Ok(AgentMode::Plan));
+        assert_eq!("default".parse::<AgentMode>(), Ok(AgentMode::Default));
+        let error = "yolo".parse::<AgentMode>().unwrap_err();
+        assert_eq!(
+            error,
+            UnknownMode {
+                name: "yolo".into()
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            "unknown mode \"yolo\"; use default or plan"
+        );
     }
 }

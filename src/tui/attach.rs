@@ -3,8 +3,9 @@
 //! loading of the files (I/O, for the runtime side).
 
 use crate::agent::ImageData;
-use crate::images::{self, has_image_extension};
+use crate::images::{self, ImageError, has_image_extension};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Characters that end a sentence rather than a path: `look at @a.png, please`.
 const TRAILING: &[char] = &[',', ';', ':', ')', '!', '?', '.', '"', '\''];
@@ -75,14 +76,27 @@ pub fn resolve(workspace: &Path, path: &str) -> PathBuf {
     workspace.join(path)
 }
 
+/// An image a message mentions cannot be attached; the message is not sent.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("Cannot attach @{path}: {source}.")]
+pub struct AttachError {
+    /// The path as mentioned.
+    pub path: String,
+    /// Why the image cannot be used.
+    #[source]
+    pub source: Arc<ImageError>,
+}
+
 /// Reads, checks and scales each image (blocking I/O); the first failure says which
 /// file and why.
-pub fn load_all(workspace: &Path, paths: &[String]) -> Result<Vec<ImageData>, String> {
+pub fn load_all(workspace: &Path, paths: &[String]) -> Result<Vec<ImageData>, AttachError> {
     paths
         .iter()
         .map(|path| {
-            images::load_file(&resolve(workspace, path), path)
-                .map_err(|e| format!("Cannot attach @{path}: {e}."))
+            images::load_file(&resolve(workspace, path), path).map_err(|e| AttachError {
+                path: path.clone(),
+                source: Arc::new(e),
+            })
         })
         .collect()
 }
@@ -90,6 +104,31 @@ pub fn load_all(workspace: &Path, paths: &[String]) -> Result<Vec<ImageData>, St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_image_that_cannot_be_read_names_the_mention_and_the_cause() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.png"), "not an image").unwrap();
+        let paths = ["notes.png".to_owned()];
+        let error = load_all(dir.path(), &paths).unwrap_err();
+        assert_eq!(error.path, "notes.png");
+        assert!(
+            matches!(*error.source, ImageError::NotAnImage { .. }),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("Cannot attach @notes.png: notes.png is not a PNG"),
+            "{error}"
+        );
+        assert!(error.to_string().ends_with('.'), "{error}");
+        let missing = load_all(dir.path(), &["gone.png".to_owned()]).unwrap_err();
+        assert!(
+            matches!(*missing.source, ImageError::Read { .. }),
+            "{missing:?}"
+        );
+    }
 
     #[test]
     fn image_mentions_are_found_and_other_at_signs_ignored() {

@@ -1,8 +1,28 @@
 //! `/export`: the client's session written as one HTML file in the workspace.
 
 use crate::export::{HtmlOptions, to_html};
-use crate::session::{find_session, load, read_subagent_calls};
+use crate::session::{SessionError, find_session, load, read_subagent_calls};
 use std::path::{Path, PathBuf};
+
+/// Why `/export` wrote nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// `--no-session`: nothing was saved.
+    #[error("sessions are off (--no-session): there is nothing saved to export")]
+    SessionsOff,
+    /// The session cannot be found or read.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The HTML file cannot be written.
+    #[error("{}: {source}", .path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why writing failed.
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// Writes session `id` of `workspace` as `claw-tui-session-ID.html` in the workspace
 /// (a file of that name is replaced) and returns its path. What was saved of the
@@ -12,11 +32,9 @@ pub fn export_html(
     workspace: &Path,
     id: Option<String>,
     code_theme: &str,
-) -> Result<PathBuf, String> {
-    let id = id.ok_or("sessions are off (--no-session): there is nothing saved to export")?;
-    let data = find_session(data_dir, workspace, &id)
-        .and_then(|path| load(&path))
-        .map_err(|e| e.to_string())?;
+) -> Result<PathBuf, ExportError> {
+    let id = id.ok_or(ExportError::SessionsOff)?;
+    let data = find_session(data_dir, workspace, &id).and_then(|path| load(&path))?;
     let short: String = data.id().chars().take(8).collect();
     let html = to_html(
         &data,
@@ -26,6 +44,27 @@ pub fn export_html(
         },
     );
     let path = workspace.join(format!("claw-tui-session-{short}.html"));
-    std::fs::write(&path, html).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Err(source) = std::fs::write(&path, html) {
+        return Err(ExportError::Write { path, source });
+    }
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_sessions_or_the_session_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = export_html(dir.path(), dir.path(), None, "base16-ocean.dark").unwrap_err();
+        assert!(matches!(error, ExportError::SessionsOff), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            "sessions are off (--no-session): there is nothing saved to export"
+        );
+        let error = export_html(dir.path(), dir.path(), Some("0ddba11".into()), "x").unwrap_err();
+        assert!(matches!(error, ExportError::Session(_)), "{error:?}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 }

@@ -1,6 +1,12 @@
 //! Key bindings: named actions, their default keys, and overrides from a `[keys]` table
 //! (`submit = "enter"`, `newline = ["shift+enter", "ctrl+j"]`).
 
+mod chord;
+mod error;
+
+pub use chord::{ChordError, KeyChord, parse_chord};
+pub use error::KeymapError;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// Something a key can do, whatever has focus.
@@ -116,149 +122,6 @@ pub const ACTIONS: [(Action, &str, &str); 20] = [
     ),
 ];
 
-/// A key with its modifiers, as bound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct KeyChord {
-    /// The key.
-    pub code: KeyCode,
-    /// Ctrl, Alt, Shift.
-    pub modifiers: KeyModifiers,
-}
-
-impl KeyChord {
-    /// A chord of `code` with `modifiers`.
-    pub const fn new(code: KeyCode, modifiers: KeyModifiers) -> Self {
-        Self { code, modifiers }
-    }
-
-    /// Whether `key` is this chord. Shift is ignored for printable characters, whose
-    /// case already says it.
-    pub fn matches(&self, key: &KeyEvent) -> bool {
-        let relevant = KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT;
-        let (mut want, mut got) = (self.modifiers & relevant, key.modifiers & relevant);
-        if let KeyCode::Char(_) = self.code {
-            want.remove(KeyModifiers::SHIFT);
-            got.remove(KeyModifiers::SHIFT);
-        }
-        let code_matches = match (self.code, key.code) {
-            (KeyCode::Char(a), KeyCode::Char(b)) => {
-                a.eq_ignore_ascii_case(&b) && (a == b || !got.is_empty())
-            }
-            // Terminals report Shift+Tab as BackTab, sometimes with Shift set.
-            (KeyCode::BackTab, KeyCode::BackTab) => {
-                want.remove(KeyModifiers::SHIFT);
-                got.remove(KeyModifiers::SHIFT);
-                true
-            }
-            (a, b) => a == b,
-        };
-        code_matches && want == got
-    }
-
-    /// Whether the chord is a printable character typed without Ctrl or Alt: bound to an
-    /// action, that character could no longer be typed.
-    pub fn types_text(&self) -> bool {
-        matches!(self.code, KeyCode::Char(_))
-            && !self
-                .modifiers
-                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-    }
-
-    /// How the chord is written in the help and in config files.
-    pub fn label(&self) -> String {
-        let mut parts: Vec<String> = Vec::new();
-        if self.modifiers.contains(KeyModifiers::CONTROL) {
-            parts.push("Ctrl".into());
-        }
-        if self.modifiers.contains(KeyModifiers::ALT) {
-            parts.push("Alt".into());
-        }
-        if self.modifiers.contains(KeyModifiers::SHIFT) && self.code != KeyCode::BackTab {
-            parts.push("Shift".into());
-        }
-        parts.push(match self.code {
-            KeyCode::Char(' ') => "Space".into(),
-            KeyCode::Char(c) => c.to_ascii_uppercase().to_string(),
-            KeyCode::F(n) => format!("F{n}"),
-            KeyCode::Enter => "Enter".into(),
-            KeyCode::Esc => "Esc".into(),
-            KeyCode::Tab => "Tab".into(),
-            KeyCode::BackTab => "Shift+Tab".into(),
-            KeyCode::Up => "Up".into(),
-            KeyCode::Down => "Down".into(),
-            KeyCode::Left => "Left".into(),
-            KeyCode::Right => "Right".into(),
-            KeyCode::PageUp => "PageUp".into(),
-            KeyCode::PageDown => "PageDown".into(),
-            KeyCode::Home => "Home".into(),
-            KeyCode::End => "End".into(),
-            KeyCode::Backspace => "Backspace".into(),
-            KeyCode::Delete => "Delete".into(),
-            other => format!("{other:?}"),
-        });
-        parts.join("+")
-    }
-}
-
-/// Parses `ctrl+g`, `alt+enter`, `shift+tab`, `f1`, `pageup`, `?`.
-pub fn parse_chord(text: &str) -> Result<KeyChord, String> {
-    let lower = text.trim().to_ascii_lowercase();
-    if lower.is_empty() {
-        return Err("an empty key".into());
-    }
-    // A bare "+" is the plus key, not a separator.
-    let (mods, key) = match lower.strip_suffix("++") {
-        Some(rest) => (rest, "+"),
-        None => match lower.rsplit_once('+') {
-            Some((mods, key)) if !key.is_empty() => (mods, key),
-            _ => ("", lower.as_str()),
-        },
-    };
-    let mut modifiers = KeyModifiers::NONE;
-    for m in mods.split('+').filter(|m| !m.is_empty()) {
-        modifiers |= match m {
-            "ctrl" | "control" | "c" => KeyModifiers::CONTROL,
-            "alt" | "meta" | "option" | "m" => KeyModifiers::ALT,
-            "shift" | "s" => KeyModifiers::SHIFT,
-            other => {
-                return Err(format!(
-                    "unknown modifier \"{other}\" in \"{text}\" (use ctrl, alt, shift)"
-                ));
-            }
-        };
-    }
-    let code = match key {
-        "enter" | "return" => KeyCode::Enter,
-        "esc" | "escape" => KeyCode::Esc,
-        "tab" if modifiers.contains(KeyModifiers::SHIFT) => KeyCode::BackTab,
-        "tab" => KeyCode::Tab,
-        "backtab" => KeyCode::BackTab,
-        "space" => KeyCode::Char(' '),
-        "up" => KeyCode::Up,
-        "down" => KeyCode::Down,
-        "left" => KeyCode::Left,
-        "right" => KeyCode::Right,
-        "pageup" | "pgup" => KeyCode::PageUp,
-        "pagedown" | "pgdn" => KeyCode::PageDown,
-        "home" => KeyCode::Home,
-        "end" => KeyCode::End,
-        "backspace" => KeyCode::Backspace,
-        "delete" | "del" => KeyCode::Delete,
-        k if k.starts_with('f') && k.len() > 1 && k[1..].chars().all(|c| c.is_ascii_digit()) => {
-            let n: u8 = k[1..]
-                .parse()
-                .map_err(|_| format!("\"{text}\": no such function key"))?;
-            if !(1..=24).contains(&n) {
-                return Err(format!("\"{text}\": function keys go from f1 to f24"));
-            }
-            KeyCode::F(n)
-        }
-        k if k.chars().count() == 1 => KeyCode::Char(k.chars().next().unwrap_or(' ')),
-        other => return Err(format!("unknown key \"{other}\" in \"{text}\"")),
-    };
-    Ok(KeyChord::new(code, modifiers))
-}
-
 /// The bindings: for each action, the chords that trigger it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeyMap {
@@ -304,44 +167,42 @@ impl Default for KeyMap {
 
 impl KeyMap {
     /// The defaults with the overrides of a `[keys]` table applied; errors name the key.
-    pub fn from_table(table: &toml::Table) -> Result<KeyMap, String> {
+    pub fn from_table(table: &toml::Table) -> Result<KeyMap, KeymapError> {
         let mut map = KeyMap::default();
         for (name, value) in table {
             let action = ACTIONS
                 .iter()
                 .find(|(_, n, _)| n == name)
                 .map(|(a, _, _)| *a)
-                .ok_or_else(|| {
-                    let names: Vec<&str> = ACTIONS.iter().map(|(_, n, _)| *n).collect();
-                    format!(
-                        "[keys]: unknown action `{name}`; the actions are {}",
-                        names.join(", ")
-                    )
-                })?;
+                .ok_or_else(|| KeymapError::UnknownAction { name: name.clone() })?;
             let texts: Vec<&str> = match value {
                 toml::Value::String(s) => vec![s.as_str()],
                 toml::Value::Array(items) => items
                     .iter()
                     .map(|v| {
-                        v.as_str()
-                            .ok_or_else(|| format!("[keys] `{name}`: every key must be a string"))
+                        v.as_str().ok_or_else(|| KeymapError::NotAString {
+                            action: name.clone(),
+                        })
                     })
                     .collect::<Result<_, _>>()?,
                 _ => {
-                    return Err(format!(
-                        "[keys] `{name}`: give a key like \"ctrl+g\" or a list of keys"
-                    ));
+                    return Err(KeymapError::NotAKey {
+                        action: name.clone(),
+                    });
                 }
             };
             let chords = texts
                 .iter()
                 .map(|t| {
-                    let chord = parse_chord(t).map_err(|e| format!("[keys] `{name}`: {e}"))?;
+                    let chord = parse_chord(t).map_err(|source| KeymapError::BadChord {
+                        action: name.clone(),
+                        source,
+                    })?;
                     if chord.types_text() {
-                        return Err(format!(
-                            "[keys] `{name}`: \"{t}\" is a key you type text with; add a \
-                             modifier (e.g. \"ctrl+{t}\") or use a function key"
-                        ));
+                        return Err(KeymapError::TypingKey {
+                            action: name.clone(),
+                            key: (*t).to_owned(),
+                        });
                     }
                     Ok(chord)
                 })
@@ -355,7 +216,7 @@ impl KeyMap {
     }
 
     /// Fails when one key would trigger two actions (only the first would ever run).
-    fn check_conflicts(&self) -> Result<(), String> {
+    fn check_conflicts(&self) -> Result<(), KeymapError> {
         let name = |action: Action| {
             ACTIONS
                 .iter()
@@ -371,13 +232,11 @@ impl KeyMap {
                     })
                 });
                 if let Some(chord) = clash {
-                    return Err(format!(
-                        "[keys]: {} is bound to both `{}` and `{}`; give one of them \
-                         another key in [keys]",
-                        chord.label(),
-                        name(*first),
-                        name(*second)
-                    ));
+                    return Err(KeymapError::Conflict {
+                        chord: *chord,
+                        first: name(*first),
+                        second: name(*second),
+                    });
                 }
             }
         }
@@ -450,18 +309,6 @@ mod tests {
     }
 
     #[test]
-    fn chords_parse_and_print() {
-        let chord = parse_chord("Ctrl+Shift+X").unwrap();
-        assert_eq!(chord.modifiers, KeyModifiers::CONTROL | KeyModifiers::SHIFT);
-        assert_eq!(parse_chord("shift+tab").unwrap().code, KeyCode::BackTab);
-        assert_eq!(parse_chord("f5").unwrap().code, KeyCode::F(5));
-        assert_eq!(parse_chord("ctrl++").unwrap().code, KeyCode::Char('+'));
-        assert_eq!(parse_chord("ctrl+g").unwrap().label(), "Ctrl+G");
-        assert!(parse_chord("hyper+x").unwrap_err().contains("hyper"));
-        assert!(parse_chord("f99").is_err());
-    }
-
-    #[test]
     fn a_keys_table_overrides_and_names_bad_keys() {
         let table: toml::Table =
             toml::from_str("submit = \"ctrl+s\"\nnewline = [\"enter\"]").unwrap();
@@ -475,27 +322,46 @@ mod tests {
             Some(Action::Newline)
         );
         let bad: toml::Table = toml::from_str("sumbit = \"enter\"").unwrap();
-        assert!(KeyMap::from_table(&bad).unwrap_err().contains("`sumbit`"));
+        let err = KeyMap::from_table(&bad).unwrap_err();
+        assert!(err.to_string().contains("`sumbit`"), "{err}");
+        assert!(err.names_entry("sumbit") && !err.names_entry("submit"));
         let bad: toml::Table = toml::from_str("submit = \"ctrl+nope\"").unwrap();
-        assert!(KeyMap::from_table(&bad).unwrap_err().contains("`submit`"));
+        let err = KeyMap::from_table(&bad).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "[keys] `submit`: unknown key \"nope\" in \"ctrl+nope\""
+        );
+        assert!(std::error::Error::source(&err).is_some());
+        let bad: toml::Table = toml::from_str("submit = 5").unwrap();
+        assert_eq!(
+            KeyMap::from_table(&bad).unwrap_err().to_string(),
+            "[keys] `submit`: give a key like \"ctrl+g\" or a list of keys"
+        );
+        let bad: toml::Table = toml::from_str("submit = [\"ctrl+s\", 5]").unwrap();
+        assert_eq!(
+            KeyMap::from_table(&bad).unwrap_err().to_string(),
+            "[keys] `submit`: every key must be a string"
+        );
     }
 
     #[test]
     fn a_key_for_two_actions_or_a_typing_key_is_refused() {
         let clash: toml::Table = toml::from_str("newline = \"enter\"").unwrap();
         let err = KeyMap::from_table(&clash).unwrap_err();
+        assert!(err.names_entry("submit") && err.names_entry("newline"));
+        let err = err.to_string();
         assert!(
             err.contains("Enter") && err.contains("`submit`") && err.contains("`newline`"),
             "{err}"
         );
         let clash: toml::Table = toml::from_str("help = \"ctrl+t\"").unwrap();
-        let err = KeyMap::from_table(&clash).unwrap_err();
+        let err = KeyMap::from_table(&clash).unwrap_err().to_string();
         assert!(
             err.contains("`toggle_thinking`") && err.contains("`help`"),
             "{err}"
         );
         let typing: toml::Table = toml::from_str("help = \"h\"").unwrap();
-        let err = KeyMap::from_table(&typing).unwrap_err();
+        let err = KeyMap::from_table(&typing).unwrap_err().to_string();
         assert!(err.contains("`help`") && err.contains("ctrl+h"), "{err}");
         let unbound: toml::Table = toml::from_str("help = []").unwrap();
         let map = KeyMap::from_table(&unbound).unwrap();

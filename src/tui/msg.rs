@@ -92,7 +92,7 @@ pub enum Msg {
     /// A theme `/theme` asked for was loaded, or why it could not be.
     ThemeLoaded(Result<Box<crate::tui::theme::Theme>, crate::tui::theme::ThemeError>),
     /// The external editor (Ctrl+G) closed: the new text, or why it failed.
-    EditorDone(Result<String, String>),
+    EditorDone(Result<String, crate::tui::terminal::EditorError>),
     /// Another session replaced the current one (start-up, `/new`, `/sessions`):
     /// rebuild the chat, the tool tree and the usage totals from its history.
     SessionLoaded(Box<LoadedSession>),
@@ -113,7 +113,7 @@ pub enum Msg {
         /// The message text.
         text: String,
         /// The images, or why one could not be attached.
-        result: Result<Vec<ImageData>, String>,
+        result: Result<Vec<ImageData>, crate::tui::attach::AttachError>,
     },
     /// Saving the session failed (the error), or works again (`None`).
     SessionSave(Option<String>),
@@ -123,7 +123,7 @@ pub enum Msg {
         /// The message as typed.
         text: String,
         /// The message to send, or the reason it was not.
-        result: Result<String, String>,
+        result: Result<String, crate::runtime::context::SkillAttachError>,
     },
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),

@@ -170,7 +170,7 @@ impl Runtime {
             Handover::Editor(text) => {
                 let result = tokio::task::spawn_blocking(move || terminal::edit_externally(&text))
                     .await
-                    .unwrap_or_else(|e| Err(format!("the editor could not be run: {e}")));
+                    .unwrap_or_else(|e| Err(terminal::EditorError::NotRun(Arc::new(e))));
                 self.pending.push_back(Msg::EditorDone(result));
             }
         }

@@ -1,5 +1,9 @@
 //! Slash commands: parsing and completion.
 
+mod error;
+
+pub use error::SlashError;
+
 use crate::agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
@@ -157,16 +161,16 @@ pub enum Command {
     Quit,
 }
 
-fn queue_mode(arg: &str, command: &str) -> Result<QueueMode, String> {
+fn queue_mode(arg: &str, command: &'static str) -> Result<QueueMode, SlashError> {
     match arg {
         "all" => Ok(QueueMode::All),
         "one" | "one-at-a-time" => Ok(QueueMode::OneAtATime),
-        _ => Err(format!("{command} takes all or one, e.g. {command} all")),
+        _ => Err(SlashError::QueueMode { command }),
     }
 }
 
 /// Parses a composer text starting with `/`; `None` when it is not a command.
-pub fn parse(text: &str) -> Option<Result<Command, String>> {
+pub fn parse(text: &str) -> Option<Result<Command, SlashError>> {
     let text = text.trim();
     if !text.starts_with('/') {
         return None;
@@ -177,7 +181,7 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
     };
     let command = match name {
         "/help" => Ok(Command::Help),
-        "/model" if arg.is_empty() => Err("/model needs a model name, e.g. /model gpt-4.1".into()),
+        "/model" if arg.is_empty() => Err(SlashError::ModelNeedsName),
         "/model" => Ok(Command::Model(arg.to_owned())),
         "/thinking" => match THINKING.iter().position(|l| *l == arg) {
             Some(i) => Ok(Command::Thinking(
@@ -190,25 +194,23 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
                     ThinkingLevel::Xhigh,
                 ][i],
             )),
-            None => Err(format!("/thinking takes one of {}", THINKING.join(", "))),
+            None => Err(SlashError::UnknownThinking),
         },
         "/steering" => queue_mode(arg, "/steering").map(Command::Steering),
         "/followup" => queue_mode(arg, "/followup").map(Command::FollowUp),
         "/tools" => match arg {
             "sequential" => Ok(Command::Tools(ToolExecution::Sequential)),
             "parallel" => Ok(Command::Tools(ToolExecution::Parallel)),
-            _ => Err("/tools takes sequential or parallel".into()),
+            _ => Err(SlashError::ToolsMode),
         },
         "/copy" => match arg {
             "" => Ok(Command::Copy { code: false }),
             "code" => Ok(Command::Copy { code: true }),
-            _ => Err("/copy copies the last answer; /copy code its last code block".into()),
+            _ => Err(SlashError::CopyArgument),
         },
         "/mcp" => Ok(Command::Mcp),
         "/inspect" => Ok(Command::Inspect),
-        "/theme" if arg.is_empty() => {
-            Err("/theme needs a theme name, e.g. /theme light (Tab lists them)".into())
-        }
+        "/theme" if arg.is_empty() => Err(SlashError::ThemeNeedsName),
         "/theme" => Ok(Command::Theme(arg.to_owned())),
         "/status" => Ok(Command::Status),
         "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
@@ -222,14 +224,9 @@ pub fn parse(text: &str) -> Option<Result<Command, String>> {
         "/sessions" if arg.is_empty() => Ok(Command::Sessions(None)),
         "/sessions" => Ok(Command::Sessions(Some(arg.to_owned()))),
         "/quit" | "/exit" => Ok(Command::Quit),
-        other => {
-            let names: Vec<&str> = COMMANDS.iter().map(|(n, _, _)| *n).collect();
-            Err(format!(
-                "unknown command {other}; the commands are {}. To send a message that starts \
-                 with /, put a space before it.",
-                names.join(", ")
-            ))
-        }
+        other => Err(SlashError::Unknown {
+            name: other.to_owned(),
+        }),
     };
     Some(command)
 }
@@ -347,7 +344,7 @@ mod tests {
             parse("/theme light"),
             Some(Ok(Command::Theme("light".into())))
         );
-        assert!(parse("/theme").unwrap().is_err());
+        assert_eq!(parse("/theme"), Some(Err(SlashError::ThemeNeedsName)));
         assert_eq!(
             parse("/model  gpt-x "),
             Some(Ok(Command::Model("gpt-x".into())))
@@ -370,13 +367,43 @@ mod tests {
             parse("/compact  keep the parser design "),
             Some(Ok(Command::Compact(Some("keep the parser design".into()))))
         );
+        assert_eq!(parse("/tools fast"), Some(Err(SlashError::ToolsMode)));
         assert!(
             parse("/tools fast")
                 .unwrap()
                 .unwrap_err()
+                .to_string()
                 .contains("sequential or parallel")
         );
-        assert!(parse("/nope").unwrap().unwrap_err().contains("/help"));
+        let unknown = parse("/nope").unwrap().unwrap_err();
+        assert_eq!(
+            unknown,
+            SlashError::Unknown {
+                name: "/nope".into()
+            }
+        );
+        assert!(
+            unknown
+                .to_string()
+                .starts_with("unknown command /nope; the commands are /help, ")
+        );
+        assert!(
+            unknown
+                .to_string()
+                .ends_with("To send a message that starts with /, put a space before it.")
+        );
+        assert_eq!(
+            parse("/steering some").unwrap().unwrap_err().to_string(),
+            "/steering takes all or one, e.g. /steering all"
+        );
+        assert_eq!(
+            parse("/thinking lots").unwrap().unwrap_err().to_string(),
+            "/thinking takes one of off, minimal, low, medium, high, xhigh"
+        );
+        assert_eq!(
+            parse("/model").unwrap().unwrap_err().to_string(),
+            "/model needs a model name, e.g. /model gpt-4.1"
+        );
     }
 
     fn values(choices: &[Choice]) -> Vec<&str> {

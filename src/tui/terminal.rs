@@ -13,6 +13,7 @@ use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io::{self, BufWriter, Stdout, Write};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The terminal the app draws on; writes are buffered and flushed once per frame.
@@ -161,9 +162,50 @@ pub fn suspend() -> io::Result<()> {
     enter(mouse)
 }
 
+/// Why the external editor gave no new text (the composer keeps what it had).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum EditorError {
+    /// The temporary file for the text cannot be made.
+    #[error("cannot create a temporary file for the editor: {0}")]
+    CreateTemp(#[source] Arc<io::Error>),
+    /// The text cannot be written to it.
+    #[error("cannot write the temporary file for the editor: {0}")]
+    WriteTemp(#[source] Arc<io::Error>),
+    /// The editor's program cannot be started.
+    #[error(
+        "cannot start the editor \"{editor}\": {source}. Set $EDITOR to an editor that is installed."
+    )]
+    Start {
+        /// `$VISUAL`, `$EDITOR` or `vi`, as set.
+        editor: String,
+        /// Why it did not start.
+        #[source]
+        source: Arc<io::Error>,
+    },
+    /// Raw mode and the alternate screen cannot be turned back on.
+    #[error("cannot restore the terminal after the editor: {0}")]
+    RestoreTerminal(#[source] Arc<io::Error>),
+    /// The editor exited unsuccessfully.
+    #[error("the editor \"{editor}\" exited with {status}; your message was left as it was.")]
+    Failed {
+        /// The editor as set.
+        editor: String,
+        /// How it exited.
+        status: std::process::ExitStatus,
+    },
+    /// The edited file cannot be read back.
+    #[error("cannot read back the edited message: {0}")]
+    ReadBack(#[source] Arc<io::Error>),
+    /// The thread that runs the editor died (it panicked).
+    #[error("the editor could not be run: {0}")]
+    NotRun(#[source] Arc<tokio::task::JoinError>),
+}
+
 /// Runs `$VISUAL`/`$EDITOR` (default `vi`) on `text` with the terminal handed over;
 /// returns the edited text.
-pub fn edit_externally(text: &str) -> Result<String, String> {
+pub fn edit_externally(text: &str) -> Result<String, EditorError> {
+    let failed =
+        |variant: fn(Arc<io::Error>) -> EditorError| move |e: io::Error| variant(Arc::new(e));
     let editor = ["VISUAL", "EDITOR"]
         .iter()
         .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
@@ -172,10 +214,10 @@ pub fn edit_externally(text: &str) -> Result<String, String> {
         .prefix("claw-tui-message-")
         .suffix(".md")
         .tempfile()
-        .map_err(|e| format!("cannot create a temporary file for the editor: {e}"))?;
+        .map_err(failed(EditorError::CreateTemp))?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.flush())
-        .map_err(|e| format!("cannot write the temporary file for the editor: {e}"))?;
+        .map_err(failed(EditorError::WriteTemp))?;
     let mouse = MOUSE.load(Ordering::SeqCst);
     leave();
     let mut words = editor.split_whitespace();
@@ -185,19 +227,15 @@ pub fn edit_externally(text: &str) -> Result<String, String> {
         .arg(file.path())
         .status();
     let entered = enter(mouse);
-    let status = status.map_err(|e| {
-        format!(
-            "cannot start the editor \"{editor}\": {e}. Set $EDITOR to an editor that is installed."
-        )
+    let status = status.map_err(|e| EditorError::Start {
+        editor: editor.clone(),
+        source: Arc::new(e),
     })?;
-    entered.map_err(|e| format!("cannot restore the terminal after the editor: {e}"))?;
+    entered.map_err(failed(EditorError::RestoreTerminal))?;
     if !status.success() {
-        return Err(format!(
-            "the editor \"{editor}\" exited with {status}; your message was left as it was."
-        ));
+        return Err(EditorError::Failed { editor, status });
     }
-    std::fs::read_to_string(file.path())
-        .map_err(|e| format!("cannot read back the edited message: {e}"))
+    std::fs::read_to_string(file.path()).map_err(failed(EditorError::ReadBack))
 }
 
 /// Writes `text` to the clipboard with OSC 52 (works over SSH in most terminals).

@@ -5,6 +5,10 @@
 //! dir's `themes/` folder overrides or adds one. `NO_COLOR` turns every colour off and
 //! leaves only bold, dim, italic and reverse video.
 
+mod error;
+
+pub use error::{ColorError, ThemeError, ThemeFileError};
+
 use ratatui::style::{Color, Modifier, Style};
 use std::path::{Path, PathBuf};
 
@@ -40,32 +44,6 @@ pub const TOKENS: [&str; 19] = [
     "status_bg",
     "status_fg",
 ];
-
-/// Why a theme could not be loaded.
-#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ThemeError {
-    /// No built-in theme and no user file has that name.
-    #[error(
-        "unknown theme \"{name}\": use one of {builtin}, or create {dir}/{name}.toml \
-         (copy a built-in one from the themes/ folder of the source as a start)"
-    )]
-    Unknown {
-        /// The requested name.
-        name: String,
-        /// The built-in names, comma separated.
-        builtin: String,
-        /// Where user themes are looked up.
-        dir: String,
-    },
-    /// The file has a problem; the message names the file and the key.
-    #[error("theme {source_name}: {message}")]
-    Invalid {
-        /// The file (or built-in name) the theme came from.
-        source_name: String,
-        /// What is wrong, naming the key.
-        message: String,
-    },
-}
 
 /// A resolved theme: a colour per token and the syntect theme name.
 #[derive(Clone, Debug, PartialEq)]
@@ -129,10 +107,10 @@ impl Theme {
             match std::fs::read_to_string(&path) {
                 Ok(text) => return Theme::parse(&text, &path.display().to_string()),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    return Err(ThemeError::Invalid {
-                        source_name: path.display().to_string(),
-                        message: format!("cannot read the file: {e}"),
+                Err(source) => {
+                    return Err(ThemeError::Read {
+                        path: path.display().to_string(),
+                        source: std::sync::Arc::new(source),
                     });
                 }
             }
@@ -150,12 +128,12 @@ impl Theme {
 
     /// Parses a theme file; `source_name` names it in errors.
     pub fn parse(text: &str, source_name: &str) -> Result<Theme, ThemeError> {
-        let invalid = |message: String| ThemeError::Invalid {
+        let invalid = |problem: ThemeFileError| ThemeError::Invalid {
             source_name: source_name.to_owned(),
-            message,
+            problem,
         };
-        let table: toml::Table = toml::from_str(text)
-            .map_err(|e| invalid(format!("not valid TOML: {}", e.message().trim())))?;
+        let table: toml::Table =
+            toml::from_str(text).map_err(|e| invalid(ThemeFileError::NotToml(e)))?;
         let mut name = None;
         let mut syntax_theme = None;
         let mut colors_table = None;
@@ -165,33 +143,25 @@ impl Theme {
                 ("syntax_theme", toml::Value::String(s)) => syntax_theme = Some(s.clone()),
                 ("colors", toml::Value::Table(t)) => colors_table = Some(t),
                 ("name" | "syntax_theme", _) => {
-                    return Err(invalid(format!("`{key}` must be a string")));
+                    return Err(invalid(ThemeFileError::NotAString { key: key.clone() }));
                 }
-                ("colors", _) => return Err(invalid("`colors` must be a table ([colors])".into())),
-                _ => {
-                    return Err(invalid(format!(
-                        "unknown key `{key}`; a theme has name, syntax_theme and [colors]"
-                    )));
-                }
+                ("colors", _) => return Err(invalid(ThemeFileError::ColorsNotATable)),
+                _ => return Err(invalid(ThemeFileError::UnknownKey { key: key.clone() })),
             }
         }
-        let colors_table =
-            colors_table.ok_or_else(|| invalid("missing the [colors] table".into()))?;
+        let colors_table = colors_table.ok_or_else(|| invalid(ThemeFileError::MissingColors))?;
         for key in colors_table.keys() {
             if !TOKENS.contains(&key.as_str()) {
-                return Err(invalid(format!(
-                    "unknown key `colors.{key}`; the tokens are {}",
-                    TOKENS.join(", ")
-                )));
+                return Err(invalid(ThemeFileError::UnknownToken { key: key.clone() }));
             }
         }
         let mut colors = [Color::Reset; TOKENS.len()];
         for (slot, token) in colors.iter_mut().zip(TOKENS) {
             let value = colors_table
                 .get(token)
-                .ok_or_else(|| invalid(format!("missing key `colors.{token}`")))?;
+                .ok_or_else(|| invalid(ThemeFileError::MissingToken { token }))?;
             *slot = parse_color(value)
-                .map_err(|why| invalid(format!("bad value for `colors.{token}`: {why}")))?;
+                .map_err(|source| invalid(ThemeFileError::BadColor { token, source }))?;
         }
         Ok(Theme {
             name: name.unwrap_or_else(|| source_name.to_owned()),
@@ -273,19 +243,18 @@ pub fn no_color_requested(value: Option<&str>) -> bool {
 }
 
 /// Parses `"#rrggbb"`, a colour name, `"reset"`, or an ANSI index (number or string).
-pub fn parse_color(value: &toml::Value) -> Result<Color, String> {
+pub fn parse_color(value: &toml::Value) -> Result<Color, ColorError> {
     let text = match value {
         toml::Value::Integer(n) => {
             return u8::try_from(*n)
                 .map(Color::Indexed)
-                .map_err(|_| format!("{n} is not an ANSI colour index 0-255"));
+                .map_err(|_| ColorError::NotAnIndex { value: *n });
         }
         toml::Value::String(s) => s.trim().to_ascii_lowercase(),
         other => {
-            return Err(format!(
-                "expected a colour string, found {}",
-                other.type_str()
-            ));
+            return Err(ColorError::NotAString {
+                found: other.type_str(),
+            });
         }
     };
     if let Some(hex) = text.strip_prefix('#') {
@@ -294,7 +263,7 @@ pub fn parse_color(value: &toml::Value) -> Result<Color, String> {
         return if valid {
             Ok(Color::Rgb(channel(0), channel(2), channel(4)))
         } else {
-            Err(format!("\"{text}\" is not a #rrggbb colour"))
+            Err(ColorError::BadHex { text })
         };
     }
     if let Ok(index) = text.parse::<u8>() {
@@ -318,11 +287,7 @@ pub fn parse_color(value: &toml::Value) -> Result<Color, String> {
         "lightmagenta" => Color::LightMagenta,
         "lightcyan" => Color::LightCyan,
         "white" => Color::White,
-        _ => {
-            return Err(format!(
-                "\"{text}\" is not a colour: use #rrggbb, a name like lightblue, an index 0-255, or reset"
-            ));
-        }
+        _ => return Err(ColorError::Unknown { text }),
     };
     Ok(named)
 }
@@ -366,6 +331,46 @@ mod tests {
     }
 
     #[test]
+    fn file_errors_keep_their_cause() {
+        let dark = BUILTIN_THEMES[0].1;
+        let bad = dark.replace("\"#ebcb8b\"", "true");
+        let err = Theme::parse(&bad, "x.toml").unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                ThemeError::Invalid {
+                    problem: ThemeFileError::BadColor {
+                        token: "warning",
+                        ..
+                    },
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "theme x.toml: bad value for `colors.warning`: expected a colour string, found boolean"
+        );
+        let err = Theme::parse("[colors", "y.toml").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("theme y.toml: not valid TOML: "),
+            "{err}"
+        );
+        assert!(std::error::Error::source(&err).is_some());
+        // A directory where the file should be cannot be read: that is said, not skipped.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("odd.toml")).unwrap();
+        let err = Theme::load("odd", Some(dir.path())).unwrap_err();
+        assert!(matches!(err, ThemeError::Read { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("odd.toml: cannot read the file: "),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn colours_parse_in_every_form() {
         use toml::Value;
         assert_eq!(
@@ -381,8 +386,24 @@ mod tests {
             parse_color(&Value::String("reset".into())),
             Ok(Color::Reset)
         );
-        assert!(parse_color(&Value::Integer(300)).is_err());
-        assert!(parse_color(&Value::String("mauve".into())).is_err());
+        assert_eq!(
+            parse_color(&Value::Integer(300)),
+            Err(ColorError::NotAnIndex { value: 300 })
+        );
+        assert_eq!(
+            parse_color(&Value::Integer(300)).unwrap_err().to_string(),
+            "300 is not an ANSI colour index 0-255"
+        );
+        assert_eq!(
+            parse_color(&Value::String("mauve".into()))
+                .unwrap_err()
+                .to_string(),
+            "\"mauve\" is not a colour: use #rrggbb, a name like lightblue, an index 0-255, or reset"
+        );
+        assert_eq!(
+            parse_color(&Value::Boolean(true)).unwrap_err().to_string(),
+            "expected a colour string, found boolean"
+        );
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! the model follows it without having to decide to read it first.
 
 use super::skills::{Skill, SkillCatalog};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The most bytes of one skill file attached.
 const MAX_ATTACHED_BYTES: u64 = 64 * 1024;
@@ -31,16 +32,48 @@ pub fn mentioned<'a>(text: &str, catalog: &'a SkillCatalog) -> Vec<&'a Skill> {
     found
 }
 
+/// A mentioned skill's file cannot be attached; the message is not sent without it.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum SkillAttachError {
+    /// The file cannot be read (gone, unreadable).
+    #[error("cannot attach skill {name}: {}: {source}", .path.display())]
+    Read {
+        /// The skill.
+        name: String,
+        /// Its `SKILL.md`.
+        path: PathBuf,
+        /// Why reading failed.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// The file is larger than a mention attaches.
+    #[error(
+        "cannot attach skill {name}: {} is {size} bytes, more than the {limit} a mention \
+         attaches; ask for it to be read instead",
+        .path.display()
+    )]
+    TooLarge {
+        /// The skill.
+        name: String,
+        /// Its `SKILL.md`.
+        path: PathBuf,
+        /// Its size in bytes.
+        size: u64,
+        /// The most a mention attaches.
+        limit: u64,
+    },
+}
+
 /// `text` with each skill it mentions attached after it: the skill's name, path and
 /// its `SKILL.md`. An unreadable or oversized skill file is an error naming it, so the
 /// message is not sent without what the user asked for.
 pub fn attach_skills(
     text: &str,
     skills: &[(String, std::path::PathBuf)],
-) -> Result<String, String> {
+) -> Result<String, SkillAttachError> {
     let mut out = text.to_owned();
     for (name, path) in skills {
-        let body = read_skill(path).map_err(|e| format!("cannot attach skill {name}: {e}"))?;
+        let body = read_skill(name, path)?;
         out.push_str(&format!(
             "\n\n<skill name=\"{name}\" path=\"{}\">\n{}\n</skill>",
             path.display(),
@@ -50,16 +83,63 @@ pub fn attach_skills(
     Ok(out)
 }
 
-fn read_skill(path: &Path) -> Result<String, String> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .len();
+fn read_skill(name: &str, path: &Path) -> Result<String, SkillAttachError> {
+    let read = |e| SkillAttachError::Read {
+        name: name.to_owned(),
+        path: path.to_path_buf(),
+        source: Arc::new(e),
+    };
+    let size = std::fs::metadata(path).map_err(read)?.len();
     if size > MAX_ATTACHED_BYTES {
-        return Err(format!(
-            "{} is {size} bytes, more than the {MAX_ATTACHED_BYTES} a mention attaches; \
-             ask for it to be read instead",
-            path.display()
-        ));
+        return Err(SkillAttachError::TooLarge {
+            name: name.to_owned(),
+            path: path.to_path_buf(),
+            size,
+            limit: MAX_ATTACHED_BYTES,
+        });
     }
-    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::read_to_string(path).map_err(read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_skill_file_too_big_or_gone_is_named_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("SKILL.md");
+        std::fs::write(&path, "x".repeat(70 * 1024)).unwrap();
+        let skills = [("deploy".to_owned(), path.clone())];
+        let error = attach_skills("use $deploy", &skills).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                SkillAttachError::TooLarge {
+                    size: 71680,
+                    limit: 65536,
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "cannot attach skill deploy: {} is 71680 bytes, more than the 65536 a mention \
+                 attaches; ask for it to be read instead",
+                path.display()
+            )
+        );
+        std::fs::remove_file(&path).unwrap();
+        let error = attach_skills("use $deploy", &skills).unwrap_err();
+        assert!(matches!(error, SkillAttachError::Read { .. }), "{error:?}");
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("cannot attach skill deploy: {}: ", path.display())),
+            "{error}"
+        );
+        assert!(std::error::Error::source(&error).is_some());
+    }
 }

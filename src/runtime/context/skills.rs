@@ -252,7 +252,7 @@ pub fn parse_skill_file(text: &str, fallback_name: &str) -> ParsedSkill {
     let (front, body) = crate::front_matter::parse::<SkillFront>(text);
     let (front, problem) = match front {
         Ok(front) => (front, None),
-        Err(e) => (SkillFront::default(), Some(e)),
+        Err(e) => (SkillFront::default(), Some(e.to_string())),
     };
     let nonblank = |v: Option<String>| v.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
     let name = nonblank(front.name).unwrap_or_else(|| fallback_name.to_owned());

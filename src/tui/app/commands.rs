@@ -3,13 +3,13 @@
 use super::{App, HINT};
 use crate::agent::{ImageData, NoticeLevel, QueueKind, UserMessage};
 use crate::tools::fs::FileChange;
-use crate::tui::attach;
+use crate::tui::attach::{self, AttachError};
 use crate::tui::diff;
 use crate::tui::highlight::highlight_key;
 use crate::tui::msg::{Effect, HighlightRequest, QueuedText};
 use crate::tui::overlay::Overlay;
 use crate::tui::part::Handled;
-use crate::tui::slash::{self, Command};
+use crate::tui::slash::{self, Command, SlashError};
 use crate::tui::tool_tree::pretty_json;
 
 impl App {
@@ -117,7 +117,7 @@ impl App {
     pub(super) fn images_loaded(
         &mut self,
         text: String,
-        result: Result<Vec<ImageData>, String>,
+        result: Result<Vec<ImageData>, AttachError>,
     ) -> Handled {
         match result {
             Ok(images) => Handled::changed().with(Effect::PromptMessage(
@@ -125,15 +125,15 @@ impl App {
             )),
             Err(why) => {
                 self.composer.put_back(text);
-                self.chat.notice(NoticeLevel::Error, why)
+                self.chat.notice(NoticeLevel::Error, why.to_string())
             }
         }
     }
 
-    fn command(&mut self, command: Result<Command, String>) -> Handled {
+    fn command(&mut self, command: Result<Command, SlashError>) -> Handled {
         let command = match command {
             Ok(c) => c,
-            Err(why) => return self.chat.notice(NoticeLevel::Warning, why),
+            Err(why) => return self.chat.notice(NoticeLevel::Warning, why.to_string()),
         };
         match command {
             Command::Help => self.overlays.push(Overlay::Help { scroll: 0 }),

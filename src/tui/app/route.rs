@@ -102,7 +102,7 @@ impl App {
                 self.composer.set_text(text.trim_end_matches('\n'));
                 Handled::changed()
             }
-            Msg::EditorDone(Err(why)) => self.chat.notice(NoticeLevel::Error, why),
+            Msg::EditorDone(Err(why)) => self.chat.notice(NoticeLevel::Error, why.to_string()),
             Msg::SessionLoaded(loaded) => self.load_session(*loaded),
             Msg::Sessions(rows) => self.show_sessions(rows),
             Msg::RequestsLoaded { log, open } => match log {

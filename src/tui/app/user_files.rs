@@ -6,7 +6,7 @@ use super::App;
 use crate::agent::NoticeLevel;
 use crate::commands::CommandSet;
 use crate::runtime::context::mention::mentioned;
-use crate::runtime::context::{ProjectContext, SkillScope};
+use crate::runtime::context::{ProjectContext, SkillAttachError, SkillScope};
 use crate::tools::fs::human_size;
 use crate::tui::msg::Effect;
 use crate::tui::part::Handled;
@@ -77,13 +77,13 @@ impl App {
     pub(super) fn skills_attached(
         &mut self,
         text: String,
-        result: Result<String, String>,
+        result: Result<String, SkillAttachError>,
     ) -> Handled {
         match result {
             Ok(message) => self.send_message(&text, message),
             Err(why) => {
                 self.composer.put_back(text);
-                self.chat.notice(NoticeLevel::Error, why)
+                self.chat.notice(NoticeLevel::Error, why.to_string())
             }
         }
     }

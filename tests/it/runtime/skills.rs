@@ -439,7 +439,9 @@ fn dollar_name_mentions_attach_the_skill_file_once() {
     );
     // A skill file that went away or grew too big stops the message with the reason.
     fs::write(&deploy, "x".repeat(70 * 1024)).unwrap();
-    let err = attach_skills("Use $deploy.", &[("deploy".into(), deploy.clone())]).unwrap_err();
+    let err = attach_skills("Use $deploy.", &[("deploy".into(), deploy.clone())])
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("cannot attach skill deploy: "), "{err}");
     fs::remove_file(&deploy).unwrap();
     assert!(attach_skills("x", &[("deploy".into(), deploy)]).is_err());

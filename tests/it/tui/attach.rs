@@ -53,7 +53,13 @@ fn an_image_that_cannot_be_read_gives_the_text_back() {
     typed(&mut app, "half typed");
     let effects = app.update(Msg::ImagesLoaded {
         text: "look at @gone.png".into(),
-        result: Err("Cannot attach @gone.png: cannot read gone.png: No such file".into()),
+        result: Err(claw_tui::tui::attach::AttachError {
+            path: "gone.png".into(),
+            source: std::sync::Arc::new(claw_tui::images::ImageError::Read {
+                name: "gone.png".into(),
+                source: std::io::ErrorKind::NotFound.into(),
+            }),
+        }),
     });
     assert_eq!(effects, []);
     assert_eq!(app.composer().text(), "look at @gone.png\nhalf typed");

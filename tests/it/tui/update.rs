@@ -276,7 +276,10 @@ fn global_keys() {
     app.update(Msg::EditorDone(Ok("edited\n".into())));
     assert_eq!(app.composer().text(), "edited");
     app.update(Msg::EditorDone(Err(
-        "the editor \"nano\" exited with 1".into()
+        claw_tui::tui::terminal::EditorError::Failed {
+            editor: "nano".into(),
+            status: std::os::unix::process::ExitStatusExt::from_raw(1 << 8),
+        },
     )));
     assert_eq!(
         app.composer().text(),

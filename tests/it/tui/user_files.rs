@@ -77,7 +77,11 @@ fn a_custom_command_is_sent_as_its_prompt_and_mentions_ask_for_the_skill() {
     // Not attached: nothing is sent and the text is back in the composer.
     let effects = app.update(Msg::SkillsAttached {
         text: "please $deploy".into(),
-        result: Err("cannot attach skill deploy: gone".into()),
+        result: Err(claw_tui::runtime::context::SkillAttachError::Read {
+            name: "deploy".into(),
+            path: "/gone/SKILL.md".into(),
+            source: std::sync::Arc::new(std::io::ErrorKind::NotFound.into()),
+        }),
     });
     assert!(
         !effects

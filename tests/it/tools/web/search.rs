@@ -56,7 +56,8 @@ async fn search_count_defaults_to_five_and_is_capped_at_ten() {
     let set = ToolSet::new(vec![Arc::new(search_tool("http://127.0.0.1:9", None))]);
     let err = set
         .validate("web_search", &json!({"query": "x", "count": 11}))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("/count"), "{err}");
     assert!(
         set.validate("web_search", &json!({"query": "x", "count": 10}))
