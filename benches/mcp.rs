@@ -17,38 +17,12 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use tokio_util::sync::CancellationToken;
 
-/// The fixture server, built in this bench's profile directory.
-fn fixture_bin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
-    let target_dir = profile_dir.parent().unwrap().to_path_buf();
-    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") => "dev".to_owned(),
-        Some(other) => other.to_owned(),
-        None => "release".to_owned(),
-    };
-    let mut cargo = Command::new(env!("CARGO"));
-    for (name, _) in std::env::vars_os() {
-        let name = name.to_string_lossy().into_owned();
-        if (name.starts_with("CARGO_") && name != "CARGO_HOME") || name == "LD_LIBRARY_PATH" {
-            cargo.env_remove(&name);
-        }
-    }
-    let status = cargo
-        .args(["build", "--quiet", "--example", "mcp_fixture", "--profile"])
-        .arg(&profile)
-        .arg("--manifest-path")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .status()
-        .unwrap();
-    assert!(status.success(), "building the fixture failed");
-    profile_dir.join("examples/mcp_fixture")
-}
+/// The fixture server, built by the same code as the integration tests use.
+#[path = "../tests/it/support/mcp_fixture.rs"]
+mod mcp_fixture;
+use mcp_fixture::fixture_bin;
 
 fn bench(c: &mut Criterion) {
     let bin = fixture_bin();

@@ -79,6 +79,7 @@ fn timeline() -> Timeline {
         steps,
         at,
         turns: vec![1],
+        before: 0,
         messages: Vec::new(),
         initial: 0,
         compactions: Vec::new(),
@@ -87,6 +88,7 @@ fn timeline() -> Timeline {
         model: "bench".into(),
         from_messages: false,
         notes: Vec::new(),
+        requests: Arc::default(),
     }
 }
 

@@ -77,16 +77,12 @@ pub async fn run_prompt(
         tokio::select! {
             event = events.recv() => {
                 let Some(event) = event else { break };
-                if json {
-                    write_json_line(&event);
-                } else {
-                    describe_on_stderr(&event, &mut calls);
-                }
+                show_agent_event(&event, json, &mut calls);
                 if let AgentEvent::AgentEnd { messages } = event {
                     delivered += messages.iter().filter(|m| matches!(m, Message::Notification(_))).count();
                     let failed = messages.iter().rev().find_map(Message::as_assistant).is_some_and(|a| a.is_failed());
                     last_run = messages;
-                    if failed || interrupted.is_some() || background_done(supervisor, subagents, delivered) {
+                    if failed || background_done(supervisor, subagents, delivered) {
                         break;
                     }
                 }
@@ -99,16 +95,25 @@ pub async fn run_prompt(
                 }
             }
             code = stop.recv() => {
-                if interrupted.is_some() {
-                    eprintln!("claw-tui: stopped again; exiting without waiting");
-                    std::process::exit(code);
-                }
                 interrupted = Some(code);
                 // Held too: no notification starts another run now.
                 supervisor.abort();
-                if !supervisor.agent().state().is_streaming {
-                    break;
+                tokio::select! {
+                    () = supervisor.agent().wait_for_idle() => {}
+                    code = stop.recv() => {
+                        eprintln!("claw-tui: stopped again; exiting without waiting");
+                        std::process::exit(code);
+                    }
                 }
+                // The agent goes idle as it takes in `agent_end`, before it hands the event
+                // to its subscribers (under its lock, which reading the state takes): once
+                // the state is read, every event of the stopped run is in `events`, and
+                // none may be left unprinted (the aborted answer, `agent_end`).
+                let _ = supervisor.agent().state();
+                while let Ok(event) = events.try_recv() {
+                    show_agent_event(&event, json, &mut calls);
+                }
+                break;
             }
         }
     }
@@ -129,6 +134,15 @@ pub async fn run_prompt(
         return code;
     }
     finish(&last_run, json)
+}
+
+/// Prints one agent event: a JSON line in JSON mode, else what text mode tells on stderr.
+fn show_agent_event(event: &AgentEvent, json: bool, calls: &mut Vec<ToolCall>) {
+    if json {
+        write_json_line(event);
+    } else {
+        describe_on_stderr(event, calls);
+    }
 }
 
 /// Prints what the runtime reports for the user (the state of the cron jobs file, hooks

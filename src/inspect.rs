@@ -17,4 +17,4 @@ pub use breakdown::{Breakdown, Part, breakdown};
 pub use diff::{Change, diff};
 pub use log::{LogError, RequestLog, requests_path};
 pub use rows::{RequestRow, rows, select};
-pub use writer::{RequestRecorder, write_calls};
+pub use writer::{RequestRecorder, main_turn, write_calls};

@@ -5,6 +5,7 @@
 //! Nothing here builds a provider, a tool or a session writer: a replay reads the
 //! session file and its event log (`session::events`) and only draws.
 
+mod in_flight;
 pub mod json;
 pub mod log;
 pub mod player;
@@ -62,15 +63,26 @@ pub fn run(args: &ReplayArgs, settings: &Settings) -> i32 {
     }
 }
 
-fn session_path(key: Option<&str>, settings: &Settings) -> Result<PathBuf, String> {
-    session::find_or_latest(&settings.data_dir, &settings.workspace, key)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| {
-            format!(
-                "no sessions in {} yet: there is nothing to replay",
-                settings.workspace.display()
-            )
-        })
+/// Why there is no session to replay.
+#[derive(Debug, thiserror::Error)]
+pub enum FindError {
+    /// The session asked for could not be found or read.
+    #[error(transparent)]
+    Session(#[from] session::SessionError),
+    /// The workspace has none.
+    #[error("no sessions in {workspace} yet: there is nothing to replay")]
+    NoSessions {
+        /// The workspace.
+        workspace: String,
+    },
+}
+
+fn session_path(key: Option<&str>, settings: &Settings) -> Result<PathBuf, FindError> {
+    session::find_or_latest(&settings.data_dir, &settings.workspace, key)?.ok_or_else(|| {
+        FindError::NoSessions {
+            workspace: settings.workspace.display().to_string(),
+        }
+    })
 }
 
 fn print_json(path: &std::path::Path) -> i32 {
@@ -90,6 +102,26 @@ fn print_json(path: &std::path::Path) -> i32 {
     }
 }
 
+/// The client's configuration for a replay of `timeline`: the look and keys of
+/// `settings`, and the session's provider and model. What the status bar says of them
+/// follows the session, not the provider `settings` name now (a replay run without an
+/// API key resolves to the offline demo): the cost is free only for a demo session, and
+/// a configured context window or price applies only to the model it is configured for.
+pub fn app_config(
+    settings: &Settings,
+    timeline: &Timeline,
+) -> color_eyre::Result<crate::tui::AppConfig> {
+    let (provider, model) = timeline.provider_and_model();
+    let mut config = crate::tui::app_config(settings, model.clone())?;
+    config.provider = provider;
+    config.offline = model == crate::config::DEMO_MODEL;
+    if settings.provider.model != model {
+        config.context_window = None;
+        config.priced_models.clear();
+    }
+    Ok(config)
+}
+
 /// Plays the session at `path` in the client until the user quits.
 fn play(path: &std::path::Path, args: &ReplayArgs, settings: &Settings) -> i32 {
     let timeline = match Timeline::load(path) {
@@ -100,23 +132,21 @@ fn play(path: &std::path::Path, args: &ReplayArgs, settings: &Settings) -> i32 {
         }
     };
     if let Some(turn) = args.from
-        && (turn == 0 || turn > timeline.turns.len())
+        && (turn == 0 || turn > timeline.turn_count())
     {
         eprintln!(
             "claw-tui: --from {turn}: the session has {} turn(s)",
-            timeline.turns.len()
+            timeline.turn_count()
         );
         return EXIT_USAGE;
     }
-    let (provider, model) = timeline.provider_and_model();
-    let mut config = match crate::tui::app_config(settings, model) {
+    let config = match app_config(settings, &timeline) {
         Ok(config) => config,
         Err(e) => {
             eprintln!("claw-tui: {e}");
             return EXIT_USAGE;
         }
     };
-    config.provider = provider;
     crate::logging::init_file_logging(&settings.state_dir);
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

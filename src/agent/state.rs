@@ -33,6 +33,9 @@ pub struct AgentState {
     /// The compaction in force: the model sees its summary, then the messages from its
     /// first kept one on.
     pub compaction: Option<Compaction>,
+    /// A turn began and its assistant message has not ended yet: the turn's model call
+    /// is being made (the request log numbers it beyond the history's answers).
+    pub turn_open: bool,
 }
 
 struct Subscriber {
@@ -153,12 +156,14 @@ impl Core {
                     Arc::make_mut(&mut s.messages).push(message.clone());
                     if matches!(message, Message::Assistant(_)) {
                         s.streaming_message = None;
+                        s.turn_open = false;
                     }
                     if failed.is_some() {
                         s.error = failed;
                     }
                 });
             }
+            AgentEvent::TurnStart { .. } => self.update(|s| s.turn_open = true),
             AgentEvent::CompactionEnd(end) => {
                 if let Some(compaction) = end.record() {
                     self.update(|s| s.compaction = Some(compaction));
@@ -178,6 +183,7 @@ impl Core {
                     s.is_streaming = false;
                     s.streaming_message = None;
                     s.pending_tool_calls.clear();
+                    s.turn_open = false;
                 });
                 // Idle before subscribers hear `agent_end`, so a prompt sent in reaction is accepted.
                 self.running.send_replace(false);

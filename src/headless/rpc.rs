@@ -214,11 +214,11 @@ pub(super) async fn handle_line(
         }
         Command::GetRequests => match crate::inspect::rpc::list(requests).await {
             Ok(fields) => success(&name, fields),
-            Err(e) => failure(Some(&name), e),
+            Err(e) => failure(Some(&name), e.to_string()),
         },
         Command::GetRequest { index } => match crate::inspect::rpc::one(requests, index).await {
             Ok(fields) => success(&name, fields),
-            Err(e) => failure(Some(&name), e),
+            Err(e) => failure(Some(&name), e.to_string()),
         },
         Command::Abort => {
             supervisor.abort();

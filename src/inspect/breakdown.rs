@@ -51,9 +51,17 @@ struct Tally {
 }
 
 impl Tally {
+    /// Counts `bytes` for `label`: a part already counted grows, so each shows once
+    /// (a system message's text and the JSON around it, or several system and
+    /// developer messages, are one system prompt).
     fn add(&mut self, label: impl Into<String>, bytes: usize) {
-        if bytes > 0 {
-            self.parts.push((label.into(), bytes));
+        if bytes == 0 {
+            return;
+        }
+        let label = label.into();
+        match self.parts.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, counted)) => *counted += bytes,
+            None => self.parts.push((label, bytes)),
         }
     }
 }
@@ -304,6 +312,51 @@ mod tests {
             assert_eq!(b.parts.iter().map(|p| p.tokens).sum::<u64>(), tokens);
             assert!(b.parts.windows(2).all(|w| w[0].tokens >= w[1].tokens));
         }
+    }
+
+    #[test]
+    fn each_part_of_the_system_prompt_shows_once() {
+        use crate::llm::{FinishedCall, SentCall};
+        // Chat completions: the system prompt as a message (its text and its JSON
+        // counted apart), a developer message after it, memory in both.
+        let body = serde_json::json!({
+            "model": "gpt-test",
+            "messages": [
+                {"role": "system", "content": "You are claw-tui.\n\n# Instructions from AGENTS.md\nuse tabs\n\n# Memory (user)\n\nlikes tea"},
+                {"role": "developer", "content": "Be brief.\n\n# Memory (project)\n\nrust"},
+                {"role": "user", "content": "hi"},
+            ],
+        })
+        .to_string();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.requests.jsonl");
+        let sent = SentCall {
+            id: 0,
+            agent: "main".into(),
+            turn: 1,
+            provider: "OpenAI".into(),
+            model: "gpt-test".into(),
+            url: "http://x/v1/chat/completions".into(),
+            headers: Vec::new(),
+            body: bytes::Bytes::from(body.clone()),
+            time_ms: 0,
+        };
+        super::super::write_calls(&path, [(sent, FinishedCall::default())]);
+        let log = RequestLog::load(&path).unwrap();
+        let b = breakdown(&log, 0).unwrap();
+        let mut labels: Vec<&str> = b.parts.iter().map(|p| p.label.as_str()).collect();
+        labels.sort_unstable();
+        assert_eq!(
+            labels,
+            [
+                "AGENTS.md / CLAUDE.md",
+                "memory",
+                "request framing and settings",
+                "system prompt",
+                "user messages (1)"
+            ]
+        );
+        assert_eq!(b.parts.iter().map(|p| p.bytes).sum::<usize>(), body.len());
     }
 
     #[test]

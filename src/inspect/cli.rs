@@ -40,37 +40,63 @@ pub fn run(settings: &Settings, query: &Query) -> i32 {
     }
 }
 
-fn session_file(settings: &Settings, key: Option<&str>) -> Result<PathBuf, String> {
-    session::find_or_latest(&settings.data_dir, &settings.workspace, key)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| {
-            format!(
-                "no session in this workspace ({}) yet",
-                settings.workspace.display()
-            )
-        })
+/// Why `claw-tui inspect` prints no request.
+#[derive(Debug, thiserror::Error)]
+pub enum InspectError {
+    /// The session could not be found or read.
+    #[error(transparent)]
+    Session(#[from] session::SessionError),
+    /// The workspace has no session.
+    #[error("no session in this workspace ({workspace}) yet")]
+    NoSession {
+        /// The workspace.
+        workspace: String,
+    },
+    /// The request log could not be read, or a body rebuilt.
+    #[error(transparent)]
+    Log(#[from] super::LogError),
+    /// The session recorded no request.
+    #[error(
+        "session {session} has no recorded requests ({log} is missing or empty; sessions \
+         recorded before requests were, with `[session] record_requests = false`, or on \
+         the offline demo model have none)"
+    )]
+    NoRequests {
+        /// The session file.
+        session: String,
+        /// Its request log.
+        log: String,
+    },
+    /// `--turn` / `--request` name no request.
+    #[error(transparent)]
+    Select(#[from] super::rows::SelectError),
+}
+
+fn session_file(settings: &Settings, key: Option<&str>) -> Result<PathBuf, InspectError> {
+    session::find_or_latest(&settings.data_dir, &settings.workspace, key)?.ok_or_else(|| {
+        InspectError::NoSession {
+            workspace: settings.workspace.display().to_string(),
+        }
+    })
 }
 
 /// What the command prints.
-pub fn output(settings: &Settings, query: &Query) -> Result<String, String> {
+pub fn output(settings: &Settings, query: &Query) -> Result<String, InspectError> {
     let path = session_file(settings, query.session.as_deref())?;
     let log_path = requests_path(&path);
-    let log = RequestLog::load(&log_path).map_err(|e| e.to_string())?;
+    let log = RequestLog::load(&log_path)?;
     if log.is_empty() {
-        return Err(format!(
-            "session {} has no recorded requests ({} is missing or empty; sessions \
-             recorded before requests were, with `[session] record_requests = false`, or \
-             on the offline demo model have none)",
-            path.display(),
-            log_path.display()
-        ));
+        return Err(InspectError::NoRequests {
+            session: path.display().to_string(),
+            log: log_path.display().to_string(),
+        });
     }
     if query.list {
         return Ok(list_table(&log, query.turn));
     }
     let n = select(&log, query.turn, query.request)?;
     if query.raw {
-        return log.body(n).map_err(|e| e.to_string());
+        return Ok(log.body(n)?);
     }
     Ok(breakdown_table(&log, n))
 }

@@ -64,7 +64,7 @@ pub struct RequestLine {
     pub index: usize,
     /// `main` or a subagent's id.
     pub agent: String,
-    /// The main agent's prompt count when it was sent.
+    /// The main agent's turn it was sent in (`inspect::main_turn`).
     pub turn: u32,
     /// When it was sent, ms since the epoch.
     pub time_ms: u64,

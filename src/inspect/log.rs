@@ -23,7 +23,7 @@ pub enum LogError {
         /// The request.
         index: usize,
         /// What is missing.
-        what: String,
+        what: Missing,
     },
     /// No such request.
     #[error("there is no request {index} (the session has {count})")]
@@ -33,6 +33,18 @@ pub enum LogError {
         /// How many there are.
         count: usize,
     },
+}
+
+/// The part of a request's body a damaged log is missing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Missing {
+    /// A blob (by its hash) no line stored.
+    #[error("piece {0}")]
+    Piece(String),
+    /// A field (by its name) taken from the agent's previous request, which does not
+    /// hold it.
+    #[error("{0} of the request it continues")]
+    Continued(String),
 }
 
 /// The request log beside the session file `session`.
@@ -71,7 +83,7 @@ pub struct Request {
     /// How it ended; `None` while in flight (or when the process died meanwhile).
     pub response: Option<ResponseLine>,
     /// The body's pieces.
-    pub body: Result<Body, String>,
+    pub body: Result<Body, Missing>,
 }
 
 /// A session's requests.
@@ -159,8 +171,13 @@ impl RequestLog {
         }
     }
 
-    fn resolve(&self, sent: &RequestLine, at: &HashMap<usize, usize>) -> Result<Body, String> {
-        let blob = |h: &str| self.ids.get(h).copied().ok_or_else(|| format!("piece {h}"));
+    fn resolve(&self, sent: &RequestLine, at: &HashMap<usize, usize>) -> Result<Body, Missing> {
+        let blob = |h: &str| {
+            self.ids
+                .get(h)
+                .copied()
+                .ok_or_else(|| Missing::Piece(h.to_owned()))
+        };
         match &sent.body {
             BodyRef::Whole(h) => Ok(Body::Whole(blob(h)?)),
             BodyRef::Object { base, fields } => {
@@ -175,7 +192,7 @@ impl RequestLog {
                         FieldValue::Inline(v.get().into())
                     } else {
                         base_value(base, &field.k)
-                            .ok_or_else(|| format!("{} of the request it continues", field.k))?
+                            .ok_or_else(|| Missing::Continued(field.k.clone()))?
                     };
                     out.push((field.k.clone(), value));
                 }
@@ -189,7 +206,7 @@ impl RequestLog {
         items: &[Item],
         base: Option<&Request>,
         key: &str,
-    ) -> Result<Vec<u32>, String> {
+    ) -> Result<Vec<u32>, Missing> {
         let before = base
             .and_then(|b| b.body.as_ref().ok())
             .and_then(|b| match b {
@@ -206,12 +223,12 @@ impl RequestLog {
                     self.ids
                         .get(h)
                         .copied()
-                        .ok_or_else(|| format!("piece {h}"))?,
+                        .ok_or_else(|| Missing::Piece(h.clone()))?,
                 ),
                 Item::Run([start, len]) => {
                     let run = before
                         .and_then(|b| b.get(*start..start + len))
-                        .ok_or_else(|| format!("{key} of the request it continues"))?;
+                        .ok_or_else(|| Missing::Continued(key.to_owned()))?;
                     ids.extend_from_slice(run);
                 }
             }

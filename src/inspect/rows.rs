@@ -9,7 +9,7 @@ use serde::Serialize;
 pub struct RequestRow {
     /// Its number, from 1 in send order.
     pub index: usize,
-    /// The main agent's prompt count when it was sent.
+    /// The main agent's turn it was sent in (`inspect::main_turn`).
     pub turn: u32,
     /// `main` or a subagent's id.
     pub agent: String,
@@ -68,6 +68,39 @@ pub fn rows(log: &RequestLog) -> Vec<RequestRow> {
         .collect()
 }
 
+/// Why `--turn N --request K` (or `get_request {index}`) names no request.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SelectError {
+    /// The log is empty.
+    #[error("the session has no recorded requests")]
+    NoRequests,
+    /// No request was sent in that turn.
+    #[error("turn {turn} sent no request (the session's requests are in turns up to {last})")]
+    TurnSentNone {
+        /// Asked for.
+        turn: u32,
+        /// The last turn that sent one.
+        last: u32,
+    },
+    /// K was 0.
+    #[error("requests count from 1")]
+    FromOne,
+    /// Fewer requests than K (in the turn, when one was given).
+    #[error("there is no request {k}{} (there are {count})", in_turn(*.turn))]
+    NoSuchRequest {
+        /// Asked for.
+        k: usize,
+        /// The turn it was counted in.
+        turn: Option<u32>,
+        /// How many there are.
+        count: usize,
+    },
+}
+
+fn in_turn(turn: Option<u32>) -> String {
+    turn.map_or(String::new(), |t| format!(" in turn {t}"))
+}
+
 /// The position of the request meant: `request` K counts from 1 in send order (within
 /// turn `turn` when given); `turn` alone means that turn's first request; neither, the
 /// latest.
@@ -75,30 +108,30 @@ pub fn select(
     log: &RequestLog,
     turn: Option<u32>,
     request: Option<usize>,
-) -> Result<usize, String> {
+) -> Result<usize, SelectError> {
     if log.is_empty() {
-        return Err("the session has no recorded requests".into());
+        return Err(SelectError::NoRequests);
     }
     let candidates: Vec<usize> = match turn {
         Some(turn) => log.in_turn(turn),
         None => (0..log.len()).collect(),
     };
     if candidates.is_empty() {
-        let turns = log.requests.iter().map(|r| r.sent.turn).max().unwrap_or(0);
-        return Err(format!(
-            "turn {} sent no request (the session's requests are in turns up to {turns})",
-            turn.unwrap_or(0)
-        ));
+        return Err(SelectError::TurnSentNone {
+            turn: turn.unwrap_or(0),
+            last: log.requests.iter().map(|r| r.sent.turn).max().unwrap_or(0),
+        });
     }
-    let within = turn.map_or(String::new(), |t| format!(" in turn {t}"));
     match request {
-        Some(0) => Err("requests count from 1".into()),
-        Some(k) => candidates.get(k - 1).copied().ok_or_else(|| {
-            format!(
-                "there is no request {k}{within} (there are {})",
-                candidates.len()
-            )
-        }),
+        Some(0) => Err(SelectError::FromOne),
+        Some(k) => candidates
+            .get(k - 1)
+            .copied()
+            .ok_or(SelectError::NoSuchRequest {
+                k,
+                turn,
+                count: candidates.len(),
+            }),
         None if turn.is_some() => Ok(candidates[0]),
         None => Ok(candidates[candidates.len() - 1]),
     }

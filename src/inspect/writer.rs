@@ -6,7 +6,7 @@
 use super::encode::{Encoder, Fields};
 use super::format::{LogLine, RequestLine, ResponseLine};
 use super::log::{Body, FieldValue, RequestLog, requests_path};
-use crate::agent::Agent;
+use crate::agent::{Agent, AgentState, Message};
 use crate::llm::{CallSink, FinishedCall, RequestTap, SentCall};
 use futures::future::BoxFuture;
 use std::collections::HashMap;
@@ -55,7 +55,7 @@ pub struct RequestRecorder {
 
 impl RequestRecorder {
     /// Starts recording `tap`'s calls beside the session file `session`, numbering
-    /// turns by `main`'s prompts.
+    /// each call by the turn of `main` it happened in ([`main_turn`]).
     pub fn start(tap: &RequestTap, session: &Path, main: &Agent) -> Self {
         let path = requests_path(session);
         let (commands, received) = mpsc::channel();
@@ -69,7 +69,7 @@ impl RequestRecorder {
         let agent = main.clone();
         tap.attach(
             Arc::new(ChannelSink(commands.clone())),
-            move || prompt_count(&agent),
+            move || main_turn(&agent.state()),
             Some(path.clone()),
         );
         Self {
@@ -103,16 +103,20 @@ impl Drop for RequestRecorder {
 
 use std::sync::Arc;
 
-/// The main agent's prompts so far: user messages and delivered notifications.
-fn prompt_count(agent: &Agent) -> u32 {
-    use crate::agent::Message;
-    let state = agent.state();
-    let count = state
+/// The main agent's turn a call happens in, numbered as the client's status bar and a
+/// replay's timeline number them: a turn is one model call of the main agent and its
+/// tool calls, counted through the session, so turn N is the N-th answer of the
+/// history. While a turn's call is being made its answer is not in the history yet
+/// (`turn_open`); a subagent's call, or a compaction's, belongs to the turn under way,
+/// or after it, to the last one.
+pub fn main_turn(state: &AgentState) -> u32 {
+    let answers = state
         .messages
         .iter()
-        .filter(|m| matches!(m, Message::User(_) | Message::Notification(_)))
+        .filter(|m| matches!(m, Message::Assistant(_)))
         .count();
-    u32::try_from(count).unwrap_or(u32::MAX)
+    let turn = answers + usize::from(state.turn_open);
+    u32::try_from(turn).unwrap_or(u32::MAX)
 }
 
 /// Appends `calls` (each as sent and as ended) to the log at `path` on this thread, as
@@ -330,6 +334,33 @@ mod tests {
             body: bytes::Bytes::copy_from_slice(body.as_bytes()),
             time_ms: 0,
         }
+    }
+
+    #[test]
+    fn a_call_belongs_to_the_main_agents_turn_under_way() {
+        use crate::agent::{AssistantMessage, History};
+        let answer = || Message::Assistant(AssistantMessage::default());
+        let mut state = AgentState {
+            turn_open: true,
+            messages: Arc::new(History::unshared(vec![Message::user("hi")])),
+            ..AgentState::default()
+        };
+        // Turn 1's model call (its answer not in yet).
+        assert_eq!(main_turn(&state), 1);
+        // Its tool calls (a subagent's requests): still turn 1.
+        state.turn_open = false;
+        state.messages = Arc::new(History::unshared(vec![Message::user("hi"), answer()]));
+        assert_eq!(main_turn(&state), 1);
+        // Turn 2's call, two prompts or one: the answers count, not the prompts.
+        state.turn_open = true;
+        assert_eq!(main_turn(&state), 2);
+        state.turn_open = false;
+        state.messages = Arc::new(History::unshared(vec![
+            Message::user("hi"),
+            answer(),
+            answer(),
+        ]));
+        assert_eq!(main_turn(&state), 2, "idle after turn 2");
     }
 
     #[test]

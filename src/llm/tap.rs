@@ -27,8 +27,8 @@ pub struct SentCall {
     pub id: u64,
     /// `main` or a subagent's id.
     pub agent: String,
-    /// The main agent's prompt count when the call was sent (user messages and
-    /// notifications in its history).
+    /// The main agent's turn the call was sent in (from 1 through the session; see
+    /// `inspect::main_turn`).
     pub turn: u32,
     /// The provider's name, e.g. `Anthropic`.
     pub provider: String,
@@ -108,7 +108,7 @@ impl std::fmt::Debug for RequestTap {
 
 impl RequestTap {
     /// Reports calls to `sink` from now on, numbering turns with `turn` (the main
-    /// agent's prompt count). Detach before dropping what `turn` holds (an agent whose
+    /// agent's turn under way). Detach before dropping what `turn` holds (an agent whose
     /// provider holds this tap would otherwise never be freed).
     /// `path` is where the sink writes, for readers of the log.
     pub fn attach(

@@ -6,6 +6,7 @@
 use super::player::{PlayOptions, Player, clock, speed_label};
 use super::timeline::{Step, Timeline};
 use crate::agent::NoticeLevel;
+use crate::tui::keymap::Action;
 use crate::tui::msg::LoadedSession;
 use crate::tui::theme::{Theme, Token};
 use crate::tui::{App, AppConfig, Effect, Msg, view};
@@ -39,6 +40,8 @@ pub struct Replay {
     base: std::time::Instant,
     /// Effects of the steps applied since they were last taken (highlighting).
     effects: Vec<Effect>,
+    /// The inspector paused a playing replay: closing it plays on.
+    resume_after_inspector: bool,
 }
 
 impl Replay {
@@ -63,6 +66,7 @@ impl Replay {
             size,
             base,
             effects: Vec::new(),
+            resume_after_inspector: false,
         }
     }
 
@@ -122,9 +126,10 @@ impl Replay {
         self.player.moved_to(position, now);
     }
 
-    /// Goes to the beginning of turn `turn` (from 1; past the last: the end).
+    /// Goes to the beginning of the session's turn `turn` (from 1; one of the history
+    /// the recording starts from: its start; past the last: the end).
     pub fn seek_turn(&mut self, turn: usize, now: Instant) {
-        let position = match turn.checked_sub(1) {
+        let position = match turn.checked_sub(self.timeline.before + 1) {
             None => 0,
             Some(i) => self
                 .timeline
@@ -135,12 +140,13 @@ impl Replay {
         self.seek(position, now);
     }
 
-    /// The turn (from 1) the last applied step belongs to.
+    /// The session's turn (from 1) the last applied step belongs to, numbered as the
+    /// status bar and the request log number it.
     pub fn turn(&self) -> usize {
         self.player
             .position()
             .checked_sub(1)
-            .map_or(0, |i| self.timeline.turn_of(i))
+            .map_or(self.timeline.before, |i| self.timeline.turn_of(i))
     }
 
     /// Handles terminal input: the replay's keys, and the app's own for looking around
@@ -154,6 +160,21 @@ impl Replay {
             return Control::Continue;
         };
         if key.kind == KeyEventKind::Release {
+            return Control::Continue;
+        }
+        if key.code == KeyCode::Char('c') && key.modifiers == KeyModifiers::CONTROL {
+            return Control::Quit;
+        }
+        if self.app.inspector().is_some() {
+            // The inspector's own keys (Esc and `q` close it); the replay waits.
+            self.forward(Msg::Term(Event::Key(key)));
+            if self.app.inspector().is_none() && std::mem::take(&mut self.resume_after_inspector) {
+                self.player.toggle_pause(now);
+            }
+            return Control::Continue;
+        }
+        if self.config.keymap.action(&key) == Some(Action::Inspect) {
+            self.open_inspector(now);
             return Control::Continue;
         }
         match (key.code, key.modifiers) {
@@ -181,7 +202,21 @@ impl Replay {
     fn next_turn(&self) -> usize {
         let position = self.player.position();
         let ahead = self.timeline.turns.partition_point(|&s| s < position);
-        ahead + 1
+        self.timeline.before + ahead + 1
+    }
+
+    /// Opens the inspector at the request in flight at this point, pausing the replay
+    /// until it closes.
+    pub fn open_inspector(&mut self, now: Instant) {
+        let open = super::in_flight::request_at(&self.timeline, self.player.position());
+        drop(
+            self.app
+                .show_inspector(Arc::clone(&self.timeline.requests), open),
+        );
+        if !self.player.paused() && !self.player.at_end() {
+            self.player.toggle_pause(now);
+            self.resume_after_inspector = true;
+        }
     }
 
     /// Hands the app a message from the runner (a highlighted code block).
@@ -214,7 +249,7 @@ impl Replay {
             "REPLAY {} {state} turn {}/{} · {} / {}",
             speed_label(player.speed()),
             self.turn(),
-            self.timeline.turns.len(),
+            self.timeline.turn_count(),
             clock(player.played()),
             clock(player.total()),
         );
@@ -232,8 +267,6 @@ impl Replay {
         draw_bar(self, composer, frame.buffer_mut());
     }
 }
-
-const KEYS: &str = "Space pause · +/- speed · → step · [ ] turns · Home/End · q quit";
 
 fn draw_bar(replay: &Replay, area: Rect, buf: &mut Buffer) {
     if area.height == 0 || area.width == 0 {
@@ -257,7 +290,10 @@ fn draw_bar(replay: &Replay, area: Rect, buf: &mut Buffer) {
     let bar = format!(" {}", replay.bar());
     let used = bar.chars().count();
     buf.set_stringn(area.x, y, &bar, width, theme.fg(Token::Accent));
-    let keys = format!("   {KEYS}");
+    let inspect = replay.config.keymap.label(Action::Inspect);
+    let keys = format!(
+        "   Space pause · +/- speed · → step · [ ] turns · Home/End · {inspect} inspect · q quit"
+    );
     if used + keys.chars().count() <= width
         && let Ok(x) = u16::try_from(used)
     {

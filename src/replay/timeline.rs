@@ -4,9 +4,11 @@
 
 use super::log::{LogLine, LogText, Source};
 use crate::agent::{AgentEvent, Compaction, Message};
+use crate::inspect::{RequestLog, requests_path};
 use crate::runtime::RuntimeEvent;
 use crate::session::{self, SessionData};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// One step of a replay.
@@ -33,8 +35,12 @@ pub struct Timeline {
     pub steps: Vec<Step>,
     /// When each step happened, from the start of the recording.
     pub at: Vec<Duration>,
-    /// The index of the first step of each turn, in order.
+    /// The index of the first step of each turn the recording holds, in order.
     pub turns: Vec<usize>,
+    /// The turns of the history the recording starts from (its answers): the
+    /// recording's first turn is the session's turn `before + 1`, as the client and the
+    /// request log number it.
+    pub before: usize,
     /// The session's messages: those it had before its events were recorded are the
     /// history the replay starts from; a replay from messages steps through all.
     pub messages: Vec<Message>,
@@ -52,6 +58,8 @@ pub struct Timeline {
     pub from_messages: bool,
     /// What the user should know (damaged lines, a replay from messages).
     pub notes: Vec<String>,
+    /// The session's request log (empty when none was recorded), for the inspector.
+    pub requests: Arc<RequestLog>,
 }
 
 /// Why a session cannot be replayed.
@@ -68,6 +76,9 @@ pub enum TimelineError {
         /// Why.
         source: std::io::Error,
     },
+    /// The request log could not be read.
+    #[error(transparent)]
+    Requests(#[from] crate::inspect::LogError),
 }
 
 impl Timeline {
@@ -86,6 +97,14 @@ impl Timeline {
             _ => from_messages(&data),
         };
         timeline.notes.splice(0..0, data.warnings.iter().cloned());
+        let requests = RequestLog::load(&requests_path(path))?;
+        if requests.damaged > 0 {
+            timeline.notes.push(format!(
+                "{} damaged line(s) of the request log were skipped",
+                requests.damaged
+            ));
+        }
+        timeline.requests = Arc::new(requests);
         Ok(timeline)
     }
 
@@ -99,9 +118,27 @@ impl Timeline {
         self.at.last().copied().unwrap_or_default()
     }
 
-    /// The turn (from 1) step `index` belongs to; 0 before the first.
+    /// The session's turn (from 1) step `index` belongs to; `before` ahead of the
+    /// recording's first.
     pub fn turn_of(&self, index: usize) -> usize {
-        self.turns.partition_point(|&start| start <= index)
+        self.before + self.turns.partition_point(|&start| start <= index)
+    }
+
+    /// The session's turns: those of the history the recording starts from, then its own.
+    pub fn turn_count(&self) -> usize {
+        self.before + self.turns.len()
+    }
+
+    /// The wall-clock time of step `index` (ms since the epoch), as the request log
+    /// dates its requests.
+    pub fn wall_ms(&self, index: usize) -> u64 {
+        let at = self.at.get(index).copied().unwrap_or_default();
+        let since = self
+            .wall_start
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            + at;
+        u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
     }
 }
 
@@ -112,6 +149,7 @@ fn base(data: &SessionData) -> Timeline {
         steps: Vec::new(),
         at: Vec::new(),
         turns: Vec::new(),
+        before: 0,
         messages: Vec::new(),
         initial: 0,
         compactions: data.compactions.clone(),
@@ -128,6 +166,7 @@ fn base(data: &SessionData) -> Timeline {
             .unwrap_or_default(),
         from_messages: false,
         notes: Vec::new(),
+        requests: Arc::default(),
     }
 }
 
@@ -179,6 +218,12 @@ fn from_log(data: &SessionData, log: &LogText) -> Timeline {
         ));
     }
     timeline.messages = data.messages[..timeline.initial].to_vec();
+    // The client counts a loaded history's turns by its answers.
+    timeline.before = timeline
+        .messages
+        .iter()
+        .filter(|m| matches!(m, Message::Assistant(_)))
+        .count();
     timeline
 }
 

@@ -12,6 +12,7 @@
 //! another process records for the active session is taken from the store every
 //! [`PARKED_POLL`] and delivered the same way.
 
+mod delivery;
 mod hold;
 mod notifications;
 mod store;
@@ -21,11 +22,11 @@ pub use notifications::{notifications, to_notification};
 pub use store::NotificationStore;
 
 use super::bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
-use super::event::{RuntimeEvent, RuntimeEventSender};
+use super::event::RuntimeEventSender;
 use crate::agent::{Admission, Agent, AgentError, EventKind, Message, QueueKind, UserMessage};
+use delivery::{Inner, State, serve};
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
@@ -56,29 +57,8 @@ pub enum SupervisorOutcome {
     QueuedSteering,
 }
 
-struct State {
-    pending: VecDeque<InboundMessage>,
-    /// The count last reported, so only changes are sent.
-    reported: usize,
-    /// `pending` changed since the store last heard about it.
-    unrecorded: bool,
-    /// Set by `abort`: nothing starts on its own until the next input or notification.
-    held: bool,
-    /// How many [`SwitchHold`]s are alive: while any is, nothing is delivered.
-    switch_holds: usize,
-    store: Option<Arc<dyn NotificationStore>>,
-}
-
 /// Told about each message the bus brings (a subagent finished, a cron job fired).
 pub type InboundObserver = Arc<dyn Fn(&InboundMessage) + Send + Sync>;
-
-struct Inner {
-    agent: Agent,
-    events: RuntimeEventSender,
-    runtime: tokio::runtime::Handle,
-    state: Mutex<State>,
-    observer: Mutex<Option<InboundObserver>>,
-}
 
 /// Owns the main agent's runs; cheap to clone. The background task it starts stops
 /// when the last clone is dropped or on [`Supervisor::stop`].
@@ -322,191 +302,5 @@ impl std::fmt::Debug for Supervisor {
         f.debug_struct("Supervisor")
             .field("pending", &self.pending_count())
             .finish_non_exhaustive()
-    }
-}
-
-impl State {
-    fn push_pending(&mut self, message: InboundMessage) {
-        self.pending.push_back(message);
-        self.unrecorded = true;
-    }
-
-    fn clear_pending(&mut self) {
-        if !self.pending.is_empty() {
-            self.pending.clear();
-            self.unrecorded = true;
-        }
-    }
-}
-
-impl Inner {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // Every change is a push, a clear or a flag; a poisoned state is still valid.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn report(&self, state: &mut State) {
-        if state.unrecorded
-            && let Some(store) = &state.store
-        {
-            state.unrecorded = false;
-            let pending: Vec<InboundMessage> = state.pending.iter().cloned().collect();
-            store.pending_changed(&pending);
-        }
-        let count = state.pending.len();
-        if count != state.reported {
-            state.reported = count;
-            self.events
-                .send(RuntimeEvent::PendingNotifications { count });
-        }
-    }
-
-    fn notify(&self, message: InboundMessage) {
-        let _runtime = self.runtime.enter();
-        let mut state = self.lock();
-        let (session_id, summary) = (message.chat_id.clone(), message.summary());
-        let Some(message) = state.route(message) else {
-            self.events.send(RuntimeEvent::NotificationParked {
-                session_id,
-                summary,
-            });
-            return;
-        };
-        if message.defer {
-            // It waits for the next run; it does not lift a hold or start one.
-            state.push_pending(message);
-            self.events
-                .send(RuntimeEvent::NotificationDeferred { summary });
-            self.report(&mut state);
-            return;
-        }
-        state.held = false;
-        state.push_pending(message);
-        self.pump(&mut state);
-    }
-
-    /// Starts a run for whatever waits, if the agent is idle and not held.
-    fn pump(&self, state: &mut State) {
-        if !state.held && state.switch_holds == 0 && !self.agent.state().is_streaming {
-            self.deliver(state);
-        }
-        self.report(state);
-    }
-
-    /// The agent is idle: pending notifications and steering go in one run (which
-    /// takes the queued follow-ups when it would stop); otherwise one follow-up starts
-    /// a run: the oldest owed one (see [`Agent::admit`]), else the oldest (follow-ups
-    /// queued while idle). The run takes the others in order as it goes.
-    fn deliver(&self, state: &mut State) {
-        let agent = &self.agent;
-        let steering = agent.clear_queue(Some(QueueKind::Steering));
-        // Deferred notifications alone start nothing; they go with whatever does.
-        let wakes = !steering.is_empty() || state.pending.iter().any(|m| !m.defer);
-        let pending = notifications(state.pending.make_contiguous());
-        let mut messages: Vec<Message> = if wakes { pending.clone() } else { Vec::new() };
-        messages.extend(steering.iter().cloned());
-        let mut first_follow_up = None;
-        if messages.is_empty() {
-            let taken = match agent.take_owed() {
-                Some(m) => Some((m, true)),
-                None => agent.take_oldest(QueueKind::FollowUp).map(|m| (m, false)),
-            };
-            let Some((first, owed)) = taken else {
-                return;
-            };
-            messages = pending;
-            messages.push(first.clone());
-            first_follow_up = Some((first, owed));
-        }
-        match agent.prompt_messages(messages) {
-            Ok(()) => state.clear_pending(),
-            // A run was started behind the supervisor's back: put the queues back as
-            // they were; the pending notifications stay pending.
-            Err(_) => {
-                for m in steering {
-                    agent.queue(QueueKind::Steering, m);
-                }
-                match first_follow_up {
-                    Some((first, true)) => agent.requeue_owed(first),
-                    Some((first, false)) => agent.requeue_front(QueueKind::FollowUp, first),
-                    None => {}
-                }
-            }
-        }
-    }
-
-    /// Takes what another process parked for the active session; delivered like any
-    /// pending notification (at once when idle and not held).
-    fn take_parked(&self) {
-        let _runtime = self.runtime.enter();
-        let mut state = self.lock();
-        if state.switch_holds > 0 {
-            return;
-        }
-        let Some(store) = state.store.clone() else {
-            return;
-        };
-        let parked = store.take_parked();
-        if parked.is_empty() {
-            return;
-        }
-        for message in parked {
-            state.push_pending(message);
-        }
-        self.pump(&mut state);
-    }
-
-    /// A run ended (or something else changed): deliver what waits.
-    fn on_idle(&self) {
-        let _runtime = self.runtime.enter();
-        let mut state = self.lock();
-        self.pump(&mut state);
-    }
-}
-
-/// Feeds bus messages, run ends and what other processes parked for the active session
-/// to the supervisor until stopped.
-async fn serve(
-    inner: Arc<Inner>,
-    bus: MessageBus,
-    mut inbound: mpsc::UnboundedReceiver<InboundMessage>,
-    mut ends: mpsc::UnboundedReceiver<crate::agent::AgentEvent>,
-    stop: CancellationToken,
-) {
-    let mut bus_open = true;
-    let mut parked = tokio::time::interval(PARKED_POLL);
-    parked.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            biased;
-            () = stop.cancelled() => break,
-            message = inbound.recv(), if bus_open => match message {
-                Some(message) => {
-                    let observer = inner.observer.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                    if let Some(observer) = observer {
-                        observer(&message);
-                    }
-                    inner.notify(message);
-                }
-                // Another consumer took over the channel; runs still need pumping.
-                None => bus_open = false,
-            },
-            end = ends.recv() => match end {
-                Some(_) => inner.on_idle(),
-                None => break,
-            },
-            _ = parked.tick() => inner.take_parked(),
-        }
-    }
-    if bus_open {
-        bus.unsubscribe(SYSTEM_CHANNEL);
-        // Messages already handed to this receiver stay with the supervisor, in order.
-        let mut state = inner.lock();
-        while let Ok(message) = inbound.try_recv() {
-            if let Some(message) = state.route(message) {
-                state.push_pending(message);
-            }
-        }
-        inner.report(&mut state);
     }
 }

@@ -98,8 +98,9 @@ pub enum Msg {
     SessionLoaded(Box<LoadedSession>),
     /// The workspace's sessions, most recent first, for the `/sessions` picker.
     Sessions(Vec<SessionRow>),
-    /// A switch of sessions failed; the current one goes on.
-    SessionFailed(String),
+    /// A switch of sessions failed; the current one goes on. Shared, so the error (which
+    /// may hold an I/O error) can travel in a message.
+    SessionFailed(Arc<crate::session::SwitchError>),
     /// The session chosen is written by another claw-tui process: offer a copy.
     SessionLocked {
         /// Its file.

@@ -74,7 +74,10 @@ impl SessionHost {
         let tx = tx.clone();
         tokio::spawn(async move {
             let log = match tap {
-                Some(tap) => crate::inspect::rpc::load(&tap).await.map(Arc::new),
+                Some(tap) => crate::inspect::rpc::load(&tap)
+                    .await
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string()),
                 None => Err(
                     "requests are not recorded (`[session] record_requests = false`, \
                              or no session)"
@@ -145,7 +148,7 @@ async fn serve(
             Request::OpenById(prefix) => match service.find(prefix).await {
                 Ok(path) => switch(&mut service, &agent, SessionTarget::Resume(path), &tx).await,
                 Err(e) => {
-                    let _ = tx.send(Msg::SessionFailed(e.to_string()));
+                    let _ = tx.send(Msg::SessionFailed(Arc::new(e)));
                 }
             },
             Request::Switch(target) => switch(&mut service, &agent, target, &tx).await,
@@ -183,7 +186,7 @@ async fn switch(
             let _ = tx.send(Msg::SessionLocked { path, id });
         }
         Err(e) => {
-            let _ = tx.send(Msg::SessionFailed(e.to_string()));
+            let _ = tx.send(Msg::SessionFailed(Arc::new(e)));
         }
     }
 }

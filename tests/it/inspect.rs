@@ -2,5 +2,6 @@
 //! secrets stay out, the log stays small, and the inspector's views and commands.
 
 mod binary;
+mod e2e;
 mod size;
 mod wire;

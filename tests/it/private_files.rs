@@ -99,17 +99,7 @@ fn idle(screen: &vt100::Screen) -> bool {
 
 /// The client on the fake server, with `args` added: one prompt, its answer, quit.
 fn one_prompt(sandbox: &Sandbox, server: &FakeLlm, args: &[&str], prompt: &str, answer: &str) {
-    let base_url = format!("{}/v1", server.url());
-    let mut all = vec![
-        "--provider",
-        "openai",
-        "--base-url",
-        &base_url,
-        "--model",
-        "gpt-test",
-    ];
-    all.extend_from_slice(args);
-    let mut tui = Tui::in_sandbox(sandbox.dir.path(), &all, &[], (120, 40));
+    let mut tui = Tui::openai_at(sandbox.dir.path(), &server.url(), args);
     tui.wait_for("the idle state", idle);
     tui.send(&format!("{prompt}\r"));
     tui.wait_for("the answer", |s| s.contents().contains(answer) && idle(s));

@@ -4,7 +4,9 @@
 
 mod e2e;
 mod fixture;
+mod inspect;
 mod json;
 mod live;
 mod pace;
 mod recording;
+mod turns;

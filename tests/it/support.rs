@@ -6,6 +6,7 @@
     missing_docs
 )]
 
+pub mod agent_tools;
 pub mod bin;
 pub mod compacting;
 pub mod control;
@@ -13,10 +14,13 @@ pub mod cron;
 pub mod exec;
 pub mod fake_llm;
 pub mod gating;
+pub mod history;
 pub mod json_text;
 pub mod mcp;
+pub mod mcp_fixture;
 pub mod poll;
 pub mod pty;
+pub mod reading;
 pub mod rpc;
 pub mod runs;
 pub mod runtime;
@@ -36,6 +40,18 @@ use tokio_util::sync::CancellationToken;
 
 pub use runs::{agent_with, final_text, run, sent_results, tool_results};
 pub use scripted::{Reply, ScriptedProvider};
+
+/// The built-in tools' names, in the order the registry lists them.
+pub const BUILTIN_TOOLS: [&str; 8] = [
+    "read_file",
+    "write_file",
+    "edit_file",
+    "list_dir",
+    "exec",
+    "spawn",
+    "message",
+    "cron",
+];
 
 /// Upper bound for waiting on an event that must come; a failure, never a synchronisation.
 pub const DEADLINE: Duration = Duration::from_secs(10);
@@ -182,4 +198,47 @@ pub fn echo_tool() -> Arc<dyn Tool> {
     FnTool::new("echo", text_schema(), |_, args, _, _| async move {
         ToolResult::text(args["text"].as_str().unwrap_or_default().to_owned())
     })
+}
+
+/// An `echo` tool that records the arguments of every call it ran, in order.
+pub fn recording_echo() -> (Arc<dyn Tool>, Arc<std::sync::Mutex<Vec<Value>>>) {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let tool = FnTool::new("echo", text_schema(), move |_, args, _, _| {
+        log.lock().unwrap().push(args.clone());
+        async move { ToolResult::text(args["text"].as_str().unwrap_or_default().to_owned()) }
+    });
+    (tool, seen)
+}
+
+/// Writes `text` to `path`, creating its parent directories.
+pub fn write_creating_dirs(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The text of the file at `path`; panics naming the path when it cannot be read.
+pub fn read_text(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Calls `tool` directly, outside the agent loop, as call `call-1`.
+pub async fn call(tool: &dyn Tool, args: Value) -> ToolResult {
+    tool.execute(
+        "call-1",
+        args,
+        CancellationToken::new(),
+        ToolUpdates::discard(),
+    )
+    .await
+}
+
+/// The names of the entries in `dir`, sorted.
+pub fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }

@@ -3,6 +3,7 @@
 
 use croner::Cron;
 use croner::parser::{CronParser, Seconds, Year};
+use std::sync::Arc;
 
 /// What each field is called and what it accepts, for error messages.
 struct FieldSpec {
@@ -77,8 +78,9 @@ pub enum CronExprError {
     BadNickname {
         /// The expression (trimmed).
         expr: String,
-        /// croner's reason.
-        reason: String,
+        /// croner's refusal.
+        #[source]
+        reason: CronerError,
     },
     /// Not 5 or 6 fields.
     #[error(
@@ -95,12 +97,13 @@ pub enum CronExprError {
     #[error(transparent)]
     Field(Box<BadField>),
     /// Every field parses alone, but croner refuses the whole.
-    #[error("cron_expr \"{expr}\" is invalid: {reason} {SHAPE}")]
+    #[error("cron_expr \"{expr}\" is invalid: {} {SHAPE}", .reason.message())]
     Invalid {
         /// The expression (trimmed).
         expr: String,
-        /// croner's reason.
-        reason: String,
+        /// croner's refusal.
+        #[source]
+        reason: CronerError,
     },
 }
 
@@ -145,9 +148,52 @@ pub enum FieldProblem {
         known: &'static [&'static str],
     },
     /// croner refuses the field (its reason).
-    #[error("{0}")]
-    Refused(String),
+    #[error("{}", .0.message())]
+    Refused(#[source] CronerError),
 }
+
+/// croner's refusal of an expression, shared so the errors carrying it stay cheap to
+/// clone; two are equal when they say the same.
+#[derive(Clone, Debug)]
+pub struct CronerError(Arc<croner::errors::CronError>);
+
+impl CronerError {
+    /// croner's own words without its category prefix (`Invalid pattern: ` etc.), for
+    /// messages that say "invalid" themselves.
+    pub fn message(&self) -> String {
+        use croner::errors::CronError as E;
+        match &*self.0 {
+            E::ComponentError(m) | E::InvalidPattern(m) | E::IllegalCharacters(m) => m.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+impl From<croner::errors::CronError> for CronerError {
+    fn from(e: croner::errors::CronError) -> Self {
+        Self(Arc::new(e))
+    }
+}
+
+impl std::fmt::Display for CronerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for CronerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.0)
+    }
+}
+
+impl PartialEq for CronerError {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for CronerError {}
 
 /// The names a field knows, for [`FieldProblem::UnknownWord`].
 fn known_words(known: &[&str]) -> String {
@@ -182,7 +228,7 @@ pub fn parse_cron_expr(expr: &str) -> Result<Cron, CronExprError> {
             .parse(trimmed)
             .map_err(|e| CronExprError::BadNickname {
                 expr: trimmed.to_owned(),
-                reason: e.to_string(),
+                reason: e.into(),
             });
     }
     let fields = split_fields(expr);
@@ -223,7 +269,7 @@ pub fn parse_cron_expr(expr: &str) -> Result<Cron, CronExprError> {
     }
     Err(CronExprError::Invalid {
         expr: trimmed.to_owned(),
-        reason: describe_croner_error(&full_error),
+        reason: full_error.into(),
     })
 }
 
@@ -287,20 +333,35 @@ fn probe_field(text: &str, slot: usize) -> Result<(), FieldProblem> {
     parser()
         .parse(&probe.join(" "))
         .map(|_| ())
-        .map_err(|e| FieldProblem::Refused(describe_croner_error(&e)))
-}
-
-fn describe_croner_error(e: &croner::errors::CronError) -> String {
-    use croner::errors::CronError as E;
-    match e {
-        E::ComponentError(m) | E::InvalidPattern(m) | E::IllegalCharacters(m) => m.clone(),
-        other => other.to_string(),
-    }
+        .map_err(|e| FieldProblem::Refused(e.into()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_field_keeps_crons_error_as_its_source() {
+        use std::error::Error as _;
+        let Err(CronExprError::Field(bad)) = parse_cron_expr("61 * * * *") else {
+            panic!("minute 61 is a bad field");
+        };
+        let FieldProblem::Refused(reason) = &bad.problem else {
+            panic!("croner refuses it: {:?}", bad.problem);
+        };
+        let croner = reason
+            .source()
+            .and_then(|s| s.downcast_ref::<croner::errors::CronError>());
+        assert!(croner.is_some(), "{reason:?}");
+        // The line names the field and croner's words, without its category prefix.
+        let text = bad.to_string();
+        assert!(
+            text.contains("field 1 (minute) \"61\" at column 1"),
+            "{text}"
+        );
+        assert!(text.contains(&reason.message()), "{text}");
+        assert!(!reason.message().starts_with("Component error"), "{text}");
+    }
 
     #[test]
     fn columns_are_one_based_characters() {

@@ -113,9 +113,9 @@ impl App {
                 self.session.switching = false;
                 self.overlays.replace(Overlay::ConfirmFork { path, id })
             }
-            Msg::SessionFailed(text) => {
+            Msg::SessionFailed(error) => {
                 self.session.switching = false;
-                self.chat.notice(NoticeLevel::Error, text)
+                self.chat.notice(NoticeLevel::Error, error.to_string())
             }
             Msg::SessionSave(failure) => self.saving(failure),
             Msg::Notice(level, text) => self.chat.notice(level, text),

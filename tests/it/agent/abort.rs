@@ -1,86 +1,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 //! Abort, provider errors and busy refusals, driven through the `Agent` facade.
 
+use crate::support::agent_tools::{tool_started, tripwire, waits_for_cancel};
+use crate::support::reading::{count, final_assistant, tool_ends, user_messages_in_history};
 use crate::support::*;
 use claw_tui::agent::{
-    ABORTED_MESSAGE, Agent, AgentError, AgentEvent, AssistantMessage, Message, MessageDelta,
-    SKIPPED_FOR_ABORT, StopReason, ToolExecution, ToolResult,
+    ABORTED_MESSAGE, Agent, AgentError, AgentEvent, Message, MessageDelta, SKIPPED_FOR_ABORT,
+    StopReason, ToolExecution, ToolResult,
 };
 use claw_tui::llm::LlmEvent;
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
-
-// ---------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------
-
-fn count(labels: &[String], label: &str) -> usize {
-    labels.iter().filter(|l| l.as_str() == label).count()
-}
-
-/// `(call id, content, is_error)` of every `tool_execution_end` event.
-fn tool_ends(events: &[AgentEvent]) -> Vec<(String, String, bool)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::ToolExecutionEnd {
-                tool_call_id,
-                result,
-                is_error,
-                ..
-            } => Some((tool_call_id.clone(), result.content.clone(), *is_error)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn final_assistant(events: &[AgentEvent]) -> AssistantMessage {
-    events
-        .iter()
-        .rev()
-        .find_map(|e| match e {
-            AgentEvent::MessageEnd {
-                message: Message::Assistant(a),
-            } => Some(a.clone()),
-            _ => None,
-        })
-        .expect("an assistant message_end")
-}
-
-/// A tool that reports its start on `started`, then waits for its cancellation token
-/// and returns `output` (so a kept result proves the tool saw the abort).
-fn cancellable_tool(
-    name: &str,
-    started: mpsc::UnboundedSender<String>,
-    output: &'static str,
-) -> Arc<dyn claw_tui::agent::Tool> {
-    FnTool::new(name, text_schema(), move |id, _, cancel, _| {
-        let started = started.clone();
-        async move {
-            started.send(id).unwrap();
-            cancel.cancelled().await;
-            ToolResult::text(output)
-        }
-    })
-}
-
-/// A tool that records whether it was ever executed.
-fn tripwire_tool(name: &str, ran: &Arc<AtomicBool>) -> Arc<dyn claw_tui::agent::Tool> {
-    let ran = ran.clone();
-    FnTool::new(name, text_schema(), move |_, _, _, _| {
-        ran.store(true, Ordering::SeqCst);
-        async { ToolResult::text("ran") }
-    })
-}
-
-async fn recv(rx: &mut mpsc::UnboundedReceiver<String>) -> String {
-    tokio::time::timeout(DEADLINE, rx.recv())
-        .await
-        .expect("timed out waiting for a tool to start")
-        .expect("channel open")
-}
 
 // ---------------------------------------------------------------------------------------
 // Abort
@@ -106,7 +38,7 @@ async fn abort_mid_stream_keeps_the_partial_message_and_runs_no_tools() {
     ])]);
     let agent = Agent::new(provider.clone(), "scripted");
     let ran = Arc::new(AtomicBool::new(false));
-    agent.set_tools(vec![tripwire_tool("danger", &ran)]);
+    agent.set_tools(vec![tripwire("danger", &ran)]);
     let mut rx = agent.subscribe(None);
 
     agent.prompt("clean up").unwrap();
@@ -164,14 +96,18 @@ async fn abort_mid_tool_cancels_the_running_call_and_skips_the_rest() {
     let (started_tx, mut started) = mpsc::unbounded_channel();
     let ran = Arc::new(AtomicBool::new(false));
     agent.set_tools(vec![
-        cancellable_tool("slow", started_tx, "stopped early, partial output kept"),
-        tripwire_tool("never", &ran),
+        waits_for_cancel(
+            "slow",
+            started_tx,
+            ToolResult::text("stopped early, partial output kept"),
+        ),
+        tripwire("never", &ran),
     ]);
     agent.set_tool_execution(ToolExecution::Sequential);
     let mut rx = agent.subscribe(None);
 
     agent.prompt("work").unwrap();
-    assert_eq!(recv(&mut started).await, "c1");
+    assert_eq!(tool_started(&mut started).await, "c1");
     until(&mut rx, |e| {
         matches!(e, AgentEvent::ToolExecutionStart { .. })
     })
@@ -226,16 +162,19 @@ async fn abort_mid_tool_cancels_every_parallel_call() {
     ])]);
     let agent = Agent::new(provider.clone(), "scripted");
     let (started_tx, mut started) = mpsc::unbounded_channel();
-    agent.set_tools(vec![cancellable_tool(
+    agent.set_tools(vec![waits_for_cancel(
         "slow",
         started_tx,
-        "cancelled cleanly",
+        ToolResult::text("cancelled cleanly"),
     )]);
     agent.set_tool_execution(ToolExecution::Parallel);
     let mut rx = agent.subscribe(None);
 
     agent.prompt("work").unwrap();
-    let mut ids = vec![recv(&mut started).await, recv(&mut started).await];
+    let mut ids = vec![
+        tool_started(&mut started).await,
+        tool_started(&mut started).await,
+    ];
     ids.sort();
     assert_eq!(ids, ["c1", "c2"]);
     agent.abort();
@@ -347,15 +286,7 @@ async fn prompt_while_running_is_refused_with_busy() {
 
     agent.abort();
     until_agent_end(&mut rx).await;
-    let users: Vec<String> = agent
-        .state()
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::User(u) => Some(u.content.clone()),
-            _ => None,
-        })
-        .collect();
+    let users = user_messages_in_history(&agent);
     assert_eq!(
         users,
         ["first"],

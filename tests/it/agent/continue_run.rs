@@ -1,80 +1,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 //! `continue_run` from every kind of tail, and `reset`.
 
-use crate::support::scripted::message;
+use crate::support::history::{assistant, call, describe_request, result};
+use crate::support::reading::{count, final_assistant};
 use crate::support::*;
 use claw_tui::agent::{
-    Agent, AgentError, AgentEvent, AssistantMessage, Block, Message, MessageDelta, QueueKind,
-    StopReason, ToolResultMessage,
+    Agent, AgentError, AgentEvent, Message, MessageDelta, QueueKind, StopReason,
 };
-use claw_tui::llm::{LlmEvent, LlmMessage, LlmRequest};
-use serde_json::json;
-
-// ---------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------
-
-fn assistant(content: Vec<Block>, stop_reason: StopReason) -> AssistantMessage {
-    message(content, stop_reason)
-}
-
-fn call(id: &str, name: &str) -> Block {
-    Block::ToolCall {
-        id: id.to_owned(),
-        name: name.to_owned(),
-        args: json!({"text": id}),
-    }
-}
-
-fn result(id: &str, content: &str) -> ToolResultMessage {
-    ToolResultMessage {
-        tool_call_id: id.to_owned(),
-        tool_name: "echo".to_owned(),
-        content: content.to_owned(),
-        images: Vec::new(),
-        details: serde_json::Value::Null,
-        is_error: false,
-        timestamp: 0,
-    }
-}
-
-/// A compact, timestamp-free description of a model message, for comparing requests.
-fn describe(message: &LlmMessage) -> String {
-    match message {
-        LlmMessage::User(u) => format!("user:{}", u.content),
-        LlmMessage::Assistant(a) => {
-            let calls: Vec<String> = a.tool_calls().into_iter().map(|c| c.id).collect();
-            format!("assistant:{}{:?}:{:?}", a.text(), calls, a.stop_reason)
-        }
-        LlmMessage::ToolResult(r) => format!(
-            "result:{}:{}{}",
-            r.tool_call_id,
-            r.content,
-            if r.is_error { ":error" } else { "" }
-        ),
-    }
-}
-
-fn describe_request(request: &LlmRequest) -> Vec<String> {
-    request.messages.iter().map(describe).collect()
-}
-
-fn count(labels: &[String], label: &str) -> usize {
-    labels.iter().filter(|l| l.as_str() == label).count()
-}
-
-fn final_assistant(events: &[AgentEvent]) -> AssistantMessage {
-    events
-        .iter()
-        .rev()
-        .find_map(|e| match e {
-            AgentEvent::MessageEnd {
-                message: Message::Assistant(a),
-            } => Some(a.clone()),
-            _ => None,
-        })
-        .expect("an assistant message_end")
-}
+use claw_tui::llm::LlmEvent;
 
 // ---------------------------------------------------------------------------------------
 // continue_run

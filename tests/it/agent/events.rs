@@ -4,6 +4,7 @@
 
 // tests/support is shared and not ours to edit; its `FnTool::new` returns `Arc<dyn Tool>`.
 
+use crate::support::reading::assistant_text;
 use crate::support::*;
 use claw_tui::agent::{
     Agent, AgentEvent, EventKind, Message, MessageDelta, StopReason, ToolResult,
@@ -11,11 +12,6 @@ use claw_tui::agent::{
 use claw_tui::llm::LlmMessage;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-
-/// The text of the assistant message inside `event`, for message_end / turn_end.
-fn assistant_text(message: &Message) -> String {
-    message.as_assistant().expect("an assistant message").text()
-}
 
 /// The snake_case tag every event kind must serialise to.
 fn tag(kind: EventKind) -> &'static str {

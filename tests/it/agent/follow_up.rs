@@ -2,27 +2,13 @@
 //! Follow-up messages, the queue modes and `queue_update`, driven through the `Agent` facade.
 
 use crate::support::gating::{gated_text, is_update, last_user};
+use crate::support::reading::{count, position};
 use crate::support::runs::user_texts;
 use crate::support::*;
 use claw_tui::agent::{Agent, AgentEvent, EventKind, Message, QueueKind, QueueMode, ToolResult};
 use serde_json::json;
 use std::sync::Arc;
 use tokio::sync::Notify;
-
-// ---------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------
-
-fn count(labels: &[String], label: &str) -> usize {
-    labels.iter().filter(|l| l.as_str() == label).count()
-}
-
-fn position(labels: &[String], label: &str) -> usize {
-    labels
-        .iter()
-        .position(|l| l == label)
-        .unwrap_or_else(|| panic!("no {label} in {labels:#?}"))
-}
 
 // ---------------------------------------------------------------------------------------
 // Follow-up

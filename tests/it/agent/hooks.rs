@@ -9,7 +9,7 @@ use claw_tui::agent::{
     BeforeToolCallContext, BeforeToolCallHook, ToolResult,
 };
 use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
@@ -29,15 +29,25 @@ where
     Some(Arc::new(move |ctx| Box::pin(f(ctx))))
 }
 
-/// An `echo` tool that counts its executions and records the arguments it ran with.
-fn recording_echo() -> (Arc<dyn claw_tui::agent::Tool>, Arc<Mutex<Vec<Value>>>) {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
-    let tool = FnTool::new("echo", text_schema(), move |_, args, _, _| {
-        log.lock().unwrap().push(args.clone());
-        async move { ToolResult::text(args["text"].as_str().unwrap_or_default().to_owned()) }
-    });
-    (tool, seen)
+/// A failing hook refused the call: its one result is an error saying `needle`, the
+/// tool never ran, and the run went on to the model's "continued" answer.
+fn assert_refused_and_continued(
+    events: &[AgentEvent],
+    seen: &Mutex<Vec<serde_json::Value>>,
+    provider: &ScriptedProvider,
+    needle: &str,
+) {
+    let results = tool_results(events);
+    assert_eq!(results.len(), 1, "no tool result: {:#?}", labels(events));
+    assert!(results[0].is_error);
+    assert!(
+        results[0].content.contains(needle),
+        "{}",
+        results[0].content
+    );
+    assert!(seen.lock().unwrap().is_empty(), "the refused tool ran");
+    assert_eq!(provider.requests().len(), 2, "the run did not continue");
+    assert_eq!(final_text(events), "continued");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -123,17 +133,7 @@ async fn before_hook_error_becomes_an_error_result_and_the_run_continues() {
 
     let events = run(&agent, "go").await;
 
-    let results = tool_results(&events);
-    assert_eq!(results.len(), 1);
-    assert!(results[0].is_error);
-    assert!(
-        results[0].content.contains("policy service unreachable"),
-        "{}",
-        results[0].content
-    );
-    assert!(seen.lock().unwrap().is_empty());
-    assert_eq!(provider.requests().len(), 2);
-    assert_eq!(final_text(&events), "continued");
+    assert_refused_and_continued(&events, &seen, &provider, "policy service unreachable");
 }
 
 #[tokio::test]
@@ -158,17 +158,7 @@ async fn before_hook_panicking_in_its_future_becomes_an_error_result() {
 
     let events = run(&agent, "go").await;
 
-    let results = tool_results(&events);
-    assert_eq!(results.len(), 1);
-    assert!(results[0].is_error);
-    assert!(
-        results[0].content.contains("hook exploded"),
-        "{}",
-        results[0].content
-    );
-    assert!(seen.lock().unwrap().is_empty());
-    assert_eq!(provider.requests().len(), 2);
-    assert_eq!(final_text(&events), "continued");
+    assert_refused_and_continued(&events, &seen, &provider, "hook exploded");
 
     // The agent is still usable.
     let events = run(&agent, "again").await;
@@ -195,17 +185,7 @@ async fn before_hook_panicking_when_called_becomes_an_error_result() {
 
     let events = run(&agent, "go").await;
 
-    let results = tool_results(&events);
-    assert_eq!(results.len(), 1, "no tool result: {:#?}", labels(&events));
-    assert!(results[0].is_error);
-    assert!(
-        results[0].content.contains("hook exploded early"),
-        "{}",
-        results[0].content
-    );
-    assert!(seen.lock().unwrap().is_empty());
-    assert_eq!(provider.requests().len(), 2, "the run did not continue");
-    assert_eq!(final_text(&events), "continued");
+    assert_refused_and_continued(&events, &seen, &provider, "hook exploded early");
 }
 
 // ---------------------------------------------------------------------------------------

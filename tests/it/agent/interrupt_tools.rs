@@ -3,60 +3,22 @@
 //! result says the user interrupted it, queued steering goes in at once, the turn goes
 //! on; an abort still stops everything and marks its calls as aborted.
 
+use crate::support::agent_tools::{tool_started, tripwire, waits_for_cancel};
+use crate::support::reading::sent_result_triples;
 use crate::support::*;
 use claw_tui::agent::{
     Agent, AgentEvent, INTERRUPTED_BY_USER, Interruption, Message, SKIPPED_FOR_STEERING,
     StopReason, ToolExecution, ToolResult,
 };
-use claw_tui::llm::{LlmMessage, LlmRequest};
+use claw_tui::llm::LlmMessage;
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
 
-/// A tool that reports its start, waits for its token and then returns `output` (what a
-/// command has printed so far).
-fn waits_for_cancel(
-    name: &str,
-    started: mpsc::UnboundedSender<String>,
-    output: &'static str,
-) -> Arc<dyn claw_tui::agent::Tool> {
-    FnTool::new(name, text_schema(), move |id, _, cancel, _| {
-        let started = started.clone();
-        async move {
-            started.send(id).unwrap();
-            cancel.cancelled().await;
-            ToolResult::text(output).with_details(json!({"exit_code": null}))
-        }
-    })
-}
-
-fn tripwire(name: &str, ran: &Arc<AtomicBool>) -> Arc<dyn claw_tui::agent::Tool> {
-    let ran = ran.clone();
-    FnTool::new(name, text_schema(), move |_, _, _, _| {
-        ran.store(true, Ordering::SeqCst);
-        async { ToolResult::text("ran") }
-    })
-}
-
-async fn started(rx: &mut mpsc::UnboundedReceiver<String>) -> String {
-    tokio::time::timeout(DEADLINE, rx.recv())
-        .await
-        .expect("a tool starts")
-        .expect("channel open")
-}
-
-fn results_of(request: &LlmRequest) -> Vec<(String, String, bool)> {
-    request
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            LlmMessage::ToolResult(r) => {
-                Some((r.tool_call_id.clone(), r.content.clone(), r.is_error))
-            }
-            _ => None,
-        })
-        .collect()
+/// What a stopped command has printed so far: its exit code is not known yet.
+fn printed_so_far(output: &str) -> ToolResult {
+    ToolResult::text(output).with_details(json!({"exit_code": null}))
 }
 
 fn ended(events: &[AgentEvent], id: &str) -> ToolResult {
@@ -86,14 +48,14 @@ async fn a_stopped_call_lets_queued_steering_in_at_once_and_the_turn_goes_on() {
     let (tx, mut rx_started) = mpsc::unbounded_channel();
     let ran = Arc::new(AtomicBool::new(false));
     agent.set_tools(vec![
-        waits_for_cancel("slow", tx, "1\n2\n"),
+        waits_for_cancel("slow", tx, printed_so_far("1\n2\n")),
         tripwire("next", &ran),
     ]);
     agent.set_tool_execution(ToolExecution::Sequential);
     let mut rx = agent.subscribe(None);
 
     agent.prompt("count slowly").unwrap();
-    assert_eq!(started(&mut rx_started).await, "c1");
+    assert_eq!(tool_started(&mut rx_started).await, "c1");
     assert_eq!(agent.running_tools(), ["c1"]);
     agent.steer("stop, that is enough");
     assert_eq!(agent.interrupt_tools(), ["c1"]);
@@ -121,7 +83,7 @@ async fn a_stopped_call_lets_queued_steering_in_at_once_and_the_turn_goes_on() {
     let requests = provider.requests();
     assert_eq!(requests.len(), 2, "the run was not aborted");
     let second = &requests[1];
-    let results = results_of(second);
+    let results = sent_result_triples(second);
     assert_eq!(results[0].0, "c1");
     assert!(
         results[0].1.contains("Interrupted by the user"),
@@ -157,14 +119,18 @@ async fn stopping_parallel_calls_without_steering_continues_with_their_results()
     ]);
     let agent = Agent::new(provider.clone(), "scripted");
     let (tx, mut rx_started) = mpsc::unbounded_channel();
-    agent.set_tools(vec![waits_for_cancel("slow", tx, "partial")]);
+    agent.set_tools(vec![waits_for_cancel(
+        "slow",
+        tx,
+        printed_so_far("partial"),
+    )]);
     agent.set_tool_execution(ToolExecution::Parallel);
     let mut rx = agent.subscribe(None);
 
     agent.prompt("go").unwrap();
     let mut ids = vec![
-        started(&mut rx_started).await,
-        started(&mut rx_started).await,
+        tool_started(&mut rx_started).await,
+        tool_started(&mut rx_started).await,
     ];
     ids.sort();
     let mut stopped = agent.interrupt_tools();
@@ -180,7 +146,7 @@ async fn stopping_parallel_calls_without_steering_continues_with_their_results()
     }
     let requests = provider.requests();
     assert_eq!(requests.len(), 2);
-    assert_eq!(results_of(&requests[1]).len(), 2);
+    assert_eq!(sent_result_triples(&requests[1]).len(), 2);
     assert_eq!(final_text(&events), "Both were stopped.");
 }
 
@@ -202,11 +168,11 @@ async fn an_abort_marks_the_running_call_as_aborted_and_keeps_its_result() {
     )])]);
     let agent = Agent::new(provider.clone(), "scripted");
     let (tx, mut rx_started) = mpsc::unbounded_channel();
-    agent.set_tools(vec![waits_for_cancel("slow", tx, "kept")]);
+    agent.set_tools(vec![waits_for_cancel("slow", tx, printed_so_far("kept"))]);
     let mut rx = agent.subscribe(None);
 
     agent.prompt("go").unwrap();
-    started(&mut rx_started).await;
+    tool_started(&mut rx_started).await;
     agent.abort();
     let events = until_agent_end(&mut rx).await;
 

@@ -1,73 +1,26 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 //! Replay sanitising: what of the history reaches the model (`sanitize_for_llm`).
 
-use crate::support::scripted::message;
+use crate::support::history::{assistant, call, describe, describe_request, result};
 use crate::support::*;
 use claw_tui::agent::convert::{NO_RESULT_PROVIDED, sanitize_for_llm};
 use claw_tui::agent::{
-    Agent, AssistantMessage, Block, Message, NoticeLevel, StopReason, ToolResultMessage,
-    UserMessage,
+    Agent, AssistantMessage, Block, Message, NoticeLevel, StopReason, UserMessage,
 };
-use claw_tui::llm::{LlmMessage, LlmRequest};
-use serde_json::json;
+use claw_tui::llm::LlmMessage;
 
 // ---------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------
 
-fn assistant(content: Vec<Block>, stop_reason: StopReason) -> AssistantMessage {
-    message(content, stop_reason)
-}
-
-fn call(id: &str, name: &str) -> Block {
-    Block::ToolCall {
-        id: id.to_owned(),
-        name: name.to_owned(),
-        args: json!({"text": id}),
-    }
-}
-
 fn text(t: &str) -> Block {
     Block::Text { text: t.to_owned() }
-}
-
-fn result(id: &str, content: &str) -> ToolResultMessage {
-    ToolResultMessage {
-        tool_call_id: id.to_owned(),
-        tool_name: "echo".to_owned(),
-        content: content.to_owned(),
-        images: Vec::new(),
-        details: serde_json::Value::Null,
-        is_error: false,
-        timestamp: 0,
-    }
 }
 
 fn failed(content: Vec<Block>, reason: StopReason, error: &str) -> AssistantMessage {
     let mut m = assistant(content, reason);
     m.error_message = Some(error.to_owned());
     m
-}
-
-/// A compact, timestamp-free description of a model message, for comparing requests.
-fn describe(message: &LlmMessage) -> String {
-    match message {
-        LlmMessage::User(u) => format!("user:{}", u.content),
-        LlmMessage::Assistant(a) => {
-            let calls: Vec<String> = a.tool_calls().into_iter().map(|c| c.id).collect();
-            format!("assistant:{}{:?}:{:?}", a.text(), calls, a.stop_reason)
-        }
-        LlmMessage::ToolResult(r) => format!(
-            "result:{}:{}{}",
-            r.tool_call_id,
-            r.content,
-            if r.is_error { ":error" } else { "" }
-        ),
-    }
-}
-
-fn describe_request(request: &LlmRequest) -> Vec<String> {
-    request.messages.iter().map(describe).collect()
 }
 
 fn describe_all(messages: &[LlmMessage]) -> Vec<String> {

@@ -1,98 +1,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 //! Steering messages, driven through the `Agent` facade: delivery, skipped tool calls.
 
+use crate::support::agent_tools::stepping_tool;
 use crate::support::gating::{gated, gated_text, is_update, last_user};
+use crate::support::reading::{
+    count, queued_texts, sent_result_triples, tool_ends, user_messages_in_history,
+};
 use crate::support::runs::user_texts;
 use crate::support::*;
-use claw_tui::agent::{
-    Agent, AgentEvent, Message, QueueKind, SKIPPED_FOR_STEERING, ToolExecution, ToolResult,
-};
-use claw_tui::llm::{LlmMessage, LlmRequest};
+use claw_tui::agent::{Agent, QueueKind, SKIPPED_FOR_STEERING, ToolExecution, ToolResult};
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::sync::Notify;
-
-// ---------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------
-
-/// `(call id, content, is_error)` of every tool result of a request, in order.
-fn tool_results(request: &LlmRequest) -> Vec<(String, String, bool)> {
-    request
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            LlmMessage::ToolResult(r) => {
-                Some((r.tool_call_id.clone(), r.content.clone(), r.is_error))
-            }
-            _ => None,
-        })
-        .collect()
-}
-
-fn count(labels: &[String], label: &str) -> usize {
-    labels.iter().filter(|l| l.as_str() == label).count()
-}
-
-/// `(call id, content, is_error)` of every `tool_execution_end` event.
-fn tool_ends(events: &[AgentEvent]) -> Vec<(String, String, bool)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::ToolExecutionEnd {
-                tool_call_id,
-                result,
-                is_error,
-                ..
-            } => Some((tool_call_id.clone(), result.content.clone(), *is_error)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn queued_texts(agent: &Agent, kind: QueueKind) -> Vec<String> {
-    agent
-        .queued(kind)
-        .iter()
-        .map(Message::preview_text)
-        .collect()
-}
-
-fn user_messages_in_history(agent: &Agent) -> Vec<String> {
-    agent
-        .state()
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::User(u) => Some(u.content.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// A tool `step {text}` that counts its executions and, when `text` is `steer`, queues
-/// a steering message from inside the call.
-fn stepping_tool(
-    agent: &Agent,
-    runs: &Arc<AtomicUsize>,
-    steer_text: &'static str,
-) -> Arc<dyn claw_tui::agent::Tool> {
-    let agent = agent.clone();
-    let runs = runs.clone();
-    FnTool::new("step", text_schema(), move |_, args, _, _| {
-        let agent = agent.clone();
-        let runs = runs.clone();
-        async move {
-            runs.fetch_add(1, Ordering::SeqCst);
-            let text = args["text"].as_str().unwrap_or_default().to_owned();
-            if text == "steer" {
-                agent.steer(steer_text);
-            }
-            ToolResult::text(format!("{text} done"))
-        }
-    })
-}
 
 // ---------------------------------------------------------------------------------------
 // Steering
@@ -186,7 +106,7 @@ async fn sequential_steering_skips_the_calls_not_yet_started() {
     let requests = provider.requests();
     assert_eq!(requests.len(), 2);
     assert_eq!(
-        tool_results(&requests[1]),
+        sent_result_triples(&requests[1]),
         [
             ("c1".to_owned(), "steer done".to_owned(), false),
             ("c2".to_owned(), SKIPPED_FOR_STEERING.to_owned(), true),
@@ -286,7 +206,7 @@ async fn parallel_steering_queued_before_the_batch_skips_every_call() {
     let requests = provider.requests();
     assert_eq!(requests.len(), 2);
     assert_eq!(
-        tool_results(&requests[1]),
+        sent_result_triples(&requests[1]),
         [
             ("c1".to_owned(), SKIPPED_FOR_STEERING.to_owned(), true),
             ("c2".to_owned(), SKIPPED_FOR_STEERING.to_owned(), true),
@@ -348,7 +268,7 @@ async fn parallel_calls_already_running_finish_when_steered() {
     let requests = provider.requests();
     assert_eq!(requests.len(), 2);
     assert_eq!(
-        tool_results(&requests[1]),
+        sent_result_triples(&requests[1]),
         [
             ("a".to_owned(), "a finished".to_owned(), false),
             ("b".to_owned(), "b finished".to_owned(), false),

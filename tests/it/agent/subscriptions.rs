@@ -3,6 +3,7 @@
 
 // tests/support is shared and not ours to edit; its `FnTool::new` returns `Arc<dyn Tool>`.
 
+use crate::support::reading::assistant_text;
 use crate::support::scripted::message;
 use crate::support::*;
 use claw_tui::agent::{
@@ -12,11 +13,6 @@ use claw_tui::llm::LlmEvent;
 use serde_json::json;
 use std::sync::Arc;
 use tokio::sync::{Notify, oneshot};
-
-/// The text of the assistant message inside `event`, for message_end / turn_end.
-fn assistant_text(message: &Message) -> String {
-    message.as_assistant().expect("an assistant message").text()
-}
 
 #[tokio::test]
 async fn state_snapshot_shows_the_partial_message_while_streaming() {

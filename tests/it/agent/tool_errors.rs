@@ -5,19 +5,8 @@
 
 use crate::support::*;
 use claw_tui::agent::{AgentEvent, ToolResult};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::{Arc, Mutex};
-
-/// An `echo` tool that counts its executions and records the arguments it ran with.
-fn recording_echo() -> (Arc<dyn claw_tui::agent::Tool>, Arc<Mutex<Vec<Value>>>) {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = seen.clone();
-    let tool = FnTool::new("echo", text_schema(), move |_, args, _, _| {
-        log.lock().unwrap().push(args.clone());
-        async move { ToolResult::text(args["text"].as_str().unwrap_or_default().to_owned()) }
-    });
-    (tool, seen)
-}
 
 // ---------------------------------------------------------------------------------------
 // Lookup and validation

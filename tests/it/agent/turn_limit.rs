@@ -1,11 +1,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 //! The turn limit (`max_turns`) and the queued messages it must not lose.
 
+use crate::support::agent_tools::stepping_tool;
 use crate::support::gating::{gated_text, is_update, last_user};
+use crate::support::reading::{count, position, queued_texts, tool_ends, user_messages_in_history};
 use crate::support::*;
-use claw_tui::agent::{
-    Agent, AgentEvent, Message, QueueKind, SKIPPED_FOR_STEERING, ToolExecution, ToolResult,
-};
+use claw_tui::agent::{Agent, AgentEvent, Message, QueueKind, SKIPPED_FOR_STEERING, ToolExecution};
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,53 +15,6 @@ use tokio::sync::Notify;
 // Helpers
 // ---------------------------------------------------------------------------------------
 
-fn count(labels: &[String], label: &str) -> usize {
-    labels.iter().filter(|l| l.as_str() == label).count()
-}
-
-fn position(labels: &[String], label: &str) -> usize {
-    labels
-        .iter()
-        .position(|l| l == label)
-        .unwrap_or_else(|| panic!("no {label} in {labels:#?}"))
-}
-
-/// `(call id, content, is_error)` of every `tool_execution_end` event.
-fn tool_ends(events: &[AgentEvent]) -> Vec<(String, String, bool)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::ToolExecutionEnd {
-                tool_call_id,
-                result,
-                is_error,
-                ..
-            } => Some((tool_call_id.clone(), result.content.clone(), *is_error)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn queued_texts(agent: &Agent, kind: QueueKind) -> Vec<String> {
-    agent
-        .queued(kind)
-        .iter()
-        .map(Message::preview_text)
-        .collect()
-}
-
-fn user_messages_in_history(agent: &Agent) -> Vec<String> {
-    agent
-        .state()
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::User(u) => Some(u.content.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn notices(messages: &[Message]) -> Vec<String> {
     messages
         .iter()
@@ -70,29 +23,6 @@ fn notices(messages: &[Message]) -> Vec<String> {
             _ => None,
         })
         .collect()
-}
-
-/// A tool `step {text}` that counts its executions and, when `text` is `steer`, queues
-/// a steering message from inside the call.
-fn stepping_tool(
-    agent: &Agent,
-    runs: &Arc<AtomicUsize>,
-    steer_text: &'static str,
-) -> Arc<dyn claw_tui::agent::Tool> {
-    let agent = agent.clone();
-    let runs = runs.clone();
-    FnTool::new("step", text_schema(), move |_, args, _, _| {
-        let agent = agent.clone();
-        let runs = runs.clone();
-        async move {
-            runs.fetch_add(1, Ordering::SeqCst);
-            let text = args["text"].as_str().unwrap_or_default().to_owned();
-            if text == "steer" {
-                agent.steer(steer_text);
-            }
-            ToolResult::text(format!("{text} done"))
-        }
-    })
 }
 
 // ---------------------------------------------------------------------------------------

@@ -5,43 +5,14 @@
 
 use crate::support::compacting::*;
 use crate::support::fake_llm::{FakeLlm, Scripted, Step};
+use crate::support::reading::final_assistant;
 use crate::support::{until, until_agent_end};
-use claw_tui::agent::{
-    Agent, AgentEvent, AssistantMessage, Block, CompactionResult, Message, QueueKind, StopReason,
-};
+use claw_tui::agent::{Agent, AgentEvent, CompactionResult, QueueKind};
 use serde_json::json;
-
-/// Ten earlier exchanges of about 255 tokens a message.
-fn earlier_history() -> Vec<Message> {
-    (0..5)
-        .flat_map(|i| {
-            [
-                Message::user(format!("old question {i}: {}", "q".repeat(1_000))),
-                Message::Assistant(AssistantMessage {
-                    content: vec![Block::Text {
-                        text: format!("old answer {i}: {}", "a".repeat(1_000)),
-                    }],
-                    stop_reason: StopReason::Stop,
-                    model: "test-model".into(),
-                    ..AssistantMessage::default()
-                }),
-            ]
-        })
-        .collect()
-}
 
 /// The error text of the run's last answer, which must be a refused overflow.
 fn last_overflow(events: &[AgentEvent]) -> String {
-    let last = events
-        .iter()
-        .rev()
-        .find_map(|e| match e {
-            AgentEvent::MessageEnd {
-                message: Message::Assistant(a),
-            } => Some(a.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let last = final_assistant(events);
     assert!(last.is_context_overflow(), "{last:?}");
     last.error_message.unwrap()
 }
@@ -67,7 +38,7 @@ async fn a_failed_summary_request_changes_nothing_and_suggests_compact_or_new() 
     ])
     .await;
     let agent = agent_on(&server, settings());
-    let history = earlier_history();
+    let history = earlier_history(5);
     agent.replace_messages(history.clone()).unwrap();
     agent.follow_up("typed while it ran");
     let mut rx = agent.subscribe(None);
@@ -105,7 +76,7 @@ async fn cancelling_an_overflow_compaction_suggests_compact_or_new() {
     ])
     .await;
     let agent = agent_on(&server, settings());
-    agent.replace_messages(earlier_history()).unwrap();
+    agent.replace_messages(earlier_history(5)).unwrap();
     let mut rx = agent.subscribe(None);
     agent.prompt("the new question").unwrap();
     let mut events = until(&mut rx, |e| matches!(e, AgentEvent::CompactionStart { .. })).await;
@@ -158,7 +129,7 @@ async fn refused_again_after_compacting_is_not_told_to_compact_again() {
     ])
     .await;
     let agent = agent_on(&server, settings());
-    agent.replace_messages(earlier_history()).unwrap();
+    agent.replace_messages(earlier_history(5)).unwrap();
     let mut rx = agent.subscribe(None);
     agent.prompt("the new question").unwrap();
     let events = until_agent_end(&mut rx).await;
@@ -187,7 +158,7 @@ async fn a_server_whose_window_is_smaller_than_the_table_says_still_gets_a_compa
     .await;
     let provider = std::sync::Arc::new(crate::support::fake_llm::drive::openai(&server));
     let agent = Agent::new(provider, "test-model");
-    agent.replace_messages(earlier_history()).unwrap();
+    agent.replace_messages(earlier_history(5)).unwrap();
     let mut rx = agent.subscribe(None);
     agent.prompt("the new question").unwrap();
     let events = until_agent_end(&mut rx).await;

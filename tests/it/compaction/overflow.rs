@@ -9,31 +9,10 @@ use crate::support::fake_llm::{FakeLlm, Scripted};
 use crate::support::{label, until_agent_end};
 use claw_tui::agent::compaction::SUMMARY_PREFIX;
 use claw_tui::agent::{
-    Agent, AgentEvent, AssistantMessage, Block, CompactionReason, ErrorKind, Message, QueueKind,
-    StopReason,
+    Agent, AgentEvent, AssistantMessage, CompactionReason, ErrorKind, Message, QueueKind,
 };
 use serde_json::json;
 use std::sync::Arc;
-
-/// Twelve earlier messages of about 250 tokens each: well under the 6,000-token
-/// threshold by estimate, which the server disagrees with.
-fn earlier_history() -> Vec<Message> {
-    (0..6)
-        .flat_map(|i| {
-            [
-                Message::user(format!("old question {i}: {}", "q".repeat(1_000))),
-                Message::Assistant(AssistantMessage {
-                    content: vec![Block::Text {
-                        text: format!("old answer {i}: {}", "a".repeat(1_000)),
-                    }],
-                    stop_reason: StopReason::Stop,
-                    model: "test-model".into(),
-                    ..AssistantMessage::default()
-                }),
-            ]
-        })
-        .collect()
-}
 
 fn answers(events: &[AgentEvent]) -> Vec<AssistantMessage> {
     events
@@ -48,7 +27,7 @@ fn answers(events: &[AgentEvent]) -> Vec<AssistantMessage> {
 }
 
 async fn recovers(agent: Agent, server: &FakeLlm) {
-    agent.replace_messages(earlier_history()).unwrap();
+    agent.replace_messages(earlier_history(6)).unwrap();
     let mut rx = agent.subscribe(None);
     agent.prompt("the new question").unwrap();
     let events = until_agent_end(&mut rx).await;
@@ -168,7 +147,7 @@ async fn refused_again_after_compacting_the_run_ends_with_what_to_do_and_keeps_t
     ])
     .await;
     let agent = agent_on(&server, settings());
-    agent.replace_messages(earlier_history()).unwrap();
+    agent.replace_messages(earlier_history(6)).unwrap();
     agent.follow_up("a follow-up typed earlier");
     let mut rx = agent.subscribe(None);
     agent.prompt("the new question").unwrap();

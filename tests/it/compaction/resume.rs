@@ -2,7 +2,8 @@
 //! `export` with the compaction marked, and resuming, which rebuilds exactly what the
 //! model saw: in the library and through the real binary (`-p`, then `-c -p`).
 
-use crate::support::bin::{Sandbox, run as run_bin};
+use crate::support::bin::run as run_bin;
+use crate::support::compacting::two_big_files_on;
 use crate::support::compacting::*;
 use crate::support::fake_llm::FakeLlm;
 use crate::support::run;
@@ -98,15 +99,7 @@ async fn print_mode_compacts_and_continue_resumes_from_the_summary() {
     let mut script = script_to_first_compaction();
     script.push(text_reply("resumed from the summary", 3_100));
     let server = FakeLlm::start(script).await;
-    let sandbox = Sandbox::new();
-    std::fs::write(sandbox.workspace().join("a.txt"), "a".repeat(6_000)).unwrap();
-    std::fs::write(sandbox.workspace().join("b.txt"), "b".repeat(6_000)).unwrap();
-    sandbox.write_config(&format!(
-        "provider = \"local\"\n\n[compaction]\nreserve_tokens = 2000\nkeep_recent_tokens = 2500\n\n\
-         [providers.local]\napi = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"local-model\"\n\
-         context_window = 8000\n",
-        server.url()
-    ));
+    let sandbox = two_big_files_on(&server);
     let mut cmd = sandbox.command();
     cmd.args(["-p", "compare a.txt and b.txt"]);
     let (code, stdout, stderr) = tokio::task::spawn_blocking(move || run_bin(cmd))

@@ -4,6 +4,7 @@
 
 use crate::support::bin::Sandbox;
 use crate::support::bin::run as run_bin;
+use crate::support::compacting::two_big_files_on;
 use crate::support::compacting::{call_reply, text_reply};
 use crate::support::fake_llm::{FakeLlm, Scripted, Step};
 use crate::support::rpc::Rpc;
@@ -102,15 +103,7 @@ async fn json_mode_writes_the_compaction_events_and_the_context_figure() {
         text_reply("done", 3_000),
     ])
     .await;
-    let sandbox = Sandbox::new();
-    std::fs::write(sandbox.workspace().join("a.txt"), "a".repeat(6_000)).unwrap();
-    std::fs::write(sandbox.workspace().join("b.txt"), "b".repeat(6_000)).unwrap();
-    sandbox.write_config(&format!(
-        "provider = \"local\"\n\n[compaction]\nreserve_tokens = 2000\nkeep_recent_tokens = 2500\n\n\
-         [providers.local]\napi = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"local-model\"\n\
-         context_window = 8000\n",
-        server.url()
-    ));
+    let sandbox = two_big_files_on(&server);
     let mut cmd = sandbox.command();
     cmd.args(["--mode", "json", "-p", "compare a.txt and b.txt"]);
     let (code, stdout, stderr) = tokio::task::spawn_blocking(move || run_bin(cmd))

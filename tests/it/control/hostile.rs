@@ -5,14 +5,11 @@
 //! sees). Every check is on the file system, not on the messages alone.
 
 use crate::support::control::Rig;
+use crate::support::read_text;
 use crate::support::{Reply, sent_results};
 use claw_tui::checkpoint::{Conflicts, UndoOutcome};
 use serde_json::json;
 use std::path::Path;
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// Every file under `dir` with its content, sorted: what an attack must leave as it was.
 fn snapshot(dir: &Path) -> Vec<(String, String)> {
@@ -20,7 +17,7 @@ fn snapshot(dir: &Path) -> Vec<(String, String)> {
     for entry in walkdir(dir) {
         files.push((
             entry.strip_prefix(dir).unwrap().display().to_string(),
-            read(&entry),
+            read_text(&entry),
         ));
     }
     files.sort();

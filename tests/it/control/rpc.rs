@@ -46,23 +46,6 @@ fn prompt(rpc: &mut Rpc, text: &str) {
     rpc.until(is_end);
 }
 
-fn tool_names(request: &Recorded) -> Vec<String> {
-    request.body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|t| {
-                    t["function"]["name"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned()
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn system_prompt(request: &Recorded) -> String {
     request.body["messages"][0]["content"]
         .as_str()
@@ -149,7 +132,7 @@ async fn plan_mode_offers_no_mutating_tool_and_switching_back_restores_them() {
     prompt(&mut rpc, "do it");
 
     let requests = server.requests();
-    let planning = tool_names(&requests[0]);
+    let planning = requests[0].tools_offered();
     for name in MUTATING {
         assert!(
             !planning.contains(&name.to_owned()),
@@ -161,7 +144,7 @@ async fn plan_mode_offers_no_mutating_tool_and_switching_back_restores_them() {
         ["read_file", "list_dir", "web_search", "web_fetch"]
     );
     assert!(system_prompt(&requests[0]).contains("# Plan mode"));
-    let doing = tool_names(&requests[1]);
+    let doing = requests[1].tools_offered();
     for name in MUTATING {
         assert!(doing.contains(&name.to_owned()), "{name} back in {doing:?}");
     }
@@ -177,7 +160,7 @@ async fn the_plan_flag_starts_in_plan_mode() {
     let sandbox = sandbox_for(&server);
     let mut rpc = Rpc::start_in(sandbox, 0, &["--plan"]);
     prompt(&mut rpc, "plan");
-    let names = tool_names(&server.requests()[0]);
+    let names = server.requests()[0].tools_offered();
     assert!(
         !names.iter().any(|n| MUTATING.contains(&n.as_str())),
         "{names:?}"

@@ -9,6 +9,7 @@
 
 use crate::support::Reply;
 use crate::support::control::Rig;
+use crate::support::reading::user_contents;
 use crate::support::runs::user_texts;
 use claw_tui::agent::Message;
 use claw_tui::checkpoint::{Conflicts, UndoOutcome, UndoReport};
@@ -182,14 +183,7 @@ async fn rewinding_the_conversation_only_keeps_the_files_and_cuts_the_history() 
 
     // And so does the session file, read back.
     let data = rig.close_session().await;
-    let prompts: Vec<String> = data
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::User(u) => Some(u.content.clone()),
-            _ => None,
-        })
-        .collect();
+    let prompts = user_contents(&data.messages);
     assert_eq!(prompts, ["first", "second, again"]);
 }
 

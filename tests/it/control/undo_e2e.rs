@@ -50,20 +50,7 @@ fn the_real_client_shows_each_change_and_undo_puts_the_files_back() {
         ]),
         Scripted::sse(text_reply(&["Wrote b."])),
     ]));
-    let base_url = format!("{}/v1", server.url());
-    let mut tui = Tui::in_sandbox(
-        sandbox.dir.path(),
-        &[
-            "--provider",
-            "openai",
-            "--base-url",
-            &base_url,
-            "--model",
-            "gpt-test",
-        ],
-        &[],
-        (120, 40),
-    );
+    let mut tui = Tui::openai_at(sandbox.dir.path(), &server.url(), &[]);
     tui.wait_for("the idle state", idle);
 
     tui.send("change the files\r");

@@ -5,18 +5,11 @@
 
 use crate::support::bin::{Sandbox, run};
 use crate::support::rpc::{Rpc, is_notification};
-use claw_tui::runtime::cron::workspace_slug;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 fn jobs_path(sandbox: &Sandbox) -> PathBuf {
-    let workspace = std::fs::canonicalize(sandbox.workspace()).unwrap();
-    sandbox
-        .dir
-        .path()
-        .join("data/claw-tui/cron")
-        .join(workspace_slug(&workspace))
-        .join("jobs.json")
+    sandbox.cron_dir().join("jobs.json")
 }
 
 fn corrupt(sandbox: &Sandbox) -> PathBuf {

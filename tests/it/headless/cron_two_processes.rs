@@ -7,21 +7,11 @@
 
 use crate::support::bin::Sandbox;
 use crate::support::rpc::{Rpc, is_notification};
-use claw_tui::runtime::cron::workspace_slug;
 use nix::fcntl::{Flock, FlockArg};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-
-fn cron_dir(sandbox: &Sandbox) -> PathBuf {
-    let workspace = std::fs::canonicalize(sandbox.workspace()).unwrap();
-    sandbox
-        .dir
-        .path()
-        .join("data/claw-tui/cron")
-        .join(workspace_slug(&workspace))
-}
 
 /// Whether some process holds the scheduler lock (taking it here, if free, for a moment).
 fn scheduler_lock_held(dir: &Path) -> bool {
@@ -53,7 +43,7 @@ fn fires_of_a_job_from_another_session_reach_it_while_it_is_open() {
     crate::support::poll::until(
         "B never took the scheduler lock",
         crate::support::DEADLINE,
-        || scheduler_lock_held(&cron_dir(&sandbox)).then_some(()),
+        || scheduler_lock_held(&sandbox.cron_dir()).then_some(()),
     );
 
     let mut a = Rpc::start_in(sandbox.clone(), 0, &["--provider", "demo"]);
@@ -91,7 +81,7 @@ fn fires_of_a_job_from_another_session_reach_it_while_it_is_open() {
     assert_eq!(code, 0);
     b.close_and_wait();
     let jobs: Value = serde_json::from_str(
-        &std::fs::read_to_string(cron_dir(&sandbox).join("jobs.json")).unwrap(),
+        &std::fs::read_to_string(sandbox.cron_dir().join("jobs.json")).unwrap(),
     )
     .unwrap();
     let runs = jobs["jobs"][0]["runs"].as_array().unwrap();

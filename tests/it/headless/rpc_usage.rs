@@ -2,22 +2,17 @@
 //! included, against the fake server speaking the Anthropic API.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use crate::support::fake_llm::anthropic::cached_reply;
-use crate::support::fake_llm::{FakeLlm, Scripted};
+use crate::support::fake_llm::FakeLlm;
+use crate::support::fake_llm::anthropic::sonnet_cached_reply;
 use crate::support::rpc::{Rpc, is_type};
-
-fn reply(input: u64, cache_read: u64, cache_write: u64) -> Scripted {
-    Scripted::sse(cached_reply(
-        "claude-sonnet-4-5",
-        input,
-        cache_read,
-        cache_write,
-    ))
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn get_state_totals_include_cache_reads_and_writes() {
-    let server = FakeLlm::start(vec![reply(100, 0, 5_000), reply(120, 5_000, 300)]).await;
+    let server = FakeLlm::start(vec![
+        sonnet_cached_reply(100, 0, 5_000),
+        sonnet_cached_reply(120, 5_000, 300),
+    ])
+    .await;
     let config = format!(
         "provider = \"claude\"\n[providers.claude]\napi = \"anthropic\"\nbase_url = \"{}\"\n\
          model = \"claude-sonnet-4-5\"\n",

@@ -5,22 +5,13 @@
 //! writes no log.
 
 use crate::support::bin::Sandbox;
-use crate::support::fake_llm::anthropic::cached_reply;
-use crate::support::fake_llm::{FakeLlm, Scripted};
+use crate::support::fake_llm::FakeLlm;
+use crate::support::fake_llm::anthropic::sonnet_cached_reply;
 use crate::support::rpc::{Rpc, is_type};
 use std::process::Output;
 use std::sync::Arc;
 
 const SECRET: &str = "sk-ant-SECRET-binary-777";
-
-fn reply(input: u64, cache_read: u64, cache_write: u64) -> Scripted {
-    Scripted::sse(cached_reply(
-        "claude-sonnet-4-5",
-        input,
-        cache_read,
-        cache_write,
-    ))
-}
 
 fn config(server: &FakeLlm, extra: &str) -> String {
     format!(
@@ -71,7 +62,11 @@ fn two_prompts(config: String) -> (Arc<Sandbox>, Option<(serde_json::Value, serd
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rpc_and_the_inspect_command_show_what_was_sent() {
-    let server = FakeLlm::start(vec![reply(100, 0, 5_000), reply(120, 5_000, 300)]).await;
+    let server = FakeLlm::start(vec![
+        sonnet_cached_reply(100, 0, 5_000),
+        sonnet_cached_reply(120, 5_000, 300),
+    ])
+    .await;
     let config = config(&server, "");
     let (sandbox, answers) = tokio::task::spawn_blocking(move || two_prompts(config))
         .await
@@ -141,7 +136,11 @@ async fn rpc_and_the_inspect_command_show_what_was_sent() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn record_requests_false_writes_no_request_log() {
-    let server = FakeLlm::start(vec![reply(100, 0, 0), reply(120, 0, 0)]).await;
+    let server = FakeLlm::start(vec![
+        sonnet_cached_reply(100, 0, 0),
+        sonnet_cached_reply(120, 0, 0),
+    ])
+    .await;
     let config = config(&server, "[session]\nrecord_requests = false\n");
     let (sandbox, answers) = tokio::task::spawn_blocking(move || two_prompts(config))
         .await

@@ -91,11 +91,32 @@ async fn main_and_subagent(config: fn(&FakeLlm) -> WireConfig, script: Vec<Scrip
         "{agents:?}"
     );
     assert_eq!(agents.iter().filter(|a| **a == "subagent-1").count(), 1);
-    let turns: Vec<u32> = log.requests.iter().map(|r| r.sent.turn).collect();
-    assert_eq!(
-        (turns[0], turns[3]),
-        (1, 2),
-        "the report is the second prompt"
+    // A turn is one model call of the main agent and its tool calls: the spawn (1), the
+    // answer after it (2), the report's (3); the subagent's request carries the main
+    // turn it was sent in (the spawn's tool call, or the answer's model call).
+    let main_turns: Vec<u32> = log
+        .requests
+        .iter()
+        .filter(|r| r.sent.agent == "main")
+        .map(|r| r.sent.turn)
+        .collect();
+    assert_eq!(main_turns, [1, 2, 3]);
+    let sub = log
+        .requests
+        .iter()
+        .position(|r| r.sent.agent == "subagent-1")
+        .unwrap();
+    let sub_turn = log.requests[sub].sent.turn;
+    let main_before = log.requests[..sub]
+        .iter()
+        .rev()
+        .find(|r| r.sent.agent == "main");
+    let main_after = log.requests[sub..].iter().find(|r| r.sent.agent == "main");
+    assert!(
+        main_before.is_some_and(|m| m.sent.turn <= sub_turn)
+            && main_after.is_none_or(|m| sub_turn <= m.sent.turn)
+            && (1..=2).contains(&sub_turn),
+        "the subagent's request is in turn {sub_turn}, between the main agent's around it"
     );
     let indexes: Vec<usize> = log.requests.iter().map(|r| r.sent.index).collect();
     assert_eq!(indexes, [1, 2, 3, 4]);

@@ -6,6 +6,7 @@
 use crate::support::bin::{Sandbox, run};
 use crate::support::fake_llm::openai::{chunk, done_marker, finish, text_reply, tool};
 use crate::support::fake_llm::{FakeLlm, Scripted};
+use crate::support::mcp::server_line;
 use crate::support::mcp::{fixture_bin, log_lines, stdio_table};
 use crate::support::rpc::Rpc;
 use serde_json::{Value, json};
@@ -27,23 +28,6 @@ pub(super) fn call(name: &str, args: &str) -> Scripted {
         finish("tool_calls"),
         done_marker(),
     ])
-}
-
-pub(super) fn tools_offered(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|t| {
-                    t["function"]["name"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned()
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The tool message the model got back in `body`.
@@ -82,7 +66,11 @@ async fn print_mode_waits_for_the_server_and_calls_its_tool() {
     assert!(stderr.contains("✓ mcp__fixture__echo"), "{stderr}");
     let requests = server.requests();
     // The first request already offers the server's tools: it waited for the server.
-    assert!(tools_offered(&requests[0].body).contains(&"mcp__fixture__echo".to_owned()));
+    assert!(
+        requests[0]
+            .tools_offered()
+            .contains(&"mcp__fixture__echo".to_owned())
+    );
     assert_eq!(tool_message(&requests[1].body), "from the binary");
     assert_eq!(calls_logged(&log).len(), 1);
 }
@@ -142,7 +130,8 @@ async fn print_mode_skips_untrusted_project_servers_and_says_how_to_start_them()
     assert!(warning.contains("--trust-project-mcp"), "{warning}");
     assert!(warning.contains(".mcp.json"), "{warning}");
     assert!(
-        !tools_offered(&server.requests()[0].body)
+        !server.requests()[0]
+            .tools_offered()
             .iter()
             .any(|t| t.starts_with("mcp__"))
     );
@@ -164,7 +153,11 @@ async fn trust_project_mcp_starts_them() {
     assert_eq!(code, 0, "stderr: {stderr}");
     assert_eq!(stdout.trim(), "Got its pid.");
     assert!(!stderr.contains("skipped MCP server"), "{stderr}");
-    assert!(tools_offered(&server.requests()[0].body).contains(&"mcp__proj__pid".to_owned()));
+    assert!(
+        server.requests()[0]
+            .tools_offered()
+            .contains(&"mcp__proj__pid".to_owned())
+    );
     assert!(log_lines(&log).iter().any(|l| l.starts_with("call pid")));
 }
 
@@ -183,13 +176,7 @@ fn mcp_list_connects_and_prints_states_and_tools() {
         code, 1,
         "a failed server makes the exit code 1; stderr: {stderr}"
     );
-    let line = |name: &str| {
-        stdout
-            .lines()
-            .find(|l| l.starts_with(&format!("{name}  ")))
-            .unwrap_or_else(|| panic!("no line for {name}: {stdout}"))
-            .to_owned()
-    };
+    let line = |name: &str| server_line(&stdout, name);
     assert!(line("fixture").contains("ready · 9 tools"), "{stdout}");
     assert!(line("fixture").contains("mcp-fixture 1.0.0"), "{stdout}");
     assert!(

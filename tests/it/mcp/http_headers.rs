@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::bin::{Sandbox, run};
+use crate::support::mcp::server_line;
 use crate::support::mcp::{HttpFixture, http_table, log_lines};
 
 const TOKEN: &str = "tok-fixture-5b1e9d";
@@ -33,13 +34,7 @@ fn headers_and_the_bearer_token_reach_the_server_and_nowhere_else() {
         .env_remove("FIXTURE_UNSET_TOKEN");
     let (code, stdout, stderr) = run(cmd);
     assert_eq!(code, 1, "one server failed; stderr: {stderr}");
-    let line = |name: &str| {
-        stdout
-            .lines()
-            .find(|l| l.starts_with(&format!("{name}  ")))
-            .unwrap_or_else(|| panic!("no line for {name}: {stdout}"))
-            .to_owned()
-    };
+    let line = |name: &str| server_line(&stdout, name);
     assert!(line("web").contains("ready · 10 tools"), "{stdout}");
     assert!(
         line("nokey")

@@ -30,19 +30,7 @@ async fn streams_text_with_usage_cost_and_the_documented_headers() {
             .await;
 
     assert_eq!(events[0], LlmEvent::Start);
-    assert_eq!(
-        deltas(&events),
-        vec![
-            MessageDelta::Text {
-                index: 0,
-                text: "Hel".into()
-            },
-            MessageDelta::Text {
-                index: 0,
-                text: "lo \"world\"\n".into()
-            },
-        ]
-    );
+    assert_eq!(deltas(&events), text_deltas(0, &["Hel", "lo \"world\"\n"]));
     let message = done(&events);
     assert_eq!(message.text(), "Hello \"world\"\n");
     assert_eq!(message.stop_reason, StopReason::Stop);
@@ -335,19 +323,7 @@ async fn events_split_across_reads_with_crlf_comments_and_multi_line_data() {
             gate.notify_one();
         }
     }
-    assert_eq!(
-        deltas(&seen),
-        vec![
-            MessageDelta::Text {
-                index: 0,
-                text: "one ".into()
-            },
-            MessageDelta::Text {
-                index: 0,
-                text: "two".into()
-            },
-        ]
-    );
+    assert_eq!(deltas(&seen), text_deltas(0, &["one ", "two"]));
     assert_eq!(done(&seen).text(), "one two");
 }
 

@@ -37,19 +37,7 @@ async fn streams_text_with_cached_usage_and_no_key_for_a_local_server() {
     let events = run(&openai(&server), request("gpt-4o", "hi")).await;
 
     assert_eq!(events[0], LlmEvent::Start);
-    assert_eq!(
-        deltas(&events),
-        vec![
-            MessageDelta::Text {
-                index: 0,
-                text: "Hello".into()
-            },
-            MessageDelta::Text {
-                index: 0,
-                text: ", world".into()
-            },
-        ]
-    );
+    assert_eq!(deltas(&events), text_deltas(0, &["Hello", ", world"]));
     let message = done(&events);
     assert_eq!(message.text(), "Hello, world");
     assert_eq!(message.stop_reason, StopReason::Stop);

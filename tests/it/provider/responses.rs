@@ -26,19 +26,7 @@ async fn streams_text_with_cached_usage_and_sends_a_stateless_request() {
     )])
     .await;
     let events = run(&server, request("gpt-5", "hi")).await;
-    assert_eq!(
-        deltas(&events),
-        vec![
-            MessageDelta::Text {
-                index: 0,
-                text: "Hel".into()
-            },
-            MessageDelta::Text {
-                index: 0,
-                text: "lo".into()
-            },
-        ]
-    );
+    assert_eq!(deltas(&events), text_deltas(0, &["Hel", "lo"]));
     let message = done(&events);
     assert_eq!(message.text(), "Hello");
     assert_eq!(message.stop_reason, StopReason::Stop);

@@ -183,3 +183,44 @@ async fn the_turn_keys_move_between_turns() {
         claw_tui::replay::Control::Quit
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_replay_prices_the_session_as_the_live_run_did() {
+    let live = live_run().await;
+    let timeline = Timeline::load(&live.path).unwrap();
+    // `claw-tui replay` run without an API key resolves to the offline demo; the
+    // session's model has no known prices, so live said `cost n/a`, not `$0.0000`.
+    let (_home, settings) = crate::support::runtime::settings("");
+    let config = claw_tui::replay::app_config(&settings, &timeline).unwrap();
+    assert!(!config.offline);
+    let options = PlayOptions {
+        speed: 64.0,
+        real_time: false,
+    };
+    let mut replay = Replay::new(
+        Arc::new(timeline.clone()),
+        config,
+        options,
+        (120, 40),
+        Instant::now(),
+    );
+    play_out(&mut replay).await;
+    assert_eq!(live.app.status().cost_text(), "cost n/a");
+    assert_eq!(
+        replay.app().status().cost_text(),
+        live.app.status().cost_text()
+    );
+    assert!(
+        replay.app().status_parts().iter().any(|p| p == "cost n/a"),
+        "{:?}",
+        replay.app().status_parts()
+    );
+    // A session of the offline demo was free live, and is in its replay.
+    let mut demo = timeline;
+    demo.model = claw_tui::config::DEMO_MODEL.to_owned();
+    assert!(
+        claw_tui::replay::app_config(&settings, &demo)
+            .unwrap()
+            .offline
+    );
+}

@@ -2,6 +2,7 @@
 //! The system prompt: identity, AGENTS.md from the git root down plus the global one,
 //! memory, skills, truncation of oversized files, and missing files.
 
+use crate::support::write_creating_dirs;
 use chrono::NaiveDate;
 use claw_tui::runtime::context::{
     MAX_FILE_BYTES, ProjectContext, SkillScope, agents_files, build_system_prompt,
@@ -10,11 +11,6 @@ use claw_tui::runtime::context::{
 use std::fs;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
-
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
 
 fn date() -> NaiveDate {
     NaiveDate::from_ymd_opt(2025, 1, 15).unwrap()
@@ -47,10 +43,10 @@ fn layout() -> Layout {
     fs::create_dir_all(repo.join(".git")).unwrap();
     fs::create_dir_all(&workspace).unwrap();
     fs::create_dir_all(&config).unwrap();
-    write(&outside.join("AGENTS.md"), "OUTSIDE RULES");
-    write(&repo.join("AGENTS.md"), "ROOT RULES");
-    write(&workspace.join("AGENTS.md"), "WORKSPACE RULES");
-    write(&config.join("AGENTS.md"), "GLOBAL RULES");
+    write_creating_dirs(&outside.join("AGENTS.md"), "OUTSIDE RULES");
+    write_creating_dirs(&repo.join("AGENTS.md"), "ROOT RULES");
+    write_creating_dirs(&workspace.join("AGENTS.md"), "WORKSPACE RULES");
+    write_creating_dirs(&config.join("AGENTS.md"), "GLOBAL RULES");
     Layout {
         repo: repo.canonicalize().unwrap(),
         workspace: workspace.canonicalize().unwrap(),
@@ -88,8 +84,8 @@ fn without_a_git_repository_only_the_workspace_and_global_files_apply() {
     let parent = dir.path().join("parent");
     let workspace = parent.join("ws");
     let config = dir.path().join("config");
-    write(&parent.join("AGENTS.md"), "PARENT RULES");
-    write(&workspace.join("AGENTS.md"), "WS RULES");
+    write_creating_dirs(&parent.join("AGENTS.md"), "PARENT RULES");
+    write_creating_dirs(&workspace.join("AGENTS.md"), "WS RULES");
     let files = agents_files(&workspace, &config);
     assert_eq!(files, [workspace.canonicalize().unwrap().join("AGENTS.md")]);
     let prompt = build_system_prompt_on(date(), &ctx(&workspace, &config), &[], None);
@@ -136,24 +132,24 @@ fn identity_names_the_workspace_date_and_tools() {
 #[test]
 fn memory_skills_and_extra_instructions_are_included() {
     let l = layout();
-    write(
+    write_creating_dirs(
         &l.workspace.join(".claw-tui/MEMORY.md"),
         "- The user prefers tabs.\n",
     );
-    write(
+    write_creating_dirs(
         &l.workspace.join(".claw-tui/skills/release/SKILL.md"),
         "---\nname: release\ndescription: \"Cut a release: bump, tag, publish\"\n---\n# Release\nSteps...",
     );
-    write(
+    write_creating_dirs(
         &l.workspace.join(".claw-tui/skills/triage/SKILL.md"),
         "# Triage incoming issues\n\nLabel them.",
     );
     // A global skill of the same name is hidden by the workspace one.
-    write(
+    write_creating_dirs(
         &l.config.join("skills/release/SKILL.md"),
         "---\nname: release\ndescription: the old global way\n---\n",
     );
-    write(
+    write_creating_dirs(
         &l.config.join("skills/deploy/SKILL.md"),
         "---\nname: deploy\ndescription: >\n  Deploy to production\n  after checks.\n---\nbody",
     );
@@ -215,7 +211,7 @@ fn missing_files_leave_only_the_identity() {
         assert!(!prompt.contains(section), "{section} without files");
     }
     // Blank files count as missing.
-    write(&workspace.join("AGENTS.md"), "\n   \n");
+    write_creating_dirs(&workspace.join("AGENTS.md"), "\n   \n");
     let again = build_system_prompt_on(date(), &ctx(&workspace, dir.path()), &[], None);
     assert!(!again.contains("# Instructions"));
 }
@@ -225,7 +221,7 @@ fn an_oversized_file_is_truncated_with_a_note() {
     let l = layout();
     // Multi-byte characters straddle the cut, which must not produce broken text.
     let big = "é".repeat(MAX_FILE_BYTES);
-    write(&l.workspace.join("AGENTS.md"), &big);
+    write_creating_dirs(&l.workspace.join("AGENTS.md"), &big);
     let prompt = build_system_prompt_on(date(), &ctx(&l.workspace, &l.config), &[], None);
     let note = format!(
         "[Truncated: {} is {} bytes; only the first {MAX_FILE_BYTES} bytes are shown here. \
@@ -279,10 +275,10 @@ fn claude_md_is_read_where_a_directory_has_no_agents_md_and_the_prompt_names_the
     let l = layout();
     // The workspace has both: AGENTS.md only. The root has CLAUDE.md only.
     fs::remove_file(l.repo.join("AGENTS.md")).unwrap();
-    write(&l.repo.join("CLAUDE.md"), "ROOT CLAUDE RULES");
-    write(&l.workspace.join("CLAUDE.md"), "WORKSPACE CLAUDE RULES");
+    write_creating_dirs(&l.repo.join("CLAUDE.md"), "ROOT CLAUDE RULES");
+    write_creating_dirs(&l.workspace.join("CLAUDE.md"), "WORKSPACE CLAUDE RULES");
     fs::remove_file(l.config.join("AGENTS.md")).unwrap();
-    write(&l.config.join("CLAUDE.md"), "GLOBAL CLAUDE RULES");
+    write_creating_dirs(&l.config.join("CLAUDE.md"), "GLOBAL CLAUDE RULES");
     let context = ctx(&l.workspace, &l.config);
     assert_eq!(
         context.instruction_files,
@@ -303,7 +299,7 @@ fn claude_md_is_read_where_a_directory_has_no_agents_md_and_the_prompt_names_the
         l.workspace.join("AGENTS.md").display()
     )));
     // The same cap applies to a CLAUDE.md.
-    write(&l.repo.join("CLAUDE.md"), &"x".repeat(MAX_FILE_BYTES + 10));
+    write_creating_dirs(&l.repo.join("CLAUDE.md"), &"x".repeat(MAX_FILE_BYTES + 10));
     let prompt = build_system_prompt_on(date(), &ctx(&l.workspace, &l.config), &[], None);
     assert!(prompt.contains(&format!(
         "[Truncated: {} is {} bytes",

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use crate::support::cron::*;
+use crate::support::names_in;
 use claw_tui::agent::{Tool, ToolUpdates};
 use claw_tui::runtime::cron::{Clock, CronService, RunStatus};
 use claw_tui::tools::cron::{CronSchedule, CronTool};
@@ -18,15 +19,6 @@ async fn call(tool: &CronTool<CronService>, args: serde_json::Value) -> (bool, S
         .execute("c1", args, CancellationToken::new(), ToolUpdates::discard())
         .await;
     (r.is_error, r.content)
-}
-
-fn file_names(dir: &std::path::Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[tokio::test(start_paused = true)]
@@ -70,10 +62,7 @@ async fn a_corrupt_file_at_start_keeps_the_tool_and_says_what_is_wrong() {
         std::fs::read_to_string(&path).unwrap(),
         "{\"version\": 1, \"jobs\": ["
     );
-    assert_eq!(
-        file_names(path.parent().unwrap()),
-        ["jobs.json", "jobs.lock"]
-    );
+    assert_eq!(names_in(path.parent().unwrap()), ["jobs.json", "jobs.lock"]);
 
     // Moved away: the service recovers and says so.
     std::fs::rename(&path, path.with_extension("broken")).unwrap();

@@ -2,19 +2,13 @@
 //! kind (time zones with DST changes included), due windows, and invalid input.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use chrono::{DateTime, Utc};
+use crate::support::cron::utc;
 use claw_tui::runtime::cron::ScheduleError;
 use claw_tui::runtime::cron::schedule::{
     CompiledSchedule, JobSchedule, parse_at, validate, validate_with_local,
 };
 use claw_tui::runtime::cron::zone::Zone;
 use claw_tui::tools::cron::CronSchedule;
-
-fn utc(text: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(text)
-        .unwrap()
-        .with_timezone(&Utc)
-}
 
 fn cron(expr: &str, tz: &str) -> CompiledSchedule {
     CompiledSchedule::compile(&JobSchedule::Cron {

@@ -3,6 +3,8 @@
 //! pause/resume/remove, and the `cron` tool over the real service.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use crate::support::cron::utc;
+use crate::support::names_in;
 use chrono::{DateTime, Utc};
 use claw_tui::agent::{Tool, ToolUpdates};
 use claw_tui::runtime::cron::{
@@ -10,7 +12,7 @@ use claw_tui::runtime::cron::{
 };
 use claw_tui::tools::cron::{CronSchedule, CronTool};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
@@ -27,12 +29,6 @@ impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
         *self.0.lock().unwrap()
     }
-}
-
-fn utc(text: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(text)
-        .unwrap()
-        .with_timezone(&Utc)
 }
 
 struct Env {
@@ -88,15 +84,6 @@ fn expr(e: &str, tz: &str) -> CronSchedule {
         expr: e.into(),
         tz: Some(tz.into()),
     }
-}
-
-fn file_names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]
@@ -183,7 +170,7 @@ fn writes_are_atomic_and_leave_no_temp_files() {
             service.remove(&job.id).unwrap();
         }
     }
-    assert_eq!(file_names(&env.dir()), ["jobs.json", "jobs.lock"]);
+    assert_eq!(names_in(&env.dir()), ["jobs.json", "jobs.lock"]);
     assert_eq!(env.jobs_json()["jobs"].as_array().unwrap().len(), 5);
 }
 

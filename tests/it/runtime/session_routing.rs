@@ -4,6 +4,7 @@
 //! its own pending notifications, so a restart does not lose them.
 
 use crate::support::cron::{Env, next, recorder, t0};
+use crate::support::gating::held;
 use crate::support::runs::user_texts;
 use crate::support::{Reply, ScriptedProvider, until_agent_end};
 use claw_tui::agent::{Agent, AgentEvent, EventKind, Message};
@@ -170,10 +171,7 @@ async fn a_notification_for_no_known_session_goes_to_the_active_one() {
 #[tokio::test]
 async fn the_active_session_records_what_waits_so_a_restart_delivers_it() {
     let gate = Arc::new(Notify::new());
-    let text = match Reply::text(&["busy"]) {
-        Reply::Events(events) => Reply::Gated(Vec::new(), gate.clone(), events),
-        _ => unreachable!(),
-    };
+    let text = held(Reply::text(&["busy"]), &gate);
     let f = fixture(vec![text]);
     let active = f.create();
     let id = active.id().to_owned();
@@ -316,10 +314,7 @@ async fn a_notification_another_process_parks_for_the_open_session_is_delivered_
 #[tokio::test]
 async fn a_notification_parked_during_a_run_is_delivered_after_it() {
     let gate = Arc::new(Notify::new());
-    let busy = match Reply::text(&["busy"]) {
-        Reply::Events(events) => Reply::Gated(Vec::new(), gate.clone(), events),
-        _ => unreachable!(),
-    };
+    let busy = held(Reply::text(&["busy"]), &gate);
     let mut f = fixture(vec![busy, Reply::text(&["thanks"])]);
     let active = f.create();
     let id = active.id().to_owned();

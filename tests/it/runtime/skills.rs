@@ -3,19 +3,18 @@
 //! global directories, nearest-wins shadowing, same-level duplicates, the prompt budget
 //! and its warning, and read-only file access to skills outside the workspace.
 
+use crate::support::call;
 use crate::support::runtime::settings;
-use claw_tui::agent::{Tool, ToolResult, ToolUpdates};
 use claw_tui::runtime::context::skills::skill_levels;
 use claw_tui::runtime::context::{
     ProjectContext, SkillScope, build_system_prompt_on, discover_skills, list_skills, skill_budget,
 };
 use claw_tui::tools::fs::{ListDirTool, ReadFileTool, WriteFileTool};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tempfile::TempDir;
-use tokio_util::sync::CancellationToken;
 
 fn skill(dir: &Path, name: &str, description: &str) -> PathBuf {
     let path = dir.join(name).join("SKILL.md");
@@ -375,16 +374,6 @@ async fn skill_files_outside_the_workspace_are_readable_and_never_writable() {
     let refused = call(&write, json!({"path": new_file, "content": "pwned"})).await;
     assert!(refused.is_error);
     assert!(!new_file.exists());
-}
-
-async fn call(tool: &dyn Tool, args: Value) -> ToolResult {
-    tool.execute(
-        "call-1",
-        args,
-        CancellationToken::new(),
-        ToolUpdates::discard(),
-    )
-    .await
 }
 
 #[test]

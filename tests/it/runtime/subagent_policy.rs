@@ -5,6 +5,7 @@
 //! ask, nor use tools that `[tools] disabled` removes; its approval requests name it;
 //! and a run a cron job starts is held to the same rules. Checked on the file system.
 
+use crate::support::exec::scripted_asker;
 use crate::support::runtime::{RoutingProvider, settings, until_runtime};
 use crate::support::{DEADLINE, Reply, sent_results};
 use claw_tui::agent::{AgentEvent, EventKind};
@@ -13,16 +14,13 @@ use claw_tui::runtime::RuntimeEvent;
 use claw_tui::setup::{MainRuntime, start_runtime_with};
 use claw_tui::tools::cron::CronSchedule;
 use claw_tui::tools::exec::{
-    ALWAYS_DENY_REASON, ApprovalAsker, ApprovalDecision, ApprovalRequest, Approver,
-    NOBODY_TO_ASK_REASON, USER_DENIED_REASON,
+    ALWAYS_DENY_REASON, ApprovalDecision, Approver, NOBODY_TO_ASK_REASON, USER_DENIED_REASON,
 };
 use claw_tui::tools::message::MessageSender;
 use claw_tui::tools::policy::SubagentRef;
-use futures::FutureExt;
 use serde_json::json;
-use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tempfile::TempDir;
 
 const PROMPT: &str = "do the task in the background";
@@ -95,25 +93,6 @@ fn exec_call(id: &str, command: &str) -> Reply {
     Reply::tool_calls(&[(id, "exec", json!({"command": command}))])
 }
 
-/// An asker answering from a script and recording what it was asked.
-fn scripted_asker(
-    answers: &[ApprovalDecision],
-) -> (ApprovalAsker, Arc<Mutex<Vec<ApprovalRequest>>>) {
-    let answers = Arc::new(Mutex::new(answers.iter().copied().collect::<VecDeque<_>>()));
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let log = asked.clone();
-    let asker: ApprovalAsker = Arc::new(move |request| {
-        log.lock().unwrap().push(request);
-        let answer = answers
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or(ApprovalDecision::Deny);
-        async move { answer }.boxed()
-    });
-    (asker, asked)
-}
-
 fn assert_untouched(workspace: &Path) {
     let left: Vec<String> = std::fs::read_dir(workspace)
         .unwrap()
@@ -122,13 +101,12 @@ fn assert_untouched(workspace: &Path) {
     assert!(left.is_empty(), "the workspace must stay empty: {left:?}");
 }
 
-#[tokio::test]
-async fn a_subagent_under_always_deny_cannot_run_exec_even_with_an_approving_user() {
-    // The user would approve anything; always-deny must win without asking.
-    let (asker, asked) = scripted_asker(&[ApprovalDecision::Allow; 4]);
+/// A subagent under `config` and `approver` calls exec with [`HOSTILE`]: the command
+/// never runs, the workspace stays empty, and the model is told `reason` as an error.
+async fn hostile_exec_is_refused(config: &str, approver: Approver, reason: &str) {
     let mut h = Hostile::start(
-        "[exec]\napproval = \"always-deny\"\n",
-        Approver::Ask(asker),
+        config,
+        approver,
         vec![
             exec_call("s1", HOSTILE),
             Reply::text(&["Could not run it."]),
@@ -138,27 +116,31 @@ async fn a_subagent_under_always_deny_cannot_run_exec_even_with_an_approving_use
     assert!(!h.exists("exec-ran"), "the command ran");
     assert_untouched(&h.workspace);
     let results = sent_results(&requests[1]);
-    assert_eq!(results[0].content, ALWAYS_DENY_REASON);
+    assert_eq!(results[0].content, reason);
     assert!(results[0].is_error);
+}
+
+#[tokio::test]
+async fn a_subagent_under_always_deny_cannot_run_exec_even_with_an_approving_user() {
+    // The user would approve anything; always-deny must win without asking.
+    let (asker, asked) = scripted_asker(&[ApprovalDecision::Allow; 4]);
+    hostile_exec_is_refused(
+        "[exec]\napproval = \"always-deny\"\n",
+        Approver::Ask(asker),
+        ALWAYS_DENY_REASON,
+    )
+    .await;
     assert!(asked.lock().unwrap().is_empty(), "always-deny asks nobody");
 }
 
 #[tokio::test]
 async fn a_subagent_in_ask_mode_with_nobody_to_ask_is_denied_with_a_reason() {
-    let mut h = Hostile::start(
+    hostile_exec_is_refused(
         "[exec]\napproval = \"ask\"\n",
         Approver::Nobody,
-        vec![
-            exec_call("s1", HOSTILE),
-            Reply::text(&["Could not run it."]),
-        ],
-    );
-    let requests = h.run().await;
-    assert!(!h.exists("exec-ran"), "the command ran");
-    assert_untouched(&h.workspace);
-    let results = sent_results(&requests[1]);
-    assert_eq!(results[0].content, NOBODY_TO_ASK_REASON);
-    assert!(results[0].is_error);
+        NOBODY_TO_ASK_REASON,
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -3,6 +3,7 @@
 //! idle and after the run when busy (in order, never lost), and subagent results
 //! reaching the main agent through the bus.
 
+use crate::support::gating::held;
 use crate::support::runs::user_texts;
 use crate::support::runtime::{RoutingProvider, is_status, until_runtime};
 use crate::support::{Reply, ScriptedProvider, until_agent_end};
@@ -15,14 +16,6 @@ use claw_tui::tools::spawn::SpawnTool;
 use serde_json::json;
 use std::sync::Arc;
 use tokio::sync::{Notify, mpsc};
-
-/// A text reply that waits for `gate` before it streams anything.
-fn gated_text(gate: &Arc<Notify>, text: &str) -> Reply {
-    match Reply::text(&[text]) {
-        Reply::Events(events) => Reply::Gated(Vec::new(), gate.clone(), events),
-        _ => unreachable!(),
-    }
-}
 
 fn system(sender: &str, content: &str) -> InboundMessage {
     InboundMessage::new(SYSTEM_CHANNEL, sender, "direct", content)
@@ -64,7 +57,7 @@ async fn pending_reaches(rx: &mut mpsc::UnboundedReceiver<RuntimeEvent>, count: 
 async fn submit_and_steer_start_a_run_when_idle_and_queue_while_running() {
     let gate = Arc::new(Notify::new());
     let mut f = fixture(vec![
-        gated_text(&gate, "first"),
+        held(Reply::text(&["first"]), &gate),
         Reply::text(&["after follow-up"]),
         Reply::text(&["steered from idle"]),
     ]);
@@ -137,7 +130,7 @@ async fn a_notification_while_idle_starts_a_run_at_once() {
 async fn notifications_during_a_run_wait_and_follow_it_in_order() {
     let gate = Arc::new(Notify::new());
     let mut f = fixture(vec![
-        gated_text(&gate, "busy answer"),
+        held(Reply::text(&["busy answer"]), &gate),
         Reply::text(&["handled both"]),
     ]);
     assert_eq!(f.supervisor.submit("work"), SupervisorOutcome::Started);
@@ -271,13 +264,13 @@ async fn subagent_results_reach_the_main_agent_after_its_run_in_order() {
             ("call-a", "spawn", json!({"task": "task A", "label": "A"})),
             ("call-b", "spawn", json!({"task": "task B", "label": "B"})),
         ]),
-        gated_text(&main_gate, "Both are running."),
+        held(Reply::text(&["Both are running."]), &main_gate),
         Reply::text(&["Got both results."]),
     ]);
     let sub_provider = RoutingProvider::new();
     let b_gate = Arc::new(Notify::new());
     sub_provider.route("task A", vec![Reply::text(&["A result"])]);
-    sub_provider.route("task B", vec![gated_text(&b_gate, "B result")]);
+    sub_provider.route("task B", vec![held(Reply::text(&["B result"]), &b_gate)]);
 
     let bus = MessageBus::new();
     let (tx, mut runtime_events) = runtime_channel();
@@ -399,10 +392,7 @@ async fn a_keypress_racing_a_notification_is_neither_lost_nor_duplicated() {
 #[tokio::test]
 async fn a_follow_up_left_queued_when_a_run_fails_starts_the_next_run() {
     let gate = Arc::new(Notify::new());
-    let failing = match Reply::error("overloaded") {
-        Reply::Events(events) => Reply::Gated(Vec::new(), gate.clone(), events),
-        _ => unreachable!(),
-    };
+    let failing = held(Reply::error("overloaded"), &gate);
     let mut f = fixture(vec![failing, Reply::text(&["answering the follow-up"])]);
     assert_eq!(f.supervisor.submit("first"), SupervisorOutcome::Started);
     assert_eq!(
@@ -434,7 +424,7 @@ async fn a_follow_up_left_queued_when_a_run_fails_starts_the_next_run() {
 async fn a_message_sent_after_a_run_stopped_at_its_turn_limit_waits_behind_its_follow_ups() {
     let gate = Arc::new(Notify::new());
     let mut f = fixture(vec![
-        gated_text(&gate, "first answer"),
+        held(Reply::text(&["first answer"]), &gate),
         Reply::text(&["answer to the follow-up"]),
         Reply::text(&["answer to the newest"]),
     ]);

@@ -3,8 +3,9 @@
 //! fall between them: a message queued in the moment between a run's last look at its
 //! queue and that run's end is never overtaken by one sent later.
 
+use crate::support::reading::user_messages_in_history;
 use crate::support::{Reply, ScriptedProvider, until_agent_end};
-use claw_tui::agent::{Agent, AgentEvent, EventKind, Message, QueueKind};
+use claw_tui::agent::{Agent, AgentEvent, EventKind, QueueKind};
 use claw_tui::runtime::{MessageBus, Supervisor, runtime_channel};
 use tokio::sync::mpsc;
 
@@ -48,16 +49,7 @@ async fn send_and_settle(b: &mut Burst) -> Vec<String> {
         }
         until_agent_end(&mut b.ends).await;
     }
-    b.supervisor
-        .agent()
-        .state()
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::User(u) => Some(u.content.clone()),
-            _ => None,
-        })
-        .collect()
+    user_messages_in_history(b.supervisor.agent())
 }
 
 fn sent() -> Vec<String> {

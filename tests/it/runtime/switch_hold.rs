@@ -2,9 +2,10 @@
 //! no path (an early return, an error, a panic) can leave the supervisor held.
 
 use crate::support::runs::user_texts;
+use crate::support::runtime::subagent_result;
 use crate::support::{Reply, ScriptedProvider, until_agent_end};
 use claw_tui::agent::{Agent, AgentEvent, EventKind};
-use claw_tui::runtime::{InboundMessage, MessageBus, SYSTEM_CHANNEL, Supervisor, runtime_channel};
+use claw_tui::runtime::{MessageBus, Supervisor, runtime_channel};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -22,10 +23,6 @@ fn start(
     (provider, supervisor, ends)
 }
 
-fn result(content: &str) -> InboundMessage {
-    InboundMessage::new(SYSTEM_CHANNEL, "subagent", "", content)
-}
-
 /// A switch that takes the hold and then fails half-way, as opening a file does.
 fn switch_that_fails(supervisor: &Supervisor, missing: &std::path::Path) -> std::io::Result<()> {
     let _hold = supervisor.hold_for_switch();
@@ -38,7 +35,7 @@ async fn nothing_is_delivered_until_the_last_hold_is_dropped() {
     let (provider, supervisor, mut ends) = start(vec![Reply::text(&["noted"])]);
     let first = supervisor.hold_for_switch();
     let second = supervisor.hold_for_switch();
-    supervisor.notify(result("scan finished"));
+    supervisor.notify(subagent_result("scan finished"));
     drop(first);
     // Delivery happens under the supervisor's lock, in the call that allows it: had the
     // first drop released the hold, the run would have started by now.
@@ -57,7 +54,7 @@ async fn a_switch_that_returns_early_with_an_error_leaves_the_supervisor_unheld(
     let (provider, supervisor, mut ends) = start(vec![Reply::text(&["noted"])]);
     let missing = tempfile::tempdir().unwrap().path().join("gone.jsonl");
     let hold = supervisor.hold_for_switch();
-    supervisor.notify(result("arrived mid-switch"));
+    supervisor.notify(subagent_result("arrived mid-switch"));
     let failed = switch_that_fails(&supervisor, &missing);
     assert!(failed.is_err());
     // The outer hold still stands; once it goes too, what waited is delivered.
@@ -77,7 +74,7 @@ async fn a_switch_that_panics_leaves_the_supervisor_unheld() {
     let switching = supervisor.clone();
     let joined = tokio::spawn(async move {
         let _hold = switching.hold_for_switch();
-        switching.notify(result("arrived before the panic"));
+        switching.notify(subagent_result("arrived before the panic"));
         panic!("the switch broke down");
     })
     .await;
@@ -91,7 +88,7 @@ async fn a_switch_that_panics_leaves_the_supervisor_unheld() {
 async fn a_hold_dropped_after_stop_starts_nothing() {
     let (provider, supervisor, _ends) = start(vec![Reply::text(&["too late"])]);
     let quitting = supervisor.hold_for_switch();
-    supervisor.notify(result("arrived while quitting"));
+    supervisor.notify(subagent_result("arrived while quitting"));
     supervisor.stop().await;
     drop(quitting);
     assert!(!supervisor.held_for_switch());

@@ -3,28 +3,19 @@
 //! (the next prompt says the previous one got no complete answer).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use crate::support::reading::request_transcript;
 use crate::support::{DEADLINE, Reply, ScriptedProvider, until_agent_end};
 use claw_tui::agent::{Agent, Message, MessageDelta, StopReason};
-use claw_tui::llm::{LlmEvent, LlmMessage};
+use claw_tui::llm::LlmEvent;
 use claw_tui::session::{
     self, Entry, STOPPED_BEFORE_ANSWER, STOPPED_WHILE_STREAMING, SessionWriter, streaming_path,
 };
 use std::path::Path;
 use std::time::Instant;
 
+/// What the last request sent, as [`request_transcript`] lines.
 fn user_texts(provider: &ScriptedProvider) -> Vec<String> {
-    let requests = provider.requests();
-    requests
-        .last()
-        .unwrap()
-        .messages
-        .iter()
-        .map(|m| match m {
-            LlmMessage::User(u) => format!("user:{}", u.content),
-            LlmMessage::Assistant(a) => format!("assistant:{}", a.text()),
-            LlmMessage::ToolResult(r) => format!("tool:{}", r.content),
-        })
-        .collect()
+    request_transcript(provider.requests().last().unwrap())
 }
 
 /// Waits (bounded) until the side file holds streamed deltas.

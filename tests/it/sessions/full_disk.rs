@@ -47,6 +47,30 @@ impl SessionSink for FullDisk {
     }
 }
 
+/// A session writer in `dir` whose file sink is a [`FullDisk`] with `budget`, counting
+/// its appends in `appends`.
+fn writer_on_full_disk(
+    dir: &std::path::Path,
+    budget: &Arc<Mutex<Option<usize>>>,
+    appends: &Arc<AtomicUsize>,
+) -> SessionWriter {
+    let (budget, appends) = (budget.clone(), appends.clone());
+    SessionWriter::create_wrapped(
+        dir,
+        dir,
+        "p",
+        "m",
+        Box::new(move |inner| {
+            Box::new(FullDisk {
+                inner,
+                budget,
+                appends,
+            })
+        }),
+    )
+    .unwrap()
+}
+
 fn message(i: usize) -> Entry {
     Entry::Message {
         timestamp: i as u64,
@@ -59,21 +83,7 @@ async fn a_failing_write_is_cut_back_reported_and_retried_in_order_at_the_next_s
     let data = tempfile::tempdir().unwrap();
     let budget = Arc::new(Mutex::new(None));
     let appends = Arc::new(AtomicUsize::new(0));
-    let (b, a) = (budget.clone(), appends.clone());
-    let writer = SessionWriter::create_wrapped(
-        data.path(),
-        data.path(),
-        "p",
-        "m",
-        Box::new(move |inner| {
-            Box::new(FullDisk {
-                inner,
-                budget: b,
-                appends: a,
-            })
-        }),
-    )
-    .unwrap();
+    let writer = writer_on_full_disk(data.path(), &budget, &appends);
     let path = writer.path().to_path_buf();
     let mut status = writer.status();
     for i in 0..3 {
@@ -159,21 +169,7 @@ async fn a_failing_write_is_cut_back_reported_and_retried_in_order_at_the_next_s
 async fn closing_while_the_disk_is_still_full_says_what_is_missing() {
     let data = tempfile::tempdir().unwrap();
     let budget = Arc::new(Mutex::new(Some(0)));
-    let b = budget.clone();
-    let writer = SessionWriter::create_wrapped(
-        data.path(),
-        data.path(),
-        "p",
-        "m",
-        Box::new(move |inner| {
-            Box::new(FullDisk {
-                inner,
-                budget: b,
-                appends: Arc::default(),
-            })
-        }),
-    )
-    .unwrap();
+    let writer = writer_on_full_disk(data.path(), &budget, &Arc::default());
     writer.append(&message(0));
     let status = writer.close().await;
     assert!(!status.is_saved());

@@ -4,10 +4,11 @@
 //! messages back in the agent.
 
 use crate::support::control::Rig;
+use crate::support::gating::held;
 use crate::support::runs::user_texts;
+use crate::support::runtime::subagent_result;
 use crate::support::{Reply, until_agent_end};
 use claw_tui::agent::{EventKind, Message, QueueKind};
-use claw_tui::runtime::{InboundMessage, SYSTEM_CHANNEL};
 use claw_tui::session::{
     self, Entry, OpenedSession, Resume, SessionService, SessionTarget, SessionWriter, SwitchError,
 };
@@ -25,10 +26,6 @@ fn service(rig: &Rig) -> SessionService {
 
 fn writer(rig: &Rig) -> SessionWriter {
     SessionWriter::create(&rig.settings.data_dir, rig.ws(), "demo", "scripted").unwrap()
-}
-
-fn result(content: &str) -> InboundMessage {
-    InboundMessage::new(SYSTEM_CHANNEL, "subagent", "", content)
 }
 
 #[tokio::test]
@@ -55,7 +52,7 @@ async fn a_switch_that_fails_leaves_the_supervisor_unheld() {
     assert!(!supervisor.held_for_switch());
     // Nothing waits for a `ready` that will never come: a result goes in at once.
     let mut ends = rig.main.agent.subscribe(Some(&[EventKind::AgentEnd]));
-    supervisor.notify(result("scan finished"));
+    supervisor.notify(subagent_result("scan finished"));
     until_agent_end(&mut ends).await;
     assert!(user_texts(&rig.provider.requests()[0])[0].contains("scan finished"));
     in_use.close().await;
@@ -64,10 +61,7 @@ async fn a_switch_that_fails_leaves_the_supervisor_unheld() {
 #[tokio::test]
 async fn a_switch_during_a_run_is_refused_and_leaves_nothing_held() {
     let gate = Arc::new(Notify::new());
-    let busy = match Reply::text(&["done"]) {
-        Reply::Events(events) => Reply::Gated(Vec::new(), gate.clone(), events),
-        _ => unreachable!(),
-    };
+    let busy = held(Reply::text(&["done"]), &gate);
     let rig = Rig::start("", &[], vec![busy]);
     let mut sessions = service(&rig);
     let mut starts = rig.main.agent.subscribe(Some(&[EventKind::AgentStart]));
@@ -88,7 +82,7 @@ async fn a_switch_holds_deliveries_until_the_session_is_shown() {
     let supervisor = &rig.main.supervisor;
     let entered = sessions.switch(SessionTarget::New).await.unwrap().unwrap();
     assert!(supervisor.held_for_switch());
-    supervisor.notify(result("arrived during the switch"));
+    supervisor.notify(subagent_result("arrived during the switch"));
     assert!(rig.provider.requests().is_empty());
     assert_eq!(supervisor.pending_count(), 1);
     let mut ends = rig.main.agent.subscribe(Some(&[EventKind::AgentEnd]));

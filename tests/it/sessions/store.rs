@@ -1,12 +1,12 @@
 //! The session store: round trips, resume, torn lines, versions, locks, export.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use crate::support::reading::request_transcript;
 use crate::support::{Reply, ScriptedProvider, until_agent_end};
 use claw_tui::agent::{
     Agent, AssistantMessage, Block, Message, NoticeLevel, NotificationMessage, StopReason,
     ToolResultMessage, UserMessage,
 };
-use claw_tui::llm::LlmMessage;
 use claw_tui::runtime::InboundMessage;
 use claw_tui::session::{self, Entry, SessionError, SessionWriter, export};
 use serde_json::json;
@@ -226,15 +226,7 @@ async fn a_resumed_session_continues_with_its_history_and_queues() {
     resumed.prompt("second question").unwrap();
     until_agent_end(&mut events).await;
     let request = &provider.requests()[0];
-    let texts: Vec<String> = request
-        .messages
-        .iter()
-        .map(|m| match m {
-            LlmMessage::User(u) => format!("user:{}", u.content),
-            LlmMessage::Assistant(a) => format!("assistant:{}", a.text()),
-            LlmMessage::ToolResult(r) => format!("tool:{}", r.content),
-        })
-        .collect();
+    let texts = request_transcript(request);
     assert_eq!(
         texts,
         [

@@ -10,6 +10,17 @@ pub struct Sandbox {
     pub dir: TempDir,
 }
 
+/// The environment that would pick a provider, a model or a key for the binary: cleared
+/// for every run, so a developer's own settings never reach a test.
+pub const PROVIDER_ENV: [&str; 6] = [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "CLAW_TUI_PROVIDER",
+    "CLAW_TUI_MODEL",
+];
+
 impl Sandbox {
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
@@ -42,14 +53,7 @@ impl Sandbox {
             .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
             .env("CLAW_TUI_DEMO_PACE_MS", "0")
             .stdin(Stdio::null());
-        for var in [
-            "ANTHROPIC_API_KEY",
-            "ANTHROPIC_BASE_URL",
-            "OPENAI_API_KEY",
-            "OPENAI_BASE_URL",
-            "CLAW_TUI_PROVIDER",
-            "CLAW_TUI_MODEL",
-        ] {
+        for var in PROVIDER_ENV {
             cmd.env_remove(var);
         }
         cmd
@@ -57,6 +61,15 @@ impl Sandbox {
 }
 
 impl Sandbox {
+    /// The workspace's cron directory (`jobs.json`, the scheduler lock, inboxes).
+    pub fn cron_dir(&self) -> PathBuf {
+        let workspace = std::fs::canonicalize(self.workspace()).unwrap();
+        self.dir
+            .path()
+            .join("data/claw-tui/cron")
+            .join(claw_tui::runtime::cron::workspace_slug(&workspace))
+    }
+
     /// The session files (not their side files) of every workspace, oldest name first.
     pub fn session_files(&self) -> Vec<PathBuf> {
         let root = self.dir.path().join("data/claw-tui/sessions");

@@ -110,3 +110,40 @@ pub fn compaction_ends(events: &[AgentEvent]) -> Vec<CompactionEnd> {
         })
         .collect()
 }
+
+/// A sandbox on `server` with the settings of [`settings`] and a window of [`WINDOW`],
+/// whose workspace holds `a.txt` and `b.txt` of 6,000 bytes each (reading both fills
+/// the window past the threshold).
+pub fn two_big_files_on(server: &FakeLlm) -> super::bin::Sandbox {
+    let sandbox = super::bin::Sandbox::new();
+    std::fs::write(sandbox.workspace().join("a.txt"), "a".repeat(6_000)).unwrap();
+    std::fs::write(sandbox.workspace().join("b.txt"), "b".repeat(6_000)).unwrap();
+    sandbox.write_config(&format!(
+        "provider = \"local\"\n\n[compaction]\nreserve_tokens = 2000\nkeep_recent_tokens = 2500\n\n\
+         [providers.local]\napi = \"openai\"\nbase_url = \"{}/v1\"\nmodel = \"local-model\"\n\
+         context_window = 8000\n",
+        server.url()
+    ));
+    sandbox
+}
+
+/// `turns` earlier exchanges of about 1,000 bytes a message (a question and its
+/// answer each), to give a history something to compact.
+pub fn earlier_history(turns: usize) -> Vec<claw_tui::agent::Message> {
+    use claw_tui::agent::{AssistantMessage, Block, Message, StopReason};
+    (0..turns)
+        .flat_map(|i| {
+            [
+                Message::user(format!("old question {i}: {}", "q".repeat(1_000))),
+                Message::Assistant(AssistantMessage {
+                    content: vec![Block::Text {
+                        text: format!("old answer {i}: {}", "a".repeat(1_000)),
+                    }],
+                    stop_reason: StopReason::Stop,
+                    model: "test-model".into(),
+                    ..AssistantMessage::default()
+                }),
+            ]
+        })
+        .collect()
+}

@@ -152,3 +152,10 @@ pub fn statuses(json: &Value, job: usize) -> Vec<(String, String)> {
 pub fn secs(n: i64) -> Span {
     Span::seconds(n)
 }
+
+/// The instant an RFC 3339 `text` names, in UTC.
+pub fn utc(text: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(text)
+        .unwrap()
+        .with_timezone(&Utc)
+}

@@ -201,3 +201,33 @@ pub fn escapers() -> (String, Vec<String>) {
     );
     (script, markers)
 }
+
+/// An approval asker answering from `answers` in order and recording every request it
+/// was asked; asked more often than scripted, it fails the call it is asked for.
+pub fn scripted_asker(
+    answers: &[claw_tui::tools::exec::ApprovalDecision],
+) -> (
+    claw_tui::tools::exec::ApprovalAsker,
+    std::sync::Arc<std::sync::Mutex<Vec<claw_tui::tools::exec::ApprovalRequest>>>,
+) {
+    use futures::FutureExt;
+    use std::sync::{Arc, Mutex};
+    let answers = Arc::new(Mutex::new(
+        answers
+            .iter()
+            .copied()
+            .collect::<std::collections::VecDeque<_>>(),
+    ));
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let asker: claw_tui::tools::exec::ApprovalAsker = Arc::new(move |request| {
+        log.lock().unwrap().push(request);
+        let answer = answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .expect("asked too often");
+        async move { answer }.boxed()
+    });
+    (asker, asked)
+}

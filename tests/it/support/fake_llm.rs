@@ -96,6 +96,26 @@ pub struct Recorded {
     pub raw: Bytes,
 }
 
+impl Recorded {
+    /// The names of the tools an OpenAI-style request offered, in order.
+    pub fn tools_offered(&self) -> Vec<String> {
+        self.body["tools"]
+            .as_array()
+            .map(|tools| {
+                tools
+                    .iter()
+                    .map(|t| {
+                        t["function"]["name"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_owned()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
 /// How a response body ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BodyEnd {

@@ -16,6 +16,12 @@ pub fn gated(reply: Reply, split: usize, gate: &Arc<Notify>) -> Reply {
     Reply::Gated(events, gate.clone(), rest)
 }
 
+/// A scripted reply that streams nothing until `gate` is notified (a run that stays
+/// busy for as long as the test needs).
+pub fn held(reply: Reply, gate: &Arc<Notify>) -> Reply {
+    gated(reply, 0, gate)
+}
+
 /// A text answer whose stream stops after its first delta until `gate` is notified.
 pub fn gated_text(text: &str, gate: &Arc<Notify>) -> Reply {
     gated(Reply::text(&[text, " (end)"]), 2, gate)

@@ -8,51 +8,13 @@ use claw_tui::runtime::RuntimeEvent;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::Duration;
+
+pub use super::mcp_fixture::fixture_bin;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Generous bound for MCP servers to start (node servers, restarts with backoff).
 pub const MCP_DEADLINE: Duration = Duration::from_secs(60);
-
-/// The fixture server binary, built (or brought up to date) once per test process by
-/// the same cargo and profile that built this test.
-pub fn fixture_bin() -> PathBuf {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        // <target>/<profile dir>/deps/it-HASH
-        let exe = std::env::current_exe().unwrap();
-        let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
-        let target_dir = profile_dir.parent().unwrap().to_path_buf();
-        let bin = profile_dir.join("examples/mcp_fixture");
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") => "dev".to_owned(),
-            Some(other) => other.to_owned(),
-            None => "dev".to_owned(),
-        };
-        let mut cargo = Command::new(env!("CARGO"));
-        // What cargo set for this test process (package variables, library paths) would
-        // change build scripts' fingerprints and rebuild half the tree next time.
-        for (name, _) in std::env::vars_os() {
-            let name = name.to_string_lossy().into_owned();
-            if (name.starts_with("CARGO_") && name != "CARGO_HOME") || name == "LD_LIBRARY_PATH" {
-                cargo.env_remove(&name);
-            }
-        }
-        let status = cargo
-            .args(["build", "--quiet", "--example", "mcp_fixture", "--profile"])
-            .arg(&profile)
-            .arg("--manifest-path")
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
-            .env("CARGO_TARGET_DIR", &target_dir)
-            .status()
-            .expect("cannot run cargo to build the MCP fixture server");
-        assert!(status.success(), "building examples/mcp_fixture.rs failed");
-        assert!(bin.exists(), "{} is missing after the build", bin.display());
-        bin
-    })
-    .clone()
-}
 
 /// A `[mcp.servers.NAME]` table for the fixture over stdio, logging to `log`.
 pub fn stdio_table(name: &str, log: &Path, extra: &str) -> String {
@@ -207,4 +169,13 @@ fn which(program: &str) -> Option<PathBuf> {
         .split(':')
         .map(|dir| Path::new(dir).join(program))
         .find(|path| path.is_file())
+}
+
+/// The line of `claw-tui mcp list` output (`stdout`) about server `name`.
+pub fn server_line(stdout: &str, name: &str) -> String {
+    stdout
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}  ")))
+        .unwrap_or_else(|| panic!("no line for {name}: {stdout}"))
+        .to_owned()
 }

@@ -43,6 +43,22 @@ impl Tui {
         )
     }
 
+    /// Starts the binary at 120×40 in the sandbox at `root` on the OpenAI-compatible
+    /// server at `server_url` (its `/v1`, model `gpt-test`), with `extra` args added.
+    pub fn openai_at(root: &Path, server_url: &str, extra: &[&str]) -> Tui {
+        let base_url = format!("{server_url}/v1");
+        let mut args = vec![
+            "--provider",
+            "openai",
+            "--base-url",
+            &base_url,
+            "--model",
+            "gpt-test",
+        ];
+        args.extend_from_slice(extra);
+        Tui::in_sandbox(root, &args, &[], (120, 40))
+    }
+
     /// Starts the binary with `args` in the sandbox at `root` (its config file,
     /// workspace, data, state and config dirs; `EDITOR=true`), `env` added last so it
     /// can override, in a terminal of `size` (columns, rows).
@@ -83,15 +99,7 @@ impl Tui {
             cmd.arg(a);
         }
         cmd.cwd(cwd);
-        for var in [
-            "ANTHROPIC_API_KEY",
-            "ANTHROPIC_BASE_URL",
-            "OPENAI_API_KEY",
-            "OPENAI_BASE_URL",
-            "CLAW_TUI_PROVIDER",
-            "CLAW_TUI_MODEL",
-            "NO_COLOR",
-        ] {
+        for var in super::bin::PROVIDER_ENV.into_iter().chain(["NO_COLOR"]) {
             cmd.env_remove(var);
         }
         cmd.env("TERM", "xterm-256color");
@@ -225,6 +233,13 @@ impl Tui {
     /// Waits until the screen shows `needle`.
     pub fn wait_text(&self, needle: &str) -> String {
         self.wait_for(&format!("{needle:?}"), |s| s.contents().contains(needle))
+    }
+
+    /// Quits with Ctrl-D and asserts a clean exit: code 0, the main screen restored.
+    pub fn quit(mut self) {
+        self.send("\x04");
+        let (code, alternate, _) = self.wait_exit();
+        assert_eq!((code, alternate), (0, false));
     }
 
     /// Waits for the process to exit and for its last output to be read.

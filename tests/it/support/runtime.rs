@@ -175,3 +175,13 @@ pub fn statuses(events: &[RuntimeEvent]) -> Vec<(String, SubagentStatus)> {
     }
     out
 }
+
+/// A subagent's result as it arrives on the bus's system channel, for no session.
+pub fn subagent_result(content: &str) -> claw_tui::runtime::InboundMessage {
+    claw_tui::runtime::InboundMessage::new(
+        claw_tui::runtime::SYSTEM_CHANNEL,
+        "subagent",
+        "",
+        content,
+    )
+}

@@ -107,3 +107,13 @@ pub fn cron(id: &str, paused: bool) -> CronRow {
         },
     }
 }
+
+/// The text of every row of the chat's transcript, top to bottom.
+pub fn chat_rows(app: &App) -> Vec<String> {
+    let total = app.chat().transcript().total_rows();
+    app.chat()
+        .transcript()
+        .rows(0, total)
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect()
+}

@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use claw_tui::agent::{Tool, ToolResult, ToolUpdates};
+use claw_tui::agent::{Tool, ToolResult};
 use claw_tui::tools::web::{WebConfig, WebFetchTool, WebSearchTool};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -16,7 +16,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 /// Upper bound for a call that must finish; a failure guard, never a synchronisation.
 pub const DEADLINE: Duration = Duration::from_secs(20);
@@ -58,17 +57,9 @@ fn spawn(listener: TcpListener, router: Router, hits: HitLog) {
 
 /// Calls `tool` with no cancellation, failing the test if it does not finish.
 pub async fn call(tool: &dyn Tool, args: Value) -> ToolResult {
-    tokio::time::timeout(
-        DEADLINE,
-        tool.execute(
-            "call-1",
-            args,
-            CancellationToken::new(),
-            ToolUpdates::discard(),
-        ),
-    )
-    .await
-    .expect("the tool call did not finish")
+    tokio::time::timeout(DEADLINE, super::call(tool, args))
+        .await
+        .expect("the tool call did not finish")
 }
 
 /// A fetch tool allowed to reach `allow`.

@@ -2,6 +2,7 @@
 //! `exec` approval as the tool policy enforces it (never, always-deny, ask, nobody to
 //! ask, `--yes`, abort while asking), on real commands, and the `[exec]` config.
 
+use crate::support::exec::scripted_asker;
 use crate::support::exec::tool;
 use crate::support::{DEADLINE, Reply, ScriptedProvider, echo_tool, until_agent_end};
 use claw_tui::agent::{Agent, AgentEvent, Tool, ToolResult, ToolUpdates};
@@ -15,29 +16,9 @@ use claw_tui::tools::policy::{
 };
 use futures::FutureExt;
 use serde_json::{Value, json};
-use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-
-/// An asker answering from a script and recording what it was asked.
-fn scripted_asker(
-    answers: &[ApprovalDecision],
-) -> (ApprovalAsker, Arc<Mutex<Vec<ApprovalRequest>>>) {
-    let answers = Arc::new(Mutex::new(answers.iter().copied().collect::<VecDeque<_>>()));
-    let asked = Arc::new(Mutex::new(Vec::new()));
-    let log = asked.clone();
-    let asker: ApprovalAsker = Arc::new(move |request| {
-        log.lock().unwrap().push(request);
-        let answer = answers
-            .lock()
-            .unwrap()
-            .pop_front()
-            .expect("asked too often");
-        async move { answer }.boxed()
-    });
-    (asker, asked)
-}
 
 /// The policy over a real `exec` (sandboxed, in `workspace`) and `echo`.
 fn policy(workspace: &Path, mode: ApprovalMode, approver: Approver) -> ToolPolicy {

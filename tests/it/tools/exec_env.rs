@@ -10,8 +10,8 @@
 
 use crate::support::bin::Sandbox;
 use crate::support::exec::DEADLINE;
+use crate::support::read_text;
 use std::io::Write;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
@@ -80,10 +80,6 @@ fn assert_no_canary(text: &str, what: &str) {
     for (name, value) in CANARIES {
         assert!(!text.contains(value), "{what} holds {name}: {text}");
     }
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn wait_with_deadline(child: &mut Child) -> std::process::ExitStatus {
@@ -169,23 +165,23 @@ fn probe_run(settings: &str, pid_namespace: bool) {
         "the probe did not finish: {stderr}"
     );
 
-    let env = read(&out.join("env"));
+    let env = read_text(&out.join("env"));
     assert_no_canary(&env, "the command's environment");
     assert!(env.contains(&format!("{}={}", PASSED.0, PASSED.1)), "{env}");
     assert!(env.contains("TMPDIR="), "{env}");
-    assert_no_canary(&read(&out.join("all.environ")), "some /proc/*/environ");
+    assert_no_canary(&read_text(&out.join("all.environ")), "some /proc/*/environ");
     for who in ["parent", "main", "sibling"] {
-        let environ = read(&out.join(format!("{who}.environ")));
-        let err = read(&out.join(format!("{who}.err")));
+        let environ = read_text(&out.join(format!("{who}.environ")));
+        let err = read_text(&out.join(format!("{who}.err")));
         eprintln!(
             "{settings:?}: {who}: environ rc {}, mem rc {}: {}",
-            read(&out.join(format!("{who}.rc"))).trim(),
-            read(&out.join(format!("{who}.mem.rc"))).trim(),
+            read_text(&out.join(format!("{who}.rc"))).trim(),
+            read_text(&out.join(format!("{who}.mem.rc"))).trim(),
             err.trim().replace('\n', " | ")
         );
         assert_no_canary(&environ, &format!("/proc of the {who}"));
         assert_ne!(
-            read(&out.join(format!("{who}.mem.rc"))).trim(),
+            read_text(&out.join(format!("{who}.mem.rc"))).trim(),
             "0",
             "{who}: mem opened"
         );
@@ -193,7 +189,7 @@ fn probe_run(settings: &str, pid_namespace: bool) {
     for who in ["main", "sibling"] {
         // Not readable at all: refused, or not even visible.
         assert_ne!(
-            read(&out.join(format!("{who}.rc"))).trim(),
+            read_text(&out.join(format!("{who}.rc"))).trim(),
             "0",
             "{who}'s environ was read"
         );

@@ -18,14 +18,11 @@ mod race;
 mod read;
 mod write;
 
-use claw_tui::agent::{Tool, ToolResult, ToolUpdates};
 use claw_tui::tools::Workspace;
 use claw_tui::tools::fs::{EditFileTool, ListDirTool, ReadFileTool, WriteFileTool};
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use tempfile::TempDir;
-use tokio_util::sync::CancellationToken;
 
 /// A temp dir holding a workspace `ws/` and, beside it, a file `secret.txt` outside it.
 pub struct Setup {
@@ -78,23 +75,6 @@ impl Setup {
     }
 }
 
-/// Calls `tool` directly, outside the agent loop.
-pub async fn call(tool: &dyn Tool, args: Value) -> ToolResult {
-    tool.execute(
-        "call-1",
-        args,
-        CancellationToken::new(),
-        ToolUpdates::discard(),
-    )
-    .await
-}
+pub use crate::support::call;
 
-/// The names in `dir`, sorted.
-pub fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
+pub use crate::support::names_in;

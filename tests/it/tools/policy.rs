@@ -3,6 +3,7 @@
 //! exclusions, per-tool rules as MCP servers will set them), and that the tools it hands
 //! out carry the approval gate themselves.
 
+use crate::support::BUILTIN_TOOLS;
 use crate::support::{DEADLINE, FnTool, text_schema};
 use claw_tui::agent::{Tool, ToolResult, ToolUpdates};
 use claw_tui::tools::ToolRegistry;
@@ -27,19 +28,8 @@ fn counted(name: &str, runs: &Arc<AtomicUsize>) -> Arc<dyn Tool> {
     })
 }
 
-const BUILTIN: [&str; 8] = [
-    "read_file",
-    "write_file",
-    "edit_file",
-    "list_dir",
-    "exec",
-    "spawn",
-    "message",
-    "cron",
-];
-
 fn builtin_like(runs: &Arc<AtomicUsize>) -> ToolRegistry {
-    BUILTIN.iter().map(|n| counted(n, runs)).collect()
+    BUILTIN_TOOLS.iter().map(|n| counted(n, runs)).collect()
 }
 
 fn names(tools: &[Arc<dyn Tool>]) -> Vec<String> {
@@ -103,7 +93,7 @@ fn handed_out_tools_describe_themselves_as_the_real_ones() {
     let registry = builtin_like(&runs);
     let policy = ToolPolicy::new(registry.clone(), PolicyConfig::default(), Approver::Nobody);
     let handed = policy.tools_for(&AgentRole::Main);
-    assert_eq!(names(&handed), BUILTIN);
+    assert_eq!(names(&handed), BUILTIN_TOOLS);
     for (tool, real) in handed.iter().zip(registry.tools()) {
         assert_eq!(tool.label(), real.label());
         assert_eq!(tool.description(), real.description());
@@ -207,7 +197,7 @@ fn a_tool_registered_again_replaces_the_old_one() {
     });
     policy.register(replacement);
     let handed = policy.tools_for(&AgentRole::Main);
-    assert_eq!(names(&handed), BUILTIN, "same place, no duplicate");
+    assert_eq!(names(&handed), BUILTIN_TOOLS, "same place, no duplicate");
     assert_eq!(handed[4].parameters(), json!({"type": "object"}));
 }
 

@@ -2,7 +2,9 @@
 //! The tool registry: registration, lookup, definitions, exclusion for subagents, the
 //! `[tools]` config section, and what an agent built from it offers the model.
 
-use crate::support::{FnTool, Reply, ScriptedProvider, text_schema, until_agent_end};
+use crate::support::{
+    BUILTIN_TOOLS, FnTool, Reply, ScriptedProvider, text_schema, until_agent_end,
+};
 use claw_tui::agent::{Agent, AgentEvent, Message, Tool, ToolResult};
 use claw_tui::tools::exec::{Approver, ExecConfig};
 use claw_tui::tools::policy::{AgentKind, PolicyConfig, ToolPolicy};
@@ -21,16 +23,7 @@ fn named(name: &str) -> Arc<dyn Tool> {
 
 fn full_registry() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
-    for name in [
-        "read_file",
-        "write_file",
-        "edit_file",
-        "list_dir",
-        "exec",
-        "spawn",
-        "message",
-        "cron",
-    ] {
+    for name in BUILTIN_TOOLS {
         assert!(registry.register(named(name)).is_none());
     }
     registry
@@ -41,19 +34,7 @@ fn register_get_and_names_keep_registration_order() {
     let registry = full_registry();
     assert_eq!(registry.len(), 8);
     assert!(!registry.is_empty());
-    assert_eq!(
-        registry.names(),
-        [
-            "read_file",
-            "write_file",
-            "edit_file",
-            "list_dir",
-            "exec",
-            "spawn",
-            "message",
-            "cron"
-        ]
-    );
+    assert_eq!(registry.names(), BUILTIN_TOOLS);
     assert_eq!(registry.get("exec").unwrap().name(), "exec");
     assert!(registry.get("nope").is_none());
     assert!(registry.contains("cron"));

@@ -86,14 +86,7 @@ fn compacted(app: &mut App) {
 
 fn screen(app: &mut App) -> String {
     let terminal = draw(app);
-    let buffer = terminal.backend().buffer();
-    let width = usize::from(buffer.area.width);
-    buffer
-        .content
-        .chunks(width)
-        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
-        .collect::<Vec<_>>()
-        .join("\n")
+    screen_text(&terminal)
 }
 
 #[test]

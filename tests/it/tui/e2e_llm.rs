@@ -42,20 +42,7 @@ fn stream_slow_tool_steer_into_the_next_request_interrupt_and_quit() {
     let endless = Scripted::sse([role, text("A long answer that never ")]).then(Step::Hang);
     let server = runtime.block_on(FakeLlm::start(vec![call, after_steer, endless]));
 
-    let base_url = format!("{}/v1", server.url());
-    let mut tui = Tui::in_sandbox(
-        sandbox.dir.path(),
-        &[
-            "--provider",
-            "openai",
-            "--base-url",
-            &base_url,
-            "--model",
-            "gpt-test",
-        ],
-        &[],
-        (120, 40),
-    );
+    let mut tui = Tui::openai_at(sandbox.dir.path(), &server.url(), &[]);
     tui.wait_text("Welcome to claw-tui");
     tui.wait_for("the provider and model", |s| {
         status_line(s).contains("openai · gpt-test")

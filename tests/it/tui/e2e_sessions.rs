@@ -29,10 +29,23 @@ fn session_files(root: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn quit(mut tui: Tui) {
-    tui.send("\x04");
-    let (code, alternate, _) = tui.wait_exit();
-    assert_eq!((code, alternate), (0, false));
+/// Records a session with `-p`, opens it in a first client, then starts a second
+/// `-c` client on it and waits until that one offers to copy the session in use.
+fn second_client_on_a_session_in_use(sandbox: &Sandbox) -> (Tui, Tui) {
+    let root = sandbox.dir.path();
+    let mut cmd = sandbox.command();
+    cmd.args(["--provider", "demo", "-p", "hello there"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+
+    let first = Tui::demo(root, "0", &["-c"]);
+    first.wait_for("the first client on the session", |s| {
+        s.contents().contains("› hello there") && idle(s)
+    });
+
+    let second = Tui::demo(root, "0", &["-c"]);
+    second.wait_text("open in another claw-tui process");
+    (first, second)
 }
 
 #[test]
@@ -48,7 +61,7 @@ fn the_client_records_resumes_starts_new_and_picks_sessions() {
     tui.wait_for("the read_file answer", |s| {
         s.contents().contains("returned:") && idle(s)
     });
-    quit(tui);
+    tui.quit();
     let files = session_files(root);
     assert_eq!(files.len(), 1, "one session was recorded: {files:?}");
     let text = std::fs::read_to_string(&files[0]).unwrap();
@@ -73,7 +86,7 @@ fn the_client_records_resumes_starts_new_and_picks_sessions() {
     tui.wait_for("the second session's answer", |s| {
         s.contents().contains("› hello") && idle(s)
     });
-    quit(tui);
+    tui.quit();
     assert_eq!(session_files(root).len(), 2);
 
     // A plain start is a third session; the picker lists the two earlier ones (and
@@ -93,32 +106,21 @@ fn the_client_records_resumes_starts_new_and_picks_sessions() {
         s.contents().contains("Resumed session") && s.contents().contains("› read notes.txt")
     });
     assert!(!screen.contains("› hello"), "{screen}");
-    quit(tui);
+    tui.quit();
 }
 
 #[test]
 fn a_session_in_use_is_offered_as_a_copy() {
     let sandbox = Sandbox::new();
     let root = sandbox.dir.path();
-    let mut cmd = sandbox.command();
-    cmd.args(["--provider", "demo", "-p", "hello there"]);
-    let (code, _, stderr) = run(cmd);
-    assert_eq!(code, 0, "{stderr}");
-
-    let first = Tui::demo(root, "0", &["-c"]);
-    first.wait_for("the first client on the session", |s| {
-        s.contents().contains("› hello there") && idle(s)
-    });
-
-    let mut second = Tui::demo(root, "0", &["-c"]);
-    second.wait_text("open in another claw-tui process");
+    let (first, mut second) = second_client_on_a_session_in_use(&sandbox);
     second.send("y\r");
     let screen = second.wait_for("the copy", |s| {
         s.contents().contains("with a copy of session") && idle(s)
     });
     assert!(!screen.contains("Resumed session"), "{screen}");
-    quit(second);
-    quit(first);
+    second.quit();
+    first.quit();
     assert_eq!(session_files(root).len(), 2, "the copy is a new session");
 }
 
@@ -126,18 +128,7 @@ fn a_session_in_use_is_offered_as_a_copy() {
 fn declining_the_copy_of_a_session_in_use_opens_nothing_and_exits_2() {
     let sandbox = Sandbox::new();
     let root = sandbox.dir.path();
-    let mut cmd = sandbox.command();
-    cmd.args(["--provider", "demo", "-p", "hello there"]);
-    let (code, _, stderr) = run(cmd);
-    assert_eq!(code, 0, "{stderr}");
-
-    let first = Tui::demo(root, "0", &["-c"]);
-    first.wait_for("the first client on the session", |s| {
-        s.contents().contains("› hello there") && idle(s)
-    });
-
-    let mut second = Tui::demo(root, "0", &["-c"]);
-    second.wait_text("open in another claw-tui process");
+    let (first, mut second) = second_client_on_a_session_in_use(&sandbox);
     second.send("n\r");
     second.wait_text("was not opened; close the other claw-tui first, or pass --fork");
     let (code, alternate, _) = second.wait_exit();
@@ -146,6 +137,6 @@ fn declining_the_copy_of_a_session_in_use_opens_nothing_and_exits_2() {
         (2, false),
         "a usage error, the screen never taken"
     );
-    quit(first);
+    first.quit();
     assert_eq!(session_files(root).len(), 1, "no copy was made");
 }

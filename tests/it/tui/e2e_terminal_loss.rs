@@ -5,7 +5,6 @@
 
 use crate::support::bin::Sandbox;
 use crate::support::pty::Tui;
-use claw_tui::runtime::cron::workspace_slug;
 use std::path::{Path, PathBuf};
 
 fn session_files(root: &Path) -> Vec<PathBuf> {
@@ -67,11 +66,7 @@ fn closing_the_terminal_while_streaming_saves_the_session_and_exits_cleanly() {
 fn a_corrupt_jobs_file_is_reported_in_the_chat() {
     let sandbox = Sandbox::new();
     let root = sandbox.dir.path();
-    let workspace = std::fs::canonicalize(sandbox.workspace()).unwrap();
-    let jobs = root
-        .join("data/claw-tui/cron")
-        .join(workspace_slug(&workspace))
-        .join("jobs.json");
+    let jobs = sandbox.cron_dir().join("jobs.json");
     std::fs::create_dir_all(jobs.parent().unwrap()).unwrap();
     std::fs::write(&jobs, "not json at all").unwrap();
     let mut tui = Tui::demo(root, "0", &[]);

@@ -5,13 +5,8 @@
 
 use crate::support::bin::Sandbox;
 use crate::support::pty::{Tui, status_line};
+use crate::support::write_creating_dirs;
 use std::fs;
-use std::path::Path;
-
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
 
 fn idle(screen: &vt100::Screen) -> bool {
     status_line(screen).contains("idle")
@@ -35,26 +30,26 @@ fn start(sandbox: &Sandbox) -> Tui {
 fn custom_commands_skills_mentions_and_export_in_the_real_client() {
     let sb = Sandbox::new();
     let root = sb.dir.path();
-    write(
+    write_creating_dirs(
         &sb.workspace().join(".claude/commands/review.md"),
         "---\ndescription: Review a file\nargument-hint: FILE FOCUS\n---\n\
          Review $1 with focus on $2.\n",
     );
-    write(
+    write_creating_dirs(
         &sb.workspace().join(".claw-tui/commands/shout.md"),
         "Say $ARGUMENTS loudly.\n",
     );
-    write(
+    write_creating_dirs(
         &root.join("config/commands/cfg.md"),
         "Config says $1 and $3.\n",
     );
-    write(
+    write_creating_dirs(
         &root.join("home/.claude/commands/greet.md"),
         "Greet $ARGUMENTS warmly.\n",
     );
     // A file named like a built-in: /help stays the built-in.
-    write(&root.join("config/commands/help.md"), "HIJACKED HELP\n");
-    write(
+    write_creating_dirs(&root.join("config/commands/help.md"), "HIJACKED HELP\n");
+    write_creating_dirs(
         &root.join("home/.claude/skills/deploy/SKILL.md"),
         "---\nname: deploy\ndescription: Ship the build\n---\nRun make ship.\n",
     );

@@ -11,12 +11,6 @@ fn idle(screen: &vt100::Screen) -> bool {
     status_line(screen).contains("idle")
 }
 
-fn quit(mut tui: Tui) {
-    tui.send("\x04");
-    let (code, alternate, _) = tui.wait_exit();
-    assert_eq!((code, alternate), (0, false));
-}
-
 #[test]
 fn a_command_card_shows_live_lines_with_a_timer_then_the_exit_code() {
     let sandbox = Sandbox::new();
@@ -52,7 +46,7 @@ fn a_command_card_shows_live_lines_with_a_timer_then_the_exit_code() {
     tui.wait_for("the expanded card", |s| {
         s.contents().contains("│    │ line 1") && s.contents().contains("Ctrl+O: collapse")
     });
-    quit(tui);
+    tui.quit();
 }
 
 #[test]
@@ -93,7 +87,7 @@ fn ctrl_x_stops_only_the_running_command_and_the_steer_goes_in_at_once() {
             .any(|l| l.trim_start_matches('│').starts_with("■ interrupted")),
         "the run itself was not interrupted:\n{screen}"
     );
-    quit(tui);
+    tui.quit();
 }
 
 #[test]
@@ -123,7 +117,7 @@ fn a_shell_command_runs_in_the_workspace_and_its_output_goes_with_the_next_messa
             && s.contents().contains("output sent")
             && idle(s)
     });
-    quit(tui);
+    tui.quit();
 }
 
 #[test]
@@ -139,7 +133,7 @@ fn with_exec_disabled_a_shell_command_does_not_run() {
         !sandbox.workspace().join("pwned.txt").exists(),
         "the policy refused it: nothing ran"
     );
-    quit(tui);
+    tui.quit();
 }
 
 #[test]
@@ -165,7 +159,7 @@ fn find_jumps_to_matches_in_the_transcript() {
     });
     tui.send("\x1b");
     tui.wait_for("find closed", |s| !s.contents().contains("Find:"));
-    quit(tui);
+    tui.quit();
 }
 
 #[test]
@@ -183,7 +177,7 @@ fn a_subagents_calls_come_back_under_its_spawn_after_a_resume() {
             && s.contents().contains("notification")
             && idle(s)
     });
-    quit(tui);
+    tui.quit();
 
     let tui = Tui::demo(root, "0", &["-c"]);
     let screen = tui.wait_for("the resumed tree", |s| {
@@ -194,5 +188,5 @@ fn a_subagents_calls_come_back_under_its_spawn_after_a_resume() {
         screen.lines().any(|l| l.contains("  ✓ list_dir")),
         "the subagent's call is back under its spawn:\n{screen}"
     );
-    quit(tui);
+    tui.quit();
 }

@@ -10,18 +10,9 @@ use claw_tui::agent::{
 use claw_tui::tools::exec::{ApprovalDecision, ApprovalRequest};
 use claw_tui::tui::msg::LoadedSession;
 use claw_tui::tui::tool_tree::{CallStatus, TreeRow};
-use claw_tui::tui::{App, Effect, Inbox, Msg};
+use claw_tui::tui::{Effect, Inbox, Msg};
 use crossterm::event::KeyCode;
 use serde_json::json;
-
-fn rows_text(app: &App) -> Vec<String> {
-    let total = app.chat().transcript().total_rows();
-    app.chat()
-        .transcript()
-        .rows(0, total)
-        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-        .collect()
-}
 
 fn final_message(text: &str, usage: Usage) -> Message {
     Message::Assistant(AssistantMessage {
@@ -158,12 +149,12 @@ fn streamed_markdown_renders_the_same_as_the_final_message() {
         }
     }
     app.update(Msg::Frame);
-    let streamed = rows_text(&app);
+    let streamed = chat_rows(&app);
     app.update(agent(AgentEvent::MessageEnd {
         message: final_message(text, Usage::default()),
     }));
     app.update(Msg::Frame);
-    assert_eq!(streamed, rows_text(&app));
+    assert_eq!(streamed, chat_rows(&app));
     assert!(
         streamed.iter().any(|r| r.contains("fn main()")),
         "{streamed:#?}"
@@ -207,7 +198,7 @@ fn tool_cards_follow_the_tree_and_unstarted_calls_are_skipped_on_abort() {
         partial: json!({"stdout": "tick\n"}),
     }));
     app.update(Msg::Frame);
-    let rows = rows_text(&app);
+    let rows = chat_rows(&app);
     assert!(
         rows.iter().any(|r| r.contains(" exec sleep 9")),
         "{rows:#?}"
@@ -234,7 +225,7 @@ fn tool_cards_follow_the_tree_and_unstarted_calls_are_skipped_on_abort() {
         CallStatus::Skipped,
         "never started: skipped when the run ended"
     );
-    let rows = rows_text(&app);
+    let rows = chat_rows(&app);
     assert!(
         rows.iter().any(|r| r.contains("read_file x · skipped")),
         "{rows:#?}"
@@ -254,7 +245,7 @@ fn outbound_messages_notifications_and_notices_get_entries() {
         "careful".into(),
     ));
     app.update(Msg::Frame);
-    let rows = rows_text(&app);
+    let rows = chat_rows(&app);
     assert!(
         rows.contains(&"✉ message to cli:direct".to_owned()),
         "{rows:#?}"
@@ -310,7 +301,7 @@ fn a_new_session_clears_everything_but_the_composer_history() {
     assert_eq!(effects, [Effect::SessionReady]);
     app.update(Msg::Frame);
     assert!(app.tools().calls().rows().is_empty());
-    assert_eq!(rows_text(&app), ["ℹ New session 01234567."]);
+    assert_eq!(chat_rows(&app), ["ℹ New session 01234567."]);
     assert_eq!(app.session_id(), Some("0123456789abcdef"));
     assert_eq!(app.composer().history(), ["/new"]);
 }

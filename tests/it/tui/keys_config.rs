@@ -5,6 +5,7 @@
 
 use crate::support::bin::{Sandbox, run};
 use crate::support::pty::Tui;
+use crate::support::tui::scene::screen_text;
 use crate::support::tui::{agent, ctrl, key, typed, with};
 use claw_tui::agent::AgentEvent;
 use claw_tui::config::parse_file;
@@ -49,14 +50,7 @@ fn screen(app: &mut App) -> String {
     let mut terminal =
         Terminal::new(TestBackend::new(app.size().width, app.size().height)).unwrap();
     terminal.draw(|frame| view(app, frame)).unwrap();
-    let buffer = terminal.backend().buffer();
-    let width = usize::from(buffer.area.width);
-    buffer
-        .content
-        .chunks(width)
-        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
-        .collect::<Vec<_>>()
-        .join("\n")
+    screen_text(&terminal)
 }
 
 #[test]

@@ -134,20 +134,7 @@ fn the_binary_completes_model_names_from_the_server_and_asks_only_when_needed() 
             {"id": "server-model-beta", "object": "model"}
         ]}),
     )]));
-    let base_url = format!("{}/v1", server.url());
-    let mut tui = Tui::in_sandbox(
-        sandbox.dir.path(),
-        &[
-            "--provider",
-            "openai",
-            "--base-url",
-            &base_url,
-            "--model",
-            "gpt-test",
-        ],
-        &[],
-        (120, 40),
-    );
+    let mut tui = Tui::openai_at(sandbox.dir.path(), &server.url(), &[]);
     tui.wait_for("the ready screen", |s| {
         status_line(s).contains("openai · gpt-test")
     });

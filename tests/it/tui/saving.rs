@@ -13,15 +13,6 @@ use claw_tui::tui::{App, Msg};
 const UNSAVED: &str = "⚠ session not saved";
 const FULL: &str = "cannot write session file /data/s.jsonl: No space left on device";
 
-fn chat_rows(app: &App) -> Vec<String> {
-    let total = app.chat().transcript().total_rows();
-    app.chat()
-        .transcript()
-        .rows(0, total)
-        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-        .collect()
-}
-
 /// The status bar as drawn (the last row of the screen).
 fn status_bar(app: &mut App) -> String {
     let terminal = draw(app);

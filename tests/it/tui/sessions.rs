@@ -5,8 +5,10 @@
 use crate::support::tui::scene::*;
 use crate::support::tui::*;
 use claw_tui::agent::{
-    AgentEvent, Message, NotificationMessage, StopReason, ToolResultMessage, Usage,
+    AgentEvent, Message, NoticeLevel, NotificationMessage, StopReason, ToolResultMessage, Usage,
 };
+use claw_tui::session::{SessionError, SwitchError};
+use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::msg::QueuedText;
 use claw_tui::tui::msg::{LoadedSession, SessionRow};
 use claw_tui::tui::tool_tree::{CallStatus, TreeRow};
@@ -14,6 +16,7 @@ use claw_tui::tui::{Effect, Msg, Overlay};
 use crossterm::event::KeyCode;
 use serde_json::json;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 fn history() -> Vec<Message> {
@@ -254,7 +257,21 @@ fn input_waits_while_a_switch_is_under_way() {
         "{effects:?}"
     );
     assert_eq!(app.composer().text(), "hello", "nothing typed is lost");
-    app.update(Msg::SessionFailed("cannot create the session file".into()));
+    app.update(Msg::SessionFailed(Arc::new(SwitchError::Session(
+        SessionError::Io {
+            path: "/data/sessions/new.jsonl".into(),
+            source: std::io::Error::from(std::io::ErrorKind::StorageFull),
+        },
+    ))));
+    let full = std::io::Error::from(std::io::ErrorKind::StorageFull).to_string();
+    assert!(
+        app.chat().transcript().entries().iter().any(|e| matches!(
+            &e.kind,
+            EntryKind::Notice(NoticeLevel::Error, text)
+                if *text == format!("session file /data/sessions/new.jsonl: {full}")
+        )),
+        "the failure is an error line naming the file and the cause"
+    );
     assert!(
         app.update(key(KeyCode::Enter))
             .contains(&Effect::Prompt("hello".into()))

@@ -11,24 +11,37 @@ use claw_tui::mcp::{McpServerInfo, McpServerState, McpToolInfo, Origin};
 use claw_tui::tui::{App, Effect, Msg, Overlay};
 use crossterm::event::KeyCode;
 use serde_json::json;
+use std::time::Instant;
 
 fn shell_events(app: &mut App, id: &str, command: &str, out: &str) {
-    app.update(Msg::Shell(AgentEvent::ToolExecutionStart {
-        tool_call_id: id.into(),
-        tool_name: "exec".into(),
-        args: json!({ "command": command }),
-    }));
-    app.update(Msg::Shell(AgentEvent::ToolExecutionUpdate {
-        tool_call_id: id.into(),
-        tool_name: "exec".into(),
-        partial: json!({ "stdout": out }),
-    }));
-    app.update(Msg::Shell(AgentEvent::ToolExecutionEnd {
-        tool_call_id: id.into(),
-        tool_name: "exec".into(),
-        result: exec_result(out, 0),
-        is_error: false,
-    }));
+    // One instant for start, output and end: the card's duration reads 0ms however
+    // loaded the machine running the snapshot is.
+    let at = Instant::now();
+    app.update_at(
+        Msg::Shell(AgentEvent::ToolExecutionStart {
+            tool_call_id: id.into(),
+            tool_name: "exec".into(),
+            args: json!({ "command": command }),
+        }),
+        at,
+    );
+    app.update_at(
+        Msg::Shell(AgentEvent::ToolExecutionUpdate {
+            tool_call_id: id.into(),
+            tool_name: "exec".into(),
+            partial: json!({ "stdout": out }),
+        }),
+        at,
+    );
+    app.update_at(
+        Msg::Shell(AgentEvent::ToolExecutionEnd {
+            tool_call_id: id.into(),
+            tool_name: "exec".into(),
+            result: exec_result(out, 0),
+            is_error: false,
+        }),
+        at,
+    );
 }
 
 #[test]

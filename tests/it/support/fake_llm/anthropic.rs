@@ -134,3 +134,13 @@ pub fn cached_reply(model: &str, input: u64, cache_read: u64, cache_write: u64) 
     events.push(message_stop());
     events
 }
+
+/// [`cached_reply`] from `claude-sonnet-4-5` as one streamed response.
+pub fn sonnet_cached_reply(input: u64, cache_read: u64, cache_write: u64) -> super::Scripted {
+    super::Scripted::sse(cached_reply(
+        "claude-sonnet-4-5",
+        input,
+        cache_read,
+        cache_write,
+    ))
+}

@@ -132,3 +132,14 @@ pub fn deltas(events: &[LlmEvent]) -> Vec<MessageDelta> {
         })
         .collect()
 }
+
+/// The text deltas of the block at `index` that stream `texts`, in order.
+pub fn text_deltas(index: usize, texts: &[&str]) -> Vec<MessageDelta> {
+    texts
+        .iter()
+        .map(|t| MessageDelta::Text {
+            index,
+            text: (*t).to_owned(),
+        })
+        .collect()
+}

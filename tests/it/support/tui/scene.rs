@@ -17,6 +17,18 @@ pub fn sets() -> &'static Sets {
     SETS.get_or_init(Sets::load)
 }
 
+/// What `terminal` shows, as plain text: a row a line.
+pub fn screen_text(terminal: &Terminal<TestBackend>) -> String {
+    let buffer = terminal.backend().buffer();
+    let width = usize::from(buffer.area.width);
+    buffer
+        .content
+        .chunks(width)
+        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Prepares frames until the app is settled (answering highlight requests as the
 /// worker would, and letting a just-finished answer get its full rendering), and draws.
 pub fn draw(app: &mut App) -> Terminal<TestBackend> {

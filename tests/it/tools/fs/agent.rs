@@ -1,24 +1,13 @@
 //! File tools driven by the real agent loop and a scripted model.
 
 use super::Setup;
+use crate::support::tool_results;
 use crate::support::{Reply, ScriptedProvider, until_agent_end};
-use claw_tui::agent::{Agent, AgentEvent, Message, ToolResultMessage};
+use claw_tui::agent::Agent;
 use claw_tui::llm::LlmMessage;
 use claw_tui::tools::ToolRegistry;
 use claw_tui::tools::fs::file_tools;
 use serde_json::json;
-
-fn tool_results(events: &[AgentEvent]) -> Vec<ToolResultMessage> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageEnd {
-                message: Message::ToolResult(r),
-            } => Some(r.clone()),
-            _ => None,
-        })
-        .collect()
-}
 
 #[tokio::test]
 async fn the_model_writes_edits_and_reads_a_file_through_the_loop() {
