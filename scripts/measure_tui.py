@@ -333,6 +333,23 @@ def tree_cpu(root):
     return total / CLK_TCK
 
 
+def threads_cpu(pid):
+    """Run time in seconds of the process's live threads, from schedstat: exact nanoseconds
+    rather than tick samples, so two builds can be compared on a loaded machine."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total / 1e9
+
+
 def status_kb(pid, key):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -414,10 +431,11 @@ def one_run(binary, extra_env, tokens, mcp=""):
 
         tmux("send-keys", "-t", SESSION, "-l", "write the long answer")
         wait_screen(lambda t: "write the long answer" in t, "the typed prompt", 5)
-        cpu0, w0 = tree_cpu(pid), wchar(pid)
+        cpu0, w0, exact0 = tree_cpu(pid), wchar(pid), threads_cpu(pid)
         tmux("send-keys", "-t", SESSION, "Enter")
         t_last, _ = wait_screen(lambda t: MARKER in t, "the last token", 60)
         cpu_reply = tree_cpu(pid) - cpu0
+        cpu_exact = threads_cpu(pid) - exact0
         w_reply = wchar(pid) - w0
         if server.finished_at is None:
             raise RuntimeError("the marker showed before the server finished")
@@ -434,6 +452,7 @@ def one_run(binary, extra_env, tokens, mcp=""):
             "startup_ms": round(startup_ms, 1),
             "lag_ms": round(lag_ms, 1),
             "cpu_s": round(cpu_reply, 3),
+            "cpu_exact_s": round(cpu_exact, 4),
             "peak_rss_mb": round(status_kb(pid, "VmHWM") / 1024, 1),
             "rss_ready_mb": round(rss_ready / 1024, 1),
             "rss_end_mb": round(status_kb(pid, "VmRSS") / 1024, 1),

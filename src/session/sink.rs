@@ -77,6 +77,8 @@ pub(super) enum Command {
     Stream(StreamCommand),
     /// A line for the event log (`events.rs`).
     Event(LogEntry),
+    /// Lines for the event log, oldest first.
+    Events(Vec<LogEntry>),
     /// Answers once everything sent before is done.
     Barrier(mpsc::Sender<()>),
     /// Write what waits, sync, and stop; answers with the final status.
@@ -117,6 +119,9 @@ impl WriteLoop {
                 Command::Sync => self.sync(),
                 Command::Stream(command) => self.stream.apply(command),
                 Command::Event(entry) => self.events.write(&entry),
+                Command::Events(entries) => {
+                    entries.iter().for_each(|entry| self.events.write(entry))
+                }
                 Command::Barrier(done) => {
                     let _ = done.send(());
                 }

@@ -274,6 +274,11 @@ impl SessionWriter {
         let _ = self.tx.send(Command::Event(entry));
     }
 
+    /// Hands lines to the event log in one message: one wake-up of the thread for many.
+    pub(super) fn log_events(&self, entries: Vec<LogEntry>) {
+        let _ = self.tx.send(Command::Events(entries));
+    }
+
     /// Writes what waits, syncs and closes the file, waiting until it is done; returns
     /// how saving ended (an error: lines that never reached the file). A session created
     /// here that never got a message (and has nothing waiting in its inbox) is removed.

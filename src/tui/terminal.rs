@@ -145,7 +145,9 @@ pub fn install_panic_hook() {
         .into_hooks();
     let report = panic_hook.into_panic_hook();
     std::panic::set_hook(Box::new(move |info| {
-        tracing::error!("panic: {info}");
+        // The log is the only place a panic off the UI thread is seen: say where it came from.
+        let trace = std::backtrace::Backtrace::force_capture();
+        tracing::error!("panic: {info}\n{trace}");
         if std::thread::current().id() == ui_thread || !ACTIVE.load(Ordering::SeqCst) {
             leave();
             report(info);

@@ -175,6 +175,18 @@ impl Tui {
         if let Some(reader) = self.reader.take() {
             reader.join().unwrap();
         }
+        // Dropping portable-pty's writer types a newline and the EOF character (Ctrl+D)
+        // so that a line-mode program sees the end of its input; a closing window types
+        // nothing, and the client would read them as Enter and Ctrl+D and quit before
+        // the hang-up. With no EOF character set, the writer's drop writes nothing.
+        if let Some(fd) = self.master.as_ref().and_then(|m| m.as_raw_fd()) {
+            use nix::sys::termios::{SetArg, SpecialCharacterIndices, tcgetattr, tcsetattr};
+            // SAFETY: the descriptor belongs to `self.master`, alive for this block.
+            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+            let mut modes = tcgetattr(fd).unwrap();
+            modes.control_chars[SpecialCharacterIndices::VEOF as usize] = 0;
+            tcsetattr(fd, SetArg::TCSANOW, &modes).unwrap();
+        }
         self.writer = Box::new(std::io::sink());
         self.master = None;
     }
