@@ -286,8 +286,13 @@ impl Store {
         line.push('\n');
         let mut file = crate::private_fs::open(
             &self.dir.join(INDEX),
-            OpenOptions::new().create(true).append(true),
+            OpenOptions::new().create(true).read(true).append(true),
         )?;
+        // A crash may have left a torn last line: this record starts a line of its own
+        // rather than joining the fragment (which the reader then skips alone).
+        if ends_mid_line(&file)? {
+            line.insert(0, '\n');
+        }
         // One write per record: a crash leaves at most a torn last line.
         file.write_all(line.as_bytes())?;
         self.fold(record);
@@ -348,6 +353,18 @@ impl Store {
     }
 }
 
+/// Whether `file` ends in the middle of a line.
+fn ends_mid_line(file: &std::fs::File) -> io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut last = [0u8];
+    file.read_exact_at(&mut last, len - 1)?;
+    Ok(last[0] != b'\n')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,5 +412,35 @@ mod tests {
             Some(&b"old\n"[..])
         );
         assert!(blob.matches(Some(b"old\n")) && !blob.matches(None));
+    }
+
+    #[test]
+    fn a_record_after_a_torn_line_starts_a_line_of_its_own() {
+        let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = store_dir(&tmp.path().join("s/2024_abc.jsonl"));
+        let mut store = Store::open(dir.clone(), tmp.path().to_path_buf());
+        let turn = |turn, prompt: &str| Record::Turn {
+            turn,
+            message_index: 0,
+            prompt_ts: 5,
+            prompt: prompt.into(),
+        };
+        store
+            .append(turn(1, "first"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let index = dir.join(INDEX);
+        let mut torn = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&index)
+            .unwrap_or_else(|e| panic!("{e}"));
+        torn.write_all(br#"{"type":"turn","tu"#)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut store = Store::open(dir.clone(), tmp.path().to_path_buf());
+        store
+            .append(turn(2, "second"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let again = Store::open(dir, tmp.path().to_path_buf());
+        let prompts: Vec<&str> = again.turns().iter().map(|t| t.prompt.as_str()).collect();
+        assert_eq!(prompts, ["first", "second"]);
     }
 }

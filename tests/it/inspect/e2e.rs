@@ -76,20 +76,7 @@ fn the_inspector_in_the_live_client_and_in_its_replay() {
         done_marker(),
     ]);
     let server = runtime.block_on(FakeLlm::start(vec![read, answer]));
-    let base_url = format!("{}/v1", server.url());
-    let mut live = Tui::in_sandbox(
-        root,
-        &[
-            "--provider",
-            "openai",
-            "--base-url",
-            &base_url,
-            "--model",
-            "gpt-test",
-        ],
-        &[],
-        (120, 40),
-    );
+    let mut live = Tui::openai_at(root, &server.url(), &[]);
     live.wait_text("Welcome to claw-tui");
     live.send("what do my notes say?\r");
     let screen = live.wait_for("the answer after the read", |s| {

@@ -50,13 +50,9 @@ fn call(id: u64, agent: &str, turn: u32, time_ms: u64, text: &str) -> (SentCall,
     (sent, finished)
 }
 
-/// The live run's session with a request log beside it, each request dated when the
-/// recording's step that sent it happened: the main agent's at each turn's start, a
-/// subagent's when turn 1's tool call began.
-async fn recorded(config: AppConfig) -> (super::fixture::LiveRun, Replay) {
-    let live = live_run().await;
-    let timeline = Timeline::load(&live.path).unwrap();
-    let tool_start = timeline
+/// The step at which the recording's first tool call began.
+fn first_tool_start(timeline: &Timeline) -> usize {
+    timeline
         .steps
         .iter()
         .position(|s| {
@@ -65,7 +61,16 @@ async fn recorded(config: AppConfig) -> (super::fixture::LiveRun, Replay) {
                 Step::Agent(claw_tui::agent::AgentEvent::ToolExecutionStart { .. })
             )
         })
-        .unwrap();
+        .unwrap()
+}
+
+/// The live run's session with a request log beside it, each request dated when the
+/// recording's step that sent it happened: the main agent's at each turn's start, a
+/// subagent's when turn 1's tool call began.
+async fn recorded(config: AppConfig) -> (super::fixture::LiveRun, Replay) {
+    let live = live_run().await;
+    let timeline = Timeline::load(&live.path).unwrap();
+    let tool_start = first_tool_start(&timeline);
     let turns = &timeline.turns;
     write_calls(
         &requests_path(&live.path),
@@ -188,17 +193,7 @@ async fn the_request_in_flight_follows_the_position() {
     assert_eq!(replay.app().inspector().unwrap().opened(), Some(0));
     press(&mut replay, KeyCode::Esc);
     press(&mut replay, KeyCode::Esc);
-    let tool_start = replay
-        .timeline()
-        .steps
-        .iter()
-        .position(|s| {
-            matches!(
-                s,
-                Step::Agent(claw_tui::agent::AgentEvent::ToolExecutionStart { .. })
-            )
-        })
-        .unwrap();
+    let tool_start = first_tool_start(replay.timeline());
     replay.seek(tool_start + 1, now);
     assert_eq!(replay.turn(), 1);
     press(&mut replay, KeyCode::F(3));
