@@ -49,7 +49,9 @@ impl Fixture {
                 .append(true)
                 .open(path)
         {
-            let _ = writeln!(file, "{line}");
+            // One write per line: `writeln!` writes the text and the newline apart, and
+            // two calls noting at once then share a line.
+            let _ = file.write_all(format!("{line}\n").as_bytes());
         }
     }
 

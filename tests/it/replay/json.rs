@@ -87,13 +87,15 @@ fn split(lines: &str) -> (Vec<&str>, Vec<&str>) {
     })
 }
 
-#[test]
-fn a_subagents_events_are_recorded_and_replayed_too() {
+/// Runs `prompt` in `--mode json` in a new sandbox, then `replay --mode json`; asserts
+/// that both succeed and that each channel (agent events, runtime events) replays the
+/// lines it printed live, in order. Returns the replayed lines and the live stderr.
+fn live_then_replayed(prompt: &str) -> (String, String) {
     let sb = Sandbox::new();
     let mut cmd = sb.command();
-    cmd.args(["--mode", "json", "-p", "spawn count the files"]);
-    let (code, live, stderr) = run(cmd);
-    assert_eq!(code, 0, "{stderr}");
+    cmd.args(["--mode", "json", "-p", prompt]);
+    let (code, live, live_stderr) = run(cmd);
+    assert_eq!(code, 0, "{live_stderr}");
     let mut cmd = sb.command();
     cmd.args(["replay", "--mode", "json"]);
     let (code, replayed, stderr) = run(cmd);
@@ -103,6 +105,13 @@ fn a_subagents_events_are_recorded_and_replayed_too() {
     let (agent, runtime) = split(&replayed);
     assert_eq!(agent, live_agent);
     assert_eq!(runtime, live_runtime);
+    (replayed, live_stderr)
+}
+
+#[test]
+fn a_subagents_events_are_recorded_and_replayed_too() {
+    let (replayed, _) = live_then_replayed("spawn count the files");
+    let (_, runtime) = split(&replayed);
     assert!(
         runtime.iter().any(|l| l.contains("\"subagent_event\"")),
         "{replayed}"
@@ -115,23 +124,12 @@ fn a_subagents_events_are_recorded_and_replayed_too() {
 
 #[test]
 fn the_message_tools_messages_are_recorded_and_replayed() {
-    let sb = Sandbox::new();
-    let mut cmd = sb.command();
-    cmd.args(["--mode", "json", "-p", "message the build is green"]);
-    let (code, live, stderr) = run(cmd);
-    assert_eq!(code, 0, "{stderr}");
+    let (replayed, live_stderr) = live_then_replayed("message the build is green");
     assert!(
-        stderr.contains("[message to cli:direct] the build is green"),
-        "{stderr}"
+        live_stderr.contains("[message to cli:direct] the build is green"),
+        "{live_stderr}"
     );
-    let mut cmd = sb.command();
-    cmd.args(["replay", "--mode", "json"]);
-    let (code, replayed, stderr) = run(cmd);
-    assert_eq!(code, 0, "{stderr}");
-    let (live_agent, live_runtime) = split(&live);
-    let (agent, runtime) = split(&replayed);
-    assert_eq!(agent, live_agent);
-    assert_eq!(runtime, live_runtime);
+    let (_, runtime) = split(&replayed);
     let outbound: Vec<serde_json::Value> = runtime
         .iter()
         .map(|l| serde_json::from_str(l).unwrap())

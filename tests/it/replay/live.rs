@@ -75,14 +75,24 @@ async fn a_replay_at_x64_ends_in_the_live_runs_state_and_frame() {
     assert_eq!(replay.timeline().turns.len(), 3, "three model calls");
 
     let mut replayed = replay.app().clone();
-    assert_eq!(state(&live.app), state(&replayed));
-    let live_frame = scene::draw(&mut live.app);
-    let replay_frame = scene::draw(&mut replayed);
+    assert_same_screen(&mut live.app, &mut replayed, "replay_final_app");
+}
+
+/// Asserts that the live app and its replay are in the same state and draw the same
+/// frame, and snapshots that frame as `name`.
+fn assert_same_screen(
+    live: &mut claw_tui::tui::App,
+    replayed: &mut claw_tui::tui::App,
+    name: &str,
+) {
+    assert_eq!(state(live), state(replayed));
+    let live_frame = scene::draw(live);
+    let replay_frame = scene::draw(replayed);
     assert_eq!(
         live_frame.backend().buffer(),
         replay_frame.backend().buffer()
     );
-    insta::assert_snapshot!("replay_final_app", replay_frame.backend());
+    insta::assert_snapshot!(name, replay_frame.backend());
 }
 
 #[tokio::test(start_paused = true)]
@@ -99,14 +109,7 @@ async fn a_replay_shows_the_message_tools_card_as_the_live_run_did() {
         |app: &claw_tui::tui::App| format!("{:?}", app.chat().transcript()).contains(card);
     assert!(has_card(&live.app), "the live run shows the card");
     assert!(has_card(&replayed), "the replay shows the card");
-    assert_eq!(state(&live.app), state(&replayed));
-    let live_frame = scene::draw(&mut live.app);
-    let replay_frame = scene::draw(&mut replayed);
-    assert_eq!(
-        live_frame.backend().buffer(),
-        replay_frame.backend().buffer()
-    );
-    insta::assert_snapshot!("replay_message_card", replay_frame.backend());
+    assert_same_screen(&mut live.app, &mut replayed, "replay_message_card");
 }
 
 #[tokio::test(start_paused = true)]
