@@ -7,6 +7,7 @@ pub mod exec;
 pub mod fs;
 pub mod message;
 pub mod policy;
+pub mod protected;
 pub mod spawn;
 pub mod web;
 pub mod workspace;

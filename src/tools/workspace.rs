@@ -11,6 +11,7 @@
 
 mod real_path;
 
+use super::protected::Protected;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 use real_path::real_path;
@@ -61,6 +62,8 @@ pub struct Workspace {
     /// `allow_outside` is set.
     others: Vec<Tree>,
     allow_outside: bool,
+    /// The paths no write may reach, wherever the tree allows writing.
+    protected: Arc<Protected>,
 }
 
 impl PartialEq for Workspace {
@@ -74,6 +77,7 @@ impl PartialEq for Workspace {
         self.root.path == other.root.path
             && self.allow_outside == other.allow_outside
             && paths(self) == paths(other)
+            && self.protected == other.protected
     }
 }
 
@@ -90,11 +94,29 @@ impl Workspace {
         if allow_outside {
             others.push(Tree::open(PathBuf::from("/"), true));
         }
+        let protected = Arc::new(Protected::for_workspace(&root));
         Self {
             root: Tree::open(root, true),
             others,
             allow_outside,
+            protected,
         }
+    }
+
+    /// This workspace, with `paths` (absolute: files that a hook or a trusted MCP server
+    /// runs) protected from writes as well.
+    pub fn with_pinned(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        let protected = Arc::make_mut(&mut self.protected);
+        for path in paths {
+            let path = real_path(&path).unwrap_or(path);
+            protected.pin(path);
+        }
+        self
+    }
+
+    /// The paths of this workspace that are read-only to the model.
+    pub fn protected(&self) -> &Protected {
+        &self.protected
     }
 
     /// This workspace, plus the tree at `path` (outside it) that file tools may read but
@@ -146,6 +168,11 @@ impl Workspace {
             if access == Access::Write && !tree.writable {
                 read_only.get_or_insert(&tree.path);
                 continue;
+            }
+            if access == Access::Write {
+                self.protected
+                    .check(&real)
+                    .map_err(|refused| Refusal::Protected(refused.to_string()))?;
             }
             let dir = tree.dir.clone().map_err(|e| {
                 Refusal::Unavailable(format!(
@@ -219,6 +246,8 @@ pub enum Refusal {
     Unresolvable(String),
     /// The tree the path is in cannot be opened.
     Unavailable(String),
+    /// The path is configuration that is read-only to the model (see [`Protected`]).
+    Protected(String),
 }
 
 impl fmt::Display for Refusal {
@@ -226,7 +255,8 @@ impl fmt::Display for Refusal {
         let (Self::Outside(text)
         | Self::ReadOnly(text)
         | Self::Unresolvable(text)
-        | Self::Unavailable(text)) = self;
+        | Self::Unavailable(text)
+        | Self::Protected(text)) = self;
         f.write_str(text)
     }
 }
@@ -374,6 +404,30 @@ mod tests {
         let open = Workspace::new(l.ws.root(), true).with_read_only(l.outer.join("skills"));
         let found = open.locate(&skill, Access::Write).unwrap();
         assert_eq!(found.rel(), skill.strip_prefix("/").unwrap());
+    }
+
+    #[test]
+    fn protected_paths_are_read_but_never_written() {
+        let l = layout();
+        std::fs::create_dir_all(l.ws.root().join(".git/hooks")).unwrap();
+        std::fs::write(l.ws.root().join("hook.sh"), "true").unwrap();
+        let ws = l.ws.clone().with_pinned([l.ws.root().join("hook.sh")]);
+        for rel in [
+            ".git/config",
+            ".git/hooks/pre-commit",
+            ".mcp.json",
+            "hook.sh",
+        ] {
+            assert!(ws.locate(rel, Access::Read).is_ok(), "{rel}");
+            let refused = ws.locate(rel, Access::Write).unwrap_err();
+            assert!(matches!(refused, Refusal::Protected(_)), "{rel}: {refused}");
+        }
+        // A symlink does not launder a protected target.
+        std::os::unix::fs::symlink(".git/config", l.ws.root().join("innocent")).unwrap();
+        let refused = ws.locate("innocent", Access::Write).unwrap_err();
+        assert!(matches!(refused, Refusal::Protected(_)), "{refused}");
+        assert!(ws.locate(".claw-tui/MEMORY.md", Access::Write).is_ok());
+        assert!(ws.locate(".git/index", Access::Write).is_ok());
     }
 
     #[test]
