@@ -7,6 +7,7 @@ mod config;
 mod control;
 mod headless;
 mod inspect;
+mod interop;
 mod mcp;
 mod private_files;
 mod provider;

@@ -1,12 +1,11 @@
 //! Tests of the MCP client: the fixture server (examples/mcp_fixture.rs) over stdio and
 //! streamable HTTP through the real runtime, the policy on MCP tools, the binary's
-//! trust flow and `mcp list`, and the official reference servers.
+//! trust flow and `mcp list` (the official reference servers: tests/it/interop).
 
 mod binary;
 mod fixture;
 mod http_headers;
 mod images;
-mod interop;
 mod next_turn;
 mod policy;
 pub mod processes;

@@ -5,7 +5,7 @@ mod copy_prompt;
 mod crash;
 mod damage;
 mod damage_cli;
-mod export_html;
+pub mod export_html;
 mod export_subagents;
 mod full_disk;
 mod images;

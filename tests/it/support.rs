@@ -25,6 +25,7 @@ pub mod rpc;
 pub mod runs;
 pub mod runtime;
 pub mod scripted;
+pub mod skip;
 pub mod tmpfs;
 pub mod tui;
 pub mod web;

@@ -1,7 +1,6 @@
 //! The HTML export: its structure (snapshot of the element outline), the escaping of
 //! hostile content (script tags, event handlers, javascript: links, raw HTML, images),
-//! and the page opened in headless Chromium: the messages in order and no script from
-//! the content executed, with and without the page's Content-Security-Policy.
+//! and the page in a real browser (tests/it/interop/browser.rs).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use claw_tui::agent::Message;
@@ -9,8 +8,7 @@ use claw_tui::export::{HtmlOptions, to_html};
 use claw_tui::session::SessionData;
 use scraper::{ElementRef, Html, Selector};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 /// Each way content could try to run script when the page opens.
 const HOSTILE: &str = "<script>document.body.dataset.pwned='script'</script>\n\n\
@@ -84,7 +82,8 @@ fn session() -> SessionData {
     }
 }
 
-fn export() -> String {
+/// The export of the test session: hostile content in every kind of message.
+pub fn export() -> String {
     to_html(&session(), &[], &HtmlOptions::default())
 }
 
@@ -112,12 +111,13 @@ fn outline(element: ElementRef<'_>, depth: usize, out: &mut String) {
     }
 }
 
-fn select<'a>(doc: &'a Html, css: &str) -> Vec<ElementRef<'a>> {
+/// The elements of `doc` that `css` selects.
+pub fn select<'a>(doc: &'a Html, css: &str) -> Vec<ElementRef<'a>> {
     doc.select(&Selector::parse(css).unwrap()).collect()
 }
 
 /// The roles and texts of the messages as the DOM has them.
-fn conversation(doc: &Html) -> Vec<(String, String)> {
+pub fn conversation(doc: &Html) -> Vec<(String, String)> {
     select(doc, "main > section, main > p")
         .into_iter()
         .map(|e| {
@@ -214,120 +214,4 @@ fn hostile_content_is_text_never_markup() {
         "no script tag anywhere in the file"
     );
     assert!(html.contains("Content-Security-Policy"));
-}
-
-fn chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("CHROMIUM") {
-        return Some(PathBuf::from(path));
-    }
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| {
-            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-                .map(move |dir| dir.join(name))
-                .collect::<Vec<_>>()
-        })
-        .find(|p| p.is_file())
-}
-
-/// The DOM of `file` after headless Chromium loaded it (and ran whatever it allowed).
-fn rendered_dom(browser: &Path, file: &Path) -> Html {
-    let profile = tempfile::tempdir().unwrap();
-    let output = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            // Nothing but the file: no background connections that a closed network
-            // would refuse or leave hanging.
-            "--disable-quic",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", file.display()))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    Html::parse_document(&String::from_utf8(output.stdout).unwrap())
-}
-
-#[test]
-fn headless_chromium_shows_the_messages_in_order_and_runs_no_script_from_them() {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var_os("CLAW_TUI_NO_BROWSER").is_some(),
-            "this test needs Chromium: apt-get install chromium (or CHROMIUM=path); \
-             CLAW_TUI_NO_BROWSER=1 skips it"
-        );
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let html = export();
-    let page = dir.path().join("export.html");
-    std::fs::write(&page, &html).unwrap();
-    // The same page without its policy: the escaping alone must hold.
-    let bare = dir.path().join("bare.html");
-    let without_csp: String = html
-        .lines()
-        .filter(|l| !l.contains("Content-Security-Policy"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    std::fs::write(&bare, without_csp).unwrap();
-    // The control: this browser does run a page's script when there is one.
-    let control = dir.path().join("control.html");
-    std::fs::write(
-        &control,
-        "<!DOCTYPE html><body><script>document.body.dataset.pwned='control'</script></body>",
-    )
-    .unwrap();
-    let dom = rendered_dom(&browser, &control);
-    assert_eq!(
-        select(&dom, "body[data-pwned=control]").len(),
-        1,
-        "the control ran"
-    );
-
-    for file in [&page, &bare] {
-        let dom = rendered_dom(&browser, file);
-        assert!(
-            select(&dom, "[data-pwned]").is_empty(),
-            "script ran in {file:?}"
-        );
-        let messages = conversation(&dom);
-        let roles: Vec<&str> = messages.iter().map(|(r, _)| r.as_str()).collect();
-        assert_eq!(
-            roles,
-            [
-                "user",
-                "assistant",
-                "assistant",
-                "notification",
-                "assistant",
-                "notice"
-            ]
-        );
-        assert!(messages[0].1.contains("First question"));
-        assert!(
-            messages[0]
-                .1
-                .contains("<script>document.body.dataset.pwned='script'</script>")
-        );
-        assert!(messages[1].1.contains("Editing:"));
-        assert!(
-            messages[2].1.contains("No <b>lint</b> errors."),
-            "in the spawn card"
-        );
-        assert!(messages[3].1.contains("Subagent cleanup finished"));
-        assert!(messages[4].1.contains("Second answer."));
-        assert_eq!(messages[5].1, "Model set to <i>x</i>");
-        assert!(select(&dom, "script").is_empty());
-    }
 }

@@ -6,7 +6,7 @@
 use claw_tui::mcp::{McpServerInfo, McpServerState};
 use claw_tui::runtime::RuntimeEvent;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -128,47 +128,6 @@ pub async fn wait_for_server(
 /// Whether the server is ready.
 pub fn is_ready(server: &McpServerInfo) -> bool {
     server.state == McpServerState::Ready
-}
-
-/// Where `.ci/run` installs the reference servers (`CLAW_TUI_MCP_NODE_DIR`, else
-/// `~/.cache/claw-tui/mcp-node`).
-pub fn node_dir() -> PathBuf {
-    match std::env::var_os("CLAW_TUI_MCP_NODE_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/claw-tui/mcp-node"),
-    }
-}
-
-/// The reference server package's entry script, when node and the package are there.
-/// Missing in CI (`CI=true`) is a failure; on a developer machine a loud skip.
-pub fn reference_server(package: &str) -> Option<(PathBuf, PathBuf)> {
-    let script = node_dir()
-        .join("node_modules/@modelcontextprotocol")
-        .join(package)
-        .join("dist/index.js");
-    let node = which("node");
-    let problem = match (&node, script.exists()) {
-        (None, _) => "node is not installed".to_owned(),
-        (Some(_), false) => format!(
-            "{} is missing: run .ci/run (or npm ci --prefix {} with tests/mcp-node's files)",
-            script.display(),
-            node_dir().display()
-        ),
-        (Some(node), true) => return Some((node.clone(), script)),
-    };
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("MCP interop test cannot run in CI: {problem}");
-    }
-    eprintln!("\n*** SKIPPED MCP interop test with {package}: {problem} ***\n");
-    None
-}
-
-fn which(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")?
-        .to_str()?
-        .split(':')
-        .map(|dir| Path::new(dir).join(program))
-        .find(|path| path.is_file())
 }
 
 /// The line of `claw-tui mcp list` output (`stdout`) about server `name`.

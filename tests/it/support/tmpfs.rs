@@ -1,5 +1,5 @@
 //! A small tmpfs to fill up: a real full disk for the binary. Mounting needs root (as
-//! in CI); where it is refused, `mount` returns `None` and the test says it was skipped
+//! in CI); where it is refused, `mount` returns `None` and says so on the terminal
 //! (the writer's failure path is still covered through a failing sink).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
@@ -23,10 +23,14 @@ impl Tmpfs {
             .status()
             .is_ok_and(|s| s.success());
         if !mounted {
-            eprintln!(
-                "skipped: cannot mount a tmpfs at {} (needs root); the failing-sink tests \
-                 cover the writer",
-                dir.display()
+            super::skip::announce_skip(
+                &std::thread::current().name().unwrap_or("a test").to_owned(),
+                "a real full disk",
+                &format!(
+                    "cannot mount a tmpfs at {} without root; the failing-sink tests cover \
+                     the writer",
+                    dir.display()
+                ),
             );
             return None;
         }

@@ -298,15 +298,7 @@ async fn kill_minus_one_spares_everything_outside_the_command() {
 
 #[tokio::test]
 async fn network_deny_refuses_tcp_and_allow_permits_it() {
-    if std::process::Command::new("bash")
-        .arg("-c")
-        .arg("true")
-        .status()
-        .map_or(true, |s| !s.success())
-    {
-        eprintln!("no bash (for /dev/tcp) on this machine: skipping the connect checks");
-        return;
-    }
+    // bash's /dev/tcp makes the connection; bash is one of the base tools the tests need.
     let workspace = tempfile::tempdir().unwrap();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
