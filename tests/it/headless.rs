@@ -2,6 +2,7 @@
 
 mod cron_file;
 mod cron_two_processes;
+mod escapes;
 mod print;
 mod request_timeout;
 mod responses;
