@@ -1,5 +1,6 @@
 //! Tests of the tui area.
 
+mod approval_dialog;
 mod attach;
 mod compaction;
 mod e2e;
