@@ -4,6 +4,7 @@
 mod change;
 mod edit;
 mod list;
+pub mod own;
 mod read;
 mod restore;
 mod walk;

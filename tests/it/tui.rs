@@ -13,6 +13,7 @@ mod e2e_terminal_loss;
 mod e2e_user_files;
 mod e2e_ux;
 mod events;
+mod export_symlink;
 mod inspect;
 mod keys_config;
 mod mcp;
