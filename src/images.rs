@@ -43,6 +43,12 @@ pub enum ImageError {
         /// What it is instead, when recognised (` (it is a TIFF image)`).
         what: String,
     },
+    /// Something other than a regular file is there (a FIFO, a device, a directory).
+    #[error("{name} is not a regular file (a device, FIFO, socket or directory)")]
+    NotAFile {
+        /// The file as named by the user.
+        name: String,
+    },
     /// The file is larger than any image worth sending.
     #[error("{name} is {size} bytes, more than the {limit} bytes an image may have here")]
     TooLarge {
@@ -81,13 +87,29 @@ pub fn sniff(bytes: &[u8]) -> Option<ImageFormat> {
     .then_some(format)
 }
 
-/// Reads the image file at `path` (shown to the user as `name`).
+/// Reads the image file at `path` (shown to the user as `name`): a regular file only
+/// (opened without blocking, so a FIFO or a device such as `/dev/zero` behind a link is
+/// refused at once instead of read forever), its size checked before any byte is read,
+/// and never more than that read.
 pub fn load_file(path: &Path, name: &str) -> Result<ImageData, ImageError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
     let read = |source| ImageError::Read {
         name: name.to_owned(),
         source,
     };
-    let size = std::fs::metadata(path).map_err(read)?.len();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+        .open(path)
+        .map_err(read)?;
+    let meta = file.metadata().map_err(read)?;
+    if !meta.is_file() {
+        return Err(ImageError::NotAFile {
+            name: name.to_owned(),
+        });
+    }
+    let size = meta.len();
     if size > MAX_FILE_BYTES {
         return Err(ImageError::TooLarge {
             name: name.to_owned(),
@@ -95,7 +117,18 @@ pub fn load_file(path: &Path, name: &str) -> Result<ImageData, ImageError> {
             limit: MAX_FILE_BYTES,
         });
     }
-    let bytes = std::fs::read(path).map_err(read)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    // A file that grew since it was measured is not read past the limit.
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(ImageError::TooLarge {
+            name: name.to_owned(),
+            size: bytes.len() as u64,
+            limit: MAX_FILE_BYTES,
+        });
+    }
     let file_name = Path::new(name)
         .file_name()
         .map_or_else(|| name.to_owned(), |n| n.to_string_lossy().into_owned());

@@ -2,7 +2,9 @@
 
 mod approval_dialog;
 mod attach;
+mod attach_refusals;
 mod compaction;
+mod completion_files;
 mod e2e;
 mod e2e_cache;
 mod e2e_compaction;

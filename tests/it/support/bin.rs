@@ -157,3 +157,43 @@ pub fn run(mut cmd: Command) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Runs a command to completion like [`run`], and measures its peak resident memory:
+/// (exit code, stdout, stderr, peak RSS in KiB), from `wait4(2)`'s resource usage of
+/// that one process.
+pub fn run_measured(mut cmd: Command) -> (i32, String, String, u64) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        out.read_to_end(&mut text).unwrap();
+        text
+    });
+    let mut stderr = Vec::new();
+    err.read_to_end(&mut stderr).unwrap();
+    let stdout = reader.join().unwrap();
+    let pid = i32::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: nix::libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is this test's own unwaited child; both pointers are valid.
+    let waited = unsafe { nix::libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = if nix::libc::WIFEXITED(status) {
+        nix::libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (
+        code,
+        String::from_utf8_lossy(&stdout).into_owned(),
+        String::from_utf8_lossy(&stderr).into_owned(),
+        u64::try_from(usage.ru_maxrss).unwrap_or(0),
+    )
+}
