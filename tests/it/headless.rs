@@ -3,6 +3,7 @@
 mod cron_file;
 mod cron_two_processes;
 mod escapes;
+mod image_budget;
 mod own_files;
 mod print;
 mod request_timeout;
