@@ -7,6 +7,7 @@ mod fixture;
 mod http_headers;
 mod images;
 mod interop;
+mod large_result;
 mod next_turn;
 mod policy;
 pub mod processes;
