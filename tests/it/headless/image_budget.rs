@@ -1,5 +1,5 @@
-//! Image decoding stays within one memory budget, measured on the real binary (peak
-//! RSS from `wait4`): the fake model reads a 2.5 MB PNG that decodes to 400 MB and is
+//! Image decoding stays within one memory budget, measured on the real binary (its peak
+//! RSS, `VmHWM`): the fake model reads a 2.5 MB PNG that decodes to 400 MB and is
 //! refused before a pixel is decoded; it reads four PNGs of 144 MB of pixels each in one
 //! parallel batch, and all four are scaled while the process never holds more than
 //! the budget's worth, where four decodes at once would take several times that.

@@ -159,17 +159,40 @@ pub fn run(mut cmd: Command) -> (i32, String, String) {
 }
 
 /// Runs a command to completion like [`run`], and measures its peak resident memory:
-/// (exit code, stdout, stderr, peak RSS in KiB), from `wait4(2)`'s resource usage of
-/// that one process.
-// The child is reaped by `wait4` itself, which also gives its resource usage.
-#[allow(clippy::zombie_processes)]
+/// (exit code, stdout, stderr, peak RSS in KiB). The peak is the process's own `VmHWM`
+/// (a high-water mark, so reading it late misses nothing but the last moments), read
+/// every 5 ms while it runs. Not `wait4`'s `ru_maxrss`: that counts the test process's
+/// own peak too, whose memory the child shared until it exec'd.
 pub fn run_measured(mut cmd: Command) -> (i32, String, String, u64) {
     use std::io::Read;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let status_file = format!("/proc/{}/status", child.id());
+    let (done, peak) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicU64::new(0)),
+    );
+    let poller = {
+        let (done, peak) = (done.clone(), peak.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::SeqCst) {
+                let hwm = std::fs::read_to_string(&status_file).ok().and_then(|text| {
+                    text.lines()
+                        .find_map(|l| l.strip_prefix("VmHWM:"))
+                        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+                });
+                if let Some(hwm) = hwm {
+                    peak.fetch_max(hwm, Ordering::SeqCst);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        })
+    };
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
     let reader = std::thread::spawn(move || {
@@ -180,22 +203,13 @@ pub fn run_measured(mut cmd: Command) -> (i32, String, String, u64) {
     let mut stderr = Vec::new();
     err.read_to_end(&mut stderr).unwrap();
     let stdout = reader.join().unwrap();
-    let pid = i32::try_from(child.id()).unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-    let mut usage: nix::libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is this test's own unwaited child; both pointers are valid.
-    let waited = unsafe { nix::libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
-    let code = if nix::libc::WIFEXITED(status) {
-        nix::libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
+    let status = child.wait().unwrap();
+    done.store(true, Ordering::SeqCst);
+    poller.join().unwrap();
     (
-        code,
+        status.code().unwrap_or(-1),
         String::from_utf8_lossy(&stdout).into_owned(),
         String::from_utf8_lossy(&stderr).into_owned(),
-        u64::try_from(usage.ru_maxrss).unwrap_or(0),
+        peak.load(Ordering::SeqCst),
     )
 }
