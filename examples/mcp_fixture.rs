@@ -60,7 +60,9 @@ impl Fixture {
         let number = if self.loose_schema { "numbr" } else { "number" };
         let mut tools = vec![
             json!({"name": "echo", "description": "Returns the text it is given.",
-                   "inputSchema": object(json!({"text": {"type": "string"}}), json!(["text"])),
+                   "inputSchema": object(json!({"text": {"type": "string"},
+                                                "repeat": {"type": "integer", "minimum": 1}}),
+                                         json!(["text"])),
                    "annotations": {"readOnlyHint": true}}),
             json!({"name": "add", "description": "Adds two numbers.",
                    "inputSchema": object(json!({"a": {"type": number}, "b": {"type": "number"}}), json!(["a", "b"]))}),
@@ -137,7 +139,11 @@ impl ServerHandler for Fixture {
         let args = Value::Object(request.arguments.clone().unwrap_or_default());
         self.note(&format!("call {} id {}", request.name, context.id));
         let result = match request.name.as_ref() {
-            "echo" => text_result(args["text"].as_str().unwrap_or_default(), false),
+            "echo" => {
+                let text = args["text"].as_str().unwrap_or_default();
+                let times = args["repeat"].as_u64().unwrap_or(1);
+                text_result(&text.repeat(usize::try_from(times).unwrap_or(1)), false)
+            }
             "add" => {
                 let sum = args["a"].as_f64().unwrap_or(0.0) + args["b"].as_f64().unwrap_or(0.0);
                 json!({"content": [{"type": "text", "text": format!("{sum}")}],

@@ -5,12 +5,18 @@
 //! Optional front matter gives a `description` and an `argument-hint`; the body is the
 //! prompt sent, with `$ARGUMENTS` and `$1`…`$9` replaced by what the user typed after the
 //! command ([`expand`]).
+//!
+//! A project's command files are opened beneath the workspace or its git root
+//! (`runtime::context::files`): one that is a symlink leading out, or not a regular
+//! file, is skipped with a warning.
 
 mod expand;
 
 pub use expand::{expand, split_arguments};
 
+use crate::runtime::context::files::{ProjectFiles, text_of};
 use crate::runtime::context::project_chain;
+use crate::tools::fs::own::OwnFileError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -110,11 +116,12 @@ pub fn discover_commands(
     home: Option<&Path>,
     builtin: &[&str],
 ) -> CommandSet {
+    let files = ProjectFiles::open(workspace);
     let mut set = CommandSet::default();
     let mut by_name: BTreeMap<String, CustomCommand> = BTreeMap::new();
     let mut shadowed_builtins = Vec::new();
     for (dir, source) in command_dirs(workspace, config_dir, home) {
-        for path in markdown_files(&dir) {
+        for path in markdown_files(&files, &dir, &mut set.warnings) {
             let Some(name) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
                 continue;
             };
@@ -131,10 +138,15 @@ pub fn discover_commands(
             if by_name.contains_key(&name) {
                 continue;
             }
-            match read_command(&path, &name, &source) {
+            match read_command(&files, &path, &name, &source) {
                 Ok(command) => {
                     by_name.insert(name, command);
                 }
+                // A directory named like a command file is not one.
+                Err(CommandFileError::Read(OwnFileError::NotRegular {
+                    what: "a directory",
+                    ..
+                })) => {}
                 Err(why) => set.warnings.push(format!("{}: {why}", path.display())),
             }
         }
@@ -143,26 +155,33 @@ pub fn discover_commands(
     set
 }
 
-/// The `*.md` files directly in `dir`, sorted; none when it does not exist.
-fn markdown_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md") && p.is_file())
-        .collect();
-    files.sort();
-    files
+/// The `*.md` names directly in `dir`, sorted; none when it does not exist (a directory
+/// that cannot be listed is a warning).
+fn markdown_files(files: &ProjectFiles, dir: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
+    match files.entries(dir) {
+        Ok(names) => names
+            .unwrap_or_default()
+            .into_iter()
+            .map(|name| dir.join(name))
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect(),
+        Err(e) => {
+            warnings.push(format!("commands are not read: {e}"));
+            Vec::new()
+        }
+    }
 }
 
 /// Why a command file is skipped (the warning names the file first).
 #[derive(Debug, thiserror::Error)]
 enum CommandFileError {
-    /// The file cannot be read.
+    /// The file cannot be read, or cannot be used (a symlink leading out of the
+    /// project, not a regular file).
     #[error("{0}")]
-    Read(#[source] std::io::Error),
+    Read(#[source] OwnFileError),
+    /// The file went away while the commands were read.
+    #[error("it is gone")]
+    Gone,
     /// The file is larger than a command may be.
     #[error("{size} bytes is more than a command file may have ({MAX_COMMAND_BYTES})")]
     TooLarge {
@@ -174,14 +193,20 @@ enum CommandFileError {
     FrontMatter(#[from] crate::front_matter::FrontMatterError),
 }
 
-fn read_command(path: &Path, name: &str, source: &str) -> Result<CustomCommand, CommandFileError> {
-    let size = std::fs::metadata(path)
+fn read_command(
+    files: &ProjectFiles,
+    path: &Path,
+    name: &str,
+    source: &str,
+) -> Result<CustomCommand, CommandFileError> {
+    let capped = files
+        .read(path, MAX_COMMAND_BYTES + 1)
         .map_err(CommandFileError::Read)?
-        .len();
-    if size > MAX_COMMAND_BYTES {
-        return Err(CommandFileError::TooLarge { size });
+        .ok_or(CommandFileError::Gone)?;
+    if capped.size > MAX_COMMAND_BYTES {
+        return Err(CommandFileError::TooLarge { size: capped.size });
     }
-    let text = std::fs::read_to_string(path).map_err(CommandFileError::Read)?;
+    let text = text_of(capped);
     let (front, body) = crate::front_matter::parse::<CommandFront>(&text);
     let front = front?;
     let nonblank = |v: Option<String>| v.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
@@ -211,9 +236,11 @@ mod tests {
     #[test]
     fn a_command_file_too_large_or_with_bad_front_matter_is_skipped_with_the_reason() {
         let dir = tempfile::tempdir().unwrap();
-        let big = dir.path().join("big.md");
+        let root = dir.path().canonicalize().unwrap();
+        let files = ProjectFiles::open(&root);
+        let big = root.join("big.md");
         std::fs::write(&big, "x".repeat(300 * 1024)).unwrap();
-        let error = read_command(&big, "big", "test").unwrap_err();
+        let error = read_command(&files, &big, "big", "test").unwrap_err();
         assert!(
             matches!(error, CommandFileError::TooLarge { size: 307200 }),
             "{error:?}"
@@ -222,9 +249,9 @@ mod tests {
             error.to_string(),
             "307200 bytes is more than a command file may have (262144)"
         );
-        let bad = dir.path().join("bad.md");
+        let bad = root.join("bad.md");
         std::fs::write(&bad, "---\ndescription: [unclosed\n---\nbody").unwrap();
-        let error = read_command(&bad, "bad", "test").unwrap_err();
+        let error = read_command(&files, &bad, "bad", "test").unwrap_err();
         assert!(
             matches!(error, CommandFileError::FrontMatter(_)),
             "{error:?}"
@@ -235,7 +262,16 @@ mod tests {
                 .starts_with("front matter is not valid YAML: "),
             "{error}"
         );
-        let error = read_command(&dir.path().join("gone.md"), "gone", "test").unwrap_err();
-        assert!(matches!(error, CommandFileError::Read(_)), "{error:?}");
+        let error = read_command(&files, &root.join("gone.md"), "gone", "test").unwrap_err();
+        assert!(matches!(error, CommandFileError::Gone), "{error:?}");
+        // A symlink leading out of the project is not read.
+        std::fs::create_dir(root.join("ws")).unwrap();
+        std::os::unix::fs::symlink(&big, root.join("ws/out.md")).unwrap();
+        let files = ProjectFiles::open(&root.join("ws"));
+        let error = read_command(&files, &root.join("ws/out.md"), "out", "test").unwrap_err();
+        assert!(
+            matches!(error, CommandFileError::Read(OwnFileError::Outside { .. })),
+            "{error:?}"
+        );
     }
 }

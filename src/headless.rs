@@ -16,6 +16,7 @@ use signals::{StopSignals, signal_name};
 use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall, UserMessage};
 use crate::hooks::{Hooks, PromptDecision, hook_marks};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
+use crate::visible::{for_stderr, for_stdout};
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -63,7 +64,10 @@ pub async fn run_prompt(
                     report_on_stderr(&event);
                 }
             }
-            eprintln!("claw-tui: a prompt hook blocked the prompt: {reason}");
+            eprintln!(
+                "claw-tui: a prompt hook blocked the prompt: {}",
+                for_stderr(&reason)
+            );
             return EXIT_RUN_FAILED;
         }
     };
@@ -152,10 +156,18 @@ pub fn report_on_stderr(event: &RuntimeEvent) {
     match event {
         RuntimeEvent::CronStatus { ok, message } => {
             let kind = if *ok { "note" } else { "warning" };
-            let _ = writeln!(std::io::stderr(), "claw-tui: {kind}: {message}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "claw-tui: {kind}: {}",
+                for_stderr(message)
+            );
         }
         RuntimeEvent::HookWarning { message, .. } => {
-            let _ = writeln!(std::io::stderr(), "claw-tui: warning: {message}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "claw-tui: warning: {}",
+                for_stderr(message)
+            );
         }
         _ => {}
     }
@@ -172,18 +184,20 @@ fn background_done(supervisor: &Supervisor, subagents: &SubagentManager, deliver
 /// Decides the exit code from what the run added, printing the answer or the failure.
 fn finish(added: &[Message], json: bool) -> i32 {
     if let Some(Message::Notice(notice)) = added.last() {
-        eprintln!("claw-tui: {}", notice.text);
+        eprintln!("claw-tui: {}", for_stderr(&notice.text));
         return EXIT_RUN_FAILED;
     }
     match added.iter().rev().find_map(Message::as_assistant) {
         Some(a) if a.is_failed() => {
             let why = a.error_message.as_deref().unwrap_or("the run failed");
-            eprintln!("claw-tui: {why}");
+            eprintln!("claw-tui: {}", for_stderr(why));
             EXIT_RUN_FAILED
         }
         Some(a) => {
             if !json {
-                println!("{}", a.text().trim_end());
+                // The answer is data: byte for byte to a pipe or file, made visible on a
+                // terminal, where an escape sequence would be obeyed.
+                println!("{}", for_stdout(a.text().trim_end()));
             }
             EXIT_OK
         }
@@ -224,10 +238,10 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
             } else {
                 format!("✓ {tool_name} {args}")
             };
-            eprintln!("{}", line.trim_end());
+            eprintln!("{}", for_stderr(line.trim_end()));
             // A block is the error line already; the other marks say what else happened.
             for mark in marks.iter().filter(|m| !m.starts_with('⛔')) {
-                eprintln!("  {mark}");
+                eprintln!("  {}", for_stderr(mark));
             }
         }
         AgentEvent::CompactionStart { tokens_before, .. } => {
@@ -241,7 +255,7 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
             CompactionResult::Aborted => eprintln!("compaction cancelled; nothing changed"),
             CompactionResult::Failed | CompactionResult::NothingToCompact => eprintln!(
                 "compaction did not happen: {}",
-                end.error.as_deref().unwrap_or("no reason was given")
+                for_stderr(end.error.as_deref().unwrap_or("no reason was given"))
             ),
         },
         AgentEvent::AutoRetryStart {
@@ -252,7 +266,7 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
         } => eprintln!(
             "retry {attempt}/{max_attempts} in {:.1} s: {}",
             *delay_ms as f64 / 1000.0,
-            clip(reason, 100)
+            for_stderr(&clip(reason, 100))
         ),
         _ => {}
     }

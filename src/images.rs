@@ -3,10 +3,14 @@
 //!
 //! Only the header is read to learn the size; the pixels are decoded only when the image
 //! must be scaled (larger than [`MAX_SIDE`] on a side, or more than [`MAX_SENT_BYTES`]
-//! once base64-encoded for the request), within limits that refuse decompression bombs.
+//! once base64-encoded for the request), within one memory budget shared by every
+//! decode of the process ([`budget`]), which refuses decompression bombs.
+
+pub mod budget;
 
 use crate::agent::ImageData;
 use bytes::Bytes;
+use image::ImageDecoder;
 use image::{DynamicImage, ImageFormat, ImageReader, Limits};
 use sha2::{Digest, Sha256};
 use std::io::Cursor;
@@ -42,6 +46,12 @@ pub enum ImageError {
         name: String,
         /// What it is instead, when recognised (` (it is a TIFF image)`).
         what: String,
+    },
+    /// Something other than a regular file is there (a FIFO, a device, a directory).
+    #[error("{name} is not a regular file (a device, FIFO, socket or directory)")]
+    NotAFile {
+        /// The file as named by the user.
+        name: String,
     },
     /// The file is larger than any image worth sending.
     #[error("{name} is {size} bytes, more than the {limit} bytes an image may have here")]
@@ -81,13 +91,29 @@ pub fn sniff(bytes: &[u8]) -> Option<ImageFormat> {
     .then_some(format)
 }
 
-/// Reads the image file at `path` (shown to the user as `name`).
+/// Reads the image file at `path` (shown to the user as `name`): a regular file only
+/// (opened without blocking, so a FIFO or a device such as `/dev/zero` behind a link is
+/// refused at once instead of read forever), its size checked before any byte is read,
+/// and never more than that read.
 pub fn load_file(path: &Path, name: &str) -> Result<ImageData, ImageError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
     let read = |source| ImageError::Read {
         name: name.to_owned(),
         source,
     };
-    let size = std::fs::metadata(path).map_err(read)?.len();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
+        .open(path)
+        .map_err(read)?;
+    let meta = file.metadata().map_err(read)?;
+    if !meta.is_file() {
+        return Err(ImageError::NotAFile {
+            name: name.to_owned(),
+        });
+    }
+    let size = meta.len();
     if size > MAX_FILE_BYTES {
         return Err(ImageError::TooLarge {
             name: name.to_owned(),
@@ -95,7 +121,18 @@ pub fn load_file(path: &Path, name: &str) -> Result<ImageData, ImageError> {
             limit: MAX_FILE_BYTES,
         });
     }
-    let bytes = std::fs::read(path).map_err(read)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    // A file that grew since it was measured is not read past the limit.
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(ImageError::TooLarge {
+            name: name.to_owned(),
+            size: bytes.len() as u64,
+            limit: MAX_FILE_BYTES,
+        });
+    }
     let file_name = Path::new(name)
         .file_name()
         .map_or_else(|| name.to_owned(), |n| n.to_string_lossy().into_owned());
@@ -137,10 +174,36 @@ pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Result<ImageData, ImageError> {
     let mut limits = Limits::default();
     limits.max_image_width = Some(width);
     limits.max_image_height = Some(height);
-    limits.max_alloc = Some(MAX_PIXELS * 4 + (64 << 20));
+    limits.max_alloc = Some(budget::DECODE_BUDGET_BYTES);
     reader.limits(limits);
-    let decoded = reader.decode().map_err(decode_error)?;
-    scale_down(name, format, &decoded)
+    let mut decoder = reader.into_decoder().map_err(decode_error)?;
+    // Held until the scaled copy is encoded: the pixels, the copy and its encoding.
+    let reservation =
+        budget::reserve(decode_cost(decoder.total_bytes(), width, height)).map_err(|over| {
+            ImageError::Decode {
+                name: name.to_owned(),
+                detail: over.to_string(),
+            }
+        })?;
+    let mut limits = Limits::default();
+    limits.max_alloc = Some(reservation.bytes());
+    decoder.set_limits(limits).map_err(decode_error)?;
+    let decoded = DynamicImage::from_decoder(decoder).map_err(decode_error)?;
+    let scaled = scale_down(name, format, &decoded);
+    drop(decoded);
+    drop(reservation);
+    scaled
+}
+
+/// What decoding and scaling an image of `width`×`height` whose pixels take `pixels`
+/// bytes holds at most: the pixels, then at most [`MAX_SIDE`]² of them scaled (in the
+/// same layout), flattened to RGB for JPEG (3 bytes each), and encoded (less than 4
+/// bytes each).
+fn decode_cost(pixels: u64, width: u32, height: u32) -> u64 {
+    let count = u64::from(width) * u64::from(height);
+    let per_pixel = pixels.div_ceil(count.max(1));
+    let scaled = count.min(u64::from(MAX_SIDE) * u64::from(MAX_SIDE));
+    pixels.saturating_add(scaled.saturating_mul(per_pixel + 3 + 4))
 }
 
 /// Scales `decoded` to fit [`MAX_SIDE`] and re-encodes it: JPEG stays JPEG; other formats

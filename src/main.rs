@@ -55,7 +55,10 @@ fn run() -> color_eyre::Result<i32> {
     let cli = Cli::parse();
     let settings = config::resolve(&cli, &|name| std::env::var(name).ok())?;
     for warning in &settings.warnings {
-        eprintln!("claw-tui: warning: {warning}");
+        eprintln!(
+            "claw-tui: warning: {}",
+            claw_tui::visible::for_stderr(warning)
+        );
     }
     launcher::run(&cli, &settings)
 }
@@ -67,7 +70,13 @@ fn exit_code(result: color_eyre::Result<i32>) -> i32 {
         Ok(code) => code,
         Err(report) => {
             // Not `eprintln!`: a closed stderr must not turn an error into a panic.
-            let _ = writeln!(std::io::stderr(), "claw-tui: {report}");
+            // An error may quote a server or a file: shown, never obeyed.
+            let text = report.to_string();
+            let _ = writeln!(
+                std::io::stderr(),
+                "claw-tui: {}",
+                claw_tui::visible::for_stderr(&text)
+            );
             launcher::exit_code(&report)
         }
     }

@@ -23,6 +23,7 @@ use crate::tools::Workspace;
 use crate::tools::cron::{CronTool, UnavailableCron};
 use crate::tools::exec::{Approver, ExecTool};
 use crate::tools::fs::file_tools_observed;
+use crate::tools::large_results::LargeResults;
 use crate::tools::message::{MessageSender, MessageTool};
 use crate::tools::policy::{AgentKind, AgentRole, PolicyConfig, ToolPolicy};
 use crate::tools::spawn::SpawnTool;
@@ -331,7 +332,16 @@ fn prepare_runtime_with(
         &settings.file.exec,
         events_tx.clone(),
     );
-    let workspace = Arc::new(workspace_for(settings, &context));
+    // Results too large for the model are kept whole where `read_file` reaches them.
+    let large_results = Arc::new(LargeResults::new(&settings.data_dir, &settings.workspace));
+    let (workspace, results_warning) = match large_results.prepare() {
+        Ok(dir) => (workspace_for(settings, &context).with_read_only(dir), None),
+        Err(e) => (
+            workspace_for(settings, &context),
+            Some(format!("large tool results cannot be kept whole: {e}")),
+        ),
+    };
+    let workspace = Arc::new(workspace);
     let checkpoints = Checkpoints::new(workspace.clone());
     let policy = ToolPolicy::new(
         build_registry(
@@ -367,6 +377,7 @@ fn prepare_runtime_with(
     );
     policy.register(Arc::new(SpawnTool::new(Arc::new(subagents.clone()))));
     let mut warnings: Vec<String> = context.warnings();
+    warnings.extend(results_warning);
     for warning in &warnings {
         tracing::warn!("{warning}");
     }
@@ -402,6 +413,7 @@ fn prepare_runtime_with(
         settings.workspace.clone(),
         &settings.file.exec.env_policy(),
     );
+    mcp.keep_large_results_in(large_results);
     mcp.on_tools_changed(tools_refresher(
         settings, &context, &policy, &agent, &subagents,
     ));

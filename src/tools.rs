@@ -5,6 +5,7 @@ pub mod args;
 pub mod cron;
 pub mod exec;
 pub mod fs;
+pub mod large_results;
 pub mod message;
 pub mod policy;
 pub mod protected;

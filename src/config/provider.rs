@@ -115,7 +115,10 @@ impl std::fmt::Debug for ProviderSpec {
         f.debug_struct("ProviderSpec")
             .field("name", &self.name)
             .field("api", &self.api)
-            .field("base_url", &self.base_url)
+            .field(
+                "base_url",
+                &self.base_url.as_deref().map(crate::llm::tap::redact_url),
+            )
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("api_key_source", &self.api_key_source)

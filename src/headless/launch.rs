@@ -11,6 +11,7 @@ use crate::session::{self, Resume, SessionService, export};
 use crate::setup;
 use crate::tools::exec::Approver;
 use crate::tools::message::{MessageSender, OutboundMessage};
+use crate::visible::{for_stderr, for_stdout, visible};
 use color_eyre::eyre::{bail, eyre};
 use std::io::Read;
 use std::sync::Arc;
@@ -61,7 +62,12 @@ async fn run(
         (Some(_), false) => Approver::Nobody,
     };
     let outbound: MessageSender = Arc::new(|m: OutboundMessage| {
-        eprintln!("[message to {}:{}] {}", m.channel, m.chat_id, m.content);
+        eprintln!(
+            "[message to {}:{}] {}",
+            for_stderr(&m.channel),
+            for_stderr(&m.chat_id),
+            for_stderr(&m.content)
+        );
     });
     let mut main = setup::start_runtime(settings, outbound, approver)?;
     for warning in main
@@ -69,7 +75,7 @@ async fn run(
         .iter()
         .chain(&main.mcp_plan.skipped_warnings())
     {
-        eprintln!("claw-tui: warning: {warning}");
+        eprintln!("claw-tui: warning: {}", for_stderr(warning));
     }
     wait_for_mcp_before_first_request(&main.agent, &main.mcp);
     let opened = session::open_session(cli, settings).map_err(|e| eyre!(e))?;
@@ -84,7 +90,7 @@ async fn run(
     let reporter = opened.map(|opened| {
         let entered = sessions.record(opened, Resume::IntoAgent);
         for note in &entered.notes {
-            eprintln!("claw-tui: {note}");
+            eprintln!("claw-tui: {}", for_stderr(note));
         }
         saving::report(entered.saving, rpc)
     });
@@ -249,13 +255,14 @@ pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result
                     1 => "  (1 damaged line)".to_owned(),
                     n => format!("  ({n} damaged lines)"),
                 };
+                // A listing, not data: what a prompt holds is shown, never obeyed.
                 println!(
                     "{}  started {}  last {}  {:>4} messages  {}{damaged}",
                     &s.id[..s.id.len().min(12)],
                     local_time(s.created),
                     local_time(s.last_activity),
                     s.message_count,
-                    super::clip(&prompt, 60)
+                    visible(&super::clip(&prompt, 60))
                 );
             }
             Ok(EXIT_OK)
@@ -290,12 +297,14 @@ pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result
                 .and_then(|path| session::load(&path))
                 .map_err(|e| eyre!(e))?;
             for warning in &data.warnings {
-                eprintln!("claw-tui: warning: {warning}");
+                eprintln!("claw-tui: warning: {}", for_stderr(warning));
             }
+            // The export is data: byte for byte to a pipe or file, made visible on a
+            // terminal.
             match format {
-                ExportFormat::Markdown => print!("{}", export::to_markdown(&data)),
-                ExportFormat::Json => println!("{}", export::to_json(&data)),
-                ExportFormat::Html => print!("{}", html_export(&data, settings)),
+                ExportFormat::Markdown => print!("{}", for_stdout(&export::to_markdown(&data))),
+                ExportFormat::Json => println!("{}", for_stdout(&export::to_json(&data))),
+                ExportFormat::Html => print!("{}", for_stdout(&html_export(&data, settings))),
             }
             Ok(EXIT_OK)
         }

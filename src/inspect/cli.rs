@@ -29,12 +29,17 @@ pub fn run(settings: &Settings, query: &Query) -> i32 {
     match output(settings, query) {
         Ok(text) => {
             let mut out = std::io::stdout().lock();
+            // A body is data: byte for byte to a pipe or file, made visible on a terminal.
+            let text = crate::visible::for_stdout(&text);
             // A closed pipe (`| head`) is not an error worth a message.
             let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
             EXIT_OK
         }
         Err(message) => {
-            eprintln!("claw-tui: {message}");
+            eprintln!(
+                "claw-tui: {}",
+                crate::visible::for_stderr(&message.to_string())
+            );
             EXIT_USAGE
         }
     }

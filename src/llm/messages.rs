@@ -57,7 +57,16 @@ pub(crate) fn bytes_text(n: usize) -> String {
     }
 }
 
-/// A reqwest error with its causes, e.g. `... : Connection refused (os error 111)`.
+/// `text` about `error` with the URL reqwest names in it stripped of credentials.
+fn without_credentials(error: &reqwest::Error, text: String) -> String {
+    match error.url() {
+        Some(url) => super::tap::redact_url_in(&text, url.as_str()),
+        None => text,
+    }
+}
+
+/// A reqwest error with its causes, e.g. `... : Connection refused (os error 111)`;
+/// credentials in its URL are redacted.
 pub(crate) fn describe(error: &reqwest::Error) -> String {
     let mut text = error.to_string();
     let mut source = std::error::Error::source(error);
@@ -69,7 +78,7 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
         }
         source = cause.source();
     }
-    text
+    without_credentials(error, text)
 }
 
 /// The innermost cause of a reqwest error (what actually went wrong, e.g. `Connection
@@ -82,10 +91,11 @@ pub(crate) fn cause_first(error: &reqwest::Error) -> String {
         root = Some(cause.to_string());
         source = cause.source();
     }
-    match root {
+    let text = match root {
         Some(root) if !top.contains(&root) => format!("{root} ({top})"),
         _ => top,
-    }
+    };
+    without_credentials(error, text)
 }
 
 /// Why a request that got no response is retried, cause first so that a shortened retry
@@ -104,6 +114,7 @@ pub(crate) fn retry_reason(error: &reqwest::Error) -> String {
 /// The message for an `https://` URL whose server answered the TLS handshake in plain
 /// HTTP (a local server without TLS, usually), if that is what `error` is.
 pub(crate) fn tls_mismatch(url: &str, error: &reqwest::Error) -> Option<String> {
+    let url = &super::tap::redact_url(url);
     let scheme = url.get(..8)?;
     if !scheme.eq_ignore_ascii_case("https://") {
         return None;
@@ -132,7 +143,7 @@ fn cause_of(error: &reqwest::Error) -> String {
         text = cause.to_string();
         source = cause.source();
     }
-    text
+    without_credentials(error, text)
 }
 
 /// The message for a success status whose body is HTML or JSON rather than events (a
@@ -282,8 +293,9 @@ pub(crate) fn status_message(status: u16, server: &str, target: &Target) -> Stri
              Set one in {key_source}."
         ),
         404 => format!(
-            "{provider} answered HTTP 404 for model \"{model}\" at {url}: {server}. Check the \
-             model name and the base URL."
+            "{provider} answered HTTP 404 for model \"{model}\" at {}: {server}. Check the \
+             model name and the base URL.",
+            super::tap::redact_url(url)
         ),
         400 | 422 => format!(
             "{provider} rejected the request for model \"{model}\" (HTTP {status}): {server}"

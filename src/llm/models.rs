@@ -73,7 +73,7 @@ impl ModelList<'_> {
         tracing::warn!(
             "{} has more than {MAX_PAGES} pages of models at {}; completing from the first {}",
             self.provider,
-            self.url,
+            super::tap::redact_url(&self.url),
             ids.len()
         );
         Ok(unique(ids))
@@ -83,10 +83,11 @@ impl ModelList<'_> {
         let mut headers = self.headers.clone();
         headers.remove(CONTENT_TYPE);
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
-        let url = &self.url;
+        // Sent as configured, shown without credentials.
+        let url = &super::tap::redact_url(&self.url);
         let response = self
             .client
-            .get(url)
+            .get(&self.url)
             .query(query)
             .headers(headers)
             .timeout(self.timeout)

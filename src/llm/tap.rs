@@ -235,30 +235,70 @@ fn is_secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     [
         "authorization",
+        "auth",
         "cookie",
         "key",
         "token",
         "secret",
         "signature",
+        "sig",
+        "password",
+        "passwd",
+        "credential",
     ]
     .iter()
     .any(|word| name.contains(word))
 }
 
-/// `url` with the values of query parameters named like credentials redacted (some
-/// gateways take the key as `?key=`).
+/// `url` with its credentials redacted: the user name and password of
+/// `user:password@host`, and the values of query parameters named like credentials
+/// (`?key=`, `api_key=`, `token=`: some gateways take the key there). Wherever a base
+/// URL is shown (the request log, errors, `/status`, the log file) it goes through here.
 pub fn redact_url(url: &str) -> String {
-    let Some((base, query)) = url.split_once('?') else {
-        return url.to_owned();
+    let (rest, fragment) = match url.split_once('#') {
+        Some((rest, fragment)) => (rest, Some(fragment)),
+        None => (url, None),
     };
-    let parts: Vec<String> = query
-        .split('&')
-        .map(|pair| match pair.split_once('=') {
-            Some((name, _)) if is_secret_name(name) => format!("{name}={REDACTED}"),
-            _ => pair.to_owned(),
-        })
-        .collect();
-    format!("{base}?{}", parts.join("&"))
+    let (base, query) = match rest.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (rest, None),
+    };
+    let mut out = redact_userinfo(base);
+    if let Some(query) = query {
+        let parts: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, _)) if is_secret_name(name) => format!("{name}={REDACTED}"),
+                _ => pair.to_owned(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&parts.join("&"));
+    }
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    out
+}
+
+/// `base` (a URL without query) with the `user:password@` of its authority redacted.
+fn redact_userinfo(base: &str) -> String {
+    let start = base.find("://").map_or(0, |i| i + 3);
+    let authority_end = base[start..].find('/').map_or(base.len(), |i| start + i);
+    match base[start..authority_end].rfind('@') {
+        Some(at) => format!("{}{REDACTED}{}", &base[..start], &base[start + at..]),
+        None => base.to_owned(),
+    }
+}
+
+/// `text` (an error's words) with `url`, wherever it appears, redacted.
+pub fn redact_url_in(text: &str, url: &str) -> String {
+    let shown = redact_url(url);
+    if shown == url || url.is_empty() {
+        return text.to_owned();
+    }
+    text.replace(url, &shown)
 }
 
 /// Follows one call's events and reports how it ended (also when the stream is dropped
@@ -406,5 +446,17 @@ mod tests {
             "https://h/v1?alt=sse&key=[redacted]&api_key=[redacted]"
         );
         assert_eq!(redact_url("https://h/v1/messages"), "https://h/v1/messages");
+        assert_eq!(
+            redact_url("http://user:pa@ss@gw.example:8080/v1?token=t&model=m#top"),
+            "http://[redacted]@gw.example:8080/v1?token=[redacted]&model=m#top"
+        );
+        assert_eq!(
+            redact_url("https://h/v1?sig=s&x=1&password=p"),
+            "https://h/v1?sig=[redacted]&x=1&password=[redacted]"
+        );
+        assert_eq!(
+            redact_url_in("error for url (http://u:p@h/v1)", "http://u:p@h/v1"),
+            "error for url (http://[redacted]@h/v1)"
+        );
     }
 }

@@ -12,6 +12,7 @@ use super::messages::{
 };
 use super::retry::RetryPolicy;
 use super::sse::{self, Event, SseOptions, SseStream};
+use super::tap::redact_url;
 use super::{LlmEvent, LlmStream};
 use crate::agent::run_loop::ABORTED_MESSAGE;
 use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
@@ -310,7 +311,7 @@ impl<D: Decoder> Call<D> {
             Ok(Err(e)) if e.is_builder() => {
                 let message = format!(
                     "Cannot send the request to {}: {}. Check the base URL.",
-                    request.target.url,
+                    redact_url(&request.target.url),
                     describe(&e)
                 );
                 self.fail(message, StopReason::Error);
@@ -320,7 +321,7 @@ impl<D: Decoder> Call<D> {
                 Some(message) => self.fail(message, StopReason::Error),
                 None => {
                     let reason = retry_reason(&e);
-                    let url = request.target.url.clone();
+                    let url = redact_url(&request.target.url);
                     let detail = describe(&e);
                     self.retry_or_fail(reason, None, |_, retries| {
                         format!(

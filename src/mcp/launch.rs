@@ -10,6 +10,7 @@ use crate::runtime::RuntimeEventSender;
 use crate::tools::ToolRegistry;
 use crate::tools::exec::Approver;
 use crate::tools::policy::{PolicyConfig, ToolPolicy};
+use crate::visible::{for_stderr, visible};
 use std::path::PathBuf;
 
 /// The user's answer about the project servers could not be saved.
@@ -108,7 +109,7 @@ pub fn remember_trust(
 pub async fn list(settings: &Settings) -> i32 {
     let plan = plan(settings);
     for warning in &plan.warnings {
-        eprintln!("claw-tui: warning: {warning}");
+        eprintln!("claw-tui: warning: {}", for_stderr(warning));
     }
     if plan.start.is_empty() && plan.untrusted.is_empty() {
         println!(
@@ -158,7 +159,8 @@ pub async fn list(settings: &Settings) -> i32 {
             line.push_str("; pass --trust-project-mcp to start it");
         }
         failed |= matches!(server.state, McpServerState::Failed { .. });
-        println!("{line}");
+        // Names, descriptions and reasons come from the servers: shown, never obeyed.
+        println!("{}", visible(&line));
         if !server.tools.is_empty() {
             println!(
                 "  {} tools, about {} tokens of definitions per request",
@@ -170,9 +172,9 @@ pub async fn list(settings: &Settings) -> i32 {
             let description = tool.description.lines().next().unwrap_or_default();
             println!(
                 "  {}  (~{} tokens)  {}",
-                tool.name,
+                visible(&tool.name),
                 tool.definition_tokens,
-                crate::headless::clip(description, 80)
+                visible(&crate::headless::clip(description, 80))
             );
         }
     }

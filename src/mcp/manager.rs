@@ -10,6 +10,7 @@ use super::state::{McpServerInfo, McpServerState};
 use super::tool::McpTool;
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use crate::tools::exec::EnvPolicy;
+use crate::tools::large_results::LargeResults;
 use crate::tools::policy::{ToolPolicy, ToolRules};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -36,6 +37,8 @@ pub(super) struct Shared {
     pub(super) workspace: PathBuf,
     pub(super) stop: CancellationToken,
     on_change: Mutex<Option<ToolsChanged>>,
+    /// Where results too large to keep whole go, for the model to read.
+    large_results: Mutex<Option<Arc<LargeResults>>>,
     /// Registry names of MCP tools, each with its server (for collision-free names).
     names: Mutex<BTreeMap<String, String>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
@@ -80,6 +83,7 @@ impl Shared {
                 self.policy.unregister(&old);
             }
         }
+        let large_results = lock(&self.large_results).clone();
         for (name, tool) in &named {
             let rules = ToolRules {
                 subagents: config.subagents,
@@ -93,6 +97,7 @@ impl Shared {
                     remote_name: tool.name.clone(),
                     description: tool.description.clone(),
                     schema: tool.input_schema.clone(),
+                    large_results: large_results.clone(),
                 }),
                 rules,
             );
@@ -174,6 +179,7 @@ impl McpManager {
                 workspace,
                 stop: CancellationToken::new(),
                 on_change: Mutex::new(None),
+                large_results: Mutex::new(None),
                 names: Mutex::new(BTreeMap::new()),
                 tasks: Mutex::new(Vec::new()),
                 started: AtomicBool::new(false),
@@ -185,6 +191,12 @@ impl McpManager {
             manager.shared.announce(server.info());
         }
         manager
+    }
+
+    /// Keeps the whole text of results too large for the model in `store` (tools
+    /// registered from now on); without it they are cut and the rest is dropped.
+    pub fn keep_large_results_in(&self, store: Arc<LargeResults>) {
+        *lock(&self.shared.large_results) = Some(store);
     }
 
     /// Calls `callback` whenever MCP tools were added, changed or removed.

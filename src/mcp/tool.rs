@@ -5,6 +5,7 @@ use super::client::{CallError, Progress, ProgressFn};
 use super::content::to_tool_result;
 use super::server::Server;
 use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::tools::large_results::{LargeResults, cap_result};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -18,6 +19,8 @@ pub struct McpTool {
     pub(super) remote_name: String,
     pub(super) description: String,
     pub(super) schema: Value,
+    /// Where the whole text of a result too large for the model is kept.
+    pub(super) large_results: Option<Arc<LargeResults>>,
 }
 
 impl McpTool {
@@ -93,7 +96,23 @@ impl Tool for McpTool {
             )
             .await;
         match outcome {
-            Ok(result) => to_tool_result(&result, server, &self.remote_name),
+            Ok(result) => {
+                // Decoding images and keeping a large result touch the disk and the CPU.
+                let (server, tool) = (server.clone(), self.remote_name.clone());
+                let store = self.large_results.clone();
+                tokio::task::spawn_blocking(move || {
+                    let converted = to_tool_result(&result, &server, &tool);
+                    drop(result);
+                    cap_result(converted, store.as_deref(), &format!("{server}-{tool}"))
+                })
+                .await
+                .unwrap_or_else(|e| {
+                    ToolResult::error(format!(
+                        "MCP server \"{}\": its result could not be read ({e}).",
+                        self.server.spec.name
+                    ))
+                })
+            }
             Err(CallError::Cancelled) => ToolResult::error(format!(
                 "Aborted: the call to {} was cancelled and MCP server \"{server}\" was told \
                  to stop it.",

@@ -3,8 +3,11 @@
 //! skills ([`skills`], within the budget of [`skill_list`]).
 //!
 //! Every file is optional. A file larger than [`MAX_FILE_BYTES`] is cut there with a
-//! note saying so, so one huge file cannot crowd out the conversation.
+//! note saying so, so one huge file cannot crowd out the conversation. Project files are
+//! opened beneath the workspace or its git root ([`files`]): one that is a symlink
+//! leading out is skipped with a warning.
 
+pub mod files;
 pub mod mention;
 pub mod skill_list;
 pub mod skills;
@@ -14,8 +17,7 @@ pub use skill_list::{SkillListing, list_skills, skill_budget};
 pub use skills::{Skill, SkillCatalog, SkillScope, discover_skills, parse_skill};
 
 use chrono::NaiveDate;
-use std::fs::File;
-use std::io::Read;
+use files::{ProjectFiles, text_of};
 use std::path::{Path, PathBuf};
 
 /// The most bytes of one file put in the prompt.
@@ -39,6 +41,9 @@ pub struct ProjectContext {
     pub skills: SkillCatalog,
     /// The skills as listed in the prompt.
     pub listing: SkillListing,
+    /// Instructions and memory files skipped (a symlink leading out of the project, a
+    /// FIFO...), each with why.
+    pub skipped: Vec<String>,
 }
 
 impl ProjectContext {
@@ -53,11 +58,18 @@ impl ProjectContext {
     ) -> Self {
         let skills = discover_skills(workspace, config_dir, home);
         let listing = list_skills(&skills.skills, skill_budget(context_window));
+        let files = ProjectFiles::open(workspace);
+        let (instruction_files, mut skipped) =
+            find_instruction_files(&files, workspace, config_dir);
+        if let Err(e) = read_prefix(&files, &workspace.join(MEMORY_FILE)) {
+            skipped.push(format!("the memory file is not read: {e}"));
+        }
         Self {
             workspace: workspace.to_path_buf(),
-            instruction_files: instruction_files(workspace, config_dir),
+            instruction_files,
             skills,
             listing,
+            skipped,
         }
     }
 
@@ -79,15 +91,11 @@ impl ProjectContext {
             .collect()
     }
 
-    /// What the user should hear about: duplicate skill names, unreadable front
-    /// matter, skills left out of the prompt.
+    /// What the user should hear about: files skipped, duplicate skill names,
+    /// unreadable front matter, skills left out of the prompt.
     pub fn warnings(&self) -> Vec<String> {
-        let mut warnings: Vec<String> = self
-            .skills
-            .duplicates
-            .iter()
-            .map(|d| d.describe())
-            .collect();
+        let mut warnings: Vec<String> = self.skipped.clone();
+        warnings.extend(self.skills.duplicates.iter().map(|d| d.describe()));
         warnings.extend(self.skills.problems.iter().cloned());
         warnings.extend(self.listing.warning());
         warnings
@@ -130,13 +138,14 @@ pub fn build_system_prompt_on(
     extra: Option<&str>,
 ) -> String {
     let workspace = &context.workspace;
+    let files = ProjectFiles::open(workspace);
     let mut sections = vec![identity(date, workspace, tool_names)];
     let mut used = Vec::new();
     let instructions: Vec<String> = context
         .instruction_files
         .iter()
         .filter_map(|path| {
-            let text = read_capped(path)?;
+            let text = read_capped(&files, path)?;
             used.push(format!("- {}", path.display()));
             Some(format!("## {}\n\n{text}", path.display()))
         })
@@ -150,7 +159,7 @@ pub fn build_system_prompt_on(
             instructions.join("\n\n")
         ));
     }
-    if let Some(memory) = read_capped(&workspace.join(MEMORY_FILE)) {
+    if let Some(memory) = read_capped(&files, &workspace.join(MEMORY_FILE)) {
         sections.push(format!("# Memory ({MEMORY_FILE})\n\n{memory}"));
     }
     if !context.listing.lines.is_empty() {
@@ -218,25 +227,42 @@ pub fn project_chain(workspace: &Path) -> Vec<PathBuf> {
 /// The instructions files that apply, in prompt order: the global one from
 /// `config_dir`, then one per directory from the git root down to the workspace (see
 /// [`project_chain`]). Each directory gives its `AGENTS.md`, or its `CLAUDE.md` when it
-/// has no `AGENTS.md`. Only files that exist are returned.
+/// has no `AGENTS.md`. Only files that exist and can be used are returned.
 pub fn instruction_files(workspace: &Path, config_dir: &Path) -> Vec<PathBuf> {
+    find_instruction_files(&ProjectFiles::open(workspace), workspace, config_dir).0
+}
+
+/// [`instruction_files`], and why each file that is there but cannot be used (a symlink
+/// leading out of the project, a FIFO) was skipped. A skipped `AGENTS.md` still hides
+/// its directory's `CLAUDE.md`.
+fn find_instruction_files(
+    files: &ProjectFiles,
+    workspace: &Path,
+    config_dir: &Path,
+) -> (Vec<PathBuf>, Vec<String>) {
     let mut dirs = vec![config_dir.to_path_buf()];
     dirs.extend(project_chain(workspace));
     let mut seen = Vec::new();
-    dirs.iter()
-        .filter_map(|dir| {
-            [AGENTS_FILE, CLAUDE_FILE]
-                .iter()
-                .map(|name| dir.join(name))
-                .find(|f| f.is_file())
-        })
-        .filter(|f| {
-            let key = f.canonicalize().unwrap_or_else(|_| f.clone());
-            let fresh = !seen.contains(&key);
-            seen.push(key);
-            fresh
-        })
-        .collect()
+    let mut found = Vec::new();
+    let mut skipped = Vec::new();
+    for dir in &dirs {
+        for name in [AGENTS_FILE, CLAUDE_FILE] {
+            let path = dir.join(name);
+            match files.read(&path, 0) {
+                Ok(None) => continue,
+                Ok(Some(_)) => {
+                    let key = path.canonicalize().unwrap_or_else(|_| path.clone());
+                    if !seen.contains(&key) {
+                        seen.push(key);
+                        found.push(path);
+                    }
+                }
+                Err(e) => skipped.push(format!("an instructions file is not read: {e}")),
+            }
+            break;
+        }
+    }
+    (found, skipped)
 }
 
 /// [`instruction_files`] (kept under its older name).
@@ -249,37 +275,30 @@ fn is_git_root(dir: &Path) -> bool {
     dir.join(".git").exists()
 }
 
-/// The file's first [`MAX_FILE_BYTES`] as text and its full size, or `None` when it is
-/// missing or unreadable.
-pub(crate) fn read_prefix(path: &Path) -> Option<(String, u64)> {
-    let file = File::open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let size = meta.len();
-    let mut bytes = Vec::new();
+/// The file's first [`MAX_FILE_BYTES`] as text and its full size: `Ok(None)` when it is
+/// missing, an error when it cannot be used (see [`files`]).
+pub(crate) fn read_prefix(
+    files: &ProjectFiles,
+    path: &Path,
+) -> Result<Option<(String, u64)>, crate::tools::fs::own::OwnFileError> {
     let limit = u64::try_from(MAX_FILE_BYTES).unwrap_or(u64::MAX);
-    file.take(limit).read_to_end(&mut bytes).ok()?;
-    let text = match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            // A cut through a multi-byte character is not the file's fault: drop the stub.
-            let utf8 = e.utf8_error();
-            let mut bytes = e.into_bytes();
-            if utf8.error_len().is_none() {
-                bytes.truncate(utf8.valid_up_to());
-            }
-            String::from_utf8_lossy(&bytes).into_owned()
-        }
-    };
-    Some((text, size))
+    Ok(files.read(path, limit)?.map(|capped| {
+        let size = capped.size;
+        (text_of(capped), size)
+    }))
 }
 
 /// A file's text for the prompt, cut with a note when too large; `None` when it is
-/// missing, unreadable or blank.
-fn read_capped(path: &Path) -> Option<String> {
-    let (text, size) = read_prefix(path)?;
+/// missing, unreadable or blank (a file that cannot be used was reported when the
+/// context was found, and is logged again here).
+fn read_capped(files: &ProjectFiles, path: &Path) -> Option<String> {
+    let (text, size) = match read_prefix(files, path) {
+        Ok(found) => found?,
+        Err(e) => {
+            tracing::warn!("not put in the prompt: {e}");
+            return None;
+        }
+    };
     if text.trim().is_empty() {
         return None;
     }

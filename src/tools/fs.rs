@@ -4,6 +4,7 @@
 mod change;
 mod edit;
 mod list;
+pub mod own;
 mod read;
 mod restore;
 mod walk;
@@ -11,7 +12,7 @@ mod write;
 
 pub use change::{ChangeKind, DiffLine, FileChange, Hunk, LineKind};
 pub use edit::EditFileTool;
-pub use list::ListDirTool;
+pub use list::{ListDirTool, workspace_files};
 pub use read::ReadFileTool;
 pub use restore::{read_current, restore_file};
 pub use write::WriteFileTool;

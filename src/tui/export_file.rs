@@ -1,7 +1,10 @@
-//! `/export`: the client's session written as one HTML file in the workspace.
+//! `/export`: the client's session written as one HTML file in the workspace, through
+//! a handle held on it (no symlink followed: a link the model planted under the file's
+//! name is refused, never written through), private to the user (0600).
 
 use crate::export::{HtmlOptions, to_html};
 use crate::session::{SessionError, find_session, load, read_subagent_calls};
+use crate::tools::fs::own::{OwnFileError, OwnTree};
 use std::path::{Path, PathBuf};
 
 /// Why `/export` wrote nothing.
@@ -13,20 +16,21 @@ pub enum ExportError {
     /// The session cannot be found or read.
     #[error(transparent)]
     Session(#[from] SessionError),
-    /// The HTML file cannot be written.
-    #[error("{}: {source}", .path.display())]
+    /// The HTML file cannot be written (or something other than a file of that name is
+    /// in its place, such as a symlink).
+    #[error("{source}; nothing was written. Remove or rename it and export again")]
     Write {
         /// The file.
         path: PathBuf,
         /// Why writing failed.
         #[source]
-        source: std::io::Error,
+        source: OwnFileError,
     },
 }
 
 /// Writes session `id` of `workspace` as `claw-tui-session-ID.html` in the workspace
-/// (a file of that name is replaced) and returns its path. What was saved of the
-/// session is exported: every finished message.
+/// (a regular file of that name is replaced; anything else there is refused), 0600, and
+/// returns its path. What was saved of the session is exported: every finished message.
 pub fn export_html(
     data_dir: &Path,
     workspace: &Path,
@@ -43,10 +47,16 @@ pub fn export_html(
             code_theme: code_theme.to_owned(),
         },
     );
-    let path = workspace.join(format!("claw-tui-session-{short}.html"));
-    if let Err(source) = std::fs::write(&path, html) {
-        return Err(ExportError::Write { path, source });
-    }
+    let root = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
+    let path = root.join(format!("claw-tui-session-{short}.html"));
+    OwnTree::open(&root)
+        .and_then(|tree| tree.write_private(&path, html.as_bytes()))
+        .map_err(|source| ExportError::Write {
+            path: path.clone(),
+            source,
+        })?;
     Ok(path)
 }
 

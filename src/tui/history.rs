@@ -42,27 +42,10 @@ pub fn append(data_dir: &Path, entry: &str) -> std::io::Result<()> {
 }
 
 /// Files and directories of the workspace (relative, `/`-separated, directories with a
-/// trailing `/`), honouring `.gitignore` and skipping hidden ones.
+/// trailing `/`), honouring `.gitignore` and skipping hidden ones; read through
+/// held-open handles like `list_dir` (`tools::fs::workspace_files`).
 pub fn list_files(root: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    for entry in ignore::WalkBuilder::new(root).build().flatten() {
-        let Ok(relative) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        if relative.as_os_str().is_empty() {
-            continue;
-        }
-        let mut text = relative.to_string_lossy().replace('\\', "/");
-        if entry.file_type().is_some_and(|t| t.is_dir()) {
-            text.push('/');
-        }
-        out.push(text);
-        if out.len() >= MAX_FILES {
-            break;
-        }
-    }
-    out.sort();
-    out
+    crate::tools::fs::workspace_files(root, MAX_FILES)
 }
 
 #[cfg(test)]

@@ -72,7 +72,12 @@ pub(crate) fn app_config(settings: &Settings, model: String) -> color_eyre::Resu
         config.priced_models = vec![settings.provider.model.clone()];
     }
     config.offline = settings.provider.api == crate::config::Api::Demo;
-    config.base_url = settings.provider.base_url.clone();
+    // Shown in /status: without the credentials a base URL may carry.
+    config.base_url = settings
+        .provider
+        .base_url
+        .as_deref()
+        .map(crate::llm::tap::redact_url);
     config.sandbox = sandbox_words(&settings.file.exec);
     config.themes = theme_names(user_theme_dir(&settings.config_path).as_deref());
     config.compaction = settings.compaction.clone();

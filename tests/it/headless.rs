@@ -1,7 +1,11 @@
 //! Tests of the headless area.
 
+mod credentials;
 mod cron_file;
 mod cron_two_processes;
+mod escapes;
+mod image_budget;
+mod own_files;
 mod print;
 mod request_timeout;
 mod responses;

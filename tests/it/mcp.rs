@@ -6,6 +6,7 @@ mod binary;
 mod fixture;
 mod http_headers;
 mod images;
+mod large_result;
 mod next_turn;
 mod policy;
 pub mod processes;

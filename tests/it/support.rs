@@ -18,6 +18,7 @@ pub mod history;
 pub mod json_text;
 pub mod mcp;
 pub mod mcp_fixture;
+pub mod png_bomb;
 pub mod poll;
 pub mod pty;
 pub mod reading;

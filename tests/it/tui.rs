@@ -1,7 +1,10 @@
 //! Tests of the tui area.
 
+mod approval_dialog;
 mod attach;
+mod attach_refusals;
 mod compaction;
+mod completion_files;
 mod e2e;
 mod e2e_cache;
 mod e2e_compaction;
@@ -12,6 +15,7 @@ mod e2e_terminal_loss;
 mod e2e_user_files;
 mod e2e_ux;
 mod events;
+mod export_symlink;
 mod inspect;
 mod keys_config;
 mod mcp;

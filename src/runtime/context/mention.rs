@@ -1,7 +1,11 @@
 //! `$name` in a message mentions a skill: its `SKILL.md` is attached to the message, so
-//! the model follows it without having to decide to read it first.
+//! the model follows it without having to decide to read it first. A project skill's
+//! file is opened beneath the project, like every file claw-tui reads for itself
+//! ([`super::files`]).
 
+use super::files::{ProjectFiles, text_of};
 use super::skills::{Skill, SkillCatalog};
+use crate::tools::fs::own::OwnFileError;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -35,8 +39,9 @@ pub fn mentioned<'a>(text: &str, catalog: &'a SkillCatalog) -> Vec<&'a Skill> {
 /// A mentioned skill's file cannot be attached; the message is not sent without it.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum SkillAttachError {
-    /// The file cannot be read (gone, unreadable).
-    #[error("cannot attach skill {name}: {}: {source}", .path.display())]
+    /// The file cannot be read (gone, unreadable, a symlink leading out of the
+    /// project, not a regular file).
+    #[error("cannot attach skill {name}: {source}")]
     Read {
         /// The skill.
         name: String,
@@ -44,7 +49,7 @@ pub enum SkillAttachError {
         path: PathBuf,
         /// Why reading failed.
         #[source]
-        source: Arc<std::io::Error>,
+        source: Arc<OwnFileError>,
     },
     /// The file is larger than a mention attaches.
     #[error(
@@ -65,15 +70,18 @@ pub enum SkillAttachError {
 }
 
 /// `text` with each skill it mentions attached after it: the skill's name, path and
-/// its `SKILL.md`. An unreadable or oversized skill file is an error naming it, so the
-/// message is not sent without what the user asked for.
+/// its `SKILL.md` (a project's read beneath `workspace` or its git root). An unreadable
+/// or oversized skill file is an error naming it, so the message is not sent without
+/// what the user asked for.
 pub fn attach_skills(
+    workspace: &Path,
     text: &str,
     skills: &[(String, std::path::PathBuf)],
 ) -> Result<String, SkillAttachError> {
+    let files = ProjectFiles::open(workspace);
     let mut out = text.to_owned();
     for (name, path) in skills {
-        let body = read_skill(name, path)?;
+        let body = read_skill(&files, name, path)?;
         out.push_str(&format!(
             "\n\n<skill name=\"{name}\" path=\"{}\">\n{}\n</skill>",
             path.display(),
@@ -83,22 +91,30 @@ pub fn attach_skills(
     Ok(out)
 }
 
-fn read_skill(name: &str, path: &Path) -> Result<String, SkillAttachError> {
+fn read_skill(files: &ProjectFiles, name: &str, path: &Path) -> Result<String, SkillAttachError> {
     let read = |e| SkillAttachError::Read {
         name: name.to_owned(),
         path: path.to_path_buf(),
         source: Arc::new(e),
     };
-    let size = std::fs::metadata(path).map_err(read)?.len();
-    if size > MAX_ATTACHED_BYTES {
+    let capped = files
+        .read(path, MAX_ATTACHED_BYTES + 1)
+        .map_err(read)?
+        .ok_or_else(|| {
+            read(OwnFileError::Io {
+                path: path.to_path_buf(),
+                source: std::io::ErrorKind::NotFound.into(),
+            })
+        })?;
+    if capped.size > MAX_ATTACHED_BYTES {
         return Err(SkillAttachError::TooLarge {
             name: name.to_owned(),
             path: path.to_path_buf(),
-            size,
+            size: capped.size,
             limit: MAX_ATTACHED_BYTES,
         });
     }
-    std::fs::read_to_string(path).map_err(read)
+    Ok(text_of(capped))
 }
 
 #[cfg(test)]
@@ -108,10 +124,11 @@ mod tests {
     #[test]
     fn a_skill_file_too_big_or_gone_is_named_with_the_reason() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("SKILL.md");
+        let root = dir.path().canonicalize().unwrap();
+        let path = root.join("SKILL.md");
         std::fs::write(&path, "x".repeat(70 * 1024)).unwrap();
         let skills = [("deploy".to_owned(), path.clone())];
-        let error = attach_skills("use $deploy", &skills).unwrap_err();
+        let error = attach_skills(&root, "use $deploy", &skills).unwrap_err();
         assert!(
             matches!(
                 error,
@@ -132,7 +149,7 @@ mod tests {
             )
         );
         std::fs::remove_file(&path).unwrap();
-        let error = attach_skills("use $deploy", &skills).unwrap_err();
+        let error = attach_skills(&root, "use $deploy", &skills).unwrap_err();
         assert!(matches!(error, SkillAttachError::Read { .. }), "{error:?}");
         assert!(
             error

@@ -7,6 +7,7 @@
 //! name at the same level (one directory of the walk, or the global level) are
 //! reported rather than one of them silently picked.
 
+use super::files::ProjectFiles;
 use super::{project_chain, read_prefix};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
@@ -165,12 +166,13 @@ pub fn skill_levels(
 
 /// The skills for `workspace`: see [`skill_levels`] for where they are looked for.
 pub fn discover_skills(workspace: &Path, config_dir: &Path, home: Option<&Path>) -> SkillCatalog {
+    let files = ProjectFiles::open(workspace);
     let mut catalog = SkillCatalog::default();
     let mut chosen: BTreeMap<String, Skill> = BTreeMap::new();
     for level in skill_levels(workspace, config_dir, home) {
         let mut here: BTreeMap<String, Vec<Skill>> = BTreeMap::new();
         for root in &level {
-            for skill in skills_in(root, &mut catalog.problems) {
+            for skill in skills_in(&files, root, &mut catalog.problems) {
                 here.entry(skill.name.clone()).or_default().push(skill);
             }
         }
@@ -191,18 +193,31 @@ pub fn discover_skills(workspace: &Path, config_dir: &Path, home: Option<&Path>)
     catalog
 }
 
-fn skills_in(root: &SkillRoot, problems: &mut Vec<String>) -> Vec<Skill> {
-    let Ok(entries) = std::fs::read_dir(&root.dir) else {
-        return Vec::new();
+/// The skills in `root`'s subdirectories, each `SKILL.md` opened through `files` (a
+/// project's beneath its tree); one that cannot be used is a problem, not a skill.
+fn skills_in(files: &ProjectFiles, root: &SkillRoot, problems: &mut Vec<String>) -> Vec<Skill> {
+    // Sorted by name, so a duplicate's "first" is stable.
+    let names = match files.entries(&root.dir) {
+        Ok(names) => names.unwrap_or_default(),
+        Err(e) => {
+            problems.push(format!("skills are not read: {e}"));
+            return Vec::new();
+        }
     };
-    let mut dirs: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-    // Directory order is the file system's; sort so a duplicate's "first" is stable.
-    dirs.sort();
-    dirs.into_iter()
-        .filter_map(|dir| {
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let dir = root.dir.join(&name);
             let path = dir.join(SKILL_FILE);
-            let (text, size) = read_prefix(&path)?;
-            let dir_name = dir.file_name()?.to_string_lossy().into_owned();
+            let (text, size) = match read_prefix(files, &path) {
+                // Nothing there (or a plain file beside the skill directories).
+                Ok(found) => found?,
+                Err(e) => {
+                    problems.push(format!("a skill is not read: {e}"));
+                    return None;
+                }
+            };
+            let dir_name = name.to_string_lossy().into_owned();
             let parsed = parse_skill_file(&text, &dir_name);
             if let Some(problem) = parsed.problem {
                 problems.push(format!("{}: {problem}", path.display()));

@@ -119,6 +119,7 @@ fn list(
     let mut walk = Walk {
         max_depth: depth,
         filtered,
+        skip_hidden: false,
         cancel,
         unreadable: Vec::new(),
     };
@@ -159,6 +160,39 @@ fn list(
         "entries": count,
         "truncated": more,
     }))
+}
+
+/// The files and directories of the workspace at `root` for the client's `@path`
+/// completion (relative, `/`-separated, directories with a trailing `/`), sorted, at
+/// most `max`: the ignore rules applied, hidden entries skipped, and walked like
+/// `list_dir` walks, through held-open handles (a symlinked directory is not entered;
+/// a rule file that is a FIFO or a link to a device is not read).
+pub fn workspace_files(root: &Path, max: usize) -> Vec<String> {
+    let Ok(dir) = cap_std::fs::Dir::open_ambient_dir(root, cap_std::ambient_authority()) else {
+        return Vec::new();
+    };
+    let cancel = CancellationToken::new();
+    let mut walk = Walk {
+        max_depth: usize::MAX,
+        filtered: true,
+        skip_hidden: true,
+        cancel: &cancel,
+        unreadable: Vec::new(),
+    };
+    let mut out = Vec::new();
+    let _ = walk.run(&dir, root, &RuleStack::default(), &mut |found| {
+        let mut text = found.rel.to_string_lossy().into_owned();
+        if found.file_type.is_dir() {
+            text.push('/');
+        }
+        out.push(text);
+        if out.len() >= max {
+            return ControlFlow::Break(Stop::Done);
+        }
+        ControlFlow::Continue(())
+    });
+    out.sort();
+    out
 }
 
 /// One line for an entry: `[folder] name/` or `[file] name (size)`; a symlink is

@@ -44,11 +44,26 @@ impl Rules {
     }
 }
 
-/// The patterns of the rule file `name` in `dir`, matching below `path`.
+/// The most of a rule file read: more is no list of patterns anyone wrote.
+const MAX_RULES_BYTES: u64 = 1024 * 1024;
+
+/// The patterns of the rule file `name` in `dir`, matching below `path`. Only a regular
+/// file is read (opened without blocking: a FIFO there cannot hang the walk), and only
+/// its first [`MAX_RULES_BYTES`] (a link to `/dev/zero` or a huge file cannot exhaust
+/// memory).
 fn matcher(dir: &Dir, path: &Path, name: &str) -> Gitignore {
-    let Ok(text) = dir.read_to_string(name) else {
+    use std::io::Read;
+    let Ok(file) = super::open_nonblocking(dir, Path::new(name)) else {
         return Gitignore::empty();
     };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Gitignore::empty();
+    }
+    let mut bytes = Vec::new();
+    if file.take(MAX_RULES_BYTES).read_to_end(&mut bytes).is_err() {
+        return Gitignore::empty();
+    }
+    let text = String::from_utf8_lossy(&bytes);
     let mut builder = GitignoreBuilder::new(path);
     for line in text.trim_start_matches('\u{feff}').lines() {
         // A broken line is skipped, as git does; the rest of the file still counts.
@@ -119,6 +134,8 @@ pub(super) struct Walk<'a> {
     pub max_depth: usize,
     /// Apply the ignore rules and skip `.git`.
     pub filtered: bool,
+    /// Skip entries whose names start with a dot (and what they hold).
+    pub skip_hidden: bool,
     /// Checked between entries.
     pub cancel: &'a tokio_util::sync::CancellationToken,
     /// Directories and entries that could not be read, as `path: reason`.
@@ -175,6 +192,9 @@ impl Walk<'_> {
             let entry_rel = rel.join(&name);
             let entry_path = path.join(&name);
             if self.filtered && (name == ".git" || rules.ignored(&entry_path, file_type.is_dir())) {
+                continue;
+            }
+            if self.skip_hidden && name.as_encoded_bytes().starts_with(b".") {
                 continue;
             }
             visit(&Found {

@@ -9,6 +9,38 @@ const METADATA_HOSTS: &[&str] = &["metadata.google.internal", "metadata.goog", "
 /// The AWS metadata service over IPv6.
 const AWS_METADATA_V6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254);
 
+/// The addresses of this machine's own network interfaces, whatever their kind: a
+/// public address assigned here reaches the services listening on this machine just
+/// as loopback does.
+pub fn own_addresses() -> Vec<IpAddr> {
+    let Ok(interfaces) = nix::ifaddrs::getifaddrs() else {
+        return Vec::new();
+    };
+    interfaces
+        .filter_map(|interface| {
+            let address = interface.address?;
+            if let Some(v4) = address.as_sockaddr_in() {
+                return Some(IpAddr::V4(v4.ip()));
+            }
+            address.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip()))
+        })
+        .collect()
+}
+
+/// Why `web_fetch` may not connect to `ip` on a machine whose own addresses are `own`,
+/// or `None` for an ordinary public address of another machine.
+pub fn local_reason(ip: IpAddr, own: &[IpAddr]) -> Option<&'static str> {
+    let is_own = |ip: IpAddr| own.contains(&ip);
+    let embedded = match ip {
+        IpAddr::V6(v6) => embedded_v4(v6).map(IpAddr::V4),
+        IpAddr::V4(_) => None,
+    };
+    if is_own(ip) || embedded.is_some_and(is_own) {
+        return Some("an address of this machine");
+    }
+    blocked_reason(ip)
+}
+
 /// Why `web_fetch` may not connect to `ip`, or `None` for an ordinary public address.
 pub fn blocked_reason(ip: IpAddr) -> Option<&'static str> {
     match ip {
@@ -117,9 +149,10 @@ pub(crate) async fn check(url: &Url, allow_hosts: &[String]) -> Result<Option<Pi
     let host = normalise_host(raw_host);
     // Allowed hosts skip the address rule, yet are still resolved and pinned like any other.
     let allowed = allow_hosts.iter().any(|h| normalise_host(h) == host);
-    let advice = "Requests to loopback, private, link-local and cloud metadata addresses are \
-                  blocked. If this host is trusted, add it to allow_hosts in the [web] section of \
-                  the config.";
+    let advice = "Requests to this machine's own addresses and to loopback, private, \
+                  link-local and cloud metadata addresses are blocked. If this host is trusted, \
+                  add it to allow_hosts in the [web] section of the config.";
+    let own = if allowed { Vec::new() } else { own_addresses() };
     if !allowed && METADATA_HOSTS.contains(&host.as_str()) {
         return Err(Refusal {
             message: format!(
@@ -129,7 +162,7 @@ pub(crate) async fn check(url: &Url, allow_hosts: &[String]) -> Result<Option<Pi
         });
     }
     if let Ok(ip) = host.parse::<IpAddr>() {
-        return match blocked_reason(ip).filter(|_| !allowed) {
+        return match local_reason(ip, &own).filter(|_| !allowed) {
             Some(reason) => Err(Refusal {
                 message: format!("Refused to fetch {url}: {ip} is {reason}. {advice}"),
                 address: Some(ip),
@@ -158,7 +191,7 @@ pub(crate) async fn check(url: &Url, allow_hosts: &[String]) -> Result<Option<Pi
     }
     // Every address is checked because the connector may try any of them.
     for addr in addrs.iter().filter(|_| !allowed) {
-        if let Some(reason) = blocked_reason(addr.ip()) {
+        if let Some(reason) = local_reason(addr.ip(), &own) {
             return Err(Refusal {
                 message: format!(
                     "Refused to fetch {url}: {host} resolves to {}, which is {reason}. {advice}",
@@ -262,6 +295,25 @@ mod tests {
             blocked_reason("fd00:ec2::254".parse().unwrap()),
             Some("a cloud metadata address")
         );
+    }
+
+    #[test]
+    fn this_machines_own_addresses_are_refused_whatever_their_kind() {
+        let own: Vec<IpAddr> = vec!["192.0.2.2".parse().unwrap(), "2001:db8::2".parse().unwrap()];
+        for ip in ["192.0.2.2", "::ffff:192.0.2.2", "2001:db8::2"] {
+            assert_eq!(
+                local_reason(ip.parse().unwrap(), &own),
+                Some("an address of this machine"),
+                "{ip}"
+            );
+        }
+        assert_eq!(local_reason("192.0.2.3".parse().unwrap(), &own), None);
+        assert_eq!(
+            local_reason("127.0.0.1".parse().unwrap(), &own),
+            Some("a loopback address")
+        );
+        // Every interface has at least loopback.
+        assert!(own_addresses().iter().any(IpAddr::is_loopback));
     }
 
     #[test]

@@ -193,7 +193,7 @@ impl App {
             // Only Esc right after Esc is a double press; anything typed between ends it.
             self.last_steer = None;
         }
-        let handled = self.approvals.handle_key(&key, action);
+        let handled = self.approvals.handle_key(&key, action, self.size);
         if handled.consumed {
             return handled;
         }

@@ -59,9 +59,10 @@ impl Runtime {
                 self.supervisor.submit(text);
             }
             Effect::AttachSkills { text, skills } => {
+                let workspace = self.workspace.clone();
                 let tx = self.tx.clone();
                 tokio::task::spawn_blocking(move || {
-                    let result = attach_skills(&text, &skills);
+                    let result = attach_skills(&workspace, &text, &skills);
                     let _ = tx.send(Msg::SkillsAttached { text, result });
                 });
             }

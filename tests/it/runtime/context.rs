@@ -307,3 +307,69 @@ fn claude_md_is_read_where_a_directory_has_no_agents_md_and_the_prompt_names_the
         MAX_FILE_BYTES + 10
     )));
 }
+
+/// The files claw-tui reads for itself are opened beneath the project: a link leading
+/// out of the workspace (or, above it, out of the git root) is skipped with a warning;
+/// a link inside is followed; a FIFO is refused without waiting on it.
+#[test]
+fn project_files_linked_out_of_the_project_are_skipped_with_a_warning() {
+    use claw_tui::commands::discover_commands;
+    use std::os::unix::fs::symlink;
+    let l = layout();
+    let outside = l.repo.parent().unwrap().join("private.md");
+    fs::write(&outside, "---\ndescription: PRIVATE\n---\nPRIVATE NOTES\n").unwrap();
+    fs::remove_file(l.workspace.join("AGENTS.md")).unwrap();
+    symlink(&outside, l.workspace.join("AGENTS.md")).unwrap();
+    fs::create_dir_all(l.workspace.join(".claw-tui/skills/evil")).unwrap();
+    fs::create_dir_all(l.workspace.join(".claw-tui/commands")).unwrap();
+    symlink(&outside, l.workspace.join(".claw-tui/MEMORY.md")).unwrap();
+    symlink(&outside, l.workspace.join(".claw-tui/skills/evil/SKILL.md")).unwrap();
+    symlink(&outside, l.workspace.join(".claw-tui/commands/evil.md")).unwrap();
+    // A skill directory that is itself a link out.
+    fs::create_dir_all(l.repo.parent().unwrap().join("elsewhere/away")).unwrap();
+    fs::write(
+        l.repo.parent().unwrap().join("elsewhere/away/SKILL.md"),
+        "---\nname: away\ndescription: PRIVATE\n---\n",
+    )
+    .unwrap();
+    symlink(
+        l.repo.parent().unwrap().join("elsewhere/away"),
+        l.workspace.join(".claw-tui/skills/away"),
+    )
+    .unwrap();
+    // Inside the project, links are fine: the root's CLAUDE.md is its docs' rules.
+    fs::remove_file(l.repo.join("AGENTS.md")).unwrap();
+    write_creating_dirs(&l.repo.join("docs/rules.md"), "ROOT RULES VIA A LINK");
+    symlink("docs/rules.md", l.repo.join("CLAUDE.md")).unwrap();
+    // A FIFO where a command file goes is refused, not waited on.
+    nix::unistd::mkfifo(
+        &l.workspace.join(".claw-tui/commands/fifo.md"),
+        nix::sys::stat::Mode::S_IRWXU,
+    )
+    .unwrap();
+
+    let context = ctx(&l.workspace, &l.config);
+    let prompt = build_system_prompt_on(date(), &context, &[], None);
+    assert!(!prompt.contains("PRIVATE"), "{prompt}");
+    assert!(prompt.contains("ROOT RULES VIA A LINK"), "{prompt}");
+    assert!(prompt.contains("GLOBAL RULES"), "{prompt}");
+    assert!(!prompt.contains("# Memory"), "{prompt}");
+    assert!(context.skills.skills.is_empty(), "{:?}", context.skills);
+    let warnings = context.warnings().join("\n");
+    for part in [
+        "an instructions file is not read: ",
+        "AGENTS.md leads outside",
+        "the memory file is not read: ",
+        "MEMORY.md leads outside",
+        "evil/SKILL.md leads outside",
+        "away/SKILL.md leads outside",
+    ] {
+        assert!(warnings.contains(part), "{part:?} in {warnings}");
+    }
+    let commands = discover_commands(&l.workspace, &l.config, None, &[]);
+    assert!(commands.get("evil").is_none(), "{commands:?}");
+    assert!(commands.get("fifo").is_none(), "{commands:?}");
+    let warnings = commands.warnings.join("\n");
+    assert!(warnings.contains("evil.md leads outside"), "{warnings}");
+    assert!(warnings.contains("fifo.md is a FIFO"), "{warnings}");
+}

@@ -417,7 +417,8 @@ fn dollar_name_mentions_attach_the_skill_file_once() {
     assert_eq!(names, ["deploy", "db-migrate"]);
     assert!(mentioned("price: $5 and $ alone", &catalog).is_empty());
 
-    let attached = attach_skills("Use $deploy.", &[("deploy".into(), deploy.clone())]).unwrap();
+    let attached =
+        attach_skills(&t.ws, "Use $deploy.", &[("deploy".into(), deploy.clone())]).unwrap();
     assert_eq!(
         attached,
         format!(
@@ -428,12 +429,12 @@ fn dollar_name_mentions_attach_the_skill_file_once() {
     );
     // A skill file that went away or grew too big stops the message with the reason.
     fs::write(&deploy, "x".repeat(70 * 1024)).unwrap();
-    let err = attach_skills("Use $deploy.", &[("deploy".into(), deploy.clone())])
+    let err = attach_skills(&t.ws, "Use $deploy.", &[("deploy".into(), deploy.clone())])
         .unwrap_err()
         .to_string();
     assert!(err.starts_with("cannot attach skill deploy: "), "{err}");
     fs::remove_file(&deploy).unwrap();
-    assert!(attach_skills("x", &[("deploy".into(), deploy)]).is_err());
+    assert!(attach_skills(&t.ws, "x", &[("deploy".into(), deploy)]).is_err());
 }
 
 #[test]

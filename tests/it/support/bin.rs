@@ -157,3 +157,59 @@ pub fn run(mut cmd: Command) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Runs a command to completion like [`run`], and measures its peak resident memory:
+/// (exit code, stdout, stderr, peak RSS in KiB). The peak is the process's own `VmHWM`
+/// (a high-water mark, so reading it late misses nothing but the last moments), read
+/// every 5 ms while it runs. Not `wait4`'s `ru_maxrss`: that counts the test process's
+/// own peak too, whose memory the child shared until it exec'd.
+pub fn run_measured(mut cmd: Command) -> (i32, String, String, u64) {
+    use std::io::Read;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status_file = format!("/proc/{}/status", child.id());
+    let (done, peak) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicU64::new(0)),
+    );
+    let poller = {
+        let (done, peak) = (done.clone(), peak.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::SeqCst) {
+                let hwm = std::fs::read_to_string(&status_file).ok().and_then(|text| {
+                    text.lines()
+                        .find_map(|l| l.strip_prefix("VmHWM:"))
+                        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+                });
+                if let Some(hwm) = hwm {
+                    peak.fetch_max(hwm, Ordering::SeqCst);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        })
+    };
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        out.read_to_end(&mut text).unwrap();
+        text
+    });
+    let mut stderr = Vec::new();
+    err.read_to_end(&mut stderr).unwrap();
+    let stdout = reader.join().unwrap();
+    let status = child.wait().unwrap();
+    done.store(true, Ordering::SeqCst);
+    poller.join().unwrap();
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&stdout).into_owned(),
+        String::from_utf8_lossy(&stderr).into_owned(),
+        peak.load(Ordering::SeqCst),
+    )
+}

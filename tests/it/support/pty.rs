@@ -280,3 +280,43 @@ pub fn status_line(screen: &vt100::Screen) -> String {
         .unwrap_or_default()
         .to_owned()
 }
+
+/// Runs the binary with `args` and `env` on a pseudo-terminal to its end, in `cwd`:
+/// its exit code and every byte it wrote to the terminal (stdout and stderr both),
+/// untouched by any terminal emulator.
+pub fn run_raw(args: &[&str], env: &[(&str, &str)], cwd: &Path) -> (u32, Vec<u8>) {
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: 40,
+            cols: 120,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_claw-tui"));
+    for a in args {
+        cmd.arg(a);
+    }
+    cmd.cwd(cwd);
+    for var in super::bin::PROVIDER_ENV.into_iter().chain(["NO_COLOR"]) {
+        cmd.env_remove(var);
+    }
+    cmd.env("TERM", "xterm-256color");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    drop(pair.slave);
+    let mut reader = pair.master.try_clone_reader().unwrap();
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 8192];
+    // Read until the program's side is closed: EOF, or EIO once it has exited.
+    while let Ok(n) = reader.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&buf[..n]);
+    }
+    let status = child.wait().unwrap();
+    (status.exit_code(), bytes)
+}

@@ -3,4 +3,5 @@
 
 mod fetch_content;
 mod fetch_guard;
+mod own_address;
 mod search;

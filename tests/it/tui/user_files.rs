@@ -80,7 +80,10 @@ fn a_custom_command_is_sent_as_its_prompt_and_mentions_ask_for_the_skill() {
         result: Err(claw_tui::runtime::context::SkillAttachError::Read {
             name: "deploy".into(),
             path: "/gone/SKILL.md".into(),
-            source: std::sync::Arc::new(std::io::ErrorKind::NotFound.into()),
+            source: std::sync::Arc::new(claw_tui::tools::fs::own::OwnFileError::Io {
+                path: "/gone/SKILL.md".into(),
+                source: std::io::ErrorKind::NotFound.into(),
+            }),
         }),
     });
     assert!(
