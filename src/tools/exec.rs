@@ -141,16 +141,7 @@ impl ExecTool {
              file and a `timeout` long enough for the work that needs it. {}",
             config.default_timeout_secs,
             config.max_timeout_secs,
-            match (config.sandbox, config.pid_namespace) {
-                (SandboxMode::WorkspaceWrite, true) => {
-                    "Commands may write only inside the workspace and $TMPDIR, and see only \
-                     their own processes."
-                }
-                (SandboxMode::WorkspaceWrite, false) => {
-                    "Commands may write only inside the workspace and $TMPDIR."
-                }
-                (SandboxMode::Off, _) => "",
-            }
+            spec::sandbox_description(&config),
         );
         Self {
             workspace: workspace.into(),

@@ -34,6 +34,36 @@ pub(super) mod mounts {
     pub const FAIL: u8 = 2;
 }
 
+/// What the tool's description tells the model about the sandbox of `config`.
+pub(super) fn sandbox_description(config: &super::ExecConfig) -> String {
+    if config.sandbox == SandboxMode::Off {
+        return String::new();
+    }
+    let mut text = String::from("Commands may write only inside the workspace and $TMPDIR");
+    if config.pid_namespace && config.tmp_size_mib > 0 {
+        text.push_str(&format!(
+            " (a fresh {} MiB tmpfs for each command, emptied after it: keep what must last \
+             in the workspace)",
+            config.tmp_size_mib
+        ));
+    }
+    text.push_str(
+        ". The repository's git config, hooks and info/, .claw-tui/ (but MEMORY.md), \
+         .mcp.json, .claude/ and .agents/ are read-only to commands; ones a command creates \
+         are moved aside (a plain `git init` stays).",
+    );
+    if config.pid_namespace {
+        text.push_str(
+            " Commands see only their own processes and cannot reach the host's unix \
+             sockets (tmux, ssh-agent, D-Bus, docker).",
+        );
+    }
+    if config.network == NetworkMode::Deny {
+        text.push_str(" There is no network: only the command's own loopback.");
+    }
+    text
+}
+
 /// A run and what to check after it.
 pub(super) struct Prepared {
     pub spec: RunSpec,

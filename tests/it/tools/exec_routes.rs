@@ -122,6 +122,64 @@ async fn host_unix_sockets_are_out_of_reach_but_allowed_and_own_ones_work() {
     }
 }
 
+#[tokio::test]
+async fn a_tmux_server_of_the_user_runs_nothing_for_a_command() {
+    let have_tmux = std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_tmux {
+        eprintln!("no tmux here: skipping the tmux server check");
+        return;
+    }
+    let host = tempfile::tempdir().unwrap();
+    let socket = host.path().join("tmux.sock");
+    let started = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(&socket)
+        .args(["new-session", "-d", "sleep 60"])
+        .status()
+        .unwrap();
+    assert!(started.success());
+    let workspace = tempfile::tempdir().unwrap();
+    let marker = host.path().join("ran-outside");
+    let command = format!(
+        "tmux -S '{}' new-window 'touch {}' && echo \"new-window=ok\"",
+        socket.display(),
+        marker.display()
+    );
+    let result = call(&tool(workspace.path()), json!({ "command": command })).await;
+    // Whatever tmux would run has had time to start: the window was made or refused.
+    let listed = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(&socket)
+        .args(["list-windows", "-F", "#{window_index}"])
+        .output()
+        .unwrap();
+    let _ = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(&socket)
+        .arg("kill-server")
+        .status();
+    let windows = String::from_utf8_lossy(&listed.stdout).lines().count();
+    if had_mounts(&result) {
+        assert_eq!(windows, 1, "a window was opened: {}", result.content);
+        assert!(
+            !marker.exists(),
+            "ran outside the sandbox: {}",
+            result.content
+        );
+        assert_eq!(printed(&result.content, "new-window"), "(not printed)");
+    } else {
+        eprintln!("no mount namespace here: the tmux socket is not masked (the result says so)");
+        assert!(
+            result.content.contains("host unix sockets are not"),
+            "{}",
+            result.content
+        );
+    }
+}
+
 #[test]
 fn host_service_variables_are_not_passed_unless_pass_env_names_them() {
     let sb = Sandbox::new();

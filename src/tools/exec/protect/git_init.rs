@@ -54,8 +54,13 @@ pub(super) fn check(git: &Dir) -> Result<(), String> {
             let mut file = git
                 .open_with("config", &options)
                 .map_err(|e| e.to_string())?;
-            file.read_to_string(&mut text)
+            // Bounded: the file may have grown since it was looked at.
+            file.take(MAX_CONFIG + 1)
+                .read_to_string(&mut text)
                 .map_err(|e| format!("its config cannot be read ({e})"))?;
+            if text.len() as u64 > MAX_CONFIG {
+                return Err("its config is not small".into());
+            }
             config(&text)?;
         }
         Ok(_) => return Err("its config is not a small regular file".into()),
