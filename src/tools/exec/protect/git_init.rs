@@ -51,7 +51,7 @@ pub(super) fn check(git: &Dir) -> Result<(), String> {
             options.read(true).custom_flags(
                 (nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK).bits(),
             );
-            let mut file = git
+            let file = git
                 .open_with("config", &options)
                 .map_err(|e| e.to_string())?;
             // Bounded: the file may have grown since it was looked at.
