@@ -260,8 +260,16 @@ impl Item {
             Ok(now) => now,
             Err(e) => return settled(Outcome::Failed(format!("cannot read it: {e}"))),
         };
+        // `.claw-tui/MEMORY.md` is the model's to write, as long as it stays a file.
         let memory = self.rel == Path::new(PROTECTED_DIRS[0]);
-        let free = |p: &Path| memory && p == Path::new("MEMORY.md");
+        let memory_file = Path::new("MEMORY.md");
+        let still_a_file = now.as_ref().is_none_or(|t| {
+            matches!(
+                t.entries.get(memory_file),
+                None | Some(snapshot::Entry::File { .. })
+            )
+        });
+        let free = |p: &Path| memory && still_a_file && p == memory_file;
         let outcome = match (&self.before, &now) {
             (None, None) => return None,
             // The git directory itself is never put back (its objects are not recorded):
@@ -417,5 +425,21 @@ mod tests {
                 .all(|s| !matches!(s.outcome, Outcome::Failed(_)))
         );
         assert!(plan.watch.settle().is_empty(), "settled once");
+    }
+
+    #[test]
+    fn memory_md_is_free_only_as_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join(".claw-tui")).unwrap();
+        std::fs::write(root.join(".claw-tui/MEMORY.md"), "m").unwrap();
+        let plan = plan(&Protected::for_workspace(&root), true);
+        std::fs::remove_file(root.join(".claw-tui/MEMORY.md")).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", root.join(".claw-tui/MEMORY.md")).unwrap();
+        let settled = plan.watch.settle();
+        assert_eq!(settled.len(), 1, "{settled:?}");
+        let memory = root.join(".claw-tui/MEMORY.md");
+        assert!(memory.symlink_metadata().unwrap().is_file());
+        assert_eq!(std::fs::read_to_string(memory).unwrap(), "m");
     }
 }
