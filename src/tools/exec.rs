@@ -5,14 +5,18 @@
 //! 3. A time limit, a cap on the output kept, and middle truncation of what the model
 //!    receives ([`truncate_middle`]).
 //! 4. Every command runs under the sandbox launcher ([`sandbox_launcher_main`]), never
-//!    in claw-tui itself: its own pid namespace (or a subreaper) so that no process it
-//!    starts outlives the call's time limit, an abort or claw-tui; no capabilities that
-//!    reach other processes; and with `[exec] sandbox = "workspace-write"` a Landlock
-//!    ruleset: writes only in the workspace, the private temp dir ([`private_temp_dir`])
-//!    and `writable_paths`, signals only within the command, TCP refused on request.
+//!    in claw-tui itself: its own namespaces (or a subreaper) so that no process it
+//!    starts outlives the call's time limit, an abort or claw-tui. With `[exec] sandbox
+//!    = "workspace-write"`: no capabilities at all, resource limits, a Landlock ruleset
+//!    (writes only in the workspace, its `$TMPDIR` ([`private_temp_dir`]) and
+//!    `writable_paths`; signals and abstract sockets only within the command), and a
+//!    view of the file system with the protected paths read-only (protect.rs), the
+//!    host's unix sockets masked and the writable paths `nosuid`; with `network =
+//!    "deny"` a network namespace with only its loopback.
 //! 5. Secrets ([`EnvPolicy`]: `*_KEY`, `*_TOKEN`, `AWS_*`, ... and `[exec] scrub_env`)
-//!    are removed from the environment of the launcher and so of the command; claw-tui
-//!    itself is not dumpable ([`protect_process`]).
+//!    and variables that lead to host services ([`HOST_SERVICE_ENV`]) are removed from
+//!    the environment of the launcher and so of the command; claw-tui itself is not
+//!    dumpable ([`protect_process`]).
 //! 6. Approval (`[exec] approval`), enforced in front of the tool by the tool policy
 //!    (`crate::tools::policy`) for every agent.
 //!
