@@ -366,13 +366,14 @@ async fn the_resource_limits_hold_and_show_in_proc_self_limits() {
         },
     );
     // A fork bomb in a subshell (a shell whose fork fails gives up), then builtins only:
-    // at the limit nothing more can fork. The sleeps are killed at the time limit.
+    // at the limit nothing more can fork. The sleeps are killed at the time limit (20 s,
+    // room for a loaded machine to start them all).
     let command = "grep -E '^Max (processes|address space)' /proc/self/limits | tr -s ' '\n\
          echo \"tmp=$(df -Pk \"$TMPDIR\" | awk 'NR==2 {print $2}')\"\n\
          head -c 8M /dev/zero > \"$TMPDIR/big\" 2>/dev/null; echo \"big=$?\"\n\
          ( i=0; while [ $i -lt 400 ]; do sleep 30 & i=$((i+1)); done ) 2>/dev/null\n\
          n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; echo running=$n\n";
-    let result = call(&tool, json!({ "command": command, "timeout": 5 })).await;
+    let result = call(&tool, json!({ "command": command, "timeout": 20 })).await;
     let content = &result.content;
     assert!(
         content.contains("Max address space 536870912 536870912 bytes"),
