@@ -1,16 +1,21 @@
 //! `claw-tui doctor`: prints what protects this machine when the agent runs commands —
 //! the kernel's Landlock ABI and which of its features are in force, whether a real
-//! sandboxed command can read claw-tui's secrets or get out (it tries), how its
-//! processes are contained, the approval mode, and where things live. Exit code 0 when
-//! the sandbox is fully in force, 1 otherwise.
+//! sandboxed command can read claw-tui's secrets or get out (it tries: /tmp, signals,
+//! host unix sockets, UDP and TCP with `network = "deny"`, capabilities, a set-user-ID
+//! file, protected paths), how its processes are contained, the approval mode, and where
+//! things live. Exit code 0 when the sandbox is fully in force, 1 otherwise.
 
+mod connect;
 mod probe;
+mod routes;
+
+pub use connect::{PROBE_SUBCOMMAND, probe_main};
 
 use crate::config::Settings;
 use crate::headless::{EXIT_OK, EXIT_RUN_FAILED};
 use crate::tools::exec::{
-    ApprovalMode, ContainmentMode, DEFAULT_SCRUB_ENV, ExecConfig, ExecTool, LandlockState,
-    NetworkMode, Report, SandboxMode, SandboxReport,
+    ApprovalMode, ContainmentMode, DEFAULT_SCRUB_ENV, ExecConfig, ExecTool, HOST_SERVICE_ENV,
+    LandlockState, NetworkMode, Report, SandboxMode, SandboxReport,
 };
 use probe::ProbeResult;
 use std::fmt::Write as _;
@@ -20,21 +25,39 @@ pub fn run(settings: &Settings) -> i32 {
     let canary = probe::plant_canary();
     let exec = &settings.file.exec;
     let tool = ExecTool::new(settings.workspace.clone(), exec.clone());
-    let probe = match tokio::runtime::Builder::new_current_thread()
+    let listeners = routes::Listeners::open();
+    let sockets = listeners
+        .as_ref()
+        .map(routes::Listeners::socket_script)
+        .unwrap_or_default();
+    let (probe, routes) = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime.block_on(probe::run(&tool, canary.as_deref().unwrap_or(""))),
-        Err(e) => ProbeResult {
-            content: format!("cannot start the probe: {e}"),
-            ..ProbeResult::default()
-        },
+        Ok(runtime) => runtime.block_on(async {
+            let probe = probe::run(&tool, canary.as_deref().unwrap_or(""), &sockets).await;
+            let routes = match &listeners {
+                Ok(listeners) => routes::try_routes(exec, listeners)
+                    .await
+                    .map_err(|e| e.to_string()),
+                Err(e) => Err(format!("no listener could be opened ({e})")),
+            };
+            (probe, routes)
+        }),
+        Err(e) => (
+            ProbeResult {
+                content: format!("cannot start the probe: {e}"),
+                ..ProbeResult::default()
+            },
+            Err(format!("cannot start the probe: {e}")),
+        ),
     };
     let mut report = Doctor {
         text: "claw-tui doctor: what protects this machine when the agent runs commands\n".into(),
         problems: Vec::new(),
     };
     report.sandbox(exec, &probe);
+    report.routes(exec, &probe, listeners.as_ref().ok(), routes);
     report.secrets(exec, &probe, &canary);
     report.settings(settings);
     print!("{}", report.text);
@@ -111,21 +134,35 @@ impl Doctor {
                 .join(", ")
         };
         self.line("  writable_paths", writable);
+        let netns = matches!(
+            reports.containment,
+            Some(Report::Containment {
+                network_namespace: true,
+                ..
+            })
+        );
         match exec.network {
             NetworkMode::Allow => self.line(
                 "network",
-                if sandbox.abi >= 4 {
-                    "allowed ([exec] network = \"allow\"; \"deny\" would be enforced)"
-                } else {
-                    "allowed ([exec] network = \"allow\"; \"deny\" needs Landlock ABI 4)"
-                },
+                "allowed ([exec] network = \"allow\"; \"deny\" is tried below)",
             ),
-            NetworkMode::Deny => self.feature(
+            NetworkMode::Deny if !on => self.line("network", "off (no sandbox)"),
+            NetworkMode::Deny if netns => self.line(
                 "network",
-                on.then_some(sandbox.network_denied),
-                "TCP connect and bind refused ([exec] network = \"deny\")",
-                "[exec] network = \"deny\" is not enforced (needs Landlock ABI 4)",
+                "in force: none at all, a network namespace with only its loopback \
+                 ([exec] network = \"deny\")",
             ),
+            NetworkMode::Deny => {
+                let text = if sandbox.network_denied {
+                    "[exec] network = \"deny\" refuses only TCP (Landlock): no network \
+                     namespace here, so UDP and unix sockets reach the host"
+                } else {
+                    "[exec] network = \"deny\" is not enforced: no network namespace, and \
+                     Landlock cannot restrict TCP (needs ABI 4)"
+                };
+                self.line("network", format!("NOT in force: {text}"));
+                self.problems.push(format!("network: {text}"));
+            }
         }
         self.feature(
             "signal scoping",
@@ -137,16 +174,11 @@ impl Doctor {
             self.problems
                 .push("Landlock is not in force: writes are not confined".into());
         }
-        self.line(
-            "capabilities",
-            if sandbox.dropped_capabilities.is_empty() {
-                "none to drop (not running as root)".to_owned()
-            } else {
-                format!(
-                    "dropped for commands: {}",
-                    sandbox.dropped_capabilities.join(", ")
-                )
-            },
+        self.feature(
+            "abstract sockets",
+            on.then_some(sandbox.abstract_sockets_scoped || netns),
+            "host abstract unix sockets are out of reach",
+            "host abstract unix sockets are reachable (needs Landlock ABI 6)",
         );
         self.containment(reports.containment.as_ref(), exec);
         self.line("probe: write to /tmp", probe.check("write_tmp"));
@@ -187,6 +219,9 @@ impl Doctor {
             private_proc,
             private_pts,
             fallback_reason,
+            user_namespace,
+            mounts,
+            ..
         }) = report
         else {
             self.line("process containment", "unknown (no report)");
@@ -195,8 +230,10 @@ impl Doctor {
         };
         let text = match mode {
             ContainmentMode::PidNamespace => format!(
-                "pid namespace: its init (the launcher's helper) kills everything left at the \
-                 time limit, on abort and when claw-tui exits; {} /proc, {} /dev/pts",
+                "{}pid and mount namespaces: its init (the launcher's helper) kills \
+                 everything left at the time limit, on abort and when claw-tui exits; {} \
+                 /proc, {} /dev/pts",
+                if *user_namespace { "user, " } else { "" },
                 if *private_proc { "private" } else { "host" },
                 if *private_pts { "private" } else { "host" }
             ),
@@ -207,6 +244,29 @@ impl Doctor {
         self.line("process containment", text);
         if let Some(why) = fallback_reason {
             self.line("  fallback because", why);
+        }
+        match mounts {
+            Some(m) => self.line(
+                "command's mounts",
+                format!(
+                    "protected paths held: {}; writable paths {}; host sockets masked: {}, \
+                     socket directories covered: {}",
+                    m.guarded,
+                    if m.nosuid { "nosuid" } else { "NOT all nosuid" },
+                    m.sockets_masked,
+                    m.socket_dirs_masked
+                ),
+            ),
+            None if exec.sandbox == SandboxMode::WorkspaceWrite => {
+                self.line(
+                    "command's mounts",
+                    "none: host sockets are not masked; protected paths are checked after \
+                     each command",
+                );
+                self.problems
+                    .push("no mount namespace: host unix sockets are not masked".into());
+            }
+            None => self.line("command's mounts", "none (no sandbox)"),
         }
         if *mode == ContainmentMode::Subreaper && exec.sandbox == SandboxMode::WorkspaceWrite {
             self.problems.push(if exec.pid_namespace {
@@ -261,6 +321,7 @@ impl Doctor {
         let mut scrubbed: Vec<String> = DEFAULT_SCRUB_ENV.iter().map(|s| s.to_string()).collect();
         scrubbed.extend(exec.scrub_env.iter().cloned());
         self.line("removed from commands", scrubbed.join(" "));
+        self.line("and host services", HOST_SERVICE_ENV.join(" "));
         if !exec.pass_env.is_empty() {
             self.line("passed on purpose", exec.pass_env.join(" "));
         }

@@ -5,7 +5,7 @@ use claw_tui::cli::Cli;
 use claw_tui::tools::exec::{
     PrivateTempDir, SANDBOX_SUBCOMMAND, protect_process, sandbox_launcher_main,
 };
-use claw_tui::{config, launcher};
+use claw_tui::{config, doctor, launcher};
 use std::io::Write;
 
 fn main() {
@@ -13,6 +13,10 @@ fn main() {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if argv.get(1).is_some_and(|a| a == SANDBOX_SUBCOMMAND) {
         std::process::exit(sandbox_launcher_main(&argv[2..]));
+    }
+    // `doctor`'s probe inside the sandbox: one connection attempt, nothing else.
+    if argv.get(1).is_some_and(|a| a == doctor::PROBE_SUBCOMMAND) {
+        std::process::exit(doctor::probe_main(&argv[2..]));
     }
     // Keeps the keys in this process's memory and environment away from its commands.
     protect_process();

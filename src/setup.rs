@@ -71,13 +71,13 @@ fn build_registry(
 ) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     let observer = checkpoints.map(|c| Arc::new(c.clone()) as _);
+    let pinned = workspace.protected().pinned().to_vec();
     for tool in file_tools_observed(workspace, observer) {
         registry.register(tool);
     }
-    let exec: Arc<dyn crate::agent::Tool> = Arc::new(ExecTool::new(
-        settings.workspace.clone(),
-        settings.file.exec.clone(),
-    ));
+    let exec: Arc<dyn crate::agent::Tool> = Arc::new(
+        ExecTool::new(settings.workspace.clone(), settings.file.exec.clone()).with_pinned(pinned),
+    );
     registry.register(match checkpoints {
         Some(checkpoints) => checkpoints.track_exec(exec),
         None => exec,

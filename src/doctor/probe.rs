@@ -100,13 +100,21 @@ if (echo x > "$outside") 2>/dev/null; then echo write_tmp=ALLOWED; else echo wri
 if (echo x > "$TMPDIR/doctor-probe") 2>/dev/null; then echo write_tmpdir=ok; else echo write_tmpdir=FAILED; fi
 echo "tmpdir=$TMPDIR"
 echo "processes=$(ls -d /proc/[0-9]* | wc -l)"
+for set in CapEff CapPrm CapInh CapBnd CapAmb NoNewPrivs; do
+  echo "$set=$(sed -n "s/^$set:[[:space:]]*//p" /proc/self/status)"
+done
+echo "max_processes=$(sed -n 's/^Max processes *\([^ ]*\).*/\1/p' /proc/self/limits)"
+echo "pid_max=$(cat /proc/sys/kernel/pid_max)"
+echo "max_address_space=$(sed -n 's/^Max address space *\([^ ]*\).*/\1/p' /proc/self/limits)"
+echo "tmpdir_size=$(df -Pk "$TMPDIR" 2>/dev/null | awk 'NR==2 {print $2}')"
 "#;
 
-/// Runs the probe through `tool` (so with the configured sandbox and launcher).
-pub(super) async fn run(tool: &ExecTool, canary: &str) -> ProbeResult {
+/// Runs the probe through `tool` (so with the configured sandbox and launcher), with
+/// `more` (more `name=value` lines) after the script.
+pub(super) async fn run(tool: &ExecTool, canary: &str, more: &str) -> ProbeResult {
     let outside = std::env::temp_dir().join(format!("claw-tui-doctor-{:x}", fastrand::u64(..)));
     let command = format!(
-        "me={}; outside='{}'; canary='{CANARY_VAR}='{SCRIPT}",
+        "me={}; outside='{}'; canary='{CANARY_VAR}='{SCRIPT}{more}",
         std::process::id(),
         outside.display(),
     );
@@ -124,7 +132,7 @@ pub(super) async fn run(tool: &ExecTool, canary: &str) -> ProbeResult {
         .content
         .lines()
         .filter_map(|line| line.split_once('='))
-        .filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphabetic() || c == '_'))
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
     if escaped {

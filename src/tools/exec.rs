@@ -5,14 +5,18 @@
 //! 3. A time limit, a cap on the output kept, and middle truncation of what the model
 //!    receives ([`truncate_middle`]).
 //! 4. Every command runs under the sandbox launcher ([`sandbox_launcher_main`]), never
-//!    in claw-tui itself: its own pid namespace (or a subreaper) so that no process it
-//!    starts outlives the call's time limit, an abort or claw-tui; no capabilities that
-//!    reach other processes; and with `[exec] sandbox = "workspace-write"` a Landlock
-//!    ruleset: writes only in the workspace, the private temp dir ([`private_temp_dir`])
-//!    and `writable_paths`, signals only within the command, TCP refused on request.
+//!    in claw-tui itself: its own namespaces (or a subreaper) so that no process it
+//!    starts outlives the call's time limit, an abort or claw-tui. With `[exec] sandbox
+//!    = "workspace-write"`: no capabilities at all, resource limits, a Landlock ruleset
+//!    (writes only in the workspace, its `$TMPDIR` ([`private_temp_dir`]) and
+//!    `writable_paths`; signals and abstract sockets only within the command), and a
+//!    view of the file system with the protected paths read-only (protect.rs), the
+//!    host's unix sockets masked and the writable paths `nosuid`; with `network =
+//!    "deny"` a network namespace with only its loopback.
 //! 5. Secrets ([`EnvPolicy`]: `*_KEY`, `*_TOKEN`, `AWS_*`, ... and `[exec] scrub_env`)
-//!    are removed from the environment of the launcher and so of the command; claw-tui
-//!    itself is not dumpable ([`protect_process`]).
+//!    and variables that lead to host services ([`HOST_SERVICE_ENV`]) are removed from
+//!    the environment of the launcher and so of the command; claw-tui itself is not
+//!    dumpable ([`protect_process`]).
 //! 6. Approval (`[exec] approval`), enforced in front of the tool by the tool policy
 //!    (`crate::tools::policy`) for every agent.
 //!
@@ -26,12 +30,15 @@ mod config;
 mod deny;
 mod env;
 mod launcher;
+mod notes;
 mod output;
+mod protect;
 mod report;
 mod result;
 mod run;
 mod setup_error;
 mod shell;
+mod spec;
 mod tempdir;
 mod words;
 
@@ -42,10 +49,15 @@ pub use approval::{
 pub(crate) use approval::{ApprovalGate, GateCall};
 pub use config::{ExecConfig, NetworkMode, SandboxMode};
 pub use deny::{Refusal, check as check_deny_rules};
-pub use env::{DEFAULT_SCRUB_ENV, EnvPatternError, EnvPolicy, is_secret_env_name};
+pub use env::{
+    DEFAULT_SCRUB_ENV, EnvPatternError, EnvPolicy, HOST_SERVICE_ENV, is_secret_env_name,
+};
 pub use launcher::{SANDBOX_SUBCOMMAND, sandbox_launcher_main};
 pub use output::{KEEP_HEAD_CHARS, KEEP_TAIL_CHARS, MAX_RESULT_CHARS, truncate_middle};
-pub use report::{ContainmentMode, LandlockState, Report, SandboxReport};
+pub use report::{
+    CapabilityState, ContainmentMode, LandlockState, LimitsReport, MountReport, Report,
+    SandboxReport,
+};
 pub use setup_error::SetupError;
 pub use tempdir::{PrivateTempDir, private_temp_dir};
 
@@ -59,21 +71,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU8};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// The tool's name.
 pub const EXEC_TOOL_NAME: &str = "exec";
-
-/// Device files a sandboxed command may write to (ptys for tools that make their own).
-const WRITABLE_DEVICES: [&str; 5] = [
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/ptmx",
-    "/dev/pts",
-];
 
 /// Makes the claw-tui process non-dumpable: its memory and `/proc/PID/environ` are then
 /// out of reach of other processes of the same user without `CAP_SYS_PTRACE` (which
@@ -92,9 +96,17 @@ pub struct ExecTool {
     env: EnvPolicy,
     description: String,
     /// Which missing protections the model was told about.
-    noted: result::Noted,
+    noted: notes::Noted,
     /// Set once unusable `writable_paths` were logged.
     paths_logged: AtomicBool,
+    /// Set once unusable `allow_sockets` were logged.
+    sockets_logged: AtomicBool,
+    /// Workspace files something outside the sandbox runs (hooks, trusted MCP servers).
+    pinned: Vec<PathBuf>,
+    /// Whether the launcher's mounts held so far (`spec::mounts`).
+    mounts: AtomicU8,
+    /// What the check after a command's background processes found, for the next result.
+    pending: Arc<Mutex<Vec<String>>>,
 }
 
 /// The arguments of `exec`; unknown ones are refused (`additionalProperties: false`).
@@ -133,25 +145,27 @@ impl ExecTool {
              file and a `timeout` long enough for the work that needs it. {}",
             config.default_timeout_secs,
             config.max_timeout_secs,
-            match (config.sandbox, config.pid_namespace) {
-                (SandboxMode::WorkspaceWrite, true) => {
-                    "Commands may write only inside the workspace and $TMPDIR, and see only \
-                     their own processes."
-                }
-                (SandboxMode::WorkspaceWrite, false) => {
-                    "Commands may write only inside the workspace and $TMPDIR."
-                }
-                (SandboxMode::Off, _) => "",
-            }
+            spec::sandbox_description(&config),
         );
         Self {
             workspace: workspace.into(),
             env: config.env_policy(),
             config,
             description: description.trim_end().to_owned(),
-            noted: result::Noted::default(),
+            noted: notes::Noted::default(),
             paths_logged: AtomicBool::new(false),
+            sockets_logged: AtomicBool::new(false),
+            pinned: Vec::new(),
+            mounts: AtomicU8::new(spec::mounts::UNKNOWN),
+            pending: Arc::default(),
         }
+    }
+
+    /// This tool, with `paths` (absolute: workspace files that a hook or a trusted MCP
+    /// server runs) read-only to commands as well.
+    pub fn with_pinned(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.pinned.extend(paths);
+        self
     }
 
     /// The configuration in use.
@@ -212,67 +226,6 @@ impl ExecTool {
         }
         Ok((root, resolved))
     }
-
-    fn spec(&self, request: &Request, root: &Path, cwd: PathBuf) -> Result<RunSpec, SetupError> {
-        let launcher = match &self.config.launcher {
-            Some(path) => path.clone(),
-            None => std::env::current_exe().map_err(|source| SetupError::NoLauncher { source })?,
-        };
-        let tmpdir = private_temp_dir().map_err(|source| SetupError::NoTempDir {
-            parent: std::env::temp_dir(),
-            source,
-        })?;
-        let sandboxed = self.config.sandbox == SandboxMode::WorkspaceWrite;
-        let mut writes = vec![root.to_path_buf(), tmpdir.clone()];
-        writes.extend(self.writable_paths(root));
-        writes.extend(WRITABLE_DEVICES.map(PathBuf::from));
-        let timeout = Duration::from_secs(request.timeout_secs);
-        let options = LauncherOptions {
-            status_fd: Some(launcher::STATUS_FD),
-            timeout: Some(timeout),
-            writes,
-            landlock: sandboxed,
-            deny_network: self.config.network == NetworkMode::Deny,
-            namespaces: sandboxed && self.config.pid_namespace,
-            program: ["sh", "-c", request.command.as_str()]
-                .map(OsString::from)
-                .to_vec(),
-        };
-        Ok(RunSpec {
-            launcher,
-            options,
-            cwd,
-            env: self.env.command_env(std::env::vars_os(), &tmpdir),
-            timeout,
-            max_output_bytes: self.config.max_output_bytes,
-            stdin: None,
-        })
-    }
-
-    /// `[exec] writable_paths` as existing absolute paths (`~/` is the home directory,
-    /// relative paths start at the workspace); the others are logged once and skipped.
-    fn writable_paths(&self, root: &Path) -> Vec<PathBuf> {
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let mut usable = Vec::new();
-        let mut skipped = Vec::new();
-        for path in &self.config.writable_paths {
-            let expanded = match (path.strip_prefix("~"), &home) {
-                (Ok(rest), Some(home)) => home.join(rest),
-                _ => root.join(path),
-            };
-            match expanded.canonicalize() {
-                Ok(path) => usable.push(path),
-                Err(e) => skipped.push(format!("{} ({e})", path.display())),
-            }
-        }
-        if !skipped.is_empty() {
-            result::warn_once(
-                &self.paths_logged,
-                &format!("[exec] writable_paths skipped: {}", skipped.join(", ")),
-            );
-        }
-        usable
-    }
 }
 
 /// How a user-configured command (a hook) ended.
@@ -292,8 +245,9 @@ pub(crate) struct HookRun {
 
 /// Runs `sh -c command` in `cwd` the way hooks run: under the launcher without Landlock
 /// or namespaces (the user's own command, like a git hook, may write and connect where
-/// the user can), with `env` (already without secrets) and `stdin`, and with every
-/// process it starts killed at `timeout` or when `cancel` fires.
+/// the user can; it keeps the capabilities that do not reach other processes or the
+/// kernel), with `env` (already without secrets) and `stdin`, and with every process it
+/// starts killed at `timeout` or when `cancel` fires.
 pub(crate) async fn run_hook_command(
     launcher: &Path,
     command: &str,
@@ -308,11 +262,11 @@ pub(crate) async fn run_hook_command(
         options: LauncherOptions {
             status_fd: Some(launcher::STATUS_FD),
             timeout: Some(timeout),
-            writes: Vec::new(),
             landlock: false,
-            deny_network: false,
             namespaces: false,
+            keep_capabilities: true,
             program: ["sh", "-c", command].map(OsString::from).to_vec(),
+            ..LauncherOptions::default()
         },
         cwd: cwd.to_path_buf(),
         env,
@@ -394,18 +348,64 @@ impl Tool for ExecTool {
                 }));
             }
         };
-        let spec = match self.spec(&request, &root, cwd.clone()) {
-            Ok(spec) => spec,
+        let spec::Prepared {
+            spec,
+            watch,
+            guards,
+            recorded,
+        } = match self.prepare(&request, &root, cwd.clone()) {
+            Ok(prepared) => prepared,
             Err(problem) => return ToolResult::error(problem.to_string()),
         };
         let program = spec.launcher.clone();
         let started = Instant::now();
-        match run::run(spec, &cancel, &updates).await {
-            Ok(outcome) => self.result(&request, &cwd, outcome, started.elapsed()),
-            Err(e) => ToolResult::error(format!(
-                "Could not run the command: starting {} failed ({e}). Tell the user.",
-                program.display()
-            )),
+        let mut outcome = match run::run(spec, &cancel, &updates).await {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                return ToolResult::error(format!(
+                    "Could not run the command: starting {} failed ({e}). Tell the user.",
+                    program.display()
+                ));
+            }
+        };
+        let took = started.elapsed();
+        let after = result::Aftermath {
+            guarded: self.note_mounts(outcome.reports.containment.as_ref(), guards) || recorded,
+            settled: watch.settle(),
+            earlier: std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner())),
+        };
+        if let Some(finished) = outcome.finished.take()
+            && !watch.is_empty()
+        {
+            self.settle_when_finished(finished, watch);
         }
+        self.result(&request, &cwd, outcome, took, after)
+    }
+}
+
+impl ExecTool {
+    /// Checks the protected paths again once the processes the command left in the
+    /// background are gone; what it finds goes to the log and into the next result.
+    fn settle_when_finished(
+        &self,
+        finished: tokio::sync::oneshot::Receiver<()>,
+        watch: protect::Watch,
+    ) {
+        let pending = self.pending.clone();
+        tokio::spawn(async move {
+            let _ = finished.await;
+            let Ok(settled) = tokio::task::spawn_blocking(move || watch.settle()).await else {
+                return;
+            };
+            let mut pending = pending.lock().unwrap_or_else(|p| p.into_inner());
+            for settled in settled {
+                if settled.outcome != protect::Outcome::NewRepository {
+                    tracing::warn!("exec: after background processes: {settled}");
+                    pending.push(format!(
+                        "After the background processes of an earlier command: {settled}"
+                    ));
+                }
+            }
+        });
     }
 }

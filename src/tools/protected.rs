@@ -96,6 +96,12 @@ impl Protected {
         &self.pinned
     }
 
+    /// The directories whose configuration is protected: the workspace, then each one
+    /// up to its git root.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
     /// Refuses `path` (absolute, symlinks resolved as far as it exists) when it is, or
     /// is beneath, a protected path. Any directory named like a protected one counts,
     /// at any depth: a nested repository or a subdirectory the user may later start

@@ -9,11 +9,13 @@ use std::path::PathBuf;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SandboxMode {
-    /// Writes only in the workspace, the private temp dir and `writable_paths`; signals
-    /// and (with `network = "deny"`) TCP confined too; own pid namespace (Linux only).
+    /// Writes only in the workspace, the private temp dir and `writable_paths`, the
+    /// workspace's protected configuration read-only; no capabilities, resource limits,
+    /// host unix sockets masked, signals confined; own namespaces (Linux only).
     WorkspaceWrite,
-    /// No Landlock and no namespaces. Secrets are still removed and every process is
-    /// still killed at the time limit.
+    /// No Landlock and no namespaces. Secrets and host-service variables are still
+    /// removed, the capabilities that reach other processes or the kernel are still
+    /// dropped, and every process is still killed at the time limit.
     Off,
 }
 
@@ -27,14 +29,15 @@ impl Default for SandboxMode {
     }
 }
 
-/// `[exec] network`: whether sandboxed commands may open TCP connections.
+/// `[exec] network`: whether sandboxed commands reach the network.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NetworkMode {
-    /// TCP connect and bind are allowed.
+    /// The host's network (host unix sockets stay masked all the same).
     #[default]
     Allow,
-    /// TCP connect and bind are refused (Landlock ABI 4 and later).
+    /// No network at all: a network namespace of the command's own with only its
+    /// loopback. Where namespaces are unavailable, Landlock (ABI 4) refuses TCP only.
     Deny,
 }
 
@@ -52,8 +55,19 @@ pub struct ExecConfig {
     pub max_timeout_secs: u64,
     /// Output bytes kept per command (stdout and stderr together); the rest is counted.
     pub max_output_bytes: usize,
-    /// TCP access of sandboxed commands.
+    /// Network access of sandboxed commands.
     pub network: NetworkMode,
+    /// Host unix sockets (or directories of them) sandboxed commands may still reach,
+    /// e.g. `"~/.ssh/agent.sock"` or `"/run/docker.sock"` (absolute, `~/`, or relative
+    /// to the workspace). All others are masked.
+    pub allow_sockets: Vec<PathBuf>,
+    /// Processes and threads a sandboxed command may have at once (0: no limit).
+    pub max_processes: u64,
+    /// Address space per process of a sandboxed command, in MiB (0: no limit).
+    pub max_memory_mib: u64,
+    /// Size of the command's own `$TMPDIR`, a fresh tmpfs for each command, in MiB (0:
+    /// the private temp dir shared by every command of this claw-tui, without a limit).
+    pub tmp_size_mib: u64,
     /// More paths sandboxed commands may write beneath (absolute, or relative to the
     /// workspace), e.g. `"/dev/shm"` for POSIX shared memory or `"~/.cache/pip"`.
     pub writable_paths: Vec<PathBuf>,
@@ -79,6 +93,10 @@ impl Default for ExecConfig {
             max_timeout_secs: 600,
             max_output_bytes: 2 * 1024 * 1024,
             network: NetworkMode::default(),
+            allow_sockets: Vec::new(),
+            max_processes: 4096,
+            max_memory_mib: 16 * 1024,
+            tmp_size_mib: 1024,
             writable_paths: Vec::new(),
             scrub_env: Vec::new(),
             pass_env: Vec::new(),

@@ -1,5 +1,6 @@
 //! Which environment variables a command gets: everything of claw-tui's environment
-//! except secrets, plus `TMPDIR` pointing at the private temp dir.
+//! except secrets and pointers to host services, plus `TMPDIR` pointing at the private
+//! temp dir.
 //!
 //! The launcher is started with this environment already, so its own
 //! `/proc/PID/environ` (readable by the command it supervises) holds no secret either.
@@ -20,11 +21,40 @@ pub const DEFAULT_SCRUB_ENV: [&str; 9] = [
     "PASSWORD",
 ];
 
+/// Names (globs, any case) of variables that point at services of the host — a
+/// terminal multiplexer's or editor's server, an agent, a display, a bus, a container
+/// engine — through which a command could act outside the sandbox. They are removed
+/// unless `[exec] pass_env` names them (the socket also needs `allow_sockets`).
+pub const HOST_SERVICE_ENV: [&str; 21] = [
+    "TMUX",
+    "TMUX_*",
+    "STY",
+    "SSH_AUTH_SOCK",
+    "SSH_AGENT_PID",
+    "GPG_AGENT_INFO",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DBUS_SYSTEM_BUS_ADDRESS",
+    "DOCKER_HOST",
+    "XDG_RUNTIME_DIR",
+    "DISPLAY",
+    "XAUTHORITY",
+    "WAYLAND_*",
+    "SWAYSOCK",
+    "I3SOCK",
+    "KITTY_LISTEN_ON",
+    "WEZTERM_UNIX_SOCKET",
+    "NVIM",
+    "NVIM_LISTEN_ADDRESS",
+    "VSCODE_*IPC*",
+    "PULSE_SERVER",
+];
+
 /// Decides which variables are secrets: the built-in patterns and `[exec] scrub_env`,
-/// minus `[exec] pass_env`.
+/// minus `[exec] pass_env`; and which point at host services ([`HOST_SERVICE_ENV`]).
 #[derive(Clone, Debug)]
 pub struct EnvPolicy {
     scrub: GlobSet,
+    host: GlobSet,
     pass: GlobSet,
 }
 
@@ -97,6 +127,7 @@ impl EnvPolicy {
             .chain(scrub.iter().map(String::as_str));
         Ok(Self {
             scrub: set("scrub_env", scrub_all, true)?,
+            host: host_services(),
             pass: set("pass_env", pass.iter().map(String::as_str), true)?,
         })
     }
@@ -108,6 +139,7 @@ impl EnvPolicy {
             .chain(scrub.iter().map(String::as_str));
         Self {
             scrub: set("scrub_env", scrub_all, false).unwrap_or_else(|_| GlobSet::empty()),
+            host: host_services(),
             pass: set("pass_env", pass.iter().map(String::as_str), false)
                 .unwrap_or_else(|_| GlobSet::empty()),
         }
@@ -119,17 +151,30 @@ impl EnvPolicy {
         self.scrub.is_match(name.as_ref()) && !self.pass.is_match(name.as_ref())
     }
 
-    /// The environment for a command: `vars` without secrets, with `TMPDIR` set.
+    /// Whether the variable `name` points at a host service and is kept from commands.
+    pub fn is_host_service(&self, name: &OsStr) -> bool {
+        let name = name.to_string_lossy();
+        self.host.is_match(name.as_ref()) && !self.pass.is_match(name.as_ref())
+    }
+
+    /// The environment for a command: `vars` without secrets and host services, with
+    /// `TMPDIR` set.
     pub fn command_env(
         &self,
         vars: impl IntoIterator<Item = (OsString, OsString)>,
         tmpdir: &std::path::Path,
     ) -> Vec<(OsString, OsString)> {
         vars.into_iter()
-            .filter(|(name, _)| name != "TMPDIR" && !self.is_secret(name))
+            .filter(|(name, _)| {
+                name != "TMPDIR" && !self.is_secret(name) && !self.is_host_service(name)
+            })
             .chain([(OsString::from("TMPDIR"), tmpdir.as_os_str().to_owned())])
             .collect()
     }
+}
+
+fn host_services() -> GlobSet {
+    set("host services", HOST_SERVICE_ENV, false).unwrap_or_else(|_| GlobSet::empty())
 }
 
 /// Whether a variable holds a secret by the built-in patterns alone.
@@ -187,6 +232,9 @@ mod tests {
             ("PATH", "/bin"),
             ("OPENAI_API_KEY", "sk"),
             ("TMPDIR", "/tmp"),
+            ("TMUX", "/tmp/tmux-0/default,1,0"),
+            ("SSH_AUTH_SOCK", "/tmp/ssh-x/agent.1"),
+            ("WAYLAND_DISPLAY", "wayland-0"),
         ]
         .map(|(n, v)| (OsString::from(n), OsString::from(v)));
         let env = policy.command_env(vars, "/tmp/private".as_ref());
@@ -195,5 +243,8 @@ mod tests {
             [("PATH", "/bin"), ("TMPDIR", "/tmp/private")]
                 .map(|(n, v)| (OsString::from(n), OsString::from(v)))
         );
+        let passing = EnvPolicy::lenient(&[], &["SSH_AUTH_SOCK".into()]);
+        assert!(!passing.is_host_service("SSH_AUTH_SOCK".as_ref()));
+        assert!(passing.is_host_service("tmux_pane".as_ref()));
     }
 }

@@ -1,130 +1,29 @@
-//! The tool result of a run: output, then bracketed notes (sandbox problems, how it
-//! ended, what was dropped), and the details object.
-//!
-//! A protection the kernel lacks is said once to the model (per tool) and once in the
-//! log (per process), never silently skipped.
+//! The tool result of a run: output, then bracketed notes (sandbox problems, protected
+//! paths put right, how it ended, what was dropped), and the details object.
 
-use super::report::{ContainmentMode, LandlockState, Report};
+use super::protect::Settled;
+use super::report::Report;
 use super::run::{Ending, RunOutcome};
 use super::{
-    ExecTool, KEEP_HEAD_CHARS, KEEP_TAIL_CHARS, MAX_RESULT_CHARS, NetworkMode, Request,
-    SandboxMode, truncate_middle,
+    ExecTool, KEEP_HEAD_CHARS, KEEP_TAIL_CHARS, MAX_RESULT_CHARS, Request, truncate_middle,
 };
 use crate::agent::ToolResult;
 use serde_json::json;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// Which missing protections were already mentioned.
-#[derive(Debug, Default)]
-pub(super) struct Noted {
-    landlock: AtomicBool,
-    network: AtomicBool,
-    signals: AtomicBool,
-    containment: AtomicBool,
+/// What happened around the command besides its output.
+pub(super) struct Aftermath {
+    /// The protected paths were held in the command's mount namespace, or recorded
+    /// before it and checked after it.
+    pub guarded: bool,
+    /// What the check after the command did.
+    pub settled: Vec<Settled>,
+    /// Notes from the checks after earlier commands' background processes.
+    pub earlier: Vec<String>,
 }
-
-/// Logs `message` the first time `flag` is seen in this process.
-pub(crate) fn warn_once(flag: &AtomicBool, message: &str) {
-    if !flag.swap(true, Ordering::AcqRel) {
-        tracing::warn!("exec: {message}");
-    }
-}
-
-static LOGGED_LANDLOCK: AtomicBool = AtomicBool::new(false);
-static LOGGED_NETWORK: AtomicBool = AtomicBool::new(false);
-static LOGGED_SIGNALS: AtomicBool = AtomicBool::new(false);
-static LOGGED_CONTAINMENT: AtomicBool = AtomicBool::new(false);
 
 impl ExecTool {
-    /// Notes about protections that are not in force, each once. Returns (the command
-    /// did not run because the sandbox could not be set up, Landlock was in force).
-    fn sandbox_notes(&self, outcome: &RunOutcome, notes: &mut Vec<String>) -> (bool, bool) {
-        let reports = &outcome.reports;
-        if let Some(why) = &reports.failed {
-            notes.push(format!(
-                "The sandbox could not be set up, so the command did not run: {why}. Tell \
-                 the user; they can set [exec] sandbox = \"off\"."
-            ));
-            return (true, false);
-        }
-        let killed = matches!(outcome.ending, Ending::TimedOut | Ending::Cancelled);
-        let Some(sandbox) = &reports.sandbox else {
-            if killed {
-                return (false, false);
-            }
-            notes.push(format!(
-                "The sandbox launcher {} did not report its status, so the command may not \
-                 have run. [exec] launcher must be the claw-tui binary; tell the user.",
-                self.config.launcher.as_deref().map_or_else(
-                    || "(the running executable)".into(),
-                    |p| p.display().to_string()
-                )
-            ));
-            return (true, false);
-        };
-        let mut once = |flag: &AtomicBool, logged: &AtomicBool, note: String| {
-            warn_once(logged, &note);
-            if !flag.swap(true, Ordering::AcqRel) {
-                notes.push(format!("Note: {note}"));
-            }
-        };
-        let sandboxed = self.config.sandbox == SandboxMode::WorkspaceWrite;
-        if sandboxed && sandbox.landlock == LandlockState::NotEnforced {
-            once(
-                &self.noted.landlock,
-                &LOGGED_LANDLOCK,
-                "this kernel does not support Landlock, so commands run without the \
-                 filesystem sandbox."
-                    .into(),
-            );
-        } else if sandboxed {
-            if self.config.network == NetworkMode::Deny && !sandbox.network_denied {
-                once(
-                    &self.noted.network,
-                    &LOGGED_NETWORK,
-                    format!(
-                        "[exec] network = \"deny\" is not enforced: this kernel's Landlock \
-                         (ABI {}) cannot restrict TCP (ABI 4 can).",
-                        sandbox.abi
-                    ),
-                );
-            }
-            if !sandbox.signals_scoped {
-                once(
-                    &self.noted.signals,
-                    &LOGGED_SIGNALS,
-                    format!(
-                        "signals to processes outside the command are not refused: this \
-                         kernel's Landlock (ABI {}) cannot scope them (ABI 6 can).",
-                        sandbox.abi
-                    ),
-                );
-            }
-        }
-        if let Some(Report::Containment {
-            mode: ContainmentMode::Subreaper,
-            fallback_reason: Some(why),
-            ..
-        }) = &reports.containment
-        {
-            once(
-                &self.noted.containment,
-                &LOGGED_CONTAINMENT,
-                format!(
-                    "commands do not get their own pid namespace ({why}); their processes \
-                     are still killed at the time limit."
-                ),
-            );
-        }
-        let enforced = matches!(
-            sandbox.landlock,
-            LandlockState::Enforced | LandlockState::Partial
-        );
-        (false, sandboxed && enforced)
-    }
-
     /// The result the model gets.
     pub(super) fn result(
         &self,
@@ -132,6 +31,7 @@ impl ExecTool {
         cwd: &Path,
         outcome: RunOutcome,
         took: Duration,
+        after: Aftermath,
     ) -> ToolResult {
         let mut body = outcome.stdout.text();
         if !outcome.stderr.is_empty() {
@@ -150,7 +50,9 @@ impl ExecTool {
             content.push('\n');
         }
         let mut notes: Vec<String> = Vec::new();
-        let (failed, sandboxed) = self.sandbox_notes(&outcome, &mut notes);
+        let (failed, sandboxed) = self.sandbox_notes(&outcome, !after.guarded, &mut notes);
+        notes.extend(after.earlier);
+        notes.extend(after.settled.iter().map(ToString::to_string));
         let killed = matches!(outcome.ending, Ending::TimedOut | Ending::Cancelled);
         match outcome.ending {
             Ending::TimedOut => notes.push(format!(
@@ -222,6 +124,10 @@ impl ExecTool {
             "containment": containment,
             "sandbox_report": outcome.reports.sandbox,
             "containment_report": outcome.reports.containment,
+            "protected": after.settled.iter().map(|s| json!({
+                "path": s.path,
+                "note": s.to_string(),
+            })).collect::<Vec<_>>(),
             "timeout_secs": request.timeout_secs,
             "duration_ms": u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
         });

@@ -111,6 +111,9 @@ pub(crate) struct RunOutcome {
     pub status: Option<ExitStatus>,
     pub ending: Ending,
     pub reports: Reports,
+    /// With processes left in the background: resolves once the launcher has exited,
+    /// that is, once every process of the command is gone.
+    pub finished: Option<tokio::sync::oneshot::Receiver<()>>,
 }
 
 impl RunOutcome {
@@ -267,6 +270,7 @@ pub(crate) async fn run(
         batcher: LineBatcher::new(spec.max_output_bytes),
     };
     let mut lines = StatusLines::default();
+    let mut finished = None;
     let mut out_buf = vec![0u8; 64 * 1024];
     let mut err_buf = vec![0u8; 64 * 1024];
     let mut status_buf = vec![0u8; 4096];
@@ -338,9 +342,12 @@ pub(crate) async fn run(
             // the status pipe open, or it would stop them now.
             if let Some(mut child) = guard.child.take() {
                 let status_pipe = status_pipe.take();
+                let (done, done_rx) = tokio::sync::oneshot::channel();
+                finished = Some(done_rx);
                 tokio::spawn(async move {
                     let _ = child.wait().await;
                     drop(status_pipe);
+                    let _ = done.send(());
                 });
             }
         }
@@ -363,6 +370,7 @@ pub(crate) async fn run(
         status,
         ending,
         reports: lines.reports,
+        finished,
     })
 }
 

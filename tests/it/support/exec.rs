@@ -231,3 +231,35 @@ pub fn scripted_asker(
     });
     (asker, asked)
 }
+
+/// A shell line that tries to deliver a message with claw-tui's own probe, run as the
+/// command (`kind`: unix, abstract, udp, tcp), printing `NAME=delivered` or
+/// `NAME=refused: WHY`.
+pub fn probe_line(name: &str, kind: &str, target: &str) -> String {
+    format!(
+        "echo \"{name}=$('{}' __sandbox-probe {kind} '{target}' 2>&1)\"\n",
+        env!("CARGO_BIN_EXE_claw-tui")
+    )
+}
+
+/// The value after `NAME=` on its line of `content`.
+pub fn printed<'a>(content: &'a str, name: &str) -> &'a str {
+    content
+        .lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix('='))
+        .unwrap_or("(not printed)")
+}
+
+/// Whether python3 runs here (some checks need a socket server inside the command).
+pub fn python3() -> bool {
+    std::process::Command::new("python3")
+        .args(["-c", "pass"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Whether the command of `result` ran in a mount namespace of its own (its protected
+/// paths held, host sockets masked).
+pub fn had_mounts(result: &claw_tui::agent::ToolResult) -> bool {
+    !result.details["containment_report"]["mounts"].is_null()
+}

@@ -7,6 +7,7 @@
 //! the command is gone, so background processes live at most until the time limit.
 
 use super::super::report::Report;
+use super::contain::Inside;
 use super::{EXIT_EXEC_FAILED, EXIT_SETUP_FAILED, LauncherOptions, Reporter, confine};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
@@ -92,18 +93,28 @@ fn exit_code_of(pid: Pid, flags: Option<WaitPidFlag>) -> Option<i32> {
     }
 }
 
+/// Which process supervises.
+pub(super) enum Supervisor {
+    /// Pid 1 of the namespaces; `alive` hangs up when the launcher dies.
+    Init { alive: OwnedFd, inside: Inside },
+    /// The launcher itself, as a child subreaper.
+    Subreaper,
+}
+
 /// Starts the shell and supervises it and everything it starts; returns the exit code.
-/// `alive` hangs up when the launcher dies; `as_init` says this is pid 1 of a namespace.
 pub(super) fn supervise(
     options: &LauncherOptions,
     reporter: &Reporter,
     signals: Signals,
-    alive: Option<OwnedFd>,
-    as_init: bool,
+    supervisor: Supervisor,
 ) -> i32 {
+    let (alive, inside, as_init) = match supervisor {
+        Supervisor::Init { alive, inside } => (Some(alive), inside, true),
+        Supervisor::Subreaper => (None, Inside::default(), false),
+    };
     // SAFETY: the launcher is single-threaded, so the child may run any code.
     let shell = match unsafe { fork() } {
-        Ok(ForkResult::Child) => confine::exec_shell(options, reporter),
+        Ok(ForkResult::Child) => confine::exec_shell(options, reporter, inside),
         Ok(ForkResult::Parent { child }) => child,
         Err(e) => {
             reporter.send(&Report::Failed {
