@@ -24,7 +24,7 @@ impl Tmpfs {
             .is_ok_and(|s| s.success());
         if !mounted {
             super::skip::announce_skip(
-                &std::thread::current().name().unwrap_or("a test").to_owned(),
+                std::thread::current().name().unwrap_or("a test"),
                 "a real full disk",
                 &format!(
                     "cannot mount a tmpfs at {} without root; the failing-sink tests cover \
