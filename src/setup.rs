@@ -73,7 +73,7 @@ fn build_registry(
     for tool in file_tools_observed(workspace, observer) {
         registry.register(tool);
     }
-    let exec: Arc<dyn crate::agent::Tool> = Arc::new(ExecTool::new(
+    let exec = Arc::new(ExecTool::new(
         settings.workspace.clone(),
         settings.file.exec.clone(),
     ));
