@@ -14,6 +14,7 @@ use claw_tui::tools::exec::{Approver, ExecConfig, ExecTool};
 use claw_tui::tools::fs::{ChangeObserver, FileChange, WriteFileTool, file_tools};
 use claw_tui::tools::policy::{AgentRole, PolicyConfig, ToolPolicy};
 use claw_tui::tools::{ToolRegistry, Workspace};
+use claw_tui::trust::Trust;
 use claw_tui::tui::diff;
 use claw_tui::tui::theme::Theme;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -119,6 +120,7 @@ fn hooks(c: &mut Criterion) {
                 &root,
                 &exec,
                 RuntimeEventSender::discard(),
+                Trust::in_memory(&root),
             ));
         }
         let read = policy.tool_for(&AgentRole::Main, "read_file").unwrap();

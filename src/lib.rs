@@ -26,4 +26,5 @@ pub mod runtime;
 pub mod session;
 pub mod setup;
 pub mod tools;
+pub mod trust;
 pub mod tui;

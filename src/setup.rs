@@ -27,6 +27,7 @@ use crate::tools::message::{MessageSender, MessageTool};
 use crate::tools::policy::{AgentKind, AgentRole, PolicyConfig, ToolPolicy};
 use crate::tools::spawn::SpawnTool;
 use crate::tools::web::{WebFetchTool, WebSearchTool};
+use crate::trust::Trust;
 use color_eyre::eyre::eyre;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -169,6 +170,8 @@ pub struct MainRuntime {
     pub mcp: McpManager,
     /// Which MCP servers started and which wait for the user's trust.
     pub mcp_plan: McpPlan,
+    /// Whether the workspace files hooks and servers run hold trusted content.
+    pub trust: Trust,
     /// Warnings for the user (unknown disabled tools...).
     pub warnings: Vec<String>,
     /// The instructions files and skills the prompts were built from.
@@ -195,6 +198,29 @@ pub struct Controls {
 }
 
 impl MainRuntime {
+    /// For the modes that cannot ask: one warning per workspace file a hook or server
+    /// runs whose content is not trusted, so it will not run.
+    pub fn untrusted_warnings(&self) -> Vec<String> {
+        self.trust
+            .pending()
+            .iter()
+            .map(|q| {
+                format!(
+                    "{} will not run: {} {} (sha256 {}); start claw-tui in this workspace to \
+                     review it",
+                    q.run_by.join(" and "),
+                    q.file.path.display(),
+                    if q.changed {
+                        "changed since you trusted it"
+                    } else {
+                        "was never trusted"
+                    },
+                    q.file.short_hash()
+                )
+            })
+            .collect()
+    }
+
     /// The handle that ties sessions to this runtime.
     pub fn session_binding(&self, settings: &Settings) -> SessionBinding {
         SessionBinding::new(
@@ -325,13 +351,24 @@ fn prepare_runtime_with(
     let model = model_name(settings);
     let context = project_context(settings);
     let (events_tx, events) = runtime_channel();
+    let mcp_plan = crate::mcp::launch::plan(settings);
+    // What runs outside the sandbox: the servers and hooks, each pinned to the content
+    // of the workspace files it runs, which the file tools may then not write (the
+    // files of project servers still waiting for an answer included).
+    let trust = crate::mcp::launch::server_trust(settings, &mcp_plan, events_tx.clone());
     let hooks = Hooks::new(
         settings.file.hooks.clone(),
         &settings.workspace,
         &settings.file.exec,
         events_tx.clone(),
+        trust.clone(),
     );
-    let workspace = Arc::new(workspace_for(settings, &context));
+    let waiting = mcp_plan.entries.iter().flat_map(|e| e.files.iter());
+    let pinned = trust
+        .pinned_paths()
+        .into_iter()
+        .chain(waiting.map(|f| f.path.clone()));
+    let workspace = Arc::new(workspace_for(settings, &context).with_pinned(pinned));
     let checkpoints = Checkpoints::new(workspace.clone());
     let policy = ToolPolicy::new(
         build_registry(
@@ -392,15 +429,13 @@ fn prepare_runtime_with(
     );
     let agent = Agent::new(requests.tagged(provider, "main"), model);
     configure_main_agent(&agent, settings, &context, &policy);
-    let mcp_plan = crate::mcp::launch::plan(settings);
     warnings.extend(mcp_plan.warnings.iter().cloned());
     let mcp = McpManager::new(
         mcp_plan.start.clone(),
         mcp_plan.untrusted.clone(),
         policy.clone(),
         events_tx.clone(),
-        settings.workspace.clone(),
-        &settings.file.exec.env_policy(),
+        crate::mcp::launch::server_access(settings, &mcp_plan, trust.clone()),
     );
     mcp.on_tools_changed(tools_refresher(
         settings, &context, &policy, &agent, &subagents,
@@ -423,6 +458,7 @@ fn prepare_runtime_with(
         cron,
         mcp,
         mcp_plan,
+        trust,
         warnings,
         context: Arc::new(context),
         controls: Controls {

@@ -3,14 +3,16 @@
 //! events, and the agents told when the tool list changed.
 
 use super::client::RemoteTool;
-use super::config::ServerSpec;
+use super::config::{Origin, ServerSpec};
 use super::names::tool_name;
 use super::server::{self, Server, tool_infos};
 use super::state::{McpServerInfo, McpServerState};
 use super::tool::McpTool;
+use super::trust::ProjectEnv;
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use crate::tools::exec::EnvPolicy;
 use crate::tools::policy::{ToolPolicy, ToolRules};
+use crate::trust::Trust;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,14 +28,64 @@ pub type ToolsChanged = Arc<dyn Fn() + Send + Sync>;
 /// Looks a variable of claw-tui's own environment up.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
+/// What the servers of a process get from claw-tui, and what decides whether they run.
+#[derive(Clone)]
+pub struct ServerAccess {
+    /// The workspace: servers run there unless their `cwd` says otherwise.
+    pub workspace: PathBuf,
+    /// The environment a stdio server starts with (claw-tui's, without secrets).
+    pub base_env: BTreeMap<String, String>,
+    /// Looks a variable of claw-tui's environment up, for `${VAR}` in `env` and headers.
+    pub lookup: EnvLookup,
+    /// Which of those a project file may use.
+    pub project_env: ProjectEnv,
+    /// Whether the workspace files a stdio server runs hold content the user trusted.
+    pub trust: Trust,
+}
+
+impl ServerAccess {
+    /// claw-tui's own environment less what `secrets` calls a secret (as commands get
+    /// it), no variable for project files, and `trust` for `workspace`.
+    pub fn new(workspace: PathBuf, secrets: &EnvPolicy, trust: Trust) -> Self {
+        let base_env = std::env::vars_os()
+            .filter(|(name, _)| !secrets.is_secret(name))
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .collect();
+        Self {
+            workspace,
+            base_env,
+            lookup: Arc::new(|name| std::env::var(name).ok()),
+            project_env: ProjectEnv::default(),
+            trust,
+        }
+    }
+
+    /// This access, with `env` saying which variables a project file may use.
+    pub fn with_project_env(mut self, env: ProjectEnv) -> Self {
+        self.project_env = env;
+        self
+    }
+
+    /// How `${VAR}` is looked up for a server from `origin`: a project file gets only
+    /// the variables `[mcp] project_env` allows.
+    pub(super) fn lookup_for(&self, origin: Origin) -> EnvLookup {
+        match origin {
+            Origin::User => self.lookup.clone(),
+            Origin::Project => {
+                let lookup = self.lookup.clone();
+                let allowed = self.project_env.clone();
+                Arc::new(move |name| allowed.allows(name).then(|| lookup(name)).flatten())
+            }
+        }
+    }
+}
+
 /// What every server task shares.
 pub(super) struct Shared {
     servers: Vec<Arc<Server>>,
     policy: ToolPolicy,
     events: RuntimeEventSender,
-    pub(super) base_env: BTreeMap<String, String>,
-    pub(super) lookup: EnvLookup,
-    pub(super) workspace: PathBuf,
+    pub(super) access: ServerAccess,
     pub(super) stop: CancellationToken,
     on_change: Mutex<Option<ToolsChanged>>,
     /// Registry names of MCP tools, each with its server (for collision-free names).
@@ -114,36 +166,14 @@ pub struct McpManager {
 impl McpManager {
     /// Servers from `specs` (the trusted ones) and `untrusted` (project servers the user
     /// has not trusted: listed, not started), registering their tools in `policy` and
-    /// reporting to `events`. Stdio servers get claw-tui's environment without what
-    /// `secrets` calls a secret (as commands do), plus their own `env`. Nothing starts
-    /// before [`Self::start`].
+    /// reporting to `events`; `access` says what they get and whether the files they
+    /// run may run. Nothing starts before [`Self::start`].
     pub fn new(
         specs: Vec<ServerSpec>,
         untrusted: Vec<ServerSpec>,
         policy: ToolPolicy,
         events: RuntimeEventSender,
-        workspace: PathBuf,
-        secrets: &EnvPolicy,
-    ) -> Self {
-        let lookup: EnvLookup = Arc::new(|name| std::env::var(name).ok());
-        let base_env = std::env::vars_os()
-            .filter(|(name, _)| !secrets.is_secret(name))
-            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
-            .collect();
-        Self::with_env(
-            specs, untrusted, policy, events, workspace, base_env, lookup,
-        )
-    }
-
-    /// [`Self::new`] with an explicit environment (tests).
-    pub fn with_env(
-        specs: Vec<ServerSpec>,
-        untrusted: Vec<ServerSpec>,
-        policy: ToolPolicy,
-        events: RuntimeEventSender,
-        workspace: PathBuf,
-        base_env: BTreeMap<String, String>,
-        lookup: EnvLookup,
+        access: ServerAccess,
     ) -> Self {
         let initial = |spec: &ServerSpec| {
             if spec.config.enabled {
@@ -169,9 +199,7 @@ impl McpManager {
                 servers,
                 policy,
                 events,
-                base_env,
-                lookup,
-                workspace,
+                access,
                 stop: CancellationToken::new(),
                 on_change: Mutex::new(None),
                 names: Mutex::new(BTreeMap::new()),

@@ -166,7 +166,8 @@ fn server_env(
     env
 }
 
-/// The endpoint of `spec` with variables, tokens and paths resolved.
+/// The endpoint of `spec` with variables, tokens and paths resolved; `lookup` fills
+/// `${VAR}` (for a project server, only the variables the user allowed it).
 pub(super) fn endpoint(
     spec: &ServerSpec,
     base_env: &BTreeMap<String, String>,
@@ -183,10 +184,7 @@ pub(super) fn endpoint(
             program: command.clone(),
             args: args.clone(),
             env: server_env(base_env, env, lookup),
-            cwd: match cwd {
-                Some(dir) => workspace.join(dir),
-                None => workspace.to_path_buf(),
-            },
+            cwd: super::trust::server_cwd(cwd.as_deref(), workspace),
         }),
         Transport::Http {
             url,
@@ -219,11 +217,13 @@ async fn open(
     shared: &Shared,
     signals: mpsc::UnboundedSender<ServerSignal>,
 ) -> Result<(Arc<dyn McpConnection>, Vec<RemoteTool>), StartError> {
+    let access = &shared.access;
+    let lookup = access.lookup_for(server.spec.origin);
     let endpoint = endpoint(
         &server.spec,
-        &shared.base_env,
-        shared.lookup.as_ref(),
-        &shared.workspace,
+        &access.base_env,
+        lookup.as_ref(),
+        &access.workspace,
     )?;
     let limit = Duration::from_secs(server.spec.config.startup_timeout_secs);
     let attempt = async {
@@ -248,6 +248,9 @@ async fn open(
 pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
     let mut backoff = FIRST_BACKOFF;
     loop {
+        if !trusted(&server, &shared).await {
+            return;
+        }
         server.set_state(&shared, McpServerState::Starting);
         let (signals_tx, mut signals) = mpsc::unbounded_channel();
         let opened = tokio::select! {
@@ -336,6 +339,39 @@ pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
     }
 }
 
+/// Waits until every workspace file the server runs holds content the user trusted
+/// (at once, mostly); meanwhile it shows as failed with the reason, and the user is
+/// asked. Returns false when claw-tui stops first.
+async fn trusted(server: &Server, shared: &Shared) -> bool {
+    let trust = &shared.access.trust;
+    let Some(runner) = super::trust::server_runner(&server.spec, &shared.access.workspace) else {
+        return true;
+    };
+    let mut changes = trust.changed();
+    loop {
+        let refused = match trust.check_blocking(&runner).await {
+            Ok(()) => return true,
+            Err(untrusted) => untrusted,
+        };
+        tracing::warn!(server = %server.spec.name, "{refused}");
+        server.set_state(
+            shared,
+            McpServerState::Failed {
+                reason: refused.to_string(),
+                retry_in_secs: None,
+            },
+        );
+        server.settle();
+        tokio::select! {
+            () = shared.stop.cancelled() => return false,
+            changed = changes.changed() => if changed.is_err() {
+                shared.stop.cancelled().await;
+                return false;
+            },
+        }
+    }
+}
+
 /// What the UI shows about the server's offered tools (`(registry name, tool)` pairs),
 /// with the size of each definition as the providers send it.
 pub(super) fn tool_infos(tools: &[(String, &RemoteTool)]) -> Vec<McpToolInfo> {
@@ -400,6 +436,7 @@ mod tests {
                 bearer_token_env: bearer_token_env.map(str::to_owned),
             }),
             origin: super::super::Origin::User,
+            entry: None,
         }
     }
 

@@ -77,6 +77,19 @@ const WRITABLE_DEVICES: [&str; 5] = [
     "/dev/pts",
 ];
 
+/// Every word of the shell script `script` as written (quotes removed), nested scripts
+/// (`$(...)`, here-documents) included: to find the files a hook's command names.
+pub(crate) fn script_words(script: &str) -> Vec<String> {
+    let parsed = shell::parse(script);
+    let mut words: Vec<String> = parsed
+        .segments
+        .into_iter()
+        .flat_map(|s| s.words.into_iter().chain(s.out_targets))
+        .collect();
+    words.extend(parsed.nested.iter().flat_map(|n| script_words(n)));
+    words
+}
+
 /// Makes the claw-tui process non-dumpable: its memory and `/proc/PID/environ` are then
 /// out of reach of other processes of the same user without `CAP_SYS_PTRACE` (which
 /// commands never have). Call it first thing in `main`.

@@ -22,8 +22,9 @@ pub struct ProjectServers {
 
 #[derive(Deserialize)]
 struct ProjectFile {
+    /// Each entry as written; read as a [`ProjectEntry`] one by one.
     #[serde(rename = "mcpServers", default)]
-    mcp_servers: BTreeMap<String, ProjectEntry>,
+    mcp_servers: BTreeMap<String, serde_json::Value>,
 }
 
 /// One `.mcp.json` entry, in the shape other agents already read.
@@ -98,12 +99,20 @@ pub fn read_project_file(workspace: &Path) -> ProjectServers {
             return project;
         }
     };
-    for (name, entry) in file.mcp_servers {
-        match check_server_name(&name).and_then(|()| entry.into_config()) {
+    for (name, raw) in file.mcp_servers {
+        let config = check_server_name(&name).and_then(|()| {
+            serde_json::from_value::<ProjectEntry>(raw.clone())
+                .map_err(|e| ServerConfigError::EntryShape {
+                    reason: e.to_string(),
+                })?
+                .into_config()
+        });
+        match config {
             Ok(config) => project.servers.push(ServerSpec {
                 name,
                 config,
                 origin: Origin::Project,
+                entry: Some(raw),
             }),
             Err(e) => project.problems.push(format!(
                 "{}: server \"{name}\" is skipped: {e}",
@@ -123,6 +132,7 @@ pub fn merge(user: &McpSection, project: &ProjectServers) -> (Vec<ServerSpec>, V
             name: name.clone(),
             config: config.clone(),
             origin: Origin::User,
+            entry: None,
         })
         .collect();
     let mut notes = Vec::new();
@@ -193,6 +203,7 @@ mod tests {
                     cwd: None,
                 }),
                 origin: Origin::Project,
+                entry: None,
             }],
             problems: vec![],
         };
