@@ -198,29 +198,6 @@ pub struct Controls {
 }
 
 impl MainRuntime {
-    /// For the modes that cannot ask: one warning per workspace file a hook or server
-    /// runs whose content is not trusted, so it will not run.
-    pub fn untrusted_warnings(&self) -> Vec<String> {
-        self.trust
-            .pending()
-            .iter()
-            .map(|q| {
-                format!(
-                    "{} will not run: {} {} (sha256 {}); start claw-tui in this workspace to \
-                     review it",
-                    q.run_by.join(" and "),
-                    q.file.path.display(),
-                    if q.changed {
-                        "changed since you trusted it"
-                    } else {
-                        "was never trusted"
-                    },
-                    q.file.short_hash()
-                )
-            })
-            .collect()
-    }
-
     /// The handle that ties sessions to this runtime.
     pub fn session_binding(&self, settings: &Settings) -> SessionBinding {
         SessionBinding::new(
@@ -265,22 +242,27 @@ fn subagent_system_prompt(context: &ProjectContext, policy: &ToolPolicy) -> Stri
 }
 
 /// What runs when MCP tools come or go: the main agent gets the new tools and a system
-/// prompt listing them (a run under way from its next request on), and so do the
-/// subagents started from then on.
+/// prompt listing them (a run under way from its next request on), through `modes`,
+/// so in plan mode it still gets only the read-only ones; and so do the subagents
+/// started from then on.
 fn tools_refresher(
     settings: &Settings,
     context: &ProjectContext,
     policy: &ToolPolicy,
-    agent: &Agent,
+    modes: &ModeSwitch,
     subagents: &SubagentManager,
 ) -> crate::mcp::manager::ToolsChanged {
     let settings = settings.clone();
     let context = context.clone();
     let policy = policy.clone();
-    let agent = agent.clone();
+    let modes = modes.clone();
     let subagents = subagents.clone();
     Arc::new(move || {
-        configure_tools(&agent, &settings, &context, &policy);
+        modes.refresh(system_prompt(
+            &context,
+            &policy.names_for(AgentKind::Main),
+            settings.instructions.as_deref(),
+        ));
         subagents.set_system_prompt(subagent_system_prompt(&context, &policy));
     })
 }
@@ -437,14 +419,14 @@ fn prepare_runtime_with(
         events_tx.clone(),
         crate::mcp::launch::server_access(settings, &mcp_plan, trust.clone()),
     );
-    mcp.on_tools_changed(tools_refresher(
-        settings, &context, &policy, &agent, &subagents,
-    ));
-    checkpoints.attach(&agent);
     let modes = ModeSwitch::new(agent.clone(), policy.clone());
     if settings.plan {
         modes.set(AgentMode::Plan);
     }
+    mcp.on_tools_changed(tools_refresher(
+        settings, &context, &policy, &modes, &subagents,
+    ));
+    checkpoints.attach(&agent);
     let event_sender = events_tx.clone();
     let supervisor = Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| eyre!(e))?;
     run_event_hooks(&agent, &supervisor, &hooks);

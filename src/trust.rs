@@ -191,13 +191,14 @@ impl Trust {
             return Ok(());
         }
         self.register(runner.clone());
-        let fresh = {
+        let mut fresh = false;
+        {
             let mut asked = lock(&self.inner.asked);
-            files
-                .iter()
-                .map(|(f, _)| asked.insert((f.path.clone(), f.sha256.clone())))
-                .fold(false, |any, new| any || new)
-        };
+            // Every file recorded as asked about, not only up to the first new one.
+            for (file, _) in &files {
+                fresh |= asked.insert((file.path.clone(), file.sha256.clone()));
+            }
+        }
         if fresh {
             let request = TrustRequest {
                 workspace: self.inner.workspace.clone(),
@@ -248,6 +249,28 @@ impl Trust {
             }
         }
         questions
+    }
+
+    /// For the modes that cannot ask: one warning per workspace file a known runner runs
+    /// whose content is not trusted, so that it will not run.
+    pub fn untrusted_warnings(&self) -> Vec<String> {
+        self.pending()
+            .iter()
+            .map(|q| {
+                format!(
+                    "{} will not run: {} {} (sha256 {}); start claw-tui in this workspace to \
+                     review it",
+                    q.run_by.join(" and "),
+                    q.file.path.display(),
+                    if q.changed {
+                        "changed since you trusted it"
+                    } else {
+                        "was never trusted"
+                    },
+                    q.file.short_hash()
+                )
+            })
+            .collect()
     }
 
     /// Trusts `files` with the content each held when shown, for this session and in

@@ -68,7 +68,7 @@ async fn run(
         .warnings
         .iter()
         .chain(&main.mcp_plan.skipped_warnings())
-        .chain(&main.untrusted_warnings())
+        .chain(&main.trust.untrusted_warnings())
     {
         eprintln!("claw-tui: warning: {warning}");
     }

@@ -26,6 +26,8 @@ struct Inner {
     state: McpServerState,
     server_info: Option<String>,
     tools: Vec<McpToolInfo>,
+    /// The tools as the server last listed them (to name them again).
+    listed: Vec<RemoteTool>,
     connection: Option<Arc<dyn McpConnection>>,
 }
 
@@ -77,6 +79,7 @@ impl Server {
                 state,
                 server_info: None,
                 tools: Vec::new(),
+                listed: Vec::new(),
                 connection: None,
             }),
             settled: watch::channel(settled).0,
@@ -146,7 +149,7 @@ impl Server {
         shared.announce(info);
     }
 
-    fn settle(&self) {
+    pub(super) fn settle(&self) {
         self.settled.send_replace(true);
     }
 }
@@ -248,7 +251,7 @@ async fn open(
 pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
     let mut backoff = FIRST_BACKOFF;
     loop {
-        if !trusted(&server, &shared).await {
+        if !super::trust::wait_until_trusted(&server, &shared).await {
             return;
         }
         server.set_state(&shared, McpServerState::Starting);
@@ -339,39 +342,6 @@ pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
     }
 }
 
-/// Waits until every workspace file the server runs holds content the user trusted
-/// (at once, mostly); meanwhile it shows as failed with the reason, and the user is
-/// asked. Returns false when claw-tui stops first.
-async fn trusted(server: &Server, shared: &Shared) -> bool {
-    let trust = &shared.access.trust;
-    let Some(runner) = super::trust::server_runner(&server.spec, &shared.access.workspace) else {
-        return true;
-    };
-    let mut changes = trust.changed();
-    loop {
-        let refused = match trust.check_blocking(&runner).await {
-            Ok(()) => return true,
-            Err(untrusted) => untrusted,
-        };
-        tracing::warn!(server = %server.spec.name, "{refused}");
-        server.set_state(
-            shared,
-            McpServerState::Failed {
-                reason: refused.to_string(),
-                retry_in_secs: None,
-            },
-        );
-        server.settle();
-        tokio::select! {
-            () = shared.stop.cancelled() => return false,
-            changed = changes.changed() => if changed.is_err() {
-                shared.stop.cancelled().await;
-                return false;
-            },
-        }
-    }
-}
-
 /// What the UI shows about the server's offered tools (`(registry name, tool)` pairs),
 /// with the size of each definition as the providers send it.
 pub(super) fn tool_infos(tools: &[(String, &RemoteTool)]) -> Vec<McpToolInfo> {
@@ -396,6 +366,14 @@ pub(super) fn tool_infos(tools: &[(String, &RemoteTool)]) -> Vec<McpToolInfo> {
 impl Server {
     pub(super) fn set_tools(&self, tools: Vec<McpToolInfo>) {
         self.lock().tools = tools;
+    }
+
+    pub(super) fn set_listed(&self, tools: Vec<RemoteTool>) {
+        self.lock().listed = tools;
+    }
+
+    pub(super) fn listed(&self) -> Vec<RemoteTool> {
+        self.lock().listed.clone()
     }
 
     pub(super) fn tool_names(&self) -> Vec<String> {

@@ -5,6 +5,9 @@
 //! the data dir's trust file ([`crate::trust::store`]).
 
 use super::config::{ServerSpec, Transport};
+use super::manager::Shared;
+use super::server::Server;
+use super::state::McpServerState;
 use crate::trust::{PinnedFile, Runner, ServerEntry, named_files};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -173,6 +176,39 @@ pub fn entry_view(spec: &ServerSpec, workspace: &Path, env: &ProjectEnv) -> Serv
         fields,
         variables,
         files,
+    }
+}
+
+/// Waits until every workspace file the server runs holds content the user trusted
+/// (at once, mostly); meanwhile it shows as failed with the reason, and the user is
+/// asked. Returns false when claw-tui stops first.
+pub(super) async fn wait_until_trusted(server: &Server, shared: &Shared) -> bool {
+    let trust = &shared.access.trust;
+    let Some(runner) = server_runner(&server.spec, &shared.access.workspace) else {
+        return true;
+    };
+    let mut changes = trust.changed();
+    loop {
+        let refused = match trust.check_blocking(&runner).await {
+            Ok(()) => return true,
+            Err(untrusted) => untrusted,
+        };
+        tracing::warn!(server = %server.spec.name, "{refused}");
+        server.set_state(
+            shared,
+            McpServerState::Failed {
+                reason: refused.to_string(),
+                retry_in_secs: None,
+            },
+        );
+        server.settle();
+        tokio::select! {
+            () = shared.stop.cancelled() => return false,
+            changed = changes.changed() => if changed.is_err() {
+                shared.stop.cancelled().await;
+                return false;
+            },
+        }
     }
 }
 
