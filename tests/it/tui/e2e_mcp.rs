@@ -140,3 +140,44 @@ fn three_servers_neither_delay_the_first_frame_nor_write_on_the_screen() {
         "the child of the server still starting ({hung_child}) outlived the client"
     );
 }
+
+#[test]
+fn a_hook_script_in_the_workspace_is_asked_about_at_start_and_again_when_it_changed() {
+    let sandbox = Sandbox::new();
+    let ws = sandbox.workspace();
+    let log = sandbox.dir.path().join("guard.log");
+    std::fs::create_dir_all(ws.join("scripts")).unwrap();
+    let guard = ws.join("scripts/guard.sh");
+    std::fs::write(&guard, format!("echo ran >> '{}'\n", log.display())).unwrap();
+    sandbox.write_config(
+        "provider = \"demo\"\n\n[[hooks.before_tool]]\nmatch = \"^exec$\"\ncommand = \"sh scripts/guard.sh\"\n",
+    );
+
+    // Asked at start, with the file, that it is new, and what runs it.
+    let mut tui = start(&sandbox);
+    tui.wait_text("Trust what runs outside the sandbox?");
+    tui.wait_text("scripts/guard.sh · new");
+    tui.wait_text("run by the hook `sh scripts/guard.sh`");
+    tui.send("y");
+    tui.send("run echo first\r");
+    crate::support::poll::until("the trusted hook ran", MCP_DEADLINE, || {
+        (!log_lines(&log).is_empty()).then_some(())
+    });
+    assert_eq!(log_lines(&log), ["ran"]);
+
+    // Changed while the client runs: the next call asks again, and the hook does not
+    // run meanwhile (the call it guards is blocked).
+    std::fs::write(&guard, "touch pwned\n").unwrap();
+    tui.send("run echo second\r");
+    tui.wait_text("changed since you trusted it");
+    tui.send("n");
+    tui.wait_text("was not run");
+    assert_eq!(log_lines(&log), ["ran"]);
+    assert!(!ws.join("pwned").exists(), "the changed hook ran");
+    tui.send("\x04");
+    tui.wait_exit();
+
+    let data = sandbox.dir.path().join("data/claw-tui/trust.json");
+    let stored = std::fs::read_to_string(&data).unwrap();
+    assert!(stored.contains("guard.sh"), "{stored}");
+}
