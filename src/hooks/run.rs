@@ -259,6 +259,27 @@ mod tests {
     }
 
     #[test]
+    fn the_trust_sees_what_a_command_runs_not_what_it_writes() {
+        let ws = Path::new("/w");
+        let words = |command: &str| trust_runner(command, ws).words;
+        assert_eq!(
+            words("sh .claw-tui/hooks/x.sh"),
+            ["sh", ".claw-tui/hooks/x.sh"]
+        );
+        assert_eq!(words("cat >> notify.jsonl"), ["cat"]);
+        assert_eq!(
+            words("out=$(sh 'scripts/a b.sh') && ./run.sh \"$out\""),
+            [
+                "out=$(sh 'scripts/a b.sh')",
+                "./run.sh",
+                "$out",
+                "sh",
+                "scripts/a b.sh"
+            ]
+        );
+    }
+
+    #[test]
     fn an_unknown_decision_is_an_error_naming_it() {
         let error = decision(&answer(json!({"decision": "deny"})), "hook").unwrap_err();
         assert_eq!(

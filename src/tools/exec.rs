@@ -78,14 +78,11 @@ const WRITABLE_DEVICES: [&str; 5] = [
 ];
 
 /// Every word of the shell script `script` as written (quotes removed), nested scripts
-/// (`$(...)`, here-documents) included: to find the files a hook's command names.
+/// (`$(...)`, here-documents) included, redirection targets (written, not run) left
+/// out: to find the files a hook's command runs.
 pub(crate) fn script_words(script: &str) -> Vec<String> {
     let parsed = shell::parse(script);
-    let mut words: Vec<String> = parsed
-        .segments
-        .into_iter()
-        .flat_map(|s| s.words.into_iter().chain(s.out_targets))
-        .collect();
+    let mut words: Vec<String> = parsed.segments.into_iter().flat_map(|s| s.words).collect();
     words.extend(parsed.nested.iter().flat_map(|n| script_words(n)));
     words
 }
