@@ -93,11 +93,23 @@ pub struct Repo {
     root: PathBuf,
 }
 
+/// Set once the missing Landlock was logged.
+static UNCONFINED_LOGGED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// What `git args` printed, when it succeeded.
 async fn git(helper: &HelperRunner, cwd: &Path, args: &[&str]) -> Option<Vec<u8>> {
     let output = helper
         .run("git", &git_args(args), cwd, git_env, GIT_TIMEOUT)
         .await;
+    if let Ok(output) = &output
+        && !output.confined
+        && !UNCONFINED_LOGGED.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        tracing::warn!(
+            "claw-tui's git runs without Landlock here (the kernel has none): only its \
+             switches keep a repository's programs from running"
+        );
+    }
     match output {
         Ok(output) if output.code == Some(0) => Some(output.stdout),
         Ok(_) => None,
