@@ -1,17 +1,20 @@
 //! The cost of the user's controls: the structured diff of an edit in a 10,000-line
 //! file, rendering a 1,000-line hunk (folded and not), `write_file` of 100 KB with and
 //! without the checkpoint store listening, and a tool call through the policy with one
-//! `before_tool` hook (`true`, so the cost is starting it under the launcher).
+//! `before_tool` hook (`true`, so the cost is starting it under the launcher), and an
+//! `exec` of `true` in a git repository with and without the checkpoints' `git status`
+//! around it (each run sandboxed under the launcher).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use claw_tui::agent::{Tool, ToolUpdates};
 use claw_tui::checkpoint::Checkpoints;
 use claw_tui::hooks::{Hooks, HooksConfig};
 use claw_tui::runtime::RuntimeEventSender;
-use claw_tui::tools::exec::{Approver, ExecConfig};
+use claw_tui::tools::exec::{Approver, ExecConfig, ExecTool};
 use claw_tui::tools::fs::{ChangeObserver, FileChange, WriteFileTool, file_tools};
 use claw_tui::tools::policy::{AgentRole, PolicyConfig, ToolPolicy};
 use claw_tui::tools::{ToolRegistry, Workspace};
+use claw_tui::trust::Trust;
 use claw_tui::tui::diff;
 use claw_tui::tui::theme::Theme;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -117,6 +120,7 @@ fn hooks(c: &mut Criterion) {
                 &root,
                 &exec,
                 RuntimeEventSender::discard(),
+                Trust::in_memory(&root),
             ));
         }
         let read = policy.tool_for(&AgentRole::Main, "read_file").unwrap();
@@ -139,5 +143,60 @@ fn hooks(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, diffs, checkpoints, hooks);
+fn tracked_exec(c: &mut Criterion) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut group = c.benchmark_group("exec");
+    group.sample_size(20);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for i in 0..100 {
+        std::fs::write(root.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+    }
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .env("GIT_AUTHOR_NAME", "b")
+            .env("GIT_AUTHOR_EMAIL", "b@example.com")
+            .env("GIT_COMMITTER_NAME", "b")
+            .env("GIT_COMMITTER_EMAIL", "b@example.com")
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "files"]);
+    let config = ExecConfig {
+        launcher: Some(env!("CARGO_BIN_EXE_claw-tui").into()),
+        ..ExecConfig::default()
+    };
+    for tracked in [false, true] {
+        let exec = Arc::new(ExecTool::new(root.clone(), config.clone()));
+        let tool: Arc<dyn Tool> = if tracked {
+            let ws = Arc::new(Workspace::new(root.clone(), false));
+            Checkpoints::new(ws).track_exec(exec)
+        } else {
+            exec
+        };
+        let name = if tracked {
+            "true_with_git_status_around"
+        } else {
+            "true"
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                runtime.block_on(tool.execute(
+                    "c",
+                    json!({"command": "true"}),
+                    CancellationToken::new(),
+                    ToolUpdates::discard(),
+                ))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, diffs, checkpoints, hooks, tracked_exec);
 criterion_main!(benches);

@@ -6,11 +6,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use claw_tui::agent::{ToolSet, ToolUpdates};
-use claw_tui::mcp::{McpManager, McpServerState, Origin, ServerConfig, ServerSpec, Transport};
+use claw_tui::mcp::{
+    McpManager, McpServerState, Origin, ServerAccess, ServerConfig, ServerSpec, Transport,
+};
 use claw_tui::runtime::RuntimeEventSender;
 use claw_tui::tools::ToolRegistry;
 use claw_tui::tools::exec::{Approver, EnvPolicy};
 use claw_tui::tools::policy::{AgentRole, PolicyConfig, ToolPolicy};
+use claw_tui::trust::Trust;
 use criterion::{Criterion, criterion_group, criterion_main};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
@@ -49,14 +52,18 @@ fn bench(c: &mut Criterion) {
             cwd: None,
         }),
         origin: Origin::User,
+        entry: None,
     };
     let manager = McpManager::new(
         vec![spec],
         vec![],
         policy.clone(),
         RuntimeEventSender::discard(),
-        std::env::temp_dir(),
-        &EnvPolicy::lenient(&[], &[]),
+        ServerAccess::new(
+            std::env::temp_dir(),
+            &EnvPolicy::lenient(&[], &[]),
+            Trust::in_memory(&std::env::temp_dir()),
+        ),
     );
     runtime.block_on(async {
         manager.start();

@@ -27,7 +27,7 @@ use crate::agent::{Agent, Message, Tool, ToolResult, ToolUpdates};
 use crate::headless::clip;
 use crate::session::SessionAppender;
 use crate::tools::Workspace;
-use crate::tools::exec::ExecArgs;
+use crate::tools::exec::{ExecArgs, ExecTool, HelperRunner};
 use crate::tools::fs::{ChangeObserver, Prior};
 use async_trait::async_trait;
 use serde_json::Value;
@@ -220,20 +220,21 @@ impl Checkpoints {
         });
     }
 
-    async fn repo(&self) -> Option<git::Repo> {
+    async fn repo(&self, helper: &HelperRunner) -> Option<git::Repo> {
         let root = self.inner.workspace.root().to_path_buf();
         self.inner
             .repo
-            .get_or_init(|| async move { git::Repo::find(&root).await })
+            .get_or_init(|| async move { git::Repo::find(helper, &root).await })
             .await
             .clone()
     }
 
-    /// `tool` (the `exec` tool) with its calls recorded in the current turn, and the
-    /// files `git status` shows each call changing.
-    pub fn track_exec(&self, tool: Arc<dyn Tool>) -> Arc<dyn Tool> {
+    /// `exec` with its calls recorded in the current turn, and the files `git status`
+    /// shows each call changing (git run as exec's sandbox runs helpers).
+    pub fn track_exec(&self, exec: Arc<ExecTool>) -> Arc<dyn Tool> {
         Arc::new(TrackedExec {
-            tool,
+            helper: exec.helper(),
+            exec,
             checkpoints: self.clone(),
         })
     }
@@ -330,26 +331,27 @@ impl std::fmt::Debug for Checkpoints {
 
 /// The `exec` tool with each call recorded for undo.
 struct TrackedExec {
-    tool: Arc<dyn Tool>,
+    exec: Arc<ExecTool>,
+    helper: HelperRunner,
     checkpoints: Checkpoints,
 }
 
 #[async_trait]
 impl Tool for TrackedExec {
     fn name(&self) -> &str {
-        self.tool.name()
+        self.exec.name()
     }
 
     fn label(&self) -> &str {
-        self.tool.label()
+        self.exec.label()
     }
 
     fn description(&self) -> &str {
-        self.tool.description()
+        self.exec.description()
     }
 
     fn parameters(&self) -> Value {
-        self.tool.parameters()
+        self.exec.parameters()
     }
 
     async fn execute(
@@ -359,23 +361,29 @@ impl Tool for TrackedExec {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
+        // Every gate first: a call refused by its arguments, a deny rule or its working
+        // directory runs nothing, so no snapshot is taken either (the policy's gates,
+        // hooks and approval, ran before this tool was reached).
+        if let Err(refused) = self.exec.check(&args) {
+            return refused;
+        }
         let Ok(ExecArgs { command, .. }) = crate::tools::args::parse(args.clone()) else {
-            // Arguments the tool refuses run nothing: there is nothing to record.
-            return self.tool.execute(call_id, args, cancel, updates).await;
+            return self.exec.execute(call_id, args, cancel, updates).await;
         };
-        let repo = self.checkpoints.repo().await;
+        let helper = &self.helper;
+        let repo = self.checkpoints.repo(helper).await;
         let before = match &repo {
-            Some(repo) => repo.snapshot().await,
+            Some(repo) => repo.snapshot(helper).await,
             None => None,
         };
-        let result = self.tool.execute(call_id, args, cancel, updates).await;
+        let result = self.exec.execute(call_id, args, cancel, updates).await;
         // A command refused before it ran changed nothing.
         if result.details.get("refused").is_some() {
             return result;
         }
         let changed = match (&repo, before) {
             (Some(repo), Some(before)) => repo
-                .snapshot()
+                .snapshot(helper)
                 .await
                 .map(|after| {
                     before

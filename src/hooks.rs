@@ -26,6 +26,7 @@ pub use tool::{BLOCKED_PREFIX, BeforeTool, CANCELLED_IN_HOOK, HookedCall, hook_m
 
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use crate::tools::exec::ExecConfig;
+use crate::trust::Trust;
 use run::{Outcome, Runner};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -68,15 +69,21 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Hooks {
     /// The hooks of `config`, run in `workspace` with the environment and launcher of
-    /// `exec`; failures are reported to `events` as `hook_warning`.
+    /// `exec`; failures are reported to `events` as `hook_warning`. Each hook is made
+    /// known to `trust`, and runs only while the workspace files its command names
+    /// hold content the user trusted.
     pub fn new(
         config: HooksConfig,
         workspace: &Path,
         exec: &ExecConfig,
         events: RuntimeEventSender,
+        trust: Trust,
     ) -> Self {
         if config.is_empty() {
             return Self::default();
+        }
+        for command in config.commands() {
+            trust.register(run::trust_runner(command, workspace));
         }
         Self {
             inner: Some(Arc::new(Inner {
@@ -85,6 +92,7 @@ impl Hooks {
                     launcher: exec.launcher.clone(),
                     workspace: workspace.to_path_buf(),
                     env: exec.env_policy(),
+                    trust,
                 },
                 session_id: Mutex::new(String::new()),
                 events,
@@ -127,6 +135,18 @@ impl Hooks {
         input
     }
 
+    /// Tells the user a hook was not run (its file is not trusted) and what became of
+    /// the call, prompt or event it was for.
+    fn refused(&self, inner: &Inner, event: &str, command: &str, why: &str, outcome: &str) {
+        let message = format!("{why}. {outcome}");
+        tracing::warn!("{message}");
+        inner.events.send(RuntimeEvent::HookWarning {
+            event: event.to_owned(),
+            command: command.to_owned(),
+            message,
+        });
+    }
+
     /// Tells the user a hook failed (the call or prompt went on) and logs its stderr.
     fn warn(&self, inner: &Inner, event: &str, command: &str, why: &str, stderr: &str) {
         let shown = crate::headless::clip(command, 80);
@@ -157,6 +177,16 @@ impl Hooks {
                 Outcome::Continue | Outcome::Cancelled => {}
                 Outcome::Block(reason) => {
                     return PromptDecision::Block(run::block_reason(&reason, &hook.command));
+                }
+                Outcome::Untrusted(why) => {
+                    self.refused(
+                        inner,
+                        "prompt",
+                        &hook.command,
+                        &why,
+                        "The message was not sent.",
+                    );
+                    return PromptDecision::Block(why);
                 }
                 Outcome::Json(answer) => {
                     let context = run::decision(&answer, &hook.command)
@@ -262,8 +292,18 @@ impl Hooks {
                     .runner
                     .run(hook, &input, &CancellationToken::new())
                     .await;
-                if let Outcome::Failed { why, stderr } = outcome {
-                    this.warn(&running, event, &hook.command, &why, &stderr);
+                match outcome {
+                    Outcome::Failed { why, stderr } => {
+                        this.warn(&running, event, &hook.command, &why, &stderr)
+                    }
+                    Outcome::Untrusted(why) => this.refused(
+                        &running,
+                        event,
+                        &hook.command,
+                        &why,
+                        "Carried on without it.",
+                    ),
+                    _ => {}
                 }
             }
         });

@@ -26,5 +26,6 @@ pub mod runtime;
 pub mod session;
 pub mod setup;
 pub mod tools;
+pub mod trust;
 pub mod tui;
 pub mod visible;

@@ -2,8 +2,8 @@
 //! workspace's `.mcp.json`) connected over stdio or streamable HTTP, their tools offered
 //! to the agents through the same [`crate::tools::policy::ToolPolicy`] as the built-ins.
 //!
-//! - [`config`]: the settings and the project file; [`trust`]: the user's answer about
-//!   a workspace's project servers.
+//! - [`config`]: the settings and the project file; [`trust`]: what trusting a server
+//!   covers (its whole entry and the files it runs).
 //! - [`client`]: the only file that uses `rmcp`, behind the
 //!   [`connection::McpConnection`] trait; `progress`: each call's progress route.
 //! - [`manager`] and `server`: start in the background, restart with backoff, follow
@@ -27,6 +27,6 @@ mod tool;
 pub mod trust;
 
 pub use config::{McpSection, Origin, ServerConfig, ServerSpec, Transport};
-pub use manager::McpManager;
+pub use manager::{McpManager, ServerAccess};
 pub use state::{McpServerInfo, McpServerState, McpToolInfo};
 pub use tool::McpTool;

@@ -28,6 +28,7 @@ use crate::tools::message::{MessageSender, MessageTool};
 use crate::tools::policy::{AgentKind, AgentRole, PolicyConfig, ToolPolicy};
 use crate::tools::spawn::SpawnTool;
 use crate::tools::web::{WebFetchTool, WebSearchTool};
+use crate::trust::Trust;
 use color_eyre::eyre::eyre;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -75,7 +76,7 @@ fn build_registry(
     for tool in file_tools_observed(workspace, observer) {
         registry.register(tool);
     }
-    let exec: Arc<dyn crate::agent::Tool> = Arc::new(
+    let exec = Arc::new(
         ExecTool::new(settings.workspace.clone(), settings.file.exec.clone()).with_pinned(pinned),
     );
     registry.register(match checkpoints {
@@ -170,6 +171,8 @@ pub struct MainRuntime {
     pub mcp: McpManager,
     /// Which MCP servers started and which wait for the user's trust.
     pub mcp_plan: McpPlan,
+    /// Whether the workspace files hooks and servers run hold trusted content.
+    pub trust: Trust,
     /// Warnings for the user (unknown disabled tools...).
     pub warnings: Vec<String>,
     /// The instructions files and skills the prompts were built from.
@@ -240,22 +243,27 @@ fn subagent_system_prompt(context: &ProjectContext, policy: &ToolPolicy) -> Stri
 }
 
 /// What runs when MCP tools come or go: the main agent gets the new tools and a system
-/// prompt listing them (a run under way from its next request on), and so do the
-/// subagents started from then on.
+/// prompt listing them (a run under way from its next request on), through `modes`,
+/// so in plan mode it still gets only the read-only ones; and so do the subagents
+/// started from then on.
 fn tools_refresher(
     settings: &Settings,
     context: &ProjectContext,
     policy: &ToolPolicy,
-    agent: &Agent,
+    modes: &ModeSwitch,
     subagents: &SubagentManager,
 ) -> crate::mcp::manager::ToolsChanged {
     let settings = settings.clone();
     let context = context.clone();
     let policy = policy.clone();
-    let agent = agent.clone();
+    let modes = modes.clone();
     let subagents = subagents.clone();
     Arc::new(move || {
-        configure_tools(&agent, &settings, &context, &policy);
+        modes.refresh(system_prompt(
+            &context,
+            &policy.names_for(AgentKind::Main),
+            settings.instructions.as_deref(),
+        ));
         subagents.set_system_prompt(subagent_system_prompt(&context, &policy));
     })
 }
@@ -326,12 +334,23 @@ fn prepare_runtime_with(
     let model = model_name(settings);
     let context = project_context(settings);
     let (events_tx, events) = runtime_channel();
+    let mcp_plan = crate::mcp::launch::plan(settings);
+    // What runs outside the sandbox: the servers and hooks, each pinned to the content
+    // of the workspace files it runs, which the file tools may then not write (the
+    // files of project servers still waiting for an answer included).
+    let trust = crate::mcp::launch::server_trust(settings, &mcp_plan, events_tx.clone());
     let hooks = Hooks::new(
         settings.file.hooks.clone(),
         &settings.workspace,
         &settings.file.exec,
         events_tx.clone(),
+        trust.clone(),
     );
+    let waiting = mcp_plan.entries.iter().flat_map(|e| e.files.iter());
+    let pinned = trust
+        .pinned_paths()
+        .into_iter()
+        .chain(waiting.map(|f| f.path.clone()));
     // Results too large for the model are kept whole where `read_file` reaches them.
     let large_results = Arc::new(LargeResults::new(&settings.data_dir, &settings.workspace));
     let (workspace, results_warning) = match large_results.prepare() {
@@ -341,7 +360,7 @@ fn prepare_runtime_with(
             Some(format!("large tool results cannot be kept whole: {e}")),
         ),
     };
-    let workspace = Arc::new(workspace);
+    let workspace = Arc::new(workspace.with_pinned(pinned));
     let checkpoints = Checkpoints::new(workspace.clone());
     let policy = ToolPolicy::new(
         build_registry(
@@ -403,25 +422,23 @@ fn prepare_runtime_with(
     );
     let agent = Agent::new(requests.tagged(provider, "main"), model);
     configure_main_agent(&agent, settings, &context, &policy);
-    let mcp_plan = crate::mcp::launch::plan(settings);
     warnings.extend(mcp_plan.warnings.iter().cloned());
     let mcp = McpManager::new(
         mcp_plan.start.clone(),
         mcp_plan.untrusted.clone(),
         policy.clone(),
         events_tx.clone(),
-        settings.workspace.clone(),
-        &settings.file.exec.env_policy(),
+        crate::mcp::launch::server_access(settings, &mcp_plan, trust.clone()),
     );
     mcp.keep_large_results_in(large_results);
-    mcp.on_tools_changed(tools_refresher(
-        settings, &context, &policy, &agent, &subagents,
-    ));
-    checkpoints.attach(&agent);
     let modes = ModeSwitch::new(agent.clone(), policy.clone());
     if settings.plan {
         modes.set(AgentMode::Plan);
     }
+    mcp.on_tools_changed(tools_refresher(
+        settings, &context, &policy, &modes, &subagents,
+    ));
+    checkpoints.attach(&agent);
     let event_sender = events_tx.clone();
     let supervisor = Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| eyre!(e))?;
     run_event_hooks(&agent, &supervisor, &hooks);
@@ -435,6 +452,7 @@ fn prepare_runtime_with(
         cron,
         mcp,
         mcp_plan,
+        trust,
         warnings,
         context: Arc::new(context),
         controls: Controls {

@@ -1,15 +1,82 @@
 //! What `exec` calls changed, as far as `git status` can tell: a snapshot of the status
 //! (with each listed file's size and modification time) before and after each call.
 //! Changes made by commands cannot be undone; this only lets undo say which files.
+//!
+//! The repository is the model's to write (`exec` can write `.git/config`, and any
+//! directory can be made a repository), so claw-tui's own `git` must never run what a
+//! repository configures: fsmonitor, hooks, filters, pagers, diff drivers, credential
+//! helpers, `core.sshCommand`. It gets git's own switches for each (command-line
+//! settings win over every configuration file), an environment without `GIT_*`
+//! variables (which could point it at other repositories, programs or settings) and
+//! without the system configuration, and it runs under the sandbox launcher with no
+//! write access and no network ([`HelperRunner`]): should a repository still find a way
+//! to run something, that runs with less than the model's own `exec`.
+//!
+//! Why the `git` binary rather than a library: a library (gix) reading the repository
+//! in claw-tui's own process would be outside every sandbox, would still have to run
+//! filter drivers to compare content, and would add a large dependency; the binary
+//! behind the launcher is confined by the kernel and is what the user's git does.
 
+use crate::tools::exec::{HelperRunner, edit_env};
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 /// `git status` gets this long; a slower repository is reported as unknown.
 const GIT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The empty tree: `.gitattributes` is read from it instead of the working tree, so a
+/// model-written attributes file names no filter driver (`GIT_ATTR_SOURCE`, git 2.40 and
+/// later; older versions ignore the variable, and the sandbox is what holds then).
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// Settings given on the command line, which win over every configuration file: no
+/// program a repository names is run.
+const SWITCHES: [&str; 13] = [
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.pager=cat",
+    "core.attributesFile=/dev/null",
+    "core.sshCommand=false",
+    "core.askPass=",
+    "core.untrackedCache=false",
+    "credential.helper=",
+    "diff.external=",
+    "protocol.allow=never",
+    "submodule.recurse=false",
+    "status.submoduleSummary=false",
+    "gc.auto=0",
+];
+
+/// The arguments of `git` before the subcommand.
+fn git_args<'a>(rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["--no-pager", "--no-optional-locks"];
+    for switch in SWITCHES {
+        args.extend(["-c", switch]);
+    }
+    args.extend(rest);
+    args
+}
+
+/// The environment of claw-tui's `git`: no `GIT_*` variable of ours, no system
+/// configuration, no pager, no prompt, and no index lock taken from the user's own git.
+fn git_env(env: Vec<(OsString, OsString)>) -> Vec<(OsString, OsString)> {
+    edit_env(
+        env,
+        |name| name.starts_with("GIT_") || name == "PAGER",
+        &[
+            ("GIT_CONFIG_NOSYSTEM", "1"),
+            ("GIT_ATTR_NOSYSTEM", "1"),
+            ("GIT_ATTR_SOURCE", EMPTY_TREE),
+            ("GIT_OPTIONAL_LOCKS", "0"),
+            ("GIT_TERMINAL_PROMPT", "0"),
+            ("GIT_PAGER", "cat"),
+            ("PAGER", "cat"),
+        ],
+    )
+}
 
 /// One file `git status` lists: its status code, size and modification time.
 type Entry = (String, Option<(u64, i64, i64)>);
@@ -26,28 +93,37 @@ pub struct Repo {
     root: PathBuf,
 }
 
-async fn git(cwd: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    let mut command = tokio::process::Command::new("git");
-    command
-        .args(args)
-        .current_dir(cwd)
-        // A status must not take the index lock from the user's own git.
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true);
-    let output = tokio::time::timeout(GIT_TIMEOUT, command.output())
-        .await
-        .ok()?
-        .ok()?;
-    output.status.success().then_some(output.stdout)
+/// Set once the missing Landlock was logged.
+static UNCONFINED_LOGGED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// What `git args` printed, when it succeeded.
+async fn git(helper: &HelperRunner, cwd: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let output = helper
+        .run("git", &git_args(args), cwd, git_env, GIT_TIMEOUT)
+        .await;
+    if let Ok(output) = &output
+        && !output.confined
+        && !UNCONFINED_LOGGED.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        tracing::warn!(
+            "claw-tui's git runs without Landlock here (the kernel has none): only its \
+             switches keep a repository's programs from running"
+        );
+    }
+    match output {
+        Ok(output) if output.code == Some(0) => Some(output.stdout),
+        Ok(_) => None,
+        Err(e) => {
+            tracing::debug!("git {args:?} gave no answer: {e}");
+            None
+        }
+    }
 }
 
 impl Repo {
     /// The repository `workspace` is in; `None` outside one or without git.
-    pub async fn find(workspace: &Path) -> Option<Repo> {
-        let out = git(workspace, &["rev-parse", "--show-toplevel"]).await?;
+    pub async fn find(helper: &HelperRunner, workspace: &Path) -> Option<Repo> {
+        let out = git(helper, workspace, &["rev-parse", "--show-toplevel"]).await?;
         let root = String::from_utf8(out).ok()?;
         Some(Repo {
             root: PathBuf::from(root.trim_end_matches('\n')),
@@ -55,10 +131,17 @@ impl Repo {
     }
 
     /// The status now; `None` when git failed or took too long.
-    pub async fn snapshot(&self) -> Option<Snapshot> {
+    pub async fn snapshot(&self, helper: &HelperRunner) -> Option<Snapshot> {
         let out = git(
+            helper,
             &self.root,
-            &["status", "--porcelain=v1", "-z", "--untracked-files=all"],
+            &[
+                "status",
+                "--porcelain=v1",
+                "-z",
+                "--untracked-files=all",
+                "--ignore-submodules=all",
+            ],
         )
         .await?;
         let mut files = BTreeMap::new();

@@ -74,6 +74,7 @@ async fn run(
         .warnings
         .iter()
         .chain(&main.mcp_plan.skipped_warnings())
+        .chain(&main.trust.untrusted_warnings())
     {
         eprintln!("claw-tui: warning: {}", for_stderr(warning));
     }

@@ -87,6 +87,21 @@ pub struct HooksConfig {
 }
 
 impl HooksConfig {
+    /// Every hook's command, in list order.
+    pub fn commands(&self) -> impl Iterator<Item = &str> {
+        self.before_tool
+            .iter()
+            .chain(&self.after_tool)
+            .map(|h| h.command.as_str())
+            .chain(
+                self.prompt
+                    .iter()
+                    .chain(&self.stop)
+                    .chain(&self.notify)
+                    .map(|h| h.command.as_str()),
+            )
+    }
+
     /// Whether no hook is configured.
     pub fn is_empty(&self) -> bool {
         self.before_tool.is_empty()

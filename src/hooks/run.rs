@@ -9,9 +9,10 @@
 //! - the caller's cancellation (the user interrupted the run) kills it: cancelled.
 
 use super::config::HookCommand;
-use crate::tools::exec::{EnvPolicy, private_temp_dir, run_hook_command};
+use crate::tools::exec::{EnvPolicy, private_temp_dir, run_hook_command, script_words};
+use crate::trust::Trust;
 use serde_json::{Map, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -31,6 +32,9 @@ pub(crate) enum Outcome {
     Block(String),
     /// The caller was cancelled while it ran; it was killed with what it started.
     Cancelled,
+    /// It was not run: a workspace file its command names holds content the user has not
+    /// trusted (why, for the user and the model).
+    Untrusted(String),
     /// It failed: why, for the user; its stderr goes to the log.
     Failed {
         /// What went wrong.
@@ -49,6 +53,17 @@ pub(crate) struct Runner {
     pub workspace: PathBuf,
     /// Which environment variables are secrets (exec's policy).
     pub env: EnvPolicy,
+    /// Whether the workspace files a hook's command names hold trusted content.
+    pub trust: Trust,
+}
+
+/// A hook's command as the trust sees it: its words, run in `workspace`.
+pub(crate) fn trust_runner(command: &str, workspace: &Path) -> crate::trust::Runner {
+    crate::trust::Runner {
+        label: format!("the hook `{}`", crate::headless::clip(command, 80)),
+        words: script_words(command),
+        cwd: workspace.to_path_buf(),
+    }
 }
 
 impl Runner {
@@ -61,6 +76,10 @@ impl Runner {
     ) -> Outcome {
         if cancel.is_cancelled() {
             return Outcome::Cancelled;
+        }
+        let runner = trust_runner(hook.command(), &self.workspace);
+        if let Err(untrusted) = self.trust.check_blocking(&runner).await {
+            return Outcome::Untrusted(untrusted.to_string());
         }
         let launcher = match &self.launcher {
             Some(path) => path.clone(),
@@ -237,6 +256,27 @@ mod tests {
             Value::Object(map) => map,
             other => panic!("not an object: {other}"),
         }
+    }
+
+    #[test]
+    fn the_trust_sees_what_a_command_runs_not_what_it_writes() {
+        let ws = Path::new("/w");
+        let words = |command: &str| trust_runner(command, ws).words;
+        assert_eq!(
+            words("sh .claw-tui/hooks/x.sh"),
+            ["sh", ".claw-tui/hooks/x.sh"]
+        );
+        assert_eq!(words("cat >> notify.jsonl"), ["cat"]);
+        assert_eq!(
+            words("out=$(sh 'scripts/a b.sh') && ./run.sh \"$out\""),
+            [
+                "out=$(sh 'scripts/a b.sh')",
+                "./run.sh",
+                "$out",
+                "sh",
+                "scripts/a b.sh"
+            ]
+        );
     }
 
     #[test]

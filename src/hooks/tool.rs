@@ -165,6 +165,16 @@ impl Hooks {
                 Outcome::Block(reason) => {
                     return BeforeTool::Refuse(blocked(run::block_reason(&reason, &hook.command)));
                 }
+                Outcome::Untrusted(why) => {
+                    self.refused(
+                        inner,
+                        "before_tool",
+                        &hook.command,
+                        &why,
+                        "The call was blocked.",
+                    );
+                    return BeforeTool::Refuse(blocked(why));
+                }
                 Outcome::Json(answer) => {
                     match run::decision(&answer, &hook.command) {
                         Ok(Some(reason)) => return BeforeTool::Refuse(blocked(reason)),
@@ -232,6 +242,20 @@ impl Hooks {
                 .await
             {
                 Outcome::Continue | Outcome::Cancelled => {}
+                Outcome::Untrusted(why) => {
+                    // The hook may be what keeps a secret out of the result: withheld.
+                    self.refused(
+                        inner,
+                        "after_tool",
+                        &hook.command,
+                        &why,
+                        "The result was withheld.",
+                    );
+                    result.content = format!("{BLOCKED_PREFIX} {why}; the result is withheld");
+                    result.is_error = true;
+                    mark(&mut result.details, "blocked", Value::String(why));
+                    return result;
+                }
                 Outcome::Block(reason) => {
                     let reason = run::block_reason(&reason, &hook.command);
                     result.content = format!("{BLOCKED_PREFIX} {reason}");

@@ -24,6 +24,10 @@ pub struct McpSection {
     /// `[mcp.servers.NAME]` entries, by name.
     #[serde(default)]
     pub servers: BTreeMap<String, ServerConfig>,
+    /// The variables of claw-tui's environment a project's `.mcp.json` may use as
+    /// `${VAR}` (a provider's API key never); any other is left empty there.
+    #[serde(default)]
+    pub project_env: Vec<String>,
 }
 
 /// How claw-tui reaches a server.
@@ -183,6 +187,12 @@ pub enum ServerConfigError {
         /// The type as given.
         kind: String,
     },
+    /// A `.mcp.json` entry whose keys have the wrong types.
+    #[error("{reason}")]
+    EntryShape {
+        /// What serde says is wrong.
+        reason: String,
+    },
     /// A `.mcp.json` entry with neither `command` nor `url`.
     #[error("an entry needs either \"command\" or \"url\"")]
     EntryNoTransport,
@@ -297,6 +307,9 @@ pub struct ServerSpec {
     pub config: ServerConfig,
     /// The file it was declared in.
     pub origin: Origin,
+    /// The `.mcp.json` entry as written (a project server): what the user is shown and
+    /// trusts, whole.
+    pub entry: Option<serde_json::Value>,
 }
 
 /// Replaces each `${VAR}` in `value` with `env(VAR)` (empty when unset).

@@ -2,14 +2,15 @@
 //! warnings about the rest, and `claw-tui mcp list`.
 
 use super::config::{PROJECT_FILE, ServerSpec, merge, read_project_file};
-use super::manager::McpManager;
+use super::manager::{McpManager, ServerAccess};
 use super::state::McpServerState;
-use super::trust::{TrustDecision, TrustStore};
+use super::trust::{ProjectEnv, TrustDecision, entry_view, fingerprints, server_files};
 use crate::config::Settings;
 use crate::runtime::RuntimeEventSender;
 use crate::tools::ToolRegistry;
 use crate::tools::exec::Approver;
 use crate::tools::policy::{PolicyConfig, ToolPolicy};
+use crate::trust::{ProjectAnswer, ServerEntry, Trust, TrustStore};
 use crate::visible::{for_stderr, visible};
 use std::path::PathBuf;
 
@@ -31,10 +32,14 @@ pub struct McpPlan {
     pub start: Vec<ServerSpec>,
     /// Project servers waiting for the user's trust.
     pub untrusted: Vec<ServerSpec>,
+    /// Those, each as the user is asked about it (the whole entry).
+    pub entries: Vec<ServerEntry>,
     /// The workspace's `.mcp.json`.
     pub project_file: PathBuf,
     /// Whether the user never answered for these project servers (the client asks).
     pub ask_trust: bool,
+    /// Which variables a project file may use (`[mcp] project_env`).
+    pub project_env: ProjectEnv,
     /// Problems with the project file, and names both files declare.
     pub warnings: Vec<String>,
 }
@@ -57,51 +62,121 @@ impl McpPlan {
     }
 }
 
+/// The variables that hold a provider's API key: never given to a project file.
+pub fn provider_keys(settings: &Settings) -> Vec<String> {
+    let mut keys: Vec<String> = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]
+        .map(String::from)
+        .into();
+    keys.extend(
+        settings
+            .file
+            .providers
+            .values()
+            .filter_map(|p| p.api_key_env.clone()),
+    );
+    keys
+}
+
 /// The plan for `settings`: `--trust-project-mcp`, else the answer remembered in the
-/// data dir, decides about the project's servers.
+/// data dir for exactly these entries (and the files they run), decides about the
+/// project's servers.
 pub fn plan(settings: &Settings) -> McpPlan {
     let project = read_project_file(&settings.workspace);
     let (specs, notes) = merge(&settings.file.mcp, &project);
     let (user, project_specs): (Vec<ServerSpec>, Vec<ServerSpec>) = specs
         .into_iter()
         .partition(|s| s.origin == super::config::Origin::User);
+    let (project_env, refused) =
+        ProjectEnv::new(&settings.file.mcp.project_env, &provider_keys(settings));
     let mut plan = McpPlan {
         start: user,
         project_file: settings.workspace.join(PROJECT_FILE),
         warnings: project.problems.into_iter().chain(notes).collect(),
         ..McpPlan::default()
     };
+    plan.warnings.extend(refused.iter().map(|name| {
+        format!(
+            "[mcp] project_env names {name}, a provider's API key: a project file never gets it"
+        )
+    }));
     if project_specs.is_empty() {
+        plan.project_env = project_env;
         return plan;
     }
+    let entries: Vec<ServerEntry> = project_specs
+        .iter()
+        .map(|spec| entry_view(spec, &settings.workspace, &project_env))
+        .collect();
+    plan.project_env = project_env;
     let decision = if settings.trust_project_mcp {
         Some(TrustDecision::Trusted)
     } else {
-        TrustStore::new(&settings.data_dir).decision(&settings.workspace, &project_specs)
+        TrustStore::new(&settings.data_dir)
+            .workspace(&settings.workspace)
+            .project_mcp
+            .filter(|answer| answer.servers == fingerprints(&entries))
+            .map(|answer| answer.decision)
     };
     match decision {
         Some(TrustDecision::Trusted) => plan.start.extend(project_specs),
-        Some(TrustDecision::Declined) => plan.untrusted = project_specs,
+        Some(TrustDecision::Declined) => {
+            plan.untrusted = project_specs;
+            plan.entries = entries;
+        }
         None => {
             plan.ask_trust = true;
             plan.untrusted = project_specs;
+            plan.entries = entries;
         }
     }
     plan
 }
 
-/// Remembers the user's answer about the workspace's project servers.
+/// Remembers the user's answer about the workspace's project servers, as `entries`
+/// showed them.
 pub fn remember_trust(
     settings: &Settings,
-    servers: &[ServerSpec],
+    entries: &[ServerEntry],
     decision: TrustDecision,
 ) -> Result<(), RememberTrustError> {
     TrustStore::new(&settings.data_dir)
-        .remember(&settings.workspace, servers, decision)
+        .update(&settings.workspace, |w| {
+            w.project_mcp = Some(ProjectAnswer {
+                decision,
+                servers: fingerprints(entries),
+            });
+        })
         .map_err(|source| RememberTrustError {
             data_dir: settings.data_dir.clone(),
             source,
         })
+}
+
+/// The trust for `settings`' workspace with every server of `plan` that may start made
+/// known to it; with `--trust-project-mcp`, the files the project's servers run are
+/// trusted for this process.
+pub fn server_trust(settings: &Settings, plan: &McpPlan, events: RuntimeEventSender) -> Trust {
+    let trust = Trust::open(&settings.workspace, &settings.data_dir, events);
+    for spec in &plan.start {
+        if let Some(runner) = super::trust::server_runner(spec, &settings.workspace) {
+            trust.register(runner);
+        }
+        if settings.trust_project_mcp && spec.origin == super::config::Origin::Project {
+            trust.allow_for_session(&server_files(spec, &settings.workspace));
+        }
+    }
+    trust
+}
+
+/// The access servers of `settings` get: its environment less `[exec]`'s secrets,
+/// `[mcp] project_env` for project files, and `trust`.
+pub fn server_access(settings: &Settings, plan: &McpPlan, trust: Trust) -> ServerAccess {
+    ServerAccess::new(
+        settings.workspace.clone(),
+        &settings.file.exec.env_policy(),
+        trust,
+    )
+    .with_project_env(plan.project_env.clone())
 }
 
 /// `claw-tui mcp list`: connects to every server that may start, prints each with its
@@ -125,13 +200,14 @@ pub async fn list(settings: &Settings) -> i32 {
         PolicyConfig::default(),
         Approver::Nobody,
     );
+    // Nobody is asked here: a server whose files are not trusted is listed as failed.
+    let trust = server_trust(settings, &plan, RuntimeEventSender::discard());
     let manager = McpManager::new(
         plan.start.clone(),
         plan.untrusted.clone(),
         policy,
         RuntimeEventSender::discard(),
-        settings.workspace.clone(),
-        &settings.file.exec.env_policy(),
+        server_access(settings, &plan, trust),
     );
     manager.start();
     manager.wait_started().await;

@@ -3,15 +3,17 @@
 //! events, and the agents told when the tool list changed.
 
 use super::client::RemoteTool;
-use super::config::ServerSpec;
+use super::config::{Origin, ServerSpec};
 use super::names::tool_name;
 use super::server::{self, Server, tool_infos};
 use super::state::{McpServerInfo, McpServerState};
 use super::tool::McpTool;
+use super::trust::ProjectEnv;
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use crate::tools::exec::EnvPolicy;
 use crate::tools::large_results::LargeResults;
 use crate::tools::policy::{ToolPolicy, ToolRules};
+use crate::trust::Trust;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,20 +29,70 @@ pub type ToolsChanged = Arc<dyn Fn() + Send + Sync>;
 /// Looks a variable of claw-tui's own environment up.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
+/// What the servers of a process get from claw-tui, and what decides whether they run.
+#[derive(Clone)]
+pub struct ServerAccess {
+    /// The workspace: servers run there unless their `cwd` says otherwise.
+    pub workspace: PathBuf,
+    /// The environment a stdio server starts with (claw-tui's, without secrets).
+    pub base_env: BTreeMap<String, String>,
+    /// Looks a variable of claw-tui's environment up, for `${VAR}` in `env` and headers.
+    pub lookup: EnvLookup,
+    /// Which of those a project file may use.
+    pub project_env: ProjectEnv,
+    /// Whether the workspace files a stdio server runs hold content the user trusted.
+    pub trust: Trust,
+}
+
+impl ServerAccess {
+    /// claw-tui's own environment less what `secrets` calls a secret (as commands get
+    /// it), no variable for project files, and `trust` for `workspace`.
+    pub fn new(workspace: PathBuf, secrets: &EnvPolicy, trust: Trust) -> Self {
+        let base_env = std::env::vars_os()
+            .filter(|(name, _)| !secrets.is_secret(name))
+            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+            .collect();
+        Self {
+            workspace,
+            base_env,
+            lookup: Arc::new(|name| std::env::var(name).ok()),
+            project_env: ProjectEnv::default(),
+            trust,
+        }
+    }
+
+    /// This access, with `env` saying which variables a project file may use.
+    pub fn with_project_env(mut self, env: ProjectEnv) -> Self {
+        self.project_env = env;
+        self
+    }
+
+    /// How `${VAR}` is looked up for a server from `origin`: a project file gets only
+    /// the variables `[mcp] project_env` allows.
+    pub(super) fn lookup_for(&self, origin: Origin) -> EnvLookup {
+        match origin {
+            Origin::User => self.lookup.clone(),
+            Origin::Project => {
+                let lookup = self.lookup.clone();
+                let allowed = self.project_env.clone();
+                Arc::new(move |name| allowed.allows(name).then(|| lookup(name)).flatten())
+            }
+        }
+    }
+}
+
 /// What every server task shares.
 pub(super) struct Shared {
     servers: Vec<Arc<Server>>,
     policy: ToolPolicy,
     events: RuntimeEventSender,
-    pub(super) base_env: BTreeMap<String, String>,
-    pub(super) lookup: EnvLookup,
-    pub(super) workspace: PathBuf,
+    pub(super) access: ServerAccess,
     pub(super) stop: CancellationToken,
     on_change: Mutex<Option<ToolsChanged>>,
     /// Where results too large to keep whole go, for the model to read.
     large_results: Mutex<Option<Arc<LargeResults>>>,
     /// Registry names of MCP tools, each with its server (for collision-free names).
-    names: Mutex<BTreeMap<String, String>>,
+    names: Mutex<BTreeMap<String, NameOwner>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
     /// Whether [`McpManager::start`] ran.
     started: AtomicBool,
@@ -57,32 +109,60 @@ impl Shared {
     }
 
     /// Registers `tools` (as the server lists them now) under their names, removes the
-    /// server's tools that are gone, and tells the agents.
+    /// server's tools that are gone, and tells the agents. A user server's tool takes
+    /// its plain name even from a project server's tool that had it (which is named
+    /// again): a project file cannot make the model call its tool by the name of one of
+    /// the user's.
     pub(super) fn install_tools(&self, server: &Arc<Server>, tools: &[RemoteTool]) {
-        let config = &server.spec.config;
+        server.set_listed(tools.to_vec());
+        let evicted = self.name_and_register(server, tools);
+        for name in evicted {
+            if let Some(loser) = self.servers.iter().find(|s| s.spec.name == name) {
+                // A project server's tools take no name another tool has: no eviction.
+                self.name_and_register(loser, &loser.listed());
+            }
+        }
+        let callback = lock(&self.on_change).clone();
+        if let Some(callback) = callback {
+            callback();
+        }
+    }
 
+    /// Names `server`'s offered `tools` and registers them; returns the servers whose
+    /// tools lost their name to one of these.
+    fn name_and_register(&self, server: &Arc<Server>, tools: &[RemoteTool]) -> BTreeSet<String> {
+        let config = &server.spec.config;
+        let user = server.spec.origin == Origin::User;
         let offered: Vec<&RemoteTool> = tools
             .iter()
             .filter(|t| config.allows_tool(&t.name))
             .collect();
-        let named: Vec<(String, &RemoteTool)> = {
-            let mut names = lock(&self.names);
-            names.retain(|_, owner| *owner != server.spec.name);
-            let mut assigned = Vec::new();
-            for tool in offered {
-                // Built-in names never start with `mcp__`: only MCP names can clash.
-                let name = tool_name(&server.spec.name, &tool.name, &|n| names.contains_key(n));
-                names.insert(name.clone(), server.spec.name.clone());
-                assigned.push((name, tool));
+        let mut evicted = BTreeSet::new();
+        let mut names = lock(&self.names);
+        names.retain(|_, owner| owner.server != server.spec.name);
+        let mut named: Vec<(String, &RemoteTool)> = Vec::new();
+        for tool in offered {
+            // Built-in names never start with `mcp__`: only MCP names can clash. A user
+            // server's tool yields only to another user server's.
+            let taken = |n: &str| names.get(n).is_some_and(|owner| owner.user || !user);
+            let name = tool_name(&server.spec.name, &tool.name, &taken);
+            let owner = NameOwner {
+                server: server.spec.name.clone(),
+                user,
+            };
+            if let Some(loser) = names.insert(name.clone(), owner) {
+                evicted.insert(loser.server);
             }
-            assigned
-        };
+            named.push((name, tool));
+        }
         let kept: BTreeSet<&str> = named.iter().map(|(n, _)| n.as_str()).collect();
         for old in server.tool_names() {
-            if !kept.contains(old.as_str()) {
+            // A name another server holds now is that server's tool: left alone.
+            if !kept.contains(old.as_str()) && !names.contains_key(&old) {
                 self.policy.unregister(&old);
             }
         }
+        drop(names);
         let large_results = lock(&self.large_results).clone();
         for (name, tool) in &named {
             let rules = ToolRules {
@@ -103,11 +183,14 @@ impl Shared {
             );
         }
         server.set_tools(tool_infos(&named));
-        let callback = lock(&self.on_change).clone();
-        if let Some(callback) = callback {
-            callback();
-        }
+        evicted
     }
+}
+
+/// Which server holds an MCP tool name, and whether it is one of the user's.
+struct NameOwner {
+    server: String,
+    user: bool,
 }
 
 /// The process's MCP servers; cheap to clone, clones share everything.
@@ -119,36 +202,14 @@ pub struct McpManager {
 impl McpManager {
     /// Servers from `specs` (the trusted ones) and `untrusted` (project servers the user
     /// has not trusted: listed, not started), registering their tools in `policy` and
-    /// reporting to `events`. Stdio servers get claw-tui's environment without what
-    /// `secrets` calls a secret (as commands do), plus their own `env`. Nothing starts
-    /// before [`Self::start`].
+    /// reporting to `events`; `access` says what they get and whether the files they
+    /// run may run. Nothing starts before [`Self::start`].
     pub fn new(
         specs: Vec<ServerSpec>,
         untrusted: Vec<ServerSpec>,
         policy: ToolPolicy,
         events: RuntimeEventSender,
-        workspace: PathBuf,
-        secrets: &EnvPolicy,
-    ) -> Self {
-        let lookup: EnvLookup = Arc::new(|name| std::env::var(name).ok());
-        let base_env = std::env::vars_os()
-            .filter(|(name, _)| !secrets.is_secret(name))
-            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
-            .collect();
-        Self::with_env(
-            specs, untrusted, policy, events, workspace, base_env, lookup,
-        )
-    }
-
-    /// [`Self::new`] with an explicit environment (tests).
-    pub fn with_env(
-        specs: Vec<ServerSpec>,
-        untrusted: Vec<ServerSpec>,
-        policy: ToolPolicy,
-        events: RuntimeEventSender,
-        workspace: PathBuf,
-        base_env: BTreeMap<String, String>,
-        lookup: EnvLookup,
+        access: ServerAccess,
     ) -> Self {
         let initial = |spec: &ServerSpec| {
             if spec.config.enabled {
@@ -174,9 +235,7 @@ impl McpManager {
                 servers,
                 policy,
                 events,
-                base_env,
-                lookup,
-                workspace,
+                access,
                 stop: CancellationToken::new(),
                 on_change: Mutex::new(None),
                 large_results: Mutex::new(None),
@@ -286,5 +345,91 @@ impl std::fmt::Debug for McpManager {
         f.debug_struct("McpManager")
             .field("servers", &names)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::config::{ServerConfig, Transport};
+    use crate::tools::ToolRegistry;
+    use crate::tools::exec::Approver;
+    use crate::tools::policy::{AgentRole, PolicyConfig};
+
+    fn spec(name: &str, origin: Origin) -> ServerSpec {
+        ServerSpec {
+            name: name.into(),
+            config: ServerConfig::new(Transport::Http {
+                url: "http://127.0.0.1:1/mcp".into(),
+                headers: BTreeMap::new(),
+                bearer_token_env: None,
+            }),
+            origin,
+            entry: None,
+        }
+    }
+
+    fn tool(name: &str) -> RemoteTool {
+        RemoteTool {
+            name: name.into(),
+            description: format!("{name} of its server"),
+            input_schema: serde_json::json!({"type": "object"}),
+            read_only: false,
+        }
+    }
+
+    /// The server whose tool the registry name `name` calls.
+    fn owner(manager: &McpManager, name: &str) -> Option<String> {
+        manager
+            .servers()
+            .into_iter()
+            .find(|s| s.tools.iter().any(|t| t.name == name))
+            .map(|s| s.name)
+    }
+
+    #[test]
+    fn a_user_servers_tool_takes_its_name_back_from_a_project_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = ToolPolicy::new(
+            ToolRegistry::new(),
+            PolicyConfig::default(),
+            Approver::Nobody,
+        );
+        // `mcp__files__read__all` is the user's `files` tool `read__all`, and also the
+        // project's `files__read` tool `all`.
+        let manager = McpManager::new(
+            vec![
+                spec("files", Origin::User),
+                spec("files__read", Origin::Project),
+            ],
+            vec![],
+            policy.clone(),
+            RuntimeEventSender::discard(),
+            ServerAccess::new(
+                dir.path().to_path_buf(),
+                &EnvPolicy::lenient(&[], &[]),
+                Trust::in_memory(dir.path()),
+            ),
+        );
+        let shared = &manager.shared;
+        let (user, project) = (&shared.servers[0], &shared.servers[1]);
+        let plain = "mcp__files__read__all";
+        // The project server lists first and takes the name...
+        shared.install_tools(project, &[tool("all")]);
+        assert_eq!(owner(&manager, plain).as_deref(), Some("files__read"));
+        // ...until the user's server lists its tool: the name is the user's again, and
+        // the project's tool goes on under another name.
+        shared.install_tools(user, &[tool("read__all")]);
+        assert_eq!(owner(&manager, plain).as_deref(), Some("files"));
+        let names = policy.names_for_role(&AgentRole::Main);
+        assert_eq!(names.len(), 2, "{names:?}");
+        let renamed = names.iter().find(|n| *n != plain).unwrap();
+        assert_eq!(owner(&manager, renamed).as_deref(), Some("files__read"));
+        let offered = policy.tool_for(&AgentRole::Main, plain).unwrap();
+        assert_eq!(offered.description(), "read__all of its server");
+        // The project server listing again does not take it.
+        shared.install_tools(project, &[tool("all")]);
+        assert_eq!(owner(&manager, plain).as_deref(), Some("files"));
+        assert_eq!(policy.names_for_role(&AgentRole::Main).len(), 2);
     }
 }

@@ -26,6 +26,8 @@ struct Inner {
     state: McpServerState,
     server_info: Option<String>,
     tools: Vec<McpToolInfo>,
+    /// The tools as the server last listed them (to name them again).
+    listed: Vec<RemoteTool>,
     connection: Option<Arc<dyn McpConnection>>,
 }
 
@@ -77,6 +79,7 @@ impl Server {
                 state,
                 server_info: None,
                 tools: Vec::new(),
+                listed: Vec::new(),
                 connection: None,
             }),
             settled: watch::channel(settled).0,
@@ -146,7 +149,7 @@ impl Server {
         shared.announce(info);
     }
 
-    fn settle(&self) {
+    pub(super) fn settle(&self) {
         self.settled.send_replace(true);
     }
 }
@@ -166,7 +169,8 @@ fn server_env(
     env
 }
 
-/// The endpoint of `spec` with variables, tokens and paths resolved.
+/// The endpoint of `spec` with variables, tokens and paths resolved; `lookup` fills
+/// `${VAR}` (for a project server, only the variables the user allowed it).
 pub(super) fn endpoint(
     spec: &ServerSpec,
     base_env: &BTreeMap<String, String>,
@@ -183,10 +187,7 @@ pub(super) fn endpoint(
             program: command.clone(),
             args: args.clone(),
             env: server_env(base_env, env, lookup),
-            cwd: match cwd {
-                Some(dir) => workspace.join(dir),
-                None => workspace.to_path_buf(),
-            },
+            cwd: super::trust::server_cwd(cwd.as_deref(), workspace),
         }),
         Transport::Http {
             url,
@@ -219,11 +220,13 @@ async fn open(
     shared: &Shared,
     signals: mpsc::UnboundedSender<ServerSignal>,
 ) -> Result<(Arc<dyn McpConnection>, Vec<RemoteTool>), StartError> {
+    let access = &shared.access;
+    let lookup = access.lookup_for(server.spec.origin);
     let endpoint = endpoint(
         &server.spec,
-        &shared.base_env,
-        shared.lookup.as_ref(),
-        &shared.workspace,
+        &access.base_env,
+        lookup.as_ref(),
+        &access.workspace,
     )?;
     let limit = Duration::from_secs(server.spec.config.startup_timeout_secs);
     let attempt = async {
@@ -248,6 +251,9 @@ async fn open(
 pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
     let mut backoff = FIRST_BACKOFF;
     loop {
+        if !super::trust::wait_until_trusted(&server, &shared).await {
+            return;
+        }
         server.set_state(&shared, McpServerState::Starting);
         let (signals_tx, mut signals) = mpsc::unbounded_channel();
         let opened = tokio::select! {
@@ -362,6 +368,14 @@ impl Server {
         self.lock().tools = tools;
     }
 
+    pub(super) fn set_listed(&self, tools: Vec<RemoteTool>) {
+        self.lock().listed = tools;
+    }
+
+    pub(super) fn listed(&self) -> Vec<RemoteTool> {
+        self.lock().listed.clone()
+    }
+
     pub(super) fn tool_names(&self) -> Vec<String> {
         self.lock().tools.iter().map(|t| t.name.clone()).collect()
     }
@@ -400,6 +414,7 @@ mod tests {
                 bearer_token_env: bearer_token_env.map(str::to_owned),
             }),
             origin: super::super::Origin::User,
+            entry: None,
         }
     }
 

@@ -1,190 +1,296 @@
-//! The user's answer to "start this workspace's `.mcp.json` servers?", remembered per
-//! workspace in the data dir.
-//!
-//! A project file can start any program, so its servers run only once the user trusted
-//! them. The answer is kept together with what was trusted (each server's transport as
-//! text): when the file later names another program, the user is asked again instead
-//! of the new program starting on an old "yes".
+//! What trusting a server means: the whole `.mcp.json` entry as written (command, args,
+//! cwd, env and header names and values, URL) and the content of every workspace file
+//! it runs, hashed together into its fingerprint. A "yes" covers that fingerprint
+//! only: a changed header value, argument or script asks again. The answer is kept in
+//! the data dir's trust file ([`crate::trust::store`]).
 
 use super::config::{ServerSpec, Transport};
-use serde::{Deserialize, Serialize};
+use super::manager::Shared;
+use super::server::Server;
+use super::state::McpServerState;
+use crate::trust::{PinnedFile, Runner, ServerEntry, named_files};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The file in the data dir holding every workspace's answer.
-pub const TRUST_FILE: &str = "mcp-trust.json";
+pub use crate::trust::TrustDecision;
 
-/// What the user decided about a workspace's project servers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TrustDecision {
-    /// Start them.
-    Trusted,
-    /// Never start them (until the file changes).
-    Declined,
+/// Which `${VAR}` a server's settings may take from claw-tui's environment: every one
+/// for the user's own servers; for a project file's, only those the user listed in
+/// `[mcp] project_env`, and never a provider's API key.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProjectEnv {
+    /// The names `[mcp] project_env` allows, provider keys taken out.
+    pub allowed: Vec<String>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct WorkspaceTrust {
-    decision: TrustDecision,
-    /// The servers as they were when the user answered.
-    servers: Vec<String>,
+impl ProjectEnv {
+    /// `listed` (`[mcp] project_env`) less `provider_keys`; the second list names the
+    /// provider keys that were listed, which are refused.
+    pub fn new(listed: &[String], provider_keys: &[String]) -> (Self, Vec<String>) {
+        let (refused, allowed): (Vec<String>, Vec<String>) = listed
+            .iter()
+            .cloned()
+            .partition(|name| provider_keys.iter().any(|k| k == name));
+        (Self { allowed }, refused)
+    }
+
+    /// Whether a project file may have `name` filled in.
+    pub fn allows(&self, name: &str) -> bool {
+        self.allowed.iter().any(|a| a == name)
+    }
 }
 
-#[derive(Default, Serialize, Deserialize)]
-struct TrustFile {
-    #[serde(default)]
-    workspaces: BTreeMap<String, WorkspaceTrust>,
+/// The stdio server's command as the trust sees it: its program and arguments, run in
+/// its working directory. `None` for an HTTP server, which runs nothing.
+pub fn server_runner(spec: &ServerSpec, workspace: &Path) -> Option<Runner> {
+    let Transport::Stdio {
+        command, args, cwd, ..
+    } = &spec.config.transport
+    else {
+        return None;
+    };
+    let mut words = vec![command.clone()];
+    words.extend(args.iter().cloned());
+    Some(Runner {
+        label: format!("the MCP server \"{}\"", spec.name),
+        words,
+        cwd: server_cwd(cwd.as_deref(), workspace),
+    })
 }
 
-/// The answers stored under one data dir.
-#[derive(Clone, Debug)]
-pub struct TrustStore {
-    data_dir: PathBuf,
-    path: PathBuf,
+/// Where a stdio server runs: its `cwd` (relative to the workspace), else the workspace.
+pub fn server_cwd(cwd: Option<&Path>, workspace: &Path) -> PathBuf {
+    match cwd {
+        Some(dir) => workspace.join(dir),
+        None => workspace.to_path_buf(),
+    }
 }
 
-/// One line per server naming what it would run or reach.
-pub fn fingerprint(servers: &[ServerSpec]) -> Vec<String> {
-    let mut lines: Vec<String> = servers
+/// The workspace files `spec` runs, with their content now.
+pub fn server_files(spec: &ServerSpec, workspace: &Path) -> Vec<PinnedFile> {
+    server_runner(spec, workspace)
+        .map(|r| named_files(&r.words, &r.cwd, workspace))
+        .unwrap_or_default()
         .iter()
-        .map(|s| match &s.config.transport {
+        .map(|p| PinnedFile::read(p))
+        .collect()
+}
+
+/// The entry as the file has it (the parsed settings for a server from config.toml).
+fn entry_of(spec: &ServerSpec) -> Value {
+    spec.entry
+        .clone()
+        .unwrap_or_else(|| match &spec.config.transport {
             Transport::Stdio {
                 command,
                 args,
                 env,
                 cwd,
-            } => format!(
-                "{}: stdio {command} {args:?} env {env:?} cwd {cwd:?}",
-                s.name
-            ),
+            } => serde_json::json!({"command": command, "args": args, "env": env, "cwd": cwd}),
             Transport::Http { url, headers, .. } => {
-                let keys: Vec<&String> = headers.keys().collect();
-                format!("{}: http {url} headers {keys:?}", s.name)
+                serde_json::json!({"type": "http", "url": url, "headers": headers})
             }
         })
-        .collect();
-    lines.sort();
-    lines
 }
 
-/// Each server as the user is asked about it: `name: the command line` or `name: URL`.
-pub fn describe(servers: &[ServerSpec]) -> Vec<String> {
-    servers
+/// The SHA-256 of the whole entry (keys sorted) and of `files` (path and hash).
+pub fn fingerprint(spec: &ServerSpec, files: &[PinnedFile]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(spec.name.as_bytes());
+    hasher.update([0]);
+    hasher.update(entry_of(spec).to_string().as_bytes());
+    for file in files {
+        hasher.update([0]);
+        hasher.update(file.path.as_os_str().as_encoded_bytes());
+        hasher.update([0]);
+        hasher.update(file.sha256.as_deref().unwrap_or("unreadable").as_bytes());
+    }
+    hasher
+        .finalize()
         .iter()
-        .map(|s| match &s.config.transport {
-            Transport::Stdio { command, args, .. } => {
-                format!("{}: {command} {}", s.name, args.join(" "))
-                    .trim_end()
-                    .to_owned()
-            }
-            Transport::Http { url, .. } => format!("{}: {url}", s.name),
-        })
+        .map(|b| format!("{b:02x}"))
         .collect()
 }
 
-impl TrustStore {
-    /// The store in `data_dir`.
-    pub fn new(data_dir: &Path) -> Self {
-        Self {
-            data_dir: data_dir.to_path_buf(),
-            path: data_dir.join(TRUST_FILE),
+/// Each name `${NAME}` in `text`.
+fn variables(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start + 2..].find('}') else {
+            break;
+        };
+        names.push(rest[start + 2..start + 2 + len].to_owned());
+        rest = &rest[start + 3 + len..];
+    }
+    names
+}
+
+/// The entry's keys and values as written: `env` and `headers` one line per name.
+fn fields(entry: &Value) -> Vec<(String, String)> {
+    let Value::Object(map) = entry else {
+        return vec![("entry".to_owned(), entry.to_string())];
+    };
+    let mut fields = Vec::new();
+    for (key, value) in map {
+        match (key.as_str(), value) {
+            ("env" | "headers", Value::Object(named)) => {
+                for (name, value) in named {
+                    let shown = value
+                        .as_str()
+                        .map_or_else(|| value.to_string(), str::to_owned);
+                    fields.push((format!("{key}.{name}"), shown));
+                }
+            }
+            (_, Value::String(text)) => fields.push((key.clone(), text.clone())),
+            (_, other) => fields.push((key.clone(), other.to_string())),
         }
     }
+    fields
+}
 
-    fn read(&self) -> TrustFile {
-        std::fs::read_to_string(&self.path)
-            .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default()
-    }
-
-    /// The user's answer for `workspace`, if it still covers exactly `servers`.
-    pub fn decision(&self, workspace: &Path, servers: &[ServerSpec]) -> Option<TrustDecision> {
-        let file = self.read();
-        let entry = file.workspaces.get(&workspace.display().to_string())?;
-        (entry.servers == fingerprint(servers)).then_some(entry.decision)
-    }
-
-    /// Remembers `decision` for `workspace`'s `servers` (file 0600 in a 0700 dir).
-    pub fn remember(
-        &self,
-        workspace: &Path,
-        servers: &[ServerSpec],
-        decision: TrustDecision,
-    ) -> std::io::Result<()> {
-        let mut file = self.read();
-        file.workspaces.insert(
-            workspace.display().to_string(),
-            WorkspaceTrust {
-                decision,
-                servers: fingerprint(servers),
-            },
-        );
-        let text = serde_json::to_string_pretty(&file).map_err(std::io::Error::other)?;
-        write_private(&self.data_dir, &self.path, text.as_bytes())
+/// `spec` (a project server) as the user is asked about it, with the files it runs in
+/// `workspace` and what each `${VAR}` it uses becomes under `env`.
+pub fn entry_view(spec: &ServerSpec, workspace: &Path, env: &ProjectEnv) -> ServerEntry {
+    let entry = entry_of(spec);
+    let fields = fields(&entry);
+    let mut names: Vec<String> = fields.iter().flat_map(|(_, v)| variables(v)).collect();
+    names.sort();
+    names.dedup();
+    let variables = names
+        .into_iter()
+        .map(|name| {
+            if env.allows(&name) {
+                format!("{name}: from your environment ([mcp] project_env)")
+            } else {
+                format!("{name}: left empty (not in [mcp] project_env)")
+            }
+        })
+        .collect();
+    let files = server_files(spec, workspace);
+    ServerEntry {
+        name: spec.name.clone(),
+        fingerprint: fingerprint(spec, &files),
+        fields,
+        variables,
+        files,
     }
 }
 
-/// Writes `bytes` to `path` (in the data dir `top`) through a temporary file renamed
-/// over it: 0600 in 0700 directories.
-fn write_private(top: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("the trust file has no directory"))?;
-    crate::private_fs::create_dir(top, dir)?;
-    let tmp = dir.join(format!(".{TRUST_FILE}.{}", std::process::id()));
-    let mut file = crate::private_fs::open(
-        &tmp,
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true),
-    )?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)
+/// Waits until every workspace file the server runs holds content the user trusted
+/// (at once, mostly); meanwhile it shows as failed with the reason, and the user is
+/// asked. Returns false when claw-tui stops first.
+pub(super) async fn wait_until_trusted(server: &Server, shared: &Shared) -> bool {
+    let trust = &shared.access.trust;
+    let Some(runner) = server_runner(&server.spec, &shared.access.workspace) else {
+        return true;
+    };
+    let mut changes = trust.changed();
+    loop {
+        let refused = match trust.check_blocking(&runner).await {
+            Ok(()) => return true,
+            Err(untrusted) => untrusted,
+        };
+        tracing::warn!(server = %server.spec.name, "{refused}");
+        server.set_state(
+            shared,
+            McpServerState::Failed {
+                reason: refused.to_string(),
+                retry_in_secs: None,
+            },
+        );
+        server.settle();
+        tokio::select! {
+            () = shared.stop.cancelled() => return false,
+            changed = changes.changed() => if changed.is_err() {
+                shared.stop.cancelled().await;
+                return false;
+            },
+        }
+    }
+}
+
+/// Each server's fingerprint by name, as [`entry_view`] computes it.
+pub fn fingerprints(entries: &[ServerEntry]) -> BTreeMap<String, String> {
+    entries
+        .iter()
+        .map(|e| (e.name.clone(), e.fingerprint.clone()))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mcp::config::{Origin, ServerConfig};
-    use std::os::unix::fs::PermissionsExt;
+    use serde_json::json;
 
-    fn spec(command: &str) -> ServerSpec {
-        ServerSpec {
-            name: "files".into(),
-            config: ServerConfig::new(Transport::Stdio {
-                command: command.into(),
-                args: vec![],
+    fn project(name: &str, entry: Value) -> ServerSpec {
+        let transport = match entry.get("url") {
+            Some(url) => Transport::Http {
+                url: url.as_str().unwrap().into(),
+                headers: serde_json::from_value(entry["headers"].clone()).unwrap_or_default(),
+                bearer_token_env: None,
+            },
+            None => Transport::Stdio {
+                command: entry["command"].as_str().unwrap().into(),
+                args: serde_json::from_value(entry["args"].clone()).unwrap_or_default(),
                 env: BTreeMap::new(),
                 cwd: None,
-            }),
+            },
+        };
+        ServerSpec {
+            name: name.into(),
+            config: ServerConfig::new(transport),
             origin: Origin::Project,
+            entry: Some(entry),
         }
     }
 
     #[test]
-    fn answers_are_remembered_per_workspace_and_per_content() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let data = dir.path().join("data");
-        let store = TrustStore::new(&data);
-        let ws = Path::new("/some/workspace");
-        assert_eq!(store.decision(ws, &[spec("a")]), None);
-        store
-            .remember(ws, &[spec("a")], TrustDecision::Trusted)
-            .expect("write");
-        assert_eq!(
-            store.decision(ws, &[spec("a")]),
-            Some(TrustDecision::Trusted)
+    fn the_whole_entry_and_its_files_are_what_is_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        std::fs::write(ws.join("server.js"), "one").unwrap();
+        let env = ProjectEnv::default();
+        let entry = json!({"type": "http", "url": "http://127.0.0.1:1/mcp",
+                           "headers": {"X-Team": "core", "Authorization": "Bearer ${OPENAI_API_KEY}"}});
+        let view = entry_view(&project("web", entry.clone()), &ws, &env);
+        assert!(
+            view.fields
+                .contains(&("headers.X-Team".into(), "core".into()))
         );
-        assert_eq!(store.decision(Path::new("/other"), &[spec("a")]), None);
-        // The file now runs another program: the old answer does not cover it.
-        assert_eq!(store.decision(ws, &[spec("evil")]), None);
-        let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
-        assert_eq!(mode(&data.join(TRUST_FILE)), 0o600);
-        assert_eq!(mode(&data), 0o700);
+        assert!(view.fields.contains(&(
+            "headers.Authorization".into(),
+            "Bearer ${OPENAI_API_KEY}".into()
+        )));
+        assert_eq!(
+            view.variables,
+            ["OPENAI_API_KEY: left empty (not in [mcp] project_env)"]
+        );
+        let mut changed = entry.clone();
+        changed["headers"]["X-Team"] = json!("evil");
+        let other = entry_view(&project("web", changed), &ws, &env);
+        assert_ne!(view.fingerprint, other.fingerprint, "a header value");
+
+        let stdio = project("files", json!({"command": "node", "args": ["server.js"]}));
+        let before = entry_view(&stdio, &ws, &env);
+        assert_eq!(before.files.len(), 1);
+        std::fs::write(ws.join("server.js"), "two").unwrap();
+        let after = entry_view(&stdio, &ws, &env);
+        assert_ne!(
+            before.fingerprint, after.fingerprint,
+            "the script's content"
+        );
+    }
+
+    #[test]
+    fn provider_keys_are_never_allowed_to_a_project_file() {
+        let listed = vec!["GITHUB_TOKEN".to_owned(), "OPENAI_API_KEY".to_owned()];
+        let (env, refused) = ProjectEnv::new(&listed, &["OPENAI_API_KEY".to_owned()]);
+        assert!(env.allows("GITHUB_TOKEN"));
+        assert!(!env.allows("OPENAI_API_KEY"));
+        assert_eq!(refused, ["OPENAI_API_KEY"]);
     }
 }

@@ -351,6 +351,16 @@ fn apply(
     let at = base + timeline.at[index];
     let msg = match &timeline.steps[index] {
         Step::Agent(event) => Msg::Agent(event.clone()),
+        // A question the recording's user answered then: told, not asked again.
+        Step::Runtime(crate::runtime::RuntimeEvent::TrustRequest { request }) => Msg::Notice(
+            NoticeLevel::Info,
+            format!(
+                "Asked whether to trust {} server(s) and {} file(s) that run outside the \
+                 sandbox.",
+                request.servers.len(),
+                request.files.len()
+            ),
+        ),
         Step::Runtime(event) => Msg::from(event.clone()),
         Step::CronJobs(jobs) => crate::tui::adapt::cron_rows(jobs),
         Step::History(count) => Msg::SessionLoaded(Box::new(loaded(timeline, *count))),

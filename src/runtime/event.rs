@@ -69,6 +69,12 @@ pub enum RuntimeEvent {
         /// What happened, for the user.
         message: String,
     },
+    /// Something outside the sandbox was refused because a workspace file it runs holds
+    /// content the user has not trusted: the client asks (headless modes only warn).
+    TrustRequest {
+        /// What waits for the user's answer.
+        request: crate::trust::TrustRequest,
+    },
     /// The `message` tool sent a message (the client shows it as a card in the chat).
     OutboundMessage {
         /// The message, where it goes and its text.

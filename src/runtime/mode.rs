@@ -86,6 +86,22 @@ pub fn plan_note(tools: &[String]) -> String {
     )
 }
 
+/// The role the main agent has in `mode`.
+fn role_of(mode: AgentMode) -> AgentRole {
+    match mode {
+        AgentMode::Default => AgentRole::Main,
+        AgentMode::Plan => AgentRole::Planner,
+    }
+}
+
+/// What `mode` adds to the system prompt, naming the tools `policy` leaves it.
+fn note_of(mode: AgentMode, policy: &ToolPolicy) -> String {
+    match mode {
+        AgentMode::Plan => plan_note(&policy.names_for_role(&AgentRole::Planner)),
+        AgentMode::Default => String::new(),
+    }
+}
+
 /// Switches the main agent between the modes; cheap to clone.
 #[derive(Clone)]
 pub struct ModeSwitch {
@@ -109,28 +125,32 @@ impl ModeSwitch {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).0
     }
 
+    /// Equips the main agent again for the mode it is in (the tools changed: an MCP
+    /// server's arrived), with `prompt` as its system prompt plus the mode's note. The
+    /// tools are never equipped any other way while the switch exists, so plan mode
+    /// stays in force whatever arrives.
+    pub fn refresh(&self, prompt: String) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.policy.equip(&self.agent, &role_of(state.0));
+        state.1 = note_of(state.0, &self.policy);
+        self.agent.set_system_prompt(prompt + &state.1);
+    }
+
     /// Switches to `mode`; says whether it changed.
     pub fn set(&self, mode: AgentMode) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if state.0 == mode {
             return false;
         }
-        let role = match mode {
-            AgentMode::Default => AgentRole::Main,
-            AgentMode::Plan => AgentRole::Planner,
-        };
         self.policy.set_planning(mode == AgentMode::Plan);
-        self.policy.equip(&self.agent, &role);
+        self.policy.equip(&self.agent, &role_of(mode));
         let prompt = self.agent.state().system_prompt.clone();
         // The note added on entering is taken off again, wherever the prompt stands now.
         let mut prompt = match prompt.strip_suffix(state.1.as_str()) {
             Some(base) if !state.1.is_empty() => base.to_owned(),
             _ => prompt,
         };
-        state.1 = match mode {
-            AgentMode::Plan => plan_note(&self.policy.names_for_role(&AgentRole::Planner)),
-            AgentMode::Default => String::new(),
-        };
+        state.1 = note_of(mode, &self.policy);
         prompt.push_str(&state.1);
         self.agent.set_system_prompt(prompt);
         state.0 = mode;

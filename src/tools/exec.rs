@@ -29,6 +29,7 @@ mod approval;
 mod config;
 mod deny;
 mod env;
+mod helper;
 mod launcher;
 mod notes;
 mod output;
@@ -52,6 +53,7 @@ pub use deny::{Refusal, check as check_deny_rules};
 pub use env::{
     DEFAULT_SCRUB_ENV, EnvPatternError, EnvPolicy, HOST_SERVICE_ENV, is_secret_env_name,
 };
+pub use helper::{HelperError, HelperOutput, HelperRunner, edit_env};
 pub use launcher::{SANDBOX_SUBCOMMAND, sandbox_launcher_main};
 pub use output::{KEEP_HEAD_CHARS, KEEP_TAIL_CHARS, MAX_RESULT_CHARS, truncate_middle};
 pub use report::{
@@ -78,6 +80,16 @@ use tokio_util::sync::CancellationToken;
 
 /// The tool's name.
 pub const EXEC_TOOL_NAME: &str = "exec";
+
+/// Every word of the shell script `script` as written (quotes removed), nested scripts
+/// (`$(...)`, here-documents) included, redirection targets (written, not run) left
+/// out: to find the files a hook's command runs.
+pub(crate) fn script_words(script: &str) -> Vec<String> {
+    let parsed = shell::parse(script);
+    let mut words: Vec<String> = parsed.segments.into_iter().flat_map(|s| s.words).collect();
+    words.extend(parsed.nested.iter().flat_map(|n| script_words(n)));
+    words
+}
 
 /// Makes the claw-tui process non-dumpable: its memory and `/proc/PID/environ` are then
 /// out of reach of other processes of the same user without `CAP_SYS_PTRACE` (which
@@ -171,6 +183,38 @@ impl ExecTool {
     /// The configuration in use.
     pub fn config(&self) -> &ExecConfig {
         &self.config
+    }
+
+    /// What runs claw-tui's own helper programs the way this tool runs commands.
+    pub fn helper(&self) -> HelperRunner {
+        HelperRunner::new(&self.config)
+    }
+
+    /// Whether a call with `args` passes this tool's own gates (its arguments, the deny
+    /// rules, the working directory): `Err` is the result the call would end with, and
+    /// nothing was run.
+    pub fn check(&self, args: &Value) -> Result<(), ToolResult> {
+        self.admit(args.clone()).map(|_| ())
+    }
+
+    /// The call's request and directories, or the result refusing it.
+    fn admit(&self, args: Value) -> Result<(Request, PathBuf, PathBuf), ToolResult> {
+        let request = self
+            .parse(args)
+            .map_err(|problem| ToolResult::error(problem.to_string()))?;
+        if let Err(refusal) = deny::check(&request.command) {
+            return Err(ToolResult::error(refusal.message()).with_details(json!({
+                "command": request.command,
+                "refused": refusal.rule,
+            })));
+        }
+        match self.resolve_cwd(request.cwd.as_deref()) {
+            Ok((root, cwd)) => Ok((request, root, cwd)),
+            Err(problem) => Err(ToolResult::error(problem.to_string()).with_details(json!({
+                "command": request.command,
+                "refused": "cwd",
+            }))),
+        }
     }
 
     fn parse(&self, args: Value) -> Result<Request, args::ArgsError> {
@@ -329,24 +373,9 @@ impl Tool for ExecTool {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
-        let request = match self.parse(args) {
-            Ok(request) => request,
-            Err(problem) => return ToolResult::error(problem.to_string()),
-        };
-        if let Err(refusal) = deny::check(&request.command) {
-            return ToolResult::error(refusal.message()).with_details(json!({
-                "command": request.command,
-                "refused": refusal.rule,
-            }));
-        }
-        let (root, cwd) = match self.resolve_cwd(request.cwd.as_deref()) {
-            Ok(dirs) => dirs,
-            Err(problem) => {
-                return ToolResult::error(problem.to_string()).with_details(json!({
-                    "command": request.command,
-                    "refused": "cwd",
-                }));
-            }
+        let (request, root, cwd) = match self.admit(args) {
+            Ok(prepared) => prepared,
+            Err(refused) => return refused,
         };
         let spec::Prepared {
             spec,

@@ -9,13 +9,15 @@
 //! picks the tree and words the messages; a symlink swapped in meanwhile cannot take an
 //! open outside.
 
+mod located;
 mod real_path;
+
+pub use located::Located;
 
 use super::protected::Protected;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 use real_path::real_path;
-use std::ffi::OsStr;
 use std::fmt;
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -187,6 +189,7 @@ impl Workspace {
                 path: real.clone(),
                 tree: tree.path.clone(),
                 workspace: self.root.path.clone(),
+                protected: self.protected.clone(),
             });
         }
         if let Some(tree) = read_only {
@@ -263,56 +266,6 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
-/// A path found by [`Workspace::locate`]: a held-open tree and the path inside it.
-#[derive(Clone, Debug)]
-pub struct Located {
-    dir: Arc<Dir>,
-    rel: PathBuf,
-    path: PathBuf,
-    tree: PathBuf,
-    workspace: PathBuf,
-}
-
-impl Located {
-    /// Where the path leads, absolute, for messages and details.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The handle of the tree the path is in; open [`Self::rel`] beneath it.
-    pub fn dir(&self) -> &Dir {
-        &self.dir
-    }
-
-    /// The path inside the tree (`.` for the tree itself), never absolute and without `..`.
-    pub fn rel(&self) -> &Path {
-        if self.rel.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            &self.rel
-        }
-    }
-
-    /// The directory holding the path (relative to the tree, `.` for its top) and the
-    /// path's own name; `None` for the tree itself.
-    pub fn parent_and_name(&self) -> Option<(&Path, &OsStr)> {
-        let name = self.rel.file_name()?;
-        let parent = self.rel.parent().filter(|p| !p.as_os_str().is_empty());
-        Some((parent.unwrap_or(Path::new(".")), name))
-    }
-
-    /// The top of the tree the path is in: the workspace, or another tree the tools may
-    /// reach.
-    pub fn tree(&self) -> &Path {
-        &self.tree
-    }
-
-    /// The workspace directory, for messages.
-    pub fn workspace(&self) -> &Path {
-        &self.workspace
-    }
-}
-
 /// Whether `e` is the refusal of an open that would have left its tree: the kernel's
 /// `EXDEV` from `RESOLVE_BENEATH`, which cap-std reports as a permission error without
 /// an OS code.
@@ -352,6 +305,7 @@ mod tests {
             path: ws.root().join(rel),
             tree: ws.root().to_path_buf(),
             workspace: ws.root().to_path_buf(),
+            protected: ws.protected.clone(),
         }
     }
 
@@ -428,6 +382,24 @@ mod tests {
         assert!(matches!(refused, Refusal::Protected(_)), "{refused}");
         assert!(ws.locate(".claw-tui/MEMORY.md", Access::Write).is_ok());
         assert!(ws.locate(".git/index", Access::Write).is_ok());
+    }
+
+    #[test]
+    fn a_directory_swapped_for_a_link_after_locate_is_caught_on_the_handle() {
+        let l = layout();
+        let root = l.ws.root();
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::fs::create_dir(root.join("build")).unwrap();
+        let located = l.ws.locate("build/pre-commit", Access::Write).unwrap();
+        let (parent, name) = located.parent_and_name().unwrap();
+        let held = located.dir().open_dir(parent).unwrap();
+        assert!(located.check_held(&held, name).is_ok());
+        // A command swaps the directory for a link into the repository's hooks.
+        std::fs::remove_dir(root.join("build")).unwrap();
+        std::os::unix::fs::symlink(".git/hooks", root.join("build")).unwrap();
+        let held = located.dir().open_dir(parent).unwrap();
+        let refused = located.check_held(&held, name).unwrap_err();
+        assert!(matches!(refused, Refusal::Protected(_)), "{refused}");
     }
 
     #[test]

@@ -4,11 +4,12 @@ use super::background::{Background, BackgroundError};
 use super::msg::{CronRow, CronRunStatus, Msg, SubagentRow};
 use crate::agent::NoticeLevel;
 use crate::config::Settings;
+use crate::mcp::McpManager;
 use crate::mcp::launch::remember_trust;
 use crate::mcp::trust::TrustDecision;
-use crate::mcp::{McpManager, ServerSpec};
 use crate::runtime::cron::{CronJobInfo, CronService, RunStatus};
 use crate::runtime::{RuntimeEvent, SubagentInfo, SubagentManager};
+use crate::trust::{Trust, TrustRequest};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -82,6 +83,7 @@ impl From<RuntimeEvent> for Msg {
             }
             RuntimeEvent::HookWarning { message, .. } => Msg::Notice(NoticeLevel::Warning, message),
             RuntimeEvent::OutboundMessage { message } => Msg::Outbound(message),
+            RuntimeEvent::TrustRequest { request } => Msg::AskTrust(request),
         }
     }
 }
@@ -102,6 +104,8 @@ pub struct RuntimeControls {
     pub servers: Option<McpManager>,
     /// Starts the workspace's `.mcp.json` servers once the user trusts them.
     pub mcp: Option<ProjectMcp>,
+    /// Trusts the workspace files hooks and servers run.
+    pub trust: Option<Trust>,
 }
 
 /// The project servers waiting for the user's answer, and where it is remembered.
@@ -109,8 +113,6 @@ pub struct RuntimeControls {
 pub struct ProjectMcp {
     /// Starts them.
     pub manager: McpManager,
-    /// They, as the file declares them.
-    pub servers: Vec<ServerSpec>,
     /// The data dir and the workspace the answer is remembered for.
     pub settings: Settings,
 }
@@ -151,7 +153,18 @@ impl Background for RuntimeControls {
         Ok(())
     }
 
-    fn trust_project_mcp(&self, trusted: bool) -> Result<(), BackgroundError> {
+    fn answer_trust(&self, trusted: bool, request: &TrustRequest) -> Result<(), BackgroundError> {
+        // The files first, as they were shown: what starts next checks them.
+        let files = match (&self.trust, trusted) {
+            (Some(trust), true) => trust
+                .allow(&request.files_trusted_by_yes())
+                .map_err(|e| BackgroundError::RememberFiles(Arc::new(e))),
+            (None, true) if !request.files.is_empty() => Err(BackgroundError::NoTrust),
+            _ => Ok(()),
+        };
+        if request.servers.is_empty() {
+            return files;
+        }
         let Some(project) = &self.mcp else {
             return Err(BackgroundError::NoProjectMcp);
         };
@@ -160,11 +173,13 @@ impl Background for RuntimeControls {
         } else {
             TrustDecision::Declined
         };
-        // Remembered first: a failure to save still starts them for this session.
-        let saved = remember_trust(&project.settings, &project.servers, decision);
+        // A failure to save still starts them for this session.
+        let saved = remember_trust(&project.settings, &request.servers, decision);
         if trusted {
             project.manager.start_untrusted();
         }
-        saved.map_err(|e| BackgroundError::RememberTrust(Arc::new(e)))
+        saved
+            .map_err(|e| BackgroundError::RememberTrust(Arc::new(e)))
+            .and(files)
     }
 }

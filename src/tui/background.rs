@@ -5,6 +5,7 @@
 use crate::mcp::launch::RememberTrustError;
 use crate::runtime::SubagentError;
 use crate::runtime::cron::CronError;
+use crate::trust::TrustRequest;
 use std::sync::Arc;
 
 /// Controls the background runtime (subagents, cron) from the dashboard. The calls may
@@ -21,10 +22,10 @@ pub trait Background: Send + Sync {
     fn resume_cron(&self, id: &str) -> Result<(), BackgroundError>;
     /// Deletes a cron job.
     fn delete_cron(&self, id: &str) -> Result<(), BackgroundError>;
-    /// Remembers the user's answer about the workspace's `.mcp.json` servers and, when
-    /// trusted, starts them.
-    fn trust_project_mcp(&self, trusted: bool) -> Result<(), BackgroundError> {
-        let _ = trusted;
+    /// Remembers the user's answer to `request` and, when trusted, starts what waited
+    /// for it.
+    fn answer_trust(&self, trusted: bool, request: &TrustRequest) -> Result<(), BackgroundError> {
+        let _ = (trusted, request);
         Err(BackgroundError::NoMcp)
     }
 }
@@ -41,6 +42,9 @@ pub enum BackgroundError {
     /// This session runs no MCP servers.
     #[error("MCP servers are not available in this session.")]
     NoMcp,
+    /// This session keeps no trust in workspace files.
+    #[error("this session cannot trust workspace files.")]
+    NoTrust,
     /// The workspace's `.mcp.json` declares no servers waiting for an answer.
     #[error("this workspace has no project MCP servers to start.")]
     NoProjectMcp,
@@ -54,6 +58,9 @@ pub enum BackgroundError {
     /// for this session when trusted). Shared, so the error can travel in a `Msg`.
     #[error(transparent)]
     RememberTrust(Arc<RememberTrustError>),
+    /// The trusted files could not be remembered (they are trusted for this session).
+    #[error("cannot remember the trusted files: {0}")]
+    RememberFiles(Arc<std::io::Error>),
 }
 
 /// Which dashboard action failed.
@@ -67,8 +74,8 @@ pub enum BackgroundAction {
     ResumeCron,
     /// Deleting a cron job.
     DeleteCron,
-    /// Answering whether the project's MCP servers may start.
-    TrustProjectMcp,
+    /// Answering whether what runs outside the sandbox may run.
+    AnswerTrust,
 }
 
 impl BackgroundAction {
@@ -79,7 +86,7 @@ impl BackgroundAction {
             Self::PauseCron => "pause the job",
             Self::ResumeCron => "resume the job",
             Self::DeleteCron => "delete the job",
-            Self::TrustProjectMcp => "answer about the project's MCP servers",
+            Self::AnswerTrust => "answer about what runs outside the sandbox",
         }
     }
 }
@@ -143,7 +150,9 @@ mod tests {
                 Err(BackgroundError::NoCron)
             }
         }
-        let refused = Nothing.trust_project_mcp(true).unwrap_err();
+        let refused = Nothing
+            .answer_trust(true, &TrustRequest::default())
+            .unwrap_err();
         assert!(matches!(refused, BackgroundError::NoMcp));
         assert_eq!(
             refused.to_string(),

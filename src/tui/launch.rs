@@ -259,14 +259,14 @@ pub fn launch(
                 servers: Some(main.mcp.clone()),
                 mcp: (!main.mcp_plan.untrusted.is_empty()).then(|| ProjectMcp {
                     manager: main.mcp.clone(),
-                    servers: main.mcp_plan.untrusted.clone(),
                     settings: settings.clone(),
                 }),
+                trust: Some(main.trust.clone()),
             }),
             runtime_events: main.events,
             cron_jobs: main.cron.as_ref().map(|c| c.subscribe()),
             supervisor: main.supervisor.clone(),
-            startup: mcp_question(&main.mcp_plan),
+            startup: trust_question(&main.mcp_plan, &main.trust),
             controls: main.controls.clone(),
             policy: main.policy.clone(),
         };
@@ -296,16 +296,23 @@ pub fn launch(
     code
 }
 
-/// The question about the workspace's `.mcp.json` servers, when it was never answered
-/// for the servers the file names now.
-fn mcp_question(plan: &crate::mcp::launch::McpPlan) -> Vec<Msg> {
-    if !plan.ask_trust {
+/// The question about what runs outside the sandbox: the workspace's `.mcp.json`
+/// servers, when it was never answered for the entries the file has now, and the
+/// workspace files hooks and servers run whose content is not trusted.
+fn trust_question(plan: &crate::mcp::launch::McpPlan, trust: &crate::trust::Trust) -> Vec<Msg> {
+    let mut request = crate::trust::TrustRequest {
+        workspace: trust.workspace().to_path_buf(),
+        files: trust.pending(),
+        ..Default::default()
+    };
+    if plan.ask_trust {
+        request.project_file = Some(display_path(&plan.project_file));
+        request.servers = plan.entries.clone();
+    }
+    if request.is_empty() {
         return Vec::new();
     }
-    vec![Msg::AskMcpTrust {
-        file: display_path(&plan.project_file),
-        servers: crate::mcp::trust::describe(&plan.untrusted),
-    }]
+    vec![Msg::AskTrust(request)]
 }
 
 /// What the client runs with besides the settings and the agent.

@@ -54,13 +54,10 @@ pub enum Msg {
     PendingNotifications(usize),
     /// An MCP server's state or tools changed (added, or replaced by name).
     McpServer(crate::mcp::McpServerInfo),
-    /// The workspace's `.mcp.json` names servers the user was never asked about.
-    AskMcpTrust {
-        /// The project file.
-        file: String,
-        /// Each server as `name: what it runs or reaches`.
-        servers: Vec<String>,
-    },
+    /// Something outside the sandbox waits for the user's trust: the workspace's
+    /// `.mcp.json` servers, or workspace files hooks and servers run that are new or
+    /// changed.
+    AskTrust(crate::trust::TrustRequest),
     /// A result for another session was recorded there (delivered when it is opened).
     Parked {
         /// The session it waits in.
@@ -262,9 +259,15 @@ pub enum Effect {
     },
     /// Cancel a subagent.
     CancelSubagent(String),
-    /// The user's answer about the workspace's `.mcp.json` servers (remembered; `true`
-    /// starts them).
-    TrustProjectMcp(bool),
+    /// The user's answer to a trust question: `true` trusts exactly what `request`
+    /// showed (remembered) and starts what waited for it; `false` declines the project
+    /// servers (remembered) and leaves the files untrusted.
+    AnswerTrust {
+        /// Yes or no.
+        trusted: bool,
+        /// What was shown.
+        request: crate::trust::TrustRequest,
+    },
     /// Pause a cron job.
     PauseCron(String),
     /// Resume a paused cron job.

@@ -9,6 +9,7 @@ mod inspect;
 mod mcp;
 mod sessions;
 mod status;
+mod trust;
 
 pub(crate) use sessions::ago;
 pub use status::StatusRow;
@@ -65,12 +66,13 @@ pub enum Overlay {
         /// First row shown.
         scroll: u16,
     },
-    /// "Start the servers this workspace's `.mcp.json` names?"
-    TrustMcp {
-        /// The project file.
-        file: String,
-        /// Each server as `name: what it runs or reaches`.
-        servers: Vec<String>,
+    /// "Trust what runs outside the sandbox?": the workspace's `.mcp.json` servers,
+    /// each entry whole, and the workspace files hooks and servers run.
+    Trust {
+        /// What is asked.
+        request: crate::trust::TrustRequest,
+        /// First row shown.
+        scroll: u16,
     },
     /// `/status`: the provider, the model, the context, usage, queues, sandbox, session.
     Status {
@@ -186,6 +188,30 @@ impl Overlays {
         self.push(overlay)
     }
 
+    /// Shows `request`: over what is open, or in place of a trust question still open
+    /// (it covers everything that waits now).
+    pub(crate) fn ask_trust(&mut self, mut request: crate::trust::TrustRequest) -> Handled {
+        if let Some(at) = self
+            .stack
+            .iter()
+            .position(|o| matches!(o, Overlay::Trust { .. }))
+            && let Overlay::Trust { request: open, .. } = self.stack.remove(at)
+        {
+            if request.servers.is_empty() {
+                request.project_file = open.project_file;
+                request.servers = open.servers;
+            }
+            let kept = open.files.into_iter().filter(|old| {
+                !request
+                    .files
+                    .iter()
+                    .any(|new| new.file.path == old.file.path)
+            });
+            request.files.extend(kept.collect::<Vec<_>>());
+        }
+        self.push(Overlay::Trust { request, scroll: 0 })
+    }
+
     /// Closes every overlay.
     pub(crate) fn clear(&mut self) {
         self.stack.clear();
@@ -231,19 +257,32 @@ impl Overlays {
             return Handled::changed();
         }
         match top {
-            Overlay::TrustMcp { .. } => {
-                let answer = match key.code {
-                    KeyCode::Char('y' | 'Y') => Some(true),
-                    KeyCode::Char('n' | 'N') => Some(false),
-                    KeyCode::Esc => None,
-                    // The question stays until it is answered or put off.
+            Overlay::Trust { request, scroll } => {
+                let trusted = match key.code {
+                    KeyCode::Char('y' | 'Y') => true,
+                    KeyCode::Char('n' | 'N') => false,
+                    KeyCode::Up | KeyCode::Char('k') => {
+                        *scroll = scroll.saturating_sub(1);
+                        return Handled::changed();
+                    }
+                    KeyCode::Down | KeyCode::Char('j') => {
+                        *scroll = scroll.saturating_add(1);
+                        return Handled::changed();
+                    }
+                    KeyCode::PageUp => {
+                        *scroll = scroll.saturating_sub(screen.height / 2);
+                        return Handled::changed();
+                    }
+                    KeyCode::PageDown => {
+                        *scroll = scroll.saturating_add(screen.height / 2);
+                        return Handled::changed();
+                    }
+                    // The question stays until it is answered or put off (Esc, above).
                     _ => return Handled::ignored(),
                 };
+                let request = std::mem::take(request);
                 self.stack.pop();
-                match answer {
-                    Some(trusted) => Handled::changed().with(Effect::TrustProjectMcp(trusted)),
-                    None => Handled::changed(),
-                }
+                Handled::changed().with(Effect::AnswerTrust { trusted, request })
             }
             Overlay::Help { scroll }
             | Overlay::Detail { scroll, .. }
@@ -384,8 +423,8 @@ impl Overlays {
                 ),
                 Overlay::ConfirmFork { id, .. } => sessions::draw_fork(area, buf, theme, id),
                 Overlay::Mcp { scroll } => mcp::draw_servers(area, buf, theme, view.mcp, *scroll),
-                Overlay::TrustMcp { file, servers } => {
-                    mcp::draw_trust(area, buf, theme, file, servers);
+                Overlay::Trust { request, scroll } => {
+                    trust::draw(area, buf, theme, request, *scroll)
                 }
                 Overlay::ConfirmUndo { question, rewind } => {
                     control::draw_confirm(area, buf, theme, question, rewind.as_ref())

@@ -6,6 +6,8 @@ mod diffs;
 mod hooks;
 mod hooks_e2e;
 mod hostile;
+mod hostile_config;
+mod hostile_git;
 mod rpc;
 mod undo;
 mod undo_e2e;

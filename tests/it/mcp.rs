@@ -13,3 +13,4 @@ pub mod processes;
 mod schemas;
 pub mod setup;
 mod steering;
+mod trust;

@@ -22,8 +22,9 @@ pub struct ProjectServers {
 
 #[derive(Deserialize)]
 struct ProjectFile {
+    /// Each entry as written; read as a [`ProjectEntry`] one by one.
     #[serde(rename = "mcpServers", default)]
-    mcp_servers: BTreeMap<String, ProjectEntry>,
+    mcp_servers: BTreeMap<String, serde_json::Value>,
 }
 
 /// One `.mcp.json` entry, in the shape other agents already read.
@@ -69,6 +70,46 @@ impl ProjectEntry {
     }
 }
 
+/// The largest `.mcp.json` read.
+const MAX_PROJECT_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The text of `.mcp.json` in `workspace`, opened beneath it (a symlink leading out is
+/// refused), without blocking (a pipe in its place cannot hang the start), and only as
+/// a regular file of at most [`MAX_PROJECT_FILE_BYTES`]; `Ok(None)` when it is missing.
+fn read_beneath(workspace: &Path) -> std::io::Result<Option<String>> {
+    use cap_std::fs::OpenOptionsExt;
+    use std::io::{ErrorKind, Read};
+    let dir = cap_std::fs::Dir::open_ambient_dir(workspace, cap_std::ambient_authority())?;
+    let mut options = cap_std::fs::OpenOptions::new();
+    options
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY);
+    let file = match dir.open_with(PROJECT_FILE, &options) {
+        Ok(file) => file,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) if crate::tools::workspace::is_escape(&e) => {
+            return Err(std::io::Error::other(
+                "it is a symlink leading out of the workspace",
+            ));
+        }
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("it is not a regular file"));
+    }
+    let mut text = String::new();
+    file.into_std()
+        .take(MAX_PROJECT_FILE_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_PROJECT_FILE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "it is larger than {MAX_PROJECT_FILE_BYTES} bytes"
+        )));
+    }
+    Ok(Some(text))
+}
+
 /// Reads `.mcp.json` at `workspace`; a missing file has no servers.
 pub fn read_project_file(workspace: &Path) -> ProjectServers {
     let path = workspace.join(PROJECT_FILE);
@@ -76,13 +117,14 @@ pub fn read_project_file(workspace: &Path) -> ProjectServers {
         path: path.clone(),
         ..ProjectServers::default()
     };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return project,
+    let text = match read_beneath(workspace) {
+        Ok(Some(text)) => text,
+        Ok(None) => return project,
         Err(e) => {
-            project
-                .problems
-                .push(format!("cannot read {}: {e}", path.display()));
+            project.problems.push(format!(
+                "cannot read {}: {e}; its servers are not started",
+                path.display()
+            ));
             return project;
         }
     };
@@ -98,12 +140,20 @@ pub fn read_project_file(workspace: &Path) -> ProjectServers {
             return project;
         }
     };
-    for (name, entry) in file.mcp_servers {
-        match check_server_name(&name).and_then(|()| entry.into_config()) {
+    for (name, raw) in file.mcp_servers {
+        let config = check_server_name(&name).and_then(|()| {
+            serde_json::from_value::<ProjectEntry>(raw.clone())
+                .map_err(|e| ServerConfigError::EntryShape {
+                    reason: e.to_string(),
+                })?
+                .into_config()
+        });
+        match config {
             Ok(config) => project.servers.push(ServerSpec {
                 name,
                 config,
                 origin: Origin::Project,
+                entry: Some(raw),
             }),
             Err(e) => project.problems.push(format!(
                 "{}: server \"{name}\" is skipped: {e}",
@@ -123,6 +173,7 @@ pub fn merge(user: &McpSection, project: &ProjectServers) -> (Vec<ServerSpec>, V
             name: name.clone(),
             config: config.clone(),
             origin: Origin::User,
+            entry: None,
         })
         .collect();
     let mut notes = Vec::new();
@@ -166,6 +217,34 @@ mod tests {
     }
 
     #[test]
+    fn a_project_file_that_leads_out_or_is_no_file_is_not_read() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ws = dir.path().join("ws");
+        std::fs::create_dir(&ws).expect("ws");
+        std::fs::write(
+            dir.path().join("elsewhere.json"),
+            r#"{"mcpServers": {"x": {"command": "evil"}}}"#,
+        )
+        .expect("write");
+        std::os::unix::fs::symlink("../elsewhere.json", ws.join(PROJECT_FILE)).expect("link");
+        let project = read_project_file(&ws);
+        assert!(project.servers.is_empty());
+        assert!(
+            project.problems[0].contains("leading out of the workspace"),
+            "{:?}",
+            project.problems
+        );
+        std::fs::remove_file(ws.join(PROJECT_FILE)).expect("unlink");
+        nix::unistd::mkfifo(&ws.join(PROJECT_FILE), nix::sys::stat::Mode::S_IRWXU).expect("fifo");
+        let project = read_project_file(&ws);
+        assert!(
+            project.problems[0].contains("not a regular file"),
+            "{:?}",
+            project.problems
+        );
+    }
+
+    #[test]
     fn broken_project_file_is_a_problem_not_a_crash() {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::write(dir.path().join(PROJECT_FILE), "{\"mcpServers\": [").expect("write");
@@ -193,6 +272,7 @@ mod tests {
                     cwd: None,
                 }),
                 origin: Origin::Project,
+                entry: None,
             }],
             problems: vec![],
         };

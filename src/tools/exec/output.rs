@@ -91,6 +91,16 @@ impl Capture {
         self.total == 0
     }
 
+    /// Every byte received, when none was dropped.
+    pub fn bytes(&self) -> Option<Vec<u8>> {
+        if self.dropped() > 0 {
+            return None;
+        }
+        let mut bytes = self.head.clone();
+        bytes.extend(self.tail.iter());
+        Some(bytes)
+    }
+
     /// The kept text (invalid UTF-8 replaced), with a marker where bytes were dropped.
     pub fn text(&self) -> String {
         let mut text = String::from_utf8_lossy(&self.head).into_owned();

@@ -129,6 +129,9 @@ fn edit(
         Ok(dir) => dir,
         Err(e) => return read_failure(shown, located, &e),
     };
+    if let Err(refused) = located.check_held(&dir, name) {
+        return ToolResult::error(refused.to_string());
+    }
     let (bytes, mode) = match read_regular(&dir, name) {
         Ok(Some((Kept::Bytes(bytes), mode))) => (bytes, mode),
         Ok(Some((Kept::TooLarge(size), _))) => {

@@ -60,14 +60,24 @@ pub fn restore_file(workspace: &Workspace, path: &Path, content: Option<&[u8]>) 
         return Err(io::Error::other("the workspace itself is not a file"));
     };
     let tree = located.dir();
+    let held = |dir: cap_std::fs::Dir| {
+        located
+            .check_held(&dir, name)
+            .map(|()| dir)
+            .map_err(|refused| io::Error::new(io::ErrorKind::PermissionDenied, refused.to_string()))
+    };
     let Some(content) = content else {
-        return match tree.open_dir(parent).and_then(|dir| dir.remove_file(name)) {
+        return match tree
+            .open_dir(parent)
+            .and_then(held)
+            .and_then(|dir| dir.remove_file(name))
+        {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
             other => other,
         };
     };
     tree.create_dir_all(parent)?;
-    let dir = tree.open_dir(parent)?;
+    let dir = held(tree.open_dir(parent)?)?;
     let mode = match dir.metadata(name) {
         Ok(meta) if meta.is_dir() => {
             return Err(io::Error::other("a directory is there now"));

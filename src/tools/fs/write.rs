@@ -120,6 +120,9 @@ fn write(located: &Located, shown: &str, content: &str, observer: &Observer) -> 
         Ok(dir) => dir,
         Err(e) => return ToolResult::error(io_failure("write", shown, located, &e)),
     };
+    if let Err(refused) = located.check_held(&dir, name) {
+        return ToolResult::error(refused.to_string());
+    }
     // Looked at again in the directory now held open: that is where the rename happens.
     let existing = match dir.metadata(name) {
         Ok(meta) if meta.is_dir() => return is_dir(),

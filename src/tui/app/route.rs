@@ -65,9 +65,7 @@ impl App {
             Msg::CronJobs(rows) => self.dashboard.set_cron(rows),
             Msg::PendingNotifications(n) => self.dashboard.set_pending(n),
             Msg::McpServer(server) => self.dashboard.update_mcp(server),
-            Msg::AskMcpTrust { file, servers } => {
-                self.overlays.push(Overlay::TrustMcp { file, servers })
-            }
+            Msg::AskTrust(request) => self.overlays.ask_trust(request),
             Msg::Parked {
                 session_id,
                 summary,

@@ -1,6 +1,6 @@
-//! The MCP overlays: `/mcp` (each server, its state and tools, and what their
-//! definitions cost per request) and the question whether to start the servers of the
-//! workspace's `.mcp.json`.
+//! The `/mcp` overlay: each server, its state and tools, and what their definitions
+//! cost per request (the question whether to start the workspace's `.mcp.json` servers
+//! is the trust question, `trust.rs`).
 
 use crate::mcp::McpServerInfo;
 use crate::tui::dashboard::mcp::state_mark;
@@ -92,48 +92,4 @@ pub(super) fn draw_servers(
         lines.push(StyledLine::blank());
     }
     scrolled(&wrap(&lines, body.width), body, scroll, buf);
-}
-
-/// Draws the question about the project file's servers.
-pub(super) fn draw_trust(
-    area: Rect,
-    buf: &mut Buffer,
-    theme: &Theme,
-    file: &str,
-    servers: &[String],
-) {
-    let height = u16::try_from(servers.len())
-        .unwrap_or(u16::MAX)
-        .saturating_add(9);
-    let rect = centered(area, 80, height.min(area.height));
-    let body = dialog(
-        theme,
-        rect,
-        " Start this workspace's MCP servers? ".into(),
-        buf,
-    );
-    let mut lines = vec![
-        StyledLine::plain(
-            format!("{} asks to start these servers:", clean(file)),
-            theme.text(),
-        ),
-        StyledLine::blank(),
-    ];
-    for server in servers {
-        lines.push(StyledLine::plain(
-            format!("  {}", clean(server)),
-            theme.fg(Token::Tool),
-        ));
-    }
-    lines.push(StyledLine::blank());
-    lines.push(StyledLine::plain(
-        "A project file can start any program on this machine. Start them only if you \
-         trust this workspace. The answer is remembered until the file changes.",
-        theme.fg(Token::Warning),
-    ));
-    lines.push(StyledLine::plain(
-        "y: start them · n: never for this file · Esc: ask again next time",
-        theme.dim(),
-    ));
-    scrolled(&wrap(&lines, body.width), body, 0, buf);
 }

@@ -192,9 +192,9 @@ impl Runtime {
             Effect::ResumeCron(id) => {
                 self.background(BackgroundAction::ResumeCron, move |b| b.resume_cron(&id))
             }
-            Effect::TrustProjectMcp(trusted) => self
-                .background(BackgroundAction::TrustProjectMcp, move |b| {
-                    b.trust_project_mcp(trusted)
+            Effect::AnswerTrust { trusted, request } => self
+                .background(BackgroundAction::AnswerTrust, move |b| {
+                    b.answer_trust(trusted, &request)
                 }),
             Effect::DeleteCron(id) => {
                 self.background(BackgroundAction::DeleteCron, move |b| b.delete_cron(&id))

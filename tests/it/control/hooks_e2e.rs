@@ -40,21 +40,35 @@ fn block(info: &str, needle: &str) -> String {
         .unwrap_or_else(|| panic!("the README has no {info} block with {needle}"))
 }
 
-fn install(ws: &Path, name: &str) {
-    let dir = ws.join(".claw-tui/hooks");
-    std::fs::create_dir_all(&dir).unwrap();
+/// Where the README keeps the hook scripts: the config dir's `hooks/`.
+const README_HOOKS: &str = "${XDG_CONFIG_HOME:-$HOME/.config}/claw-tui/hooks";
+
+/// Writes the README's script `name` into `dir`.
+fn install(dir: &Path, name: &str) {
+    std::fs::create_dir_all(dir).unwrap();
     std::fs::write(
         dir.join(name),
-        block("sh", &format!(".claw-tui/hooks/{name}")),
+        block("sh", &format!("claw-tui/hooks/{name}")),
     )
     .unwrap();
+}
+
+/// The README's config block for `name`, with the scripts in the rig's scripts dir
+/// (the test process's own config dir is not the test's to write).
+fn rig_config(name: &str) -> String {
+    let config = block("toml", name);
+    assert!(config.contains(README_HOOKS), "{config}");
+    config.replace(README_HOOKS, "{scripts}")
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_readme_rm_guard_blocks_rm_outside_build_and_lets_it_run_inside() {
     let sandbox = Sandbox::new();
     let ws = sandbox.workspace();
-    install(&ws, "no-rm.sh");
+    install(
+        &sandbox.dir.path().join("config/claw-tui/hooks"),
+        "no-rm.sh",
+    );
     sandbox.write_config(&format!(
         "provider = \"demo\"\n\n{}",
         block("toml", "no-rm.sh")
@@ -106,11 +120,11 @@ async fn the_readme_rm_guard_holds_against_rm_in_disguise() {
         .map(|(id, args)| (id.as_str(), "exec", args.clone()))
         .collect();
     let mut rig = Rig::start(
-        &block("toml", "no-rm.sh"),
+        &rig_config("no-rm.sh"),
         &[],
         vec![Reply::tool_calls(&borrowed), Reply::text(&["tried"])],
     );
-    install(rig.ws(), "no-rm.sh");
+    install(rig.scripts.path(), "no-rm.sh");
     std::fs::create_dir_all(rig.file("src")).unwrap();
     std::fs::write(rig.file("src/main.rs"), "fn main() {}\n").unwrap();
     std::fs::create_dir_all(rig.file("build")).unwrap();
@@ -133,7 +147,7 @@ async fn the_readme_rm_guard_holds_against_rm_in_disguise() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_readme_formatter_formats_what_write_file_wrote_and_undo_still_restores() {
-    let config = block("toml", "format.sh");
+    let config = rig_config("format.sh");
     let messy = "fn main(){let x=1;println!(\"{}\",x);}\n";
     let mut rig = Rig::start(
         &config,
@@ -156,7 +170,7 @@ async fn the_readme_formatter_formats_what_write_file_wrote_and_undo_still_resto
             Reply::text(&["written"]),
         ],
     );
-    install(rig.ws(), "format.sh");
+    install(rig.scripts.path(), "format.sh");
     let outside = rig.ws().parent().unwrap().join("outside.rs");
     std::fs::write(&outside, messy).unwrap();
     rig.prompt("write main.rs").await;

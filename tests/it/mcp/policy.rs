@@ -2,17 +2,21 @@
 //! `approval = "ask"` with nobody to ask refuses the call before it reaches the server,
 //! disabled tools are never offered (and a call to one reaches nothing), and
 //! `subagents = false` keeps a server's tools from subagents, and plan mode offers only
-//! the tools the server marks read-only. Checked on the server's own log of what it
+//! the tools the server marks read-only, also when they arrive after plan mode went on. Checked on the server's own log of what it
 //! received.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use super::setup::{McpEnv, Via, offered};
-use crate::support::mcp::log_lines;
+use crate::support::mcp::{is_ready, log_lines, stdio_table, wait_for_server};
 use crate::support::runtime::{RoutingProvider, until_runtime};
-use crate::support::{Reply, sent_results, tool_results};
+use crate::support::{Reply, ScriptedProvider, sent_results, tool_results, until_agent_end};
 use claw_tui::runtime::RuntimeEvent;
+use claw_tui::setup::start_runtime_with;
+use claw_tui::tools::exec::Approver;
+use claw_tui::tools::message::MessageSender;
 use claw_tui::tools::policy::{AgentKind, AgentRole};
 use serde_json::json;
+use std::sync::Arc;
 
 fn calls_logged(log: &std::path::Path) -> Vec<String> {
     log_lines(log)
@@ -164,4 +168,40 @@ async fn plan_mode_offers_only_the_tools_the_server_marks_read_only() {
             .is_none()
     );
     env.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan_mode_stays_in_force_when_a_servers_tools_arrive() {
+    // Started in plan mode (`--plan`); the server's tools arrive afterwards, and the
+    // main agent is equipped again for them: still as the planner, note included.
+    let logs = tempfile::tempdir().unwrap();
+    let table = stdio_table("fixture", &logs.path().join("fixture.log"), "");
+    let (_home, mut settings) = crate::support::runtime::settings(&table);
+    settings.plan = true;
+    let provider = ScriptedProvider::new(vec![Reply::text(&["1. Read the code."])]);
+    let outbound: MessageSender = Arc::new(|_| {});
+    let mut main =
+        start_runtime_with(&settings, provider.clone(), outbound, Approver::Nobody).unwrap();
+    wait_for_server(&mut main.events, "fixture", is_ready).await;
+    let mut events = main.agent.subscribe(None);
+    main.supervisor
+        .submit("how would you add caching?".to_owned());
+    until_agent_end(&mut events).await;
+    let request = &provider.requests()[0];
+    let mut tools = offered(request);
+    tools.sort();
+    assert_eq!(
+        tools,
+        [
+            "list_dir",
+            "mcp__fixture__echo",
+            "read_file",
+            "web_fetch",
+            "web_search"
+        ]
+    );
+    assert!(request.system_prompt.contains("# Plan mode"));
+    assert!(request.system_prompt.contains("mcp__fixture__echo"));
+    main.supervisor.stop().await;
+    main.mcp.shutdown().await;
 }

@@ -115,6 +115,37 @@ pub async fn live_run_with_message() -> LiveRun {
     run_live(agent, Some((events, runtime)), &["tidy the files"]).await
 }
 
+/// Runs [`message_script`] live with a `message` tool that, instead of a message, has
+/// the runtime ask the user to trust a workspace file (as a hook refused for a changed
+/// script does): the live app shows the question, the recording logs it.
+pub async fn live_run_with_trust_question() -> LiveRun {
+    let agent = Agent::new(Paced::new(message_script()), "scripted");
+    let (events, runtime) = runtime_channel();
+    let asking = events.clone();
+    let schema = json!({"type": "object", "properties": {"content": {"type": "string"}}});
+    agent.set_tools(vec![crate::support::FnTool::new(
+        "message",
+        schema,
+        move |_, _, _, _| {
+            let request = claw_tui::trust::TrustRequest {
+                files: vec![claw_tui::trust::FileQuestion {
+                    file: claw_tui::trust::PinnedFile {
+                        path: PathBuf::from("/w/scripts/guard.sh"),
+                        sha256: Some("ab".repeat(32)),
+                        size: 12,
+                    },
+                    run_by: vec!["the hook `sh scripts/guard.sh`".into()],
+                    changed: true,
+                }],
+                ..Default::default()
+            };
+            asking.send(RuntimeEvent::TrustRequest { request });
+            async { claw_tui::agent::ToolResult::text("blocked") }
+        },
+    )]);
+    run_live(agent, Some((events, runtime)), &["tidy the files"]).await
+}
+
 async fn run_live(
     agent: Agent,
     mut runtime: Option<(RuntimeEventSender, UnboundedReceiver<RuntimeEvent>)>,

@@ -2,7 +2,7 @@
 //! at ×64; going back rebuilds the same screen; `--from` and the turn keys land on the
 //! turns.
 
-use super::fixture::{live_run, live_run_with_message, state};
+use super::fixture::{live_run, live_run_with_message, live_run_with_trust_question, state};
 use crate::support::tui::{config, scene};
 use claw_tui::replay::{PlayOptions, Replay, Timeline, play_due};
 use claw_tui::tui::{Effect, Msg};
@@ -110,6 +110,25 @@ async fn a_replay_shows_the_message_tools_card_as_the_live_run_did() {
     assert!(has_card(&live.app), "the live run shows the card");
     assert!(has_card(&replayed), "the replay shows the card");
     assert_same_screen(&mut live.app, &mut replayed, "replay_message_card");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_recorded_trust_question_is_told_in_the_replay_not_asked_again() {
+    let mut live = live_run_with_trust_question().await;
+    let question = "Trust what runs outside the sandbox?";
+    let live_screen = scene::draw(&mut live.app).backend().to_string();
+    assert!(live_screen.contains(question), "{live_screen}");
+    let mut replay = replay_of(&live.path, 64.0);
+    replay.rebase(live.t0.into_std(), Instant::now());
+    play_out(&mut replay).await;
+    assert!(replay.player().at_end());
+    let replayed = screen(&mut replay).backend().to_string();
+    assert!(!replayed.contains(question), "{replayed}");
+    let transcript = format!("{:?}", replay.app().chat().transcript());
+    assert!(
+        transcript.contains("Asked whether to trust 0 server(s) and 1 file(s)"),
+        "{transcript}"
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -59,12 +59,25 @@ impl Rig {
         replies: Vec<Reply>,
         approver: Approver,
     ) -> Rig {
+        Self::start_tuned(config, scripts, replies, approver, |_, _| {})
+    }
+
+    /// [`Rig::start_with`], with the settings changed by `tune` (given the scripts dir)
+    /// before the runtime is built.
+    pub fn start_tuned(
+        config: &str,
+        scripts: &[(&str, &str)],
+        replies: Vec<Reply>,
+        approver: Approver,
+        tune: impl FnOnce(&mut Settings, &Path),
+    ) -> Rig {
         let dir = tempfile::tempdir().unwrap();
         for (name, body) in scripts {
             script(dir.path(), name, body);
         }
         let config = config.replace("{scripts}", &dir.path().display().to_string());
-        let (home, settings) = settings(&config);
+        let (home, mut settings) = settings(&config);
+        tune(&mut settings, dir.path());
         let provider = ScriptedProvider::new(replies);
         let outbound: MessageSender = Arc::new(|_| {});
         let main = start_runtime_with(&settings, provider.clone(), outbound, approver).unwrap();

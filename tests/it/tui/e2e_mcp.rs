@@ -1,7 +1,7 @@
 //! End to end in a pseudo-terminal: the client asks once whether to start the servers
-//! of the workspace's `.mcp.json`, starts them on "y" (the dashboard shows them ready),
-//! remembers the answer for the next start, and asks again when the file names another
-//! program. The first frame does not wait for any server, a server's stderr goes to the
+//! of the workspace's `.mcp.json` (showing each entry), starts them on "y" (the
+//! dashboard shows them ready), remembers the answer for the next start, and asks again
+//! when the entry changed. The first frame does not wait for any server, a server's stderr goes to the
 //! log file and never to the screen, and quitting stops what a server still starting
 //! has started.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -39,9 +39,10 @@ fn the_trust_question_is_asked_once_per_workspace_and_file() {
     write_project(&sandbox, &log, None);
 
     let mut tui = start(&sandbox);
-    tui.wait_text("Start this workspace's MCP servers?");
-    // The question names each server (waited for: a frame can be read half drawn).
-    tui.wait_text("proj: ");
+    tui.wait_text("Trust what runs outside the sandbox?");
+    // The question shows each server's entry (waited for: a frame can be read half
+    // drawn).
+    tui.wait_text("--log");
     assert!(
         log_lines(&log).is_empty(),
         "nothing started before the answer"
@@ -53,7 +54,7 @@ fn the_trust_question_is_asked_once_per_workspace_and_file() {
     assert!(log_lines(&log).iter().any(|l| l.starts_with("start ")));
     tui.send("\x04");
     tui.wait_exit();
-    let data = sandbox.dir.path().join("data/claw-tui/mcp-trust.json");
+    let data = sandbox.dir.path().join("data/claw-tui/trust.json");
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&data).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
@@ -63,7 +64,7 @@ fn the_trust_question_is_asked_once_per_workspace_and_file() {
     tui.wait_text("Welcome to claw-tui");
     tui.send("\t\t\t");
     tui.wait_text("proj  ready · 10 tools");
-    assert!(!tui.text().contains("Start this workspace's MCP servers?"));
+    assert!(!tui.text().contains("Trust what runs outside the sandbox?"));
     tui.send("\x04");
     tui.wait_exit();
 
@@ -71,7 +72,8 @@ fn the_trust_question_is_asked_once_per_workspace_and_file() {
     write_project(&sandbox, &log, Some("--changed"));
     let starts = log_lines(&log).len();
     let mut tui = start(&sandbox);
-    tui.wait_text("Start this workspace's MCP servers?");
+    tui.wait_text("Trust what runs outside the sandbox?");
+    tui.wait_text("--changed");
     tui.send("n");
     tui.send("\t\t\t");
     tui.wait_text("proj  not trusted");
@@ -137,4 +139,45 @@ fn three_servers_neither_delay_the_first_frame_nor_write_on_the_screen() {
         runtime.block_on(exits(hung_child)),
         "the child of the server still starting ({hung_child}) outlived the client"
     );
+}
+
+#[test]
+fn a_hook_script_in_the_workspace_is_asked_about_at_start_and_again_when_it_changed() {
+    let sandbox = Sandbox::new();
+    let ws = sandbox.workspace();
+    let log = sandbox.dir.path().join("guard.log");
+    std::fs::create_dir_all(ws.join("scripts")).unwrap();
+    let guard = ws.join("scripts/guard.sh");
+    std::fs::write(&guard, format!("echo ran >> '{}'\n", log.display())).unwrap();
+    sandbox.write_config(
+        "provider = \"demo\"\n\n[[hooks.before_tool]]\nmatch = \"^exec$\"\ncommand = \"sh scripts/guard.sh\"\n",
+    );
+
+    // Asked at start, with the file, that it is new, and what runs it.
+    let mut tui = start(&sandbox);
+    tui.wait_text("Trust what runs outside the sandbox?");
+    tui.wait_text("scripts/guard.sh · new");
+    tui.wait_text("run by the hook `sh scripts/guard.sh`");
+    tui.send("y");
+    tui.send("run echo first\r");
+    crate::support::poll::until("the trusted hook ran", MCP_DEADLINE, || {
+        (!log_lines(&log).is_empty()).then_some(())
+    });
+    assert_eq!(log_lines(&log), ["ran"]);
+
+    // Changed while the client runs: the next call asks again, and the hook does not
+    // run meanwhile (the call it guards is blocked).
+    std::fs::write(&guard, "touch pwned\n").unwrap();
+    tui.send("run echo second\r");
+    tui.wait_text("changed since you trusted it");
+    tui.send("n");
+    tui.wait_text("was not run");
+    assert_eq!(log_lines(&log), ["ran"]);
+    assert!(!ws.join("pwned").exists(), "the changed hook ran");
+    tui.send("\x04");
+    tui.wait_exit();
+
+    let data = sandbox.dir.path().join("data/claw-tui/trust.json");
+    let stored = std::fs::read_to_string(&data).unwrap();
+    assert!(stored.contains("guard.sh"), "{stored}");
 }
