@@ -132,16 +132,22 @@ async fn undo_never_restores_through_a_link_to_a_protected_file() {
             json!({"path": "a.txt", "content": "[core]\n\tfsmonitor = evil\n"}),
         )]),
         // The command makes `a.txt` a link to the repository's config, which holds what
-        // the turn left, so undo would find "its" file unchanged and restore it.
+        // the turn left there, so undo would find "its" file unchanged and restore it.
+        // (The command cannot write the config itself: the sandbox holds it read-only.)
         Reply::tool_calls(&[(
             "c2",
             "exec",
-            json!({"command": "cp a.txt .git/config && rm a.txt && ln -s .git/config a.txt"}),
+            json!({"command": "rm a.txt && ln -s .git/config a.txt"}),
         )]),
         Reply::text(&["done"]),
     ];
     let mut rig = Rig::start_tuned("", &[], replies, Approver::Nobody, |settings, _| {
         std::fs::create_dir_all(settings.workspace.join(".git")).unwrap();
+        std::fs::write(
+            settings.workspace.join(".git/config"),
+            "[core]\n\tfsmonitor = evil\n",
+        )
+        .unwrap();
         std::fs::write(settings.workspace.join("a.txt"), "original\n").unwrap();
     });
     rig.prompt("edit a").await;
