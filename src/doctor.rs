@@ -55,6 +55,7 @@ pub fn run(settings: &Settings) -> i32 {
             Err(format!("cannot start the probe: {e}")),
             outside::GitHelper {
                 confined: Err(format!("cannot start the probe: {e}")),
+                bare_repository: None,
             },
         ),
     };

@@ -27,26 +27,34 @@ pub struct Outside {
 pub struct GitHelper {
     /// Whether the launcher confined it (Landlock in force), when it ran.
     pub confined: Result<bool, String>,
+    /// The user's `safe.bareRepository` setting, when git could say.
+    pub bare_repository: Option<String>,
 }
 
-/// Runs `git --version` the way the checkpoints run git.
+/// Runs `git --version` the way the checkpoints run git, and reads the user's
+/// `safe.bareRepository` (their global config, read by the same confined git).
 pub async fn try_git(helper: &HelperRunner) -> GitHelper {
     let cwd = std::env::temp_dir();
-    let confined = match helper
-        .run(
-            "git",
-            &["--version"],
-            &cwd,
-            |env| env,
-            Duration::from_secs(5),
-        )
-        .await
-    {
+    let git = |args: &'static [&'static str]| {
+        helper.run("git", args, &cwd, |env| env, Duration::from_secs(5))
+    };
+    let confined = match git(&["--version"]).await {
         Ok(output) if output.code == Some(0) => Ok(output.confined),
         Ok(output) => Err(format!("git exited with {:?}", output.code)),
         Err(e) => Err(e.to_string()),
     };
-    GitHelper { confined }
+    let bare_repository = match git(&["config", "--global", "--get", "safe.bareRepository"]).await {
+        Ok(output) if output.code == Some(0) => {
+            Some(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        }
+        // Exit 1: not set, git's default ("all").
+        Ok(output) if output.code == Some(1) => Some("all".to_owned()),
+        _ => None,
+    };
+    GitHelper {
+        confined,
+        bare_repository,
+    }
 }
 
 /// Every hook, MCP server and helper of `settings`, with what protects each.
@@ -196,6 +204,23 @@ fn helpers(git: &GitHelper) -> Vec<Outside> {
                  credential helpers); tried now: {state}"
             ),
             problem,
+        },
+        Outside {
+            what: "your own git, in your shell".into(),
+            protection: match git.bare_repository.as_deref() {
+                Some("explicit") => "safe.bareRepository = explicit: a directory the agent \
+                    shapes like a repository (HEAD, objects/, refs/, config) is not taken \
+                    for one"
+                    .to_owned(),
+                Some(value) => format!(
+                    "safe.bareRepository = {value}: a directory a command shapes like a \
+                     repository would be taken for one, and its config obeyed (the file \
+                     tools refuse it; commands can still make one); set it with `git \
+                     config --global safe.bareRepository explicit`"
+                ),
+                None => "safe.bareRepository: git could not say".to_owned(),
+            },
+            problem: None,
         },
         Outside {
             what: "$VISUAL / $EDITOR (Ctrl+G in the client)".into(),
