@@ -14,6 +14,8 @@
 
 mod git_like;
 
+pub use git_like::serialize as serialize_git_shaped;
+
 use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};

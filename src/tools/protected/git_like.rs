@@ -6,10 +6,25 @@
 //! `.git/config`: a model that writes `HEAD`, `config`, `objects/` and `refs/` into
 //! `src/` gets its `core.fsmonitor` run by the user's next `git status` there. So in such
 //! a directory the executable configuration is as protected as in `.git`, and a write
-//! that would make a directory holding a `config` look like one is refused too: whichever
-//! of the four is written last is refused.
+//! that would make a directory holding any of that configuration look like one is
+//! refused too: whichever piece is written last is refused.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// Held by each write of a path with one of those names in it, from its check until it
+/// landed, so that parallel calls cannot each pass the check before the other wrote.
+static SHAPING: Mutex<()> = Mutex::new(());
+
+/// The guard a write of `rel` holds, when a component of it is one of the names above.
+pub fn serialize(rel: &Path) -> Option<MutexGuard<'static, ()>> {
+    let named = rel.components().any(|c| {
+        let name = c.as_os_str();
+        SHAPE.iter().chain(&CONFIGURATION).any(|n| name == *n)
+    });
+    // Nothing under the lock can panic half-way through a check; a poisoned one is fine.
+    named.then(|| SHAPING.lock().unwrap_or_else(|p| p.into_inner()))
+}
 
 /// Entries of a git-like directory the model may not write: what git runs or obeys.
 const CONFIGURATION: [&str; 5] = ["config", "config.worktree", "commondir", "hooks", "info"];
@@ -31,7 +46,10 @@ pub(super) fn refuses(root: &Path, path: &Path) -> bool {
         let is_shape = SHAPE.iter().any(|s| first == *s);
         let is_config = CONFIGURATION.iter().any(|c| first == *c);
         if (is_shape || is_config) && would_be_git_like(&dir, first, depth + 1 == names.len()) {
-            let configured = is_config || dir.join("config").exists();
+            let configured = is_config
+                || CONFIGURATION
+                    .iter()
+                    .any(|c| dir.join(c).symlink_metadata().is_ok());
             if configured {
                 return true;
             }
