@@ -10,6 +10,7 @@ mod exec_hostile;
 mod exec_protected;
 mod exec_routes;
 mod exec_sandbox;
+mod exec_setid;
 mod fs;
 mod message_spawn_cron;
 mod policy;
