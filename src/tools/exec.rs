@@ -382,6 +382,7 @@ impl Tool for ExecTool {
             watch,
             guards,
             recorded,
+            separated,
         } = match self.prepare(&request, &root, cwd.clone()) {
             Ok(prepared) => prepared,
             Err(problem) => return ToolResult::error(problem.to_string()),
@@ -400,12 +401,10 @@ impl Tool for ExecTool {
         let took = started.elapsed();
         let after = result::Aftermath {
             guarded: self.note_mounts(outcome.reports.containment.as_ref(), guards) || recorded,
-            settled: watch.settle(),
+            settled: separated.into_iter().chain(watch.settle()).collect(),
             earlier: std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner())),
         };
-        if let Some(finished) = outcome.finished.take()
-            && !watch.is_empty()
-        {
+        if let Some(finished) = outcome.finished.take() {
             self.settle_when_finished(finished, watch);
         }
         self.result(&request, &cwd, outcome, took, after)

@@ -7,6 +7,7 @@ mod exec_contain;
 mod exec_doctor;
 mod exec_env;
 mod exec_hostile;
+mod exec_links;
 mod exec_protected;
 mod exec_routes;
 mod exec_sandbox;
