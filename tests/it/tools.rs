@@ -3,6 +3,7 @@
 mod exec;
 mod exec_agent;
 mod exec_approval;
+mod exec_background;
 mod exec_contain;
 mod exec_doctor;
 mod exec_env;

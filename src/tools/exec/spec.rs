@@ -161,6 +161,7 @@ impl ExecTool {
                 timeout,
                 max_output_bytes: self.config.max_output_bytes,
                 stdin: None,
+                live: None,
             },
             watch: plan.watch,
             guards,
