@@ -63,6 +63,7 @@ pub use report::{
     SandboxReport,
 };
 pub use setup_error::SetupError;
+pub(crate) use shell::replace_words;
 pub use tempdir::{PrivateTempDir, private_temp_dir};
 
 use crate::agent::{Tool, ToolResult, ToolUpdates};

@@ -9,6 +9,7 @@ mod exec_doctor;
 mod exec_env;
 mod exec_hostile;
 mod exec_links;
+mod exec_pinned;
 mod exec_protected;
 mod exec_routes;
 mod exec_sandbox;

@@ -106,6 +106,9 @@ pub(super) fn plan(protected: &Protected, fallback: bool) -> Plan {
         let link = meta.as_ref().is_ok_and(|m| m.is_symlink());
         let git_dir = rel == Path::new(".git") && meta.as_ref().is_ok_and(|m| m.is_dir());
         if exists && !link {
+            if protected.pinned().contains(&path) {
+                pin_parents(protected, &root, &rel, &mut plan.guards);
+            }
             let kind = if git_dir {
                 GuardKind::Pin
             } else {
@@ -142,6 +145,29 @@ pub(super) fn plan(protected: &Protected, fallback: bool) -> Plan {
         });
     }
     plan
+}
+
+/// Pins each directory between `root` (the workspace) and the pinned file `rel` in it,
+/// so that none can be renamed or replaced while a command runs: the file's own bind
+/// holds its content, but swapping a directory above it for another would put other
+/// content at its path. Directories that are protected themselves (or beneath one) are
+/// read-only already; a symlink cannot be bound (what runs is checked when it runs).
+fn pin_parents(protected: &Protected, root: &Path, rel: &Path, guards: &mut Vec<Guard>) {
+    let mut dir = root.to_path_buf();
+    for part in rel.parent().into_iter().flat_map(Path::components) {
+        dir.push(part);
+        let real_dir = dir.symlink_metadata().is_ok_and(|m| m.is_dir());
+        if !real_dir {
+            return;
+        }
+        let held = guards.iter().any(|g| g.path == dir);
+        if !held && protected.check(&dir).is_ok() {
+            guards.push(Guard {
+                path: dir.clone(),
+                kind: GuardKind::Pin,
+            });
+        }
+    }
 }
 
 /// The parent directory of `rel` in `root`, opened without following a symlink below

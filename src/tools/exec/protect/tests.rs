@@ -77,3 +77,36 @@ fn memory_md_is_free_only_as_a_file() {
     assert!(memory.symlink_metadata().unwrap().is_file());
     assert_eq!(std::fs::read_to_string(memory).unwrap(), "m");
 }
+
+#[test]
+fn the_directories_above_a_pinned_file_are_pinned_up_to_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("tools/hooks")).unwrap();
+    std::fs::create_dir_all(root.join(".claw-tui/hooks")).unwrap();
+    std::fs::write(root.join("tools/hooks/check.sh"), "exit 0").unwrap();
+    std::fs::write(root.join(".claw-tui/hooks/x.sh"), "exit 0").unwrap();
+    let mut protected = Protected::for_workspace(&root);
+    protected.pin(root.join("tools/hooks/check.sh"));
+    protected.pin(root.join(".claw-tui/hooks/x.sh"));
+    let plan = plan(&protected, false);
+    let kinds: Vec<(PathBuf, GuardKind)> = plan
+        .guards
+        .iter()
+        .map(|g| (g.path.strip_prefix(&root).unwrap().to_path_buf(), g.kind))
+        .collect();
+    let at = |rel: &str, kind| kinds.iter().position(|k| *k == (PathBuf::from(rel), kind));
+    let (tools, hooks) = (
+        at("tools", GuardKind::Pin),
+        at("tools/hooks", GuardKind::Pin),
+    );
+    let file = at("tools/hooks/check.sh", GuardKind::ReadOnly);
+    assert!(
+        tools < hooks && hooks < file && tools.is_some(),
+        "{kinds:?}"
+    );
+    // Inside the read-only .claw-tui nothing is pinned writable again.
+    assert!(at(".claw-tui", GuardKind::ReadOnly).is_some(), "{kinds:?}");
+    assert!(at(".claw-tui", GuardKind::Pin).is_none(), "{kinds:?}");
+    assert!(at(".claw-tui/hooks", GuardKind::Pin).is_none(), "{kinds:?}");
+}
