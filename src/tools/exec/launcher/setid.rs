@@ -142,8 +142,9 @@ const ABIS: [Abi; 2] = [
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const ABIS: [Abi; 0] = [];
 
-// Classic BPF, as seccomp runs it (linux/filter.h, linux/seccomp.h).
-const LD_W_ABS: u16 = 0x00 | 0x00 | 0x20;
+// Classic BPF, as seccomp runs it (linux/filter.h, linux/seccomp.h): BPF_LD | BPF_W
+// | BPF_ABS (the first two are 0).
+const LD_W_ABS: u16 = 0x20;
 const ALU_AND_K: u16 = 0x04 | 0x50;
 const JMP_JEQ_K: u16 = 0x05 | 0x10;
 const JMP_JSET_K: u16 = 0x05 | 0x40;
