@@ -128,3 +128,83 @@ async fn commondir_written_from_the_background_into_a_repository_does_not_stay()
     );
     assert_eq!(processes_with("987653"), Vec::<String>::new());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_dropped_while_its_command_runs_is_still_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().to_path_buf();
+    let tool = crate::support::exec::tool(&ws);
+    let command = "git init -q && git config core.fsmonitor 'touch mark' && touch planted \
+                   && sleep 987654";
+    let call = claw_tui::agent::Tool::execute(
+        &tool,
+        "call",
+        serde_json::json!({ "command": command, "timeout": 600 }),
+        tokio_util::sync::CancellationToken::new(),
+        claw_tui::agent::ToolUpdates::discard(),
+    );
+    // The call is abandoned (its future dropped) once the command has planted.
+    let marker = ws.join("planted");
+    let dropped = tokio::time::timeout(crate::support::exec::DEADLINE, async {
+        tokio::pin!(call);
+        loop {
+            tokio::select! {
+                _ = &mut call => panic!("the command ended on its own"),
+                () = tokio::time::sleep(std::time::Duration::from_millis(20)) => {
+                    if marker.exists() {
+                        return;
+                    }
+                }
+            }
+        }
+    })
+    .await;
+    assert!(dropped.is_ok(), "the command never planted");
+    crate::support::poll::until_async(
+        "the dropped call's repository was moved aside",
+        crate::support::exec::DEADLINE,
+        || (planted(&ws).is_empty() && quarantined(&ws, ".git").len() == 1).then_some(()),
+    )
+    .await;
+    assert_eq!(processes_with("987654"), Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stop_signal_stops_the_commands_before_the_last_check() {
+    use crate::support::fake_llm::FakeLlm;
+    let sb = Sandbox::new();
+    let ws = sb.workspace();
+    // Planting without pause while the model "thinks" for a minute; SIGTERM comes first.
+    let plant = "(while :; do git init -q; git config core.fsmonitor 'touch mark'; \
+                 rm -rf .git.quarantined-*; done; sleep 987655) > /dev/null 2>&1 & \
+                 sleep 0.5; echo planting";
+    let server = FakeLlm::start(vec![exec(plant, Some(600)), after(60, say("Done."))]).await;
+    sb.write_config(&format!(
+        "provider = \"local\"\n\n[providers.local]\napi = \"openai\"\n\
+         base_url = \"{}/v1\"\nmodel = \"hostile\"\n",
+        server.url()
+    ));
+    let mut cmd = sb.command();
+    cmd.args(["--no-session", "-p", "--yes", "go"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    server.until_requests(2).await;
+    // The call's own check is past; the loop plants again.
+    crate::support::poll::until_async(
+        "the background loop planted again",
+        crate::support::exec::DEADLINE,
+        || (!planted(&ws).is_empty()).then_some(()),
+    )
+    .await;
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert_eq!(planted(&ws), Vec::<String>::new(), "{stderr}");
+    assert_eq!(processes_with("987655"), Vec::<String>::new(), "{stderr}");
+}
