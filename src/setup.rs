@@ -108,6 +108,26 @@ fn own_dirs(settings: &Settings) -> Vec<PathBuf> {
     ]
 }
 
+/// Makes those of claw-tui's own directories that the workspace holds and that do not
+/// exist yet, so that commands find them held read-only rather than free to create
+/// (a command that made `.config/claw-tui/config.toml` would configure the next start).
+fn make_own_dirs(settings: &Settings, dirs: &[PathBuf]) {
+    use std::os::unix::fs::DirBuilderExt;
+    for dir in dirs.iter().filter(|d| d.starts_with(&settings.workspace)) {
+        let is_file = *dir == settings.config_path;
+        if is_file || dir.symlink_metadata().is_ok() {
+            continue;
+        }
+        if let Err(e) = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+        {
+            tracing::warn!("cannot make {}: {e}", dir.display());
+        }
+    }
+}
+
 fn model_name(settings: &Settings) -> String {
     match settings.provider.api {
         Api::Demo => DEMO_MODEL.to_owned(),
@@ -379,11 +399,9 @@ fn prepare_runtime_with(
             Some(format!("large tool results cannot be kept whole: {e}")),
         ),
     };
-    let workspace = Arc::new(
-        workspace
-            .with_pinned(pinned)
-            .with_own_dirs(own_dirs(settings)),
-    );
+    let own = own_dirs(settings);
+    make_own_dirs(settings, &own);
+    let workspace = Arc::new(workspace.with_pinned(pinned).with_own_dirs(own));
     let checkpoints = Checkpoints::new(workspace.clone());
     let policy = ToolPolicy::new(
         build_registry(

@@ -136,6 +136,12 @@ impl Trust {
         }
     }
 
+    /// The data dir the answers are kept in (none for [`Self::in_memory`]): claw-tui's
+    /// own, which commands may not write.
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.inner.store.as_ref().and_then(|s| s.path().parent())
+    }
+
     /// The workspace.
     pub fn workspace(&self) -> &Path {
         &self.inner.workspace

@@ -14,7 +14,7 @@
 use crate::tools::exec::replace_words;
 use crate::trust::{option_value, word_path};
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// The copies of one hook run; removed when dropped.
@@ -25,18 +25,31 @@ pub(crate) struct Copies {
 }
 
 impl Copies {
-    /// Writes `checked` (path, the bytes found trusted) into a new private directory.
-    pub fn make(checked: Vec<(PathBuf, Vec<u8>)>) -> std::io::Result<Self> {
+    /// Writes `checked` (path, the bytes found trusted) into a new private directory
+    /// under `under` (claw-tui's data dir, which commands may not write even where
+    /// `[exec] writable_paths` opens the temp dir to them), else the temp dir.
+    pub fn make(checked: Vec<(PathBuf, Vec<u8>)>, under: Option<&Path>) -> std::io::Result<Self> {
         if checked.is_empty() {
             return Ok(Self {
                 made: Vec::new(),
                 _dir: None,
             });
         }
-        let dir = tempfile::Builder::new()
+        let mut builder = tempfile::Builder::new();
+        builder
             .prefix("claw-tui-hook-")
-            .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir()?;
+            .permissions(std::fs::Permissions::from_mode(0o700));
+        let dir = match under {
+            Some(under) => {
+                let runs = under.join("hook-runs");
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(&runs)?;
+                builder.tempdir_in(runs)?
+            }
+            None => builder.tempdir()?,
+        };
         let mut made = Vec::new();
         for (n, (path, bytes)) in checked.into_iter().enumerate() {
             let name = path.file_name().unwrap_or_else(|| "file".as_ref());
@@ -101,7 +114,8 @@ mod tests {
         let script = ws.join("scripts/check.sh");
         std::fs::write(&script, "echo now\n").unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let copies = Copies::make(vec![(script.clone(), b"echo checked\n".to_vec())]).unwrap();
+        let copies =
+            Copies::make(vec![(script.clone(), b"echo checked\n".to_vec())], None).unwrap();
         let copy = copies.made[0].1.clone();
         assert_eq!(std::fs::read_to_string(&copy).unwrap(), "echo checked\n");
         assert_eq!(

@@ -84,7 +84,7 @@ impl Runner {
             Err(untrusted) => return Outcome::Untrusted(untrusted.to_string()),
         };
         // The workspace files it runs, run from the bytes just checked.
-        let copies = match Copies::make(checked) {
+        let copies = match Copies::make(checked, self.trust.data_dir()) {
             Ok(copies) => copies,
             Err(e) => return failed(format!("cannot copy the files it runs ({e})")),
         };

@@ -214,14 +214,31 @@ impl ExecTool {
 }
 
 /// claw-tui's own directories that a command could write (beneath a writable path), held
-/// read-only in its mount namespace. Only held, never watched: claw-tui itself writes
-/// them while the command runs (sessions, logs), so nothing there may be put back.
+/// read-only in its mount namespace, with each directory between the writable path and
+/// them pinned (bound onto itself), so that none can be renamed away and replaced by one
+/// the command fills. Only held, never watched: claw-tui itself writes them while the
+/// command runs (sessions, logs), so nothing there may be put back.
 fn own_dir_guards(own: &[PathBuf], writes: &[PathBuf]) -> Vec<Guard> {
-    own.iter()
-        .filter(|dir| dir.is_dir() && writes.iter().any(|w| dir.starts_with(w)))
-        .map(|dir| Guard {
+    let mut guards: Vec<Guard> = Vec::new();
+    for dir in own.iter().filter(|dir| dir.is_dir()) {
+        let Some(top) = writes.iter().find(|w| dir.starts_with(w)) else {
+            continue;
+        };
+        let mut above = top.clone();
+        let between = dir.strip_prefix(top).ok().and_then(Path::parent);
+        for part in between.into_iter().flat_map(Path::components) {
+            above.push(part);
+            if !guards.iter().any(|g| g.path == above) {
+                guards.push(Guard {
+                    path: above.clone(),
+                    kind: GuardKind::Pin,
+                });
+            }
+        }
+        guards.push(Guard {
             path: dir.clone(),
             kind: GuardKind::ReadOnly,
-        })
-        .collect()
+        });
+    }
+    guards
 }

@@ -1,8 +1,9 @@
 //! Directories git would take for a repository although they are not named `.git`.
 //!
 //! Git's discovery, in a directory without `.git`, takes the directory itself for a git
-//! directory when it holds a `HEAD` file and `objects/` and `refs/` directories (a bare
-//! repository; `core.worktree` can then point it at any tree). Its `config` is obeyed like
+//! directory when it holds a `HEAD` file and `objects/` and `refs/` directories, or a
+//! `commondir` file naming another directory that has them (a bare repository;
+//! `core.worktree` can then point it at any tree). Its `config` is obeyed like
 //! `.git/config`: a model that writes `HEAD`, `config`, `objects/` and `refs/` into
 //! `src/` gets its `core.fsmonitor` run by the user's next `git status` there. So in such
 //! a directory the executable configuration is as protected as in `.git`, and a write
@@ -65,7 +66,10 @@ fn would_be_git_like(dir: &Path, written: &std::ffi::OsStr, is_file: bool) -> bo
     let head = written == "HEAD" && is_file || dir.join("HEAD").is_file();
     let objects = written == "objects" && !is_file || dir.join("objects").is_dir();
     let refs = written == "refs" && !is_file || dir.join("refs").is_dir();
-    head && objects && refs
+    // A `commondir` file sends git to another directory for `objects/`, `refs/` and
+    // `config`: with `HEAD` beside it, this is a git directory whatever else it holds.
+    let common = written == "commondir" && is_file || dir.join("commondir").exists();
+    head && (common || objects && refs)
 }
 
 #[cfg(test)]
@@ -106,6 +110,18 @@ mod tests {
                 all[last]
             );
         }
+    }
+
+    #[test]
+    fn head_beside_a_commondir_is_a_git_directory_in_either_order() {
+        let root = tempfile::tempdir().unwrap();
+        let x = root.path().join("x");
+        std::fs::create_dir(&x).unwrap();
+        std::fs::write(x.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        assert!(refuses(root.path(), &x.join("commondir")));
+        std::fs::remove_file(x.join("HEAD")).unwrap();
+        std::fs::write(x.join("commondir"), "../y\n").unwrap();
+        assert!(refuses(root.path(), &x.join("HEAD")));
     }
 
     #[test]

@@ -259,6 +259,14 @@ async fn claw_tuis_own_directories_in_the_workspace_are_read_only_to_the_model()
                 >> .config/claw-tui/config.toml; touch .local/state/claw-tui/planted; \
                 mv .config/claw-tui .config/moved"}),
         )]),
+        // The directories above them: renamed away, a new one in their place.
+        Reply::tool_calls(&[(
+            "x2",
+            "exec",
+            json!({"command": "mv .config .c_old; mkdir -p .config/claw-tui && \
+                echo '[[hooks.stop]]' > .config/claw-tui/config.toml; \
+                mv .local/share .local/s_old; mkdir -p .local/share/claw-tui/x"}),
+        )]),
         Reply::text(&["done"]),
     ];
     let mut rig = Rig::start_tuned("", &[], replies, Approver::Nobody, |settings, _| {
@@ -268,6 +276,8 @@ async fn claw_tuis_own_directories_in_the_workspace_are_read_only_to_the_model()
         std::fs::write(ws.join(".config/claw-tui/config.toml"), "").unwrap();
         settings.config_path = ws.join(".config/claw-tui/config.toml");
         settings.state_dir = ws.join(".local/state/claw-tui");
+        // Not there yet: the first start in a new home.
+        settings.data_dir = ws.join(".local/share/claw-tui");
     });
     rig.prompt("make yourself at home").await;
 
@@ -283,6 +293,10 @@ async fn claw_tuis_own_directories_in_the_workspace_are_read_only_to_the_model()
         "the config dir was moved"
     );
     assert!(!ws.join(".local/state/claw-tui/planted").exists());
+    assert!(!ws.join(".c_old").exists(), "the directory above the config was renamed");
+    assert!(!ws.join(".local/s_old").exists(), "the one above the data was renamed");
+    // Made at the start, so that commands meet them held rather than absent.
+    assert!(ws.join(".local/share/claw-tui").is_dir());
     let results = sent_results(&rig.provider.requests()[1]);
     assert_eq!(results.len(), 3);
     for result in &results {
@@ -330,4 +344,43 @@ async fn a_directory_shaped_like_a_git_directory_gets_no_configuration_from_the_
     assert!(!(shaped && configured), "src/ is a configured repository");
     let results = sent_results(&rig.provider.requests()[1]);
     assert!(results.iter().any(|r| r.is_error), "{results:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_hook_runs_its_checked_copy_from_claw_tuis_data_dir_not_the_temp_dir() {
+    // Commands may be given the temp dir (`writable_paths = ["/tmp"]`): the copy a hook
+    // runs must be where no command can write, claw-tui's data dir.
+    let marks = tempfile::tempdir().unwrap();
+    let trace = marks.path().join("where");
+    let config = "[[hooks.before_tool]]\nmatch = \"^write_file$\"\ncommand = \"sh scripts/where.sh\"\n";
+    let replies = vec![
+        Reply::tool_calls(&[("c1", "write_file", json!({"path": "a.txt", "content": "x\n"}))]),
+        Reply::text(&["1"]),
+        Reply::tool_calls(&[("c2", "write_file", json!({"path": "b.txt", "content": "x\n"}))]),
+        Reply::text(&["2"]),
+    ];
+    let body = format!("cat > /dev/null; echo \"$0\" > '{}'\n", trace.display());
+    let mut rig = Rig::start_tuned(config, &[], replies, Approver::Nobody, |settings, _| {
+        let scripts = settings.workspace.join("scripts");
+        std::fs::create_dir_all(&scripts).unwrap();
+        script(&scripts, "where.sh", &body);
+    });
+    rig.prompt("one").await;
+    let asked = loop {
+        match rig.main.events.try_recv() {
+            Ok(RuntimeEvent::TrustRequest { request }) => break request,
+            Ok(_) => continue,
+            Err(e) => panic!("the user was not asked: {e}"),
+        }
+    };
+    rig.main.trust.allow(&[asked.files[0].file.clone()]).unwrap();
+    rig.prompt("two").await;
+    let ran = std::fs::read_to_string(&trace).expect("the trusted hook did not run");
+    let data_dir = std::fs::canonicalize(&rig.settings.data_dir).unwrap();
+    assert!(
+        Path::new(ran.trim()).starts_with(&data_dir),
+        "the hook ran {ran:?}, not a copy under {}",
+        data_dir.display()
+    );
+    assert!(rig.file("b.txt").exists());
 }
