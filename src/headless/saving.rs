@@ -19,7 +19,7 @@ pub fn report(mut status: watch::Receiver<SaveStatus>, rpc: bool) -> JoinHandle<
                 reported = now.failures;
                 failing = true;
                 let error = now.error.as_deref().unwrap_or("a write failed");
-                eprintln!(
+                say!(
                     "claw-tui: {error}. The conversation goes on in memory; writing is retried \
                      at the end of each turn."
                 );
@@ -34,7 +34,7 @@ pub fn report(mut status: watch::Receiver<SaveStatus>, rpc: bool) -> JoinHandle<
             }
             if failing && now.is_saved() {
                 failing = false;
-                eprintln!("claw-tui: the session is saved again; nothing is missing from it.");
+                say!("claw-tui: the session is saved again; nothing is missing from it.");
                 if rpc {
                     write_json_line(&json!({"type": "session_saved"}));
                 }
@@ -49,7 +49,7 @@ pub fn report_final(status: &SaveStatus) -> bool {
     let Some(error) = &status.error else {
         return false;
     };
-    eprintln!(
+    say!(
         "claw-tui: the session could not be saved: {} record{} missing from it ({error})",
         status.unsaved,
         if status.unsaved == 1 { "" } else { "s" },

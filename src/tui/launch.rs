@@ -352,6 +352,10 @@ async fn client(
     options: Options,
     (sessions, (first, saving)): (SessionHost, (LoadedSession, Option<SaveWatch>)),
 ) -> color_eyre::Result<(i32, SwitchHold)> {
+    // Taken over before the terminal is: from here on no signal ends the process
+    // with the screen still in the client's modes.
+    let mut stop = crate::signals::StopSignals::install()
+        .map_err(|e| eyre!("cannot take over the stop signals: {e}"))?;
     terminal::install_panic_hook();
     if let Err(e) = terminal::enter(config.mouse_capture) {
         terminal::leave();
@@ -426,11 +430,13 @@ async fn client(
         };
         rt.execute(effect, &mut term);
     }
-    let result = rt.run(&mut app, &mut term, &mut rx).await;
+    let result = rt.run(&mut app, &mut term, &mut rx, &mut stop).await;
     // Quitting: nothing new may start, what waits is recorded in the session.
     let quitting = rt.supervisor().hold_for_switch();
     rt.abort();
     terminal::leave();
+    // Saving and stopping the background take a moment; a second signal need not wait.
+    stop.exit_on_next();
     let code = match result {
         Ok(runtime::Exit::Quit) => EXIT_OK,
         Ok(runtime::Exit::Signal(code)) => code,

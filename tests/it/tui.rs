@@ -11,6 +11,7 @@ mod e2e_compaction;
 mod e2e_llm;
 mod e2e_mcp;
 mod e2e_sessions;
+mod e2e_signals;
 mod e2e_terminal_loss;
 mod e2e_user_files;
 mod e2e_ux;
