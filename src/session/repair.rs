@@ -1,7 +1,9 @@
 //! Making a locked session file safe to append to: a torn last line (the process
 //! stopped, or the disk filled, while it was written) is cut off after its bytes are
 //! kept in the `.damaged` side file, so no new line is ever appended after a fragment.
+//! A last line that is a whole record and lacks only its newline gets the newline.
 
+use super::fast::is_whole_record;
 use super::file::{damaged_path, open_side_append};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -33,6 +35,18 @@ pub(super) fn repair_tail(file: &mut File, path: &Path) -> std::io::Result<Repai
         Some(cut) => cut,
     };
     let fragment = len - cut;
+    if ends_a_whole_record(file, cut, fragment)? {
+        // Only its newline is missing: the record stays, ended like any other.
+        file.write_all(b"\n")?;
+        tracing::info!(
+            "{}: the last record had no newline; it was added",
+            path.display()
+        );
+        return Ok(Repair {
+            len: len + 1,
+            ..Repair::default()
+        });
+    }
     let side = damaged_path(path);
     let kept = keep_fragment(file, cut, fragment, path, &side);
     let shown = path.display();
@@ -92,6 +106,14 @@ fn last_line_start(file: &mut File, len: u64) -> std::io::Result<Option<u64>> {
         end = start;
     }
     Ok((len > 0).then_some(0))
+}
+
+/// Whether the `bytes` from `start` to the end of `file` are one whole record.
+fn ends_a_whole_record(file: &mut File, start: u64, bytes: u64) -> std::io::Result<bool> {
+    let mut fragment = Vec::with_capacity(usize::try_from(bytes).unwrap_or(0));
+    file.seek(SeekFrom::Start(start))?;
+    Read::by_ref(file).take(bytes).read_to_end(&mut fragment)?;
+    Ok(is_whole_record(&fragment))
 }
 
 fn keep_fragment(
