@@ -415,9 +415,39 @@ async fn client(
         );
     }
     // A small file, read before the first key can ask for it.
+    let path = history::history_path(&settings.data_dir);
     match history::load(&settings.data_dir) {
-        Ok(entries) => rt.dispatch(&mut app, &mut term, Msg::HistoryLoaded(entries)),
-        Err(e) => tracing::warn!("cannot read the history: {e}"),
+        Ok(loaded) => {
+            if loaded.skipped > 0 {
+                let skipped = loaded.skipped;
+                let warning = format!(
+                    "The input history {} has {skipped} unreadable line{} (not UTF-8 text, \
+                     or torn); skipped, the other {} entries are kept",
+                    path.display(),
+                    if skipped == 1 { "" } else { "s" },
+                    loaded.entries.len()
+                );
+                tracing::warn!("{warning}");
+                rt.dispatch(
+                    &mut app,
+                    &mut term,
+                    Msg::Notice(NoticeLevel::Warning, warning),
+                );
+            }
+            rt.dispatch(&mut app, &mut term, Msg::HistoryLoaded(loaded.entries));
+        }
+        Err(e) => {
+            let warning = format!(
+                "cannot read the input history {}: {e}; Up starts empty",
+                path.display()
+            );
+            tracing::warn!("{warning}");
+            rt.dispatch(
+                &mut app,
+                &mut term,
+                Msg::Notice(NoticeLevel::Warning, warning),
+            );
+        }
     }
     if let Some(prompt) = options.prompt.filter(|p| !p.trim().is_empty()) {
         let effect = if options.images.is_empty() {

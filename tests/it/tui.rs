@@ -17,6 +17,7 @@ mod e2e_user_files;
 mod e2e_ux;
 mod events;
 mod export_symlink;
+mod history_file;
 mod inspect;
 mod keys_config;
 mod mcp;
