@@ -361,7 +361,10 @@ fn prepare_runtime_with(
         ),
     };
     let workspace = Arc::new(workspace.with_pinned(pinned));
-    let checkpoints = Checkpoints::new(workspace.clone());
+    let checkpoints = Checkpoints::with_failure(
+        workspace.clone(),
+        settings.file.session.checkpoint_failure.unwrap_or_default(),
+    );
     let policy = ToolPolicy::new(
         build_registry(
             settings,

@@ -2,8 +2,8 @@
 
 use super::change::FileChange;
 use super::{
-    Kept, MAX_KEPT_BYTES, Observer, Prior, human_size, io_failure, located_then, read_regular,
-    replace_file,
+    Kept, MAX_KEPT_BYTES, Observer, Prior, before_change, human_size, io_failure, located_then,
+    read_regular, replace_file,
 };
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
@@ -182,9 +182,11 @@ fn edit(
     let mut updated = body.replacen(old.as_str(), new, 1);
     restore_final_newline(body, &mut updated, eol);
     let written = format!("{bom}{updated}");
-    if let Some(observer) = observer {
-        observer.before_change(located.path(), Prior::Content(&bytes));
-    }
+    // Before the file changes: a change that cannot be undone is said, or not made.
+    let note = match before_change(observer, located, shown, Prior::Content(&bytes), "edited") {
+        Ok(note) => note,
+        Err(refused) => return refused,
+    };
     if let Err(e) = replace_file(&dir, name, written.as_bytes(), Some(mode)) {
         return ToolResult::error(io_failure("write", shown, located, &e));
     }
@@ -205,8 +207,9 @@ fn edit(
         .take_while(|(a, b)| a == b)
         .count()
         + 1;
+    let note = note.map(|n| format!("{n}\n")).unwrap_or_default();
     ToolResult::text(format!(
-        "Edited {shown}: replaced 1 occurrence.\n\n{}",
+        "{note}Edited {shown}: replaced 1 occurrence.\n\n{}",
         short_diff(&diff)
     ))
     .with_details(json!({
