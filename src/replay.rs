@@ -88,9 +88,10 @@ fn session_path(key: Option<&str>, settings: &Settings) -> Result<PathBuf, FindE
 fn print_json(path: &std::path::Path) -> i32 {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match json::print_events(path, &mut out) {
-        Ok(0) => EXIT_OK,
-        Ok(damaged) => {
-            eprintln!("claw-tui: warning: {damaged} damaged line(s) of the event log skipped");
+        Ok(notes) => {
+            for note in notes {
+                eprintln!("claw-tui: warning: {note}");
+            }
             EXIT_OK
         }
         // The reader went away: nothing more to say.
