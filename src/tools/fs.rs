@@ -49,6 +49,10 @@ pub enum Prior<'a> {
     NotKept,
 }
 
+/// The key of a file tool's result details that holds, when the change cannot be
+/// undone, the note saying why (the chat shows it on the call's card).
+pub const NOT_UNDOABLE: &str = "not_undoable";
+
 /// What a file held before a change could not be kept, so the change could not be
 /// undone (see [`ChangeObserver::before_change`]).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 
 use super::change::FileChange;
 use super::{
-    Kept, MAX_KEPT_BYTES, Observer, Prior, before_change, human_size, io_failure, located_then,
-    read_regular, replace_file,
+    Kept, MAX_KEPT_BYTES, NOT_UNDOABLE, Observer, Prior, before_change, human_size, io_failure,
+    located_then, read_regular, replace_file,
 };
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
@@ -207,17 +207,21 @@ fn edit(
         .take_while(|(a, b)| a == b)
         .count()
         + 1;
-    let note = note.map(|n| format!("{n}\n")).unwrap_or_default();
-    ToolResult::text(format!(
-        "{note}Edited {shown}: replaced 1 occurrence.\n\n{}",
-        short_diff(&diff)
-    ))
-    .with_details(json!({
+    let lead = note.as_ref().map(|n| format!("{n}\n")).unwrap_or_default();
+    let mut details = json!({
         "path": located.path().to_string_lossy(),
         "diff": diff,
         "first_changed_line": first_changed_line,
         "change": FileChange::between(shown, Some(&bytes), Some(written.as_bytes()), false).to_value(),
-    }))
+    });
+    if let Some(note) = note {
+        details[NOT_UNDOABLE] = json!(note);
+    }
+    ToolResult::text(format!(
+        "{lead}Edited {shown}: replaced 1 occurrence.\n\n{}",
+        short_diff(&diff)
+    ))
+    .with_details(details)
 }
 
 fn not_a_file(shown: &str) -> ToolResult {

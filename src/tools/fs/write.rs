@@ -2,7 +2,8 @@
 
 use super::change::{ChangeKind, FileChange};
 use super::{
-    Kept, Observer, Prior, before_change, io_failure, located_then, read_regular, replace_file,
+    Kept, NOT_UNDOABLE, Observer, Prior, before_change, io_failure, located_then, read_regular,
+    replace_file,
 };
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
@@ -174,10 +175,14 @@ fn write(located: &Located, shown: &str, content: &str, observer: &Observer) -> 
     if let Some(note) = &note {
         text = format!("{note}\n{text}");
     }
-    ToolResult::text(text).with_details(json!({
+    let mut details = json!({
         "path": located.path().to_string_lossy(),
         "bytes": bytes,
         "created": created,
         "change": change.to_value(),
-    }))
+    });
+    if let Some(note) = note {
+        details[NOT_UNDOABLE] = json!(note);
+    }
+    ToolResult::text(text).with_details(details)
 }

@@ -8,6 +8,8 @@ use crate::support::Reply;
 use crate::support::control::Rig;
 use crate::support::reading::tool_ends;
 use crate::support::tmpfs::Tmpfs;
+use crate::support::tui::scene::{Clock, answer, call, end_with, run_start, screen, start};
+use claw_tui::agent::{AgentEvent, StopReason};
 use claw_tui::checkpoint::{CheckpointError, Conflicts, UndoOutcome};
 use claw_tui::session::SessionWriter;
 use serde_json::json;
@@ -61,6 +63,12 @@ async fn a_change_whose_earlier_content_cannot_be_kept_says_so_and_undo_names_it
         std::fs::read_to_string(rig.file("big.bin")).unwrap(),
         "small now\n"
     );
+    // The client's card of the call says it too, below its header.
+    let shown = card_of_the_call(&events);
+    assert!(
+        shown.contains("✓ write_file big.bin") && shown.contains("cannot be undone"),
+        "{shown}"
+    );
 
     let UndoOutcome::Done(report) = rig.main.controls.checkpoints.undo(Conflicts::Ask).unwrap()
     else {
@@ -77,6 +85,31 @@ async fn a_change_whose_earlier_content_cannot_be_kept_says_so_and_undo_names_it
     assert!(message.contains("Could not restore: big.bin"), "{message}");
     rig.close_session().await;
     drop(disk);
+}
+
+/// The chat as the client shows the run's tool call, from the run's own events.
+fn card_of_the_call(events: &[AgentEvent]) -> String {
+    let mut app = crate::support::tui::app();
+    let clock = Clock::new(&mut app);
+    run_start(&clock, &mut app, "shrink big.bin");
+    let args = json!({"path": "big.bin", "content": "small now\n"});
+    answer(
+        &clock,
+        &mut app,
+        10,
+        vec![call("w1", "write_file", args.clone())],
+        StopReason::ToolUse,
+    );
+    start(&clock, &mut app, 20, "w1", "write_file", args);
+    let result = events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::ToolExecutionEnd { result, .. } => Some(result.clone()),
+            _ => None,
+        })
+        .unwrap();
+    end_with(&clock, &mut app, 30, "w1", "write_file", result);
+    screen(&mut app).join("\n")
 }
 
 #[tokio::test(flavor = "multi_thread")]
