@@ -22,6 +22,7 @@ mod tool;
 
 pub use config::{EventHook, HooksConfig, ToolHook, ToolMatch};
 pub use run::BLOCK_EXIT_CODE;
+pub(crate) use run::trust_runner;
 pub use tool::{BLOCKED_PREFIX, BeforeTool, CANCELLED_IN_HOOK, HookedCall, hook_marks};
 
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};

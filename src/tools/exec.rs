@@ -115,6 +115,8 @@ pub struct ExecTool {
     sockets_logged: AtomicBool,
     /// Workspace files something outside the sandbox runs (hooks, trusted MCP servers).
     pinned: Vec<PathBuf>,
+    /// claw-tui's own directories, held read-only around commands.
+    own_dirs: Vec<PathBuf>,
     /// Whether the launcher's mounts held so far (`spec::mounts`).
     mounts: AtomicU8,
     /// What the check after a command's background processes found, for the next result.
@@ -168,6 +170,7 @@ impl ExecTool {
             paths_logged: AtomicBool::new(false),
             sockets_logged: AtomicBool::new(false),
             pinned: Vec::new(),
+            own_dirs: Vec::new(),
             mounts: AtomicU8::new(spec::mounts::UNKNOWN),
             pending: Arc::default(),
         }
@@ -177,6 +180,13 @@ impl ExecTool {
     /// server runs) read-only to commands as well.
     pub fn with_pinned(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
         self.pinned.extend(paths);
+        self
+    }
+
+    /// This tool, with claw-tui's own directories `dirs` (config, data, state) read-only
+    /// to commands where a writable path holds them.
+    pub fn with_own_dirs(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.own_dirs.extend(dirs);
         self
     }
 

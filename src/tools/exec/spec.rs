@@ -2,7 +2,7 @@
 //! writable paths, the protected paths it holds in place, the sockets left reachable,
 //! the limits, and the scrubbed environment.
 
-use super::launcher::{self, LauncherOptions, Limits};
+use super::launcher::{self, Guard, GuardKind, LauncherOptions, Limits};
 use super::protect::{self, Watch};
 use super::report::Report;
 use super::run::RunSpec;
@@ -101,7 +101,9 @@ impl ExecTool {
             for path in &self.pinned {
                 protected.pin(path.clone());
             }
-            protect::plan(&protected, fallback)
+            let mut plan = protect::plan(&protected, fallback);
+            plan.guards.extend(own_dir_guards(&self.own_dirs, &writes));
+            plan
         } else {
             protect::Plan::default()
         };
@@ -187,4 +189,17 @@ impl ExecTool {
         }
         usable
     }
+}
+
+/// claw-tui's own directories that a command could write (beneath a writable path), held
+/// read-only in its mount namespace. Only held, never watched: claw-tui itself writes
+/// them while the command runs (sessions, logs), so nothing there may be put back.
+fn own_dir_guards(own: &[PathBuf], writes: &[PathBuf]) -> Vec<Guard> {
+    own.iter()
+        .filter(|dir| dir.is_dir() && writes.iter().any(|w| dir.starts_with(w)))
+        .map(|dir| Guard {
+            path: dir.clone(),
+            kind: GuardKind::ReadOnly,
+        })
+        .collect()
 }
