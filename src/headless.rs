@@ -113,7 +113,7 @@ pub async fn run_prompt(
                 supervisor.abort();
                 tokio::select! {
                     () = supervisor.agent().wait_for_idle() => {}
-                    code = stop.recv() => {
+                    code = stop.recv_again() => {
                         say!("claw-tui: stopped again; exiting without waiting");
                         std::process::exit(code);
                     }

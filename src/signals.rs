@@ -80,10 +80,23 @@ impl StopSignals {
         futures::future::select_all(waits).await.0
     }
 
-    /// After the first signal: from now on, another one ends the process at once.
+    /// Waits for a stop signal after the first one: one that asks again to stop at
+    /// once. A closing terminal sends SIGHUP twice (to the session's leader and to its
+    /// foreground group), so a SIGHUP never counts as asking again.
+    pub async fn recv_again(&mut self) -> i32 {
+        loop {
+            let code = self.recv().await;
+            if code != EXIT_SIGHUP {
+                return code;
+            }
+        }
+    }
+
+    /// After the first signal: from now on, another one ends the process at once (see
+    /// [`Self::recv_again`]).
     pub fn exit_on_next(mut self) {
         tokio::spawn(async move {
-            let code = self.recv().await;
+            let code = self.recv_again().await;
             tell("claw-tui: stopped again; exiting without waiting");
             std::process::exit(code);
         });
@@ -121,6 +134,27 @@ mod tests {
         let rt = 128 + nix::libc::SIGRTMIN() + 3;
         assert_eq!(signal_name(rt), "SIGRTMIN+3");
         assert_eq!(signal_name(7), "a signal");
+    }
+
+    /// A closing terminal's second SIGHUP is not a second request to stop (which would
+    /// exit before the session is saved); another signal is.
+    #[test]
+    fn a_repeated_sighup_does_not_ask_again() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let mut stop = StopSignals::install().unwrap();
+            nix::sys::signal::raise(Sig::SIGHUP).unwrap();
+            assert_eq!(stop.recv().await, EXIT_SIGHUP);
+            nix::sys::signal::raise(Sig::SIGHUP).unwrap();
+            let again =
+                tokio::time::timeout(std::time::Duration::from_millis(200), stop.recv_again());
+            assert!(again.await.is_err(), "a second SIGHUP is not asking again");
+            nix::sys::signal::raise(Sig::SIGUSR2).unwrap();
+            assert_eq!(stop.recv_again().await, 128 + Sig::SIGUSR2 as i32);
+        });
     }
 
     #[test]

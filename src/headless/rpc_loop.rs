@@ -220,7 +220,7 @@ async fn stopped(shared: &Shared<'_>, code: i32, stop: &mut StopSignals) -> i32 
 async fn wait_idle(shared: &Shared<'_>, stop: &mut StopSignals) {
     tokio::select! {
         () = shared.supervisor.agent().wait_for_idle() => {}
-        code = stop.recv() => {
+        code = stop.recv_again() => {
             say!("claw-tui: stopped again; exiting without waiting");
             std::process::exit(code);
         }
