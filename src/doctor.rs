@@ -188,6 +188,12 @@ impl Doctor {
             "host abstract unix sockets are out of reach",
             "host abstract unix sockets are reachable (needs Landlock ABI 6)",
         );
+        self.feature(
+            "set-id files",
+            on.then_some(sandbox.setid_refused),
+            "a command cannot make a set-user-ID or set-group-ID file (seccomp)",
+            "a command can make set-user-ID files, which work outside the sandbox",
+        );
         self.containment(reports.containment.as_ref(), exec);
         self.line("probe: write to /tmp", probe.check("write_tmp"));
         if probe.check("write_tmp") != "refused" {

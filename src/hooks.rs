@@ -16,6 +16,7 @@
 //! that fails (other exit codes, a timeout, bad JSON) never stops the agent: the call or
 //! prompt goes on, the user gets a warning and the log the hook's stderr.
 
+mod checked;
 pub mod config;
 mod run;
 mod tool;

@@ -72,6 +72,8 @@ pub(super) struct Prepared {
     pub guards: usize,
     /// Every protected path was recorded before the command (no mounts expected).
     pub recorded: bool,
+    /// Protected files whose other names were given copies of their own before it.
+    pub separated: Vec<protect::Settled>,
 }
 
 impl ExecTool {
@@ -94,19 +96,37 @@ impl ExecTool {
         let namespaces = sandboxed && self.config.pid_namespace;
         let mut writes = vec![root.to_path_buf(), tmpdir.clone()];
         writes.extend(self.usable_paths(root, &self.config.writable_paths, &self.paths_logged));
-        writes.extend(WRITABLE_DEVICES.map(PathBuf::from));
         let fallback = !namespaces || self.mounts.load(Ordering::Acquire) != mounts::HOLD;
+        let mut separated = Vec::new();
         let plan = if sandboxed {
             let mut protected = Protected::for_workspace(root);
             for path in &self.pinned {
                 protected.pin(path.clone());
             }
+            // A protected file with a second name where the command may write would be
+            // writable through it, read-only bind or not.
+            let search: Vec<PathBuf> = writes.clone();
+            separated = protect::separate(&protected, &search);
+            let left: Vec<String> = separated
+                .iter()
+                .filter(|s| matches!(s.outcome, protect::Outcome::StillLinked(_)))
+                .map(ToString::to_string)
+                .collect();
+            if !left.is_empty() {
+                return Err(SetupError::ProtectedLinked {
+                    why: format!("The command was not run. {}", left.join(" ")),
+                });
+            }
             let mut plan = protect::plan(&protected, fallback);
             plan.guards.extend(own_dir_guards(&self.own_dirs, &writes));
-            plan
+            protect::Plan {
+                watch: plan.watch.with_links(protected, search),
+                ..plan
+            }
         } else {
             protect::Plan::default()
         };
+        writes.extend(WRITABLE_DEVICES.map(PathBuf::from));
         let limit = |n: u64, unit: u64| (sandboxed && n > 0).then(|| n.saturating_mul(unit));
         let timeout = Duration::from_secs(request.timeout_secs);
         let guards = plan.guards.len();
@@ -142,10 +162,12 @@ impl ExecTool {
                 timeout,
                 max_output_bytes: self.config.max_output_bytes,
                 stdin: None,
+                live: None,
             },
             watch: plan.watch,
             guards,
             recorded: sandboxed && fallback,
+            separated,
         })
     }
 

@@ -45,6 +45,8 @@ fn doctor_prints_what_protects_this_machine_and_exits_by_it() {
         "UDP, network = deny",
         "TCP, network = deny",
         "set-user-ID file",
+        "set-id files",
+        "make a set-user-ID file",
         "write .git/config",
         "write .git/hooks/",
         "write .mcp.json",
@@ -62,7 +64,7 @@ fn doctor_prints_what_protects_this_machine_and_exits_by_it() {
         assert!(out.contains(section), "no {section:?} in:\n{out}");
     }
     assert!(!out.contains("LEAKS"), "{out}");
-    for broken in ["REACHED", "HONOURED", "CHANGED on disk", "STAYED"] {
+    for broken in ["REACHED", "HONOURED", "CHANGED on disk", "STAYED", "MADE"] {
         assert!(!out.contains(broken), "{broken}: {out}");
     }
     if landlock_abi() > 0 {
@@ -96,6 +98,11 @@ fn doctor_fails_with_the_sandbox_off() {
         "{out}"
     );
     assert_eq!(field(&out, "probe: write to /tmp"), "ALLOWED", "{out}");
+    // Without the sandbox nothing stops it: the doctor finds the file on disk.
+    assert!(
+        field(&out, "make a set-user-ID file").starts_with("MADE"),
+        "{out}"
+    );
 }
 
 #[test]
