@@ -28,13 +28,25 @@ use crate::headless::clip;
 use crate::session::SessionAppender;
 use crate::tools::Workspace;
 use crate::tools::exec::{ExecArgs, ExecTool, HelperRunner};
-use crate::tools::fs::{ChangeObserver, Prior};
+use crate::tools::fs::{ChangeObserver, Prior, Unkept};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use store::{Blob, Record, Store};
 use tokio_util::sync::CancellationToken;
+
+/// What `write_file` and `edit_file` do when the content a file holds cannot be kept
+/// for undo before they change it (a full disk): `[session] checkpoint_failure`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckpointFailure {
+    /// Change the file anyway; the tool's result says the change cannot be undone.
+    #[default]
+    Warn,
+    /// Leave the file as it is; the tool's result says why.
+    Refuse,
+}
 
 /// The prompt a change belongs to, as the main agent's history has it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +73,7 @@ struct State {
 
 struct Inner {
     workspace: Arc<Workspace>,
+    failure: CheckpointFailure,
     agent: Mutex<Option<Agent>>,
     state: Mutex<State>,
     repo: tokio::sync::OnceCell<Option<git::Repo>>,
@@ -79,11 +92,18 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Checkpoints {
     /// Checkpoints of changes in `workspace`, kept in a temp dir until a session is
-    /// entered.
+    /// entered; a change whose earlier content cannot be kept is made with a warning.
     pub fn new(workspace: Arc<Workspace>) -> Self {
+        Self::with_failure(workspace, CheckpointFailure::Warn)
+    }
+
+    /// [`Self::new`], with `failure` deciding what happens to a change whose earlier
+    /// content cannot be kept.
+    pub fn with_failure(workspace: Arc<Workspace>, failure: CheckpointFailure) -> Self {
         Self {
             inner: Arc::new(Inner {
                 workspace,
+                failure,
                 agent: Mutex::new(None),
                 state: Mutex::new(State {
                     store: None,
@@ -189,12 +209,18 @@ impl Checkpoints {
             return Ok(last.id);
         }
         let turn = store.next_turn_id();
-        store.append(Record::Turn {
+        let record = Record::Turn {
             turn,
             message_index: key.message_index,
             prompt_ts: key.prompt_ts,
             prompt: key.prompt.clone(),
-        })?;
+        };
+        if let Err(e) = store.append(record.clone()) {
+            // Still this process's turn: the changes that follow belong to it (and the
+            // next call finds it instead of starting another).
+            store.remember(record);
+            return Err(e);
+        }
         Ok(turn)
     }
 
@@ -284,24 +310,20 @@ impl Checkpoints {
 }
 
 impl ChangeObserver for Checkpoints {
-    fn before_change(&self, path: &Path, prior: Prior<'_>) {
-        self.record("a file's content", |store, key| {
-            let turn = Self::turn_for(store, key)?;
-            let known = store.turn(turn).is_some_and(|t| t.files.contains_key(path));
-            if known {
-                return Ok(());
-            }
-            let blob = match prior {
-                Prior::Absent => Blob::Absent,
-                Prior::Content(bytes) => store.keep(bytes)?,
-                Prior::NotKept => Blob::NotKept,
-            };
-            store.append(Record::Before {
-                turn,
-                path: path.to_path_buf(),
-                blob,
-            })
-        });
+    fn before_change(&self, path: &Path, prior: Prior<'_>) -> Result<(), Unkept> {
+        let key = self.turn_key();
+        let refuse = self.inner.failure == CheckpointFailure::Refuse;
+        let kept = self.with_store(|store| keep_before(store, &key, path, prior, refuse));
+        let reason = match kept {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(reason)) => reason,
+            Err(e) => e.to_string(),
+        };
+        tracing::error!(
+            "cannot keep the content of {} for undo: {reason}",
+            path.display()
+        );
+        Err(Unkept { reason, refuse })
     }
 
     fn after_change(&self, path: &Path, after: &[u8]) {
@@ -317,6 +339,65 @@ impl ChangeObserver for Checkpoints {
             })
         });
     }
+}
+
+/// Records what `path` holds before the current turn first changes it; `Err` with why
+/// the change could not be undone. With `refuse`, nothing of a change that will not be
+/// made is recorded; otherwise what cannot be written is remembered in this process,
+/// so an undo now names the file it cannot restore.
+fn keep_before(
+    store: &mut Store,
+    key: &TurnKey,
+    path: &Path,
+    prior: Prior<'_>,
+    refuse: bool,
+) -> Result<(), String> {
+    let index = |e: std::io::Error| format!("the checkpoint index cannot be written: {e}");
+    let (turn, mut trouble) = match Checkpoints::turn_for(store, key) {
+        Ok(turn) => (turn, None),
+        Err(e) if refuse => return Err(index(e)),
+        Err(e) => (store.turns().last().map_or(0, |t| t.id), Some(index(e))),
+    };
+    if store.turn(turn).is_some_and(|t| t.files.contains_key(path)) {
+        return trouble.map_or(Ok(()), Err);
+    }
+    let blob = match prior {
+        Prior::Absent => Blob::Absent,
+        Prior::Content(bytes) => match store.keep(bytes) {
+            Ok(blob) => blob,
+            Err(e) => {
+                let reason = e.to_string();
+                trouble = Some(reason.clone());
+                Blob::NotKept {
+                    reason: Some(reason),
+                }
+            }
+        },
+        Prior::NotKept => {
+            trouble = Some(format!(
+                "it is larger than {} or not a regular file",
+                crate::tools::fs::human_size(crate::tools::fs::MAX_KEPT_BYTES)
+            ));
+            Blob::NotKept { reason: None }
+        }
+    };
+    if refuse && let Some(reason) = trouble {
+        // The file stays as it is: there is nothing to record.
+        return Err(reason);
+    }
+    let record = Record::Before {
+        turn,
+        path: path.to_path_buf(),
+        blob,
+    };
+    if let Err(e) = store.append(record.clone()) {
+        if refuse {
+            return Err(index(e));
+        }
+        store.remember(record);
+        trouble.get_or_insert_with(|| index(e));
+    }
+    trouble.map_or(Ok(()), Err)
 }
 
 impl std::fmt::Debug for Checkpoints {

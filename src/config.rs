@@ -123,6 +123,9 @@ pub struct SessionSection {
     /// Record every LLM request beside the session (`<session>.requests.jsonl`, for
     /// the request inspector); default true.
     pub record_requests: Option<bool>,
+    /// What `write_file` and `edit_file` do when a file's content cannot be kept for
+    /// `/undo` before they change it: warn (the default) or refuse.
+    pub checkpoint_failure: Option<crate::checkpoint::CheckpointFailure>,
 }
 
 impl SessionSection {

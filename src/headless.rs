@@ -1,5 +1,14 @@
 //! The scriptable modes: `--print` (text), `--mode json` (event lines) and `--mode rpc`.
 
+/// `eprintln!` for the headless modes, whose stderr may have no reader left (the
+/// terminal of a hung-up session, a closed pipe): the line is dropped, never a panic
+/// that would lose the session's last words and the exit code.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::signals::tell(&format!($($arg)*))
+    };
+}
+
 mod launch;
 pub mod rpc;
 mod rpc_command;
@@ -7,11 +16,11 @@ mod rpc_controls;
 mod rpc_input;
 mod rpc_loop;
 mod saving;
-pub mod signals;
 
+use crate::signals::{StopSignals, signal_name};
 pub use launch::{run_command, run_headless};
 pub use rpc_input::{Input, LineReader};
-use signals::{StopSignals, signal_name};
+pub use saving::side_log_failing;
 
 use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall, UserMessage};
 use crate::hooks::{Hooks, PromptDecision, hook_marks};
@@ -64,7 +73,7 @@ pub async fn run_prompt(
                     report_on_stderr(&event);
                 }
             }
-            eprintln!(
+            say!(
                 "claw-tui: a prompt hook blocked the prompt: {}",
                 for_stderr(&reason)
             );
@@ -104,8 +113,8 @@ pub async fn run_prompt(
                 supervisor.abort();
                 tokio::select! {
                     () = supervisor.agent().wait_for_idle() => {}
-                    code = stop.recv() => {
-                        eprintln!("claw-tui: stopped again; exiting without waiting");
+                    code = stop.recv_again() => {
+                        say!("claw-tui: stopped again; exiting without waiting");
                         // Not waiting for the run, but its commands are stopped and checked.
                         crate::tools::exec::stop_commands_and_report();
                         std::process::exit(code);
@@ -133,7 +142,7 @@ pub async fn run_prompt(
         }
     }
     if let Some(code) = interrupted {
-        eprintln!(
+        say!(
             "claw-tui: {}: the run was stopped; what it had streamed is saved in the session as aborted",
             signal_name(code)
         );
@@ -186,13 +195,13 @@ fn background_done(supervisor: &Supervisor, subagents: &SubagentManager, deliver
 /// Decides the exit code from what the run added, printing the answer or the failure.
 fn finish(added: &[Message], json: bool) -> i32 {
     if let Some(Message::Notice(notice)) = added.last() {
-        eprintln!("claw-tui: {}", for_stderr(&notice.text));
+        say!("claw-tui: {}", for_stderr(&notice.text));
         return EXIT_RUN_FAILED;
     }
     match added.iter().rev().find_map(Message::as_assistant) {
         Some(a) if a.is_failed() => {
             let why = a.error_message.as_deref().unwrap_or("the run failed");
-            eprintln!("claw-tui: {}", for_stderr(why));
+            say!("claw-tui: {}", for_stderr(why));
             EXIT_RUN_FAILED
         }
         Some(a) => {
@@ -204,7 +213,7 @@ fn finish(added: &[Message], json: bool) -> i32 {
             EXIT_OK
         }
         None => {
-            eprintln!("claw-tui: the run produced no answer");
+            say!("claw-tui: the run produced no answer");
             EXIT_RUN_FAILED
         }
     }
@@ -240,22 +249,23 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
             } else {
                 format!("✓ {tool_name} {args}")
             };
-            eprintln!("{}", for_stderr(line.trim_end()));
+            say!("{}", for_stderr(line.trim_end()));
             // A block is the error line already; the other marks say what else happened.
             for mark in marks.iter().filter(|m| !m.starts_with('⛔')) {
-                eprintln!("  {}", for_stderr(mark));
+                say!("  {}", for_stderr(mark));
             }
         }
         AgentEvent::CompactionStart { tokens_before, .. } => {
-            eprintln!("compacting the history ({tokens_before} tokens)…");
+            say!("compacting the history ({tokens_before} tokens)…");
         }
         AgentEvent::CompactionEnd(end) => match end.outcome {
-            CompactionResult::Compacted => eprintln!(
+            CompactionResult::Compacted => say!(
                 "compacted: {} → {} tokens",
-                end.tokens_before, end.tokens_after
+                end.tokens_before,
+                end.tokens_after
             ),
-            CompactionResult::Aborted => eprintln!("compaction cancelled; nothing changed"),
-            CompactionResult::Failed | CompactionResult::NothingToCompact => eprintln!(
+            CompactionResult::Aborted => say!("compaction cancelled; nothing changed"),
+            CompactionResult::Failed | CompactionResult::NothingToCompact => say!(
                 "compaction did not happen: {}",
                 for_stderr(end.error.as_deref().unwrap_or("no reason was given"))
             ),
@@ -265,7 +275,7 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
             max_attempts,
             delay_ms,
             reason,
-        } => eprintln!(
+        } => say!(
             "retry {attempt}/{max_attempts} in {:.1} s: {}",
             *delay_ms as f64 / 1000.0,
             for_stderr(&clip(reason, 100))

@@ -25,6 +25,7 @@ pub mod replay;
 pub mod runtime;
 pub mod session;
 pub mod setup;
+pub mod signals;
 pub mod tools;
 pub mod trust;
 pub mod tui;

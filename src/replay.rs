@@ -88,9 +88,10 @@ fn session_path(key: Option<&str>, settings: &Settings) -> Result<PathBuf, FindE
 fn print_json(path: &std::path::Path) -> i32 {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match json::print_events(path, &mut out) {
-        Ok(0) => EXIT_OK,
-        Ok(damaged) => {
-            eprintln!("claw-tui: warning: {damaged} damaged line(s) of the event log skipped");
+        Ok(notes) => {
+            for note in notes {
+                eprintln!("claw-tui: warning: {note}");
+            }
             EXIT_OK
         }
         // The reader went away: nothing more to say.
@@ -159,6 +160,15 @@ fn play(path: &std::path::Path, args: &ReplayArgs, settings: &Settings) -> i32 {
         }
     };
     runtime.block_on(async {
+        // Before the terminal is taken: no signal may end the replay with the screen
+        // left in its modes.
+        let mut stop = match crate::signals::StopSignals::install() {
+            Ok(stop) => stop,
+            Err(e) => {
+                eprintln!("claw-tui: cannot take over the stop signals: {e}");
+                return EXIT_RUN_FAILED;
+            }
+        };
         terminal::install_panic_hook();
         let term = terminal::enter(config.mouse_capture).and_then(|()| terminal::terminal());
         let mut term = match term {
@@ -178,10 +188,12 @@ fn play(path: &std::path::Path, args: &ReplayArgs, settings: &Settings) -> i32 {
         if let Some(turn) = args.from {
             replay.seek_turn(turn, now);
         }
-        let result = run::serve(&mut replay, &mut term).await;
+        let result = run::serve(&mut replay, &mut term, &mut stop).await;
         terminal::leave();
         match result {
-            Ok(()) => EXIT_OK,
+            Ok(None) => EXIT_OK,
+            // A replay records nothing: once the terminal is back, it is done.
+            Ok(Some(code)) => code,
             Err(e) => {
                 terminal::tell(&format!("claw-tui: the terminal failed: {e}"));
                 EXIT_RUN_FAILED

@@ -25,6 +25,7 @@ mod record;
 mod repair;
 mod route;
 mod service;
+pub mod side_log;
 mod sink;
 mod streaming;
 mod subagent_calls;
@@ -41,7 +42,7 @@ pub use open::{OpenedSession, open_session};
 pub use record::{record_events, record_events_with};
 pub use route::{SessionRouter, inbox_path, record_undelivered};
 pub use service::{Entered, Resume, SaveWatch, SessionService, SessionTarget, SwitchError};
-pub use sink::{FileSink, SaveStatus, SessionSink};
+pub use sink::{FileSink, SaveStatus, SessionSink, SideLogReport};
 pub use streaming::{FLUSH_EVERY, STOPPED_BEFORE_ANSWER, STOPPED_WHILE_STREAMING};
 pub use subagent_calls::{
     SubagentCall, read_subagent_calls, record_subagent_call, subagent_calls_path,

@@ -402,7 +402,10 @@ fn prepare_runtime_with(
     let own = own_dirs(settings);
     make_own_dirs(settings, &own);
     let workspace = Arc::new(workspace.with_pinned(pinned).with_own_dirs(own));
-    let checkpoints = Checkpoints::new(workspace.clone());
+    let checkpoints = Checkpoints::with_failure(
+        workspace.clone(),
+        settings.file.session.checkpoint_failure.unwrap_or_default(),
+    );
     let policy = ToolPolicy::new(
         build_registry(
             settings,

@@ -27,6 +27,17 @@ pub enum CheckpointError {
     /// A session is being switched to and its checkpoints are not open yet.
     #[error("the session's checkpoints are not open")]
     SessionNotOpen,
+    /// The checkpoint index of the session is gone (deleted by hand): which turns
+    /// changed which files is unknown, so nothing can be put back.
+    #[error(
+        "The checkpoint index {} is missing (deleted?): the file changes it recorded \
+         cannot be undone or shown.",
+        path.display()
+    )]
+    IndexMissing {
+        /// Where it should be.
+        path: std::path::PathBuf,
+    },
     /// The agent refused the shorter history.
     #[error(transparent)]
     Agent(#[from] AgentError),

@@ -29,8 +29,13 @@ pub enum Blob {
         #[serde(default = "yes")]
         stored: bool,
     },
-    /// The file existed, but its content was not kept (too large, not a regular file).
-    NotKept,
+    /// The file existed, but its content was not kept: too large, not a regular file,
+    /// or it could not be stored (`reason`, e.g. a full disk).
+    NotKept {
+        /// Why, when it is not the size or the kind of file (older records have none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
 }
 
 fn yes() -> bool {
@@ -279,10 +284,24 @@ impl Store {
         }
     }
 
-    /// Appends `record` to the index and applies it.
+    /// Appends `record` to the index and applies it; nothing is applied when it cannot
+    /// be written.
     pub fn append(&mut self, record: Record) -> io::Result<()> {
+        self.write(&record)?;
+        self.fold(record);
+        Ok(())
+    }
+
+    /// Applies `record` without writing it: one that could not be written (a full
+    /// disk) about a change made all the same, so an undo in this process still knows
+    /// of it and can name what it cannot restore.
+    pub fn remember(&mut self, record: Record) {
+        self.fold(record);
+    }
+
+    fn write(&self, record: &Record) -> io::Result<()> {
         crate::private_fs::create_dir(&self.top, &self.dir)?;
-        let mut line = serde_json::to_string(&record).map_err(io::Error::other)?;
+        let mut line = serde_json::to_string(record).map_err(io::Error::other)?;
         line.push('\n');
         let mut file = crate::private_fs::open(
             &self.dir.join(INDEX),
@@ -294,9 +313,15 @@ impl Store {
             line.insert(0, '\n');
         }
         // One write per record: a crash leaves at most a torn last line.
-        file.write_all(line.as_bytes())?;
-        self.fold(record);
-        Ok(())
+        file.write_all(line.as_bytes())
+    }
+
+    /// The index file, when it should be there but is not: the store was made (its
+    /// directory exists, which happens with the first record) and the index is gone.
+    /// The turns it recorded are unknown, not absent.
+    pub fn missing_index(&self) -> Option<PathBuf> {
+        let index = self.dir.join(INDEX);
+        (self.dir.is_dir() && !index.exists()).then_some(index)
     }
 
     /// A new turn's number.
@@ -334,9 +359,16 @@ impl Store {
     pub fn content(&self, blob: &Blob) -> io::Result<Option<Vec<u8>>> {
         match blob {
             Blob::Absent => Ok(None),
-            Blob::NotKept | Blob::Content { stored: false, .. } => Err(io::Error::other(
-                "its earlier content was not kept (too large or not a regular file)",
-            )),
+            Blob::NotKept {
+                reason: Some(reason),
+            } => Err(io::Error::other(format!(
+                "its earlier content could not be kept ({reason})"
+            ))),
+            Blob::NotKept { reason: None } | Blob::Content { stored: false, .. } => {
+                Err(io::Error::other(
+                    "its earlier content was not kept (too large or not a regular file)",
+                ))
+            }
             Blob::Content { sha256, .. } => {
                 let bytes = std::fs::read(self.dir.join(BLOBS).join(sha256))?;
                 if hash(&bytes) != *sha256 {

@@ -198,7 +198,7 @@ impl Checkpoints {
                 .map(|t| t.id);
             match turn {
                 Some(id) => ws.put_back(store, &[id], conflicts),
-                None => Ok(UndoOutcome::Done(UndoReport::default())),
+                None => nothing_recorded(store).map(|()| UndoOutcome::Done(UndoReport::default())),
             }
         })?
     }
@@ -262,7 +262,7 @@ impl Checkpoints {
                 .map(|t| t.id)
                 .collect();
             if ids.is_empty() {
-                return Ok(UndoOutcome::Done(UndoReport::default()));
+                return nothing_recorded(store).map(|()| UndoOutcome::Done(UndoReport::default()));
             }
             ws.put_back(store, &ids, conflicts)
         })?
@@ -391,6 +391,9 @@ impl Checkpoints {
     pub fn session_diff(&self) -> Result<Vec<SessionFile>, CheckpointError> {
         let ws = self.clone();
         self.with_store(|store| {
+            if store.turns().is_empty() {
+                nothing_recorded(store)?;
+            }
             let mut targets: BTreeMap<PathBuf, Target> = BTreeMap::new();
             for turn in store.turns() {
                 for (path, file) in &turn.files {
@@ -432,8 +435,17 @@ impl Checkpoints {
                     changed_outside,
                 });
             }
-            files
-        })
+            Ok(files)
+        })?
+    }
+}
+
+/// Finding no turn to act on is an answer only when the index is there to say so; a
+/// deleted one is named instead.
+fn nothing_recorded(store: &Store) -> Result<(), CheckpointError> {
+    match store.missing_index() {
+        Some(path) => Err(CheckpointError::IndexMissing { path }),
+        None => Ok(()),
     }
 }
 

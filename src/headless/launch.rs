@@ -1,7 +1,6 @@
 //! Starting a headless run: prompt, agent, session, mode; and the session subcommands.
 
 use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, RpcRuntime, serve};
-use super::signals::StopSignals;
 use super::{EXIT_OK, EXIT_RUN_FAILED, run_prompt, saving};
 use crate::agent::{Agent, UserMessage};
 use crate::cli::{Cli, Command, ExportFormat, McpCommand, Mode};
@@ -9,6 +8,7 @@ use crate::config::Settings;
 use crate::images;
 use crate::session::{self, Resume, SessionService, export};
 use crate::setup;
+use crate::signals::StopSignals;
 use crate::tools::exec::Approver;
 use crate::tools::message::{MessageSender, OutboundMessage};
 use crate::visible::{for_stderr, for_stdout, visible};
@@ -47,7 +47,7 @@ async fn run(
     prompt: Option<UserMessage>,
 ) -> color_eyre::Result<i32> {
     let mut stop =
-        StopSignals::install().map_err(|e| eyre!("cannot handle SIGINT and SIGTERM: {e}"))?;
+        StopSignals::install().map_err(|e| eyre!("cannot take over the stop signals: {e}"))?;
     let approvals = PendingApprovals::default();
     let approver = match (&prompt, cli.yes) {
         (None, _) => {
@@ -62,7 +62,7 @@ async fn run(
         (Some(_), false) => Approver::Nobody,
     };
     let outbound: MessageSender = Arc::new(|m: OutboundMessage| {
-        eprintln!(
+        say!(
             "[message to {}:{}] {}",
             for_stderr(&m.channel),
             for_stderr(&m.chat_id),
@@ -76,7 +76,7 @@ async fn run(
         .chain(&main.mcp_plan.skipped_warnings())
         .chain(&main.trust.untrusted_warnings())
     {
-        eprintln!("claw-tui: warning: {}", for_stderr(warning));
+        say!("claw-tui: warning: {}", for_stderr(warning));
     }
     wait_for_mcp_before_first_request(&main.agent, &main.mcp);
     let opened = session::open_session(cli, settings).map_err(|e| eyre!(e))?;
@@ -91,7 +91,7 @@ async fn run(
     let reporter = opened.map(|opened| {
         let entered = sessions.record(opened, Resume::IntoAgent);
         for note in &entered.notes {
-            eprintln!("claw-tui: {}", for_stderr(note));
+            say!("claw-tui: {}", for_stderr(note));
         }
         saving::report(entered.saving, rpc)
     });
@@ -116,7 +116,7 @@ async fn run(
             let scheduler = match main.start_cron_scheduler() {
                 Ok(scheduler) => scheduler,
                 Err(e) => {
-                    eprintln!("claw-tui: warning: cron jobs will not fire: {e}");
+                    say!("claw-tui: warning: cron jobs will not fire: {e}");
                     None
                 }
             };
@@ -298,7 +298,7 @@ pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result
                 .and_then(|path| session::load(&path))
                 .map_err(|e| eyre!(e))?;
             for warning in &data.warnings {
-                eprintln!("claw-tui: warning: {}", for_stderr(warning));
+                say!("claw-tui: warning: {}", for_stderr(warning));
             }
             // The export is data: byte for byte to a pipe or file, made visible on a
             // terminal.

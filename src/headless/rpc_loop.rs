@@ -5,12 +5,12 @@
 
 use super::rpc::{PendingApprovals, failure, handle_line};
 use super::rpc_input::{Input, LineReader};
-use super::signals::{StopSignals, signal_name};
 use super::{EXIT_OK, write_json_line};
 use crate::agent::{AgentEvent, EventKind, Message, QueueKind};
 use crate::mcp::McpManager;
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use crate::setup::Controls;
+use crate::signals::{StopSignals, signal_name};
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -180,7 +180,7 @@ async fn drop_queued(shared: &Shared<'_>, stop: &mut StopSignals) {
     } else {
         "no prompt was running"
     };
-    eprintln!(
+    say!(
         "claw-tui: end of input (--exit-on-eof): {what}; dropped {dropped} queued message{}",
         plural(dropped)
     );
@@ -212,7 +212,7 @@ async fn stopped(shared: &Shared<'_>, code: i32, stop: &mut StopSignals) -> i32 
     } else {
         String::new()
     };
-    eprintln!("claw-tui: {}: {what}{kept}", signal_name(code));
+    say!("claw-tui: {}: {what}{kept}", signal_name(code));
     code
 }
 
@@ -220,8 +220,8 @@ async fn stopped(shared: &Shared<'_>, code: i32, stop: &mut StopSignals) -> i32 
 async fn wait_idle(shared: &Shared<'_>, stop: &mut StopSignals) {
     tokio::select! {
         () = shared.supervisor.agent().wait_for_idle() => {}
-        code = stop.recv() => {
-            eprintln!("claw-tui: stopped again; exiting without waiting");
+        code = stop.recv_again() => {
+            say!("claw-tui: stopped again; exiting without waiting");
             // Not waiting for the run, but its commands are stopped and checked.
             crate::tools::exec::stop_commands_and_report();
             std::process::exit(code);

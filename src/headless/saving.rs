@@ -13,13 +13,38 @@ pub fn report(mut status: watch::Receiver<SaveStatus>, rpc: bool) -> JoinHandle<
     tokio::spawn(async move {
         let mut reported = 0;
         let mut failing = false;
+        let (mut side_reported, mut side_failing) = (0, false);
         while status.changed().await.is_ok() {
             let now = status.borrow_and_update().clone();
+            if now.side_failures > side_reported {
+                side_reported = now.side_failures;
+                side_failing = true;
+                for (log, error) in &now.side_logs {
+                    say!("claw-tui: {}", side_log_failing(log, error));
+                }
+                if rpc {
+                    write_json_line(&json!({
+                        "type": "error",
+                        "source": "side_log",
+                        "logs": now.side_logs,
+                        "note": SIDE_LOG_NOTE,
+                    }));
+                }
+            }
+            if side_failing && now.side_logs.is_empty() {
+                side_failing = false;
+                say!(
+                    "claw-tui: the logs beside the session are written again; nothing is missing from them."
+                );
+                if rpc {
+                    write_json_line(&json!({"type": "side_logs_saved"}));
+                }
+            }
             if now.failures > reported {
                 reported = now.failures;
                 failing = true;
                 let error = now.error.as_deref().unwrap_or("a write failed");
-                eprintln!(
+                say!(
                     "claw-tui: {error}. The conversation goes on in memory; writing is retried \
                      at the end of each turn."
                 );
@@ -34,7 +59,7 @@ pub fn report(mut status: watch::Receiver<SaveStatus>, rpc: bool) -> JoinHandle<
             }
             if failing && now.is_saved() {
                 failing = false;
-                eprintln!("claw-tui: the session is saved again; nothing is missing from it.");
+                say!("claw-tui: the session is saved again; nothing is missing from it.");
                 if rpc {
                     write_json_line(&json!({"type": "session_saved"}));
                 }
@@ -43,13 +68,27 @@ pub fn report(mut status: watch::Receiver<SaveStatus>, rpc: bool) -> JoinHandle<
     })
 }
 
+/// What is said of a log beside the session that cannot be written.
+const SIDE_LOG_NOTE: &str = "its lines wait in memory and are written, in order, at the end of a \
+     turn once there is room; the session file itself is reported on its own";
+
+/// The words for the log `log` failing with `error`.
+pub fn side_log_failing(log: &str, error: &str) -> String {
+    format!("cannot write {log} ({error}): {SIDE_LOG_NOTE}")
+}
+
 /// Tells what is missing from the session file after it was closed; true when the
 /// session could not be saved.
 pub fn report_final(status: &SaveStatus) -> bool {
+    for (log, error) in &status.side_logs {
+        say!(
+            "claw-tui: {log} could not be written in full ({error}); replay and inspect say what is missing"
+        );
+    }
     let Some(error) = &status.error else {
         return false;
     };
-    eprintln!(
+    say!(
         "claw-tui: the session could not be saved: {} record{} missing from it ({error})",
         status.unsaved,
         if status.unsaved == 1 { "" } else { "s" },

@@ -26,8 +26,12 @@ pub struct Query {
 
 /// Runs the command; the exit code.
 pub fn run(settings: &Settings, query: &Query) -> i32 {
-    match output(settings, query) {
-        Ok(text) => {
+    match answer(settings, query) {
+        Ok((text, gaps)) => {
+            // What the log cannot give back is said first, apart from the data.
+            for gap in gaps {
+                eprintln!("claw-tui: warning: {}", crate::visible::for_stderr(&gap));
+            }
             let mut out = std::io::stdout().lock();
             // A body is data: byte for byte to a pipe or file, made visible on a terminal.
             let text = crate::visible::for_stdout(&text);
@@ -87,6 +91,11 @@ fn session_file(settings: &Settings, key: Option<&str>) -> Result<PathBuf, Inspe
 
 /// What the command prints.
 pub fn output(settings: &Settings, query: &Query) -> Result<String, InspectError> {
+    answer(settings, query).map(|(text, _)| text)
+}
+
+/// What the command prints, and what the log could not give back ([`gaps`]).
+fn answer(settings: &Settings, query: &Query) -> Result<(String, Vec<String>), InspectError> {
     let path = session_file(settings, query.session.as_deref())?;
     let log_path = requests_path(&path);
     let log = RequestLog::load(&log_path)?;
@@ -96,14 +105,64 @@ pub fn output(settings: &Settings, query: &Query) -> Result<String, InspectError
             log: log_path.display().to_string(),
         });
     }
+    // The session is read only to count its turns; one that cannot be read has its
+    // own errors elsewhere.
+    let turns = session::load(&path).ok().map(|data| {
+        data.messages
+            .iter()
+            .filter(|m| matches!(m, crate::agent::Message::Assistant(_)))
+            .count()
+    });
+    let gaps = gaps(&log, turns);
     if query.list {
-        return Ok(list_table(&log, query.turn));
+        return Ok((list_table(&log, query.turn), gaps));
     }
     let n = select(&log, query.turn, query.request)?;
     if query.raw {
-        return Ok(log.body(n)?);
+        return Ok((log.body(n)?, gaps));
     }
-    Ok(breakdown_table(&log, n))
+    Ok((breakdown_table(&log, n), gaps))
+}
+
+/// What `log` cannot give back, in words: its damaged lines, the requests whose body
+/// cannot be rebuilt, and the turns of the session (`turns`, when known) it holds no
+/// request of (their lines were never written).
+pub fn gaps(log: &RequestLog, turns: Option<usize>) -> Vec<String> {
+    let mut gaps = Vec::new();
+    if log.damaged > 0 {
+        gaps.push(format!(
+            "{} damaged line(s) of the request log were skipped",
+            log.damaged
+        ));
+    }
+    for request in &log.requests {
+        if let Err(missing) = &request.body {
+            gaps.push(format!(
+                "request {} cannot be rebuilt: the log is missing part of its body ({missing})",
+                request.sent.index
+            ));
+        }
+    }
+    if let Some(turns) = turns {
+        let missing: Vec<String> = (1..=turns)
+            .filter(|&turn| {
+                !log.requests
+                    .iter()
+                    .any(|r| r.sent.agent == "main" && r.sent.turn as usize == turn)
+            })
+            .map(|turn| turn.to_string())
+            .collect();
+        if !missing.is_empty() {
+            let which = match missing.as_slice() {
+                [one] => format!("turn {one}"),
+                many => format!("turns {}", many.join(", ")),
+            };
+            gaps.push(format!(
+                "the session has {turns} turns; the request log holds no request of {which}"
+            ));
+        }
+    }
+    gaps
 }
 
 /// The list of requests as a table.

@@ -8,10 +8,10 @@ use super::format::{LogLine, RequestLine, ResponseLine};
 use super::log::{Body, FieldValue, RequestLog, requests_path};
 use crate::agent::{Agent, AgentState, Message};
 use crate::llm::{CallSink, FinishedCall, RequestTap, SentCall};
+use crate::session::SideLogReport;
+use crate::session::side_log::SideLog;
 use futures::future::BoxFuture;
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
@@ -55,14 +55,15 @@ pub struct RequestRecorder {
 
 impl RequestRecorder {
     /// Starts recording `tap`'s calls beside the session file `session`, numbering
-    /// each call by the turn of `main` it happened in ([`main_turn`]).
-    pub fn start(tap: &RequestTap, session: &Path, main: &Agent) -> Self {
+    /// each call by the turn of `main` it happened in ([`main_turn`]); trouble writing
+    /// the log goes to `report` (the session's saving status).
+    pub fn start(tap: &RequestTap, session: &Path, main: &Agent, report: SideLogReport) -> Self {
         let path = requests_path(session);
         let (commands, received) = mpsc::channel();
         let thread_path = path.clone();
         let spawned = std::thread::Builder::new()
             .name("request-log".into())
-            .spawn(move || write_loop(&thread_path, &received));
+            .spawn(move || write_loop(&thread_path, report, &received));
         if let Err(e) = spawned {
             tracing::warn!("the request log is not recorded: {e}");
         }
@@ -123,7 +124,7 @@ pub fn main_turn(state: &AgentState) -> u32 {
 /// the writer thread would: for tools that build a log without a session (benches,
 /// tests of the views).
 pub fn write_calls(path: &Path, calls: impl IntoIterator<Item = (SentCall, FinishedCall)>) {
-    let mut writer = Writer::open(path);
+    let mut writer = Writer::open(path, SideLogReport::unheard());
     for (sent, mut finished) in calls {
         finished.id = sent.id;
         writer.sent(sent);
@@ -134,19 +135,19 @@ pub fn write_calls(path: &Path, calls: impl IntoIterator<Item = (SentCall, Finis
 
 /// What the writer thread keeps.
 struct Writer {
-    file: Option<BufWriter<File>>,
+    /// The file, written with the session file's discipline (whole lines, held back
+    /// while the disk is full).
+    log: SideLog,
     encoder: Encoder,
     next_index: usize,
     /// Process-local call ids of calls in flight → their index.
     pending: HashMap<u64, usize>,
     /// Each agent's latest headers.
     headers: HashMap<String, Vec<(String, String)>>,
-    path: PathBuf,
-    failed: bool,
 }
 
-fn write_loop(path: &Path, received: &mpsc::Receiver<Command>) {
-    let mut writer = Writer::open(path);
+fn write_loop(path: &Path, report: SideLogReport, received: &mpsc::Receiver<Command>) {
+    let mut writer = Writer::open(path, report);
     while let Ok(command) = received.recv() {
         match command {
             // Each call's start and end are turn boundaries: flushed at once, so a
@@ -180,7 +181,7 @@ fn write_loop(path: &Path, received: &mpsc::Receiver<Command>) {
 
 impl Writer {
     /// Continues the log at `path` (numbering, blobs and bases from what it holds).
-    fn open(path: &Path) -> Self {
+    fn open(path: &Path, report: SideLogReport) -> Self {
         let mut encoder = Encoder::default();
         let mut headers = HashMap::new();
         let log = RequestLog::load(path).unwrap_or_else(|e| {
@@ -214,13 +215,11 @@ impl Writer {
         }
         let next_index = log.requests.last().map_or(0, |r| r.sent.index) + 1;
         Self {
-            file: None,
+            log: SideLog::new(path.to_owned(), report),
             encoder,
             next_index,
             pending: HashMap::new(),
             headers,
-            path: path.to_owned(),
-            failed: false,
         }
     }
 
@@ -280,41 +279,26 @@ impl Writer {
     }
 
     fn line(&mut self, line: &LogLine) {
-        if self.file.is_none() {
-            // Made with the first line: a session whose model sends no HTTP request
-            // (the offline demo) gets no empty log beside it.
-            let opened =
-                crate::private_fs::open(&self.path, OpenOptions::new().create(true).append(true));
-            match opened {
-                Ok(file) => self.file = Some(BufWriter::new(file)),
-                Err(e) => return self.report(Err(e)),
+        // A whole line or none (the file is made with the first: a session whose model
+        // sends no HTTP request, the offline demo, gets no empty log beside it).
+        let mut bytes = match serde_json::to_vec(line) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                tracing::warn!("a request could not be logged: {e}");
+                return;
             }
-        }
-        let Some(file) = &mut self.file else {
-            return;
         };
-        let written = serde_json::to_writer(&mut *file, line)
-            .map_err(std::io::Error::other)
-            .and_then(|()| file.write_all(b"\n"));
-        self.report(written);
+        bytes.push(b'\n');
+        if !self.log.push(&bytes) {
+            // Lines were dropped after writing failed for too long: later requests must
+            // not refer to pieces or bases the log lost, so they are stored whole.
+            self.encoder = Encoder::default();
+            self.headers.clear();
+        }
     }
 
     fn flush(&mut self) {
-        if let Some(file) = &mut self.file {
-            let flushed = file.flush();
-            self.report(flushed);
-        }
-    }
-
-    fn report(&mut self, result: std::io::Result<()>) {
-        match result {
-            Ok(()) => self.failed = false,
-            Err(e) if !self.failed => {
-                self.failed = true;
-                tracing::warn!("cannot write the request log {}: {e}", self.path.display());
-            }
-            Err(_) => {}
-        }
+        self.log.flush();
     }
 }
 
@@ -372,12 +356,12 @@ mod tests {
             r#"{"model":"m","system":"a system prompt long enough to be stored as a blob of its own, not inline","messages":[{"a":1},{"b":2}]}"#,
             r#"{"model":"m","system":"a system prompt long enough to be stored as a blob of its own, not inline","messages":[{"a":1},{"b":2},{"c":3}]}"#,
         ];
-        let mut writer = Writer::open(&path);
+        let mut writer = Writer::open(&path, SideLogReport::unheard());
         writer.sent(call(0, "main", bodies[0]));
         writer.sent(call(1, "subagent-1", bodies[0]));
         writer.flush();
         drop(writer);
-        let mut writer = Writer::open(&path);
+        let mut writer = Writer::open(&path, SideLogReport::unheard());
         writer.sent(call(0, "main", bodies[1]));
         writer.sent(call(1, "main", bodies[2]));
         writer.flush();

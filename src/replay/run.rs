@@ -4,6 +4,7 @@
 //! fast replay draws as often as a live stream, not once per event.
 
 use super::screen::{Control, Replay};
+use crate::signals::StopSignals;
 use crate::tui::highlight::Highlighter;
 use crate::tui::terminal::Term;
 use crate::tui::{Effect, Msg};
@@ -18,8 +19,13 @@ use tokio::time::Instant;
 /// Shortest time between two frames.
 const FRAME: Duration = Duration::from_micros(33_333);
 
-/// Plays `replay` on the terminal until the user quits.
-pub async fn serve(replay: &mut Replay, term: &mut Term) -> std::io::Result<()> {
+/// Plays `replay` on the terminal until the user quits (`None`) or one of the `stop`
+/// signals arrives (`Some` exit code).
+pub async fn serve(
+    replay: &mut Replay,
+    term: &mut Term,
+    stop: &mut StopSignals,
+) -> std::io::Result<Option<i32>> {
     let mut input = EventStream::new();
     let (tx, mut highlighted) = mpsc::unbounded_channel::<Msg>();
     let mut highlighter = Highlighter::default();
@@ -40,13 +46,14 @@ pub async fn serve(replay: &mut Replay, term: &mut Term) -> std::io::Result<()> 
                         term.autoresize()?;
                     }
                     if replay.handle(event, Instant::now()) == Control::Quit {
-                        return Ok(());
+                        return Ok(None);
                     }
                     dirty = true;
                 }
                 Some(Err(e)) => return Err(e),
-                None => return Ok(()),
+                None => return Ok(None),
             },
+            code = stop.recv() => return Ok(Some(code)),
             Some(msg) = highlighted.recv() => {
                 replay.deliver(msg);
                 dirty = true;

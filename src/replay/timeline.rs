@@ -92,9 +92,26 @@ impl Timeline {
         })?;
         let mut timeline = match log {
             Some(log) if log.parsed().any(|l| matches!(l, LogLine::Event { .. })) => {
-                from_log(&data, &log)
+                let mut timeline = from_log(&data, &log);
+                timeline.notes.extend(missing_turns(&log, &data));
+                timeline
             }
-            _ => from_messages(&data),
+            // A log that is there but gives back nothing is said, not taken for a
+            // session recorded before events were.
+            Some(log) => from_messages(
+                &data,
+                format!(
+                    "{}: this replay steps through the session's messages, one at a time, \
+                     instead of its events.",
+                    empty_log(&log_path, &log)
+                ),
+            ),
+            None => from_messages(
+                &data,
+                "This session was recorded before claw-tui logged events: it replays from its \
+                 messages, one message at a time."
+                    .to_owned(),
+            ),
         };
         timeline.notes.splice(0..0, data.warnings.iter().cloned());
         let requests = RequestLog::load(&requests_path(path))?;
@@ -227,9 +244,56 @@ fn from_log(data: &SessionData, log: &LogText) -> Timeline {
     timeline
 }
 
-/// A session recorded before events were logged: one step per message, at the time it
-/// was recorded; each assistant answer begins a turn.
-fn from_messages(data: &SessionData) -> Timeline {
+/// What is said of an event log that holds no event: empty, or nothing readable.
+pub fn empty_log(path: &Path, log: &LogText) -> String {
+    let what = match log.damaged {
+        0 => "is empty".to_owned(),
+        n => format!("holds no readable event ({n} damaged line(s))"),
+    };
+    format!("The event log {} {what}", path.display())
+}
+
+/// What the event log cannot give back of the session `data`: a note when it holds
+/// fewer turns than the session has answers (their events were never written).
+pub fn missing_turns(log: &LogText, data: &SessionData) -> Option<String> {
+    let initial = log
+        .parsed()
+        .find_map(|line| match line {
+            LogLine::Start(start) => Some(start.messages.min(data.messages.len())),
+            LogLine::Event { .. } => None,
+        })
+        .unwrap_or(0);
+    let answers = |messages: &[Message]| {
+        messages
+            .iter()
+            .filter(|m| matches!(m, Message::Assistant(_)))
+            .count()
+    };
+    let before = answers(&data.messages[..initial]);
+    let recorded = log
+        .parsed()
+        .filter(|line| {
+            matches!(line, LogLine::Event { source: Source::Agent, json, .. }
+                if json.starts_with(r#"{"type":"turn_start""#))
+        })
+        .count();
+    let total = answers(&data.messages);
+    let held = before + recorded;
+    (held < total).then(|| {
+        let lost = total - held;
+        format!(
+            "The event log holds {held} of the session's {total} turns: {lost} turn{} could \
+             not be rebuilt from it (their events were never written); the session file has \
+             them (`claw-tui export` shows them)",
+            if lost == 1 { "" } else { "s" }
+        )
+    })
+}
+
+/// A session replayed from its messages (recorded before events were logged, or with
+/// an event log that gives back nothing; `note` says which): one step per message, at
+/// the time it was recorded; each assistant answer begins a turn.
+fn from_messages(data: &SessionData, note: String) -> Timeline {
     let mut timeline = base(data);
     timeline.from_messages = true;
     timeline.messages = data.messages.clone();
@@ -243,11 +307,7 @@ fn from_messages(data: &SessionData) -> Timeline {
         timeline.at.push(at.max(timeline.duration()));
         timeline.steps.push(Step::History(index + 1));
     }
-    timeline.notes.push(
-        "This session was recorded before claw-tui logged events: it replays from its \
-         messages, one message at a time."
-            .to_owned(),
-    );
+    timeline.notes.push(note);
     timeline
 }
 

@@ -8,14 +8,16 @@
 //! for it ([`event_json`]); and `{"us":T,"cron_jobs":[...]}` for each new list of cron
 //! jobs (the client's dashboard). The lines are serialised and written by the session's writer
 //! thread, buffered, and flushed at each turn boundary (the session's sync) and on
-//! close: a crash may lose the events of the turn in progress, never the session.
+//! close: a crash may lose the events of the turn in progress, never the session. A
+//! write that fails waits in memory for the next flush with room (`side_log.rs`).
 
+use super::side_log::SideLog;
+use super::sink::SideLogReport;
 use crate::agent::AgentEvent;
 use crate::runtime::cron::CronJobInfo;
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use serde::{Deserialize, Serialize};
-use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The event log beside the session file at `session`.
@@ -98,66 +100,35 @@ impl LogEntry {
     }
 }
 
-/// The log as the writer thread keeps it: opened at its first line, buffered.
+/// The log as the writer thread keeps it: opened at its first line, buffered, written
+/// with the session file's discipline (`side_log.rs`).
 pub(super) struct EventLog {
-    path: PathBuf,
-    file: Option<BufWriter<File>>,
-    /// Writing failed: the log is given up for this process (the session itself goes
-    /// on and reports its own trouble), and the failure was logged once.
-    failed: bool,
+    log: SideLog,
 }
 
 impl EventLog {
-    pub(super) fn new(session: &Path) -> Self {
+    pub(super) fn new(session: &Path, report: SideLogReport) -> Self {
         Self {
-            path: events_path(session),
-            file: None,
-            failed: false,
+            log: SideLog::new(events_path(session), report),
         }
     }
 
     /// Appends one entry.
     pub(super) fn write(&mut self, entry: &LogEntry) {
-        if self.failed {
-            return;
-        }
         // A whole line or none: an event that cannot be serialised is left out.
         let mut line = Vec::with_capacity(256);
         if let Err(e) = entry.write_to(&mut line) {
             tracing::warn!("an event could not be logged: {e}");
             return;
         }
-        let result = match self.file.as_mut() {
-            Some(file) => file.write_all(&line),
-            None => self.open().and_then(|file| file.write_all(&line)),
-        };
-        if let Err(e) = result {
-            self.give_up(&e);
-        }
+        // Lines dropped after a long failure leave a gap the replay says it cannot
+        // fill; the lines after it stand on their own.
+        self.log.push(&line);
     }
 
-    fn open(&mut self) -> std::io::Result<&mut BufWriter<File>> {
-        let file =
-            crate::private_fs::open(&self.path, OpenOptions::new().create(true).append(true))?;
-        Ok(self.file.insert(BufWriter::with_capacity(64 * 1024, file)))
-    }
-
-    /// Hands what is buffered to the kernel (a turn boundary, or closing).
+    /// Writes what waits (a turn boundary, or closing).
     pub(super) fn flush(&mut self) {
-        if let Some(file) = self.file.as_mut()
-            && let Err(e) = file.flush()
-        {
-            self.give_up(&e);
-        }
-    }
-
-    fn give_up(&mut self, error: &std::io::Error) {
-        self.failed = true;
-        self.file = None;
-        tracing::warn!(
-            "cannot write the event log {}: {error}; replay will miss the rest of this run",
-            self.path.display()
-        );
+        self.log.flush();
     }
 }
 

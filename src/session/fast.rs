@@ -19,6 +19,14 @@ pub(super) fn parse_line(line: &[u8]) -> Result<Entry, serde_json::Error> {
     fast(line).or_else(|_| serde_json::from_slice(line))
 }
 
+/// Whether `line`, the last of a file and without its newline, is a whole record (the
+/// process stopped between its bytes and the newline) rather than a torn fragment: a
+/// prefix of a JSON object never parses, so a line that does is complete and kept.
+pub(super) fn is_whole_record(line: &[u8]) -> bool {
+    let text = line.trim_ascii();
+    !text.is_empty() && parse_line(text).is_ok()
+}
+
 /// Parses a line's `type` only, when it is the first key; `None` otherwise.
 pub(super) fn line_kind(line: &[u8]) -> Option<LineKind> {
     let mut de = serde_json::Deserializer::from_slice(line);

@@ -84,6 +84,15 @@ pub(super) fn open_side_append(path: &Path) -> std::io::Result<File> {
     private_fs::open(path, OpenOptions::new().create(true).append(true))
 }
 
+/// Opens a log beside the session (events, requests) for reading and appending; with
+/// `create`, creates it private if needed.
+pub(super) fn open_side_log(path: &Path, create: bool) -> std::io::Result<File> {
+    private_fs::open(
+        path,
+        OpenOptions::new().create(create).read(true).append(true),
+    )
+}
+
 /// Creates (or empties) a private side file for writing from the start.
 pub(super) fn create_side(path: &Path) -> std::io::Result<File> {
     private_fs::open(

@@ -2,7 +2,7 @@
 //! `-c`, one by id. Summaries glance at each line's kind and read in full only the
 //! header and the first prompt, so listing long sessions stays cheap.
 
-use super::fast::{LineKind, line_kind, parse_line};
+use super::fast::{LineKind, is_whole_record, line_kind, parse_line};
 use super::file::{created_from_name, id_from_name, is_session_file, sessions_dir};
 use super::inbox::read_lines;
 use super::route::inbox_path;
@@ -253,8 +253,9 @@ fn summarize(path: &Path) -> Option<SessionSummary> {
     let (mut header, mut readable, mut line) = (false, false, Vec::new());
     while reader.read_until(b'\n', &mut line).ok()? > 0 {
         let text = line.trim_ascii();
-        // A torn last line is not counted: the next resume cuts it off.
-        if line.last() == Some(&b'\n') && !text.is_empty() {
+        // A torn last line is not counted (the next resume cuts it off); a whole record
+        // that only lacks its newline is.
+        if ended(&line) && !text.is_empty() {
             let seen = see(text, summary.first_prompt.is_none());
             readable |= !matches!(seen, Seen::Damaged);
             match seen {
@@ -309,7 +310,7 @@ fn head(path: &Path) -> Option<(u64, bool)> {
     let (mut created, mut line) = (0, Vec::new());
     while reader.read_until(b'\n', &mut line).ok()? > 0 {
         let text = line.trim_ascii();
-        if line.last() == Some(&b'\n') && !text.is_empty() {
+        if ended(&line) && !text.is_empty() {
             match see(text, false) {
                 Seen::Header(h) if created == 0 => created = h.created,
                 Seen::Message { .. } => return Some((created, true)),
@@ -319,6 +320,12 @@ fn head(path: &Path) -> Option<(u64, bool)> {
         line.clear();
     }
     Some((created, false))
+}
+
+/// Whether a line read with `read_until` is whole: ended by its newline, or the file's
+/// last line holding a whole record whose newline never made it.
+fn ended(line: &[u8]) -> bool {
+    line.last() == Some(&b'\n') || is_whole_record(line)
 }
 
 /// When the file was last written, in ms since the epoch.
@@ -338,12 +345,18 @@ fn tail_activity(path: &Path) -> Option<u64> {
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut tail = Vec::new();
     file.read_to_end(&mut tail).ok()?;
-    // Before the first newline may be the end of a longer line; after the last, a torn one.
+    // Before the first newline may be the end of a longer line; after the last, a torn
+    // one or a whole record without its newline.
     let body = match tail.iter().position(|b| *b == b'\n') {
         Some(i) if start > 0 => &tail[i + 1..],
         _ => &tail[..],
     };
-    let body = &body[..body.iter().rposition(|b| *b == b'\n')?];
+    let last = body.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let body = if is_whole_record(&body[last..]) {
+        body
+    } else {
+        &body[..last.checked_sub(1)?]
+    };
     body.rsplit(|b| *b == b'\n')
         .map(<[u8]>::trim_ascii)
         .filter(|line| !line.is_empty())

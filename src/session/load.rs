@@ -2,7 +2,7 @@
 //! it (a torn last line, a damaged line in the middle, an unknown role, a missing
 //! header); damaged lines are skipped, counted and reported.
 
-use super::fast::{LineKind, line_kind, parse_line};
+use super::fast::{LineKind, is_whole_record, line_kind, parse_line};
 use super::file::{created_from_name, id_from_name};
 use super::{Entry, FORMAT_VERSION, Header, SessionError};
 use crate::agent::{Compaction, Message};
@@ -89,11 +89,13 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
         number += 1;
         let at = offset;
         offset += n as u64;
-        if line.last() != Some(&b'\n') {
+        let ended = line.last() == Some(&b'\n');
+        // A last line without its newline is torn, unless it is a whole record.
+        if !ended && !is_whole_record(&line) {
             data.torn_tail = n as u64;
             break;
         }
-        let text = line[..n - 1].trim_ascii();
+        let text = line[..n - usize::from(ended)].trim_ascii();
         if text.is_empty() {
             continue;
         }
@@ -304,14 +306,6 @@ pub fn load_recent(path: &Path, count: usize) -> Result<RecentMessages, SessionE
     let io = |e| SessionError::io(path, e);
     let mut file = File::open(path).map_err(io)?;
     let mut end = file.seek(SeekFrom::End(0)).map_err(io)?;
-    // Bytes after the file's last newline are a torn line, not a message.
-    let mut torn = false;
-    if end > 0 {
-        let mut last = [0u8];
-        file.seek(SeekFrom::Start(end - 1)).map_err(io)?;
-        file.read_exact(&mut last).map_err(io)?;
-        torn = last[0] != b'\n';
-    }
     // The start of a line whose beginning lies in an earlier block.
     let mut carry: Vec<u8> = Vec::new();
     let mut newest_first = Vec::new();
@@ -328,10 +322,9 @@ pub fn load_recent(path: &Path, count: usize) -> Result<RecentMessages, SessionE
             None => (&block[..], &block[..0]),
         };
         if !whole.is_empty() {
+            // Bytes after the last newline are a whole record or a torn fragment,
+            // which never parses: the parse tells them apart.
             for line in whole.rsplit(|b| *b == b'\n') {
-                if std::mem::take(&mut torn) {
-                    continue;
-                }
                 if let Ok(Entry::Message { message, .. }) = parse_line(line.trim_ascii()) {
                     if newest_first.len() == count {
                         stopped_early = true;

@@ -1,6 +1,7 @@
 //! Making a locked session file safe to append to: a torn last line (the process
 //! stopped, or the disk filled, while it was written) is cut off after its bytes are
 //! kept in the `.damaged` side file, so no new line is ever appended after a fragment.
+//! A last line that is a whole record and lacks only its newline gets the newline.
 
 use super::file::{damaged_path, open_side_append};
 use std::fs::File;
@@ -20,8 +21,13 @@ pub(super) struct Repair {
 
 /// Cuts a torn last line off `file` (locked, at `path`), keeping its bytes in the
 /// `.damaged` file first. When they cannot be kept (a full disk), the fragment stays
-/// and is ended with a newline instead: it becomes a damaged line the loader skips.
-pub(super) fn repair_tail(file: &mut File, path: &Path) -> std::io::Result<Repair> {
+/// and is ended with a newline instead: it becomes a damaged line the loader skips. A
+/// last line that `whole` takes for a complete record only gets its newline.
+pub(super) fn repair_tail(
+    file: &mut File,
+    path: &Path,
+    whole: fn(&[u8]) -> bool,
+) -> std::io::Result<Repair> {
     let len = file.seek(SeekFrom::End(0))?;
     let cut = match last_line_start(file, len)? {
         None => {
@@ -33,6 +39,18 @@ pub(super) fn repair_tail(file: &mut File, path: &Path) -> std::io::Result<Repai
         Some(cut) => cut,
     };
     let fragment = len - cut;
+    if ends_a_whole_record(file, cut, fragment, whole)? {
+        // Only its newline is missing: the record stays, ended like any other.
+        file.write_all(b"\n")?;
+        tracing::info!(
+            "{}: the last record had no newline; it was added",
+            path.display()
+        );
+        return Ok(Repair {
+            len: len + 1,
+            ..Repair::default()
+        });
+    }
     let side = damaged_path(path);
     let kept = keep_fragment(file, cut, fragment, path, &side);
     let shown = path.display();
@@ -92,6 +110,26 @@ fn last_line_start(file: &mut File, len: u64) -> std::io::Result<Option<u64>> {
         end = start;
     }
     Ok((len > 0).then_some(0))
+}
+
+/// Whether the `bytes` from `start` to the end of `file` are one whole record.
+fn ends_a_whole_record(
+    file: &mut File,
+    start: u64,
+    bytes: u64,
+    whole: fn(&[u8]) -> bool,
+) -> std::io::Result<bool> {
+    let mut fragment = Vec::with_capacity(usize::try_from(bytes).unwrap_or(0));
+    file.seek(SeekFrom::Start(start))?;
+    Read::by_ref(file).take(bytes).read_to_end(&mut fragment)?;
+    Ok(whole(&fragment))
+}
+
+/// Whether `line` is one whole JSON value: a record of a log beside the session (a
+/// prefix of a JSON object never parses).
+pub(super) fn is_json_value(line: &[u8]) -> bool {
+    let text = line.trim_ascii();
+    !text.is_empty() && serde_json::from_slice::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 fn keep_fragment(

@@ -275,9 +275,10 @@ impl SessionService {
             writer.path().to_path_buf(),
             writer.status(),
         );
+        let report = writer.side_log_report();
         let requests = self
             .request_tap()
-            .map(|tap| crate::inspect::RequestRecorder::start(&tap, &path, &self.agent));
+            .map(|tap| crate::inspect::RequestRecorder::start(&tap, &path, &self.agent, report));
         let log = self.binding.as_ref().map_or_else(
             || super::EventRecording::agent_only(true),
             SessionBinding::event_recording,
@@ -309,6 +310,7 @@ impl SessionService {
             error: Some(format!("the session recorder stopped: {e}")),
             unsaved: 0,
             failures: 1,
+            ..SaveStatus::default()
         });
         if let Some(requests) = recording.requests {
             requests.close().await;

@@ -58,6 +58,47 @@ pub struct SaveStatus {
     pub unsaved: usize,
     /// How many times writing started to fail (a watcher that saw fewer missed one).
     pub failures: u64,
+    /// The logs beside the session (events, requests) that cannot be written now, by
+    /// file name, with the error: their lines wait in memory and are written, in
+    /// order, once there is room. Empty when everything is written.
+    pub side_logs: std::collections::BTreeMap<String, String>,
+    /// How many times a side log started to fail.
+    pub side_failures: u64,
+}
+
+/// Where a log beside the session reports how its writing goes: into the session's
+/// [`SaveStatus`], which the client and the headless modes tell the user about.
+#[derive(Clone, Debug)]
+pub struct SideLogReport(watch::Sender<SaveStatus>);
+
+impl SideLogReport {
+    pub(super) fn new(status: watch::Sender<SaveStatus>) -> Self {
+        Self(status)
+    }
+
+    /// A report nobody hears: a log written without a session (benches, tools).
+    pub fn unheard() -> Self {
+        Self(watch::Sender::new(SaveStatus::default()))
+    }
+
+    /// The log `name` cannot be written: `error`.
+    pub(super) fn failing(&self, name: &str, error: String) {
+        self.0.send_if_modified(|status| {
+            let first = !status.side_logs.contains_key(name);
+            if first {
+                status.side_failures += 1;
+            }
+            let changed = status.side_logs.get(name) != Some(&error);
+            status.side_logs.insert(name.to_owned(), error);
+            changed
+        });
+    }
+
+    /// Everything the log `name` held back is written.
+    pub(super) fn recovered(&self, name: &str) {
+        self.0
+            .send_if_modified(|status| status.side_logs.remove(name).is_some());
+    }
 }
 
 impl SaveStatus {

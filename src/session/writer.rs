@@ -2,10 +2,12 @@
 //! `sink.rs`), synced at turn boundaries.
 
 use super::events::{EventLog, LogEntry};
+use super::fast::is_whole_record;
 use super::file::{create_dir, open_locked, sessions_dir, streaming_path};
 use super::load::{SessionData, load};
 use super::repair::repair_tail;
-use super::sink::{Command, FileSink, SaveStatus, SessionSink, WriteLoop};
+use super::side_log::repair_side_logs;
+use super::sink::{Command, FileSink, SaveStatus, SessionSink, SideLogReport, WriteLoop};
 use super::streaming::{self, StreamCommand, StreamFile};
 use super::{Entry, FORMAT_VERSION, Header, SessionError, new_session_id};
 use crate::agent::{Message, StopReason, now_ms};
@@ -24,6 +26,8 @@ pub struct SessionWriter {
     path: PathBuf,
     tx: mpsc::Sender<Command>,
     status: watch::Receiver<SaveStatus>,
+    /// Where the logs beside the session report their trouble (into `status`).
+    side_logs: SideLogReport,
     /// Whether the file holds anything worth keeping (a message, a queued message, a
     /// waiting notification): one that never did is removed on close, so starting and
     /// quitting leaves nothing for `-c` to pick up.
@@ -87,7 +91,10 @@ impl SessionWriter {
             )));
         }
         let mut file = open_locked(path, false)?;
-        let repair = repair_tail(&mut file, path).map_err(|e| SessionError::io(path, e))?;
+        let repair =
+            repair_tail(&mut file, path, is_whole_record).map_err(|e| SessionError::io(path, e))?;
+        // The logs beside it too, before anything appends to them.
+        let side_notes = repair_side_logs(path);
         let mut data = load(path)?;
         let writer = Self::start(
             file,
@@ -101,6 +108,7 @@ impl SessionWriter {
         if let Some(note) = repair.note {
             data.warnings.insert(0, note);
         }
+        data.warnings.extend(side_notes);
         if data.header_missing
             && let Some(h) = &data.header
         {
@@ -160,13 +168,14 @@ impl SessionWriter {
     ) -> Result<Self, SessionError> {
         let (tx, rx) = mpsc::channel();
         let (status_tx, status) = watch::channel(SaveStatus::default());
+        let side_logs = SideLogReport::new(status_tx.clone());
         let state = WriteLoop {
             sink: wrap(FileSink::new(file)),
             path: path.to_path_buf(),
             len,
             needs_newline,
             stream: StreamFile::new(streaming_path(path)),
-            events: EventLog::new(path),
+            events: EventLog::new(path, side_logs.clone()),
             status: status_tx,
             cut_pending: false,
             waiting: VecDeque::new(),
@@ -180,6 +189,7 @@ impl SessionWriter {
             path: path.to_path_buf(),
             tx,
             status,
+            side_logs,
             // An existing file is never removed: assume it has messages until read.
             keep: Arc::new(AtomicBool::new(!created)),
         })
@@ -237,6 +247,12 @@ impl SessionWriter {
     /// How saving goes: changes when writing starts failing and when it recovers.
     pub fn status(&self) -> watch::Receiver<SaveStatus> {
         self.status.clone()
+    }
+
+    /// Where a log beside this session (the request log) reports how its writing goes,
+    /// into [`Self::status`].
+    pub fn side_log_report(&self) -> SideLogReport {
+        self.side_logs.clone()
     }
 
     /// Appends one entry (written at once, synced at the next `sync`).

@@ -49,13 +49,59 @@ pub enum Prior<'a> {
     NotKept,
 }
 
+/// The key of a file tool's result details that holds, when the change cannot be
+/// undone, the note saying why (the chat shows it on the call's card).
+pub const NOT_UNDOABLE: &str = "not_undoable";
+
+/// What a file held before a change could not be kept, so the change could not be
+/// undone (see [`ChangeObserver::before_change`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unkept {
+    /// Why, in words (a full disk's error, the file's size).
+    pub reason: String,
+    /// The change must not be made then (the user's setting).
+    pub refuse: bool,
+}
+
 /// Told about every change the file tools make, just before and just after it (the
 /// checkpoint store listens, to make the change undoable). Called off the async runtime.
 pub trait ChangeObserver: Send + Sync {
     /// The file at `path` (absolute) is about to change; `prior` is what it holds now.
-    fn before_change(&self, path: &Path, prior: Prior<'_>);
+    /// `Err` when that could not be kept: the tool says so before it changes the file,
+    /// or, when `refuse` is set, leaves the file alone.
+    fn before_change(&self, path: &Path, prior: Prior<'_>) -> Result<(), Unkept>;
     /// The file at `path` now holds `after`.
     fn after_change(&self, path: &Path, after: &[u8]);
+}
+
+/// Tells `observer` that the file at `located` (`shown` to the model) is about to
+/// change from `prior`. `Ok` to go on, with a note for the tool's result when the
+/// change cannot be undone; `Err` with the tool's result when it must not be made.
+fn before_change(
+    observer: &Observer,
+    located: &Located,
+    shown: &str,
+    prior: Prior<'_>,
+    verb: &str,
+) -> Result<Option<String>, crate::agent::ToolResult> {
+    let Some(observer) = observer else {
+        return Ok(None);
+    };
+    match observer.before_change(located.path(), prior) {
+        Ok(()) => Ok(None),
+        Err(Unkept {
+            reason,
+            refuse: true,
+        }) => Err(crate::agent::ToolResult::error(format!(
+            "Error: {shown} was not {verb}: its current content cannot be kept for /undo \
+             ({reason}), and [session] checkpoint_failure = \"refuse\" leaves a file \
+             unchanged then. Nothing was changed."
+        ))),
+        Err(Unkept { reason, .. }) => Ok(Some(format!(
+            "Note: the content {shown} had before this change could not be kept for /undo \
+             ({reason}): this change cannot be undone."
+        ))),
+    }
 }
 
 /// The observer of a tool's changes, if any.

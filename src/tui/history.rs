@@ -13,32 +13,71 @@ pub fn history_path(data_dir: &Path) -> PathBuf {
     data_dir.join("history.jsonl")
 }
 
-/// The saved history, oldest first (at most `HISTORY_LIMIT`); a missing file is empty,
-/// unreadable lines are skipped.
-pub fn load(data_dir: &Path) -> std::io::Result<Vec<String>> {
-    let text = match std::fs::read_to_string(history_path(data_dir)) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+/// The saved history as read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadedHistory {
+    /// The entries, oldest first (at most `HISTORY_LIMIT`).
+    pub entries: Vec<String>,
+    /// Lines that could not be read (not UTF-8, not a JSON string, torn) and were
+    /// skipped; every other line is kept.
+    pub skipped: usize,
+}
+
+/// The saved history; a missing file is empty. Each line stands alone: one that cannot
+/// be read (invalid UTF-8 from another program, a torn last line) is skipped and
+/// counted, never the whole file.
+pub fn load(data_dir: &Path) -> std::io::Result<LoadedHistory> {
+    let bytes = match std::fs::read(history_path(data_dir)) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(LoadedHistory::default()),
         Err(e) => return Err(e),
     };
-    let entries: Vec<String> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<String>(l).ok())
-        .collect();
-    let skip = entries.len().saturating_sub(HISTORY_LIMIT);
-    Ok(entries.into_iter().skip(skip).collect())
+    let mut loaded = LoadedHistory::default();
+    for line in bytes.split(|b| *b == b'\n') {
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<String>(line) {
+            Ok(entry) => loaded.entries.push(entry),
+            Err(_) => loaded.skipped += 1,
+        }
+    }
+    let skip = loaded.entries.len().saturating_sub(HISTORY_LIMIT);
+    loaded.entries.drain(..skip);
+    Ok(loaded)
 }
 
 /// Appends one entry, creating the file private to the user (it may hold secrets).
 pub fn append(data_dir: &Path, entry: &str) -> std::io::Result<()> {
     crate::private_fs::create_dir(data_dir, data_dir)?;
-    let line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
-    let mut file = crate::private_fs::open(
+    let mut line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
+    line.push('\n');
+    let file = crate::private_fs::open(
         &history_path(data_dir),
-        std::fs::OpenOptions::new().create(true).append(true),
+        std::fs::OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true),
     )?;
+    // After a torn last line (a crash mid-write), the entry starts a line of its own
+    // rather than joining the fragment, which is then skipped alone.
+    if ends_mid_line(&file)? {
+        line.insert(0, '\n');
+    }
     // One write per entry, so concurrent instances interleave whole lines.
-    file.write_all(format!("{line}\n").as_bytes())
+    (&file).write_all(line.as_bytes())
+}
+
+/// Whether `file` ends in the middle of a line.
+fn ends_mid_line(file: &std::fs::File) -> std::io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut last = [0u8];
+    file.read_exact_at(&mut last, len - 1)?;
+    Ok(last[0] != b'\n')
 }
 
 /// Files and directories of the workspace (relative, `/`-separated, directories with a
@@ -56,10 +95,13 @@ mod tests {
     fn history_round_trips_multiline_entries() {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
-        assert_eq!(load(&data).unwrap(), Vec::<String>::new());
+        assert_eq!(load(&data).unwrap(), LoadedHistory::default());
         append(&data, "first").unwrap();
         append(&data, "two\nlines \"quoted\"").unwrap();
-        assert_eq!(load(&data).unwrap(), ["first", "two\nlines \"quoted\""]);
+        assert_eq!(
+            load(&data).unwrap().entries,
+            ["first", "two\nlines \"quoted\""]
+        );
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(history_path(&data))
             .unwrap()

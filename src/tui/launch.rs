@@ -352,6 +352,10 @@ async fn client(
     options: Options,
     (sessions, (first, saving)): (SessionHost, (LoadedSession, Option<SaveWatch>)),
 ) -> color_eyre::Result<(i32, SwitchHold)> {
+    // Taken over before the terminal is: from here on no signal ends the process
+    // with the screen still in the client's modes.
+    let mut stop = crate::signals::StopSignals::install()
+        .map_err(|e| eyre!("cannot take over the stop signals: {e}"))?;
     terminal::install_panic_hook();
     if let Err(e) = terminal::enter(config.mouse_capture) {
         terminal::leave();
@@ -411,9 +415,39 @@ async fn client(
         );
     }
     // A small file, read before the first key can ask for it.
+    let path = history::history_path(&settings.data_dir);
     match history::load(&settings.data_dir) {
-        Ok(entries) => rt.dispatch(&mut app, &mut term, Msg::HistoryLoaded(entries)),
-        Err(e) => tracing::warn!("cannot read the history: {e}"),
+        Ok(loaded) => {
+            if loaded.skipped > 0 {
+                let skipped = loaded.skipped;
+                let warning = format!(
+                    "The input history {} has {skipped} unreadable line{} (not UTF-8 text, \
+                     or torn); skipped, the other {} entries are kept",
+                    path.display(),
+                    if skipped == 1 { "" } else { "s" },
+                    loaded.entries.len()
+                );
+                tracing::warn!("{warning}");
+                rt.dispatch(
+                    &mut app,
+                    &mut term,
+                    Msg::Notice(NoticeLevel::Warning, warning),
+                );
+            }
+            rt.dispatch(&mut app, &mut term, Msg::HistoryLoaded(loaded.entries));
+        }
+        Err(e) => {
+            let warning = format!(
+                "cannot read the input history {}: {e}; Up starts empty",
+                path.display()
+            );
+            tracing::warn!("{warning}");
+            rt.dispatch(
+                &mut app,
+                &mut term,
+                Msg::Notice(NoticeLevel::Warning, warning),
+            );
+        }
     }
     if let Some(prompt) = options.prompt.filter(|p| !p.trim().is_empty()) {
         let effect = if options.images.is_empty() {
@@ -426,11 +460,13 @@ async fn client(
         };
         rt.execute(effect, &mut term);
     }
-    let result = rt.run(&mut app, &mut term, &mut rx).await;
+    let result = rt.run(&mut app, &mut term, &mut rx, &mut stop).await;
     // Quitting: nothing new may start, what waits is recorded in the session.
     let quitting = rt.supervisor().hold_for_switch();
     rt.abort();
     terminal::leave();
+    // Saving and stopping the background take a moment; a second signal need not wait.
+    stop.exit_on_next();
     let code = match result {
         Ok(runtime::Exit::Quit) => EXIT_OK,
         Ok(runtime::Exit::Signal(code)) => code,

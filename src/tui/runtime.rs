@@ -15,6 +15,7 @@ use super::{Approvals, Background};
 use crate::agent::{Agent, AgentEvent, UserMessage};
 use crate::runtime::Supervisor;
 use crate::setup::Controls;
+use crate::signals::StopSignals;
 use crate::tools::policy::ToolPolicy;
 use crossterm::event::{Event, EventStream};
 use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
@@ -24,7 +25,6 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -188,14 +188,16 @@ impl Runtime {
         Ok(())
     }
 
-    /// Runs until the user quits, a signal arrives or the terminal goes away.
+    /// Runs until the user quits, one of the `stop` signals arrives or the terminal
+    /// goes away.
     pub async fn run(
         &mut self,
         app: &mut App,
         term: &mut Term,
         inbox: &mut UnboundedReceiver<Msg>,
+        stop: &mut StopSignals,
     ) -> std::io::Result<Exit> {
-        match self.serve(app, term, inbox).await {
+        match self.serve(app, term, inbox, stop).await {
             Err(e) if terminal::is_hangup(&e) => {
                 terminal::hung_up();
                 tracing::info!("the terminal is gone ({e}); saving and exiting");
@@ -210,10 +212,9 @@ impl Runtime {
         app: &mut App,
         term: &mut Term,
         inbox: &mut UnboundedReceiver<Msg>,
+        stop: &mut StopSignals,
     ) -> std::io::Result<Exit> {
         let mut input = EventStream::new();
-        let mut sigterm = signal(SignalKind::terminate())?;
-        let mut sighup = signal(SignalKind::hangup())?;
         let mut last_tick = Instant::now();
         self.draw(app, term)?;
         self.background.first_frame();
@@ -229,12 +230,9 @@ impl Runtime {
             };
             tokio::select! {
                 biased;
-                _ = sigterm.recv() => return Ok(Exit::Signal(128 + 15)),
-                _ = sighup.recv() => {
-                    // The terminal is gone, or going: nothing more is written to it.
-                    terminal::hung_up();
-                    return Ok(Exit::Signal(128 + 1));
-                }
+                // SIGHUP too: whether the terminal is still there is found out when it is
+                // given back (a write to a hung-up one fails, and nothing more is tried).
+                code = stop.recv() => return Ok(Exit::Signal(code)),
                 event = input.next() => match event {
                     Some(Ok(event)) => self.pending.push_back(Msg::Term(event)),
                     Some(Err(e)) => return Err(e),

@@ -222,8 +222,25 @@ fn shown(agent: &Agent, entered: Entered, first: bool) -> LoadedSession {
 pub(super) fn forward_saving(mut status: SaveWatch, tx: MsgSender) {
     tokio::spawn(async move {
         let (mut reported, mut failing) = (0, false);
+        let (mut side_reported, mut side_failing) = (0, false);
         loop {
             let now = status.borrow_and_update().clone();
+            // The logs beside the session are said apart: the conversation is not at stake.
+            if now.side_failures > side_reported {
+                side_reported = now.side_failures;
+                side_failing = true;
+                for (log, error) in &now.side_logs {
+                    let text = crate::headless::side_log_failing(log, error);
+                    let _ = tx.send(Msg::Notice(NoticeLevel::Warning, text));
+                }
+            }
+            if side_failing && now.side_logs.is_empty() {
+                side_failing = false;
+                let text = "The logs beside the session are written again; nothing is missing \
+                            from them."
+                    .to_owned();
+                let _ = tx.send(Msg::Notice(NoticeLevel::Info, text));
+            }
             if now.failures > reported {
                 reported = now.failures;
                 failing = true;

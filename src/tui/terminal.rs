@@ -80,7 +80,8 @@ pub fn enter(mouse: bool) -> io::Result<()> {
     Ok(())
 }
 
-/// Undoes `enter`; safe to call more than once and from a panic hook.
+/// Undoes `enter`; safe to call more than once and from a panic hook. A write that
+/// finds the terminal hung up marks it gone, so nothing more is written to it.
 pub fn leave() {
     if !ACTIVE.swap(false, Ordering::SeqCst) || GONE.load(Ordering::SeqCst) {
         return;
@@ -88,13 +89,13 @@ pub fn leave() {
     let mut out = io::stdout();
     // Best effort: each step is tried even if an earlier one failed.
     if MOUSE.load(Ordering::SeqCst) {
-        let _ = execute!(out, DisableMouseCapture);
+        let _ = execute!(out, DisableMouseCapture).inspect_err(note_hangup);
     }
-    let _ = execute!(out, PopKeyboardEnhancementFlags);
-    let _ = execute!(out, DisableBracketedPaste);
-    let _ = execute!(out, LeaveAlternateScreen, cursor::Show);
+    let _ = execute!(out, PopKeyboardEnhancementFlags).inspect_err(note_hangup);
+    let _ = execute!(out, DisableBracketedPaste).inspect_err(note_hangup);
+    let _ = execute!(out, LeaveAlternateScreen, cursor::Show).inspect_err(note_hangup);
     let _ = disable_raw_mode();
-    let _ = out.flush();
+    let _ = out.flush().inspect_err(note_hangup);
 }
 
 /// Whether `error` means the terminal is gone (its window was closed, the SSH link

@@ -11,3 +11,4 @@ mod hostile_git;
 mod rpc;
 mod undo;
 mod undo_e2e;
+mod undo_unkept;

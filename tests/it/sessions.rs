@@ -10,4 +10,5 @@ mod export_subagents;
 mod full_disk;
 mod images;
 mod service;
+mod side_logs;
 mod store;

@@ -2,8 +2,8 @@
 
 use super::change::FileChange;
 use super::{
-    Kept, MAX_KEPT_BYTES, Observer, Prior, human_size, io_failure, located_then, read_regular,
-    replace_file,
+    Kept, MAX_KEPT_BYTES, NOT_UNDOABLE, Observer, Prior, before_change, human_size, io_failure,
+    located_then, read_regular, replace_file,
 };
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
@@ -182,9 +182,11 @@ fn edit(
     let mut updated = body.replacen(old.as_str(), new, 1);
     restore_final_newline(body, &mut updated, eol);
     let written = format!("{bom}{updated}");
-    if let Some(observer) = observer {
-        observer.before_change(located.path(), Prior::Content(&bytes));
-    }
+    // Before the file changes: a change that cannot be undone is said, or not made.
+    let note = match before_change(observer, located, shown, Prior::Content(&bytes), "edited") {
+        Ok(note) => note,
+        Err(refused) => return refused,
+    };
     if let Err(e) = replace_file(&dir, name, written.as_bytes(), Some(mode)) {
         return ToolResult::error(io_failure("write", shown, located, &e));
     }
@@ -205,16 +207,21 @@ fn edit(
         .take_while(|(a, b)| a == b)
         .count()
         + 1;
-    ToolResult::text(format!(
-        "Edited {shown}: replaced 1 occurrence.\n\n{}",
-        short_diff(&diff)
-    ))
-    .with_details(json!({
+    let lead = note.as_ref().map(|n| format!("{n}\n")).unwrap_or_default();
+    let mut details = json!({
         "path": located.path().to_string_lossy(),
         "diff": diff,
         "first_changed_line": first_changed_line,
         "change": FileChange::between(shown, Some(&bytes), Some(written.as_bytes()), false).to_value(),
-    }))
+    });
+    if let Some(note) = note {
+        details[NOT_UNDOABLE] = json!(note);
+    }
+    ToolResult::text(format!(
+        "{lead}Edited {shown}: replaced 1 occurrence.\n\n{}",
+        short_diff(&diff)
+    ))
+    .with_details(details)
 }
 
 fn not_a_file(shown: &str) -> ToolResult {

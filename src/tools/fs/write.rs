@@ -1,7 +1,10 @@
 //! `write_file`: creates or replaces a file atomically.
 
 use super::change::{ChangeKind, FileChange};
-use super::{Kept, Observer, Prior, io_failure, located_then, read_regular, replace_file};
+use super::{
+    Kept, NOT_UNDOABLE, Observer, Prior, before_change, io_failure, located_then, read_regular,
+    replace_file,
+};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args;
@@ -144,14 +147,16 @@ fn write(located: &Located, shown: &str, content: &str, observer: &Observer) -> 
             .map(|(kept, _)| kept),
         None => None,
     };
-    if let Some(observer) = observer {
-        let prior = match (&old, existing) {
-            (Some(kept), _) => kept.prior(),
-            (None, None) => Prior::Absent,
-            (None, Some(_)) => Prior::NotKept,
-        };
-        observer.before_change(located.path(), prior);
-    }
+    let prior = match (&old, existing) {
+        (Some(kept), _) => kept.prior(),
+        (None, None) => Prior::Absent,
+        (None, Some(_)) => Prior::NotKept,
+    };
+    // Before the file changes: a change that cannot be undone is said, or not made.
+    let note = match before_change(observer, located, shown, prior, "written") {
+        Ok(note) => note,
+        Err(refused) => return refused,
+    };
     if let Err(e) = replace_file(&dir, name, content.as_bytes(), existing) {
         return ToolResult::error(io_failure("write", shown, located, &e));
     }
@@ -172,10 +177,18 @@ fn write(located: &Located, shown: &str, content: &str, observer: &Observer) -> 
         ),
     };
     let verb = if created { "created" } else { "replaced" };
-    ToolResult::text(format!("Wrote {bytes} bytes to {shown} ({verb}).")).with_details(json!({
+    let mut text = format!("Wrote {bytes} bytes to {shown} ({verb}).");
+    if let Some(note) = &note {
+        text = format!("{note}\n{text}");
+    }
+    let mut details = json!({
         "path": located.path().to_string_lossy(),
         "bytes": bytes,
         "created": created,
         "change": change.to_value(),
-    }))
+    });
+    if let Some(note) = note {
+        details[NOT_UNDOABLE] = json!(note);
+    }
+    ToolResult::text(text).with_details(details)
 }

@@ -52,6 +52,9 @@ pub enum CardBody {
     },
     /// Why a call failed or stopped: the first line of its result.
     Reason(String),
+    /// What the user must know of a call that succeeded (a file change that cannot
+    /// be undone).
+    Warning(String),
 }
 
 impl CardInfo {
@@ -77,6 +80,12 @@ impl CardInfo {
                 .and_then(|r| r.content().lines().map(str::trim).find(|l| !l.is_empty()))
                 .unwrap_or_default();
             CardBody::Reason(clip(first, 200))
+        } else if let Some(note) = node.result.as_ref().and_then(|r| {
+            r.details()
+                .get(crate::tools::fs::NOT_UNDOABLE)
+                .and_then(serde_json::Value::as_str)
+        }) {
+            CardBody::Warning(clip(note, 200))
         } else {
             CardBody::Empty
         };
@@ -230,6 +239,12 @@ fn body_lines(info: &CardInfo, ctx: &RenderCtx<'_>, out: &mut Vec<StyledLine>) {
                 ..StyledLine::default()
             });
         }
+        CardBody::Warning(note) => out.push(StyledLine {
+            spans: vec![Span::styled(clean(note), theme.fg(Token::Warning))],
+            first_prefix: vec![Span::styled("    └ ", theme.dim())],
+            rest_prefix: vec![Span::raw("      ")],
+            ..StyledLine::default()
+        }),
         CardBody::Output {
             lines,
             total,

@@ -129,3 +129,77 @@ fn sigterm_stops_rpc_mode_keeps_the_queue_in_the_session_and_exits_143() {
         "the queued prompt waits for the next resume"
     );
 }
+
+#[test]
+fn sighup_stops_print_mode_saves_the_partial_answer_and_exits_129() {
+    let sb = Sandbox::new();
+    let child = spawn(&sb, &["-p", "hello"]);
+    let file = wait_mid_stream(&sb);
+    kill(&child, Signal::SIGHUP);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(129), "{stderr}");
+    assert!(stderr.contains("SIGHUP"), "{stderr}");
+    assert_saved_as_aborted(&file);
+}
+
+#[test]
+fn sighup_stops_json_mode_after_printing_the_abort_and_exits_129() {
+    let sb = Sandbox::new();
+    let child = spawn(&sb, &["--mode", "json", "-p", "hello"]);
+    let file = wait_mid_stream(&sb);
+    kill(&child, Signal::SIGHUP);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(129),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "agent_end", "the run's end is printed");
+    assert_saved_as_aborted(&file);
+}
+
+#[test]
+fn sighup_stops_rpc_mode_and_exits_129() {
+    let mut rpc = Rpc::start_in(Sandbox::new(), 50, &[]);
+    rpc.send(r#"{"type":"prompt","content":"hello"}"#);
+    rpc.until(|l| l["type"] == "message_update");
+    let file = wait_mid_stream(&rpc.sandbox);
+    rpc.signal(Signal::SIGHUP);
+    let exited = rpc.wait();
+    assert_eq!(exited.code, 129, "{}", exited.stderr);
+    assert!(exited.stderr.contains("SIGHUP"), "{}", exited.stderr);
+    assert_saved_as_aborted(&file);
+}
+
+/// Every other signal whose default action ends the process: each stops the run the
+/// same way, with 128 + its number.
+#[test]
+fn every_other_ending_signal_stops_print_mode_the_same_way() {
+    for signal in [
+        Signal::SIGQUIT,
+        Signal::SIGUSR1,
+        Signal::SIGUSR2,
+        Signal::SIGALRM,
+        Signal::SIGVTALRM,
+        Signal::SIGXCPU,
+        Signal::SIGPWR,
+    ] {
+        let sb = Sandbox::new();
+        let child = spawn(&sb, &["-p", "hello"]);
+        let file = wait_mid_stream(&sb);
+        kill(&child, signal);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(128 + signal as i32),
+            "{signal}: {stderr}"
+        );
+        assert!(stderr.contains(signal.as_str()), "{signal}: {stderr}");
+        assert_saved_as_aborted(&file);
+    }
+}

@@ -11,6 +11,7 @@ use claw_tui::agent::Agent;
 use claw_tui::inspect::format::BodyRef;
 use claw_tui::inspect::{RequestLog, RequestRecorder, requests_path};
 use claw_tui::llm::{Provider, RemoteProvider, RequestTap, WireConfig};
+use claw_tui::session::SideLogReport;
 use claw_tui::session::{SessionWriter, record_events};
 use serde_json::json;
 use std::sync::Arc;
@@ -56,7 +57,7 @@ async fn long_session(server: &FakeLlm, config: WireConfig) {
     let dir = tempfile::tempdir().unwrap();
     let writer = SessionWriter::create(dir.path(), dir.path(), "test", "m").unwrap();
     let session = writer.path().to_path_buf();
-    let recorder = RequestRecorder::start(&tap, &session, &agent);
+    let recorder = RequestRecorder::start(&tap, &session, &agent, SideLogReport::unheard());
     let (finish, task) = record_events(&agent, writer);
     for turn in 1..=TURNS {
         run(&agent, &prompt(turn)).await;

@@ -6,6 +6,7 @@ use crate::support::compacting::{self, big_reader, call_reply, text_reply};
 use crate::support::fake_llm::drive::{anthropic_config, openai_config, responses_config};
 use crate::support::fake_llm::responses::Script;
 use crate::support::fake_llm::{FakeLlm, Scripted, anthropic};
+use claw_tui::session::SideLogReport;
 
 use crate::support::run;
 use crate::support::runtime::settings;
@@ -74,7 +75,12 @@ async fn main_and_subagent(config: fn(&FakeLlm) -> WireConfig, script: Vec<Scrip
     let main = start_runtime_with(&settings, provider, outbound, Approver::Nobody).unwrap();
     let session = settings.data_dir.join("s.jsonl");
     std::fs::create_dir_all(&settings.data_dir).unwrap();
-    let recorder = RequestRecorder::start(&main.requests, &session, &main.agent);
+    let recorder = RequestRecorder::start(
+        &main.requests,
+        &session,
+        &main.agent,
+        SideLogReport::unheard(),
+    );
     main.supervisor.submit("spawn a counter");
     // Main: spawn, its answer, then the subagent's report; the subagent: its answer.
     server.until_requests(4).await;
@@ -207,7 +213,7 @@ async fn the_requests_around_a_compaction_are_recorded_byte_for_byte() {
     agent.set_tools(vec![big_reader(8_000)]);
     let dir = tempfile::tempdir().unwrap();
     let session = dir.path().join("s.jsonl");
-    let recorder = RequestRecorder::start(&tap, &session, &agent);
+    let recorder = RequestRecorder::start(&tap, &session, &agent, SideLogReport::unheard());
     let events = run(&agent, "compare a.txt and b.txt").await;
     assert_eq!(compacting::compaction_ends(&events).len(), 1);
     recorder.close().await;

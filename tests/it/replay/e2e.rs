@@ -125,3 +125,34 @@ fn the_dashboard_replays_the_cron_jobs_a_session_made() {
     tui.send("q");
     assert_eq!(tui.wait_exit().0, 0);
 }
+
+/// A replay holds the terminal too: a signal from outside gives it back as it was, and
+/// the exit code is 128 + the signal's number.
+#[test]
+fn a_signal_ends_a_replay_with_the_terminal_given_back() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.dir.path();
+    let mut live = Tui::demo(root, "0", &[]);
+    live.wait_text("Welcome to claw-tui");
+    live.send("hello\r");
+    live.wait_for("the answer", |s| status_line(s).contains("idle"));
+    live.send("\x04");
+    assert_eq!(live.wait_exit().0, 0);
+
+    for signal in [
+        nix::sys::signal::Signal::SIGINT,
+        nix::sys::signal::Signal::SIGTERM,
+    ] {
+        let mut tui = replay(root, &["--speed", "0.25"]);
+        tui.wait_text("REPLAY");
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(tui.pid()), signal).unwrap();
+        let (code, alternate, cursor_hidden) = tui.wait_exit();
+        assert_eq!(
+            (code, alternate, cursor_hidden),
+            (128 + signal as u32, false, false),
+            "{signal}"
+        );
+        let left = tui.modes_left();
+        assert!(!left.raw && !left.mouse, "{signal}: {left:?}");
+    }
+}

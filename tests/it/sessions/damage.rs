@@ -3,7 +3,7 @@
 //! is appended, so a second resume finds a clean file.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use claw_tui::agent::Message;
+use claw_tui::agent::{AssistantMessage, Block, Message};
 use claw_tui::session::{self, Entry, SessionError, SessionWriter, damaged_path};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -132,6 +132,57 @@ async fn resuming_twice_after_a_torn_line_keeps_every_message() {
     assert_eq!(texts(&data.messages), ["first", "second"]);
     assert!(data.warnings.is_empty(), "{:?}", data.warnings);
     writer.close().await;
+}
+
+/// The process stopped after the last record's bytes and before its newline: the
+/// record is whole, so it is kept (by every reader, and by resuming, which ends it with
+/// the newline), not cut aside as damage.
+#[tokio::test]
+async fn a_whole_last_record_without_its_newline_is_kept() {
+    let data_dir = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let answer = serde_json::to_string(&Entry::Message {
+        timestamp: 3,
+        message: Message::Assistant(AssistantMessage {
+            content: vec![Block::Text {
+                text: "the last answer".into(),
+            }],
+            model: "m".into(),
+            timestamp: 3,
+            ..AssistantMessage::default()
+        }),
+    })
+    .unwrap();
+    let text = format!("{HEADER}\n{}\n{answer}", user_line("question", 2));
+    let path = session_file(data_dir.path(), ws.path(), "abc123", &text);
+
+    let data = session::load(&path).unwrap();
+    assert_eq!(texts(&data.messages), ["question", "the last answer"]);
+    assert_eq!(data.torn_tail, 0);
+    assert!(data.warnings.is_empty(), "{:?}", data.warnings);
+    let recent = session::load_recent(&path, 1).unwrap();
+    assert_eq!(texts(&recent.messages), ["the last answer"]);
+    let listed = session::list_sessions(data_dir.path(), ws.path());
+    assert_eq!(listed[0].message_count, 2);
+    assert_eq!(listed[0].last_activity, 3);
+
+    let (writer, data) = SessionWriter::resume_file(&path).unwrap();
+    assert_eq!(texts(&data.messages), ["question", "the last answer"]);
+    assert!(data.warnings.is_empty(), "{:?}", data.warnings);
+    writer.append(&Entry::Message {
+        timestamp: 4,
+        message: Message::user("next"),
+    });
+    assert!(writer.close().await.is_saved());
+    assert!(!damaged_path(&path).exists(), "nothing was cut aside");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(&format!("{answer}\n")), "{text}");
+    let again = session::load(&path).unwrap();
+    assert_eq!(
+        texts(&again.messages),
+        ["question", "the last answer", "next"]
+    );
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
 }
 
 #[tokio::test]

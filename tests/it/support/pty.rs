@@ -259,10 +259,40 @@ impl Tui {
         )
     }
 
+    /// The terminal as the program left it after [`Tui::wait_exit`]: whether it is still
+    /// in raw mode (no line editing, no echo), and whether the screen still reports the
+    /// mouse or takes bracketed paste.
+    pub fn modes_left(&self) -> LeftModes {
+        use nix::sys::termios::{LocalFlags, tcgetattr};
+        let fd = self.master.as_ref().and_then(|m| m.as_raw_fd()).unwrap();
+        // SAFETY: the descriptor belongs to `self.master`, alive for this call.
+        let modes = tcgetattr(unsafe { BorrowedFd::borrow_raw(fd) }).unwrap();
+        let s = self.shared.0.lock().unwrap();
+        let screen = s.parser.screen();
+        LeftModes {
+            raw: !modes
+                .local_flags
+                .contains(LocalFlags::ICANON | LocalFlags::ECHO),
+            mouse: screen.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
+            bracketed_paste: screen.bracketed_paste(),
+        }
+    }
+
     /// The process id.
     pub fn pid(&self) -> i32 {
         self.child.process_id().unwrap() as i32
     }
+}
+
+/// What a program left of its terminal modes (see [`Tui::modes_left`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct LeftModes {
+    /// Still raw: no line editing or no echo.
+    pub raw: bool,
+    /// Mouse reporting still on.
+    pub mouse: bool,
+    /// Bracketed paste still on.
+    pub bracketed_paste: bool,
 }
 
 impl Drop for Tui {

@@ -1,0 +1,253 @@
+//! Writing a log beside a session file (its event log, its request log) with the
+//! session file's own discipline: only whole lines. A torn last line a crash left is
+//! cut aside into `<log>.damaged` before anything is appended (a whole record that
+//! lacks only its newline gets it), and said; a write that fails (a full disk) is cut
+//! back to the last whole line, and its lines and every later one wait in memory and
+//! are written, in order, at the next flush that finds room. How it goes is reported
+//! into the session's `SaveStatus` ([`SideLogReport`]).
+
+use super::file::open_side_log;
+use super::repair::{is_json_value, repair_tail};
+use super::sink::SideLogReport;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The most bytes held back while writing fails; past it, what waits is dropped (and
+/// said), so a disk full for hours cannot exhaust memory.
+const MAX_BACKLOG: usize = 64 << 20;
+/// Bytes written at once, without waiting for the next flush, while writing works.
+const WRITE_AT: usize = 64 << 10;
+
+/// One log beside a session, written from one thread.
+pub struct SideLog {
+    path: PathBuf,
+    name: String,
+    file: Option<File>,
+    /// Bytes of whole lines in the file: where a failed write is cut back to.
+    len: u64,
+    /// The file ends in a fragment that could be neither cut nor ended: the next write
+    /// starts a new line.
+    needs_newline: bool,
+    /// Whole lines not written yet, oldest first.
+    pending: Vec<u8>,
+    /// A failed write left bytes that could not be cut back yet.
+    cut_pending: bool,
+    /// Why writing fails, while lines wait; `None` when everything is written.
+    error: Option<String>,
+    report: SideLogReport,
+    /// The most bytes held back ([`MAX_BACKLOG`]; smaller in tests).
+    limit: usize,
+}
+
+impl SideLog {
+    /// The log at `path`, opened with its first write; trouble goes to `report`.
+    pub fn new(path: PathBuf, report: SideLogReport) -> Self {
+        let name = file_name(&path);
+        Self {
+            path,
+            name,
+            file: None,
+            len: 0,
+            needs_newline: false,
+            pending: Vec::new(),
+            cut_pending: false,
+            error: None,
+            report,
+            limit: MAX_BACKLOG,
+        }
+    }
+
+    /// Queues one whole line (with its newline), written once enough waits (while
+    /// writing works) or at the next [`Self::flush`]. False when the lines held back
+    /// had to be dropped (writing failed for too long): what follows may refer to
+    /// lines the log will never have.
+    pub fn push(&mut self, line: &[u8]) -> bool {
+        let mut kept = true;
+        if let Some(error) = &self.error
+            && self.pending.len() + line.len() > self.limit
+        {
+            let lost = self.pending.iter().filter(|b| **b == b'\n').count();
+            self.pending.clear();
+            let error = format!(
+                "{error}; the {lost} lines held back (over {} KiB) were dropped",
+                self.limit >> 10
+            );
+            tracing::error!("cannot write {}: {error}", self.path.display());
+            self.report.failing(&self.name, error.clone());
+            self.error = Some(error);
+            kept = false;
+        }
+        self.pending.extend_from_slice(line);
+        if self.error.is_none() && self.pending.len() >= WRITE_AT {
+            self.flush();
+        }
+        kept
+    }
+
+    /// Writes everything that waits (a turn boundary, closing); a failure keeps it
+    /// waiting for the next flush.
+    pub fn flush(&mut self) {
+        if self.pending.is_empty() && !self.cut_pending {
+            return;
+        }
+        match self.write_pending() {
+            Ok(()) => {
+                if self.error.take().is_some() {
+                    tracing::info!("{} is written again", self.path.display());
+                    self.report.recovered(&self.name);
+                }
+            }
+            Err(e) => {
+                let error = e.to_string();
+                if self.error.is_none() {
+                    tracing::error!(
+                        "cannot write {}: {error}; its lines wait in memory",
+                        self.path.display()
+                    );
+                }
+                self.report.failing(&self.name, error.clone());
+                self.error = Some(error);
+            }
+        }
+    }
+
+    fn write_pending(&mut self) -> std::io::Result<()> {
+        if self.file.is_none() {
+            self.open()?;
+        }
+        let Some(file) = self.file.as_mut() else {
+            return Ok(());
+        };
+        if self.cut_pending {
+            file.set_len(self.len)?;
+            self.cut_pending = false;
+        }
+        if self.needs_newline {
+            self.pending.insert(0, b'\n');
+            self.needs_newline = false;
+        }
+        match file.write_all(&self.pending) {
+            Ok(()) => {
+                self.len += self.pending.len() as u64;
+                self.pending.clear();
+                Ok(())
+            }
+            Err(e) => {
+                // What part got in must go, or the next write would follow a fragment.
+                self.cut_pending = file.set_len(self.len).is_err();
+                Err(e)
+            }
+        }
+    }
+
+    /// Opens the log for appending; a torn last line is dealt with first.
+    fn open(&mut self) -> std::io::Result<()> {
+        let mut file = open_side_log(&self.path, true)?;
+        let repair = repair_tail(&mut file, &self.path, is_json_value)?;
+        if let Some(note) = repair.note {
+            tracing::warn!("{note}");
+        }
+        self.len = repair.len;
+        self.needs_newline |= repair.needs_newline;
+        self.file = Some(file);
+        Ok(())
+    }
+}
+
+/// Makes the logs beside the session file `session` safe to append to before anyone
+/// writes them (the caller holds the session's lock): a torn last line is cut aside
+/// into `<log>.damaged`. What the user should know, one line per log repaired.
+pub(super) fn repair_side_logs(session: &Path) -> Vec<String> {
+    let logs = [
+        super::events::events_path(session),
+        crate::inspect::requests_path(session),
+    ];
+    let mut notes = Vec::new();
+    for path in logs {
+        let mut file = match open_side_log(&path, false) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                notes.push(format!("cannot open {}: {e}", path.display()));
+                continue;
+            }
+        };
+        match repair_tail(&mut file, &path, is_json_value) {
+            Ok(repair) => notes.extend(repair.note),
+            Err(e) => notes.push(format!("cannot repair {}: {e}", path.display())),
+        }
+    }
+    notes
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::SaveStatus;
+
+    #[test]
+    fn lines_wait_while_writing_fails_and_go_out_in_order_once_it_works() {
+        let dir = tempfile::tempdir().unwrap();
+        // Its directory is missing: every write fails until it is made.
+        let path = dir.path().join("later/s.events.jsonl");
+        let (tx, status) = tokio::sync::watch::channel(SaveStatus::default());
+        let mut log = SideLog::new(path.clone(), SideLogReport::new(tx));
+        log.limit = 40;
+        assert!(log.push(b"{\"n\":1}\n"));
+        log.flush();
+        assert_eq!(status.borrow().side_failures, 1);
+        assert!(status.borrow().side_logs["s.events.jsonl"].contains("No such file"));
+        assert!(log.push(b"{\"n\":2}\n"));
+        log.flush();
+        assert_eq!(status.borrow().side_failures, 1, "one failure, told once");
+
+        std::fs::create_dir(dir.path().join("later")).unwrap();
+        log.flush();
+        assert!(status.borrow().side_logs.is_empty(), "recovered");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"n\":1}\n{\"n\":2}\n"
+        );
+
+        // Failing again for longer than the backlog holds: what waited is dropped and
+        // said, and what comes after is still written whole.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::remove_dir(dir.path().join("later")).unwrap();
+        log.file = None;
+        log.push(b"{\"n\":3}\n");
+        log.flush();
+        assert!(log.push(b"{\"n\":4}\n"));
+        assert!(!log.push(b"{\"n\":5, \"pad\":\"xxxxxxxxxxxxxxxxxxxx\"}\n"));
+        assert!(status.borrow().side_logs["s.events.jsonl"].contains("2 lines held back"));
+        std::fs::create_dir(dir.path().join("later")).unwrap();
+        log.flush();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"n\":5, \"pad\":\"xxxxxxxxxxxxxxxxxxxx\"}\n"
+        );
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_aside_before_the_first_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.requests.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":").unwrap();
+        let mut log = SideLog::new(path.clone(), SideLogReport::unheard());
+        log.push(b"{\"c\":3}\n");
+        log.flush();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"a\":1}\n{\"c\":3}\n"
+        );
+        let damaged = std::fs::read_to_string(dir.path().join("s.requests.damaged")).unwrap();
+        assert!(damaged.contains("{\"b\":"), "{damaged}");
+    }
+}
