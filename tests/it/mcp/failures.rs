@@ -3,7 +3,7 @@
 //! `initialize`, refuses it or exits during it is named on stderr (and with
 //! `--require-mcp` the run does not start); a reply the transport cannot decode (bytes
 //! that are not UTF-8, a line over the 16 MiB limit) fails its call at once with the
-//! reason, and the server's next call still works.
+//! reason, and the server's next call still works. The client refuses `--require-mcp`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::binary::{call, config};
@@ -125,4 +125,17 @@ async fn a_reply_the_transport_cannot_decode_fails_its_call_with_the_reason() {
         "{huge}"
     );
     assert_eq!(tool_message(&requests[3].body), "still here");
+}
+
+#[test]
+fn require_mcp_in_the_client_is_refused_with_where_it_applies() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.command();
+    cmd.arg("--require-mcp");
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--require-mcp is for -p, --mode json and --mode rpc"),
+        "{stderr}"
+    );
 }
