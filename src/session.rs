@@ -31,7 +31,7 @@ mod subagent_calls;
 mod writer;
 
 pub use binding::SessionBinding;
-pub use events::{EventRecording, event_json, events_path};
+pub use events::{CronChanges, EventRecording, event_json, events_path};
 pub use file::{damaged_path, sessions_dir, streaming_path};
 pub use list::{
     SessionSummary, find_or_latest, find_session, latest_session, list_sessions, session_path_by_id,

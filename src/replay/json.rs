@@ -26,9 +26,9 @@ pub fn print_events(session: &Path, out: &mut impl Write) -> Result<usize, JsonR
     let log = LogText::read(&session::events_path(session))?
         .ok_or_else(|| JsonReplayError::NoLog(session.display().to_string()))?;
     for line in log.parsed() {
-        // The cron jobs' lists were never JSON-mode lines: the client's own.
+        // The cron jobs' lists and changes were never JSON-mode lines: the client's own.
         if let LogLine::Event { json, source, .. } = line
-            && source != Source::CronJobs
+            && !matches!(source, Source::CronJobs | Source::CronChanges)
         {
             out.write_all(json.as_bytes())?;
             out.write_all(b"\n")?;
