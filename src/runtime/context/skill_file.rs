@@ -58,7 +58,7 @@ pub(super) fn skill_text(bytes: Vec<u8>, size: u64) -> Result<String, (usize, St
     };
     if crate::front_matter::unclosed(&text) {
         let reason = if capped {
-            let read = if read % 1024 == 0 {
+            let read = if read.is_multiple_of(1024) {
                 format!("{} KiB", read / 1024)
             } else {
                 format!("{read} bytes")
