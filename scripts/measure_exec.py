@@ -14,6 +14,8 @@ the median of the pairwise ratios A/B (and of the exec call's differences) is pr
     python3 scripts/measure_exec.py --binary /tmp/before --binary /tmp/after --runs 30
 
 `--config TEXT` writes TEXT as the config file (e.g. '[exec]\\nnetwork = "deny"').
+`--git` makes the workspace a repository first (`git init`: a config, hooks and
+info/ to hold read-only and to look at for hard links before each command).
 Not run by CI.
 """
 
@@ -69,11 +71,14 @@ def main():
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--config", default="")
+    parser.add_argument("--git", action="store_true")
     options = parser.parse_args()
     homes = {}
     for binary in options.binary:
         home = tempfile.mkdtemp(prefix="claw-measure-exec-")
         os.makedirs(os.path.join(home, "ws"))
+        if options.git:
+            subprocess.run(["git", "init", "-q", os.path.join(home, "ws")], check=True)
         with open(os.path.join(home, "config.toml"), "w") as f:
             f.write(options.config.replace("\\n", "\n"))
         homes[binary] = home

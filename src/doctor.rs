@@ -2,10 +2,12 @@
 //! the kernel's Landlock ABI and which of its features are in force, whether a real
 //! sandboxed command can read claw-tui's secrets or get out (it tries: /tmp, signals,
 //! host unix sockets, UDP and TCP with `network = "deny"`, capabilities, a set-user-ID
-//! file, protected paths), how its processes are contained, the approval mode, and where
-//! things live. Exit code 0 when the sandbox is fully in force, 1 otherwise.
+//! file, protected paths), how its processes are contained, what runs outside the
+//! sandbox (hooks, MCP servers, claw-tui's own helpers) and what protects each, the
+//! approval mode, and where things live. Exit code 0 when the sandbox is fully in force, 1 otherwise.
 
 mod connect;
+mod outside;
 mod probe;
 mod routes;
 
@@ -30,7 +32,7 @@ pub fn run(settings: &Settings) -> i32 {
         .as_ref()
         .map(routes::Listeners::socket_script)
         .unwrap_or_default();
-    let (probe, routes) = match tokio::runtime::Builder::new_current_thread()
+    let (probe, routes, git) = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
@@ -42,7 +44,8 @@ pub fn run(settings: &Settings) -> i32 {
                     .map_err(|e| e.to_string()),
                 Err(e) => Err(format!("no listener could be opened ({e})")),
             };
-            (probe, routes)
+            let git = outside::try_git(&tool.helper()).await;
+            (probe, routes, git)
         }),
         Err(e) => (
             ProbeResult {
@@ -50,6 +53,10 @@ pub fn run(settings: &Settings) -> i32 {
                 ..ProbeResult::default()
             },
             Err(format!("cannot start the probe: {e}")),
+            outside::GitHelper {
+                confined: Err(format!("cannot start the probe: {e}")),
+                bare_repository: None,
+            },
         ),
     };
     let mut report = Doctor {
@@ -59,6 +66,7 @@ pub fn run(settings: &Settings) -> i32 {
     report.sandbox(exec, &probe);
     report.routes(exec, &probe, listeners.as_ref().ok(), routes);
     report.secrets(exec, &probe, &canary);
+    report.outside(settings, &git);
     report.settings(settings);
     print!("{}", report.text);
     if report.problems.is_empty() {
@@ -179,6 +187,12 @@ impl Doctor {
             on.then_some(sandbox.abstract_sockets_scoped || netns),
             "host abstract unix sockets are out of reach",
             "host abstract unix sockets are reachable (needs Landlock ABI 6)",
+        );
+        self.feature(
+            "set-id files",
+            on.then_some(sandbox.setid_refused),
+            "a command cannot make a set-user-ID or set-group-ID file (seccomp)",
+            "a command can make set-user-ID files, which work outside the sandbox",
         );
         self.containment(reports.containment.as_ref(), exec);
         self.line("probe: write to /tmp", probe.check("write_tmp"));
@@ -324,6 +338,24 @@ impl Doctor {
         self.line("and host services", HOST_SERVICE_ENV.join(" "));
         if !exec.pass_env.is_empty() {
             self.line("passed on purpose", exec.pass_env.join(" "));
+        }
+    }
+
+    fn outside(&mut self, settings: &Settings, git: &outside::GitHelper) {
+        self.heading("Outside the sandbox (runs as you; what protects each)");
+        let plan = crate::mcp::launch::plan(settings);
+        if settings.file.hooks.is_empty() {
+            self.line("hooks", "none configured");
+        }
+        if plan.start.is_empty() && plan.untrusted.is_empty() {
+            self.line("MCP servers", "none configured");
+        }
+        for item in outside::inventory(settings, &plan, git) {
+            let _ = writeln!(self.text, "  {}", item.what);
+            for line in outside::wrap(&item.protection, 84) {
+                let _ = writeln!(self.text, "      {line}");
+            }
+            self.problems.extend(item.problem);
         }
     }
 

@@ -106,6 +106,8 @@ pub async fn run_prompt(
                     () = supervisor.agent().wait_for_idle() => {}
                     code = stop.recv() => {
                         eprintln!("claw-tui: stopped again; exiting without waiting");
+                        // Not waiting for the run, but its commands are stopped and checked.
+                        crate::tools::exec::stop_commands_and_report();
                         std::process::exit(code);
                     }
                 }

@@ -16,12 +16,14 @@
 //! that fails (other exit codes, a timeout, bad JSON) never stops the agent: the call or
 //! prompt goes on, the user gets a warning and the log the hook's stderr.
 
+mod checked;
 pub mod config;
 mod run;
 mod tool;
 
 pub use config::{EventHook, HooksConfig, ToolHook, ToolMatch};
 pub use run::BLOCK_EXIT_CODE;
+pub(crate) use run::trust_runner;
 pub use tool::{BLOCKED_PREFIX, BeforeTool, CANCELLED_IN_HOOK, HookedCall, hook_marks};
 
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};

@@ -3,7 +3,7 @@
 use clap::Parser;
 use claw_tui::cli::Cli;
 use claw_tui::tools::exec::{
-    PrivateTempDir, SANDBOX_SUBCOMMAND, protect_process, sandbox_launcher_main,
+    CommandsGuard, PrivateTempDir, SANDBOX_SUBCOMMAND, protect_process, sandbox_launcher_main,
 };
 use claw_tui::{config, doctor, launcher};
 use std::io::Write;
@@ -56,6 +56,9 @@ fn one_malloc_arena() {}
 fn run() -> color_eyre::Result<i32> {
     // The private temp dir of exec commands lives as long as this process.
     let _exec_temp = PrivateTempDir::guard();
+    // Dropped first, on every way out of here: the processes commands left are stopped,
+    // then their protected paths checked for the last time.
+    let _commands = CommandsGuard::new();
     let cli = Cli::parse();
     let settings = config::resolve(&cli, &|name| std::env::var(name).ok())?;
     for warning in &settings.warnings {

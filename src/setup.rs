@@ -30,7 +30,7 @@ use crate::tools::spawn::SpawnTool;
 use crate::tools::web::{WebFetchTool, WebSearchTool};
 use crate::trust::Trust;
 use color_eyre::eyre::eyre;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -73,11 +73,14 @@ fn build_registry(
     let mut registry = ToolRegistry::new();
     let observer = checkpoints.map(|c| Arc::new(c.clone()) as _);
     let pinned = workspace.protected().pinned().to_vec();
+    let own_dirs = workspace.protected().own_dirs().to_vec();
     for tool in file_tools_observed(workspace, observer) {
         registry.register(tool);
     }
     let exec = Arc::new(
-        ExecTool::new(settings.workspace.clone(), settings.file.exec.clone()).with_pinned(pinned),
+        ExecTool::new(settings.workspace.clone(), settings.file.exec.clone())
+            .with_pinned(pinned)
+            .with_own_dirs(own_dirs),
     );
     registry.register(match checkpoints {
         Some(checkpoints) => checkpoints.track_exec(exec),
@@ -87,6 +90,22 @@ fn build_registry(
     registry.register(Arc::new(WebFetchTool::new(settings.file.web.clone())));
     registry.register(Arc::new(MessageTool::new(outbound)));
     registry
+}
+
+/// claw-tui's own directories: where its configuration (with the user's commands and
+/// skills), sessions, trust answers and logs live. A workspace may contain them (`$HOME`),
+/// and what is written there runs or is obeyed outside the sandbox.
+fn own_dirs(settings: &Settings) -> Vec<PathBuf> {
+    let config = settings
+        .config_path
+        .parent()
+        .map_or_else(|| settings.config_path.clone(), Path::to_path_buf);
+    vec![
+        config,
+        settings.config_path.clone(),
+        settings.data_dir.clone(),
+        settings.state_dir.clone(),
+    ]
 }
 
 fn model_name(settings: &Settings) -> String {
@@ -360,7 +379,11 @@ fn prepare_runtime_with(
             Some(format!("large tool results cannot be kept whole: {e}")),
         ),
     };
-    let workspace = Arc::new(workspace.with_pinned(pinned));
+    let workspace = Arc::new(
+        workspace
+            .with_pinned(pinned)
+            .with_own_dirs(own_dirs(settings)),
+    );
     let checkpoints = Checkpoints::new(workspace.clone());
     let policy = ToolPolicy::new(
         build_registry(

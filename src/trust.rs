@@ -15,7 +15,7 @@ pub mod named;
 mod request;
 pub mod store;
 
-pub use named::{PinnedFile, named_files};
+pub use named::{PinnedFile, named_files, option_value, word_path};
 pub use request::{FileQuestion, ServerEntry, TrustRequest};
 pub use store::{ProjectAnswer, TrustDecision, TrustStore, WorkspaceTrust};
 
@@ -171,6 +171,11 @@ impl Trust {
             .iter()
             .map(|p| PinnedFile::read(p))
             .collect();
+        self.judge(files)
+    }
+
+    /// Those of `files` whose content is not what the user trusted.
+    fn judge(&self, files: Vec<PinnedFile>) -> Vec<(PinnedFile, bool)> {
         let trusted = lock(&self.inner.trusted);
         files
             .into_iter()
@@ -186,9 +191,24 @@ impl Trust {
     /// content. When not, the user is asked (once per content) and the refusal says why.
     /// Reads the files: call it off the async workers ([`Self::check_blocking`]).
     pub fn check(&self, runner: &Runner) -> Result<(), Untrusted> {
-        let files = self.untrusted(runner);
+        self.check_kept(runner).map(|_| ())
+    }
+
+    /// [`Self::check`], which also gives each file's content exactly as it was read and
+    /// found trusted: what is run must be these bytes, since the file could change
+    /// between the check and the moment a program opens it again.
+    pub fn check_kept(&self, runner: &Runner) -> Result<Vec<(PathBuf, Vec<u8>)>, Untrusted> {
+        let read: Vec<(PinnedFile, Option<Vec<u8>>)> = self
+            .named(runner)
+            .iter()
+            .map(|p| PinnedFile::read_keeping(p))
+            .collect();
+        let files = self.judge(read.iter().map(|(file, _)| file.clone()).collect());
         if files.is_empty() {
-            return Ok(());
+            return Ok(read
+                .into_iter()
+                .filter_map(|(file, bytes)| Some((file.path, bytes?)))
+                .collect());
         }
         self.register(runner.clone());
         let mut fresh = false;
@@ -217,11 +237,14 @@ impl Trust {
         })
     }
 
-    /// [`Self::check`] on a blocking thread.
-    pub async fn check_blocking(&self, runner: &Runner) -> Result<(), Untrusted> {
+    /// [`Self::check_kept`] on a blocking thread.
+    pub async fn check_blocking(
+        &self,
+        runner: &Runner,
+    ) -> Result<Vec<(PathBuf, Vec<u8>)>, Untrusted> {
         let trust = self.clone();
         let runner = runner.clone();
-        tokio::task::spawn_blocking(move || trust.check(&runner))
+        tokio::task::spawn_blocking(move || trust.check_kept(&runner))
             .await
             .unwrap_or_else(|_| {
                 Err(Untrusted {

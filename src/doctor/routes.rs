@@ -1,7 +1,8 @@
 //! The routes out of the sandbox that `claw-tui doctor` tries, from a real command:
 //! host unix sockets (a pathname and an abstract one the doctor listens on), UDP and TCP
 //! to the host with `network = "deny"`, the capabilities and limits a command runs
-//! with, a set-user-ID file, and writes to protected paths. What counts is what the
+//! with, a set-user-ID file (running one, and making one), and writes to protected
+//! paths. What counts is what the
 //! listeners received and what is on disk afterwards, not what the command printed.
 //!
 //! The network and protected-path routes run in a throwaway workspace of their own
@@ -117,6 +118,8 @@ if (: > .git/hooks/doctor-probe) 2>/dev/null; then echo git_hooks=WRITABLE; else
 if (: >> .mcp.json) 2>/dev/null; then echo mcp_json=WRITABLE; else echo mcp_json=refused; fi
 if mv .git .git-moved 2>/dev/null; then echo git_rename=ALLOWED; mv .git-moved .git; else echo git_rename=refused; fi
 mkdir .claw-tui 2>/dev/null && echo made > .claw-tui/probe
+cp /bin/sh ./setid-made 2>/dev/null && chmod 6755 ./setid-made 2>/dev/null
+if chmod u+s ./setid-made 2>/dev/null; then echo setid=ALLOWED; else echo setid=refused; fi
 if [ -x ./suid-cat ]; then
   echo "suid_uid=$(./suid-cat /proc/self/status | sed -n 's/^Uid:[[:space:]]*//p' | tr -s '[:space:]' ' ')"
 fi
@@ -167,6 +170,8 @@ pub(super) struct RouteResult {
     git_kept: bool,
     claw_moved: bool,
     suid: bool,
+    /// The mode of the copy of `sh` the command tried to make set-user-ID, read on disk.
+    setid_mode: Option<u32>,
 }
 
 /// Runs the second probe: `exec` as configured, but `network = "deny"`, in a workspace
@@ -208,6 +213,9 @@ pub(super) async fn try_routes(
         git_kept: ws.join(".git").is_dir() && !ws.join(".git-moved").exists(),
         claw_moved: moved && !ws.join(".claw-tui").exists(),
         suid: routes.suid,
+        setid_mode: std::fs::symlink_metadata(ws.join("setid-made"))
+            .ok()
+            .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions())),
         probe,
     })
 }
@@ -315,6 +323,32 @@ impl Doctor {
         );
     }
 
+    /// Whether the command could make a set-id file: what is on disk decides.
+    fn setid_made(&mut self, r: &RouteResult) {
+        let label = "make a set-user-ID file";
+        let printed = r.probe.check("setid");
+        match r.setid_mode {
+            Some(mode) if mode & 0o6000 != 0 => self.problem_line(
+                label,
+                &format!(
+                    "MADE: a copy of sh with mode {:o} is on disk ({printed})",
+                    mode & 0o7777
+                ),
+            ),
+            Some(mode) => self.line(
+                label,
+                format!(
+                    "refused (the copy of sh on disk has mode {:o}; {printed})",
+                    mode & 0o7777
+                ),
+            ),
+            None => self.problem_line(
+                label,
+                &format!("NOT tried: the copy was not made ({printed})"),
+            ),
+        }
+    }
+
     fn route_result(&mut self, r: &RouteResult) {
         let p = &r.probe;
         self.route("UDP, network = deny", r.udp_heard, p.check("udp"));
@@ -330,6 +364,7 @@ impl Doctor {
             ),
             uid => self.problem_line("set-user-ID file", &format!("HONOURED (uids {uid})")),
         }
+        self.setid_made(r);
         let writes = [
             (".git/config", p.check("git_config"), r.config_kept),
             (".git/hooks/", p.check("git_hooks"), !r.hook_made),

@@ -222,6 +222,8 @@ async fn wait_idle(shared: &Shared<'_>, stop: &mut StopSignals) {
         () = shared.supervisor.agent().wait_for_idle() => {}
         code = stop.recv() => {
             eprintln!("claw-tui: stopped again; exiting without waiting");
+            // Not waiting for the run, but its commands are stopped and checked.
+            crate::tools::exec::stop_commands_and_report();
             std::process::exit(code);
         }
     }

@@ -37,6 +37,8 @@ impl StopSignals {
         tokio::spawn(async move {
             let code = self.recv().await;
             eprintln!("claw-tui: stopped again; exiting without waiting");
+            // Not waiting for the run, but its commands are stopped and checked.
+            crate::tools::exec::stop_commands_and_report();
             std::process::exit(code);
         });
     }

@@ -8,6 +8,7 @@
 //!   command that cannot start: the hook failed, the caller goes on and warns;
 //! - the caller's cancellation (the user interrupted the run) kills it: cancelled.
 
+use super::checked::Copies;
 use super::config::HookCommand;
 use crate::tools::exec::{EnvPolicy, private_temp_dir, run_hook_command, script_words};
 use crate::trust::Trust;
@@ -78,9 +79,27 @@ impl Runner {
             return Outcome::Cancelled;
         }
         let runner = trust_runner(hook.command(), &self.workspace);
-        if let Err(untrusted) = self.trust.check_blocking(&runner).await {
-            return Outcome::Untrusted(untrusted.to_string());
-        }
+        let checked = match self.trust.check_blocking(&runner).await {
+            Ok(checked) => checked,
+            Err(untrusted) => return Outcome::Untrusted(untrusted.to_string()),
+        };
+        // The workspace files it runs, run from the bytes just checked.
+        let copies = match Copies::make(checked) {
+            Ok(copies) => copies,
+            Err(e) => return failed(format!("cannot copy the files it runs ({e})")),
+        };
+        let command = match copies.rewrite(hook.command(), &self.workspace) {
+            Ok(command) => command,
+            Err(stuck) => {
+                return Outcome::Untrusted(format!(
+                    "{} was not run: it names {} inside a here-document or escaped \
+                     backticks, where claw-tui cannot run the copy it checked; name the \
+                     file as a word of the command itself",
+                    runner.label,
+                    stuck.join(", ")
+                ));
+            }
+        };
         let launcher = match &self.launcher {
             Some(path) => path.clone(),
             None => match std::env::current_exe() {
@@ -98,7 +117,7 @@ impl Runner {
         let timeout = Duration::from_secs(hook.timeout_secs());
         let run = run_hook_command(
             &launcher,
-            hook.command(),
+            &command,
             &self.workspace,
             env,
             stdin,

@@ -80,7 +80,16 @@ impl RemoteSettings {
 
     /// `{base}/{path}`.
     pub(crate) fn join(&self, path: &str) -> String {
-        format!("{}/{path}", self.base_url.trim_end_matches('/'))
+        // A query (`?api-version=…`, a gateway's `?key=…`) stays after the path.
+        let (base, query) = match self.base_url.split_once('?') {
+            Some((base, query)) => (base, Some(query)),
+            None => (self.base_url.as_str(), None),
+        };
+        let joined = format!("{}/{path}", base.trim_end_matches('/'));
+        match query {
+            Some(query) => format!("{joined}?{query}"),
+            None => joined,
+        }
     }
 }
 
@@ -430,6 +439,11 @@ mod tests {
         assert_eq!(
             WireConfig::from(ollama).url(),
             "http://localhost:11434/v1/chat/completions"
+        );
+        let gateway = OpenAiConfig::compatible("Gateway", "https://gw.example/v1/?api-key=Q");
+        assert_eq!(
+            WireConfig::from(gateway).url(),
+            "https://gw.example/v1/chat/completions?api-key=Q"
         );
         let responses = WireConfig::from(ResponsesConfig::openai());
         assert_eq!(responses.url(), "https://api.openai.com/v1/responses");

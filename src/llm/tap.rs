@@ -242,9 +242,11 @@ fn is_secret_name(name: &str) -> bool {
         "secret",
         "signature",
         "sig",
-        "password",
-        "passwd",
+        "pass",
         "credential",
+        "code",
+        "session",
+        "jwt",
     ]
     .iter()
     .any(|word| name.contains(word))
@@ -453,6 +455,10 @@ mod tests {
         assert_eq!(
             redact_url("https://h/v1?sig=s&x=1&password=p"),
             "https://h/v1?sig=[redacted]&x=1&password=[redacted]"
+        );
+        assert_eq!(
+            redact_url("https://h/v1?pass=p&code=c&session=s&api-version=2024"),
+            "https://h/v1?pass=[redacted]&code=[redacted]&session=[redacted]&api-version=2024"
         );
         assert_eq!(
             redact_url_in("error for url (http://u:p@h/v1)", "http://u:p@h/v1"),

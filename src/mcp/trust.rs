@@ -190,7 +190,7 @@ pub(super) async fn wait_until_trusted(server: &Server, shared: &Shared) -> bool
     let mut changes = trust.changed();
     loop {
         let refused = match trust.check_blocking(&runner).await {
-            Ok(()) => return true,
+            Ok(_) => return true,
             Err(untrusted) => untrusted,
         };
         tracing::warn!(server = %server.spec.name, "{refused}");

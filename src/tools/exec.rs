@@ -26,6 +26,7 @@
 //! result has stdout, then a `[stderr]` line and stderr, then bracketed status lines.
 
 mod approval;
+mod background;
 mod config;
 mod deny;
 mod env;
@@ -48,6 +49,7 @@ pub use approval::{
     NOBODY_TO_ASK_REASON, USER_DENIED_REASON,
 };
 pub(crate) use approval::{ApprovalGate, GateCall};
+pub use background::{CommandsGuard, stop_commands, stop_commands_and_report};
 pub use config::{ExecConfig, NetworkMode, SandboxMode};
 pub use deny::{Refusal, check as check_deny_rules};
 pub use env::{
@@ -61,6 +63,7 @@ pub use report::{
     SandboxReport,
 };
 pub use setup_error::SetupError;
+pub(crate) use shell::replace_words;
 pub use tempdir::{PrivateTempDir, private_temp_dir};
 
 use crate::agent::{Tool, ToolResult, ToolUpdates};
@@ -115,6 +118,8 @@ pub struct ExecTool {
     sockets_logged: AtomicBool,
     /// Workspace files something outside the sandbox runs (hooks, trusted MCP servers).
     pinned: Vec<PathBuf>,
+    /// claw-tui's own directories, held read-only around commands.
+    own_dirs: Vec<PathBuf>,
     /// Whether the launcher's mounts held so far (`spec::mounts`).
     mounts: AtomicU8,
     /// What the check after a command's background processes found, for the next result.
@@ -168,6 +173,7 @@ impl ExecTool {
             paths_logged: AtomicBool::new(false),
             sockets_logged: AtomicBool::new(false),
             pinned: Vec::new(),
+            own_dirs: Vec::new(),
             mounts: AtomicU8::new(spec::mounts::UNKNOWN),
             pending: Arc::default(),
         }
@@ -177,6 +183,13 @@ impl ExecTool {
     /// server runs) read-only to commands as well.
     pub fn with_pinned(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
         self.pinned.extend(paths);
+        self
+    }
+
+    /// This tool, with claw-tui's own directories `dirs` (config, data, state) read-only
+    /// to commands where a writable path holds them.
+    pub fn with_own_dirs(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.own_dirs.extend(dirs);
         self
     }
 
@@ -317,6 +330,7 @@ pub(crate) async fn run_hook_command(
         timeout,
         max_output_bytes: 2 * 1024 * 1024,
         stdin: Some(stdin),
+        live: None,
     };
     let started = std::time::Instant::now();
     let outcome = run::run(spec, cancel, &ToolUpdates::discard()).await?;
@@ -382,15 +396,26 @@ impl Tool for ExecTool {
             watch,
             guards,
             recorded,
+            separated,
         } = match self.prepare(&request, &root, cwd.clone()) {
             Ok(prepared) => prepared,
             Err(problem) => return ToolResult::error(problem.to_string()),
         };
         let program = spec.launcher.clone();
+        // Registered before it starts: if claw-tui exits meanwhile, it is stopped and
+        // checked on the way out; if this call is dropped, it is checked once stopped.
+        let live = background::Live::register(watch);
+        let unsettled = background::Unsettled::new(live.clone(), self.pending.clone());
+        let spec = run::RunSpec {
+            live: Some(live.clone()),
+            ..spec
+        };
         let started = Instant::now();
         let mut outcome = match run::run(spec, &cancel, &updates).await {
             Ok(outcome) => outcome,
             Err(e) => {
+                unsettled.disarm();
+                live.finish();
                 return ToolResult::error(format!(
                     "Could not run the command: starting {} failed ({e}). Tell the user.",
                     program.display()
@@ -400,41 +425,16 @@ impl Tool for ExecTool {
         let took = started.elapsed();
         let after = result::Aftermath {
             guarded: self.note_mounts(outcome.reports.containment.as_ref(), guards) || recorded,
-            settled: watch.settle(),
+            settled: separated.into_iter().chain(live.settle()).collect(),
             earlier: std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner())),
         };
-        if let Some(finished) = outcome.finished.take()
-            && !watch.is_empty()
-        {
-            self.settle_when_finished(finished, watch);
+        unsettled.disarm();
+        match outcome.finished.take() {
+            Some(finished) => {
+                background::watch_until_finished(live, finished, self.pending.clone());
+            }
+            None => live.finish(),
         }
         self.result(&request, &cwd, outcome, took, after)
-    }
-}
-
-impl ExecTool {
-    /// Checks the protected paths again once the processes the command left in the
-    /// background are gone; what it finds goes to the log and into the next result.
-    fn settle_when_finished(
-        &self,
-        finished: tokio::sync::oneshot::Receiver<()>,
-        watch: protect::Watch,
-    ) {
-        let pending = self.pending.clone();
-        tokio::spawn(async move {
-            let _ = finished.await;
-            let Ok(settled) = tokio::task::spawn_blocking(move || watch.settle()).await else {
-                return;
-            };
-            let mut pending = pending.lock().unwrap_or_else(|p| p.into_inner());
-            for settled in settled {
-                if settled.outcome != protect::Outcome::NewRepository {
-                    tracing::warn!("exec: after background processes: {settled}");
-                    pending.push(format!(
-                        "After the background processes of an earlier command: {settled}"
-                    ));
-                }
-            }
-        });
     }
 }

@@ -12,6 +12,10 @@
 //! still commit. `.claw-tui/MEMORY.md` stays writable too: the model keeps its long-term
 //! memory there, and it is only ever read into the prompt, never run.
 
+mod git_like;
+
+pub use git_like::serialize as serialize_git_shaped;
+
 use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
@@ -70,6 +74,8 @@ pub struct Protected {
     roots: Vec<PathBuf>,
     /// Files that a hook or a trusted MCP server runs (absolute).
     pinned: Vec<PathBuf>,
+    /// claw-tui's own config, data and state directories (absolute), with all beneath.
+    own: Vec<PathBuf>,
 }
 
 impl Protected {
@@ -80,7 +86,23 @@ impl Protected {
         Self {
             roots,
             pinned: Vec::new(),
+            own: Vec::new(),
         }
+    }
+
+    /// Also protects `dir` and everything beneath it: a directory of claw-tui's own (its
+    /// config, data or state), which a workspace such as `$HOME` may contain. A
+    /// directory that holds the workspace is left out: it would protect everything.
+    pub fn own(&mut self, dir: PathBuf) {
+        let holds_workspace = self.roots.first().is_some_and(|w| w.starts_with(&dir));
+        if !holds_workspace && !self.own.contains(&dir) {
+            self.own.push(dir);
+        }
+    }
+
+    /// The directories protected with [`Self::own`].
+    pub fn own_dirs(&self) -> &[PathBuf] {
+        &self.own
     }
 
     /// Also protects `path`, a workspace file that something outside the sandbox runs
@@ -116,8 +138,16 @@ impl Protected {
         if self.pinned.iter().any(|p| p == path) {
             return refuse("a file that a hook or a trusted MCP server runs");
         }
+        if self.own.iter().any(|dir| path.starts_with(dir)) {
+            return refuse("claw-tui's own configuration, data or state");
+        }
         if let Some(what) = classify(path) {
             return refuse(what);
+        }
+        if let Some(root) = self.roots.first()
+            && git_like::refuses(root, path)
+        {
+            return refuse("part of a directory git would take for a repository");
         }
         Ok(())
     }
@@ -153,6 +183,7 @@ impl Protected {
         found.extend(
             self.pinned
                 .iter()
+                .chain(&self.own)
                 .filter(|p| p.symlink_metadata().is_ok())
                 .cloned(),
         );

@@ -116,6 +116,16 @@ impl Workspace {
         self
     }
 
+    /// This workspace, with claw-tui's own directories `dirs` (absolute: config, data,
+    /// state) and everything beneath them protected from writes, wherever they are.
+    pub fn with_own_dirs(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Self {
+        let protected = Arc::make_mut(&mut self.protected);
+        for dir in dirs {
+            protected.own(real_path(&dir).unwrap_or(dir));
+        }
+        self
+    }
+
     /// The paths of this workspace that are read-only to the model.
     pub fn protected(&self) -> &Protected {
         &self.protected

@@ -31,15 +31,22 @@ pub struct PinnedFile {
 impl PinnedFile {
     /// The file at `path` as it is now.
     pub fn read(path: &Path) -> Self {
-        let (sha256, size) = match hash_regular(path) {
-            Ok(found) => found,
-            Err(size) => (None, size),
+        Self::read_keeping(path).0
+    }
+
+    /// The file at `path` as it is now, and the bytes that were hashed (`None` when it
+    /// cannot be pinned): what runs must be these bytes, not the file read again.
+    pub fn read_keeping(path: &Path) -> (Self, Option<Vec<u8>>) {
+        let (sha256, size, bytes) = match hash_regular(path) {
+            Ok((sha256, bytes)) => (Some(sha256), bytes.len() as u64, Some(bytes)),
+            Err(size) => (None, size, None),
         };
-        Self {
+        let file = Self {
             path: path.to_path_buf(),
             sha256,
             size,
-        }
+        };
+        (file, bytes)
     }
 
     /// The first twelve hex digits of the hash, for people.
@@ -50,10 +57,10 @@ impl PinnedFile {
     }
 }
 
-/// The hash and size of the regular file at `path`, opened without blocking (a pipe or
-/// device in its place cannot hang the caller) and read at most to the limit; `Err`
-/// with the size when it is something else, too large or unreadable.
-fn hash_regular(path: &Path) -> Result<(Option<String>, u64), u64> {
+/// The hash and the content of the regular file at `path`, opened without blocking (a
+/// pipe or device in its place cannot hang the caller) and read at most to the limit;
+/// `Err` with the size when it is something else, too large or unreadable.
+fn hash_regular(path: &Path) -> Result<(String, Vec<u8>), u64> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY)
@@ -63,50 +70,31 @@ fn hash_regular(path: &Path) -> Result<(Option<String>, u64), u64> {
     if !meta.is_file() || meta.len() > MAX_PINNED_BYTES {
         return Err(meta.len());
     }
-    let mut hasher = Sha256::new();
-    let mut reader = file.take(MAX_PINNED_BYTES + 1);
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut read = 0u64;
-    loop {
-        let n = reader.read(&mut buf).map_err(|_| meta.len())?;
-        if n == 0 {
-            break;
-        }
-        read += n as u64;
-        hasher.update(&buf[..n]);
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(MAX_PINNED_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|_| meta.len())?;
+    if bytes.len() as u64 > MAX_PINNED_BYTES {
+        return Err(bytes.len() as u64);
     }
-    if read > MAX_PINNED_BYTES {
-        return Err(read);
-    }
-    let hash: String = hasher
-        .finalize()
+    let hash: String = Sha256::digest(&bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    Ok((Some(hash), read))
+    Ok((hash, bytes))
 }
 
 /// The files inside `workspace` (absolute, symlinks resolved) that `words`, run in
 /// `cwd`, name; each once, in the order named.
 pub fn named_files(words: &[String], cwd: &Path, workspace: &Path) -> Vec<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut found = Vec::new();
     let candidates = words.iter().flat_map(|word| {
-        let value = word
-            .strip_prefix('-')
-            .and_then(|option| option.split_once('='))
-            .map(|(_, value)| value);
-        std::iter::once(word.as_str()).chain(value)
+        std::iter::once(word.as_str()).chain(option_value(word).map(|(_, value)| value))
     });
     for word in candidates {
-        if word.is_empty() {
+        let Some(path) = word_path(word, cwd) else {
             continue;
-        }
-        let path = match (word.strip_prefix("~/"), &home) {
-            (Some(rest), Some(home)) => home.join(rest),
-            _ => cwd.join(word),
         };
-        let path = lexical(&path);
         let Ok(meta) = std::fs::metadata(&path) else {
             continue;
         };
@@ -122,6 +110,26 @@ pub fn named_files(words: &[String], cwd: &Path, workspace: &Path) -> Vec<PathBu
         }
     }
     found
+}
+
+/// The value of an `--option=value` word: (`--option=`, `value`).
+pub fn option_value(word: &str) -> Option<(&str, &str)> {
+    let (option, value) = word.strip_prefix('-')?.split_once('=')?;
+    Some((&word[..option.len() + 2], value))
+}
+
+/// The path a word names when run in `cwd` (`~/` is the home directory), with `.` and
+/// `..` taken out by their text; `None` for an empty word.
+pub fn word_path(word: &str, cwd: &Path) -> Option<PathBuf> {
+    if word.is_empty() {
+        return None;
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let path = match (word.strip_prefix("~/"), &home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => cwd.join(word),
+    };
+    Some(lexical(&path))
 }
 
 /// `path` with `.` and `..` taken out by their text.

@@ -16,4 +16,5 @@ mod runtime;
 mod sessions;
 mod support;
 mod tools;
+mod trust_inventory;
 mod tui;

@@ -15,6 +15,7 @@ pub mod exec;
 pub mod fake_llm;
 pub mod gating;
 pub mod history;
+pub mod hostile;
 pub mod json_text;
 pub mod mcp;
 pub mod mcp_fixture;

@@ -106,6 +106,7 @@ impl HelperRunner {
             timeout,
             max_output_bytes: MAX_HELPER_OUTPUT * 2,
             stdin: None,
+            live: None,
         };
         let outcome = run::run(spec, &CancellationToken::new(), &ToolUpdates::discard()).await?;
         if let Some(reason) = outcome.reports.failed.clone() {

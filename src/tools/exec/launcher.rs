@@ -24,6 +24,7 @@ mod confine;
 mod contain;
 mod mounts;
 mod options;
+mod setid;
 mod sockets;
 mod supervise;
 

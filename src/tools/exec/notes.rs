@@ -19,9 +19,10 @@ enum Gap {
     Capabilities,
     Processes,
     Unguarded,
+    Setid,
 }
 
-const GAPS: usize = 9;
+const GAPS: usize = 10;
 
 /// Which missing protections were already mentioned to the model.
 #[derive(Debug, Default)]
@@ -128,6 +129,15 @@ impl ExecTool {
                          {:#x}, no_new_privs {}).",
                         caps.effective, caps.bounding, caps.no_new_privs
                     ),
+                );
+            }
+            if !sandbox.setid_refused {
+                said.once(
+                    Gap::Setid,
+                    "commands can make set-user-ID files here (no seccomp filter for this \
+                     kernel or architecture): one left in the workspace works for whoever \
+                     runs it outside the sandbox."
+                        .into(),
                 );
             }
             if sandbox.limits.processes.is_some() && !sandbox.limits.processes_enforced {

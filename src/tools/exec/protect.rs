@@ -14,7 +14,12 @@
 //! All of it goes through directory handles that never follow a symlink.
 
 mod git_init;
+mod links;
 mod snapshot;
+#[cfg(test)]
+mod tests;
+
+pub(super) use links::separate;
 
 use super::launcher::{Guard, GuardKind};
 use crate::tools::protected::{
@@ -41,6 +46,9 @@ pub(super) struct Plan {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Watch {
     items: Vec<Item>,
+    /// The protected paths and where a command may write: to look for protected files
+    /// given another name.
+    links: Option<(Protected, Vec<PathBuf>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -98,6 +106,9 @@ pub(super) fn plan(protected: &Protected, fallback: bool) -> Plan {
         let link = meta.as_ref().is_ok_and(|m| m.is_symlink());
         let git_dir = rel == Path::new(".git") && meta.as_ref().is_ok_and(|m| m.is_dir());
         if exists && !link {
+            if protected.pinned().contains(&path) {
+                pin_parents(protected, &root, &rel, &mut plan.guards);
+            }
             let kind = if git_dir {
                 GuardKind::Pin
             } else {
@@ -134,6 +145,29 @@ pub(super) fn plan(protected: &Protected, fallback: bool) -> Plan {
         });
     }
     plan
+}
+
+/// Pins each directory between `root` (the workspace) and the pinned file `rel` in it,
+/// so that none can be renamed or replaced while a command runs: the file's own bind
+/// holds its content, but swapping a directory above it for another would put other
+/// content at its path. Directories that are protected themselves (or beneath one) are
+/// read-only already; a symlink cannot be bound (what runs is checked when it runs).
+fn pin_parents(protected: &Protected, root: &Path, rel: &Path, guards: &mut Vec<Guard>) {
+    let mut dir = root.to_path_buf();
+    for part in rel.parent().into_iter().flat_map(Path::components) {
+        dir.push(part);
+        let real_dir = dir.symlink_metadata().is_ok_and(|m| m.is_dir());
+        if !real_dir {
+            return;
+        }
+        let held = guards.iter().any(|g| g.path == dir);
+        if !held && protected.check(&dir).is_ok() {
+            guards.push(Guard {
+                path: dir.clone(),
+                kind: GuardKind::Pin,
+            });
+        }
+    }
 }
 
 /// The parent directory of `rel` in `root`, opened without following a symlink below
@@ -178,6 +212,10 @@ pub(super) enum Outcome {
     Restored(Option<PathBuf>),
     /// A plain new git repository: it stays.
     NewRepository,
+    /// It had other names (hard links); these were given copies of their own.
+    Separated(Vec<PathBuf>),
+    /// It has this many other names that could not be found where commands write.
+    StillLinked(u64),
     /// It changed and could not be put back (or moved aside).
     Failed(String),
 }
@@ -202,6 +240,23 @@ impl fmt::Display for Settled {
                     to.display()
                 ))
             ),
+            Outcome::Separated(others) => write!(
+                f,
+                "{path} is read-only to commands, but it had another name (a hard link) \
+                 through which a command could write it: {} now hold{} a copy of {} own, and \
+                 writing there no longer changes {path}.",
+                names(others),
+                if others.len() == 1 { "s" } else { "" },
+                if others.len() == 1 { "its" } else { "their" },
+            ),
+            Outcome::StillLinked(left) => write!(
+                f,
+                "{path} is read-only to commands, but it has {left} other name{} (hard \
+                 links) that claw-tui could not find in the workspace, through which a \
+                 command could write it. Tell the user: the file needs a name of its own \
+                 (`cp -p FILE FILE.new && mv FILE.new FILE`).",
+                if *left == 1 { "" } else { "s" }
+            ),
             Outcome::NewRepository => write!(
                 f,
                 "{path} is a new git repository: it stays, and its configuration and hooks \
@@ -216,7 +271,24 @@ impl fmt::Display for Settled {
     }
 }
 
+/// Paths for a sentence: `a, b and c`.
+fn names(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    match shown.split_last() {
+        None => "no other name".into(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 impl Watch {
+    /// Also looks for protected files of `protected` given another name beneath
+    /// `search` at each check.
+    pub fn with_links(mut self, protected: Protected, search: Vec<PathBuf>) -> Self {
+        self.links = Some((protected, search));
+        self
+    }
+
     /// Compares every watched path with its record and puts right what changed.
     pub fn settle(&self) -> Vec<Settled> {
         let mut settled = Vec::new();
@@ -233,12 +305,10 @@ impl Watch {
                 settled.push(done);
             }
         }
+        if let Some((protected, search)) = &self.links {
+            settled.extend(separate(protected, search));
+        }
         settled
-    }
-
-    /// Whether nothing is watched.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
     }
 }
 
@@ -359,87 +429,5 @@ impl Item {
             Ok(()) => Outcome::Restored(moved),
             Err(e) => Outcome::Failed(format!("cannot restore it: {e}")),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn existing_paths_are_guarded_parents_first_and_absent_ones_watched() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
-        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
-        std::fs::create_dir(root.join(".claw-tui")).unwrap();
-        std::fs::write(root.join(".claw-tui/MEMORY.md"), "m").unwrap();
-        std::os::unix::fs::symlink("/etc/hostname", root.join(".mcp.json")).unwrap();
-        let plan = plan(&Protected::for_workspace(&root), false);
-        let guard = |rel: &str| plan.guards.iter().position(|g| g.path == root.join(rel));
-        assert!(guard(".git") < guard(".git/config") && guard(".git/config").is_some());
-        assert!(guard(".claw-tui") < guard(".claw-tui/MEMORY.md"));
-        assert_eq!(plan.guards[guard(".git").unwrap()].kind, GuardKind::Pin);
-        assert_eq!(
-            plan.guards[guard(".git/hooks").unwrap()].kind,
-            GuardKind::ReadOnly
-        );
-        assert!(
-            guard(".mcp.json").is_none(),
-            "a symlink cannot be mounted over"
-        );
-        let watched: Vec<PathBuf> = plan.watch.items.iter().map(|i| i.rel.clone()).collect();
-        for rel in [".mcp.json", ".claude", ".git/info", ".git/commondir"] {
-            assert!(watched.contains(&PathBuf::from(rel)), "{rel}: {watched:?}");
-        }
-    }
-
-    #[test]
-    fn in_the_fallback_changes_are_put_back_and_creations_moved_aside() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
-        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
-        std::fs::create_dir(root.join(".claw-tui")).unwrap();
-        std::fs::write(root.join(".claw-tui/MEMORY.md"), "m").unwrap();
-        let plan = plan(&Protected::for_workspace(&root), true);
-        std::fs::write(root.join(".git/config"), "[core]\nfsmonitor = x\n").unwrap();
-        std::fs::write(root.join(".git/hooks/pre-commit"), "x").unwrap();
-        std::fs::write(root.join(".claw-tui/MEMORY.md"), "remembered").unwrap();
-        std::fs::write(root.join(".mcp.json"), "{}").unwrap();
-        let settled = plan.watch.settle();
-        assert_eq!(
-            std::fs::read_to_string(root.join(".git/config")).unwrap(),
-            "[core]\n"
-        );
-        assert!(!root.join(".git/hooks/pre-commit").exists());
-        assert!(!root.join(".mcp.json").exists());
-        assert_eq!(
-            std::fs::read_to_string(root.join(".claw-tui/MEMORY.md")).unwrap(),
-            "remembered"
-        );
-        assert_eq!(settled.len(), 3, "{settled:?}");
-        assert!(
-            settled
-                .iter()
-                .all(|s| !matches!(s.outcome, Outcome::Failed(_)))
-        );
-        assert!(plan.watch.settle().is_empty(), "settled once");
-    }
-
-    #[test]
-    fn memory_md_is_free_only_as_a_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir(root.join(".claw-tui")).unwrap();
-        std::fs::write(root.join(".claw-tui/MEMORY.md"), "m").unwrap();
-        let plan = plan(&Protected::for_workspace(&root), true);
-        std::fs::remove_file(root.join(".claw-tui/MEMORY.md")).unwrap();
-        std::os::unix::fs::symlink("/etc/hostname", root.join(".claw-tui/MEMORY.md")).unwrap();
-        let settled = plan.watch.settle();
-        assert_eq!(settled.len(), 1, "{settled:?}");
-        let memory = root.join(".claw-tui/MEMORY.md");
-        assert!(memory.symlink_metadata().unwrap().is_file());
-        assert_eq!(std::fs::read_to_string(memory).unwrap(), "m");
     }
 }

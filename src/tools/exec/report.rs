@@ -55,6 +55,8 @@ pub struct SandboxReport {
     pub signals_scoped: bool,
     /// Abstract unix sockets outside the command's own tree are out of reach.
     pub abstract_sockets_scoped: bool,
+    /// The command cannot make a set-user-ID or set-group-ID file (a seccomp filter).
+    pub setid_refused: bool,
     /// Capabilities removed from the user's own commands (running as root), by name.
     pub dropped_capabilities: Vec<String>,
     /// The capability sets the command starts with, read back from the kernel.
@@ -227,6 +229,7 @@ mod tests {
                 network_denied: true,
                 signals_scoped: false,
                 abstract_sockets_scoped: false,
+                setid_refused: true,
                 dropped_capabilities: vec!["CAP_SYS_ADMIN".into()],
                 capabilities: Some(CapabilityState {
                     bounding: 0x3f,

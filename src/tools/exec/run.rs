@@ -7,6 +7,7 @@
 //! processes: the call returns, and the launcher kills them at the time limit, or when
 //! claw-tui exits (the status pipe, held until then by a small task, closes).
 
+use super::background::{Launcher, Live};
 use super::launcher::{LauncherOptions, STATUS_FD};
 use super::output::{Capture, LineBatcher};
 use super::report::{Report, SandboxReport};
@@ -19,6 +20,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Child;
@@ -53,6 +55,8 @@ pub(crate) struct RunSpec {
     pub max_output_bytes: usize,
     /// What the command reads on stdin (`None`: nothing, stdin is /dev/null).
     pub stdin: Option<Vec<u8>>,
+    /// Where the launcher is recorded once started, so that it can be stopped at exit.
+    pub live: Option<Arc<Live>>,
 }
 
 /// How the run ended.
@@ -252,6 +256,9 @@ pub(crate) async fn run(
     updates: &ToolUpdates,
 ) -> io::Result<RunOutcome> {
     let (mut child, status_pipe) = spawn(&spec)?;
+    if let (Some(live), Some(pid)) = (&spec.live, child.id()) {
+        let _ = live.launcher().set(Launcher::of(pid));
+    }
     if let (Some(mut pipe), Some(input)) = (child.stdin.take(), spec.stdin.clone()) {
         // Written on the side: a command that never reads its stdin must not block the
         // run, and one that exits early closes the pipe (the error is of no interest).

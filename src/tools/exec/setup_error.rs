@@ -73,4 +73,10 @@ pub enum SetupError {
         /// Why.
         source: io::Error,
     },
+    /// A protected file has another name a command could write it through.
+    #[error("{why}")]
+    ProtectedLinked {
+        /// Which file, and what the user can do.
+        why: String,
+    },
 }

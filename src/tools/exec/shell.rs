@@ -5,6 +5,12 @@
 //! `$(...)`, backticks, `<(...)`/`>(...)` and here-document bodies. It does not expand
 //! anything; the rules look at words as written.
 
+mod places;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use places::replace_words;
+
 /// One simple command as written: its words (quotes removed) and its output redirections.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Segment {
@@ -21,6 +27,12 @@ pub(crate) struct Parsed {
     pub segments: Vec<Segment>,
     /// Command and process substitutions and here-document bodies, to check as scripts.
     pub nested: Vec<String>,
+    /// Where each of `nested` is in the script (its first character), when it is written
+    /// there as is (not a here-document, not backticks with escapes).
+    pub nested_at: Vec<Option<usize>>,
+    /// Every word of `segments` (not redirection targets), in order, with the characters
+    /// it was written as: `start..end`, in characters of the script, quotes included.
+    pub spans: Vec<(String, std::ops::Range<usize>)>,
 }
 
 /// What the next word means after a redirection operator.
@@ -47,6 +59,7 @@ pub(crate) fn parse(script: &str) -> Parsed {
         in_word: false,
         redirect: None,
         heredocs: Vec::new(),
+        word_at: None,
     };
     lexer.run();
     lexer.out
@@ -62,6 +75,8 @@ struct Lexer {
     redirect: Option<Redirect>,
     /// Here-document delimiters waiting for the end of the line: (delimiter, strip tabs).
     heredocs: Vec<(String, bool)>,
+    /// Where the word being read was written: `start..end` in characters.
+    word_at: Option<std::ops::Range<usize>>,
 }
 
 impl Lexer {
@@ -71,6 +86,19 @@ impl Lexer {
 
     fn run(&mut self) {
         while let Some(c) = self.peek(0) {
+            let at = self.pos;
+            self.step(c);
+            if self.in_word {
+                let start = self.word_at.as_ref().map_or(at, |r| r.start);
+                self.word_at = Some(start..self.pos);
+            }
+        }
+        self.end_segment();
+    }
+
+    /// Reads from the character `c` on.
+    fn step(&mut self, c: char) {
+        {
             self.pos += 1;
             match c {
                 ' ' | '\t' | '\r' => self.finish_word(),
@@ -114,15 +142,14 @@ impl Lexer {
                 }
                 '"' => self.read_double_quoted(),
                 '`' => {
-                    let inner = self.read_backticks();
+                    let (inner, at) = self.backticks();
                     self.push_str(&format!("`{inner}`"));
-                    self.out.nested.push(inner);
+                    self.push_nested(inner, at);
                 }
                 '$' => self.read_dollar(),
                 _ => self.push_char(c),
             }
         }
-        self.end_segment();
     }
 
     fn push_char(&mut self, c: char) {
@@ -141,8 +168,12 @@ impl Lexer {
         }
         let word = std::mem::take(&mut self.word);
         self.in_word = false;
+        let at = self.word_at.take().unwrap_or(self.pos..self.pos);
         match self.redirect.take() {
-            None => self.seg.words.push(word),
+            None => {
+                self.out.spans.push((word.clone(), at));
+                self.seg.words.push(word);
+            }
             Some(Redirect::Out) => self.seg.out_targets.push(word),
             Some(Redirect::DupOut) => {
                 if word != "-" && !word.chars().all(|c| c.is_ascii_digit()) {
@@ -168,14 +199,16 @@ impl Lexer {
         if self.in_word && !self.word.is_empty() && self.word.chars().all(|c| c.is_ascii_digit()) {
             self.word.clear();
             self.in_word = false;
+            self.word_at = None;
         }
     }
 
     fn redirect_out(&mut self) {
         if self.peek(0) == Some('(') {
             self.pos += 1;
+            let at = self.pos;
             let inner = self.read_balanced();
-            self.out.nested.push(inner);
+            self.push_nested(inner, Some(at));
             return;
         }
         self.drop_fd_number();
@@ -197,8 +230,9 @@ impl Lexer {
     fn redirect_in(&mut self) {
         if self.peek(0) == Some('(') {
             self.pos += 1;
+            let at = self.pos;
             let inner = self.read_balanced();
-            self.out.nested.push(inner);
+            self.push_nested(inner, Some(at));
             return;
         }
         self.drop_fd_number();
@@ -267,9 +301,9 @@ impl Lexer {
                     _ => self.word.push('\\'),
                 },
                 '`' => {
-                    let inner = self.read_backticks();
+                    let (inner, at) = self.backticks();
                     self.word.push_str(&format!("`{inner}`"));
-                    self.out.nested.push(inner);
+                    self.push_nested(inner, at);
                 }
                 '$' => self.read_dollar(),
                 _ => self.word.push(c),
@@ -282,9 +316,10 @@ impl Lexer {
         match self.peek(0) {
             Some('(') => {
                 self.pos += 1;
+                let at = self.pos;
                 let inner = self.read_balanced();
                 self.push_str(&format!("$({inner})"));
-                self.out.nested.push(inner);
+                self.push_nested(inner, Some(at));
             }
             Some('{') => {
                 self.pos += 1;
@@ -324,6 +359,24 @@ impl Lexer {
             }
             _ => self.push_char('$'),
         }
+    }
+
+    fn push_nested(&mut self, script: String, at: Option<usize>) {
+        self.out.nested.push(script);
+        self.out.nested_at.push(at);
+    }
+
+    /// After the opening `` ` ``: the script up to the closing one, and where it is in
+    /// the script when it is written there as is (no escapes).
+    fn backticks(&mut self) -> (String, Option<usize>) {
+        let start = self.pos;
+        let inner = self.read_backticks();
+        let closed = self.pos > start && self.chars.get(self.pos - 1) == Some(&'`');
+        let end = if closed { self.pos - 1 } else { self.pos };
+        let raw: String = self.chars[start..end.min(self.chars.len())]
+            .iter()
+            .collect();
+        (inner.clone(), (raw == inner).then_some(start))
     }
 
     /// After the opening `` ` ``: the script up to the closing one.
@@ -408,63 +461,7 @@ impl Lexer {
                 body.push_str(&line);
                 body.push('\n');
             }
-            self.out.nested.push(body);
+            self.push_nested(body, None);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(script: &str) -> Vec<Vec<String>> {
-        parse(script)
-            .segments
-            .into_iter()
-            .map(|s| s.words)
-            .collect()
-    }
-
-    #[test]
-    fn splits_chains_and_removes_quotes() {
-        assert_eq!(
-            words("a 'b c' && d \"e f\"|g;h || i & j"),
-            vec![
-                vec!["a", "b c"],
-                vec!["d", "e f"],
-                vec!["g"],
-                vec!["h"],
-                vec!["i"],
-                vec!["j"]
-            ]
-        );
-    }
-
-    #[test]
-    fn redirections_are_not_words() {
-        let parsed = parse("echo hi 2>&1 >> out.txt < in &> all 1>/dev/sda");
-        assert_eq!(parsed.segments[0].words, vec!["echo", "hi"]);
-        assert_eq!(
-            parsed.segments[0].out_targets,
-            vec!["out.txt", "all", "/dev/sda"]
-        );
-    }
-
-    #[test]
-    fn collects_substitutions_and_heredocs() {
-        let parsed =
-            parse("echo $(rm -rf /) `reboot` <(mkfs x)\ncat <<'EOF'\nshutdown now\nEOF\nls");
-        assert_eq!(
-            parsed.nested,
-            vec!["rm -rf /", "reboot", "mkfs x", "shutdown now\n"]
-        );
-        let last = parsed.segments.last().map(|s| s.words.clone());
-        assert_eq!(last, Some(vec!["ls".to_owned()]));
-    }
-
-    #[test]
-    fn comments_and_escapes() {
-        assert_eq!(words("r\\m -rf x # rm -rf /"), vec![vec!["rm", "-rf", "x"]]);
-        assert_eq!(words("echo $'a\\'b'"), vec![vec!["echo", "a'b"]]);
     }
 }

@@ -2,7 +2,7 @@
 //! writable paths, the protected paths it holds in place, the sockets left reachable,
 //! the limits, and the scrubbed environment.
 
-use super::launcher::{self, LauncherOptions, Limits};
+use super::launcher::{self, Guard, GuardKind, LauncherOptions, Limits};
 use super::protect::{self, Watch};
 use super::report::Report;
 use super::run::RunSpec;
@@ -72,6 +72,8 @@ pub(super) struct Prepared {
     pub guards: usize,
     /// Every protected path was recorded before the command (no mounts expected).
     pub recorded: bool,
+    /// Protected files whose other names were given copies of their own before it.
+    pub separated: Vec<protect::Settled>,
 }
 
 impl ExecTool {
@@ -94,17 +96,37 @@ impl ExecTool {
         let namespaces = sandboxed && self.config.pid_namespace;
         let mut writes = vec![root.to_path_buf(), tmpdir.clone()];
         writes.extend(self.usable_paths(root, &self.config.writable_paths, &self.paths_logged));
-        writes.extend(WRITABLE_DEVICES.map(PathBuf::from));
         let fallback = !namespaces || self.mounts.load(Ordering::Acquire) != mounts::HOLD;
+        let mut separated = Vec::new();
         let plan = if sandboxed {
             let mut protected = Protected::for_workspace(root);
             for path in &self.pinned {
                 protected.pin(path.clone());
             }
-            protect::plan(&protected, fallback)
+            // A protected file with a second name where the command may write would be
+            // writable through it, read-only bind or not.
+            let search: Vec<PathBuf> = writes.clone();
+            separated = protect::separate(&protected, &search);
+            let left: Vec<String> = separated
+                .iter()
+                .filter(|s| matches!(s.outcome, protect::Outcome::StillLinked(_)))
+                .map(ToString::to_string)
+                .collect();
+            if !left.is_empty() {
+                return Err(SetupError::ProtectedLinked {
+                    why: format!("The command was not run. {}", left.join(" ")),
+                });
+            }
+            let mut plan = protect::plan(&protected, fallback);
+            plan.guards.extend(own_dir_guards(&self.own_dirs, &writes));
+            protect::Plan {
+                watch: plan.watch.with_links(protected, search),
+                ..plan
+            }
         } else {
             protect::Plan::default()
         };
+        writes.extend(WRITABLE_DEVICES.map(PathBuf::from));
         let limit = |n: u64, unit: u64| (sandboxed && n > 0).then(|| n.saturating_mul(unit));
         let timeout = Duration::from_secs(request.timeout_secs);
         let guards = plan.guards.len();
@@ -140,10 +162,12 @@ impl ExecTool {
                 timeout,
                 max_output_bytes: self.config.max_output_bytes,
                 stdin: None,
+                live: None,
             },
             watch: plan.watch,
             guards,
             recorded: sandboxed && fallback,
+            separated,
         })
     }
 
@@ -187,4 +211,17 @@ impl ExecTool {
         }
         usable
     }
+}
+
+/// claw-tui's own directories that a command could write (beneath a writable path), held
+/// read-only in its mount namespace. Only held, never watched: claw-tui itself writes
+/// them while the command runs (sessions, logs), so nothing there may be put back.
+fn own_dir_guards(own: &[PathBuf], writes: &[PathBuf]) -> Vec<Guard> {
+    own.iter()
+        .filter(|dir| dir.is_dir() && writes.iter().any(|w| dir.starts_with(w)))
+        .map(|dir| Guard {
+            path: dir.clone(),
+            kind: GuardKind::ReadOnly,
+        })
+        .collect()
 }

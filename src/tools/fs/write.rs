@@ -99,6 +99,12 @@ fn write(located: &Located, shown: &str, content: &str, observer: &Observer) -> 
     let Some((parent, name)) = located.parent_and_name() else {
         return is_dir();
     };
+    // Checked again under this guard before anything is made, and once more below on
+    // the directory handle the write goes through.
+    let _shaping = crate::tools::protected::serialize_git_shaped(located.rel());
+    if let Err(refused) = located.check_again() {
+        return ToolResult::error(refused.to_string());
+    }
     let tree = located.dir();
     if tree.metadata(located.rel()).is_ok_and(|m| m.is_dir()) {
         return is_dir();

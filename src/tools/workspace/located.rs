@@ -59,6 +59,14 @@ impl Located {
         &self.workspace
     }
 
+    /// Checks the path again as [`Workspace::locate`] did: what other writes made
+    /// since may have made it protected (a directory now shaped like a git directory).
+    pub fn check_again(&self) -> Result<(), Refusal> {
+        self.protected
+            .check(&self.path)
+            .map_err(|refused| Refusal::Protected(refused.to_string()))
+    }
+
     /// Checks again, on the directory handle a write goes through, that `name` in it is
     /// not protected. [`Workspace::locate`] looked at the path's text and the links on
     /// disk; a command running meanwhile may have swapped a directory on the way for a

@@ -45,6 +45,8 @@ fn doctor_prints_what_protects_this_machine_and_exits_by_it() {
         "UDP, network = deny",
         "TCP, network = deny",
         "set-user-ID file",
+        "set-id files",
+        "make a set-user-ID file",
         "write .git/config",
         "write .git/hooks/",
         "write .mcp.json",
@@ -62,7 +64,7 @@ fn doctor_prints_what_protects_this_machine_and_exits_by_it() {
         assert!(out.contains(section), "no {section:?} in:\n{out}");
     }
     assert!(!out.contains("LEAKS"), "{out}");
-    for broken in ["REACHED", "HONOURED", "CHANGED on disk", "STAYED"] {
+    for broken in ["REACHED", "HONOURED", "CHANGED on disk", "STAYED", "MADE"] {
         assert!(!out.contains(broken), "{broken}: {out}");
     }
     if landlock_abi() > 0 {
@@ -96,6 +98,11 @@ fn doctor_fails_with_the_sandbox_off() {
         "{out}"
     );
     assert_eq!(field(&out, "probe: write to /tmp"), "ALLOWED", "{out}");
+    // Without the sandbox nothing stops it: the doctor finds the file on disk.
+    assert!(
+        field(&out, "make a set-user-ID file").starts_with("MADE"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -125,5 +132,47 @@ fn doctor_checks_network_deny() {
             out.contains("NOT in force: [exec] network = \"deny\""),
             "{out}"
         );
+    }
+}
+
+#[test]
+fn doctor_lists_what_runs_outside_the_sandbox_and_whether_its_files_are_trusted() {
+    let sb = Sandbox::new();
+    let hooks = sb.workspace().join(".claw-tui/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(hooks.join("no-rm.sh"), "cat > /dev/null\n").unwrap();
+    std::fs::write(
+        sb.workspace().join(".mcp.json"),
+        r#"{"mcpServers": {"proj": {"command": "node", "args": ["server.js"]}}}"#,
+    )
+    .unwrap();
+    sb.write_config(
+        "[[hooks.before_tool]]\nmatch = \".*\"\ncommand = \"sh .claw-tui/hooks/no-rm.sh\"\n\n\
+         [mcp.servers.mine]\ncommand = \"my-server\"\n",
+    );
+    let mut cmd = sb.command();
+    cmd.arg("doctor");
+    let (_, out, stderr) = run(cmd);
+    eprintln!("{out}{stderr}");
+    let section = out
+        .split_once("Outside the sandbox (runs as you; what protects each)")
+        .expect("no section about what runs outside the sandbox")
+        .1;
+    let section = section.split_once("\nSettings").unwrap().0;
+    let flat = section.split_whitespace().collect::<Vec<_>>().join(" ");
+    for expected in [
+        "before_tool hook `sh .claw-tui/hooks/no-rm.sh`",
+        "runs .claw-tui/hooks/no-rm.sh only with the content you trusted: NOT trusted now",
+        "MCP server \"mine\" (your config)",
+        "`my-server` as you",
+        "MCP server \"proj\" (the project's .mcp.json)",
+        "not started: the whole entry waits for your trust",
+        "git, for the checkpoints",
+        "$VISUAL / $EDITOR",
+    ] {
+        assert!(flat.contains(expected), "no {expected:?} in:\n{section}");
+    }
+    if landlock_abi() > 0 {
+        assert!(flat.contains("tried now: Landlock in force"), "{section}");
     }
 }

@@ -49,10 +49,11 @@ for f in /proc/[0-9]*/environ; do tr '\0' '\n' < "$f"; done > out/all.environ 2>
 echo done > out/finished
 "#;
 
-/// Waits (up to the deadline) for a process whose arguments contain `needle`, with
-/// `parent` as parent; returns its pid.
+/// Waits (up to the deadline) for the launcher of the probe command (not one of
+/// claw-tui's own helpers, such as the checkpoints' `git`, which runs under the same
+/// launcher), with `parent` as parent; returns its pid.
 fn find_process(needle: &str, parent: u32) -> u32 {
-    let what = format!("no process {needle:?} under {parent}");
+    let what = format!("no process {needle:?} running the probe under {parent}");
     crate::support::poll::until(&what, DEADLINE, || {
         for entry in std::fs::read_dir("/proc").unwrap().flatten() {
             let Some(pid) = entry
@@ -68,7 +69,8 @@ fn find_process(needle: &str, parent: u32) -> u32 {
                 .rsplit_once(')')
                 .and_then(|(_, rest)| rest.split_whitespace().nth(1))
                 .and_then(|p| p.parse::<u32>().ok());
-            if ppid == Some(parent) && String::from_utf8_lossy(&cmdline).contains(needle) {
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            if ppid == Some(parent) && cmdline.contains(needle) && cmdline.contains("probe.sh") {
                 return Some(pid);
             }
         }

@@ -12,6 +12,7 @@
 use super::super::report::{CapabilityState, LandlockState, LimitsReport, Report, SandboxReport};
 use super::contain::Inside;
 use super::options::LauncherOptions;
+use super::setid;
 use super::{EXIT_EXEC_FAILED, EXIT_SETUP_FAILED, Reporter, exit_now};
 use caps::{CapSet, Capability};
 use landlock::{
@@ -77,6 +78,16 @@ pub(super) fn exec_shell(options: &LauncherOptions, reporter: &Reporter, inside:
         }
     };
     sandbox.dropped_capabilities = dropped;
+    // After Landlock and `no_new_privs`, which the filter needs; hooks and `sandbox =
+    // "off"` (the user's own commands) are not filtered.
+    if !options.keep_capabilities {
+        match setid::forbid_setid_files() {
+            Ok(()) => sandbox.setid_refused = true,
+            Err(e @ setid::SetidError::Refused(_)) => fail(reporter, e.to_string()),
+            // Reported as missing (`setid_refused` false), and noted by claw-tui.
+            Err(_) => {}
+        }
+    }
     // Read after Landlock, which sets no_new_privs as well.
     sandbox.capabilities = std::fs::read_to_string("/proc/self/status")
         .ok()

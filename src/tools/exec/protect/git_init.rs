@@ -7,10 +7,12 @@
 //!
 //! The config is read as text by the rules below, never by git: a line they do not
 //! understand (a continuation, an odd quote) refuses the repository, which at worst
-//! moves aside one that git would have accepted.
+//! moves aside one that git would have accepted. A config, hook or `info/` file with a
+//! second name (a hard link) is refused too: once the repository stays, that file is
+//! read-only to commands, but a write through the other name would still reach it.
 
 use super::snapshot::open_subdir;
-use cap_std::fs::{Dir, OpenOptionsExt};
+use cap_std::fs::{Dir, MetadataExt, OpenOptionsExt};
 use std::io::Read;
 
 /// Keys a new repository's config may hold: (section, subsection present, key); `*` is
@@ -45,6 +47,9 @@ pub(super) fn check(git: &Dir) -> Result<(), String> {
         }
     }
     match git.symlink_metadata("config") {
+        Ok(meta) if meta.is_file() && meta.nlink() > 1 => {
+            return Err("its config has another name (a hard link)".into());
+        }
         Ok(meta) if meta.is_file() && meta.len() <= MAX_CONFIG => {
             let mut text = String::new();
             let mut options = cap_std::fs::OpenOptions::new();
@@ -85,6 +90,12 @@ fn only_files(git: &Dir, name: &str, allowed: impl Fn(&str) -> bool) -> Result<(
         let regular = entry.file_type().is_ok_and(|t| t.is_file());
         if !regular || !allowed(&file) {
             return Err(format!("it has {name}/{file}"));
+        }
+        let links = dir
+            .symlink_metadata(entry.file_name())
+            .map_or(0, |m| m.nlink());
+        if links != 1 {
+            return Err(format!("its {name}/{file} has another name (a hard link)"));
         }
     }
     Ok(())
