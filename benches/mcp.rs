@@ -1,5 +1,5 @@
 //! What claw-tui adds to an MCP tool call: the same `echo` call to the fixture server
-//! (examples/mcp_fixture.rs, over stdio), once straight through rmcp's client and once
+//! (examples/mcp_fixture/main.rs, over stdio), once straight through rmcp's client and once
 //! as the agent makes it (argument validation, the policy's guard and approval gate,
 //! our connection trait, the result conversion). The difference is the overhead
 //! (target: under 1 ms).

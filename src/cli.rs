@@ -129,6 +129,12 @@ pub struct Cli {
     /// programs: without this flag, -p, --mode json and rpc skip them).
     #[arg(long)]
     pub trust_project_mcp: bool,
+
+    /// -p, --mode json and rpc: do not run unless every enabled MCP server has started
+    /// (one that failed, or is not trusted, ends the process with exit code 1).
+    #[arg(long)]
+    pub require_mcp: bool,
+
     /// Start in plan mode: the agent reads and plans, and changes nothing.
     #[arg(long)]
     pub plan: bool,

@@ -28,6 +28,14 @@ pub fn split(text: &str) -> (Option<&str>, &str) {
     (None, text)
 }
 
+/// Whether `text` opens a front matter block (a `---` first line) that no `---` line
+/// closes: [`split`] then sees no block, and the file's lines would be misread as its body.
+pub fn unclosed(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let opens = text.starts_with("---\n") || text.starts_with("---\r\n");
+    opens && split(text).0.is_none()
+}
+
 /// The front matter of `text` read into `T` (unknown fields are the caller's choice;
 /// the default when there is none) and the body. A block that is not valid YAML for
 /// `T` is an error saying why, with the body still returned.
@@ -57,6 +65,10 @@ mod tests {
         assert_eq!(split("---\na: 1\n---\nbody"), (Some("a: 1\n"), "body"));
         assert_eq!(split("no front\n---\n"), (None, "no front\n---\n"));
         assert_eq!(split("---\nnever closed"), (None, "---\nnever closed"));
+        assert!(unclosed("---\nnever closed"));
+        assert!(unclosed("\u{feff}---\r\nname: x\r\n"));
+        assert!(!unclosed("---\na: 1\n---\nbody"));
+        assert!(!unclosed("no front\n---\n"));
         let (fields, body) = parse::<Fields>("\u{feff}---\r\nname: x\r\n---\r\nrest");
         assert_eq!(
             fields.unwrap(),

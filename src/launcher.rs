@@ -41,6 +41,12 @@ pub fn run(cli: &Cli, settings: &Settings) -> color_eyre::Result<i32> {
         );
     }
     if cli.mode == Mode::Text && !cli.print {
+        if cli.require_mcp {
+            // The client shows each server's state and keeps restarting the failed ones.
+            bail!(
+                "--require-mcp is for -p, --mode json and --mode rpc; the client shows the MCP servers' states on its dashboard"
+            );
+        }
         return client(cli, settings);
     }
     headless::run_headless(cli, settings)

@@ -8,6 +8,7 @@ pub mod images;
 mod messages;
 mod models;
 pub mod openai;
+mod overflow;
 pub mod pricing;
 pub mod remote;
 pub mod responses;

@@ -4,8 +4,10 @@
 //!
 //! - [`config`]: the settings and the project file; [`trust`]: what trusting a server
 //!   covers (its whole entry and the files it runs).
-//! - [`client`]: the only file that uses `rmcp`, behind the
-//!   [`connection::McpConnection`] trait; `progress`: each call's progress route.
+//! - [`client`]: the only file that uses `rmcp` (with its stdio transport), behind the
+//!   [`connection::McpConnection`] trait; `lines`: a stdio server's output as bounded
+//!   lines, and the request a line that cannot be read answers; `progress`: each call's
+//!   progress route.
 //! - [`manager`] and `server`: start in the background, restart with backoff, follow
 //!   `list_changed`; [`state`]: what the UI shows.
 //! - [`process_group`]: a stdio server's processes, stopped together.
@@ -17,6 +19,7 @@ pub mod config;
 pub mod connection;
 pub mod content;
 pub mod launch;
+mod lines;
 pub mod manager;
 pub mod names;
 pub mod process_group;

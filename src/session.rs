@@ -32,7 +32,7 @@ mod subagent_calls;
 mod writer;
 
 pub use binding::SessionBinding;
-pub use events::{EventRecording, event_json, events_path};
+pub use events::{CronChanges, EventRecording, event_json, events_path};
 pub use file::{damaged_path, sessions_dir, streaming_path};
 pub use list::{
     SessionSummary, find_or_latest, find_session, latest_session, list_sessions, session_path_by_id,
@@ -158,13 +158,25 @@ pub enum Entry {
         /// Its new value.
         value: serde_json::Value,
     },
-    /// System notifications waiting for delivery (replaces the earlier list).
+    /// System notifications waiting for delivery (replaces the earlier list): written
+    /// when the list is emptied or replaced as a whole.
     PendingNotifications {
         /// When.
         timestamp: u64,
         /// The notifications, oldest first.
         pending: Vec<InboundMessage>,
         /// How much of the session's inbox file the list already includes (bytes).
+        #[serde(default)]
+        inbox_offset: u64,
+    },
+    /// Notifications that arrived: they wait behind the list as the lines before left
+    /// it. One line per arrival, so what the file gains is what arrived.
+    PendingAdded {
+        /// When.
+        timestamp: u64,
+        /// The notifications, oldest first.
+        added: Vec<InboundMessage>,
+        /// How much of the session's inbox file the list includes now (bytes).
         #[serde(default)]
         inbox_offset: u64,
     },

@@ -95,8 +95,9 @@ async fn run(
         }
         saving::report(entered.saving, rpc)
     });
-    let code = match prompt {
-        Some(prompt) => {
+    let code = match (require_mcp(cli, &main.mcp, &mut stop).await, prompt) {
+        (Some(code), _) => code,
+        (None, Some(prompt)) => {
             // `-p` loads the jobs for the cron tool but never fires them.
             let json = cli.mode == Mode::Json;
             run_prompt(
@@ -110,7 +111,7 @@ async fn run(
             )
             .await
         }
-        None => {
+        (None, None) => {
             // A resumed session's undelivered notifications go to the agent now.
             main.supervisor.release();
             let scheduler = match main.start_cron_scheduler() {
@@ -169,22 +170,61 @@ async fn run(
 
 /// A one-shot run must see its MCP tools: each LLM request first waits until every
 /// started server is ready or has failed (each within its `startup_timeout_secs`;
-/// immediate once they have). The tools then reach the request through the agent.
+/// immediate once they have). The tools then reach the request through the agent; the
+/// servers that failed are named on stderr, once, before the first request.
 fn wait_for_mcp_before_first_request(agent: &Agent, mcp: &crate::mcp::McpManager) {
     if mcp.is_empty() {
         return;
     }
     let mcp = mcp.clone();
+    let told = Arc::new(std::sync::atomic::AtomicBool::new(false));
     agent.set_transform_context(Some(Arc::new(move |messages, cancel| {
-        let mcp = mcp.clone();
+        let (mcp, told) = (mcp.clone(), told.clone());
         Box::pin(async move {
             tokio::select! {
                 () = cancel.cancelled() => {}
-                () = mcp.wait_started() => {}
+                () = mcp.wait_started() => {
+                    if !told.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                        for (name, why) in mcp.start_failures() {
+                            eprintln!(
+                                "claw-tui: warning: MCP server {} did not start: {}; its tools \
+                                 are not in this run",
+                                for_stderr(&name),
+                                for_stderr(&why)
+                            );
+                        }
+                    }
+                }
             }
             messages
         })
     })));
+}
+
+/// With `--require-mcp`: waits for the servers to start and, if any enabled one is not
+/// ready, names each on stderr and gives the exit code (a stop signal meanwhile gives
+/// its own). `None`: the run may go ahead.
+async fn require_mcp(
+    cli: &Cli,
+    mcp: &crate::mcp::McpManager,
+    stop: &mut StopSignals,
+) -> Option<i32> {
+    if !cli.require_mcp {
+        return None;
+    }
+    tokio::select! {
+        code = stop.recv() => return Some(code),
+        () = mcp.wait_started() => {}
+    }
+    let missing = mcp.not_ready();
+    for (name, why) in &missing {
+        eprintln!(
+            "claw-tui: error: MCP server {} did not start (--require-mcp): {}",
+            for_stderr(name),
+            for_stderr(why)
+        );
+    }
+    (!missing.is_empty()).then_some(EXIT_RUN_FAILED)
 }
 
 /// The prompt with the `--image` files attached (each read, checked and scaled down).

@@ -221,27 +221,6 @@ pub(crate) fn overflow_message(status: u16, server: &str, target: &Target) -> St
     )
 }
 
-/// Whether a rejected request's error (the raw body or its message) says the conversation
-/// does not fit the model's context window: the wordings of Anthropic, OpenAI, OpenRouter,
-/// vLLM, llama.cpp and Ollama.
-pub(crate) fn is_context_overflow(server: &str) -> bool {
-    let text = server.to_ascii_lowercase();
-    [
-        "context length",
-        "context_length",
-        "context window",
-        "context size",
-        "exceed_context",
-        "exceeds the context",
-        "prompt is too long",
-        "too many tokens",
-        "maximum context",
-        "input is too long",
-    ]
-    .iter()
-    .any(|sign| text.contains(sign))
-}
-
 /// The server's own explanation in an error body (Anthropic, OpenAI, Ollama and vLLM
 /// shapes), else the start of the body.
 pub(crate) fn server_message(body: &str) -> String {
@@ -364,26 +343,5 @@ mod tests {
         assert_eq!(bytes_text(64 * 1024), "64 KiB");
         assert_eq!(bytes_text(1536 * 1024), "1.5 MiB");
         assert_eq!(bytes_text(1000), "1000 bytes");
-    }
-
-    #[test]
-    fn context_overflows_are_recognised_in_every_wording() {
-        for text in [
-            "invalid_request_error: prompt is too long: 215000 tokens > 200000 maximum",
-            "This model's maximum context length is 128000 tokens. However, your messages \
-             resulted in 130000 tokens.",
-            "context_length_exceeded",
-            "exceed_context_size_error: the request exceeds the available context size",
-            "Input is too long for requested model.",
-        ] {
-            assert!(is_context_overflow(text), "{text}");
-        }
-        for text in [
-            "max_tokens: too big",
-            "The model `x` does not exist",
-            "invalid JSON",
-        ] {
-            assert!(!is_context_overflow(text), "{text}");
-        }
     }
 }

@@ -1,5 +1,6 @@
-//! The one file that speaks `rmcp`: a connection to one MCP server behind our own small
-//! [`McpConnection`] trait, so that a breaking rmcp release changes this file only.
+//! The one file that speaks `rmcp` (with its stdio transport, `client/stdio.rs`): a
+//! connection to one MCP server behind our own small [`McpConnection`] trait, so that a
+//! breaking rmcp release changes these files only.
 //!
 //! Everything crossing the trait ([`super::connection`]) is plain data: tool definitions
 //! and call results as the protocol's JSON (`serde_json::Value`), progress as numbers,
@@ -22,7 +23,7 @@ use rmcp::service::{
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess, Transport};
+use rmcp::transport::{StreamableHttpClientTransport, Transport};
 use rmcp::{ClientHandler, Peer, ServiceExt};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -31,6 +32,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
+
+mod stdio;
 
 /// The protocol version we ask for: every current server speaks it, and its list-change
 /// notifications need no subscription.
@@ -163,23 +166,25 @@ pub async fn connect(
                 .env_clear()
                 .envs(env)
                 .current_dir(cwd)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .kill_on_drop(true)
                 // Its own process group: closing stops what it started (npx → node).
                 .process_group(0);
-            let (process, stderr) = TokioChildProcess::builder(command)
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .map_err(|source| ConnectError::Spawn {
-                    program: program.clone(),
-                    source,
-                })?;
+            let spawn_error = |source| ConnectError::Spawn {
+                program: program.clone(),
+                source,
+            };
+            let mut child = command.spawn().map_err(spawn_error)?;
             // Stops the group if the handshake fails, times out or is given up.
-            let group = GroupGuard::new(process.id());
+            let group = GroupGuard::new(child.id());
             let tail = Arc::new(Mutex::new(None::<String>));
-            if let Some(stderr) = stderr {
+            if let Some(stderr) = child.stderr.take() {
                 tokio::spawn(log_stderr(server.to_owned(), stderr, tail.clone()));
             }
             let process = InOrder {
-                inner: process,
+                inner: stdio::StdioTransport::new(child).map_err(spawn_error)?,
                 routes: handler.progress.clone(),
             };
             let service =
@@ -332,6 +337,9 @@ async fn watch_service(
 impl RmcpConnection {
     fn lost(&self, error: &ServiceError) -> CallError {
         match error {
+            ServiceError::McpError(e) if stdio::is_unreadable(e) => {
+                CallError::Unreadable(e.message.to_string())
+            }
             ServiceError::McpError(e) => CallError::Server(e.message.to_string()),
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let reason = self.ended.borrow().clone();

@@ -53,6 +53,10 @@ pub enum CallError {
     /// The server answered with a protocol error.
     #[error("{0}")]
     Server(String),
+    /// The server answered, but its reply could not be decoded (not UTF-8, over the
+    /// line limit, no JSON-RPC message): the call failed as soon as it came.
+    #[error("its reply could not be read: {0}")]
+    Unreadable(String),
 }
 
 /// Why a connection to a server could not be opened.

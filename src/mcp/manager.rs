@@ -5,7 +5,8 @@
 use super::client::RemoteTool;
 use super::config::{Origin, ServerSpec};
 use super::names::tool_name;
-use super::server::{self, Server, tool_infos};
+use super::server::{self, Server};
+use super::state::tool_infos;
 use super::state::{McpServerInfo, McpServerState};
 use super::tool::McpTool;
 use super::trust::ProjectEnv;
@@ -314,6 +315,40 @@ impl McpManager {
             // The attempt times itself out; the extra second only guards a stuck task.
             let _ = tokio::time::timeout(limit, settled.wait_for(|done| *done)).await;
         }
+    }
+
+    /// The servers that failed to start (their last attempt) and are not ready now,
+    /// each with why: what a run without their tools should say.
+    pub fn start_failures(&self) -> Vec<(String, String)> {
+        self.shared
+            .servers
+            .iter()
+            .filter_map(|s| Some((s.spec.name.clone(), s.failure()?)))
+            .collect()
+    }
+
+    /// Every enabled server that is not ready, each with why (failed, not trusted, still
+    /// starting): what `--require-mcp` refuses to run without.
+    pub fn not_ready(&self) -> Vec<(String, String)> {
+        self.shared
+            .servers
+            .iter()
+            .filter_map(|server| {
+                let info = server.info();
+                let why = match &info.state {
+                    McpServerState::Ready | McpServerState::Disabled => return None,
+                    McpServerState::Untrusted => {
+                        "it is not trusted (from .mcp.json; --trust-project-mcp starts it)"
+                            .to_owned()
+                    }
+                    state => server.failure().unwrap_or_else(|| match state {
+                        McpServerState::Starting => "it is still starting".to_owned(),
+                        _ => info.status_line(),
+                    }),
+                };
+                Some((info.name, why))
+            })
+            .collect()
     }
 
     /// Stops every server (closing connections, ending stdio processes) and waits.

@@ -29,6 +29,8 @@ struct Inner {
     /// The tools as the server last listed them (to name them again).
     listed: Vec<RemoteTool>,
     connection: Option<Arc<dyn McpConnection>>,
+    /// Why the last attempt to start failed; `None` once one succeeded.
+    failure: Option<String>,
 }
 
 /// Why a server could not be brought up.
@@ -81,6 +83,7 @@ impl Server {
                 tools: Vec::new(),
                 listed: Vec::new(),
                 connection: None,
+                failure: None,
             }),
             settled: watch::channel(settled).0,
         }
@@ -102,6 +105,13 @@ impl Server {
             server_info: inner.server_info.clone(),
             tools: inner.tools.clone(),
         }
+    }
+
+    /// Why it is not ready, when its last attempt to start failed.
+    pub(super) fn failure(&self) -> Option<String> {
+        let inner = self.lock();
+        let ready = matches!(inner.state, McpServerState::Ready);
+        inner.failure.clone().filter(|_| !ready)
     }
 
     /// The live connection, or the server's state when there is none.
@@ -264,6 +274,7 @@ pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
             Err(error) => {
                 let reason = error.to_string();
                 tracing::warn!(server = %server.spec.name, "MCP server failed to start: {reason}");
+                server.lock().failure = Some(reason.clone());
                 server.set_state(
                     &shared,
                     McpServerState::Failed {
@@ -279,6 +290,7 @@ pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
                     let mut inner = server.lock();
                     inner.server_info = Some(connection.server_info());
                     inner.connection = Some(connection.clone());
+                    inner.failure = None;
                 }
                 shared.install_tools(&server, &tools);
                 server.set_state(&shared, McpServerState::Ready);
@@ -340,27 +352,6 @@ pub(super) async fn run(server: Arc<Server>, shared: Arc<Shared>) {
         }
         backoff = (backoff * 2).min(MAX_BACKOFF);
     }
-}
-
-/// What the UI shows about the server's offered tools (`(registry name, tool)` pairs),
-/// with the size of each definition as the providers send it.
-pub(super) fn tool_infos(tools: &[(String, &RemoteTool)]) -> Vec<McpToolInfo> {
-    tools
-        .iter()
-        .map(|(name, tool)| {
-            let definition = serde_json::json!({
-                "name": name,
-                "description": tool.description,
-                "parameters": tool.input_schema,
-            });
-            McpToolInfo {
-                name: name.clone(),
-                remote_name: tool.name.clone(),
-                description: tool.description.clone(),
-                definition_tokens: super::state::estimate_tokens(definition.to_string().len()),
-            }
-        })
-        .collect()
 }
 
 impl Server {

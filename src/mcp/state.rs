@@ -103,6 +103,27 @@ pub fn estimate_tokens(bytes: usize) -> u64 {
     u64::try_from(bytes.div_ceil(4)).unwrap_or(u64::MAX)
 }
 
+/// What the UI shows about the server's offered tools (`(registry name, tool)` pairs),
+/// with the size of each definition as the providers send it.
+pub(super) fn tool_infos(tools: &[(String, &super::client::RemoteTool)]) -> Vec<McpToolInfo> {
+    tools
+        .iter()
+        .map(|(name, tool)| {
+            let definition = serde_json::json!({
+                "name": name,
+                "description": tool.description,
+                "parameters": tool.input_schema,
+            });
+            McpToolInfo {
+                name: name.clone(),
+                remote_name: tool.name.clone(),
+                description: tool.description.clone(),
+                definition_tokens: estimate_tokens(definition.to_string().len()),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -134,6 +134,11 @@ impl Tool for McpTool {
                     self.remote_name
                 ))
             }
+            Err(CallError::Unreadable(reason)) => ToolResult::error(format!(
+                "MCP server \"{server}\" answered the call to {}, but its reply could not be \
+                 read: {reason}. The call may have had its effect; its result is lost.",
+                self.remote_name
+            )),
             Err(CallError::Server(message)) => ToolResult::error(format!(
                 "MCP server \"{server}\" refused the call to {}: {message}",
                 self.remote_name

@@ -39,9 +39,9 @@ pub fn print_events(session: &Path, out: &mut impl Write) -> Result<Vec<String>,
         )));
     }
     for line in log.parsed() {
-        // The cron jobs' lists were never JSON-mode lines: the client's own.
+        // The cron jobs' lists and changes were never JSON-mode lines: the client's own.
         if let LogLine::Event { json, source, .. } = line
-            && source != Source::CronJobs
+            && !matches!(source, Source::CronJobs | Source::CronChanges)
         {
             out.write_all(json.as_bytes())?;
             out.write_all(b"\n")?;

@@ -14,6 +14,8 @@ pub enum Source {
     Runtime,
     /// The cron jobs' list (the client's dashboard; not a JSON-mode line).
     CronJobs,
+    /// What changed in the cron jobs' list (likewise).
+    CronChanges,
 }
 
 /// One line of the log.
@@ -59,6 +61,11 @@ pub fn parse_line(line: &str) -> Option<LogLine<'_>> {
         "cron_jobs" => Some(LogLine::Event {
             us,
             source: Source::CronJobs,
+            json,
+        }),
+        "cron_changes" => Some(LogLine::Event {
+            us,
+            source: Source::CronChanges,
             json,
         }),
         _ => None,

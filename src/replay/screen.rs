@@ -363,6 +363,14 @@ fn apply(
         ),
         Step::Runtime(event) => Msg::from(event.clone()),
         Step::CronJobs(jobs) => crate::tui::adapt::cron_rows(jobs),
+        Step::CronChanges(changes) => Msg::CronChanges {
+            changed: changes
+                .changed
+                .iter()
+                .map(crate::tui::CronRow::from)
+                .collect(),
+            removed: changes.removed.clone(),
+        },
         Step::History(count) => Msg::SessionLoaded(Box::new(loaded(timeline, *count))),
     };
     app.update_at(msg, at)

@@ -18,8 +18,10 @@ pub enum Step {
     Agent(AgentEvent),
     /// An event of the background runtime.
     Runtime(RuntimeEvent),
-    /// The cron jobs' list changed (the dashboard).
+    /// The cron jobs' list as it was (the dashboard).
     CronJobs(Vec<crate::runtime::cron::CronJobInfo>),
+    /// What changed in the cron jobs' list (the dashboard).
+    CronChanges(crate::session::CronChanges),
     /// The session as it was after its first `n` messages (a replay from messages).
     History(usize),
 }
@@ -216,6 +218,7 @@ fn from_log(data: &SessionData, log: &LogText) -> Timeline {
                     Source::Agent => serde_json::from_str(json).map(Step::Agent),
                     Source::Runtime => serde_json::from_str(json).map(Step::Runtime),
                     Source::CronJobs => serde_json::from_str(json).map(Step::CronJobs),
+                    Source::CronChanges => serde_json::from_str(json).map(Step::CronChanges),
                 };
                 let Ok(step) = step else { continue };
                 if matches!(step, Step::Agent(AgentEvent::TurnStart { .. })) {

@@ -9,6 +9,7 @@
 
 pub mod files;
 pub mod mention;
+pub mod skill_file;
 pub mod skill_list;
 pub mod skills;
 
@@ -91,9 +92,16 @@ impl ProjectContext {
             .collect()
     }
 
-    /// What the user should hear about: files skipped, duplicate skill names,
-    /// unreadable front matter, skills left out of the prompt.
+    /// What the user should hear about: files skipped, broken skills, duplicate skill
+    /// names, unreadable front matter, skills left out of the prompt.
     pub fn warnings(&self) -> Vec<String> {
+        let mut warnings: Vec<String> = self.skills.broken.iter().map(|b| b.describe()).collect();
+        warnings.extend(self.warnings_besides_broken_skills());
+        warnings
+    }
+
+    /// [`Self::warnings`] without the broken skills (which `/skills` lists apart).
+    pub fn warnings_besides_broken_skills(&self) -> Vec<String> {
         let mut warnings: Vec<String> = self.skipped.clone();
         warnings.extend(self.skills.duplicates.iter().map(|d| d.describe()));
         warnings.extend(self.skills.problems.iter().cloned());

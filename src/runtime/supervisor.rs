@@ -24,7 +24,7 @@ pub use store::NotificationStore;
 use super::bus::{InboundMessage, MessageBus, SYSTEM_CHANNEL};
 use super::event::RuntimeEventSender;
 use crate::agent::{Admission, Agent, AgentError, EventKind, Message, QueueKind, UserMessage};
-use delivery::{Inner, State, serve};
+use delivery::{Inner, State, Unrecorded, serve};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use tokio::task::JoinHandle;
@@ -88,7 +88,7 @@ impl Supervisor {
             state: Mutex::new(State {
                 pending: VecDeque::new(),
                 reported: 0,
-                unrecorded: false,
+                unrecorded: Unrecorded::Nothing,
                 held: false,
                 switch_holds: 0,
                 store: None,
@@ -252,7 +252,7 @@ impl Supervisor {
         state.pending = restored.into_iter().chain(moving).collect();
         state.store = Some(store);
         state.held = true;
-        state.unrecorded = true;
+        state.unrecorded = Unrecorded::Replaced;
         self.inner.report(&mut state);
     }
 

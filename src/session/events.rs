@@ -5,8 +5,10 @@
 //! clock, and how many messages the session already had); then one line per event:
 //! `{"us":T,"agent":EVENT}` or `{"us":T,"runtime":EVENT}`, `T` in microseconds since
 //! the segment began (a monotonic clock), `EVENT` exactly the line `--mode json` prints
-//! for it ([`event_json`]); and `{"us":T,"cron_jobs":[...]}` for each new list of cron
-//! jobs (the client's dashboard). The lines are serialised and written by the session's writer
+//! for it ([`event_json`]); for the cron jobs (the client's dashboard), the list as it is
+//! when the segment begins, `{"us":T,"cron_jobs":[...]}`, then only what changed,
+//! `{"us":T,"cron_changes":{"changed":[...],"removed":[...]}}` ([`CronChanges`]), so a
+//! fire of one job among a thousand logs that job. The lines are serialised and written by the session's writer
 //! thread, buffered, and flushed at each turn boundary (the session's sync) and on
 //! close: a crash may lose the events of the turn in progress, never the session. A
 //! write that fails waits in memory for the next flush with room (`side_log.rs`).
@@ -53,6 +55,61 @@ impl EventRecording {
     }
 }
 
+/// What changed in the cron jobs' list since the line before: the jobs added (at the
+/// end of the list) or changed (in place), whole, and the ids of those removed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CronChanges {
+    /// Jobs added or changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<CronJobInfo>,
+    /// Ids of the jobs removed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<String>,
+}
+
+impl CronChanges {
+    /// The changes that turn `before` into `after`; `before` becomes `after` (by id).
+    pub fn between(
+        before: &mut std::collections::HashMap<String, CronJobInfo>,
+        after: &[CronJobInfo],
+    ) -> Self {
+        let changed: Vec<CronJobInfo> = after
+            .iter()
+            .filter(|job| before.get(&job.id) != Some(job))
+            .cloned()
+            .collect();
+        let ids: std::collections::HashSet<&str> = after.iter().map(|j| j.id.as_str()).collect();
+        let removed: Vec<String> = before
+            .keys()
+            .filter(|id| !ids.contains(id.as_str()))
+            .cloned()
+            .collect();
+        for id in &removed {
+            before.remove(id);
+        }
+        for job in &changed {
+            before.insert(job.id.clone(), job.clone());
+        }
+        Self { changed, removed }
+    }
+
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty() && self.removed.is_empty()
+    }
+
+    /// Makes these changes to `jobs`.
+    pub fn apply(&self, jobs: &mut Vec<CronJobInfo>) {
+        jobs.retain(|job| !self.removed.contains(&job.id));
+        for job in &self.changed {
+            match jobs.iter_mut().find(|j| j.id == job.id) {
+                Some(slot) => *slot = job.clone(),
+                None => jobs.push(job.clone()),
+            }
+        }
+    }
+}
+
 /// The first line of a segment.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SegmentStart {
@@ -74,6 +131,8 @@ pub(super) enum LogEntry {
     /// The cron jobs' list at `us` microseconds into the segment (the client's
     /// dashboard shows it; the JSON modes never printed it).
     CronJobs(u64, Vec<CronJobInfo>),
+    /// What changed in the cron jobs' list at `us` microseconds into the segment.
+    CronChanges(u64, CronChanges),
 }
 
 impl LogEntry {
@@ -85,6 +144,7 @@ impl LogEntry {
             LogEntry::Agent(us, _) => (*us, "agent"),
             LogEntry::Runtime(us, _) => (*us, "runtime"),
             LogEntry::CronJobs(us, _) => (*us, "cron_jobs"),
+            LogEntry::CronChanges(us, _) => (*us, "cron_changes"),
         };
         write!(out, "{{\"us\":{us},\"{key}\":")?;
         // The event's text is what `event_json` gives the JSON mode (serde_json's
@@ -94,6 +154,7 @@ impl LogEntry {
             LogEntry::Agent(_, event) => serde_json::to_writer(&mut *out, event),
             LogEntry::Runtime(_, event) => serde_json::to_writer(&mut *out, event),
             LogEntry::CronJobs(_, jobs) => serde_json::to_writer(&mut *out, jobs),
+            LogEntry::CronChanges(_, changes) => serde_json::to_writer(&mut *out, changes),
         };
         written.map_err(std::io::Error::other)?;
         out.write_all(b"}\n")

@@ -40,6 +40,8 @@ pub(super) enum LineKind {
     Message,
     /// A `pending_notifications` line (not activity).
     PendingNotifications,
+    /// A `pending_added` line (not activity).
+    PendingAdded,
     /// The header.
     Header,
     /// A `queue` snapshot.
@@ -112,6 +114,7 @@ impl<'de> Deserialize<'de> for Tag {
                 let kind = match v {
                     "message" => LineKind::Message,
                     "pending_notifications" => LineKind::PendingNotifications,
+                    "pending_added" => LineKind::PendingAdded,
                     "header" => LineKind::Header,
                     "queue" => LineKind::Queue,
                     _ => LineKind::Other,

@@ -164,6 +164,12 @@ enum Seen {
         count: usize,
         inbox_offset: u64,
     },
+    /// Notifications that arrived (not activity): how many, and how much of the inbox
+    /// the list includes now.
+    PendingAdded {
+        count: usize,
+        inbox_offset: u64,
+    },
     Damaged,
 }
 
@@ -202,6 +208,14 @@ fn see(line: &[u8], prompt: bool) -> Seen {
             ..
         }) => Seen::Pending {
             count: pending.len(),
+            inbox_offset,
+        },
+        Ok(Entry::PendingAdded {
+            added,
+            inbox_offset,
+            ..
+        }) => Seen::PendingAdded {
+            count: added.len(),
             inbox_offset,
         },
         Err(_) => Seen::Damaged,
@@ -289,6 +303,10 @@ fn summarize(path: &Path) -> Option<SessionSummary> {
                     count,
                     inbox_offset: offset,
                 } => (summary.waiting, inbox_offset) = (count, offset),
+                Seen::PendingAdded {
+                    count,
+                    inbox_offset: offset,
+                } => (summary.waiting, inbox_offset) = (summary.waiting + count, offset),
                 Seen::Header(_) => {}
             }
         }
@@ -365,6 +383,6 @@ fn tail_activity(path: &Path) -> Option<u64> {
             Seen::Message { timestamp, .. }
             | Seen::Activity(timestamp)
             | Seen::Rewind { timestamp, .. } => Some(timestamp),
-            Seen::Pending { .. } | Seen::Damaged => None,
+            Seen::Pending { .. } | Seen::PendingAdded { .. } | Seen::Damaged => None,
         })
 }

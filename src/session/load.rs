@@ -78,7 +78,8 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
     let (mut number, mut offset) = (0, 0u64);
     let mut read_any = false;
     // Snapshots (the latest wins) are only located here and the last one read at the
-    // end: a burst of queued prompts writes many long ones.
+    // end: a burst of queued prompts writes many long ones. Notifications that arrived
+    // are located too, and those after the pending list in force read at the end.
     let mut snapshots: Vec<Snapshot> = Vec::new();
     loop {
         line.clear();
@@ -99,7 +100,10 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
         if text.is_empty() {
             continue;
         }
-        if let Some(kind @ (LineKind::Queue | LineKind::PendingNotifications)) = line_kind(text) {
+        if let Some(
+            kind @ (LineKind::Queue | LineKind::PendingNotifications | LineKind::PendingAdded),
+        ) = line_kind(text)
+        {
             snapshots.push(Snapshot {
                 kind,
                 at,
@@ -120,6 +124,7 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
         }
     }
     let mut file = reader.into_inner();
+    let mut pending_from = 0;
     for kind in [LineKind::Queue, LineKind::PendingNotifications] {
         // The latest readable one; the later ones that are not are damaged.
         for snapshot in snapshots.iter().rev().filter(|s| s.kind == kind) {
@@ -132,6 +137,9 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
                     };
                     fold(&mut data, entry, path)?;
                     data.last_activity = latest;
+                    if kind == LineKind::PendingNotifications {
+                        pending_from = snapshot.number;
+                    }
                     break;
                 }
                 Err(e) => {
@@ -139,6 +147,25 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
                     first_problem.get_or_insert_with(|| format!("line {number}: {e}"));
                     data.damaged_lines.push(number);
                 }
+            }
+        }
+    }
+    // What arrived after the list in force joins it, in order.
+    let added = snapshots
+        .iter()
+        .filter(|s| s.kind == LineKind::PendingAdded && s.number > pending_from);
+    for delta in added {
+        match delta.read(&mut file).map_err(io)? {
+            Ok(entry) => {
+                read_any = true;
+                let latest = data.last_activity;
+                fold(&mut data, entry, path)?;
+                data.last_activity = latest;
+            }
+            Err(e) => {
+                let number = delta.number;
+                first_problem.get_or_insert_with(|| format!("line {number}: {e}"));
+                data.damaged_lines.push(number);
             }
         }
     }
@@ -150,7 +177,8 @@ pub fn load(path: &Path) -> Result<SessionData, SessionError> {
     Ok(data)
 }
 
-/// Where a snapshot line (queue, pending notifications) is in the file.
+/// Where a snapshot line (queue, pending notifications) or a line of notifications that
+/// arrived is in the file.
 struct Snapshot {
     kind: LineKind,
     at: u64,
@@ -283,6 +311,14 @@ fn fold(data: &mut SessionData, entry: Entry, path: &Path) -> Result<(), Session
             ..
         } => {
             data.pending_notifications = pending;
+            data.inbox_offset = inbox_offset;
+        }
+        Entry::PendingAdded {
+            added,
+            inbox_offset,
+            ..
+        } => {
+            data.pending_notifications.extend(added);
             data.inbox_offset = inbox_offset;
         }
     }

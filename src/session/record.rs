@@ -37,7 +37,7 @@ pub fn record_events_with(
         .cron_jobs
         .clone()
         .filter(|_| log.enabled)
-        .map(|rx| JobsWatch { rx, first: true });
+        .map(|rx| JobsWatch { rx, logged: None });
     let clock = log.enabled.then(|| {
         writer.log_event(LogEntry::Start(SegmentStart {
             wall_ms: now_ms(),
@@ -83,7 +83,8 @@ pub fn record_events_with(
                     None => break,
                 },
                 jobs = next_jobs(&mut cron_jobs) => match (jobs, clock) {
-                    (Some(jobs), Some(clock)) => batch.push(LogEntry::CronJobs(micros(clock), jobs), &writer),
+                    (Some(JobsLine::Whole(jobs)), Some(clock)) => batch.push(LogEntry::CronJobs(micros(clock), jobs), &writer),
+                    (Some(JobsLine::Changes(changes)), Some(clock)) => batch.push(LogEntry::CronChanges(micros(clock), changes), &writer),
                     _ => cron_jobs = None,
                 },
                 event = next(&mut runtime) => match (event, clock) {
@@ -164,22 +165,37 @@ async fn next(
 
 type CronJobs = crate::runtime::cron::CronJobInfo;
 
-/// The cron jobs' list being watched; `first` until the list as it is at the start has
-/// been logged.
+/// The cron jobs' list being watched, and the list as last logged (by id; `None` until
+/// the list as it is at the start has been logged).
 struct JobsWatch {
     rx: tokio::sync::watch::Receiver<Vec<CronJobs>>,
-    first: bool,
+    logged: Option<std::collections::HashMap<String, CronJobs>>,
 }
 
-/// The next list of cron jobs (the current one first); `None` once the service is gone.
-async fn next_jobs(watch: &mut Option<JobsWatch>) -> Option<Vec<CronJobs>> {
+/// What the log gets of the cron jobs: the whole list once, then what changed.
+enum JobsLine {
+    Whole(Vec<CronJobs>),
+    Changes(super::events::CronChanges),
+}
+
+/// The list as it is at the start, then each change of it; `None` once the service is
+/// gone. A fire changes one job: only that job is logged, not the whole list again.
+async fn next_jobs(watch: &mut Option<JobsWatch>) -> Option<JobsLine> {
     let Some(watch) = watch else {
         return std::future::pending().await;
     };
-    if !std::mem::take(&mut watch.first) {
+    let Some(logged) = watch.logged.as_mut() else {
+        let jobs = watch.rx.borrow_and_update().clone();
+        watch.logged = Some(jobs.iter().map(|j| (j.id.clone(), j.clone())).collect());
+        return Some(JobsLine::Whole(jobs));
+    };
+    loop {
         watch.rx.changed().await.ok()?;
+        let changes = super::events::CronChanges::between(logged, &watch.rx.borrow_and_update());
+        if !changes.is_empty() {
+            return Some(JobsLine::Changes(changes));
+        }
     }
-    Some(watch.rx.borrow_and_update().clone())
 }
 
 async fn at(deadline: Option<Instant>) {

@@ -52,6 +52,13 @@ impl SessionRouter {
         }
     }
 
+    /// How much of the inbox the pending list includes now.
+    fn inbox_offset(&self) -> u64 {
+        self.inbox()
+            .as_ref()
+            .map_or(self.inbox_offset, InboxReader::offset)
+    }
+
     fn inbox(&self) -> MutexGuard<'_, Option<InboxReader>> {
         // The reader only holds an offset, which a panic cannot leave half-changed.
         self.inbox.lock().unwrap_or_else(|p| p.into_inner())
@@ -64,14 +71,18 @@ impl NotificationStore for SessionRouter {
     }
 
     fn pending_changed(&self, pending: &[InboundMessage]) {
-        let inbox_offset = self
-            .inbox()
-            .as_ref()
-            .map_or(self.inbox_offset, InboxReader::offset);
         self.appender.append(&Entry::PendingNotifications {
             timestamp: now_ms(),
             pending: pending.to_vec(),
-            inbox_offset,
+            inbox_offset: self.inbox_offset(),
+        });
+    }
+
+    fn pending_added(&self, added: &[InboundMessage]) {
+        self.appender.append(&Entry::PendingAdded {
+            timestamp: now_ms(),
+            added: added.to_vec(),
+            inbox_offset: self.inbox_offset(),
         });
     }
 

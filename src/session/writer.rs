@@ -354,6 +354,7 @@ fn send_entry(tx: &mpsc::Sender<Command>, keep: &AtomicBool, entry: &Entry) {
             ..
         } => !steering.is_empty() || !follow_up.is_empty(),
         Entry::PendingNotifications { pending, .. } => !pending.is_empty(),
+        Entry::PendingAdded { added, .. } => !added.is_empty(),
         Entry::Header(_) | Entry::Setting { .. } | Entry::Rewind { .. } => false,
     };
     if worth_keeping {

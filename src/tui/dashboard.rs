@@ -114,6 +114,19 @@ impl Dashboard {
         Handled::changed()
     }
 
+    /// Some cron jobs changed (replaced by id, or added at the end) or were removed.
+    pub(crate) fn change_cron(&mut self, changed: Vec<CronRow>, removed: &[String]) -> Handled {
+        self.cron.retain(|row| !removed.contains(&row.id));
+        for row in changed {
+            match self.cron.iter_mut().find(|r| r.id == row.id) {
+                Some(slot) => *slot = row,
+                None => self.cron.push(row),
+            }
+        }
+        self.clamp();
+        Handled::changed()
+    }
+
     /// The MCP servers, as last reported.
     pub fn mcp_servers(&self) -> &[crate::mcp::McpServerInfo] {
         &self.mcp

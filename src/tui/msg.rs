@@ -50,6 +50,13 @@ pub enum Msg {
     SubagentUpdate(SubagentRow),
     /// The current cron jobs (replaces the previous list).
     CronJobs(Vec<CronRow>),
+    /// Some cron jobs changed (replaced by id, or added at the end) or were removed.
+    CronChanges {
+        /// The jobs added or changed.
+        changed: Vec<CronRow>,
+        /// The ids of the jobs removed.
+        removed: Vec<String>,
+    },
     /// How many system notifications wait to be delivered to the agent.
     PendingNotifications(usize),
     /// An MCP server's state or tools changed (added, or replaced by name).

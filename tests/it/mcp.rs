@@ -1,8 +1,9 @@
-//! Tests of the MCP client: the fixture server (examples/mcp_fixture.rs) over stdio and
+//! Tests of the MCP client: the fixture server (examples/mcp_fixture/main.rs) over stdio and
 //! streamable HTTP through the real runtime, the policy on MCP tools, the binary's
 //! trust flow and `mcp list` (the official reference servers: tests/it/interop).
 
 mod binary;
+mod failures;
 mod fixture;
 mod http_headers;
 mod images;

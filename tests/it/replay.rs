@@ -2,6 +2,7 @@
 //! a replay against the live run it recorded, the JSON lines, sessions from before the
 //! log, and the real binary.
 
+mod cron_log;
 mod e2e;
 mod fixture;
 mod inspect;

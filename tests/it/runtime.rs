@@ -11,6 +11,7 @@ mod cron_scheduler;
 mod cron_store;
 mod session_routing;
 mod skills;
+mod skills_broken;
 mod subagent_policy;
 mod subagents;
 mod supervisor;

@@ -3,7 +3,7 @@
 use super::REDACTED_THINKING_PREFIX;
 use crate::agent::types::{AssistantMessage, ErrorKind, StopReason, Usage};
 use crate::llm::accumulate::{Accumulator, Out, Slots, malformed};
-use crate::llm::messages::is_context_overflow;
+use crate::llm::overflow::is_context_overflow;
 use crate::llm::pricing::ModelPrices;
 use crate::llm::sse::Event;
 use crate::llm::transport::{Decoder, Failure, Flow};

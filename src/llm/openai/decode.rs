@@ -2,7 +2,8 @@
 
 use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
 use crate::llm::accumulate::{Accumulator, Out};
-use crate::llm::messages::{is_context_overflow, server_message};
+use crate::llm::messages::server_message;
+use crate::llm::overflow::is_context_overflow;
 use crate::llm::pricing::ModelPrices;
 use crate::llm::retry::is_retryable_status;
 use crate::llm::sse::Event;

@@ -5,7 +5,7 @@
 use super::REASONING_PREFIX;
 use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
 use crate::llm::accumulate::{Accumulator, Out, Slots};
-use crate::llm::messages::is_context_overflow;
+use crate::llm::overflow::is_context_overflow;
 use crate::llm::pricing::ModelPrices;
 use crate::llm::retry::is_retryable_status;
 use crate::llm::sse::Event;

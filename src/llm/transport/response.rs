@@ -4,9 +4,10 @@
 use super::{Call, Decoder, Flow, Phase};
 use crate::agent::types::{ErrorKind, StopReason};
 use crate::llm::messages::{
-    IDLE_TIMEOUT_SETTING, after_retries, bytes_text, human, is_context_overflow, not_a_stream,
-    overflow_message, server_message, status_message, too_long_a_wait,
+    IDLE_TIMEOUT_SETTING, after_retries, bytes_text, human, not_a_stream, overflow_message,
+    server_message, status_message, too_long_a_wait,
 };
+use crate::llm::overflow::is_context_overflow;
 use crate::llm::retry::{is_retryable_status, retry_after};
 use crate::llm::sse::{BodyKind, SseError, SseStream};
 use futures::{FutureExt, StreamExt};

@@ -8,7 +8,8 @@
 //! reported rather than one of them silently picked.
 
 use super::files::ProjectFiles;
-use super::{project_chain, read_prefix};
+use super::project_chain;
+use super::skill_file::{BrokenSkill, broken, skill_text};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -99,6 +100,8 @@ pub struct SkillCatalog {
     pub duplicates: Vec<DuplicateSkill>,
     /// Skill files whose front matter could not be read (listed anyway, by directory).
     pub problems: Vec<String>,
+    /// Skill files that cannot be read as skills at all (not offered to the model).
+    pub broken: Vec<BrokenSkill>,
 }
 
 impl SkillCatalog {
@@ -172,7 +175,7 @@ pub fn discover_skills(workspace: &Path, config_dir: &Path, home: Option<&Path>)
     for level in skill_levels(workspace, config_dir, home) {
         let mut here: BTreeMap<String, Vec<Skill>> = BTreeMap::new();
         for root in &level {
-            for skill in skills_in(&files, root, &mut catalog.problems) {
+            for skill in skills_in(&files, root, &mut catalog) {
                 here.entry(skill.name.clone()).or_default().push(skill);
             }
         }
@@ -194,33 +197,45 @@ pub fn discover_skills(workspace: &Path, config_dir: &Path, home: Option<&Path>)
 }
 
 /// The skills in `root`'s subdirectories, each `SKILL.md` opened through `files` (a
-/// project's beneath its tree); one that cannot be used is a problem, not a skill.
-fn skills_in(files: &ProjectFiles, root: &SkillRoot, problems: &mut Vec<String>) -> Vec<Skill> {
+/// project's beneath its tree); one that cannot be used is a problem or broken, not a
+/// skill.
+fn skills_in(files: &ProjectFiles, root: &SkillRoot, catalog: &mut SkillCatalog) -> Vec<Skill> {
     // Sorted by name, so a duplicate's "first" is stable.
     let names = match files.entries(&root.dir) {
         Ok(names) => names.unwrap_or_default(),
         Err(e) => {
-            problems.push(format!("skills are not read: {e}"));
+            catalog.problems.push(format!("skills are not read: {e}"));
             return Vec::new();
         }
     };
+    let limit = u64::try_from(super::MAX_FILE_BYTES).unwrap_or(u64::MAX);
     names
         .into_iter()
         .filter_map(|name| {
             let dir = root.dir.join(&name);
             let path = dir.join(SKILL_FILE);
-            let (text, size) = match read_prefix(files, &path) {
+            let capped = match files.read(&path, limit) {
                 // Nothing there (or a plain file beside the skill directories).
                 Ok(found) => found?,
                 Err(e) => {
-                    problems.push(format!("a skill is not read: {e}"));
+                    catalog.problems.push(format!("a skill is not read: {e}"));
                     return None;
                 }
             };
             let dir_name = name.to_string_lossy().into_owned();
+            let size = capped.size;
+            let text = match skill_text(capped.bytes, size) {
+                Ok(text) => text,
+                Err(why) => {
+                    catalog.broken.push(broken(&dir_name, &path, why));
+                    return None;
+                }
+            };
             let parsed = parse_skill_file(&text, &dir_name);
             if let Some(problem) = parsed.problem {
-                problems.push(format!("{}: {problem}", path.display()));
+                catalog
+                    .problems
+                    .push(format!("{}: {problem}", path.display()));
             }
             Some(Skill {
                 name: parsed.name,

@@ -29,6 +29,10 @@ pub struct CronService {
 pub(super) struct Inner {
     pub(super) store: Store,
     pub(super) options: CronOptions,
+    /// Held across each read or write of `jobs.json` and the install of what it gave:
+    /// two threads installing in the other order than they read would put an older
+    /// version over a newer one, and a job just added would be missing from it.
+    io: Mutex<()>,
     snapshot: Mutex<Snapshot>,
     /// Wakes the scheduler to recompute its sleep after a change in this process.
     pub(super) wake: Notify,
@@ -123,6 +127,7 @@ impl CronService {
         let inner = Arc::new(Inner {
             store,
             options,
+            io: Mutex::new(()),
             snapshot: Mutex::new(Snapshot::default()),
             wake: Notify::new(),
             feed: watch::Sender::new(Vec::new()),
@@ -171,11 +176,9 @@ impl CronService {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone();
-        let id = self.inner.change(|file| {
-            let id = format!("cron-{}", file.next_id);
-            file.next_id += 1;
-            file.jobs.push(JobRecord {
-                id: id.clone(),
+        let added = self.inner.change(|file| {
+            let job = JobRecord {
+                id: format!("cron-{}", file.next_id),
                 name,
                 message,
                 schedule,
@@ -185,10 +188,13 @@ impl CronService {
                 handled_until: now,
                 runs: Vec::new(),
                 session: session.clone(),
-            });
-            Ok(id)
+            };
+            file.next_id += 1;
+            file.jobs.push(job.clone());
+            Ok(job)
         })?;
-        self.inner.job_info(&id)
+        // Told from what this change wrote: by now another change may have removed it.
+        Ok(info_of(added))
     }
 
     /// Sets the session that jobs added from now on belong to (their fires are
@@ -214,21 +220,20 @@ impl CronService {
                 .ok_or_else(|| CronError::UnknownJob { id: id.to_owned() })?;
             Ok(file.jobs.remove(at))
         })?;
-        let compiled = CompiledSchedule::compile(&removed.schedule);
-        Ok(Loaded::new(removed, compiled).info())
+        Ok(info_of(removed))
     }
 
     /// Stops a job from firing. Slots that pass while paused are skipped, not missed.
     pub fn pause(&self, id: &str) -> Result<JobChange, CronError> {
         let id = id.trim();
-        let changed = self.inner.change(|file| {
+        let (job, changed) = self.inner.change(|file| {
             let job = file.job_mut(id)?;
             let changed = !job.paused;
             job.paused = true;
-            Ok(changed)
+            Ok((job.clone(), changed))
         })?;
         Ok(JobChange {
-            job: self.inner.job_info(id)?,
+            job: info_of(job),
             changed,
         })
     }
@@ -237,7 +242,7 @@ impl CronService {
     pub fn resume(&self, id: &str) -> Result<JobChange, CronError> {
         let id = id.trim();
         let now = self.inner.now();
-        let changed = self.inner.change(|file| {
+        let (job, changed) = self.inner.change(|file| {
             let job = file.job_mut(id)?;
             if job.done {
                 return Err(CronError::AlreadyHadItsTime {
@@ -246,14 +251,14 @@ impl CronService {
                 });
             }
             if !job.paused {
-                return Ok(false);
+                return Ok((job.clone(), false));
             }
             job.paused = false;
             job.handled_until = job.handled_until.max(now);
-            Ok(true)
+            Ok((job.clone(), true))
         })?;
         Ok(JobChange {
-            job: self.inner.job_info(id)?,
+            job: info_of(job),
             changed,
         })
     }
@@ -308,13 +313,20 @@ impl Inner {
         &self,
         f: impl FnOnce(&mut JobsFile) -> Result<R, CronError>,
     ) -> Result<R, CronError> {
+        let _io = self.io();
         let (result, file, stamp) = self.store.update(f).inspect_err(|e| self.failed(e))?;
         self.install(file, stamp);
         Ok(result)
     }
 
+    fn io(&self) -> MutexGuard<'_, ()> {
+        // Guards no data of its own: a panic while it was held leaves nothing half-done.
+        self.io.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Re-reads `jobs.json` if another process replaced it (or it could not be read).
     pub(super) fn refresh(&self) -> Result<bool, CronError> {
+        let _io = self.io();
         let current = self.store.stamp();
         if current.is_some() && current == self.snapshot().stamp {
             return Ok(false);
@@ -389,15 +401,12 @@ impl Inner {
     pub(super) fn infos(&self) -> Vec<CronJobInfo> {
         self.snapshot().jobs.iter().map(Loaded::info).collect()
     }
+}
 
-    fn job_info(&self, id: &str) -> Result<CronJobInfo, CronError> {
-        self.snapshot()
-            .jobs
-            .iter()
-            .find(|j| j.record.id == id)
-            .map(Loaded::info)
-            .ok_or_else(|| CronError::UnknownJob { id: id.to_owned() })
-    }
+/// A job as the dashboard and `list` show it, from its record.
+fn info_of(record: JobRecord) -> CronJobInfo {
+    let compiled = CompiledSchedule::compile(&record.schedule);
+    Loaded::new(record, compiled).info()
 }
 
 /// A name from the start of the message, for jobs added without one.

@@ -18,8 +18,8 @@ pub(super) struct State {
     pub(super) pending: VecDeque<InboundMessage>,
     /// The count last reported, so only changes are sent.
     pub(super) reported: usize,
-    /// `pending` changed since the store last heard about it.
-    pub(super) unrecorded: bool,
+    /// What of `pending` the store has not heard about yet.
+    pub(super) unrecorded: Unrecorded,
     /// Set by `abort`: nothing starts on its own until the next input or notification.
     pub(super) held: bool,
     /// How many [`SwitchHold`]s are alive: while any is, nothing is delivered.
@@ -36,18 +36,34 @@ pub(super) struct Inner {
     pub(super) observer: Mutex<Option<InboundObserver>>,
 }
 
+/// What of the pending queue the store has not heard about: it is told only the change,
+/// so a burst of n arrivals writes n notifications, not 1 + 2 + ... + n.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Unrecorded {
+    /// It knows the queue as it is.
+    Nothing,
+    /// The last `n` of the queue arrived since.
+    Added(usize),
+    /// The queue was emptied or replaced since: it hears the whole of it.
+    Replaced,
+}
+
 impl State {
     /// Queues `message` behind the others; the store hears of it at the next report.
     pub(super) fn push_pending(&mut self, message: InboundMessage) {
         self.pending.push_back(message);
-        self.unrecorded = true;
+        self.unrecorded = match self.unrecorded {
+            Unrecorded::Nothing => Unrecorded::Added(1),
+            Unrecorded::Added(n) => Unrecorded::Added(n + 1),
+            Unrecorded::Replaced => Unrecorded::Replaced,
+        };
     }
 
     /// Empties the queue (it went into a run); the store hears of it at the next report.
     pub(super) fn clear_pending(&mut self) {
         if !self.pending.is_empty() {
             self.pending.clear();
-            self.unrecorded = true;
+            self.unrecorded = Unrecorded::Replaced;
         }
     }
 }
@@ -61,12 +77,19 @@ impl Inner {
 
     /// Tells the store and the UI what changed in the pending queue, only when it did.
     pub(super) fn report(&self, state: &mut State) {
-        if state.unrecorded
-            && let Some(store) = &state.store
-        {
-            state.unrecorded = false;
-            let pending: Vec<InboundMessage> = state.pending.iter().cloned().collect();
-            store.pending_changed(&pending);
+        if let Some(store) = &state.store {
+            match std::mem::replace(&mut state.unrecorded, Unrecorded::Nothing) {
+                Unrecorded::Nothing => {}
+                Unrecorded::Added(n) => {
+                    let from = state.pending.len().saturating_sub(n);
+                    let added: Vec<InboundMessage> = state.pending.range(from..).cloned().collect();
+                    store.pending_added(&added);
+                }
+                Unrecorded::Replaced => {
+                    let pending: Vec<InboundMessage> = state.pending.iter().cloned().collect();
+                    store.pending_changed(&pending);
+                }
+            }
         }
         let count = state.pending.len();
         if count != state.reported {

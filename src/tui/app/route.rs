@@ -63,6 +63,7 @@ impl App {
             Msg::Subagents(rows) => self.dashboard.set_subagents(rows, now),
             Msg::SubagentUpdate(row) => self.dashboard.update_subagent(row, now),
             Msg::CronJobs(rows) => self.dashboard.set_cron(rows),
+            Msg::CronChanges { changed, removed } => self.dashboard.change_cron(changed, &removed),
             Msg::PendingNotifications(n) => self.dashboard.set_pending(n),
             Msg::McpServer(server) => self.dashboard.update_mcp(server),
             Msg::AskTrust(request) => self.overlays.ask_trust(request),

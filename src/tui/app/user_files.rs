@@ -118,7 +118,8 @@ impl App {
         rows
     }
 
-    /// `/skills`: each skill with its source, path and size, then what was wrong.
+    /// `/skills`: each skill with its source, path and size, the broken ones with their
+    /// file and line, then what else was wrong.
     pub(super) fn list_skills(&mut self) -> Handled {
         let context = &self.user_files.context;
         let skills = &context.skills;
@@ -127,7 +128,7 @@ impl App {
             text.push_str(
                 "No skills found. Put a SKILL.md in .claw-tui/skills/NAME/, .agents/skills/NAME/ \
                  or .claude/skills/NAME/ (here or up to the git root, or in your home or \
-                 config directory).",
+                 config directory).\n",
             );
         } else {
             let _ = writeln!(text, "Skills ({}):", skills.skills.len());
@@ -152,7 +153,24 @@ impl App {
                 );
             }
         }
-        for warning in context.warnings() {
+        if !skills.broken.is_empty() {
+            let _ = writeln!(
+                text,
+                "Broken, not offered to the model ({}):",
+                skills.broken.len()
+            );
+            for broken in &skills.broken {
+                let _ = writeln!(
+                    text,
+                    "  ✗ {} — {} line {}: {}",
+                    broken.name,
+                    broken.path.display(),
+                    broken.line,
+                    broken.reason
+                );
+            }
+        }
+        for warning in context.warnings_besides_broken_skills() {
             let _ = writeln!(text, "⚠ {warning}");
         }
         self.chat

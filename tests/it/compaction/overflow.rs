@@ -1,5 +1,6 @@
 //! Overflow recovery: a provider that refuses the request as too long gets one
-//! compaction and one retry of the same turn (OpenAI and Anthropic wordings); refused
+//! compaction and one retry of the same turn (OpenAI, Anthropic and Gemini wordings,
+//! Anthropic's 413 among them); refused
 //! again, the run ends with a clear error and nothing queued is lost.
 
 use crate::support::compacting::*;
@@ -136,6 +137,61 @@ async fn anthropic_prompt_is_too_long_is_compacted_and_retried_once() {
     assert_eq!(summary["messages"].as_array().unwrap().len(), 1);
     let retry = requests[2].body["messages"].as_array().unwrap().clone();
     assert!(retry[0].to_string().contains(SUMMARY_PREFIX));
+}
+
+/// An Anthropic agent whose first request `refusal` refuses; then a summary and the answer.
+async fn anthropic_recovers_from(refusal: Scripted) {
+    let server = FakeLlm::start(vec![
+        refusal,
+        Scripted::sse(ant::text_reply(&["## Goal\nthe gist"])),
+        Scripted::sse(ant::text_reply(&["recov", "ered"])),
+    ])
+    .await;
+    let agent = Agent::new(Arc::new(anthropic(&server)), "claude-sonnet-4-5");
+    agent.configure(|c| {
+        c.context_window = Some(WINDOW);
+        c.compaction = settings();
+    });
+    recovers(agent, &server).await;
+}
+
+#[tokio::test]
+async fn anthropic_input_and_max_tokens_over_the_context_limit_is_compacted_and_retried_once() {
+    anthropic_recovers_from(Scripted::json(
+        400,
+        json!({"type": "error", "error": {"type": "invalid_request_error",
+               "message": "input length and `max_tokens` exceed context limit: 197000 + 8192 \
+                           > 200000, decrease input length or `max_tokens` and try again"}}),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn anthropic_request_too_large_413_is_compacted_and_retried_once() {
+    anthropic_recovers_from(Scripted::json(
+        413,
+        json!({"type": "error", "error": {"type": "request_too_large",
+               "message": "Request exceeds the maximum allowed number of bytes."}}),
+    ))
+    .await;
+}
+
+#[tokio::test]
+async fn gemini_input_token_count_over_the_maximum_is_compacted_and_retried_once() {
+    // Gemini's OpenAI-compatible endpoint answers with a list holding one error.
+    let too_long = Scripted::json(
+        400,
+        json!([{"error": {"code": 400, "message": "The input token count (1196265) exceeds \
+                the maximum number of tokens allowed (1048576).", "status": "INVALID_ARGUMENT"}}]),
+    );
+    let server = FakeLlm::start(vec![
+        too_long,
+        text_reply("## Goal\nAnswer the new question (the gist)", 500),
+        text_reply("recovered", 2_000),
+    ])
+    .await;
+    recovers(agent_on(&server, settings()), &server).await;
+    assert!(is_summary_request(&server.requests()[1]));
 }
 
 #[tokio::test]

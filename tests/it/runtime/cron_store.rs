@@ -385,3 +385,55 @@ async fn the_cron_tool_runs_on_the_service() {
     assert!(!err);
     assert_eq!(text, "Removed cron job \"standup\" (cron-1).");
 }
+
+/// The model adds many jobs in one turn of a client (whose scheduler re-reads the file
+/// after each change): the calls run at once on one service (each on a blocking thread,
+/// as the tool runs them), and every one answers with the job it added.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_thousand_parallel_adds_each_answer_with_the_job_they_added() {
+    let env = Env::new();
+    let service = env.open();
+    let scheduler = service.start_scheduler(Arc::new(|_| {})).unwrap();
+    let tool = Arc::new(CronTool::new(Arc::new(service)));
+    // Lists in the same turn re-read the file while it changes.
+    let listing = CancellationToken::new();
+    let lists: Vec<_> = (0..4)
+        .map(|_| {
+            let (tool, listing) = (tool.clone(), listing.clone());
+            tokio::spawn(async move {
+                while !listing.is_cancelled() {
+                    let (err, text) = call(&tool, json!({"action": "list"})).await;
+                    assert!(!err, "{text}");
+                }
+            })
+        })
+        .collect();
+    let calls: Vec<_> = (0..1000)
+        .map(|i| {
+            let tool = tool.clone();
+            tokio::spawn(async move {
+                let args = json!({"action": "add", "name": format!("job {i}"),
+                                  "message": "m", "every_seconds": 60});
+                (i, call(&tool, args).await)
+            })
+        })
+        .collect();
+    let mut ids = Vec::new();
+    for call in calls {
+        let (i, (err, text)) = call.await.unwrap();
+        assert!(!err, "add {i} answered: {text}");
+        let said = format!("Added cron job \"job {i}\" (cron-");
+        assert!(text.starts_with(&said), "add {i} answered: {text}");
+        let id = text[said.len() - 5..].split(')').next().unwrap().to_owned();
+        ids.push(id);
+    }
+    listing.cancel();
+    for list in lists {
+        list.await.unwrap();
+    }
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 1000, "every add has an id of its own");
+    assert_eq!(env.jobs_json()["jobs"].as_array().unwrap().len(), 1000);
+    scheduler.stop().await;
+}

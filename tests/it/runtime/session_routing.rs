@@ -340,3 +340,44 @@ async fn a_notification_parked_during_a_run_is_delivered_after_it() {
     assert!(texts.last().unwrap().contains("parked result"), "{texts:?}");
     active.close().await;
 }
+
+/// Many notifications arriving while a run is busy (cron jobs firing together) each add
+/// one line of their own to the session: what the file gains is proportional to what
+/// arrived (appending the whole list on each arrival grew it quadratically), and a
+/// restart still finds every one, in order.
+#[tokio::test]
+async fn notifications_that_pile_up_add_to_the_session_what_arrived_and_no_more() {
+    let gate = Arc::new(Notify::new());
+    let f = fixture(vec![held(Reply::text(&["busy"]), &gate)]);
+    let active = f.create();
+    let id = active.id().to_owned();
+    f.enter(&active, None);
+    f.release();
+    f.supervisor.submit("work");
+    let arrived: Vec<InboundMessage> = (0..300)
+        .map(|i| for_session(&id, &format!("[Cron job \"job {i}\" (cron-{i}) fired]")))
+        .collect();
+    for message in &arrived {
+        f.supervisor.notify(message.clone());
+    }
+    assert_eq!(f.supervisor.pending_count(), 300);
+    // The process dies here, the run still busy.
+    active.close().await;
+    let path = f.path_of(&id);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let written: usize = text
+        .lines()
+        .filter(|l| l.contains("\"type\":\"pending_"))
+        .map(|l| l.len() + 1)
+        .sum();
+    let each = serde_json::to_string(&arrived[0]).unwrap().len();
+    // One line per arrival: the message and a line's few fields.
+    assert!(
+        written <= arrived.len() * (each + 100),
+        "{written} bytes of pending notifications for {} arrivals of {each} bytes",
+        arrived.len()
+    );
+    let restored = session::load(&path).unwrap().pending_notifications;
+    assert_eq!(restored, arrived);
+    gate.notify_one();
+}

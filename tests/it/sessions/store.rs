@@ -294,3 +294,47 @@ async fn a_session_that_never_got_a_message_is_not_kept() {
     again.close().await;
     assert_eq!(session::load(&path).unwrap().messages.len(), 1);
 }
+
+/// The pending list is the last whole list written and the notifications that arrived
+/// after it, in order; the listing counts them the same way.
+#[tokio::test]
+async fn notifications_that_arrived_join_the_last_pending_list_written() {
+    let data = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let writer = SessionWriter::create(data.path(), ws.path(), "demo", "m").unwrap();
+    writer.append(&Entry::Message {
+        timestamp: 1,
+        message: Message::user("hello"),
+    });
+    let note = |n: &str| InboundMessage::new("system", "cron", "x", n);
+    let list = |timestamp, pending: Vec<InboundMessage>| Entry::PendingNotifications {
+        timestamp,
+        pending,
+        inbox_offset: 0,
+    };
+    let added = |timestamp, added: Vec<InboundMessage>| Entry::PendingAdded {
+        timestamp,
+        added,
+        inbox_offset: 0,
+    };
+    writer.append(&list(2, vec![note("a")]));
+    writer.append(&added(3, vec![note("b")]));
+    // Delivered: the list is emptied; then more arrive.
+    writer.append(&list(4, vec![]));
+    writer.append(&added(5, vec![note("c")]));
+    writer.append(&added(6, vec![note("d"), note("e")]));
+    let path = writer.path().to_path_buf();
+    writer.close().await;
+    let loaded = session::load(&path).unwrap();
+    let contents: Vec<&str> = loaded
+        .pending_notifications
+        .iter()
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(contents, ["c", "d", "e"]);
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    // Waiting notifications are not activity.
+    assert_eq!(loaded.last_activity, 1);
+    let listed = session::list_sessions(data.path(), ws.path());
+    assert_eq!(listed[0].waiting, 3);
+}

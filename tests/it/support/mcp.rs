@@ -1,4 +1,4 @@
-//! MCP test helpers: the fixture server (examples/mcp_fixture.rs) over stdio and HTTP,
+//! MCP test helpers: the fixture server (examples/mcp_fixture/main.rs) over stdio and HTTP,
 //! the official reference servers installed by `.ci/run`, and waiting for a server's
 //! state through the runtime's events.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]

@@ -1,4 +1,4 @@
-//! Building the MCP fixture server (examples/mcp_fixture.rs) with the cargo and profile
+//! Building the MCP fixture server (examples/mcp_fixture/main.rs) with the cargo and profile
 //! that built the running test or bench: shared by the integration tests and
 //! `benches/mcp.rs` (which includes this file by path), so std only.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -39,7 +39,10 @@ pub fn fixture_bin() -> PathBuf {
             .env("CARGO_TARGET_DIR", &target_dir)
             .status()
             .expect("cannot run cargo to build the MCP fixture server");
-        assert!(status.success(), "building examples/mcp_fixture.rs failed");
+        assert!(
+            status.success(),
+            "building examples/mcp_fixture/main.rs failed"
+        );
         assert!(bin.exists(), "{} is missing after the build", bin.display());
         bin
     })

@@ -155,3 +155,27 @@ fn status_lists_the_instructions_files_used() {
     assert!(shown.contains("1 (1 in the prompt)"), "{shown}");
     assert!(shown.contains("1 of your own"), "{shown}");
 }
+
+#[test]
+fn skills_shows_a_broken_skill_as_broken_with_its_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let open = dir.path().join("ws/.claude/skills/open/SKILL.md");
+    fs::create_dir_all(open.parent().unwrap()).unwrap();
+    fs::write(&open, "---\nname: open\ndescription: never closed\n").unwrap();
+    let mut app = app_with_files(dir.path());
+    enter(&mut app, "/skills");
+    let screen = crate::support::tui::scene::screen(&mut app).join("\n");
+    assert!(
+        screen.contains("Broken, not offered to the model (1):"),
+        "{screen}"
+    );
+    assert!(screen.contains("✗ open — "), "{screen}");
+    assert!(screen.contains("open/SKILL.md line 1:"), "{screen}");
+    assert!(
+        screen.contains("its front matter (opened on line 1) is never closed"),
+        "{screen}"
+    );
+    // The good one is listed as before; the broken one is not among the skills.
+    assert!(screen.contains("Skills (1):"), "{screen}");
+    assert!(!screen.contains("$open"), "{screen}");
+}

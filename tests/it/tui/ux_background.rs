@@ -378,3 +378,24 @@ fn a_cron_countdown_costs_no_redraws_while_the_dashboard_is_hidden() {
     app.update(Msg::Tick);
     assert!(app.needs_draw());
 }
+
+#[test]
+fn cron_changes_replace_add_and_remove_jobs_by_id() {
+    let mut app = sized(120, 40);
+    app.update(Msg::CronJobs(vec![
+        cron("job-1", false),
+        cron("job-2", false),
+    ]));
+    app.update(Msg::CronChanges {
+        changed: vec![cron("job-2", true), cron("job-3", false)],
+        removed: vec!["job-1".into()],
+    });
+    for _ in 0..3 {
+        app.update(key(KeyCode::Tab));
+    }
+    let screen = crate::support::tui::scene::screen(&mut app).join("\n");
+    assert!(screen.contains("Cron (2)"), "{screen}");
+    assert!(!screen.contains("job-1"), "{screen}");
+    let (two, three) = (screen.find("job-2").unwrap(), screen.find("job-3").unwrap());
+    assert!(two < three, "a new job goes last: {screen}");
+}

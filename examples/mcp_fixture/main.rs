@@ -7,11 +7,17 @@
 //! and `x-team` headers of each tool listing), so a test can check what reached it. `--loose-schema` gives `add` a schema no JSON Schema validator compiles
 //! (the type `numbr`), as some servers do.
 //!
+//! `--raw MODE` serves by hand instead of through rmcp, misbehaving as `raw.rs` says (a
+//! server that never answers `initialize`, refuses it, exits during it, or sends replies
+//! a transport cannot decode).
+//!
 //! Tools: `echo {text}`, `add {a, b}` (structured content), `fail` (an error result),
 //! `image` (a 1×1 PNG), `progress {steps}` (a progress notification per step),
 //! `slow` (runs until cancelled), `toggle` (adds or removes the tool `extra` and sends
 //! `notifications/tools/list_changed`), `crash` (the process exits at once), `pid`,
 //! `getenv {name}`.
+
+mod raw;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
@@ -232,6 +238,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .position(|a| a == flag)
             .and_then(|i| args.get(i + 1).cloned())
     };
+    if let Some(mode) = value_of("--raw") {
+        return raw::serve(&mode);
+    }
     let fixture = Fixture {
         log: value_of("--log").map(PathBuf::from),
         extra: Arc::default(),
