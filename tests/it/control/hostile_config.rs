@@ -293,8 +293,14 @@ async fn claw_tuis_own_directories_in_the_workspace_are_read_only_to_the_model()
         "the config dir was moved"
     );
     assert!(!ws.join(".local/state/claw-tui/planted").exists());
-    assert!(!ws.join(".c_old").exists(), "the directory above the config was renamed");
-    assert!(!ws.join(".local/s_old").exists(), "the one above the data was renamed");
+    assert!(
+        !ws.join(".c_old").exists(),
+        "the directory above the config was renamed"
+    );
+    assert!(
+        !ws.join(".local/s_old").exists(),
+        "the one above the data was renamed"
+    );
     // Made at the start, so that commands meet them held rather than absent.
     assert!(ws.join(".local/share/claw-tui").is_dir());
     let results = sent_results(&rig.provider.requests()[1]);
@@ -352,11 +358,20 @@ async fn a_hook_runs_its_checked_copy_from_claw_tuis_data_dir_not_the_temp_dir()
     // runs must be where no command can write, claw-tui's data dir.
     let marks = tempfile::tempdir().unwrap();
     let trace = marks.path().join("where");
-    let config = "[[hooks.before_tool]]\nmatch = \"^write_file$\"\ncommand = \"sh scripts/where.sh\"\n";
+    let config =
+        "[[hooks.before_tool]]\nmatch = \"^write_file$\"\ncommand = \"sh scripts/where.sh\"\n";
     let replies = vec![
-        Reply::tool_calls(&[("c1", "write_file", json!({"path": "a.txt", "content": "x\n"}))]),
+        Reply::tool_calls(&[(
+            "c1",
+            "write_file",
+            json!({"path": "a.txt", "content": "x\n"}),
+        )]),
         Reply::text(&["1"]),
-        Reply::tool_calls(&[("c2", "write_file", json!({"path": "b.txt", "content": "x\n"}))]),
+        Reply::tool_calls(&[(
+            "c2",
+            "write_file",
+            json!({"path": "b.txt", "content": "x\n"}),
+        )]),
         Reply::text(&["2"]),
     ];
     let body = format!("cat > /dev/null; echo \"$0\" > '{}'\n", trace.display());
@@ -373,7 +388,10 @@ async fn a_hook_runs_its_checked_copy_from_claw_tuis_data_dir_not_the_temp_dir()
             Err(e) => panic!("the user was not asked: {e}"),
         }
     };
-    rig.main.trust.allow(&[asked.files[0].file.clone()]).unwrap();
+    rig.main
+        .trust
+        .allow(&[asked.files[0].file.clone()])
+        .unwrap();
     rig.prompt("two").await;
     let ran = std::fs::read_to_string(&trace).expect("the trusted hook did not run");
     let data_dir = std::fs::canonicalize(&rig.settings.data_dir).unwrap();
