@@ -9,6 +9,19 @@ use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
+/// Whether `file` ends in the middle of a line: an append-only log torn by a crash or a
+/// full disk, where the next record must start a line of its own.
+pub fn ends_mid_line(file: &File) -> io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut last = [0u8];
+    file.read_exact_at(&mut last, len - 1)?;
+    Ok(last[0] != b'\n')
+}
+
 /// The mode of a private file.
 pub const FILE_MODE: u32 = 0o600;
 /// The mode of a private directory.

@@ -15,7 +15,7 @@ pub mod named;
 mod request;
 pub mod store;
 
-pub use named::{PinnedFile, named_files, option_value, word_path};
+pub use named::{PinnedFile, named_files, option_value, word_path, word_paths};
 pub use request::{FileQuestion, ServerEntry, TrustRequest};
 pub use store::{ProjectAnswer, TrustDecision, TrustStore, WorkspaceTrust};
 
@@ -204,11 +204,21 @@ impl Trust {
     /// found trusted: what is run must be these bytes, since the file could change
     /// between the check and the moment a program opens it again.
     pub fn check_kept(&self, runner: &Runner) -> Result<Vec<(PathBuf, Vec<u8>)>, Untrusted> {
-        let read: Vec<(PinnedFile, Option<Vec<u8>>)> = self
-            .named(runner)
-            .iter()
-            .map(|p| PinnedFile::read_keeping(p))
-            .collect();
+        let mut named = self.named(runner);
+        // A file the user trusted that its word names but that is not there at this
+        // moment (put back, renamed, swapped by a command) is not skipped: were it back
+        // by the time the program opens it, it would run unchecked. It is read, fails,
+        // and refuses the run.
+        {
+            let trusted = lock(&self.inner.trusted);
+            for path in word_paths(&runner.words, &runner.cwd) {
+                if trusted.contains_key(&path) && !named.contains(&path) {
+                    named.push(path);
+                }
+            }
+        }
+        let read: Vec<(PinnedFile, Option<Vec<u8>>)> =
+            named.iter().map(|p| PinnedFile::read_keeping(p)).collect();
         let files = self.judge(read.iter().map(|(file, _)| file.clone()).collect());
         if files.is_empty() {
             return Ok(read
@@ -354,6 +364,22 @@ mod tests {
             words: command.split(' ').map(str::to_owned).collect(),
             cwd: ws.to_path_buf(),
         }
+    }
+
+    #[test]
+    fn a_trusted_file_missing_at_the_check_refuses_the_run() {
+        // Absent for a moment (put back, swapped): were it skipped, the program would
+        // open whatever is there when it runs, unchecked.
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        std::fs::write(ws.join("hook.sh"), "exit 0").unwrap();
+        let trust = Trust::in_memory(&ws);
+        trust.allow_for_session(&[PinnedFile::read(&ws.join("hook.sh"))]);
+        let hook = runner(&ws, "sh hook.sh");
+        let kept = trust.check_kept(&hook).unwrap();
+        assert_eq!(kept.len(), 1);
+        std::fs::remove_file(ws.join("hook.sh")).unwrap();
+        assert!(trust.check_kept(&hook).is_err());
     }
 
     #[test]

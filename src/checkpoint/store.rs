@@ -309,7 +309,7 @@ impl Store {
         )?;
         // A crash may have left a torn last line: this record starts a line of its own
         // rather than joining the fragment (which the reader then skips alone).
-        if ends_mid_line(&file)? {
+        if crate::private_fs::ends_mid_line(&file)? {
             line.insert(0, '\n');
         }
         // One write per record: a crash leaves at most a torn last line.
@@ -383,18 +383,6 @@ impl Store {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
-}
-
-/// Whether `file` ends in the middle of a line.
-fn ends_mid_line(file: &std::fs::File) -> io::Result<bool> {
-    use std::os::unix::fs::FileExt;
-    let len = file.metadata()?.len();
-    if len == 0 {
-        return Ok(false);
-    }
-    let mut last = [0u8];
-    file.read_exact_at(&mut last, len - 1)?;
-    Ok(last[0] != b'\n')
 }
 
 #[cfg(test)]

@@ -84,6 +84,18 @@ fn hash_regular(path: &Path) -> Result<(String, Vec<u8>), u64> {
     Ok((hash, bytes))
 }
 
+/// Every path the words of a command (and their `--option=VALUE` values) would name,
+/// run in `cwd`, by their text alone: whether each exists is not looked at.
+pub fn word_paths(words: &[String], cwd: &Path) -> Vec<PathBuf> {
+    words
+        .iter()
+        .flat_map(|word| {
+            std::iter::once(word.as_str()).chain(option_value(word).map(|(_, value)| value))
+        })
+        .filter_map(|word| word_path(word, cwd))
+        .collect()
+}
+
 /// The files inside `workspace` (absolute, symlinks resolved) that `words`, run in
 /// `cwd`, name; each once, in the order named.
 pub fn named_files(words: &[String], cwd: &Path, workspace: &Path) -> Vec<PathBuf> {

@@ -61,23 +61,11 @@ pub fn append(data_dir: &Path, entry: &str) -> std::io::Result<()> {
     )?;
     // After a torn last line (a crash mid-write), the entry starts a line of its own
     // rather than joining the fragment, which is then skipped alone.
-    if ends_mid_line(&file)? {
+    if crate::private_fs::ends_mid_line(&file)? {
         line.insert(0, '\n');
     }
     // One write per entry, so concurrent instances interleave whole lines.
     (&file).write_all(line.as_bytes())
-}
-
-/// Whether `file` ends in the middle of a line.
-fn ends_mid_line(file: &std::fs::File) -> std::io::Result<bool> {
-    use std::os::unix::fs::FileExt;
-    let len = file.metadata()?.len();
-    if len == 0 {
-        return Ok(false);
-    }
-    let mut last = [0u8];
-    file.read_exact_at(&mut last, len - 1)?;
-    Ok(last[0] != b'\n')
 }
 
 /// Files and directories of the workspace (relative, `/`-separated, directories with a
