@@ -210,16 +210,13 @@ fn helpers(git: &GitHelper) -> Vec<Outside> {
             protection: match git.bare_repository.as_deref() {
                 Some("explicit") => "safe.bareRepository = explicit: a directory the agent \
                     shapes like a repository (HEAD, objects/, refs/, config) is not taken \
-                    for one; a repository a command makes below the workspace's top \
-                    (`sub/.git`) still is: look before you run git there"
+                    for one"
                     .to_owned(),
                 Some(value) => format!(
                     "safe.bareRepository = {value}: a directory a command shapes like a \
                      repository would be taken for one, and its config obeyed (the file \
                      tools refuse it; commands can still make one); set it with `git \
-                     config --global safe.bareRepository explicit`. Either way, a \
-                     repository a command makes below the workspace's top (`sub/.git`) \
-                     is one to your git: look before you run git there"
+                     config --global safe.bareRepository explicit`"
                 ),
                 None => "safe.bareRepository: git could not say".to_owned(),
             },

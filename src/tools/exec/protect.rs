@@ -15,6 +15,7 @@
 
 mod git_init;
 mod links;
+mod nested;
 mod snapshot;
 #[cfg(test)]
 mod tests;
@@ -46,6 +47,9 @@ pub(super) struct Plan {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Watch {
     items: Vec<Item>,
+    /// The workspace and the protected entries below its top before the command
+    /// (`nested.rs`); `None` where the tree was too large to walk.
+    nested: Option<(PathBuf, std::collections::BTreeSet<PathBuf>)>,
     /// The protected paths and where a command may write: to look for protected files
     /// given another name.
     links: Option<(Protected, Vec<PathBuf>)>,
@@ -143,6 +147,26 @@ pub(super) fn plan(protected: &Protected, fallback: bool) -> Plan {
             deep,
             before,
         });
+    }
+    if let Some(workspace) = protected.roots().first()
+        && let Some(found) = nested::scan(workspace)
+    {
+        for (rel, deep) in nested::watched(workspace, &found) {
+            let before = record(workspace, &rel, deep).unwrap_or_else(|e| {
+                tracing::warn!(
+                    "exec: cannot record {}: {e}",
+                    workspace.join(&rel).display()
+                );
+                None
+            });
+            plan.watch.items.push(Item {
+                root: workspace.clone(),
+                rel,
+                deep,
+                before,
+            });
+        }
+        plan.watch.nested = Some((workspace.clone(), found));
     }
     plan
 }
@@ -305,6 +329,19 @@ impl Watch {
                 settled.push(done);
             }
         }
+        if let Some((workspace, before)) = &self.nested
+            && let Some(now) = nested::scan(workspace)
+        {
+            for rel in now.difference(before) {
+                let made = Item {
+                    root: workspace.clone(),
+                    rel: rel.clone(),
+                    deep: false,
+                    before: None,
+                };
+                settled.extend(made.settle());
+            }
+        }
         if let Some((protected, search)) = &self.links {
             settled.extend(separate(protected, search));
         }
@@ -360,17 +397,19 @@ impl Item {
             ),
             (Some(_), Some(_)) if self.is_git_dir() => return None,
             (Some(before), Some(now)) if before.same(now, free) => return None,
-            (None, Some(_)) if self.rel == Path::new(".git") => match self.new_repository() {
-                Ok(()) => Outcome::NewRepository,
-                Err(why) => {
-                    tracing::warn!(
-                        "exec: {} is not a plain new repository: {why}",
-                        path.display()
-                    );
-                    self.move_aside()
-                        .map_or_else(Outcome::Failed, Outcome::MovedAside)
+            (None, Some(_)) if self.rel.file_name().is_some_and(|n| n == ".git") => {
+                match self.new_repository() {
+                    Ok(()) => Outcome::NewRepository,
+                    Err(why) => {
+                        tracing::warn!(
+                            "exec: {} is not a plain new repository: {why}",
+                            path.display()
+                        );
+                        self.move_aside()
+                            .map_or_else(Outcome::Failed, Outcome::MovedAside)
+                    }
                 }
-            },
+            }
             (None, Some(_)) => self
                 .move_aside()
                 .map_or_else(Outcome::Failed, Outcome::MovedAside),

@@ -253,3 +253,38 @@ async fn a_background_process_cannot_plant_configuration_after_the_call() {
         assert!(started.elapsed() < DEADLINE, "never told: {}", next.content);
     }
 }
+
+#[tokio::test]
+async fn configuration_a_command_plants_in_a_subdirectory_does_not_stay() {
+    // The user's own git, run in `sub/` later, would obey a repository there.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let tool = tool(ws);
+    let command = "mkdir -p sub plain kept other && \
+         (cd sub && git init -q && git config core.fsmonitor 'touch /tmp/pwned') && \
+         (cd plain && git init -q) && \
+         mkdir other/.claw-tui && echo x > other/.claw-tui/hook.sh && \
+         echo '{}' > other/.mcp.json && echo planted";
+    let result = call(&tool, json!({ "command": command })).await;
+    assert!(result.content.starts_with("planted"), "{}", result.content);
+    assert!(!ws.join("sub/.git").exists(), "{}", result.content);
+    assert_eq!(quarantined(&ws.join("sub"), ".git").len(), 1);
+    assert!(
+        ws.join("plain/.git/config").is_file(),
+        "a plain git init was moved"
+    );
+    assert!(!ws.join("other/.claw-tui").exists());
+    assert!(!ws.join("other/.mcp.json").exists());
+
+    // A repository below the top that was there before: its configuration is put back.
+    let before = read(ws.join("plain/.git/config"));
+    let result = call(
+        &tool,
+        json!({ "command": "git -C plain config core.fsmonitor 'touch /tmp/pwned' && \
+            printf '#!/bin/sh\\n' > plain/.git/hooks/post-checkout && echo planted" }),
+    )
+    .await;
+    assert!(result.content.starts_with("planted"), "{}", result.content);
+    assert_eq!(read(ws.join("plain/.git/config")), before);
+    assert!(!ws.join("plain/.git/hooks/post-checkout").exists());
+}
