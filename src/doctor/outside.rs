@@ -213,10 +213,10 @@ fn helpers(git: &GitHelper) -> Vec<Outside> {
                     for one"
                     .to_owned(),
                 Some(value) => format!(
-                    "safe.bareRepository = {value}: a directory a command shapes like a \
-                     repository would be taken for one, and its config obeyed (the file \
-                     tools refuse it; commands can still make one); set it with `git \
-                     config --global safe.bareRepository explicit`"
+                    "safe.bareRepository = {value}: a directory shaped like a repository \
+                     is taken for one and its config obeyed (claw-tui refuses the model's \
+                     and moves a command's aside); `git config --global \
+                     safe.bareRepository explicit` makes your git ignore such directories"
                 ),
                 None => "safe.bareRepository: git could not say".to_owned(),
             },

@@ -125,7 +125,15 @@ async fn without_namespaces_what_a_command_changed_is_put_back() {
     let result = call(&tool, json!({ "command": SWAP })).await;
     assert!(!ws.join(".git").exists(), "{}", result.content);
     assert_eq!(quarantined(ws, ".git").len(), 1);
-    assert_eq!(read(ws.join("stolen/config")), CONFIG);
+    // Where it went, `stolen/` is a git directory by its shape, whose configuration the
+    // command put there: moved aside too, kept whole.
+    assert!(!ws.join("stolen/config").exists(), "{}", result.content);
+    let kept = quarantined(&ws.join("stolen"), "config");
+    assert!(
+        kept.iter().any(|k| read(k.clone()) == CONFIG),
+        "{}",
+        result.content
+    );
     assert!(
         result.content.contains("was replaced"),
         "{}",
@@ -287,4 +295,21 @@ async fn configuration_a_command_plants_in_a_subdirectory_does_not_stay() {
     assert!(result.content.starts_with("planted"), "{}", result.content);
     assert_eq!(read(ws.join("plain/.git/config")), before);
     assert!(!ws.join("plain/.git/hooks/post-checkout").exists());
+}
+
+#[tokio::test]
+async fn a_directory_a_command_shapes_like_a_git_directory_keeps_no_configuration() {
+    // `src/` with HEAD, objects/, refs/ and a config is a repository to git's discovery.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    std::fs::create_dir(ws.join("src")).unwrap();
+    let command = "cd src && mkdir -p objects refs/heads hooks && \
+         echo 'ref: refs/heads/main' > HEAD && \
+         printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > config && \
+         echo '#!/bin/sh' > hooks/post-checkout && echo planted";
+    let result = call(&tool(ws), json!({ "command": command })).await;
+    assert!(result.content.starts_with("planted"), "{}", result.content);
+    assert!(!ws.join("src/config").exists(), "{}", result.content);
+    assert!(!ws.join("src/hooks").exists(), "{}", result.content);
+    assert!(result.content.contains("moved aside"), "{}", result.content);
 }

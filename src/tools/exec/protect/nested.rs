@@ -4,12 +4,17 @@
 //! fallback looks after everything: each one there before a command is recorded with
 //! its content (a repository's configuration entries, not its objects) and put back if
 //! the command changed it, and one the command made is moved aside — a plain new
-//! repository (`git init` in a subdirectory) aside, which stays. The user's own git, run
+//! repository (`git init` in a subdirectory) aside, which stays. A directory shaped
+//! like a git directory without the name (`HEAD`, `objects/`, `refs/`) counts too: its
+//! `config`, `hooks/`, `info/` and `commondir` are watched the same way. The user's own git, run
 //! in that subdirectory later, would obey what a command planted there.
 
 use super::super::super::protected::{PROTECTED_DIRS, PROTECTED_FILES, PROTECTED_GIT_ENTRIES};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+/// What git obeys in a git directory: watched in a directory shaped like one.
+const GIT_CONFIGURATION: [&str; 5] = ["config", "config.worktree", "commondir", "hooks", "info"];
 
 /// Most entries looked at in one walk; a larger tree is not walked (and that is said).
 const MAX_ENTRIES: usize = 200_000;
@@ -24,16 +29,36 @@ pub(super) fn scan(root: &Path) -> Option<BTreeSet<PathBuf>> {
         let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
             continue;
         };
-        for entry in entries.flatten() {
-            seen += 1;
-            if seen > MAX_ENTRIES {
-                tracing::warn!(
-                    "exec: {} holds more than {MAX_ENTRIES} entries: protected names below \
-                     its top are not looked after",
-                    root.display()
-                );
-                return None;
+        let entries: Vec<_> = entries.flatten().collect();
+        seen += entries.len();
+        if seen > MAX_ENTRIES {
+            tracing::warn!(
+                "exec: {} holds more than {MAX_ENTRIES} entries: protected names below \
+                 its top are not looked after",
+                root.display()
+            );
+            return None;
+        }
+        // A directory git would take for a repository although it is not named `.git`
+        // (`HEAD` beside `objects/` and `refs/`, or beside a `commondir`): its
+        // configuration is watched like a `.git`'s, and it is not entered.
+        let has = |name: &str, dir: bool| {
+            entries
+                .iter()
+                .any(|e| e.file_name() == name && e.file_type().is_ok_and(|t| t.is_dir() == dir))
+        };
+        let shaped = has("HEAD", false)
+            && (has("commondir", false) || has("objects", true) && has("refs", true));
+        if shaped {
+            for entry in &entries {
+                let name = entry.file_name();
+                if GIT_CONFIGURATION.iter().any(|c| name == *c) {
+                    found.insert(rel.join(&name));
+                }
             }
+            continue;
+        }
+        for entry in &entries {
             let name = entry.file_name();
             let child = rel.join(&name);
             let protected = name == ".git"
@@ -91,6 +116,15 @@ mod tests {
             .map(PathBuf::from)
             .collect();
         assert_eq!(found, expected);
+        // A directory shaped like a git directory: its configuration, not its objects.
+        let shaped = r.join("c/fixture");
+        std::fs::create_dir_all(shaped.join("objects")).unwrap();
+        std::fs::create_dir_all(shaped.join("refs")).unwrap();
+        std::fs::write(shaped.join("HEAD"), "ref: refs/heads/main").unwrap();
+        std::fs::write(shaped.join("config"), "[core]").unwrap();
+        let again = scan(r).unwrap();
+        assert!(again.contains(Path::new("c/fixture/config")), "{again:?}");
+        assert!(!again.iter().any(|p| p.starts_with("c/fixture/objects")));
         let items = watched(r, &found);
         assert!(items.iter().any(|(p, _)| p == Path::new("a/.git/config")));
         assert!(!items.iter().any(|(p, _)| p == Path::new("a/.git")));
