@@ -145,21 +145,18 @@ async fn a_call_dropped_while_its_command_runs_is_still_checked() {
     );
     // The call is abandoned (its future dropped) once the command has planted.
     let marker = ws.join("planted");
-    let dropped = tokio::time::timeout(crate::support::exec::DEADLINE, async {
+    {
         tokio::pin!(call);
-        loop {
-            tokio::select! {
-                _ = &mut call => panic!("the command ended on its own"),
-                () = tokio::time::sleep(std::time::Duration::from_millis(20)) => {
-                    if marker.exists() {
-                        return;
-                    }
-                }
-            }
+        let planted_now = crate::support::poll::until_async(
+            "the command never planted",
+            crate::support::exec::DEADLINE,
+            || marker.exists().then_some(()),
+        );
+        tokio::select! {
+            _ = &mut call => panic!("the command ended on its own"),
+            () = planted_now => {}
         }
-    })
-    .await;
-    assert!(dropped.is_ok(), "the command never planted");
+    }
     crate::support::poll::until_async(
         "the dropped call's repository was moved aside",
         crate::support::exec::DEADLINE,
