@@ -164,6 +164,10 @@ fn a_hook_script_in_the_workspace_is_asked_about_at_start_and_again_when_it_chan
         (!log_lines(&log).is_empty()).then_some(())
     });
     assert_eq!(log_lines(&log), ["ran"]);
+    // The first command must have ended before the file changes: while a command runs,
+    // a change to a protected file is the command's doing and is put back.
+    tui.wait_text("exit 0 · 1 line");
+    assert!(!tui.text().contains("put back"), "{}", tui.text());
 
     // Changed while the client runs: the next call asks again, and the hook does not
     // run meanwhile (the call it guards is blocked).
