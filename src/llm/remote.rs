@@ -148,8 +148,12 @@ impl WireConfig {
         }
     }
 
-    /// The body for `request`, already prepared.
-    fn body(&self, request: &LlmRequest, cache_key: Option<&str>) -> serde_json::Value {
+    /// The body for `request`, already prepared, as the bytes sent.
+    fn body(
+        &self,
+        request: &LlmRequest,
+        cache_key: Option<&str>,
+    ) -> Result<Vec<u8>, serde_json::Error> {
         match self {
             Self::Anthropic(c) => anthropic::request::body(request, c),
             Self::ChatCompletions(c) => openai::request::body(request, c, cache_key),
@@ -230,8 +234,8 @@ impl RemoteProvider {
         &self.config
     }
 
-    /// The JSON body sent for `request` (after the shared preparation).
-    pub fn request_body(&self, request: &LlmRequest) -> serde_json::Value {
+    /// The JSON body sent for `request` (after the shared preparation), as its bytes.
+    pub fn request_body(&self, request: &LlmRequest) -> Result<Vec<u8>, serde_json::Error> {
         let cache_key = self
             .config
             .remote()
@@ -319,7 +323,7 @@ impl RemoteProvider {
             Ok(headers) => headers,
             Err(e) => return transport::failed(&request.model, e.to_string()),
         };
-        let body = match serde_json::to_vec(&self.request_body(&request)) {
+        let body = match self.request_body(&request) {
             Ok(body) => Bytes::from(body),
             Err(e) => {
                 return transport::failed(

@@ -4,9 +4,11 @@
 use super::{AnthropicConfig, REDACTED_THINKING_PREFIX};
 use crate::agent::ImageData;
 use crate::agent::types::{AssistantMessage, Block, ThinkingLevel, ToolResultMessage, UserMessage};
+use crate::llm::body::{self, ListWriter};
 use crate::llm::images;
 use crate::llm::{LlmMessage, LlmRequest};
 use serde_json::{Map, Value, json};
+use std::collections::VecDeque;
 
 /// The thinking budget of a level (`None` when off); the API's minimum is 1,024.
 pub fn thinking_budget(level: ThinkingLevel) -> Option<u32> {
@@ -56,7 +58,10 @@ pub(crate) fn plan_tokens(max_tokens: u32, limit: u32, level: ThinkingLevel) -> 
 /// API's limit). Each turn the newest breakpoint moves forward and the one before sits
 /// where the previous request's newest was, so a request reads from the cache what the
 /// one before wrote, and the earlier turns stay byte for byte the same.
-pub(crate) fn body(request: &LlmRequest, config: &AnthropicConfig) -> Value {
+pub(crate) fn body(
+    request: &LlmRequest,
+    config: &AnthropicConfig,
+) -> Result<Vec<u8>, serde_json::Error> {
     let limit = config
         .output_limit
         .unwrap_or_else(|| output_limit(&request.model));
@@ -74,11 +79,6 @@ pub(crate) fn body(request: &LlmRequest, config: &AnthropicConfig) -> Value {
         };
         body.insert("system".into(), system);
     }
-    let mut turns = messages(&request.messages);
-    if cache {
-        mark_newest_user_turns(&mut turns, 2);
-    }
-    body.insert("messages".into(), Value::Array(turns));
     if !request.tools.is_empty() {
         let mut tools: Vec<Value> = request
             .tools
@@ -96,7 +96,9 @@ pub(crate) fn body(request: &LlmRequest, config: &AnthropicConfig) -> Value {
             json!({"type": "enabled", "budget_tokens": budget}),
         );
     }
-    Value::Object(body)
+    body::write(body, "messages", |turns| {
+        messages(&request.messages, cache, turns);
+    })
 }
 
 /// `{"type": "ephemeral"}`: the five-minute cache.
@@ -120,10 +122,17 @@ fn mark_newest_user_turns(turns: &mut [Value], n: usize) {
     }
 }
 
+/// Turns held back while the conversation is written: turns alternate between the two
+/// roles, so the two newest user turns, which get the breakpoints, are among the last
+/// four.
+const HELD_TURNS: usize = 4;
+
 /// The conversation as alternating turns: consecutive user-side content (tool results,
-/// then a steering or follow-up message) forms one user turn, tool results first.
-fn messages(history: &[LlmMessage]) -> Vec<Value> {
-    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+/// then a steering or follow-up message) forms one user turn, tool results first. Each
+/// turn is written once the next has begun; the newest are held back for the
+/// breakpoints (`cache`).
+fn messages(history: &[LlmMessage], cache: bool, out: &mut ListWriter<'_>) {
+    let mut held: VecDeque<(&'static str, Vec<Value>)> = VecDeque::new();
     for message in history {
         let (role, blocks) = match message {
             LlmMessage::User(user) if user.content.trim().is_empty() && user.images.is_empty() => {
@@ -136,15 +145,30 @@ fn messages(history: &[LlmMessage]) -> Vec<Value> {
         if blocks.is_empty() {
             continue;
         }
-        match turns.last_mut() {
+        match held.back_mut() {
             Some((last, content)) if *last == role => content.extend(blocks),
-            _ => turns.push((role, blocks)),
+            _ => {
+                held.push_back((role, blocks));
+                if held.len() > HELD_TURNS
+                    && let Some((role, content)) = held.pop_front()
+                {
+                    out.push(turn(role, content));
+                }
+            }
         }
     }
-    turns
+    let mut newest: Vec<Value> = held
         .into_iter()
-        .map(|(role, content)| json!({"role": role, "content": content}))
-        .collect()
+        .map(|(role, content)| turn(role, content))
+        .collect();
+    if cache {
+        mark_newest_user_turns(&mut newest, 2);
+    }
+    newest.into_iter().for_each(|t| out.push(t));
+}
+
+fn turn(role: &str, content: Vec<Value>) -> Value {
+    json!({"role": role, "content": content})
 }
 
 /// Images first, then the text, as Anthropic recommends.
@@ -252,6 +276,40 @@ mod tests {
         LlmMessage::Assistant(m)
     }
 
+    /// The turns `messages` writes for `history`.
+    fn turns_of(history: &[LlmMessage], cache: bool) -> Vec<Value> {
+        let bytes = body::write(Map::new(), "messages", |out| messages(history, cache, out));
+        let written: Value = serde_json::from_slice(&bytes.unwrap()).unwrap();
+        written["messages"].as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn the_breakpoints_go_on_the_two_newest_user_turns_of_a_long_conversation() {
+        let mut history = Vec::new();
+        for i in 0..9 {
+            history.push(LlmMessage::User(UserMessage::new(format!("question {i}"))));
+            history.push(assistant(vec![Block::Text {
+                text: format!("answer {i}"),
+            }]));
+        }
+        history.push(LlmMessage::User(UserMessage::new("last")));
+        let turns = turns_of(&history, true);
+        assert_eq!(turns.len(), 19);
+        let marked: Vec<usize> = (0..turns.len())
+            .filter(|&i| turns[i].to_string().contains("cache_control"))
+            .collect();
+        assert_eq!(marked, [16, 18]);
+        assert_eq!(
+            turns[16]["content"][0]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        assert!(
+            !turns_of(&history, false)
+                .iter()
+                .any(|t| t.to_string().contains("cache_control"))
+        );
+    }
+
     fn result(id: &str, content: &str, is_error: bool) -> LlmMessage {
         LlmMessage::ToolResult(ToolResultMessage {
             tool_call_id: id.into(),
@@ -310,7 +368,7 @@ mod tests {
             LlmMessage::User(UserMessage::new("   ")),
             LlmMessage::User(UserMessage::new("steer")),
         ];
-        let turns = messages(&history);
+        let turns = turns_of(&history, false);
         assert_eq!(turns.len(), 3);
         assert_eq!(
             turns[1]["content"],
@@ -331,10 +389,13 @@ mod tests {
     #[test]
     fn redacted_thinking_is_replayed_as_such() {
         let signature = format!("{REDACTED_THINKING_PREFIX}opaque==");
-        let turns = messages(&[assistant(vec![Block::Thinking {
-            thinking: "[redacted]".into(),
-            signature: Some(signature),
-        }])]);
+        let turns = turns_of(
+            &[assistant(vec![Block::Thinking {
+                thinking: "[redacted]".into(),
+                signature: Some(signature),
+            }])],
+            false,
+        );
         assert_eq!(
             turns[0]["content"],
             json!([{"type": "redacted_thinking", "data": "opaque=="}])

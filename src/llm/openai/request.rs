@@ -5,6 +5,7 @@
 use super::{MaxTokensField, OpenAiConfig, SystemRole};
 use crate::agent::ImageData;
 use crate::agent::types::{AssistantMessage, ThinkingLevel, UserMessage};
+use crate::llm::body::{self, ListWriter};
 use crate::llm::images::data_url;
 use crate::llm::{LlmMessage, LlmRequest};
 use serde_json::{Map, Value, json};
@@ -19,9 +20,13 @@ fn reasoning_effort(level: ThinkingLevel) -> Option<&'static str> {
     }
 }
 
-/// The request body for `request` under `config`'s compat settings; `cache_key` is sent
-/// as `prompt_cache_key` where the server takes it.
-pub(crate) fn body(request: &LlmRequest, config: &OpenAiConfig, cache_key: Option<&str>) -> Value {
+/// The request body for `request` under `config`'s compat settings, as the bytes sent;
+/// `cache_key` is sent as `prompt_cache_key` where the server takes it.
+pub(crate) fn body(
+    request: &LlmRequest,
+    config: &OpenAiConfig,
+    cache_key: Option<&str>,
+) -> Result<Vec<u8>, serde_json::Error> {
     let compat = &config.compat;
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
@@ -41,7 +46,30 @@ pub(crate) fn body(request: &LlmRequest, config: &OpenAiConfig, cache_key: Optio
     {
         body.insert("reasoning_effort".into(), json!(effort));
     }
-    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|t| {
+                json!({"type": "function", "function": {
+                    "name": t.name, "description": t.description, "parameters": t.parameters
+                }})
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    if compat.prompt_cache_key
+        && let Some(key) = cache_key
+    {
+        body.insert("prompt_cache_key".into(), json!(key));
+    }
+    body::write(body, "messages", |messages| {
+        conversation(request, compat, messages)
+    })
+}
+
+/// The conversation as Chat Completions messages, system prompt first.
+fn conversation(request: &LlmRequest, compat: &super::OpenAiCompat, messages: &mut ListWriter<'_>) {
     if !request.system_prompt.is_empty() {
         let role = match compat.system_role {
             SystemRole::System => "system",
@@ -54,7 +82,7 @@ pub(crate) fn body(request: &LlmRequest, config: &OpenAiConfig, cache_key: Optio
     let mut tool_images: Vec<&ImageData> = Vec::new();
     for message in &request.messages {
         if !matches!(message, LlmMessage::ToolResult(_)) {
-            flush_tool_images(&mut tool_images, &mut messages);
+            flush_tool_images(&mut tool_images, messages);
         }
         match message {
             LlmMessage::User(user) => messages.push(user_message(user)),
@@ -73,26 +101,7 @@ pub(crate) fn body(request: &LlmRequest, config: &OpenAiConfig, cache_key: Optio
             }
         }
     }
-    flush_tool_images(&mut tool_images, &mut messages);
-    body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let tools = request
-            .tools
-            .iter()
-            .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters
-                }})
-            })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
-    }
-    if compat.prompt_cache_key
-        && let Some(key) = cache_key
-    {
-        body.insert("prompt_cache_key".into(), json!(key));
-    }
-    Value::Object(body)
+    flush_tool_images(&mut tool_images, messages);
 }
 
 /// A user message: plain text, or parts when images are attached.
@@ -110,7 +119,7 @@ fn image_part(image: &ImageData) -> Value {
 }
 
 /// The images of the tool results just sent, as a user message after them.
-fn flush_tool_images(images: &mut Vec<&ImageData>, messages: &mut Vec<Value>) {
+fn flush_tool_images(images: &mut Vec<&ImageData>, messages: &mut ListWriter<'_>) {
     if images.is_empty() {
         return;
     }
@@ -165,6 +174,10 @@ mod tests {
     use crate::agent::types::{Block, ToolResultMessage, UserMessage};
     use crate::llm::OpenAiCompat;
 
+    fn sent_body(request: &LlmRequest, config: &OpenAiConfig, cache_key: Option<&str>) -> Value {
+        serde_json::from_slice(&super::body(request, config, cache_key).unwrap()).unwrap()
+    }
+
     fn request(thinking: ThinkingLevel) -> LlmRequest {
         let mut call = AssistantMessage::empty("m");
         call.content = vec![
@@ -208,7 +221,7 @@ mod tests {
     fn generic_compat_body() {
         let mut config = OpenAiConfig::compatible("Ollama", "http://x/v1");
         config.max_tokens = Some(100);
-        let body = body(&request(ThinkingLevel::High), &config, Some("k"));
+        let body = sent_body(&request(ThinkingLevel::High), &config, Some("k"));
         assert!(body.get("prompt_cache_key").is_none());
         assert_eq!(body["max_tokens"], 100);
         assert!(body.get("reasoning_effort").is_none());
@@ -235,14 +248,14 @@ mod tests {
             stream_options: false,
             ..OpenAiCompat::openai()
         };
-        let body = body(&request(ThinkingLevel::Minimal), &config, Some("k"));
+        let body = sent_body(&request(ThinkingLevel::Minimal), &config, Some("k"));
         assert_eq!(body["prompt_cache_key"], "k");
         assert_eq!(body["max_completion_tokens"], 100);
         assert!(body.get("max_tokens").is_none());
         assert!(body.get("stream_options").is_none());
         assert_eq!(body["reasoning_effort"], "low");
         assert_eq!(body["messages"][0]["role"], "developer");
-        let off = super::body(&request(ThinkingLevel::Off), &config, None);
+        let off = sent_body(&request(ThinkingLevel::Off), &config, None);
         assert!(off.get("reasoning_effort").is_none());
     }
 }

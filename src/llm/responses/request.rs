@@ -5,6 +5,7 @@
 use super::{REASONING_PREFIX, ResponsesConfig};
 use crate::agent::ImageData;
 use crate::agent::types::{AssistantMessage, Block, ThinkingLevel, UserMessage};
+use crate::llm::body::{self, ListWriter};
 use crate::llm::images::data_url;
 use crate::llm::{LlmMessage, LlmRequest};
 use serde_json::{Map, Value, json};
@@ -21,18 +22,18 @@ fn effort(level: ThinkingLevel) -> Option<&'static str> {
     }
 }
 
-/// The request body for `request`; `cache_key` becomes `prompt_cache_key`.
+/// The request body for `request`, as the bytes sent; `cache_key` becomes
+/// `prompt_cache_key`.
 pub(crate) fn body(
     request: &LlmRequest,
     config: &ResponsesConfig,
     cache_key: Option<&str>,
-) -> Value {
+) -> Result<Vec<u8>, serde_json::Error> {
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
     if !request.system_prompt.is_empty() {
         body.insert("instructions".into(), json!(request.system_prompt));
     }
-    body.insert("input".into(), Value::Array(input(&request.messages)));
     if !request.tools.is_empty() {
         let tools = request
             .tools
@@ -61,17 +62,16 @@ pub(crate) fn body(
     if let Some(key) = cache_key {
         body.insert("prompt_cache_key".into(), json!(key));
     }
-    Value::Object(body)
+    body::write(body, "input", |items| input(&request.messages, items))
 }
 
 /// The conversation as input items. Images of tool results follow the run of
 /// `function_call_output` items as a user message.
-fn input(history: &[LlmMessage]) -> Vec<Value> {
-    let mut items = Vec::with_capacity(history.len() + 1);
+fn input(history: &[LlmMessage], items: &mut ListWriter<'_>) {
     let mut tool_images: Vec<&ImageData> = Vec::new();
     for message in history {
         if !matches!(message, LlmMessage::ToolResult(_)) {
-            flush_tool_images(&mut tool_images, &mut items);
+            flush_tool_images(&mut tool_images, items);
         }
         match message {
             LlmMessage::User(user) => {
@@ -79,7 +79,7 @@ fn input(history: &[LlmMessage]) -> Vec<Value> {
                     items.push(item);
                 }
             }
-            LlmMessage::Assistant(assistant) => assistant_items(assistant, &mut items),
+            LlmMessage::Assistant(assistant) => assistant_items(assistant, items),
             LlmMessage::ToolResult(result) => {
                 items.push(json!({"type": "function_call_output",
                                   "call_id": result.tool_call_id, "output": result.content}));
@@ -87,8 +87,7 @@ fn input(history: &[LlmMessage]) -> Vec<Value> {
             }
         }
     }
-    flush_tool_images(&mut tool_images, &mut items);
-    items
+    flush_tool_images(&mut tool_images, items);
 }
 
 fn user_item(user: &UserMessage) -> Option<Value> {
@@ -104,7 +103,7 @@ fn image_part(image: &ImageData) -> Value {
     json!({"type": "input_image", "image_url": data_url(image), "detail": "auto"})
 }
 
-fn flush_tool_images(images: &mut Vec<&ImageData>, items: &mut Vec<Value>) {
+fn flush_tool_images(images: &mut Vec<&ImageData>, items: &mut ListWriter<'_>) {
     if images.is_empty() {
         return;
     }
@@ -120,7 +119,7 @@ fn flush_tool_images(images: &mut Vec<&ImageData>, items: &mut Vec<Value>) {
 /// came (without their ids, which point at nothing when responses are not stored), text
 /// as assistant messages, tool calls as `function_call` items. Reasoning from other
 /// formats (Anthropic signatures, unsigned thinking) cannot be replayed and is left out.
-fn assistant_items(message: &AssistantMessage, items: &mut Vec<Value>) {
+fn assistant_items(message: &AssistantMessage, items: &mut ListWriter<'_>) {
     for block in &message.content {
         match block {
             Block::Thinking {
@@ -182,6 +181,13 @@ mod tests {
     use super::*;
     use crate::agent::types::{StopReason, ToolResultMessage};
 
+    /// The input items `input` writes for `history`.
+    fn items_of(history: &[LlmMessage]) -> Vec<Value> {
+        let bytes = body::write(Map::new(), "input", |items| input(history, items)).unwrap();
+        let written: Value = serde_json::from_slice(&bytes).unwrap();
+        written["input"].as_array().unwrap().clone()
+    }
+
     #[test]
     fn reasoning_is_replayed_without_its_id_and_foreign_or_unencrypted_thinking_is_not() {
         let item = json!({"id": "rs_1", "type": "reasoning", "status": "completed",
@@ -225,7 +231,7 @@ mod tests {
             }),
         ];
         assert_eq!(
-            input(&history),
+            items_of(&history),
             vec![
                 json!({"type": "message", "role": "user",
                        "content": [{"type": "input_text", "text": "list"}]}),
