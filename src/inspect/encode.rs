@@ -22,10 +22,27 @@ pub struct Encoder {
 #[derive(Debug, Default)]
 struct Previous {
     index: usize,
-    /// Each array field's elements: hash and text.
-    arrays: HashMap<String, Vec<(String, Arc<str>)>>,
+    /// Each array field's elements: hash, and text where an edit is looked for.
+    arrays: HashMap<String, Vec<Element>>,
     /// The other fields' texts.
     values: HashMap<String, Arc<str>>,
+}
+
+/// An array element of a request, as the base of the next: its hash, and its text when
+/// the next request may hold an edit of it ([`keeps_text`]).
+pub type Element = (String, Option<Arc<str>>);
+
+/// Elements whose text is kept at the start of an array (a system prompt that changed).
+const KEPT_HEAD: usize = 2;
+/// Elements whose text is kept at the end of an array: the turns a next request edits
+/// (a cache breakpoint moved off them, the newest answer completed).
+const KEPT_TAIL: usize = 8;
+
+/// Whether the text of element `at` of an array of `len` is kept as the base of an edit.
+/// The elements between are not: a conversation's next request repeats them byte for
+/// byte, and holding their text would keep a second copy of the whole history.
+pub fn keeps_text(at: usize, len: usize) -> bool {
+    at < KEPT_HEAD || at + KEPT_TAIL >= len
 }
 
 /// A request's fields as the base of the next one: arrays (hash and text of each
@@ -33,22 +50,13 @@ struct Previous {
 #[derive(Debug, Default)]
 pub struct Fields {
     /// Array fields.
-    pub arrays: HashMap<String, Vec<(String, Arc<str>)>>,
+    pub arrays: HashMap<String, Vec<Element>>,
     /// Other fields.
     pub values: HashMap<String, Arc<str>>,
 }
 
 /// An edit is stored instead of a whole piece when it keeps at least this share of it.
 const EDIT_KEEPS: usize = 2;
-
-/// A body encoded: its reference and the blobs not yet in the file.
-#[derive(Debug)]
-pub struct Encoded {
-    /// The body as references.
-    pub body: BodyRef,
-    /// The new blobs, to be written before the request.
-    pub blobs: Vec<BlobLine>,
-}
 
 impl Encoder {
     /// Remembers that blob `h` is in the file.
@@ -70,16 +78,20 @@ impl Encoder {
         );
     }
 
-    /// Encodes request `index` of `agent`.
-    pub fn encode(&mut self, agent: &str, index: usize, body: &[u8]) -> Encoded {
-        let mut blobs = Vec::new();
+    /// Encodes request `index` of `agent`: hands each blob not yet in the file to
+    /// `blobs` as it is made (to be written before the request, in that order), and
+    /// returns the body as references.
+    pub fn encode(
+        &mut self,
+        agent: &str,
+        index: usize,
+        body: &[u8],
+        blobs: &mut dyn FnMut(BlobLine),
+    ) -> BodyRef {
         let Some(fields) = split(body) else {
-            let h = self.blob(body_text(body), &mut blobs);
+            let h = self.blob(body_text(body), blobs);
             self.last.remove(agent);
-            return Encoded {
-                body: BodyRef::Whole(h),
-                blobs,
-            };
+            return BodyRef::Whole(h);
         };
         // The agent's previous request is replaced by this one below.
         let base = self.last.remove(agent);
@@ -100,8 +112,9 @@ impl Encoder {
                     let mut kept = Vec::with_capacity(elements.len());
                     for (at, element) in elements.iter().enumerate() {
                         let was = before.and_then(|b| b.get(at));
-                        let h = self.element(element, was, &mut blobs);
-                        kept.push((h, Arc::from(*element)));
+                        let h = self.element(element, was, blobs);
+                        let text = keeps_text(at, elements.len()).then(|| Arc::from(*element));
+                        kept.push((h, text));
                     }
                     let hashes: Vec<&str> = kept.iter().map(|(h, _)| h.as_str()).collect();
                     let before: Vec<&str> = before
@@ -124,13 +137,13 @@ impl Encoder {
                 }
                 Value::Other(raw) if raw.len() > INLINE_MAX => {
                     values.insert(field.key.clone(), Arc::from(*raw));
-                    entry.h = Some(self.blob(raw, &mut blobs));
+                    entry.h = Some(self.blob(raw, blobs));
                 }
                 Value::Other(raw) => {
                     values.insert(field.key.clone(), Arc::from(*raw));
                     entry.v = RawValue::from_string((*raw).to_owned()).ok();
                     if entry.v.is_none() {
-                        entry.h = Some(self.blob(raw, &mut blobs));
+                        entry.h = Some(self.blob(raw, blobs));
                     }
                 }
             }
@@ -138,12 +151,9 @@ impl Encoder {
         }
         let base_index = base.filter(|_| uses_base).map(|b| b.index);
         self.know_request(agent, index, Fields { arrays, values });
-        Encoded {
-            body: BodyRef::Object {
-                base: base_index,
-                fields: refs,
-            },
-            blobs,
+        BodyRef::Object {
+            base: base_index,
+            fields: refs,
         }
     }
 
@@ -153,18 +163,18 @@ impl Encoder {
     fn element(
         &mut self,
         text: &str,
-        was: Option<&(String, Arc<str>)>,
-        blobs: &mut Vec<BlobLine>,
+        was: Option<&Element>,
+        blobs: &mut dyn FnMut(BlobLine),
     ) -> String {
         let h = hash(text.as_bytes());
         if self.known.contains(&h) {
             return h;
         }
-        if let Some((from, old)) = was
+        if let Some((from, Some(old))) = was
             && let Some((at, cut, put)) = edit(old, text)
         {
             self.known.insert(h.clone());
-            blobs.push(BlobLine {
+            blobs(BlobLine {
                 h: h.clone(),
                 from: Some(from.clone()),
                 at,
@@ -178,10 +188,10 @@ impl Encoder {
     }
 
     /// The hash of `text`, with a blob line for it when it is new.
-    fn blob(&mut self, text: &str, blobs: &mut Vec<BlobLine>) -> String {
+    fn blob(&mut self, text: &str, blobs: &mut dyn FnMut(BlobLine)) -> String {
         let h = hash(text.as_bytes());
         if self.known.insert(h.clone()) {
-            blobs.push(blob_line(&h, text));
+            blobs(blob_line(&h, text));
         }
         h
     }
@@ -294,29 +304,46 @@ pub(super) fn split(body: &[u8]) -> Option<Vec<Field<'_>>> {
         };
         fields.push(Field { key, value });
     }
-    (join(&fields)?.as_bytes() == body).then_some(fields)
+    joins_back(&fields, body).then_some(fields)
 }
 
-/// The compact text of `fields` as one object.
-pub(super) fn join(fields: &[Field<'_>]) -> Option<String> {
-    let mut out = String::from("{");
-    for (n, field) in fields.iter().enumerate() {
-        if n > 0 {
-            out.push(',');
+/// Whether `fields`, joined in the compact form as one object, give exactly `body`
+/// (compared piece by piece: a long body is not copied to be checked).
+fn joins_back(fields: &[Field<'_>], body: &[u8]) -> bool {
+    let mut rest = body;
+    let mut take = |piece: &[u8]| match rest.strip_prefix(piece) {
+        Some(after) => {
+            rest = after;
+            true
         }
-        out.push_str(&serde_json::to_string(&field.key).ok()?);
-        out.push(':');
-        match &field.value {
+        None => false,
+    };
+    if !take(b"{") {
+        return false;
+    }
+    for (n, field) in fields.iter().enumerate() {
+        let Ok(key) = serde_json::to_string(&field.key) else {
+            return false;
+        };
+        if (n > 0 && !take(b",")) || !take(key.as_bytes()) || !take(b":") {
+            return false;
+        }
+        let whole = match &field.value {
             Value::Array(elements) => {
-                out.push('[');
-                out.push_str(&elements.join(","));
-                out.push(']');
+                take(b"[")
+                    && elements
+                        .iter()
+                        .enumerate()
+                        .all(|(i, e)| (i == 0 || take(b",")) && take(e.as_bytes()))
+                    && take(b"]")
             }
-            Value::Other(text) => out.push_str(text),
+            Value::Other(text) => take(text.as_bytes()),
+        };
+        if !whole {
+            return false;
         }
     }
-    out.push('}');
-    Some(out)
+    take(b"}") && rest.is_empty()
 }
 
 struct FieldsVisitor;
@@ -341,16 +368,23 @@ impl<'de> Visitor<'de> for FieldsVisitor {
 mod tests {
     use super::*;
 
+    /// The body encoded and the blob lines made for it, in order.
+    fn encode(encoder: &mut Encoder, index: usize, body: &[u8]) -> (BodyRef, Vec<BlobLine>) {
+        let mut blobs = Vec::new();
+        let body = encoder.encode("main", index, body, &mut |b| blobs.push(b));
+        (body, blobs)
+    }
+
     #[test]
     fn appended_messages_refer_to_the_previous_request() {
         let mut encoder = Encoder::default();
         let one = br#"{"model":"m","messages":[{"a":1},{"b":2}],"stream":true}"#;
         let two = br#"{"model":"m","messages":[{"a":1},{"b":2},{"c":3}],"stream":true}"#;
-        let first = encoder.encode("main", 1, one);
-        assert_eq!(first.blobs.len(), 2);
-        let second = encoder.encode("main", 2, two);
-        assert_eq!(second.blobs.len(), 1, "only the new message is stored");
-        let BodyRef::Object { base, fields } = second.body else {
+        let (_, first) = encode(&mut encoder, 1, one);
+        assert_eq!(first.len(), 2);
+        let (second, blobs) = encode(&mut encoder, 2, two);
+        assert_eq!(blobs.len(), 1, "only the new message is stored");
+        let BodyRef::Object { base, fields } = second else {
             panic!("split");
         };
         assert_eq!(base, Some(1));
@@ -364,9 +398,9 @@ mod tests {
         let mut encoder = Encoder::default();
         let marked = r#"{"messages":[{"role":"user","content":[{"type":"text","text":"a long enough prompt","cache_control":{"type":"ephemeral"}}]}]}"#;
         let plain = r#"{"messages":[{"role":"user","content":[{"type":"text","text":"a long enough prompt"}]},{"b":2}]}"#;
-        encoder.encode("main", 1, marked.as_bytes());
-        let second = encoder.encode("main", 2, plain.as_bytes());
-        let line = &second.blobs[0];
+        encode(&mut encoder, 1, marked.as_bytes());
+        let (_, blobs) = encode(&mut encoder, 2, plain.as_bytes());
+        let line = &blobs[0];
         assert!(line.from.is_some() && line.json.is_none(), "{line:?}");
         let old = &marked[13..marked.len() - 2];
         let put = line.put.as_deref().unwrap();
@@ -382,7 +416,7 @@ mod tests {
         let mut encoder = Encoder::default();
         let spaced = b"{ \"model\": \"m\" }";
         assert!(matches!(
-            encoder.encode("main", 1, spaced).body,
+            encode(&mut encoder, 1, spaced).0,
             BodyRef::Whole(_)
         ));
         assert!(split(b"[1,2]").is_none());

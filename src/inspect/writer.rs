@@ -3,7 +3,7 @@
 //! writes), splits each body into blobs, appends the lines and flushes at the end of
 //! each call (a turn boundary) and on close.
 
-use super::encode::{Encoder, Fields};
+use super::encode::{Encoder, Fields, keeps_text};
 use super::format::{LogLine, RequestLine, ResponseLine};
 use super::log::{Body, FieldValue, RequestLog, requests_path};
 use crate::agent::{Agent, AgentState, Message};
@@ -199,7 +199,12 @@ impl Writer {
                         FieldValue::Array(ids) => {
                             let elements = ids
                                 .iter()
-                                .map(|&id| (log.blob_hash(id).to_owned(), Arc::from(log.blob(id))))
+                                .enumerate()
+                                .map(|(at, &id)| {
+                                    let text = keeps_text(at, ids.len())
+                                        .then(|| Arc::from(log.blob(id)));
+                                    (log.blob_hash(id).to_owned(), text)
+                                })
                                 .collect();
                             known.arrays.insert(key.clone(), elements);
                         }
@@ -227,14 +232,20 @@ impl Writer {
         let index = self.next_index;
         self.next_index += 1;
         self.pending.insert(call.id, index);
-        let encoded = self.encoder.encode(&call.agent, index, &call.body);
+        // Each new blob is written as it is made: the first request of a resumed long
+        // session is all new blobs, which are not held all at once.
+        let log = &mut self.log;
+        let mut lost = false;
+        let body = self.encoder.encode(&call.agent, index, &call.body, &mut |blob| {
+            lost |= !log_line(log, &LogLine::Blob(blob));
+        });
+        if lost {
+            self.forget();
+        }
         let same_headers = self.headers.get(&call.agent) == Some(&call.headers);
         if !same_headers {
             self.headers
                 .insert(call.agent.clone(), call.headers.clone());
-        }
-        for blob in encoded.blobs {
-            self.line(&LogLine::Blob(blob));
         }
         self.line(&LogLine::Request(Box::new(RequestLine {
             index,
@@ -246,7 +257,7 @@ impl Writer {
             url: call.url,
             headers: (!same_headers).then_some(call.headers),
             bytes: call.body.len(),
-            body: encoded.body,
+            body,
         })));
     }
 
@@ -279,27 +290,36 @@ impl Writer {
     }
 
     fn line(&mut self, line: &LogLine) {
-        // A whole line or none (the file is made with the first: a session whose model
-        // sends no HTTP request, the offline demo, gets no empty log beside it).
-        let mut bytes = match serde_json::to_vec(line) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                tracing::warn!("a request could not be logged: {e}");
-                return;
-            }
-        };
-        bytes.push(b'\n');
-        if !self.log.push(&bytes) {
-            // Lines were dropped after writing failed for too long: later requests must
-            // not refer to pieces or bases the log lost, so they are stored whole.
-            self.encoder = Encoder::default();
-            self.headers.clear();
+        if !log_line(&mut self.log, line) {
+            self.forget();
         }
+    }
+
+    /// Lines were dropped after writing failed for too long: later requests must not
+    /// refer to pieces or bases the log lost, so they are stored whole.
+    fn forget(&mut self) {
+        self.encoder = Encoder::default();
+        self.headers.clear();
     }
 
     fn flush(&mut self) {
         self.log.flush();
     }
+}
+
+/// Appends `line` to `log` as a whole line or not at all (the file is made with the
+/// first: a session whose model sends no HTTP request, the offline demo, gets no empty
+/// log beside it). False when lines were dropped after writing failed for too long.
+fn log_line(log: &mut SideLog, line: &LogLine) -> bool {
+    let mut bytes = match serde_json::to_vec(line) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            tracing::warn!("a request could not be logged: {e}");
+            return true;
+        }
+    };
+    bytes.push(b'\n');
+    log.push(&bytes)
 }
 
 #[cfg(test)]
