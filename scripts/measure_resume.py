@@ -1,105 +1,60 @@
 #!/usr/bin/env python3
-"""Release measurements of resuming a month-long session (issue 12, item 14).
+"""Release measurements of resuming long sessions and of the turn after the resume.
 
-What it does, per run:
-  1. writes a session of 20,000 messages (~35 MB: questions, tool calls, tool results
-     of a few KB, markdown answers with code) into a throw-away XDG data dir, in the
-     format claw-tui writes;
-  2. headless: runs `claw-tui -c -p hello --provider demo` on it and reports the wall
-     time, the CPU time (user + system) and the peak RSS (ru_maxrss of the child, from
-     wait4); on a loaded machine the CPU time is the steadier figure;
-  3. client: launches `claw-tui -c --provider demo` in a detached tmux session at
-     120x40, polls `tmux capture-pane` every 10 ms until the chat says "Resumed
-     session", and reports that time, the CPU time the process used until then
-     (/proc/PID/stat) and the peak RSS (VmHWM) at that moment.
+For each size (by default 5k, 20k, 40k and 100k messages: ~9, 35, 71 and 177 MB) it
+writes a session in the format claw-tui writes (questions, tool calls, tool results of a
+few KB, markdown answers with code) into a throw-away XDG data dir, and measures it with
+two providers: the offline demo model, and an OpenAI-compatible server on loopback that
+reads each request's whole body (the demo model sends no body and would hide the cost of
+building one). The server's context window is set so large that the whole history is
+sent: the worst case.
 
-Usage (not part of CI: it needs tmux and a release build):
+  -c -p        `claw-tui -c -p hello`: wall time, CPU (user + system) and peak RSS
+               (ru_maxrss from wait4);
+  client       `claw-tui -c` in a pseudo-terminal of 120x40: the time until the chat
+               says "Resumed session", and the peak RSS (VmHWM) then;
+  key echo     the median time from writing one key to the first byte of the frame
+               that shows it (10 keys, with the client idle);
+  next request (HTTP) from writing Enter to the request's head reaching the server,
+               and to its last body byte;
+  turn         the CPU the client used from Enter until the answer was shown and the
+               screen went quiet, and the peak RSS after it.
+
+The targets are printed beside the figures: peak RSS at most 3x the session file, the
+next request within 0.5 s of Enter, a key echo within 16 ms. The exit code is 0 either
+way: this is a measurement, not a test.
+
+Usage (not part of CI: it needs a release build):
   cargo build --release
-  python3 scripts/measure_resume.py --bin target/release/claw-tui --runs 3
-  python3 scripts/measure_resume.py --messages 20000 --no-client
-
-The issue's targets are printed beside the figures; the exit code is 0 either way.
+  python3 scripts/measure_resume.py                      # all four sizes, both providers
+  python3 scripts/measure_resume.py --sizes 20000 --runs 3 --providers http
 """
 
 import argparse
-import json
 import os
-import shlex
 import shutil
+import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
-TARGET_MS = 300
-TARGET_RSS_FACTOR = 3.0
-SESSION = "claw-measure-resume"
-WIDTH, HEIGHT = 120, 40
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from resume_rig import ANSWER, FakeServer, PtyClient, cpu_ms, vm_hwm_mb, write_session  # noqa: E402
 
-PROSE = (
-    "The loop reads the queue before each call, so a steering message sent while a tool "
-    "runs is picked up at the next boundary; the remaining calls are skipped and each "
-    "still gets its start and end events. "
-)
-CODE = (
-    "```rust\nfn fold(state: &mut State, event: &Event) {\n    match event {\n"
-    "        Event::Delta(text) => state.text.push_str(text),\n"
-    "        Event::End => state.done = true,\n    }\n}\n```\n"
-)
-LISTING = "".join(f"src/module_{i:03}/file_{i:03}.rs\t{1200 + i * 7} bytes\n" for i in range(60))
+RSS_FACTOR = 3.0
+NEXT_REQUEST_MS = 500
+KEY_ECHO_MS = 16
+SESSION_NAME = "20240101T000000Z_" + "0" * 31 + "1.jsonl"
 
 
-def line(kind, **fields):
-    return json.dumps({"type": kind, **fields}, separators=(",", ":")) + "\n"
-
-
-def write_session(path, workspace, messages):
-    """Writes `messages` messages in groups of four: question, tool call, result, answer."""
-    ts = 1_700_000_000_000
-    with open(path, "w") as out:
-        out.write(line("header", version=1, id="0" * 31 + "1", workspace=workspace,
-                       provider="demo", model="demo (offline)", created=ts))
-        for i in range(messages):
-            ts += 1000
-            kind = i % 4
-            if kind == 0:
-                message = {"role": "user", "content": f"Question {i}: " + PROSE, "timestamp": ts}
-            elif kind == 1:
-                message = {
-                    "role": "assistant",
-                    "content": [
-                        {"type": "text", "text": f"Let me look ({i})."},
-                        {"type": "tool_call", "id": f"call-{i}", "name": "list_dir",
-                         "args": {"path": f"src/module_{i % 100:03}"}},
-                    ],
-                    "stop_reason": "tool_use",
-                    "usage": {"input": 1200, "output": 40, "cache_read": 0, "cache_write": 0, "cost": 0.0},
-                    "model": "demo (offline)",
-                    "timestamp": ts,
-                }
-            elif kind == 2:
-                message = {
-                    "role": "tool_result", "tool_call_id": f"call-{i - 1}", "tool_name": "list_dir",
-                    "content": LISTING, "details": {"entries": 60, "truncated": False},
-                    "is_error": False, "timestamp": ts,
-                }
-            else:
-                message = {
-                    "role": "assistant",
-                    "content": [{"type": "text", "text": f"## Answer {i}\n\n" + PROSE * 14 + CODE * 3}],
-                    "stop_reason": "stop",
-                    "usage": {"input": 4000, "output": 900, "cache_read": 0, "cache_write": 0, "cost": 0.0},
-                    "model": "demo (offline)",
-                    "timestamp": ts,
-                }
-            out.write(line("message", timestamp=ts, message=message))
-
-
-def sandbox(messages):
+def sandbox():
     root = tempfile.mkdtemp(prefix="claw-resume-")
     ws = os.path.join(root, "ws")
     os.makedirs(ws)
     env = dict(os.environ)
-    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CLAW_TUI_PROVIDER", "CLAW_TUI_MODEL"):
+    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "CLAW_TUI_PROVIDER",
+                "CLAW_TUI_MODEL", "NO_COLOR"):
         env.pop(var, None)
     env.update({
         "HOME": root,
@@ -107,8 +62,8 @@ def sandbox(messages):
         "XDG_CONFIG_HOME": os.path.join(root, "config"),
         "XDG_STATE_HOME": os.path.join(root, "state"),
         "CLAW_TUI_DEMO_PACE_MS": "0",
+        "MEASURE_FAKE_KEY": "sk-measure",
     })
-    # The directory claw-tui derives from the workspace: ask the binary once.
     return root, ws, env
 
 
@@ -119,100 +74,157 @@ def session_dir(bin_path, ws, env):
     base = os.path.join(env["XDG_DATA_HOME"], "claw-tui", "sessions")
     (slug,) = os.listdir(base)
     directory = os.path.join(base, slug)
-    for name in os.listdir(directory):
-        os.remove(os.path.join(directory, name))
+    clear(directory)
     return directory
 
 
-def headless(bin_path, ws, env):
+def clear(directory):
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        else:
+            os.remove(path)
+
+
+def provider_args(provider):
+    return ["--provider", "demo"] if provider == "demo" else []
+
+
+def headless(bin_path, ws, env, provider, server):
+    argv = [bin_path, *provider_args(provider), "--workspace", ws, "-c", "-p", "hello"]
+    if server:
+        server.requests.clear()
     start = time.perf_counter()
-    proc = subprocess.Popen([bin_path, "--provider", "demo", "--workspace", ws, "-c", "-p", "hello"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = (time.perf_counter() - start) * 1000
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         print(proc.stderr.read().decode(errors="replace").strip())
-    return elapsed, usage.ru_maxrss / 1024, code, (usage.ru_utime + usage.ru_stime) * 1000
+    sent = (server.requests[0]["head"] - start) * 1000 if server and server.requests else None
+    return {"wall": elapsed, "cpu": (usage.ru_utime + usage.ru_stime) * 1000,
+            "rss": usage.ru_maxrss / 1024, "exit": code, "sent": sent}
 
 
-def vm_hwm_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for row in f:
-            if row.startswith("VmHWM:"):
-                return int(row.split()[1]) / 1024
-    return float("nan")
-
-
-def cpu_ms(pid):
-    """User + system CPU time of `pid` so far, from /proc/PID/stat."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
-
-
-def client(bin_path, ws, env):
-    subprocess.run(["tmux", "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
-    env_args = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items() if k.startswith(("XDG_", "HOME", "CLAW_")))
-    cmd = f"env {env_args} {shlex.quote(bin_path)} --provider demo --workspace {shlex.quote(ws)} -c"
-    start = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", SESSION, "-x", str(WIDTH), "-y", str(HEIGHT), cmd],
-                   check=True)
-    pid = None
+def client(bin_path, ws, env, provider, server):
+    argv = [bin_path, *provider_args(provider), "--workspace", ws, "-c"]
+    tui = PtyClient(argv, env)
     try:
-        while time.perf_counter() - start < 60:
-            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", SESSION],
-                                    capture_output=True, text=True).stdout
-            if "Resumed session" in screen:
-                elapsed = (time.perf_counter() - start) * 1000
-                pane = subprocess.run(["tmux", "list-panes", "-t", SESSION, "-F", "#{pane_pid}"],
-                                      capture_output=True, text=True).stdout.split()
-                pid = int(pane[0])
-                # The pane runs `env`, which execs claw-tui: same pid.
-                return elapsed, vm_hwm_mb(pid), cpu_ms(pid)
-            time.sleep(0.01)
-        return float("nan"), float("nan"), float("nan")
+        ready = tui.wait_text("Resumed session")
+        pid = tui.pid()
+        out = {"ready": (ready - tui.started) * 1000, "ready_rss": vm_hwm_mb(pid)}
+        echoes = [tui.key_echo_ms(b"x") for _ in range(10)]
+        for _ in range(10):
+            tui.send(b"\x7f")
+        tui.wait_quiet()
+        out["echo"] = statistics.median(echoes)
+        tui.send(b"hello")
+        tui.wait_quiet()
+        if server:
+            server.requests.clear()
+            server.arrived.clear()
+        before = cpu_ms(pid)
+        mark = tui.mark()
+        enter = time.perf_counter()
+        tui.send(b"\r")
+        if server:
+            if not server.arrived.wait(120):
+                raise TimeoutError("no request reached the server")
+            request = server.requests[0]
+            out["head"] = (request["head"] - enter) * 1000
+            out["body"] = (request["body"] - enter) * 1000
+            out["bytes"] = request["bytes"]
+            tui.wait_text(ANSWER, since=mark)
+        tui.wait_quiet(1.0)
+        out["turn_cpu"] = cpu_ms(pid) - before
+        out["turn_rss"] = vm_hwm_mb(pid)
+        return out
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", SESSION], stderr=subprocess.DEVNULL)
-        # The next run must find the session file unlocked: wait for the process to go.
-        while pid is not None and os.path.exists(f"/proc/{pid}"):
-            time.sleep(0.01)
+        tui.close()
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", default="target/release/claw-tui")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--messages", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--sizes", default="5000,20000,40000,100000",
+                        help="messages per session, comma-separated")
+    parser.add_argument("--providers", default="demo,http", help="demo, http or both")
     parser.add_argument("--no-client", action="store_true")
     args = parser.parse_args()
     bin_path = os.path.abspath(args.bin)
-    root, ws, env = sandbox(args.messages)
+    root, ws, env = sandbox()
+    server = FakeServer()
+    rows = []
     try:
         directory = session_dir(bin_path, ws, env)
-        path = os.path.join(directory, "20240101T000000Z_" + "0" * 31 + "1.jsonl")
-        write_session(path, ws, args.messages)
-        size_mb = os.path.getsize(path) / 1e6
-        print(f"session: {args.messages} messages, {size_mb:.1f} MB")
-        with open(path, "rb") as f:
-            pristine = f.read()
-        for run in range(args.runs):
-            # Each run resumes the same history: put the file back as it was.
-            with open(path, "wb") as f:
-                f.write(pristine)
-            # Written long ago in real use: the resume must not pay for flushing it.
-            os.sync()
-            ms, rss, code, cpu = headless(bin_path, ws, env)
-            print(f"run {run + 1}: -c -p  {ms:7.0f} ms (target < {TARGET_MS}), CPU {cpu:5.0f} ms  "
-                  f"peak RSS {rss:6.1f} MB (target < {TARGET_RSS_FACTOR * size_mb:.0f})  exit {code}")
-            if not args.no_client and shutil.which("tmux"):
-                with open(path, "wb") as f:
-                    f.write(pristine)
-                os.sync()
-                ms, rss, cpu = client(bin_path, ws, env)
-                print(f"run {run + 1}: client ready {ms:7.0f} ms, CPU {cpu:5.0f} ms  peak RSS {rss:6.1f} MB")
+        path = os.path.join(directory, SESSION_NAME)
+        for messages in (int(s) for s in args.sizes.split(",")):
+            write_session(path, ws, messages)
+            size = os.path.getsize(path) / 1e6
+            with open(path, "rb") as f:
+                pristine = f.read()
+            for provider in args.providers.split(","):
+                live = server if provider == "http" else None
+                config = os.path.join(env["XDG_CONFIG_HOME"], "claw-tui")
+                os.makedirs(config, exist_ok=True)
+                with open(os.path.join(config, "config.toml"), "w") as f:
+                    f.write(server.config() if live else "")
+                for run in range(args.runs):
+                    for mode in ("headless", "client"):
+                        if mode == "client" and args.no_client:
+                            continue
+                        # Each run resumes the same history: the directory as it was.
+                        clear(directory)
+                        with open(path, "wb") as f:
+                            f.write(pristine)
+                        os.sync()
+                        if mode == "headless":
+                            h = headless(bin_path, ws, env, provider, live)
+                        else:
+                            c = client(bin_path, ws, env, provider, live)
+                    rows.append((messages, size, provider, h, None if args.no_client else c))
+                    report(rows[-1])
     finally:
+        server.close()
         shutil.rmtree(root, ignore_errors=True)
+    print()
+    table(rows)
+
+
+def report(row):
+    messages, size, provider, h, c = row
+    sent = f", request after {h['sent']:.0f} ms" if h["sent"] is not None else ""
+    print(f"{messages} messages ({size:.0f} MB), {provider}: -c -p {h['wall']:.0f} ms, CPU {h['cpu']:.0f} ms, "
+          f"peak RSS {h['rss']:.0f} MB{sent}, exit {h['exit']}", flush=True)
+    if c:
+        extra = (f", next request head {c['head']:.0f} ms / body {c['body']:.0f} ms "
+                 f"({c['bytes'] / 1e6:.0f} MB)") if "head" in c else ""
+        print(f"  client ready {c['ready']:.0f} ms / {c['ready_rss']:.0f} MB, key echo {c['echo']:.1f} ms, "
+              f"turn CPU {c['turn_cpu']:.0f} ms / peak RSS {c['turn_rss']:.0f} MB{extra}", flush=True)
+
+
+def table(rows):
+    print("| session | provider | `-c -p` wall / peak RSS | client ready / RSS | turn after resume: "
+          "CPU / peak RSS | Enter → request head | key echo | RSS ≤ 3× file |")
+    print("|---|---|---|---|---|---|---|---|")
+    for messages, size, provider, h, c in rows:
+        limit = RSS_FACTOR * size
+        if c:
+            worst = max(h["rss"], c["ready_rss"], c["turn_rss"])
+            head = f"{c['head']:.0f} ms" if "head" in c else "—"
+            client_cells = (f"{c['ready'] / 1000:.2f} s / {c['ready_rss']:.0f} MB | "
+                            f"{c['turn_cpu'] / 1000:.2f} s / {c['turn_rss']:.0f} MB | {head} | "
+                            f"{c['echo']:.1f} ms")
+        else:
+            worst = h["rss"]
+            client_cells = "— | — | — | —"
+        verdict = "yes" if worst <= limit else f"no ({worst / size:.1f}×)"
+        print(f"| {size:.0f} MB, {messages // 1000}k | {provider} | {h['wall'] / 1000:.2f} s / "
+              f"{h['rss']:.0f} MB | {client_cells} | {verdict} |")
+    print(f"\nTargets: peak RSS ≤ {RSS_FACTOR:.0f}× the file, Enter → request ≤ {NEXT_REQUEST_MS} ms, "
+          f"key echo ≤ {KEY_ECHO_MS} ms.")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 mod accumulate;
 pub mod anthropic;
+mod body;
 pub mod demo;
 mod error;
 pub mod images;

@@ -15,7 +15,16 @@ pub fn default_convert_to_llm(messages: &History) -> Vec<LlmMessage> {
         .filter_map(|m| match m {
             Message::User(u) => Some(LlmMessage::User(u.clone())),
             Message::Assistant(a) => Some(LlmMessage::Assistant(a.clone())),
-            Message::ToolResult(r) => Some(LlmMessage::ToolResult(r.clone())),
+            // Without `details`: never sent to the model, and often the largest part.
+            Message::ToolResult(r) => Some(LlmMessage::ToolResult(ToolResultMessage {
+                tool_call_id: r.tool_call_id.clone(),
+                tool_name: r.tool_name.clone(),
+                content: r.content.clone(),
+                images: r.images.clone(),
+                details: serde_json::Value::Null,
+                is_error: r.is_error,
+                timestamp: r.timestamp,
+            })),
             Message::Notification(n) => Some(LlmMessage::User(UserMessage {
                 content: n.content.clone(),
                 images: Vec::new(),
