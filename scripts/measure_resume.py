@@ -14,7 +14,8 @@ sent: the worst case.
   client       `claw-tui -c` in a pseudo-terminal of 120x40: the time until the chat
                says "Resumed session", and the peak RSS (VmHWM) then;
   key echo     the median time from writing one key to the first byte of the frame
-               that shows it (10 keys, with the client idle);
+               that shows it (10 keys, with the client idle), before the turn and
+               after it;
   next request (HTTP) from writing Enter to the request's head reaching the server,
                and to its last body byte;
   turn         the CPU the client used from Enter until the answer was shown and the
@@ -139,6 +140,9 @@ def client(bin_path, ws, env, provider, server):
         tui.wait_quiet(1.0)
         out["turn_cpu"] = cpu_ms(pid) - before
         out["turn_rss"] = vm_hwm_mb(pid)
+        # And once more with the answer on screen and the history one turn longer.
+        out["echo_after"] = statistics.median(tui.key_echo_ms(b"x") for _ in range(10))
+        out["turn_rss"] = vm_hwm_mb(pid)
         return out
     finally:
         tui.close()
@@ -201,13 +205,14 @@ def report(row):
     if c:
         extra = (f", next request head {c['head']:.0f} ms / body {c['body']:.0f} ms "
                  f"({c['bytes'] / 1e6:.0f} MB)") if "head" in c else ""
-        print(f"  client ready {c['ready']:.0f} ms / {c['ready_rss']:.0f} MB, key echo {c['echo']:.1f} ms, "
+        print(f"  client ready {c['ready']:.0f} ms / {c['ready_rss']:.0f} MB, key echo {c['echo']:.1f} ms "
+              f"(after the turn {c['echo_after']:.1f} ms), "
               f"turn CPU {c['turn_cpu']:.0f} ms / peak RSS {c['turn_rss']:.0f} MB{extra}", flush=True)
 
 
 def table(rows):
     print("| session | provider | `-c -p` wall / peak RSS | client ready / RSS | turn after resume: "
-          "CPU / peak RSS | Enter → request head | key echo | RSS ≤ 3× file |")
+          "CPU / peak RSS | Enter → request head | key echo before / after | RSS ≤ 3× file |")
     print("|---|---|---|---|---|---|---|---|")
     for messages, size, provider, h, c in rows:
         limit = RSS_FACTOR * size
@@ -216,7 +221,7 @@ def table(rows):
             head = f"{c['head']:.0f} ms" if "head" in c else "—"
             client_cells = (f"{c['ready'] / 1000:.2f} s / {c['ready_rss']:.0f} MB | "
                             f"{c['turn_cpu'] / 1000:.2f} s / {c['turn_rss']:.0f} MB | {head} | "
-                            f"{c['echo']:.1f} ms")
+                            f"{c['echo']:.1f} / {c['echo_after']:.1f} ms")
         else:
             worst = h["rss"]
             client_cells = "— | — | — | —"

@@ -1,0 +1,244 @@
+"""The parts scripts/measure_resume.py is made of: a session file in the format claw-tui
+writes, a fake OpenAI-compatible server that reads each request's whole body, and the
+client run in a pseudo-terminal of its own (so a key's echo is timed to the byte, without
+a terminal multiplexer's polling in between)."""
+
+import fcntl
+import json
+import os
+import re
+import struct
+import subprocess
+import termios
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PROSE = (
+    "The loop reads the queue before each call, so a steering message sent while a tool "
+    "runs is picked up at the next boundary; the remaining calls are skipped and each "
+    "still gets its start and end events. "
+)
+CODE = (
+    "```rust\nfn fold(state: &mut State, event: &Event) {\n    match event {\n"
+    "        Event::Delta(text) => state.text.push_str(text),\n"
+    "        Event::End => state.done = true,\n    }\n}\n```\n"
+)
+LISTING = "".join(f"src/module_{i:03}/file_{i:03}.rs\t{1200 + i * 7} bytes\n" for i in range(60))
+ANSWER = "Measured answer, all done."
+
+
+def line(kind, **fields):
+    return json.dumps({"type": kind, **fields}, separators=(",", ":")) + "\n"
+
+
+def write_session(path, workspace, messages):
+    """Writes `messages` messages in groups of four: question, tool call, result, answer
+    (tool results of a few KB, markdown answers with code: ~1.8 KB a message)."""
+    ts = 1_700_000_000_000
+    with open(path, "w") as out:
+        out.write(line("header", version=1, id="0" * 31 + "1", workspace=workspace,
+                       provider="demo", model="demo (offline)", created=ts))
+        for i in range(messages):
+            ts += 1000
+            kind = i % 4
+            if kind == 0:
+                message = {"role": "user", "content": f"Question {i}: " + PROSE, "timestamp": ts}
+            elif kind == 1:
+                message = {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": f"Let me look ({i})."},
+                        {"type": "tool_call", "id": f"call-{i}", "name": "list_dir",
+                         "args": {"path": f"src/module_{i % 100:03}"}},
+                    ],
+                    "stop_reason": "tool_use",
+                    "usage": {"input": 1200, "output": 40, "cache_read": 0, "cache_write": 0, "cost": 0.0},
+                    "model": "demo (offline)",
+                    "timestamp": ts,
+                }
+            elif kind == 2:
+                message = {
+                    "role": "tool_result", "tool_call_id": f"call-{i - 1}", "tool_name": "list_dir",
+                    "content": LISTING, "details": {"entries": 60, "truncated": False},
+                    "is_error": False, "timestamp": ts,
+                }
+            else:
+                message = {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": f"## Answer {i}\n\n" + PROSE * 14 + CODE * 3}],
+                    "stop_reason": "stop",
+                    "usage": {"input": 4000, "output": 900, "cache_read": 0, "cache_write": 0, "cost": 0.0},
+                    "model": "demo (offline)",
+                    "timestamp": ts,
+                }
+            out.write(line("message", timestamp=ts, message=message))
+
+
+class FakeServer:
+    """An OpenAI chat-completions endpoint on loopback. For each request it notes when the
+    request's head arrived and when its whole body had been read (time.perf_counter, the
+    clock the caller uses), then streams a short answer."""
+
+    def __init__(self):
+        self.requests = []
+        self.arrived = threading.Event()
+        rig = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                head = time.perf_counter()
+                length = int(self.headers.get("Content-Length", "0"))
+                remaining = length
+                while remaining > 0:
+                    chunk = self.rfile.read(min(remaining, 1 << 20))
+                    if not chunk:
+                        break
+                    remaining -= len(chunk)
+                rig.requests.append({"head": head, "body": time.perf_counter(), "bytes": length})
+                rig.arrived.set()
+                chunks = [
+                    {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ANSWER},
+                                  "finish_reason": None}]},
+                    {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}},
+                ]
+                body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+                data = body.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def config(self):
+        """The config.toml that points claw-tui at this server, with a window large enough
+        that the whole history is sent (the worst case)."""
+        return (
+            'provider = "fake"\n\n[providers.fake]\napi = "openai"\n'
+            f'base_url = "http://127.0.0.1:{self.port}/v1"\nmodel = "fake-model"\n'
+            'api_key_env = "MEASURE_FAKE_KEY"\ncontext_window = 2000000000\n'
+        )
+
+    def close(self):
+        self.server.shutdown()
+
+
+CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+
+
+class PtyClient:
+    """The client in a pseudo-terminal of `cols` x `rows`; a thread reads everything it
+    writes, timestamped."""
+
+    def __init__(self, argv, env, cols=120, rows=40):
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        env = dict(env, TERM="xterm-256color")
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen(
+            argv, env=env, stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0), close_fds=True)
+        os.close(slave)
+        self.master = master
+        self.chunks = []  # (perf_counter, bytes)
+        self.cond = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                data = b""
+            now = time.perf_counter()
+            with self.cond:
+                self.chunks.append((now, data))
+                self.cond.notify_all()
+            if not data:
+                return
+
+    def text_since(self, index):
+        """What was written from chunk `index` on, escape sequences removed."""
+        with self.cond:
+            data = b"".join(c for _, c in self.chunks[index:])
+        return CSI.sub(b"", data).decode(errors="replace")
+
+    def mark(self):
+        with self.cond:
+            return len(self.chunks)
+
+    def wait_text(self, needle, since=0, timeout=120):
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if needle in self.text_since(since):
+                with self.cond:
+                    return self.chunks[-1][0]
+            with self.cond:
+                self.cond.wait(0.005)
+        raise TimeoutError(f"the client never showed {needle!r}")
+
+    def wait_quiet(self, quiet=0.3, timeout=60):
+        """Waits until nothing visible was written for `quiet` seconds (an idle client
+        still sends a frame with no change in it once a second)."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            with self.cond:
+                shown = [t for t, c in self.chunks if CSI.sub(b"", c)]
+                last = shown[-1] if shown else self.started
+            if time.perf_counter() - last >= quiet:
+                return
+            time.sleep(quiet / 10)
+        raise TimeoutError("the client never went quiet")
+
+    def send(self, data):
+        os.write(self.master, data)
+
+    def key_echo_ms(self, key=b"x"):
+        """From writing one key to the first byte of the frame that shows it."""
+        self.wait_quiet()
+        index = self.mark()
+        sent = time.perf_counter()
+        self.send(key)
+        with self.cond:
+            while len(self.chunks) == index:
+                self.cond.wait(5)
+            return (self.chunks[index][0] - sent) * 1000
+
+    def pid(self):
+        return self.proc.pid
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.send(b"\x04")
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        os.close(self.master)
+
+
+def vm_hwm_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for row in f:
+            if row.startswith("VmHWM:"):
+                return int(row.split()[1]) / 1024
+    return float("nan")
+
+
+def cpu_ms(pid):
+    """User + system CPU time of `pid` so far, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
