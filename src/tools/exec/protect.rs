@@ -284,7 +284,8 @@ impl fmt::Display for Settled {
             Outcome::NewRepository => write!(
                 f,
                 "{path} is a new git repository: it stays, and its configuration and hooks \
-                 are now read-only to the agent."
+                 are protected from now on (the file tools refuse them, and no later command \
+                 keeps a change there)."
             ),
             Outcome::Failed(why) => write!(
                 f,
