@@ -201,8 +201,8 @@ impl Writer {
                                 .iter()
                                 .enumerate()
                                 .map(|(at, &id)| {
-                                    let text = keeps_text(at, ids.len())
-                                        .then(|| Arc::from(log.blob(id)));
+                                    let text =
+                                        keeps_text(at, ids.len()).then(|| Arc::from(log.blob(id)));
                                     (log.blob_hash(id).to_owned(), text)
                                 })
                                 .collect();
@@ -236,9 +236,11 @@ impl Writer {
         // session is all new blobs, which are not held all at once.
         let log = &mut self.log;
         let mut lost = false;
-        let body = self.encoder.encode(&call.agent, index, &call.body, &mut |blob| {
-            lost |= !log_line(log, &LogLine::Blob(blob));
-        });
+        let body = self
+            .encoder
+            .encode(&call.agent, index, &call.body, &mut |blob| {
+                lost |= !log_line(log, &LogLine::Blob(blob));
+            });
         if lost {
             self.forget();
         }
