@@ -8,6 +8,7 @@ use crate::agent::types::{AssistantMessage, ThinkingLevel, UserMessage};
 use crate::llm::body::{self, ListWriter};
 use crate::llm::images::data_url;
 use crate::llm::{LlmMessage, LlmRequest};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 /// `reasoning_effort` of a thinking level (`None` when off).
@@ -85,6 +86,11 @@ fn conversation(request: &LlmRequest, compat: &super::OpenAiCompat, messages: &m
             flush_tool_images(&mut tool_images, messages);
         }
         match message {
+            LlmMessage::User(user) if user.images.is_empty() => messages.write(&TextMessage {
+                content: &user.content,
+                role: "user",
+                tool_call_id: None,
+            }),
             LlmMessage::User(user) => messages.push(user_message(user)),
             LlmMessage::Assistant(assistant) => {
                 if let Some(m) = assistant_message(assistant) {
@@ -92,11 +98,11 @@ fn conversation(request: &LlmRequest, compat: &super::OpenAiCompat, messages: &m
                 }
             }
             LlmMessage::ToolResult(result) => {
-                messages.push(json!({
-                    "role": "tool",
-                    "tool_call_id": result.tool_call_id,
-                    "content": result.content,
-                }));
+                messages.write(&TextMessage {
+                    content: &result.content,
+                    role: "tool",
+                    tool_call_id: Some(&result.tool_call_id),
+                });
                 tool_images.extend(&result.images);
             }
         }
@@ -104,11 +110,19 @@ fn conversation(request: &LlmRequest, compat: &super::OpenAiCompat, messages: &m
     flush_tool_images(&mut tool_images, messages);
 }
 
-/// A user message: plain text, or parts when images are attached.
+/// A message whose content is plain text (a user's without images, a tool's), written
+/// from the history's own strings rather than copies. The fields are in the order a
+/// JSON map writes them, so the bytes are those of the same message built as a value.
+#[derive(Serialize)]
+struct TextMessage<'a> {
+    content: &'a str,
+    role: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+}
+
+/// A user message with images attached: its text and the images as parts.
 fn user_message(user: &UserMessage) -> Value {
-    if user.images.is_empty() {
-        return json!({"role": "user", "content": user.content});
-    }
     let mut parts = vec![json!({"type": "text", "text": user.content})];
     parts.extend(user.images.iter().map(image_part));
     json!({"role": "user", "content": parts})
@@ -215,6 +229,17 @@ mod tests {
             model: "m".into(),
             thinking,
         }
+    }
+
+    #[test]
+    fn the_bytes_are_those_of_the_body_as_one_json_value() {
+        let config = OpenAiConfig::compatible("Ollama", "http://x/v1");
+        let bytes = super::body(&request(ThinkingLevel::High), &config, None).unwrap();
+        let value: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            String::from_utf8(serde_json::to_vec(&value).unwrap()).unwrap(),
+            String::from_utf8(bytes).unwrap()
+        );
     }
 
     #[test]

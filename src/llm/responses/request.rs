@@ -8,6 +8,7 @@ use crate::agent::types::{AssistantMessage, Block, ThinkingLevel, UserMessage};
 use crate::llm::body::{self, ListWriter};
 use crate::llm::images::data_url;
 use crate::llm::{LlmMessage, LlmRequest};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 /// `reasoning.effort` of a thinking level (`None` when off: the field is left out, as
@@ -74,6 +75,16 @@ fn input(history: &[LlmMessage], items: &mut ListWriter<'_>) {
             flush_tool_images(&mut tool_images, items);
         }
         match message {
+            LlmMessage::User(user) if user.images.is_empty() && !user.content.trim().is_empty() => {
+                items.write(&TextItem {
+                    content: [TextPart {
+                        text: &user.content,
+                        kind: "input_text",
+                    }],
+                    role: "user",
+                    kind: "message",
+                });
+            }
             LlmMessage::User(user) => {
                 if let Some(item) = user_item(user) {
                     items.push(item);
@@ -81,13 +92,43 @@ fn input(history: &[LlmMessage], items: &mut ListWriter<'_>) {
             }
             LlmMessage::Assistant(assistant) => assistant_items(assistant, items),
             LlmMessage::ToolResult(result) => {
-                items.push(json!({"type": "function_call_output",
-                                  "call_id": result.tool_call_id, "output": result.content}));
+                items.write(&CallOutput {
+                    call_id: &result.tool_call_id,
+                    output: &result.content,
+                    kind: "function_call_output",
+                });
                 tool_images.extend(&result.images);
             }
         }
     }
     flush_tool_images(&mut tool_images, items);
+}
+
+/// Items written from the history's own strings rather than copies; the fields are in
+/// the order a JSON map writes them, so the bytes are those of the same item as a value.
+#[derive(Serialize)]
+struct CallOutput<'a> {
+    call_id: &'a str,
+    output: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// A message item of one text part.
+#[derive(Serialize)]
+struct TextItem<'a> {
+    content: [TextPart<'a>; 1],
+    role: &'static str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// A text part of a message item.
+#[derive(Serialize)]
+struct TextPart<'a> {
+    text: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 fn user_item(user: &UserMessage) -> Option<Value> {
@@ -136,10 +177,14 @@ fn assistant_items(message: &AssistantMessage, items: &mut ListWriter<'_>) {
             }
             Block::Thinking { .. } => {}
             Block::Text { text } if text.is_empty() => {}
-            Block::Text { text } => items.push(json!({
-                "type": "message", "role": "assistant",
-                "content": [{"type": "output_text", "text": text}]
-            })),
+            Block::Text { text } => items.write(&TextItem {
+                content: [TextPart {
+                    text,
+                    kind: "output_text",
+                }],
+                role: "assistant",
+                kind: "message",
+            }),
             Block::ToolCall { id, name, args } => {
                 let arguments = if args.is_null() {
                     "{}".to_owned()
@@ -230,6 +275,13 @@ mod tests {
                 timestamp: 0,
             }),
         ];
+        let bytes = body::write(Map::new(), "input", |items| input(&history, items)).unwrap();
+        let value: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            serde_json::to_vec(&value).unwrap(),
+            bytes,
+            "as one JSON value"
+        );
         assert_eq!(
             items_of(&history),
             vec![
