@@ -356,6 +356,9 @@ async fn client(
     // with the screen still in the client's modes.
     let mut stop = crate::signals::StopSignals::install()
         .map_err(|e| eyre!("cannot take over the stop signals: {e}"))?;
+    // SIGTSTP too: from here on a stop from outside gives the terminal back first.
+    let suspends =
+        crate::signals::Suspends::install().map_err(|e| eyre!("cannot take over SIGTSTP: {e}"))?;
     terminal::install_panic_hook();
     if let Err(e) = terminal::enter(config.mouse_capture) {
         terminal::leave();
@@ -392,6 +395,7 @@ async fn client(
             sessions,
             controls: options.controls,
             policy: options.policy,
+            suspends,
         },
         settings,
     );
