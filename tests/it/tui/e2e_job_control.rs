@@ -118,10 +118,14 @@ fn foreground_again(sh: &mut Tui, typed: &str) {
     sh.wait_for("the composer emptied", |s| !s.contents().contains(typed));
 }
 
-/// Quits the client with Ctrl+D, checks the shell has a whole terminal again, and ends
-/// the shell.
-fn quit_client_then_shell(mut sh: Tui) {
+/// Quits the client with Ctrl+D, checks the shell has a whole terminal again once the
+/// client is gone (the screen is given back before raw mode is), and ends the shell.
+fn quit_client_then_shell(mut sh: Tui, client: Pid) {
     sh.send("\x04");
+    let stat = format!("/proc/{client}/stat");
+    poll::until("the client gone", DEADLINE, || {
+        (!Path::new(&stat).exists()).then_some(())
+    });
     given_back(&sh, "after quitting");
     sh.send("exit\r");
     let (code, alternate, _) = sh.wait_exit();
@@ -157,7 +161,7 @@ fn sigtstp_from_outside_gives_the_terminal_back_and_fg_redraws_with_the_run_goin
     foreground_again(&mut sh, "typed after fg");
     // The run went on where it was: it finishes.
     sh.wait_for("the answer finished", |s| status_line(s).contains("idle"));
-    quit_client_then_shell(sh);
+    quit_client_then_shell(sh, client);
 }
 
 #[test]
@@ -179,5 +183,5 @@ fn a_client_started_in_the_background_stops_before_touching_the_terminal() {
     );
 
     foreground_again(&mut sh, "typed after fg");
-    quit_client_then_shell(sh);
+    quit_client_then_shell(sh, client);
 }
