@@ -45,7 +45,7 @@ pub use service::{Entered, Resume, SaveWatch, SessionService, SessionTarget, Swi
 pub use sink::{FileSink, SaveStatus, SessionSink, SideLogReport};
 pub use streaming::{FLUSH_EVERY, STOPPED_BEFORE_ANSWER, STOPPED_WHILE_STREAMING};
 pub use subagent_calls::{
-    SubagentCall, read_subagent_calls, record_subagent_call, subagent_calls_path,
+    SubagentCall, SubagentCallWriter, SubagentCalls, read_subagent_calls, subagent_calls_path,
 };
 pub use writer::{SessionAppender, SessionWriter, WrapSink};
 

@@ -5,10 +5,24 @@
 //! saved as aborted, the terminal given back where there is one, and the exit code
 //! 128 + the signal's number. A second signal while that is under way exits at once.
 //!
+//! The job-control stops. In the client, SIGTSTP from outside (`kill -TSTP`, a shell's
+//! job control) is taken over ([`Suspends`]) and does what Ctrl+Z does: the terminal is
+//! given back (raw mode, alternate screen, mouse, bracketed paste, keyboard flags, the
+//! cursor shown), the process stops ([`stop_process`]), and once continued it takes the
+//! terminal again and redraws the whole screen. A run in progress stops with the process
+//! and carries on when it continues. SIGTTIN and SIGTTOU keep their default action, as
+//! in vim and htop: the kernel sends them for a terminal operation from a background
+//! process group and refuses that operation, so the process stops before the terminal
+//! is changed at all. `claw-tui &` stops at its first attempt to set raw mode, and `fg`
+//! starts it normally; a client continued in the background (`bg` after a suspend)
+//! stops again as it tries to take the terminal back, and `fg` finishes taking it. A
+//! handler would be worse: the kernel restarts the refused operation after a handler
+//! returns, and sends the signal again. In the headless modes (-p, json, rpc) all three
+//! keep their default action: there is no terminal mode to give back.
+//!
 //! Left as they are: SIGKILL and SIGSTOP (they cannot be caught); the faults a signal
 //! reports (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGABRT), which come from
 //! the process itself; SIGPIPE, which Rust ignores (a closed pipe is a write error);
-//! the job-control stops (SIGTSTP, SIGTTIN, SIGTTOU), which suspend rather than end;
 //! and the last real-time signal, which the async runtime cannot register.
 
 use nix::sys::signal::Signal as Sig;
@@ -105,6 +119,48 @@ impl StopSignals {
     }
 }
 
+/// SIGTSTP from outside the client, taken over from its default action so the
+/// terminal is given back before the process stops (see the module's doc).
+pub struct Suspends(Signal);
+
+impl Suspends {
+    /// Takes over SIGTSTP (inside a Tokio runtime): from now on it no longer stops the
+    /// process by itself; [`stop_process`] does, once the terminal is given back.
+    pub fn install() -> std::io::Result<Self> {
+        signal(SignalKind::from_raw(Sig::SIGTSTP as i32)).map(Self)
+    }
+
+    /// Waits for the next SIGTSTP.
+    pub async fn recv(&mut self) {
+        // A stream ends only with the runtime: then nothing is coming.
+        if self.0.recv().await.is_none() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// Stops the process as a SIGTSTP does by default, and returns once it is continued.
+/// SIGTSTP is raised with its default action put back for the moment (as vim and
+/// ncurses do), not SIGSTOP: the kernel drops it where nobody could continue the
+/// process (an orphaned process group: no job-control shell above it, as for the
+/// session's leader in a tmux pane or under `ssh -t`), and then this returns at once
+/// instead of leaving a process stopped for good. A shell also reports it as a plain
+/// "Stopped".
+pub fn stop_process() -> std::io::Result<()> {
+    use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, raise, sigaction};
+    let default = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
+    // SAFETY: the default action runs no code of this process; the action taken over is
+    // put back below, whatever raising did.
+    let taken = unsafe { sigaction(Sig::SIGTSTP, &default) }.map_err(std::io::Error::from)?;
+    // The signal is delivered to this thread before `raise` returns: the process stops
+    // there, and goes on from here when continued.
+    let raised = raise(Sig::SIGTSTP);
+    // SAFETY: puts back the action that was there (the runtime's handler, or none).
+    let restored = unsafe { sigaction(Sig::SIGTSTP, &taken) };
+    raised.map_err(std::io::Error::from)?;
+    restored.map(drop).map_err(std::io::Error::from)
+}
+
 /// The name of the signal an exit code stands for (`SIGINT` for 130), for messages.
 pub fn signal_name(code: i32) -> String {
     let number = code - 128;
@@ -172,6 +228,9 @@ mod tests {
             Sig::SIGSYS,
             Sig::SIGPIPE,
             Sig::SIGTSTP,
+            Sig::SIGTTIN,
+            Sig::SIGTTOU,
+            Sig::SIGCONT,
             Sig::SIGCHLD,
             Sig::SIGWINCH,
         ] {

@@ -364,7 +364,11 @@ fn html_export(data: &session::SessionData, settings: &Settings) -> String {
     if !theme.syntax_theme.is_empty() {
         options.code_theme = theme.syntax_theme;
     }
-    crate::export::to_html(data, &session::read_subagent_calls(&data.path), &options)
+    let nested = session::read_subagent_calls(&data.path);
+    for warning in &nested.warnings {
+        say!("claw-tui: warning: {}", for_stderr(warning));
+    }
+    crate::export::to_html(data, &nested.calls, &options)
 }
 
 fn local_time(ms: u64) -> String {

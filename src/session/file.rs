@@ -14,9 +14,17 @@ pub fn sessions_dir(data_dir: &Path, workspace: &Path) -> PathBuf {
     data_dir.join("sessions").join(workspace_slug(workspace))
 }
 
-/// Where the bytes of damaged lines cut from a session file are kept.
-pub fn damaged_path(session: &Path) -> PathBuf {
-    session.with_extension("damaged")
+/// Where the bytes of damaged lines cut from a session file, or from a file beside it,
+/// are kept: `.jsonl` replaced by `.damaged` (`<session>.damaged`,
+/// `<session>.events.damaged`), any other name with `.damaged` added
+/// (`<session>.subagents.damaged`, apart from the session's own).
+pub fn damaged_path(file: &Path) -> PathBuf {
+    if file.extension().is_some_and(|x| x == "jsonl") {
+        return file.with_extension("damaged");
+    }
+    let mut name = file.as_os_str().to_owned();
+    name.push(".damaged");
+    PathBuf::from(name)
 }
 
 /// Where the answer being streamed is recorded while a run is active (see

@@ -12,7 +12,7 @@ use super::list::{SessionSummary, find_session, list_sessions};
 use super::load::{SessionData, load};
 use super::open::OpenedSession;
 use super::record::record_events_with;
-use super::sink::SaveStatus;
+use super::sink::{SaveStatus, SideLogReport};
 use super::writer::SessionWriter;
 use super::{Entry, SessionError};
 use crate::agent::{Agent, AgentError, AgentEvent, EventKind, Message, QueueKind, now_ms};
@@ -108,6 +108,9 @@ pub struct SessionService {
     hold: Option<SwitchHold>,
     /// `[session] record_requests`.
     record_requests: bool,
+    /// Where the logs beside the session being recorded report how their writing goes
+    /// (nobody hears it while none is).
+    side_logs: watch::Sender<SideLogReport>,
 }
 
 /// The recorder task of the session being recorded.
@@ -137,6 +140,7 @@ impl SessionService {
             recording: None,
             hold: None,
             record_requests: settings.file.session.records_requests(),
+            side_logs: watch::Sender::new(SideLogReport::unheard()),
         }
     }
 
@@ -144,6 +148,13 @@ impl SessionService {
     pub fn request_tap(&self) -> Option<crate::llm::RequestTap> {
         let tap = self.binding.as_ref()?.requests()?;
         (self.enabled && self.record_requests).then(|| tap.clone())
+    }
+
+    /// Where a log beside the session being recorded reports how writing it goes: the
+    /// report of each session as it starts being recorded (the subagents' calls, which
+    /// are written apart from the session, follow it).
+    pub fn side_log_reports(&self) -> watch::Receiver<SideLogReport> {
+        self.side_logs.subscribe()
     }
 
     /// False with `--no-session`.
@@ -276,6 +287,7 @@ impl SessionService {
             writer.status(),
         );
         let report = writer.side_log_report();
+        self.side_logs.send_replace(report.clone());
         let requests = self
             .request_tap()
             .map(|tap| crate::inspect::RequestRecorder::start(&tap, &path, &self.agent, report));
@@ -301,6 +313,8 @@ impl SessionService {
     }
 
     async fn stop_recording(&mut self) -> Option<SaveStatus> {
+        // Let go of its report: its status ends once its writer and logs are done.
+        self.side_logs.send_replace(SideLogReport::unheard());
         let recording = self.recording.take()?;
         tracing::info!("closing session {}", recording.id);
         // `state()` returns only after the last event was handed to the recorder.

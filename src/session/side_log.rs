@@ -4,11 +4,14 @@
 //! lacks only its newline gets it), and said; a write that fails (a full disk) is cut
 //! back to the last whole line, and its lines and every later one wait in memory and
 //! are written, in order, at the next flush that finds room. How it goes is reported
-//! into the session's `SaveStatus` ([`SideLogReport`]).
+//! into the session's `SaveStatus` ([`SideLogReport`]). A log other processes may append
+//! to as well (the subagents' calls, written without the session's lock) is opened for
+//! each write under a lock of its own, and measured and repaired anew each time.
 
 use super::file::open_side_log;
 use super::repair::{is_json_value, repair_tail};
 use super::sink::SideLogReport;
+use nix::fcntl::{Flock, FlockArg};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -38,6 +41,9 @@ pub struct SideLog {
     report: SideLogReport,
     /// The most bytes held back ([`MAX_BACKLOG`]; smaller in tests).
     limit: usize,
+    /// Other processes may append too: each write takes the file's lock (see the
+    /// module's doc).
+    shared: bool,
 }
 
 impl SideLog {
@@ -55,7 +61,36 @@ impl SideLog {
             error: None,
             report,
             limit: MAX_BACKLOG,
+            shared: false,
         }
+    }
+
+    /// The log at `path`, which other processes may append to as well: each write
+    /// opens it and takes its lock, then deals with a torn last line (any writer's)
+    /// and appends after what is there now.
+    pub fn shared(path: PathBuf, report: SideLogReport) -> Self {
+        Self {
+            shared: true,
+            ..Self::new(path, report)
+        }
+    }
+
+    /// [`Self::flush`], reporting into `report` for this once: a log that outlives the
+    /// sessions it reports to (the subagents' calls) holds none of their reports
+    /// between writes, since a session's status ends only when every holder let go. A
+    /// failure under way is said there first: whoever hears it may not have yet.
+    pub fn flush_into(&mut self, report: SideLogReport) {
+        self.report = report;
+        if let Some(error) = &self.error {
+            self.report.failing(&self.name, error.clone());
+        }
+        self.flush();
+        self.report = SideLogReport::unheard();
+    }
+
+    /// Whether lines wait because writing failed (a later [`Self::flush`] retries).
+    pub fn is_failing(&self) -> bool {
+        self.error.is_some()
     }
 
     /// Queues one whole line (with its newline), written once enough waits (while
@@ -113,12 +148,34 @@ impl SideLog {
     }
 
     fn write_pending(&mut self) -> std::io::Result<()> {
+        if self.shared {
+            return self.write_shared();
+        }
         if self.file.is_none() {
             self.open()?;
         }
-        let Some(file) = self.file.as_mut() else {
+        let Some(mut file) = self.file.take() else {
             return Ok(());
         };
+        let written = self.cut_and_append(&mut file);
+        self.file = Some(file);
+        written
+    }
+
+    /// Appends what waits to a log others may write too, under its lock.
+    fn write_shared(&mut self) -> std::io::Result<()> {
+        let file = open_side_log(&self.path, true)?;
+        let mut file =
+            Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, e)| std::io::Error::from(e))?;
+        // Another process may have appended since, or left a fragment (or this one,
+        // when cutting a failed write back failed): the file is taken as it is now.
+        self.repair(&mut file)?;
+        self.cut_pending = false;
+        self.cut_and_append(&mut file)
+    }
+
+    /// Cuts back what a failed write left, then appends what waits.
+    fn cut_and_append(&mut self, file: &mut File) -> std::io::Result<()> {
         if self.cut_pending {
             file.set_len(self.len)?;
             self.cut_pending = false;
@@ -144,13 +201,19 @@ impl SideLog {
     /// Opens the log for appending; a torn last line is dealt with first.
     fn open(&mut self) -> std::io::Result<()> {
         let mut file = open_side_log(&self.path, true)?;
-        let repair = repair_tail(&mut file, &self.path, is_json_value)?;
+        self.repair(&mut file)?;
+        self.file = Some(file);
+        Ok(())
+    }
+
+    /// Cuts a torn last line aside (see `repair_tail`) and takes the file's length.
+    fn repair(&mut self, file: &mut File) -> std::io::Result<()> {
+        let repair = repair_tail(file, &self.path, is_json_value)?;
         if let Some(note) = repair.note {
             tracing::warn!("{note}");
         }
         self.len = repair.len;
         self.needs_newline |= repair.needs_newline;
-        self.file = Some(file);
         Ok(())
     }
 }
@@ -162,10 +225,14 @@ pub(super) fn repair_side_logs(session: &Path) -> Vec<String> {
     let logs = [
         super::events::events_path(session),
         crate::inspect::requests_path(session),
+        super::subagent_calls::subagent_calls_path(session),
     ];
     let mut notes = Vec::new();
     for path in logs {
-        let mut file = match open_side_log(&path, false) {
+        // Locked as a shared log's writers lock it (the others have the session's).
+        let opened = open_side_log(&path, false)
+            .and_then(|file| Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, e)| e.into()));
+        let mut file = match opened {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => {

@@ -7,6 +7,15 @@ use crate::session::{SessionError, find_session, load, read_subagent_calls};
 use crate::tools::fs::own::{OwnFileError, OwnTree};
 use std::path::{Path, PathBuf};
 
+/// What `/export` wrote.
+#[derive(Debug)]
+pub struct Exported {
+    /// The HTML file.
+    pub path: PathBuf,
+    /// What could not be read into it (damaged lines of the subagents' calls).
+    pub warnings: Vec<String>,
+}
+
 /// Why `/export` wrote nothing.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
@@ -36,13 +45,14 @@ pub fn export_html(
     workspace: &Path,
     id: Option<String>,
     code_theme: &str,
-) -> Result<PathBuf, ExportError> {
+) -> Result<Exported, ExportError> {
     let id = id.ok_or(ExportError::SessionsOff)?;
     let data = find_session(data_dir, workspace, &id).and_then(|path| load(&path))?;
     let short: String = data.id().chars().take(8).collect();
+    let nested = read_subagent_calls(&data.path);
     let html = to_html(
         &data,
-        &read_subagent_calls(&data.path),
+        &nested.calls,
         &HtmlOptions {
             code_theme: code_theme.to_owned(),
         },
@@ -57,7 +67,10 @@ pub fn export_html(
             path: path.clone(),
             source,
         })?;
-    Ok(path)
+    Ok(Exported {
+        path,
+        warnings: nested.warnings,
+    })
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use crate::headless::{EXIT_OK, EXIT_RUN_FAILED};
 use crate::launcher::ExitFailure;
 use crate::runtime::cron::CronJobInfo;
 use crate::runtime::{RuntimeEvent, Supervisor, SwitchHold};
-use crate::session::{OpenedSession, SaveWatch, SessionService};
+use crate::session::{OpenedSession, SaveWatch, SessionService, SideLogReport};
 use crate::setup::Controls;
 use crate::tools::policy::ToolPolicy;
 use color_eyre::eyre::{bail, eyre};
@@ -164,10 +164,14 @@ fn forward_runtime(
     mut events: UnboundedReceiver<RuntimeEvent>,
     cron_jobs: Option<watch::Receiver<Vec<CronJobInfo>>>,
     tx: &MsgSender,
-    settings: &Settings,
+    (settings, side_logs): (&Settings, watch::Receiver<SideLogReport>),
 ) {
     let events_tx = tx.clone();
-    let mut log = SubagentLog::new(settings.data_dir.clone(), settings.workspace.clone());
+    let mut log = SubagentLog::new(
+        settings.data_dir.clone(),
+        settings.workspace.clone(),
+        side_logs,
+    );
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
             log.observe(&event);
@@ -230,6 +234,7 @@ pub fn launch(
             !cli.no_session,
         );
         let first = first_session(&mut service, &main.agent, opened);
+        let side_logs = service.side_log_reports();
         let sessions = SessionHost::start(service, main.agent.clone(), inbox.sender());
         // After the session is in place, so a fire at start-up reaches its history.
         // Keep the handle: dropping it stops the timer.
@@ -269,6 +274,7 @@ pub fn launch(
             startup: trust_question(&main.mcp_plan, &main.trust),
             controls: main.controls.clone(),
             policy: main.policy.clone(),
+            side_logs,
         };
         let ended = client(
             settings,
@@ -339,6 +345,8 @@ struct Options {
     controls: Controls,
     /// The tool policy: `!command`s run the exec tool it gives the main agent.
     policy: ToolPolicy,
+    /// Where the subagents' calls report how writing them goes (the session on screen).
+    side_logs: watch::Receiver<SideLogReport>,
 }
 
 /// Takes the terminal, runs the loop, gives the terminal back. Returns the exit code
@@ -356,6 +364,9 @@ async fn client(
     // with the screen still in the client's modes.
     let mut stop = crate::signals::StopSignals::install()
         .map_err(|e| eyre!("cannot take over the stop signals: {e}"))?;
+    // SIGTSTP too: from here on a stop from outside gives the terminal back first.
+    let suspends =
+        crate::signals::Suspends::install().map_err(|e| eyre!("cannot take over SIGTSTP: {e}"))?;
     terminal::install_panic_hook();
     if let Err(e) = terminal::enter(config.mouse_capture) {
         terminal::leave();
@@ -376,7 +387,12 @@ async fn client(
         mut rx,
         approvals,
     } = inbox;
-    forward_runtime(options.runtime_events, options.cron_jobs, &tx, settings);
+    forward_runtime(
+        options.runtime_events,
+        options.cron_jobs,
+        &tx,
+        (settings, options.side_logs),
+    );
     if let Some(saving) = saving {
         forward_saving(saving, tx.clone());
     }
@@ -392,6 +408,7 @@ async fn client(
             sessions,
             controls: options.controls,
             policy: options.policy,
+            suspends,
         },
         settings,
     );

@@ -15,7 +15,7 @@ use super::{Approvals, Background};
 use crate::agent::{Agent, AgentEvent, UserMessage};
 use crate::runtime::Supervisor;
 use crate::setup::Controls;
-use crate::signals::StopSignals;
+use crate::signals::{StopSignals, Suspends};
 use crate::tools::policy::ToolPolicy;
 use crossterm::event::{Event, EventStream};
 use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
@@ -76,6 +76,8 @@ pub(super) struct Parts {
     pub sessions: SessionHost,
     pub controls: Controls,
     pub policy: ToolPolicy,
+    /// SIGTSTP from outside, taken over before the terminal was.
+    pub suspends: Suspends,
 }
 
 /// What the effects need: the agent, the inbox, the background runtime.
@@ -105,6 +107,8 @@ pub(super) struct Runtime {
     quit: bool,
     /// The terminal is to be handed over once the effects of this round are done.
     handover: Option<Handover>,
+    /// SIGTSTP from outside: handled like Ctrl+Z.
+    suspends: Suspends,
 }
 
 impl Runtime {
@@ -139,6 +143,7 @@ impl Runtime {
             pending: VecDeque::new(),
             quit: false,
             handover: None,
+            suspends: parts.suspends,
         }
     }
 
@@ -168,12 +173,55 @@ impl Runtime {
                 }
             }
             Handover::Editor(text) => {
-                let result = tokio::task::spawn_blocking(move || terminal::edit_externally(&text))
-                    .await
-                    .unwrap_or_else(|e| Err(terminal::EditorError::NotRun(Arc::new(e))));
+                let mut editing =
+                    tokio::task::spawn_blocking(move || terminal::edit_externally(&text));
+                let result = loop {
+                    tokio::select! {
+                        done = &mut editing => break done,
+                        // The editor has the terminal: there is nothing to give back, so
+                        // the process only stops (the editor's own group gets its stop
+                        // from the shell's job control, not from this).
+                        () = self.suspends.recv() => {
+                            if let Err(e) = crate::signals::stop_process() {
+                                tracing::warn!("cannot stop on SIGTSTP: {e}");
+                            }
+                        }
+                    }
+                };
+                let result =
+                    result.unwrap_or_else(|e| Err(terminal::EditorError::NotRun(Arc::new(e))));
                 self.pending.push_back(Msg::EditorDone(result));
             }
         }
+    }
+
+    /// Hands the terminal over (see [`Self::hand_over`]) and, once it is back, redraws
+    /// the whole screen.
+    async fn take_turn(
+        &mut self,
+        handover: Handover,
+        app: &mut App,
+        term: &mut Term,
+    ) -> std::io::Result<()> {
+        // Input is suspended while another program has the terminal: the stream
+        // is not polled until it is back, and its reader thread reads the terminal
+        // only for a poll that found nothing, while the last poll delivered the
+        // key that asked for this. So every key typed meanwhile goes to that
+        // program, and the same stream resumes afterwards. (Dropping it and
+        // starting a fresh one would leave the old one's wake-up behind, which
+        // can make the new reader miss the next keys.) After a SIGTSTP from outside
+        // a poll may be waiting; its thread stops with the process, and a read from
+        // the background would only stop it again (SIGTTIN), so the keys stay the
+        // shell's until the client is in the foreground again.
+        self.hand_over(handover).await;
+        // `Terminal::clear` would ask the terminal for the cursor position and wait
+        // for the answer; clearing directly and drawing an empty frame resets
+        // ratatui's idea of the screen just the same.
+        execute!(term.backend_mut(), Clear(ClearType::All))?;
+        term.draw(|_| {})?;
+        let size = term.size()?;
+        self.dispatch(app, term, Msg::Term(Event::Resize(size.width, size.height)));
+        Ok(())
     }
 
     /// Draws one frame inside a synchronized update.
@@ -219,6 +267,7 @@ impl Runtime {
         self.draw(app, term)?;
         self.background.first_frame();
         let mut last_draw = Instant::now();
+        let mut suspend = false;
         loop {
             let draw_at = app
                 .needs_draw()
@@ -233,6 +282,9 @@ impl Runtime {
                 // SIGHUP too: whether the terminal is still there is found out when it is
                 // given back (a write to a hung-up one fails, and nothing more is tried).
                 code = stop.recv() => return Ok(Exit::Signal(code)),
+                // SIGTSTP from outside: the terminal is given back as for Ctrl+Z, once
+                // what is queued is applied.
+                () = self.suspends.recv() => suspend = true,
                 event = input.next() => match event {
                     Some(Ok(event)) => self.pending.push_back(Msg::Term(event)),
                     Some(Err(e)) => return Err(e),
@@ -274,22 +326,11 @@ impl Runtime {
             if self.quit {
                 return Ok(Exit::Quit);
             }
+            if std::mem::take(&mut suspend) {
+                self.take_turn(Handover::Suspend, app, term).await?;
+            }
             if let Some(handover) = self.handover.take() {
-                // Input is suspended while another program has the terminal: the stream
-                // is not polled until it is back, and its reader thread reads the terminal
-                // only for a poll that found nothing, while the last poll delivered the
-                // key that asked for this. So every key typed meanwhile goes to that
-                // program, and the same stream resumes afterwards. (Dropping it and
-                // starting a fresh one would leave the old one's wake-up behind, which
-                // can make the new reader miss the next keys.)
-                self.hand_over(handover).await;
-                // `Terminal::clear` would ask the terminal for the cursor position and wait
-                // for the answer; clearing directly and drawing an empty frame resets
-                // ratatui's idea of the screen just the same.
-                execute!(term.backend_mut(), Clear(ClearType::All))?;
-                term.draw(|_| {})?;
-                let size = term.size()?;
-                self.dispatch(app, term, Msg::Term(Event::Resize(size.width, size.height)));
+                self.take_turn(handover, app, term).await?;
             }
             if app.needs_draw() && Instant::now() >= last_draw + frame_gap(app) {
                 self.draw(app, term)?;

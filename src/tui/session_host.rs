@@ -268,6 +268,12 @@ fn loaded_from(
     id: &str,
 ) -> LoadedSession {
     let mut notes: Vec<String> = data.warnings.clone();
+    // What of the subagents' calls could not be read is said with the session's own.
+    let session::SubagentCalls {
+        calls: nested,
+        warnings,
+    } = session::read_subagent_calls(&data.path);
+    notes.extend(warnings);
     let copy = data.id() != id;
     if copy {
         notes.push(format!(
@@ -295,7 +301,7 @@ fn loaded_from(
         resumed: !copy,
         quiet: false,
         notes,
-        nested: session::read_subagent_calls(&data.path),
+        nested,
         compactions: data.compactions.clone(),
         context: Some(agent.context_usage()),
     }

@@ -1,15 +1,22 @@
 //! Keeps each finished subagent call beside the session that started the subagent
-//! (`session::record_subagent_call`), so the tool tree shows a subagent's calls under
+//! (`session::SubagentCallWriter`), so the tool tree shows a subagent's calls under
 //! its `spawn` again when that session is opened later. The runtime's events are
-//! watched on the forwarding task; the files are written on a thread of their own.
+//! watched on the forwarding task; the files are written on a thread of their own,
+//! which says a failed write into the session on screen and, while one fails, tries
+//! again every few seconds so the calls held back go out once there is room.
 
 use crate::agent::AgentEvent;
 use crate::runtime::RuntimeEvent;
-use crate::session::{SubagentCall, record_subagent_call, session_path_by_id};
+use crate::session::{SideLogReport, SubagentCall, SubagentCallWriter, session_path_by_id};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// How often writing is tried again while it fails (a full disk).
+const RETRY: Duration = Duration::from_secs(2);
 
 /// Watches subagent events and hands finished calls to the writer thread.
 pub(super) struct SubagentLog {
@@ -21,25 +28,17 @@ pub(super) struct SubagentLog {
 }
 
 impl SubagentLog {
-    /// A log writing into the sessions of `workspace` under `data_dir`.
-    pub(super) fn new(data_dir: PathBuf, workspace: PathBuf) -> Self {
+    /// A log writing into the sessions of `workspace` under `data_dir`; how writing
+    /// goes is reported into the latest of `reports` (the session on screen).
+    pub(super) fn new(
+        data_dir: PathBuf,
+        workspace: PathBuf,
+        reports: watch::Receiver<SideLogReport>,
+    ) -> Self {
         let (tx, rx) = mpsc::channel::<(String, SubagentCall)>();
         let spawned = std::thread::Builder::new()
             .name("subagent-log".into())
-            .spawn(move || {
-                let mut paths: HashMap<String, Option<PathBuf>> = HashMap::new();
-                for (session, call) in rx {
-                    let path = paths
-                        .entry(session.clone())
-                        .or_insert_with(|| session_path_by_id(&data_dir, &workspace, &session));
-                    let Some(path) = path else {
-                        continue;
-                    };
-                    if let Err(e) = record_subagent_call(path, &call) {
-                        tracing::warn!("cannot record a subagent's call: {e}");
-                    }
-                }
-            });
+            .spawn(move || write_loop(&rx, &reports, &data_dir, &workspace));
         if let Err(e) = spawned {
             tracing::warn!("subagent calls will not be kept for later: {e}");
         }
@@ -95,6 +94,45 @@ impl SubagentLog {
                 _ => {}
             },
             _ => {}
+        }
+    }
+}
+
+/// Writes the calls that come in `rx` until it closes, then what still waits. The
+/// report of the session on screen is taken for each write only, so no session's
+/// status is kept open by this thread.
+fn write_loop(
+    rx: &mpsc::Receiver<(String, SubagentCall)>,
+    reports: &watch::Receiver<SideLogReport>,
+    data_dir: &std::path::Path,
+    workspace: &std::path::Path,
+) {
+    let mut writer = SubagentCallWriter::new();
+    let mut paths: HashMap<String, Option<PathBuf>> = HashMap::new();
+    loop {
+        let next = if writer.is_failing() {
+            rx.recv_timeout(RETRY)
+        } else {
+            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        };
+        let report = reports.borrow().clone();
+        match next {
+            Ok((session, call)) => {
+                let path = paths
+                    .entry(session.clone())
+                    .or_insert_with(|| session_path_by_id(data_dir, workspace, &session));
+                match path {
+                    Some(path) => writer.record(path, &call, &report),
+                    None => tracing::warn!(
+                        "a subagent's call is not kept: its session {session} has no file"
+                    ),
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => writer.retry(&report),
+            Err(RecvTimeoutError::Disconnected) => {
+                writer.retry(&report);
+                return;
+            }
         }
     }
 }

@@ -156,13 +156,17 @@ pub fn install_panic_hook() {
     }));
 }
 
-/// Gives the terminal back to the shell and stops the process (Ctrl+Z); returns once
-/// the shell resumes it, with the app's terminal mode back on.
+/// Gives the terminal back to the shell and stops the process (Ctrl+Z, or a SIGTSTP
+/// from outside); returns once the shell resumes it, with the app's terminal mode back
+/// on. Continued in the background, the process stops again inside `enter` before the
+/// terminal is changed (SIGTTOU, see `crate::signals`), until it is in the foreground.
 pub fn suspend() -> io::Result<()> {
     let mouse = MOUSE.load(Ordering::SeqCst);
     leave();
-    nix::sys::signal::raise(nix::sys::signal::Signal::SIGTSTP).map_err(io::Error::other)?;
-    enter(mouse)
+    let stopped = crate::signals::stop_process();
+    // Taken back even when stopping failed: the screen must not stay given away.
+    enter(mouse)?;
+    stopped
 }
 
 /// Why the external editor gave no new text (the composer keeps what it had).

@@ -12,3 +12,4 @@ mod images;
 mod service;
 mod side_logs;
 mod store;
+mod subagent_side_file;

@@ -74,10 +74,15 @@ impl Runtime {
                 let tx = self.tx.clone();
                 tokio::task::spawn_blocking(move || {
                     let said = match export_html(&data_dir, &workspace, session, &code_theme) {
-                        Ok(path) => Msg::Notice(
-                            NoticeLevel::Info,
-                            format!("Exported the session to {}", path.display()),
-                        ),
+                        Ok(exported) => {
+                            for warning in exported.warnings {
+                                let _ = tx.send(Msg::Notice(NoticeLevel::Warning, warning));
+                            }
+                            Msg::Notice(
+                                NoticeLevel::Info,
+                                format!("Exported the session to {}", exported.path.display()),
+                            )
+                        }
                         Err(e) => Msg::Notice(NoticeLevel::Error, format!("cannot export: {e}")),
                     };
                     let _ = tx.send(said);

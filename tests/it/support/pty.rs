@@ -86,6 +86,18 @@ impl Tui {
 
     /// Starts the binary with `args` and `env` in a `cols`×`rows` terminal.
     pub fn spawn(args: &[&str], env: &[(&str, &str)], cwd: &Path, cols: u16, rows: u16) -> Tui {
+        let program = env!("CARGO_BIN_EXE_claw-tui");
+        Tui::spawn_program(program, args, env, cwd, (cols, rows))
+    }
+
+    /// Starts `program` with `args` and `env` in a terminal of `size` (columns, rows).
+    pub fn spawn_program(
+        program: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        cwd: &Path,
+        (cols, rows): (u16, u16),
+    ) -> Tui {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -94,7 +106,7 @@ impl Tui {
                 pixel_height: 0,
             })
             .unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_claw-tui"));
+        let mut cmd = CommandBuilder::new(program);
         for a in args {
             cmd.arg(a);
         }
