@@ -7,6 +7,7 @@ pub mod event;
 mod history;
 pub mod image;
 mod intake;
+pub mod provider;
 pub mod queue;
 mod run_context;
 pub mod run_loop;
@@ -39,8 +40,8 @@ pub use tool_args::ArgsError;
 pub use tool_exec::{SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING};
 pub use types::*;
 
-use crate::llm::Provider;
 use futures::FutureExt;
+use provider::Provider;
 use queue::Queues;
 use state::Core;
 use std::panic::AssertUnwindSafe;

@@ -3,9 +3,9 @@
 use super::compaction::{CompactionSettings, ContextBudget, resolve_window};
 use super::convert::default_convert_to_llm;
 use super::history::History;
+use super::provider::LlmMessage;
 use super::tool::{ToolResult, ToolSet};
 use super::types::{Message, ThinkingLevel};
-use crate::llm::LlmMessage;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,8 +1,8 @@
 //! History → model messages: custom roles mapped or dropped, replay made well-formed.
 
 use super::history::History;
+use super::provider::LlmMessage;
 use super::types::{AssistantMessage, Message, StopReason, ToolResultMessage, UserMessage, now_ms};
-use crate::llm::LlmMessage;
 use std::collections::HashSet;
 
 /// Content of the result invented for a tool call that never got one.

@@ -1,11 +1,11 @@
 //! The agent's settings for the next run (model, thinking, tools, prompt, provider,
 //! loop configuration), each change announced where the session records it.
 
+use super::provider::Provider;
 use super::{
     AfterToolCallHook, Agent, AgentEvent, BeforeToolCallHook, ConvertToLlm, LoopConfig,
     ThinkingLevel, Tool, ToolExecution, ToolSet, TransformContext, lock,
 };
-use crate::llm::Provider;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 

@@ -59,7 +59,7 @@ fn missing_key(provider: &str, key_source: &str, anthropic: bool) -> String {
 
 /// Why the server's model list could not be had (logged; completion goes on without it).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ModelListError {
+pub enum ModelsError {
     /// The official endpoint was not asked: no key is set.
     #[error("no {provider} API key is set ({key_source}), so the model list was not asked for")]
     NoKey {

@@ -5,7 +5,7 @@
 
 use super::accumulate::excerpt;
 use super::messages::{describe, server_message};
-use crate::llm::ModelListError;
+use crate::llm::ModelsError;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use std::time::Duration;
@@ -46,13 +46,13 @@ pub(crate) struct ModelList<'a> {
 
 impl ModelList<'_> {
     /// The ids of a list that comes in one response.
-    pub(crate) async fn single(&self) -> Result<Vec<String>, ModelListError> {
+    pub(crate) async fn single(&self) -> Result<Vec<String>, ModelsError> {
         let page = self.page(&[]).await?;
         Ok(unique(page.data.into_iter().map(|e| e.id)))
     }
 
     /// The ids of a list paged with `after_id`, following up to [`MAX_PAGES`] pages.
-    pub(crate) async fn paged(&self) -> Result<Vec<String>, ModelListError> {
+    pub(crate) async fn paged(&self) -> Result<Vec<String>, ModelsError> {
         let mut ids = Vec::new();
         let mut after: Option<String> = None;
         for _ in 0..MAX_PAGES {
@@ -79,7 +79,7 @@ impl ModelList<'_> {
         Ok(unique(ids))
     }
 
-    async fn page(&self, query: &[(&str, &str)]) -> Result<Page, ModelListError> {
+    async fn page(&self, query: &[(&str, &str)]) -> Result<Page, ModelsError> {
         let mut headers = self.headers.clone();
         headers.remove(CONTENT_TYPE);
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
@@ -93,27 +93,24 @@ impl ModelList<'_> {
             .timeout(self.timeout)
             .send()
             .await
-            .map_err(|e| ModelListError::Unreachable {
+            .map_err(|e| ModelsError::Unreachable {
                 url: url.clone(),
                 reason: describe(&e),
             })?;
         let status = response.status();
-        let body = response
-            .text()
-            .await
-            .map_err(|e| ModelListError::Unreadable {
-                url: url.clone(),
-                reason: describe(&e),
-            })?;
+        let body = response.text().await.map_err(|e| ModelsError::Unreadable {
+            url: url.clone(),
+            reason: describe(&e),
+        })?;
         if !status.is_success() {
-            return Err(ModelListError::Refused {
+            return Err(ModelsError::Refused {
                 provider: self.provider.to_owned(),
                 url: url.clone(),
                 status: status.as_u16(),
                 message: server_message(&body),
             });
         }
-        serde_json::from_str(&body).map_err(|e| ModelListError::NotAList {
+        serde_json::from_str(&body).map_err(|e| ModelsError::NotAList {
             provider: self.provider.to_owned(),
             url: url.clone(),
             reason: e.to_string(),

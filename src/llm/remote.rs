@@ -15,10 +15,10 @@ use super::secret::Secret;
 use super::sse::{self, DEFAULT_MAX_EVENT_BYTES};
 use super::transport::{self, Decoder, HttpRequest, Limits, Target};
 use super::{
-    DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, LlmMessage, LlmRequest,
-    LlmStream, Provider, RequestOrigin, SetupError,
+    CallOrigin, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, LlmMessage,
+    LlmRequest, LlmStream, ModelListError, Provider, RequestOrigin, SetupError,
 };
-use crate::llm::{KeyError, ModelListError};
+use crate::llm::{KeyError, ModelsError};
 use bytes::Bytes;
 use futures::Stream;
 use futures::future::BoxFuture;
@@ -368,18 +368,24 @@ impl Provider for RemoteProvider {
         &self,
         request: LlmRequest,
         cancel: CancellationToken,
-        origin: &RequestOrigin,
+        origin: &CallOrigin,
     ) -> LlmStream {
-        self.send(request, cancel, Some(origin))
+        self.send(request, cancel, origin.get::<RequestOrigin>())
     }
 
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ModelListError>> {
+        Box::pin(async move { RemoteProvider::list_models(self).await.map_err(Into::into) })
+    }
+}
+
+impl RemoteProvider {
     /// `GET .../models`: Anthropic's pages followed, the OpenAI shape (answered alike by
     /// OpenAI, Ollama, vLLM, llama.cpp and OpenRouter) in one response.
-    fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ModelListError>> {
-        Box::pin(async move {
+    pub async fn list_models(&self) -> Result<Vec<String>, ModelsError> {
+        {
             let remote = self.config.remote();
             if self.check_key().is_err() {
-                return Err(ModelListError::NoKey {
+                return Err(ModelsError::NoKey {
                     provider: remote.name.clone(),
                     key_source: remote.api_key_source.clone(),
                 });
@@ -398,7 +404,7 @@ impl Provider for RemoteProvider {
                 WireConfig::Anthropic(_) => list.paged().await,
                 _ => list.single().await,
             }
-        })
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! over the exact body bytes it sends, the URL and the headers with every secret
 //! redacted, then how the call ended.
 
-use super::{LlmEvent, LlmRequest, LlmStream, Provider};
+use super::{CallOrigin, LlmEvent, LlmRequest, LlmStream, Provider};
 use crate::agent::types::{AssistantMessage, Usage};
 use bytes::Bytes;
 use futures::Stream;
@@ -153,10 +153,10 @@ impl RequestTap {
     pub fn tagged(&self, provider: Arc<dyn Provider>, agent: &str) -> Arc<dyn Provider> {
         Arc::new(Tagged {
             inner: provider,
-            origin: RequestOrigin {
+            origin: CallOrigin::new(RequestOrigin {
                 agent: agent.to_owned(),
                 tap: self.clone(),
-            },
+            }),
         })
     }
 
@@ -401,7 +401,8 @@ impl Stream for Watched {
 /// A provider whose calls are made for one agent.
 struct Tagged {
     inner: Arc<dyn Provider>,
-    origin: RequestOrigin,
+    /// A [`RequestOrigin`].
+    origin: CallOrigin,
 }
 
 impl Provider for Tagged {
@@ -413,7 +414,7 @@ impl Provider for Tagged {
         &self,
         request: LlmRequest,
         cancel: CancellationToken,
-        _outer: &RequestOrigin,
+        _outer: &CallOrigin,
     ) -> LlmStream {
         // The innermost tag names the agent that actually calls.
         self.inner.stream_for(request, cancel, &self.origin)

@@ -9,8 +9,8 @@ use super::tokens::{estimate_message, estimate_text};
 use super::{Compaction, CompactionReason, ContextBudget, summary_text};
 use crate::agent::History;
 use crate::agent::event::{AgentEvent, EventSink};
+use crate::agent::provider::{LlmEvent, LlmMessage, LlmRequest, Provider};
 use crate::agent::types::{Message, StopReason, ThinkingLevel, Usage, UserMessage, now_ms};
-use crate::llm::{LlmEvent, LlmMessage, LlmRequest, Provider};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 

@@ -14,8 +14,7 @@ use axum::routing::get;
 use claw_tui::config::DEMO_MODEL;
 use claw_tui::llm::demo::DemoProvider;
 use claw_tui::llm::{
-    AnthropicConfig, AnthropicProvider, ModelListError, OpenAiConfig, OpenAiProvider, Provider,
-    Secret,
+    AnthropicConfig, AnthropicProvider, ModelsError, OpenAiConfig, OpenAiProvider, Provider, Secret,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -84,7 +83,7 @@ async fn error_statuses_and_other_bodies_are_errors_that_never_show_the_key() {
     let provider = openai_with_key(&server, "sk-secret-777");
     let unauthorized = provider.list_models().await.unwrap_err();
     assert!(
-        matches!(unauthorized, ModelListError::Refused { status: 401, .. }),
+        matches!(unauthorized, ModelsError::Refused { status: 401, .. }),
         "{unauthorized:?}"
     );
     let unauthorized = unauthorized.to_string();
@@ -125,7 +124,7 @@ async fn an_unreachable_server_is_an_error() {
 async fn the_official_endpoints_are_not_asked_without_a_key() {
     let openai = OpenAiProvider::new(OpenAiConfig::openai()).unwrap();
     let err = openai.list_models().await.unwrap_err();
-    assert!(matches!(err, ModelListError::NoKey { .. }), "{err:?}");
+    assert!(matches!(err, ModelsError::NoKey { .. }), "{err:?}");
     let err = err.to_string();
     assert!(err.contains("OPENAI_API_KEY"), "{err}");
     let anthropic = AnthropicProvider::new(AnthropicConfig::default()).unwrap();
