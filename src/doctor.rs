@@ -14,7 +14,7 @@ mod routes;
 pub use connect::{PROBE_SUBCOMMAND, probe_main};
 
 use crate::config::Settings;
-use crate::headless::{EXIT_OK, EXIT_RUN_FAILED};
+use crate::exit::{EXIT_OK, EXIT_RUN_FAILED};
 use crate::tools::exec::{
     ApprovalMode, ContainmentMode, DEFAULT_SCRUB_ENV, ExecConfig, ExecTool, HOST_SERVICE_ENV,
     LandlockState, NetworkMode, Report, SandboxMode, SandboxReport,

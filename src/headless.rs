@@ -23,19 +23,12 @@ pub use rpc_input::{Input, LineReader};
 pub use saving::side_log_failing;
 
 use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall, UserMessage};
+use crate::exit::{EXIT_OK, EXIT_RUN_FAILED};
 use crate::hooks::{Hooks, PromptDecision, hook_marks};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use crate::visible::{for_stderr, for_stdout};
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
-
-/// Exit code of a run that finished normally.
-pub const EXIT_OK: i32 = 0;
-/// Exit code of a run that ended in an error, an abort or the turn limit, or whose
-/// session could not be saved.
-pub const EXIT_RUN_FAILED: i32 = 1;
-/// Exit code of a usage or configuration error.
-pub const EXIT_USAGE: i32 = 2;
 
 /// Writes one JSON line to stdout and flushes it, so readers see each event at once.
 pub fn write_json_line(value: &impl serde::Serialize) {

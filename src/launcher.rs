@@ -5,7 +5,8 @@
 
 use crate::cli::{Cli, Mode};
 use crate::config::Settings;
-use crate::headless::{self, EXIT_USAGE};
+use crate::exit::EXIT_USAGE;
+use crate::headless;
 use crate::session::{self, OpenedSession, SessionError};
 use color_eyre::eyre::{Report, bail, eyre};
 use std::io::{BufRead, Write};
@@ -101,7 +102,7 @@ pub fn open_for_client(
 #[cfg(test)]
 mod tests {
     use super::{ExitFailure, exit_code};
-    use crate::headless::{EXIT_RUN_FAILED, EXIT_USAGE};
+    use crate::exit::{EXIT_RUN_FAILED, EXIT_USAGE};
     use color_eyre::eyre::eyre;
 
     #[test]

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod doctor;
+pub mod exit;
 pub mod export;
 pub mod front_matter;
 pub mod headless;

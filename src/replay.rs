@@ -20,7 +20,7 @@ pub use timeline::{Step, Timeline};
 
 use crate::cli::Mode;
 use crate::config::Settings;
-use crate::headless::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE};
+use crate::exit::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE};
 use crate::session;
 use crate::tui::terminal;
 use std::path::PathBuf;

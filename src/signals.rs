@@ -29,12 +29,7 @@ use nix::sys::signal::Signal as Sig;
 use std::io::Write;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
-/// Exit code after SIGHUP (128 + 1).
-pub const EXIT_SIGHUP: i32 = 129;
-/// Exit code after SIGINT (128 + 2).
-pub const EXIT_SIGINT: i32 = 130;
-/// Exit code after SIGTERM (128 + 15).
-pub const EXIT_SIGTERM: i32 = 143;
+use crate::exit::EXIT_SIGHUP;
 
 /// The standard signals whose default action ends the process and that come from
 /// outside it (the faults are left to their default).
@@ -88,7 +83,7 @@ impl StopSignals {
                 if stream.recv().await.is_none() {
                     std::future::pending::<()>().await;
                 }
-                128 + *number
+                crate::exit::after_signal(*number)
             })
         });
         futures::future::select_all(waits).await.0
@@ -182,6 +177,7 @@ pub fn tell(line: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exit::{EXIT_SIGINT, EXIT_SIGTERM};
 
     #[test]
     fn exit_codes_name_their_signals() {

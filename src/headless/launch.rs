@@ -1,10 +1,11 @@
 //! Starting a headless run: prompt, agent, session, mode; and the session subcommands.
 
 use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, RpcRuntime, serve};
-use super::{EXIT_OK, EXIT_RUN_FAILED, run_prompt, saving};
+use super::{run_prompt, saving};
 use crate::agent::{Agent, UserMessage};
 use crate::cli::{Cli, Command, ExportFormat, McpCommand, Mode};
 use crate::config::Settings;
+use crate::exit::{EXIT_OK, EXIT_RUN_FAILED};
 use crate::images;
 use crate::session::{self, Resume, SessionService, export};
 use crate::setup;

@@ -5,8 +5,9 @@
 
 use super::rpc::{PendingApprovals, failure, handle_line};
 use super::rpc_input::{Input, LineReader};
-use super::{EXIT_OK, write_json_line};
+use super::write_json_line;
 use crate::agent::{AgentEvent, EventKind, Message, QueueKind};
+use crate::exit::EXIT_OK;
 use crate::mcp::McpManager;
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use crate::setup::Controls;

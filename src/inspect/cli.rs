@@ -4,7 +4,7 @@
 use super::log::{RequestLog, requests_path};
 use super::{breakdown, rows, select};
 use crate::config::Settings;
-use crate::headless::{EXIT_OK, EXIT_USAGE};
+use crate::exit::{EXIT_OK, EXIT_USAGE};
 use crate::session;
 use std::io::Write;
 use std::path::PathBuf;

@@ -192,7 +192,7 @@ pub async fn list(settings: &Settings) -> i32 {
              to the workspace.",
             settings.config_path.display()
         );
-        return crate::headless::EXIT_OK;
+        return crate::exit::EXIT_OK;
     }
     // A policy of its own: the tools are listed, never offered to an agent.
     let policy = ToolPolicy::new(
@@ -255,8 +255,8 @@ pub async fn list(settings: &Settings) -> i32 {
         }
     }
     if failed {
-        crate::headless::EXIT_RUN_FAILED
+        crate::exit::EXIT_RUN_FAILED
     } else {
-        crate::headless::EXIT_OK
+        crate::exit::EXIT_OK
     }
 }

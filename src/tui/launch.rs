@@ -13,7 +13,7 @@ use super::{Background, Inbox, MsgSender, history, runtime, terminal};
 use crate::agent::{Agent, NoticeLevel};
 use crate::cli::Cli;
 use crate::config::Settings;
-use crate::headless::{EXIT_OK, EXIT_RUN_FAILED};
+use crate::exit::{EXIT_OK, EXIT_RUN_FAILED};
 use crate::launcher::ExitFailure;
 use crate::runtime::cron::CronJobInfo;
 use crate::runtime::{RuntimeEvent, Supervisor, SwitchHold};
