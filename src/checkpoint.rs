@@ -24,8 +24,8 @@ pub use undo::{
 };
 
 use crate::agent::{Agent, Message, Tool, ToolResult, ToolUpdates};
-use crate::headless::clip;
 use crate::session::SessionAppender;
+use crate::text::clip;
 use crate::tools::Workspace;
 use crate::tools::exec::{ExecArgs, ExecTool, HelperRunner};
 use crate::tools::fs::{ChangeObserver, Prior, Unkept};
@@ -376,7 +376,7 @@ fn keep_before(
         Prior::NotKept => {
             trouble = Some(format!(
                 "it is larger than {} or not a regular file",
-                crate::tools::fs::human_size(crate::tools::fs::MAX_KEPT_BYTES)
+                crate::text::byte_size(crate::tools::fs::MAX_KEPT_BYTES)
             ));
             Blob::NotKept { reason: None }
         }

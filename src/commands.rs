@@ -221,7 +221,7 @@ fn read_command(
         .unwrap_or_default();
     Ok(CustomCommand {
         name: name.to_owned(),
-        description: crate::runtime::context::skills::shorten(&description, 120),
+        description: crate::text::one_line(&description, 120),
         argument_hint: nonblank(front.argument_hint),
         body,
         path: path.to_path_buf(),

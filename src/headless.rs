@@ -26,6 +26,7 @@ use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall, UserMessage}
 use crate::exit::{EXIT_OK, EXIT_RUN_FAILED};
 use crate::hooks::{Hooks, PromptDecision, hook_marks};
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
+use crate::text::{clip, summarize_args};
 use crate::visible::{for_stderr, for_stdout};
 use std::io::Write;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -275,23 +276,4 @@ fn describe_on_stderr(event: &AgentEvent, calls: &mut Vec<ToolCall>) {
         ),
         _ => {}
     }
-}
-
-/// The most telling argument of a call, shortened to one line.
-pub fn summarize_args(args: &serde_json::Value) -> String {
-    let key_order = ["command", "path", "url", "query", "task", "action"];
-    let text = key_order
-        .iter()
-        .find_map(|k| args.get(*k).and_then(|v| v.as_str()).map(str::to_owned))
-        .unwrap_or_else(|| args.to_string());
-    clip(&text.replace('\n', " "), 80)
-}
-
-/// At most `max` characters, with an ellipsis when cut.
-pub fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    format!("{cut}…")
 }

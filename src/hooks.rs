@@ -151,7 +151,7 @@ impl Hooks {
 
     /// Tells the user a hook failed (the call or prompt went on) and logs its stderr.
     fn warn(&self, inner: &Inner, event: &str, command: &str, why: &str, stderr: &str) {
-        let shown = crate::headless::clip(command, 80);
+        let shown = crate::text::clip(command, 80);
         let message = format!("The {event} hook `{shown}` failed ({why}); carried on without it.");
         tracing::warn!("{message} stderr: {stderr}");
         inner.events.send(RuntimeEvent::HookWarning {

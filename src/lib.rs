@@ -27,6 +27,7 @@ pub mod runtime;
 pub mod session;
 pub mod setup;
 pub mod signals;
+pub mod text;
 pub mod tools;
 pub mod trust;
 pub mod tui;

@@ -37,7 +37,7 @@ impl ImageData {
             self.name,
             self.width,
             self.height,
-            size_text(self.size)
+            crate::text::byte_size(self.size)
         )
     }
 
@@ -65,20 +65,6 @@ impl ImageData {
     }
 }
 
-/// A size as the chip shows it: `900 B`, `210 KB`, `4.2 MB` (decimal units, as file
-/// managers show them).
-pub fn size_text(bytes: u64) -> String {
-    const KB: u64 = 1_000;
-    const MB: u64 = 1_000_000;
-    if bytes < KB {
-        format!("{bytes} B")
-    } else if bytes < MB {
-        format!("{} KB", bytes.div_ceil(KB))
-    } else {
-        format!("{:.1} MB", bytes as f64 / MB as f64)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,9 +80,7 @@ mod tests {
             sha256: "ab".into(),
             data: Bytes::new(),
         };
-        assert_eq!(image.chip(), "[image: shot.png 1280×720, 210 KB]");
-        assert_eq!(size_text(900), "900 B");
-        assert_eq!(size_text(4_200_000), "4.2 MB");
+        assert_eq!(image.chip(), "[image: shot.png 1280×720, 204.6 KiB]");
         assert!(!image.is_loaded());
         assert_eq!(image.estimated_tokens(), 1_229);
         let large = ImageData {

@@ -304,7 +304,7 @@ pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result
                     local_time(s.created),
                     local_time(s.last_activity),
                     s.message_count,
-                    visible(&super::clip(&prompt, 60))
+                    visible(&crate::text::clip(&prompt, 60))
                 );
             }
             Ok(EXIT_OK)

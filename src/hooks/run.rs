@@ -61,7 +61,7 @@ pub(crate) struct Runner {
 /// A hook's command as the trust sees it: its words, run in `workspace`.
 pub(crate) fn trust_runner(command: &str, workspace: &Path) -> crate::trust::Runner {
     crate::trust::Runner {
-        label: format!("the hook `{}`", crate::headless::clip(command, 80)),
+        label: format!("the hook `{}`", crate::text::clip(command, 80)),
         words: script_words(command),
         cwd: workspace.to_path_buf(),
     }
@@ -196,7 +196,7 @@ fn quote(stderr: &str) -> String {
     }
     format!(
         ": {}",
-        crate::headless::clip(&stderr.replace('\n', " "), QUOTED_STDERR)
+        crate::text::clip(&stderr.replace('\n', " "), QUOTED_STDERR)
     )
 }
 
@@ -259,7 +259,7 @@ pub(crate) fn text_field<'a>(
 pub(crate) fn block_reason(reason: &str, command: &str) -> String {
     let reason = reason.trim();
     if reason.is_empty() {
-        format!("the hook `{}` said no", crate::headless::clip(command, 80))
+        format!("the hook `{}` said no", crate::text::clip(command, 80))
     } else {
         reason.to_owned()
     }

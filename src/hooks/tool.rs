@@ -190,7 +190,7 @@ impl Hooks {
                                 "A before_tool hook (`{}`) rewrote the arguments of {} into \
                                  invalid ones, so the call did not run:\n{problems}\n\nRewritten \
                                  arguments:\n{new_args}",
-                                crate::headless::clip(&hook.command, 80),
+                                crate::text::clip(&hook.command, 80),
                                 call.tool_name
                             ));
                             mark(&mut result.details, "invalid_args", new_args.clone());

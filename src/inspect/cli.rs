@@ -6,6 +6,7 @@ use super::{breakdown, rows, select};
 use crate::config::Settings;
 use crate::exit::{EXIT_OK, EXIT_USAGE};
 use crate::session;
+use crate::text::clip;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -252,13 +253,4 @@ pub fn millis(ms: Option<u64>) -> String {
         Some(ms) if ms < 1_000 => format!("{ms}ms"),
         Some(ms) => format!("{:.1}s", ms as f64 / 1000.0),
     }
-}
-
-fn clip(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_owned();
-    }
-    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
 }

@@ -42,21 +42,6 @@ pub(crate) fn human(d: Duration) -> String {
     }
 }
 
-/// A size as people write it: `512 bytes`, `64 KiB`, `16 MiB`.
-pub(crate) fn bytes_text(n: usize) -> String {
-    const KIB: usize = 1024;
-    const MIB: usize = 1024 * 1024;
-    if n >= MIB && n.is_multiple_of(MIB) {
-        format!("{} MiB", n / MIB)
-    } else if n >= MIB {
-        format!("{:.1} MiB", n as f64 / MIB as f64)
-    } else if n >= KIB && n.is_multiple_of(KIB) {
-        format!("{} KiB", n / KIB)
-    } else {
-        format!("{n} bytes")
-    }
-}
-
 /// `text` about `error` with the URL reqwest names in it stripped of credentials.
 fn without_credentials(error: &reqwest::Error, text: String) -> String {
     match error.url() {
@@ -335,13 +320,5 @@ mod tests {
             "a page titled \"Sign in\""
         );
         assert_eq!(html_summary("<p>Bad\n  gateway</p>"), "<p>Bad gateway</p>");
-    }
-
-    #[test]
-    fn sizes_read_naturally() {
-        assert_eq!(bytes_text(16 * 1024 * 1024), "16 MiB");
-        assert_eq!(bytes_text(64 * 1024), "64 KiB");
-        assert_eq!(bytes_text(1536 * 1024), "1.5 MiB");
-        assert_eq!(bytes_text(1000), "1000 bytes");
     }
 }

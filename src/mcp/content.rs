@@ -21,17 +21,6 @@ fn decoded_len(base64: &str) -> usize {
     (base64.len() / 4 * 3).saturating_sub(padding)
 }
 
-/// `1.5 KB`, `312 bytes`.
-fn human_size(bytes: usize) -> String {
-    if bytes < 1024 {
-        format!("{bytes} bytes")
-    } else if bytes < 1024 * 1024 {
-        format!("{:.1} KB", bytes as f64 / 1024.0)
-    } else {
-        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
-    }
-}
-
 fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
 }
@@ -79,7 +68,10 @@ fn binary_line(kind: &str, part: &Value, why: &str) -> Part {
     let mime = str_field(part, "mimeType").unwrap_or("unknown type");
     let bytes = decoded_len(str_field(part, "data").unwrap_or_default());
     Part {
-        text: format!("[{kind}: {mime}, {}; {why}]", human_size(bytes)),
+        text: format!(
+            "[{kind}: {mime}, {}; {why}]",
+            crate::text::byte_size(bytes as u64)
+        ),
         note: Some(json!({"type": kind, "mime_type": mime, "bytes": bytes})),
         image: None,
     }
@@ -99,7 +91,7 @@ fn part_of(part: &Value, tool: &str, image_number: usize) -> Part {
                     image.mime,
                     image.width,
                     image.height,
-                    crate::agent::image::size_text(image.size)
+                    crate::text::byte_size(image.size)
                 ),
                 note: Some(
                     json!({"type": "image", "mime_type": image.mime, "bytes": image.size,
@@ -129,7 +121,10 @@ fn part_of(part: &Value, tool: &str, image_number: usize) -> Part {
                     let mime = str_field(resource, "mimeType").unwrap_or("unknown type");
                     let bytes = decoded_len(blob);
                     Part {
-                        text: format!("[resource <{uri}>: {mime}, {}]", human_size(bytes)),
+                        text: format!(
+                            "[resource <{uri}>: {mime}, {}]",
+                            crate::text::byte_size(bytes as u64)
+                        ),
                         note: Some(
                             json!({"type": "resource", "uri": uri, "mime_type": mime, "bytes": bytes}),
                         ),
@@ -256,14 +251,14 @@ mod tests {
         assert!(result.images.is_empty());
         let lines: Vec<&str> = result.content.lines().collect();
         assert!(
-            lines[0].starts_with("[image: image/png, 5 bytes; not shown to the model: "),
+            lines[0].starts_with("[image: image/png, 5 B; not shown to the model: "),
             "{}",
             result.content
         );
         assert!(lines[1].contains("not base64"), "{}", result.content);
         assert_eq!(
             lines[2],
-            "[audio: audio/wav, 5 bytes; not passed to the model, which takes no audio]"
+            "[audio: audio/wav, 5 B; not passed to the model, which takes no audio]"
         );
         assert_eq!(result.details["binary"][0]["bytes"], 5);
     }
@@ -288,7 +283,7 @@ mod tests {
         assert!(
             result
                 .content
-                .contains("[resource <test://r/2>: application/octet-stream, 3 bytes]")
+                .contains("[resource <test://r/2>: application/octet-stream, 3 B]")
         );
     }
 

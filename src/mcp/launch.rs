@@ -250,7 +250,7 @@ pub async fn list(settings: &Settings) -> i32 {
                 "  {}  (~{} tokens)  {}",
                 visible(&tool.name),
                 tool.definition_tokens,
-                visible(&crate::headless::clip(description, 80))
+                visible(&crate::text::clip(description, 80))
             );
         }
     }

@@ -271,31 +271,3 @@ fn io_failure(action: &str, shown: &str, located: &Located, e: &io::Error) -> St
         _ => format!("Error: could not {action} {shown}: {e}"),
     }
 }
-
-/// A byte count for people: `512 B`, `1.5 KB`, `3.0 MB`.
-pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut size = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while size >= 1024.0 && unit + 1 < UNITS.len() {
-        size /= 1024.0;
-        unit += 1;
-    }
-    format!("{size:.1} {}", UNITS[unit])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_read_naturally() {
-        assert_eq!(human_size(0), "0 B");
-        assert_eq!(human_size(1023), "1023 B");
-        assert_eq!(human_size(1536), "1.5 KB");
-        assert_eq!(human_size(3 * 1024 * 1024), "3.0 MB");
-    }
-}

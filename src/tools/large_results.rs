@@ -8,7 +8,6 @@
 //! [`KEPT_FILES`] are kept.
 
 use crate::agent::ToolResult;
-use crate::tools::fs::human_size;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -131,16 +130,16 @@ pub fn cap_result(result: ToolResult, store: Option<&LargeResults>, label: &str)
             format!(
                 "[The result is {}; only its first {} are shown above. The whole result is in \
                  {}: read it with read_file (offset and limit page through it).]",
-                human_size(total as u64),
-                human_size(cut as u64),
+                crate::text::byte_size(total as u64),
+                crate::text::byte_size(cut as u64),
                 path.display()
             )
         }
         Err(e) => format!(
             "[The result is {}; only its first {} are shown above, and the rest was not \
              kept ({e}).]",
-            human_size(total as u64),
-            human_size(cut as u64)
+            crate::text::byte_size(total as u64),
+            crate::text::byte_size(cut as u64)
         ),
     };
     if let Some(map) = details.as_object_mut() {

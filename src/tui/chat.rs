@@ -14,7 +14,7 @@ mod transcript;
 
 pub use card::{CARD_LINES, CardBody, CardInfo};
 pub(crate) use draw::ChatView;
-pub use entry::{EntryKind, short_tokens};
+pub use entry::EntryKind;
 pub use find::{Find, FindMatch};
 pub use select::Picked;
 pub use transcript::{Entry, Item, Transcript};

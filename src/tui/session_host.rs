@@ -331,7 +331,7 @@ fn choices(sessions: Vec<session::SessionSummary>) -> Vec<(String, String)> {
                 about.push(format!("{} waiting", s.waiting));
             }
             let prompt = s.first_prompt.as_deref().unwrap_or("(no prompt yet)");
-            about.push(crate::headless::clip(&prompt.replace('\n', " "), 50));
+            about.push(crate::text::clip(&prompt.replace('\n', " "), 50));
             (short(&s.id).to_owned(), about.join(" · "))
         })
         .collect()

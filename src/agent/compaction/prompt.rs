@@ -381,7 +381,7 @@ mod tests {
         let chunks = plan_summary(&[Message::User(message)], 100_000);
         assert_eq!(
             chunks[0].text,
-            "[user]\nwhat is this?\n[image: shot.png 1280×720, 210 KB]"
+            "[user]\nwhat is this?\n[image: shot.png 1280×720, 204.6 KiB]"
         );
     }
 

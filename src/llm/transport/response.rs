@@ -4,8 +4,8 @@
 use super::{Call, Decoder, Flow, Phase};
 use crate::agent::types::{ErrorKind, StopReason};
 use crate::llm::messages::{
-    IDLE_TIMEOUT_SETTING, after_retries, bytes_text, human, not_a_stream, overflow_message,
-    server_message, status_message, too_long_a_wait,
+    IDLE_TIMEOUT_SETTING, after_retries, human, not_a_stream, overflow_message, server_message,
+    status_message, too_long_a_wait,
 };
 use crate::llm::overflow::is_context_overflow;
 use crate::llm::retry::{is_retryable_status, retry_after};
@@ -180,7 +180,7 @@ impl<D: Decoder> Call<D> {
             SseError::TooLarge { limit } => format!(
                 "{provider} sent a single event larger than {}, more than claw-tui accepts, \
                  so the stream was given up. {hint}",
-                bytes_text(limit)
+                crate::text::byte_size(limit as u64)
             ),
             SseError::NotAStream { kind, body } => {
                 let declared = "no event-stream content type";

@@ -4,7 +4,8 @@
 //! Descriptions are shortened first; only when even bare names and paths do not fit are
 //! skills left out (global ones before project ones), and a warning names them.
 
-use super::skills::{Skill, shorten};
+use super::skills::Skill;
+use crate::text::one_line;
 
 /// The budget when the context window is unknown, in characters.
 pub const DEFAULT_SKILL_BUDGET_CHARS: usize = 8_000;
@@ -61,7 +62,7 @@ fn line(skill: &Skill, description_chars: usize) -> String {
     format!(
         "- {}: {} ({})",
         skill.name,
-        shorten(&skill.description, description_chars),
+        one_line(&skill.description, description_chars),
         skill.path.display()
     )
 }

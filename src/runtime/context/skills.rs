@@ -291,7 +291,7 @@ pub fn parse_skill_file(text: &str, fallback_name: &str) -> ParsedSkill {
         .unwrap_or_else(|| "(no description)".to_owned());
     ParsedSkill {
         name,
-        description: shorten(&description, MAX_DESCRIPTION_CHARS),
+        description: crate::text::one_line(&description, MAX_DESCRIPTION_CHARS),
         license: nonblank(front.license),
         compatibility: nonblank(front.compatibility),
         problem,
@@ -312,14 +312,4 @@ fn first_line(body: &str) -> Option<String> {
         .map(|l| l.trim_start_matches('#').trim().to_owned())
         .filter(|l| !l.is_empty())
         .or_else(|| lines().next().map(str::to_owned))
-}
-
-/// `text` on one line, cut to `max` characters with an ellipsis.
-pub fn shorten(text: &str, max: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= max {
-        return line;
-    }
-    let cut: String = line.chars().take(max.saturating_sub(1)).collect();
-    format!("{}…", cut.trim_end())
 }

@@ -2,8 +2,8 @@
 
 use super::change::FileChange;
 use super::{
-    Kept, MAX_KEPT_BYTES, NOT_UNDOABLE, Observer, Prior, before_change, human_size, io_failure,
-    located_then, read_regular, replace_file,
+    Kept, MAX_KEPT_BYTES, NOT_UNDOABLE, Observer, Prior, before_change, io_failure, located_then,
+    read_regular, replace_file,
 };
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
@@ -138,8 +138,8 @@ fn edit(
             return ToolResult::error(format!(
                 "Error: {shown} is {}; edit_file edits files up to {}. Use exec (e.g. sed) \
                  for a file this large.",
-                human_size(size),
-                human_size(MAX_KEPT_BYTES)
+                crate::text::byte_size(size),
+                crate::text::byte_size(MAX_KEPT_BYTES)
             ));
         }
         Ok(None) => return not_a_file(shown),

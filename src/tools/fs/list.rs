@@ -1,7 +1,7 @@
 //! `list_dir`: the entries of a directory, optionally several levels deep.
 
 use super::walk::{Found, RuleStack, Stop, Walk, inherited_rules};
-use super::{MAX_LIST_ENTRIES, human_size, io_failure, located_then};
+use super::{MAX_LIST_ENTRIES, io_failure, located_then};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args;
@@ -205,7 +205,7 @@ fn describe(workspace: &Workspace, listed: &Path, found: &Found<'_>) -> String {
             format!("[folder] {rel}/")
         } else {
             match found.dir.symlink_metadata(found.name) {
-                Ok(meta) => format!("[file] {rel} ({})", human_size(meta.len())),
+                Ok(meta) => format!("[file] {rel} ({})", crate::text::byte_size(meta.len())),
                 // It vanished meanwhile.
                 Err(_) => format!("[file] {rel} (unreadable)"),
             }
@@ -224,7 +224,10 @@ fn describe(workspace: &Workspace, listed: &Path, found: &Found<'_>) -> String {
     };
     match meta {
         Ok(meta) if meta.is_dir() => format!("[folder] {rel}/{target}"),
-        Ok(meta) => format!("[file] {rel}{target} ({})", human_size(meta.len())),
+        Ok(meta) => format!(
+            "[file] {rel}{target} ({})",
+            crate::text::byte_size(meta.len())
+        ),
         Err(true) => format!("[link] {rel}{target} (outside the workspace)"),
         // A dangling symlink or an entry that vanished meanwhile.
         Err(false) => format!("[file] {rel}{target} (unreadable)"),

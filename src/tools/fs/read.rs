@@ -1,8 +1,6 @@
 //! `read_file`: a window of a text file, capped in lines and bytes.
 
-use super::{
-    MAX_READ_BYTES, MAX_READ_LINES, human_size, io_failure, located_then, open_nonblocking,
-};
+use super::{MAX_READ_BYTES, MAX_READ_LINES, io_failure, located_then, open_nonblocking};
 use crate::agent::{Tool, ToolResult, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args;
@@ -162,8 +160,8 @@ fn read_image(mut reader: BufReader<File>, shown: &str, size: u64) -> io::Result
     if size > crate::images::MAX_FILE_BYTES {
         return Ok(ToolResult::error(format!(
             "Error: {shown} is an image of {}, larger than the {} read_file takes as an image.",
-            human_size(size),
-            human_size(crate::images::MAX_FILE_BYTES)
+            crate::text::byte_size(size),
+            crate::text::byte_size(crate::images::MAX_FILE_BYTES)
         )));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
@@ -179,14 +177,14 @@ fn read_image(mut reader: BufReader<File>, shown: &str, size: u64) -> io::Result
             image.mime,
             image.width,
             image.height,
-            crate::agent::image::size_text(image.size)
+            crate::text::byte_size(image.size)
         ))
         .with_images(vec![image])),
         Err(crate::images::ImageError::Decode { detail, .. }) => {
             let kind = binary_kind(&bytes_head).unwrap_or_else(|| "image".to_owned());
             Ok(ToolResult::error(format!(
                 "Error: {shown} is a damaged {kind} ({}) that cannot be shown: {detail}.",
-                human_size(size)
+                crate::text::byte_size(size)
             )))
         }
         Err(e) => Ok(ToolResult::error(format!("Error: {e}."))),
@@ -209,7 +207,7 @@ fn read_window(
     if let Some(kind) = binary_kind(&sample[..sample.len().min(SNIFF_BYTES)]) {
         return Ok(ToolResult::error(format!(
             "Error: {shown} is a binary file ({kind}, {}); read_file only reads text.",
-            human_size(size)
+            crate::text::byte_size(size)
         )));
     }
 

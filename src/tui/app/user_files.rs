@@ -7,7 +7,6 @@ use crate::agent::NoticeLevel;
 use crate::commands::CommandSet;
 use crate::runtime::context::mention::mentioned;
 use crate::runtime::context::{ProjectContext, SkillAttachError, SkillScope};
-use crate::tools::fs::human_size;
 use crate::tui::msg::Effect;
 use crate::tui::part::Handled;
 use std::fmt::Write;
@@ -149,7 +148,7 @@ impl App {
                     skill.description,
                     skill.source,
                     skill.path.display(),
-                    human_size(skill.size),
+                    crate::text::byte_size(skill.size),
                 );
             }
         }

@@ -5,7 +5,7 @@
 //! change's diff) is one more [`CardBody`] variant with its own `body_lines` arm.
 
 use super::entry::RenderCtx;
-use crate::headless::{clip, summarize_args};
+use crate::text::{clip, summarize_args};
 use crate::tools::fs::FileChange;
 use crate::tui::theme::Token;
 use crate::tui::tool_tree::{CallNode, CallStatus};

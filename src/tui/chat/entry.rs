@@ -4,7 +4,7 @@
 
 use super::card::{CardInfo, card_lines};
 use crate::agent::{AssistantMessage, Block, NoticeLevel, StopReason};
-use crate::headless::clip;
+use crate::text::{clip, short_tokens};
 use crate::tools::message::OutboundMessage;
 use crate::tui::app::split_shell_blocks;
 use crate::tui::highlight::HighlightCache;
@@ -333,16 +333,6 @@ pub(super) fn user_lines(text: &str, theme: &Theme, out: &mut Vec<StyledLine>) {
             spans: vec![Span::styled(line.to_owned(), style)],
             ..StyledLine::default()
         });
-    }
-}
-
-/// A token count as the chat shows it: `950`, `7.9k`, `182k`, `1.2M`.
-pub fn short_tokens(n: u64) -> String {
-    match n {
-        0..=999 => n.to_string(),
-        1_000..=9_949 => format!("{:.1}k", n as f64 / 1000.0),
-        9_950..=999_499 => format!("{}k", (n + 500) / 1000),
-        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
     }
 }
 

@@ -6,7 +6,6 @@
 //! in any of it are shown as escapes, so a value cannot hide a second line; the keys
 //! stay on the last row however far the text scrolls.
 
-use crate::tools::fs::human_size;
 use crate::trust::{PinnedFile, ServerEntry, TrustRequest};
 use crate::tui::theme::{Theme, Token};
 use crate::tui::widgets::{centered, dialog, scrolled};
@@ -35,7 +34,7 @@ fn file_line(request: &TrustRequest, file: &PinnedFile, note: &str) -> String {
         "{}{note} · sha256 {} · {}",
         visible(&request.shown(&file.path)),
         file.short_hash(),
-        human_size(file.size)
+        crate::text::byte_size(file.size)
     )
 }
 

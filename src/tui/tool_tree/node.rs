@@ -2,7 +2,7 @@
 //! and the calls a subagent it started made.
 
 use crate::agent::{Interruption, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResult};
-use crate::headless::summarize_args;
+use crate::text::summarize_args;
 use crate::tools::policy::CANCELLED_WHILE_ASKING;
 use crate::tui::recorded::CallResult;
 use crate::tui::theme::Token;

@@ -49,7 +49,7 @@ async fn a_12_mb_result_is_capped_and_kept_whole_for_read_file() {
     );
     assert!(result.starts_with(LINE), "{}", &result[..200]);
     assert!(
-        result.contains("[The result is 12.2 MB; only its first 50.0 KB"),
+        result.contains("[The result is 12.2 MiB; only its first 50 KiB"),
         "{}",
         &result[result.len() - 400..]
     );

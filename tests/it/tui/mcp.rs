@@ -192,7 +192,7 @@ fn the_trust_question_shows_each_entry_whole_and_is_answered_with_y_or_n() {
         r"headers.X-Team         core\nX-Forwarded-For: 10.0.0.1",
         "url                    https://mcp.example.com/mcp",
         "${OPENAI_API_KEY}: left empty (not in [mcp] project_env)",
-        "runs     tools/server.js · sha256 3f2a9c0b7d41 · 2.1 KB",
+        "runs     tools/server.js · sha256 3f2a9c0b7d41 · 2.1 KiB",
         ".claw-tui/hooks/no-rm.sh · changed since you trusted it · sha256 3f2a9c0b7d41",
         "run by the hook `sh .claw-tui/hooks/no-rm.sh`",
         "y: trust and run them",

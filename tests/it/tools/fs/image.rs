@@ -66,7 +66,7 @@ async fn an_image_comes_back_as_an_image_with_its_description() {
         r.content,
         format!(
             "Image shots/a.png (image/png, 320×200, {}) follows.",
-            claw_tui::agent::image::size_text(bytes.len() as u64)
+            claw_tui::text::byte_size(bytes.len() as u64)
         )
     );
     assert_eq!(r.images.len(), 1);

@@ -15,7 +15,7 @@ async fn entries_are_prefixed_sorted_and_sized() {
     assert!(!r.is_error, "{r:?}");
     assert_eq!(
         r.content,
-        "[file] .hidden (0 B)\n[folder] a_dir/\n[file] b.txt (10 B)\n[file] c.bin (2.0 KB)"
+        "[file] .hidden (0 B)\n[folder] a_dir/\n[file] b.txt (10 B)\n[file] c.bin (2 KiB)"
     );
     assert_eq!(r.details["entries"], 4);
     let r = call(&s.list(), json!({"path": "a_dir"})).await;
