@@ -20,7 +20,6 @@ mod saving;
 use crate::signals::{StopSignals, signal_name};
 pub use launch::{run_command, run_headless};
 pub use rpc_input::{Input, LineReader};
-pub use saving::side_log_failing;
 
 use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall, UserMessage};
 use crate::exit::{EXIT_OK, EXIT_RUN_FAILED};

@@ -27,6 +27,7 @@ pub mod runtime;
 pub mod session;
 pub mod setup;
 pub mod signals;
+pub mod syntax;
 pub mod text;
 pub mod tools;
 pub mod trust;

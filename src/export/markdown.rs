@@ -2,15 +2,13 @@
 //! Markdown is shown as text, links keep only harmless schemes, images become links
 //! (nothing is fetched), and fenced code is highlighted by syntect with inline styles.
 
+use crate::syntax::Syntaxes;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd, html};
-use syntect::highlighting::ThemeSet;
 use syntect::html::highlighted_html_for_string;
-use syntect::parsing::SyntaxSet;
 
 /// syntect's syntaxes and themes, loaded once per export.
 pub struct Highlighter {
-    syntaxes: SyntaxSet,
-    themes: ThemeSet,
+    sets: Syntaxes,
     theme: String,
 }
 
@@ -19,21 +17,16 @@ impl Highlighter {
     /// name, as the client's colour themes give it), or left plain when it is unknown.
     pub fn new(theme: &str) -> Self {
         Self {
-            syntaxes: SyntaxSet::load_defaults_newlines(),
-            themes: ThemeSet::load_defaults(),
+            sets: Syntaxes::load(),
             theme: theme.to_owned(),
         }
     }
 
     /// `code` as a highlighted `<pre>`, or an escaped plain one.
     pub fn code(&self, lang: &str, code: &str) -> String {
-        let lang = crate::tui::highlight::alias(lang);
-        let syntax = self
-            .syntaxes
-            .find_syntax_by_token(lang)
-            .or_else(|| self.syntaxes.find_syntax_by_name(lang));
-        if let (Some(syntax), Some(theme)) = (syntax, self.themes.themes.get(&self.theme))
-            && let Ok(html) = highlighted_html_for_string(code, &self.syntaxes, syntax, theme)
+        let sets = &self.sets;
+        if let (Some(syntax), Some(theme)) = (sets.grammar(lang), sets.theme(&self.theme))
+            && let Ok(html) = highlighted_html_for_string(code, &sets.syntaxes, syntax, theme)
         {
             return html;
         }

@@ -20,14 +20,17 @@ pub fn report(mut status: watch::Receiver<SaveStatus>, rpc: bool) -> JoinHandle<
                 side_reported = now.side_failures;
                 side_failing = true;
                 for (log, error) in &now.side_logs {
-                    say!("claw-tui: {}", side_log_failing(log, error));
+                    say!(
+                        "claw-tui: {}",
+                        crate::session::side_log::failing_text(log, error)
+                    );
                 }
                 if rpc {
                     write_json_line(&json!({
                         "type": "error",
                         "source": "side_log",
                         "logs": now.side_logs,
-                        "note": SIDE_LOG_NOTE,
+                        "note": crate::session::side_log::FAILING_NOTE,
                     }));
                 }
             }
@@ -66,15 +69,6 @@ pub fn report(mut status: watch::Receiver<SaveStatus>, rpc: bool) -> JoinHandle<
             }
         }
     })
-}
-
-/// What is said of a log beside the session that cannot be written.
-const SIDE_LOG_NOTE: &str = "its lines wait in memory and are written, in order, at the end of a \
-     turn once there is room; the session file itself is reported on its own";
-
-/// The words for the log `log` failing with `error`.
-pub fn side_log_failing(log: &str, error: &str) -> String {
-    format!("cannot write {log} ({error}): {SIDE_LOG_NOTE}")
 }
 
 /// Tells what is missing from the session file after it was closed; true when the

@@ -16,6 +16,15 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// What is said of a log beside the session that cannot be written.
+pub const FAILING_NOTE: &str = "its lines wait in memory and are written, in order, at the end \
+     of a turn once there is room; the session file itself is reported on its own";
+
+/// The words for the log `log` failing with `error`, alike in every front-end.
+pub fn failing_text(log: &str, error: &str) -> String {
+    format!("cannot write {log} ({error}): {FAILING_NOTE}")
+}
+
 /// The most bytes held back while writing fails; past it, what waits is dropped (and
 /// said), so a disk full for hours cannot exhaust memory.
 const MAX_BACKLOG: usize = 64 << 20;

@@ -11,13 +11,13 @@
 //! against about 6 MB with Oniguruma, which also compiles ten times faster.
 
 use super::msg::{Effect, HighlightRequest, HighlightedCode, Msg};
+use crate::syntax::Syntaxes;
 use ratatui::style::{Color, Modifier, Style};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use syntect::easy::HighlightLines;
-use syntect::highlighting::{FontStyle, ThemeSet};
-use syntect::parsing::SyntaxSet;
+use syntect::highlighting::FontStyle;
 use syntect::util::LinesWithEndings;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -38,36 +38,28 @@ pub fn highlight_key(theme: &str, lang: &str, code: &str) -> u64 {
 }
 
 /// The syntaxes and themes, loaded once.
-pub struct Sets {
-    syntaxes: SyntaxSet,
-    themes: ThemeSet,
-}
+pub struct Sets(Syntaxes);
 
 impl Sets {
     /// Loads syntect's bundled syntaxes and themes (tens of milliseconds: never call
     /// this on the UI thread).
     pub fn load() -> Self {
-        Self {
-            syntaxes: SyntaxSet::load_defaults_newlines(),
-            themes: ThemeSet::load_defaults(),
-        }
+        Self(Syntaxes::load())
     }
 
     /// Highlights one block; unknown languages and themes give plain pieces.
     pub fn highlight(&self, lang: &str, code: &str, theme: &str) -> HighlightedCode {
-        let lang = alias(lang);
-        let syntax = self
-            .syntaxes
-            .find_syntax_by_token(lang)
-            .or_else(|| self.syntaxes.find_syntax_by_name(lang))
-            .unwrap_or_else(|| self.syntaxes.find_syntax_plain_text());
-        let Some(theme) = self.themes.themes.get(theme) else {
+        let sets = &self.0;
+        let syntax = sets
+            .grammar(lang)
+            .unwrap_or_else(|| sets.syntaxes.find_syntax_plain_text());
+        let Some(theme) = sets.theme(theme) else {
             return plain(code);
         };
         let mut lines = HighlightLines::new(syntax, theme);
         let mut out = Vec::new();
         for line in LinesWithEndings::from(code) {
-            let pieces = match lines.highlight_line(line, &self.syntaxes) {
+            let pieces = match lines.highlight_line(line, &sets.syntaxes) {
                 Ok(pieces) => pieces,
                 // A grammar that fails on a line leaves the rest of the block plain.
                 Err(_) => return plain(code),
@@ -90,19 +82,6 @@ impl Sets {
             out.push(merged);
         }
         Arc::new(out)
-    }
-}
-
-/// Fence names that syntect's bundled set does not know, mapped to the grammar that
-/// serves them best: TypeScript and JSX have no grammar of their own there, and the
-/// JavaScript one colours their keywords, strings and comments.
-pub(crate) fn alias(lang: &str) -> &str {
-    match lang.to_ascii_lowercase().as_str() {
-        "shell" | "shellscript" | "console" => "bash",
-        "ts" | "typescript" | "tsx" | "mts" | "cts" | "jsx" | "mjs" | "cjs" => "js",
-        "golang" => "go",
-        "jsonc" | "json5" => "json",
-        _ => lang,
     }
 }
 

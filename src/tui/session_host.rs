@@ -230,7 +230,7 @@ pub(super) fn forward_saving(mut status: SaveWatch, tx: MsgSender) {
                 side_reported = now.side_failures;
                 side_failing = true;
                 for (log, error) in &now.side_logs {
-                    let text = crate::headless::side_log_failing(log, error);
+                    let text = crate::session::side_log::failing_text(log, error);
                     let _ = tx.send(Msg::Notice(NoticeLevel::Warning, text));
                 }
             }

@@ -169,7 +169,11 @@ async fn binary_files_are_refused_with_size_and_type() {
     s.file("data.bin", &blob);
     let r = call(&s.read(), json!({"path": "data.bin"})).await;
     assert!(r.is_error);
-    assert!(r.content.contains("(binary data, 2.9 KiB)"), "{}", r.content);
+    assert!(
+        r.content.contains("(binary data, 2.9 KiB)"),
+        "{}",
+        r.content
+    );
 }
 
 #[tokio::test]
