@@ -19,8 +19,7 @@ pub use compaction::CompactionSection;
 pub use provider::{Api, CompatConfig, PriceConfig, ProviderEntry, ProviderSpec};
 pub use ui::UiSection;
 
-/// Model id the demo provider reports.
-pub const DEMO_MODEL: &str = "demo (offline)";
+pub use crate::llm::demo::DEMO_MODEL;
 
 /// Why the configuration could not be loaded.
 #[derive(Debug, thiserror::Error)]

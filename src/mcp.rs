@@ -25,11 +25,10 @@ pub mod names;
 pub mod process_group;
 mod progress;
 mod server;
-pub mod state;
 mod tool;
 pub mod trust;
 
+pub use crate::runtime::mcp_state::{McpServerInfo, McpServerState, McpToolInfo};
 pub use config::{McpSection, Origin, ServerConfig, ServerSpec, Transport};
 pub use manager::{McpManager, ServerAccess};
-pub use state::{McpServerInfo, McpServerState, McpToolInfo};
 pub use tool::McpTool;

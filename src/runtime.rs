@@ -12,6 +12,7 @@ pub mod bus;
 pub mod context;
 pub mod cron;
 pub mod event;
+pub mod mcp_state;
 pub mod mode;
 pub mod subagents;
 pub mod supervisor;

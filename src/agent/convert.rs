@@ -5,6 +5,10 @@ use super::provider::LlmMessage;
 use super::types::{AssistantMessage, Message, StopReason, ToolResultMessage, UserMessage, now_ms};
 use std::collections::HashSet;
 
+/// The prefix that marks a notification (a background result, a cron job's output) for
+/// the model, which receives it as user input.
+pub const NOTIFICATION_PREFIX: &str = "[SYSTEM NOTIFICATION]";
+
 /// Content of the result invented for a tool call that never got one.
 pub const NO_RESULT_PROVIDED: &str = "No result provided";
 

@@ -6,11 +6,10 @@
 //! real provider. Its texts live in `assets/demo.toml`.
 
 use super::{LlmEvent, LlmMessage, LlmRequest, LlmStream, Provider};
+use crate::agent::convert::NOTIFICATION_PREFIX;
 use crate::agent::event::MessageDelta;
 use crate::agent::types::{AssistantMessage, Block, StopReason, Usage};
-use crate::config::DEMO_MODEL;
 use crate::llm::{ModelListError, SetupError};
-use crate::runtime::NOTIFICATION_PREFIX;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -32,6 +31,9 @@ struct Script {
     missing_tool: String,
     notification: String,
 }
+
+/// The offline demo model's name, as `/model` and the status bar show it.
+pub const DEMO_MODEL: &str = "demo (offline)";
 
 /// The demo provider.
 #[derive(Clone, Debug)]

@@ -288,15 +288,7 @@ pub fn check_server_name(name: &str) -> Result<(), ServerConfigError> {
     }
 }
 
-/// Where a server's settings come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Origin {
-    /// The user's config.toml.
-    User,
-    /// The workspace's `.mcp.json`.
-    Project,
-}
+pub use crate::runtime::mcp_state::Origin;
 
 /// A server to run: its name, settings and where they came from.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,10 +3,10 @@
 
 use super::config::{PROJECT_FILE, ServerSpec, merge, read_project_file};
 use super::manager::{McpManager, ServerAccess};
-use super::state::McpServerState;
 use super::trust::{ProjectEnv, TrustDecision, entry_view, fingerprints, server_files};
 use crate::config::Settings;
 use crate::runtime::RuntimeEventSender;
+use crate::runtime::mcp_state::McpServerState;
 use crate::tools::ToolRegistry;
 use crate::tools::exec::Approver;
 use crate::tools::policy::{PolicyConfig, ToolPolicy};

@@ -6,10 +6,9 @@ use super::client::RemoteTool;
 use super::config::{Origin, ServerSpec};
 use super::names::tool_name;
 use super::server::{self, Server};
-use super::state::tool_infos;
-use super::state::{McpServerInfo, McpServerState};
 use super::tool::McpTool;
 use super::trust::ProjectEnv;
+use crate::runtime::mcp_state::{McpServerInfo, McpServerState, McpToolInfo};
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use crate::tools::exec::EnvPolicy;
 use crate::tools::large_results::LargeResults;
@@ -381,6 +380,29 @@ impl std::fmt::Debug for McpManager {
             .field("servers", &names)
             .finish_non_exhaustive()
     }
+}
+
+/// What the UI shows about the server's offered tools (`(registry name, tool)` pairs),
+/// with the size of each definition as the providers send it.
+fn tool_infos(tools: &[(String, &super::client::RemoteTool)]) -> Vec<McpToolInfo> {
+    tools
+        .iter()
+        .map(|(name, tool)| {
+            let definition = serde_json::json!({
+                "name": name,
+                "description": tool.description,
+                "parameters": tool.input_schema,
+            });
+            McpToolInfo {
+                name: name.clone(),
+                remote_name: tool.name.clone(),
+                description: tool.description.clone(),
+                definition_tokens: crate::runtime::mcp_state::estimate_tokens(
+                    definition.to_string().len(),
+                ),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use super::client::{
 };
 use super::config::{ServerSpec, Transport, expand_vars};
 use super::manager::Shared;
-use super::state::{McpServerInfo, McpServerState, McpToolInfo};
+use crate::runtime::mcp_state::{McpServerInfo, McpServerState, McpToolInfo};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -7,7 +7,7 @@
 use super::config::{ServerSpec, Transport};
 use super::manager::Shared;
 use super::server::Server;
-use super::state::McpServerState;
+use crate::runtime::mcp_state::McpServerState;
 use crate::trust::{PinnedFile, Runner, ServerEntry, named_files};
 use serde_json::Value;
 use sha2::{Digest, Sha256};

@@ -30,7 +30,7 @@ pub enum RuntimeEvent {
     /// An MCP server's state or tools changed.
     McpServerUpdate {
         /// Its state after the change.
-        server: crate::mcp::McpServerInfo,
+        server: super::mcp_state::McpServerInfo,
     },
     /// The number of notifications waiting for the main agent's run to end changed.
     PendingNotifications {

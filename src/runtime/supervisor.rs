@@ -34,8 +34,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 /// process parked there (a `stat` when nothing is new).
 pub const PARKED_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The prefix that marks a notification for the model.
-pub const NOTIFICATION_PREFIX: &str = "[SYSTEM NOTIFICATION]";
+pub use crate::agent::convert::NOTIFICATION_PREFIX;
 
 /// What the UI or RPC asks the main agent to do.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,9 +1,18 @@
 //! What the UI, `get_state` and `claw-tui mcp list` see about each MCP server: plain
 //! serialisable data, sent as [`crate::runtime::RuntimeEvent::McpServerUpdate`] on every
-//! change.
+//! change. It lives beside the runtime's events; the MCP client (`crate::mcp`) fills it.
 
-use super::config::Origin;
 use serde::{Deserialize, Serialize};
+
+/// Where a server's settings come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The user's config.toml.
+    User,
+    /// The workspace's `.mcp.json`.
+    Project,
+}
 
 /// Where a server is in its life.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,27 +110,6 @@ impl McpServerInfo {
 /// bytes a token on schemas and English).
 pub fn estimate_tokens(bytes: usize) -> u64 {
     u64::try_from(bytes.div_ceil(4)).unwrap_or(u64::MAX)
-}
-
-/// What the UI shows about the server's offered tools (`(registry name, tool)` pairs),
-/// with the size of each definition as the providers send it.
-pub(super) fn tool_infos(tools: &[(String, &super::client::RemoteTool)]) -> Vec<McpToolInfo> {
-    tools
-        .iter()
-        .map(|(name, tool)| {
-            let definition = serde_json::json!({
-                "name": name,
-                "description": tool.description,
-                "parameters": tool.input_schema,
-            });
-            McpToolInfo {
-                name: name.clone(),
-                remote_name: tool.name.clone(),
-                description: tool.description.clone(),
-                definition_tokens: estimate_tokens(definition.to_string().len()),
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]
