@@ -1,5 +1,6 @@
 //! The process's exit codes, in one place: every front-end and subcommand ends with one
-//! of these, and `launcher::exit_code` maps errors onto them.
+//! of these, or returns an error to `main`, where `launcher::exit_code` maps it onto
+//! them ([`ExitFailure`] carries its own).
 
 /// A run or command that finished normally.
 pub const EXIT_OK: i32 = 0;
@@ -19,4 +20,25 @@ pub const EXIT_SIGTERM: i32 = 128 + 15;
 /// report it.
 pub const fn after_signal(number: i32) -> i32 {
     128 + number
+}
+
+/// A failure that ends the process with `code`, returned to `main` like every other
+/// error; an error that is not one is a usage or configuration error ([`EXIT_USAGE`]).
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ExitFailure {
+    /// The exit code.
+    pub code: i32,
+    /// What went wrong, for the user.
+    pub message: String,
+}
+
+impl ExitFailure {
+    /// A run that failed ([`EXIT_RUN_FAILED`]) because of `message`.
+    pub fn run_failed(message: impl Into<String>) -> Self {
+        Self {
+            code: EXIT_RUN_FAILED,
+            message: message.into(),
+        }
+    }
 }

@@ -5,22 +5,11 @@
 
 use crate::cli::{Cli, Mode};
 use crate::config::Settings;
-use crate::exit::EXIT_USAGE;
+use crate::exit::{EXIT_USAGE, ExitFailure};
 use crate::headless;
 use crate::session::{self, OpenedSession, SessionError};
 use color_eyre::eyre::{Report, bail, eyre};
 use std::io::{BufRead, Write};
-
-/// A failure that ends the process with `code`; every other error is a usage or
-/// configuration error ([`EXIT_USAGE`]).
-#[derive(Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct ExitFailure {
-    /// The exit code.
-    pub code: i32,
-    /// What went wrong, for the user.
-    pub message: String,
-}
 
 /// The exit code for an error that reached `main`.
 pub fn exit_code(report: &Report) -> i32 {
@@ -101,8 +90,8 @@ pub fn open_for_client(
 
 #[cfg(test)]
 mod tests {
-    use super::{ExitFailure, exit_code};
-    use crate::exit::{EXIT_RUN_FAILED, EXIT_USAGE};
+    use super::exit_code;
+    use crate::exit::{EXIT_RUN_FAILED, EXIT_USAGE, ExitFailure};
     use color_eyre::eyre::eyre;
 
     #[test]

@@ -20,9 +20,10 @@ pub use timeline::{Step, Timeline};
 
 use crate::cli::Mode;
 use crate::config::Settings;
-use crate::exit::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE};
+use crate::exit::{EXIT_OK, ExitFailure};
 use crate::session;
 use crate::tui::terminal;
+use color_eyre::eyre::{bail, eyre};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -39,26 +40,17 @@ pub struct ReplayArgs {
     pub mode: Option<Mode>,
 }
 
-/// Runs `claw-tui replay`; returns the exit code.
-pub fn run(args: &ReplayArgs, settings: &Settings) -> i32 {
+/// Runs `claw-tui replay`; returns the exit code, or the error for `main` to report (a
+/// usage error, or an [`ExitFailure`] with its own code).
+pub fn run(args: &ReplayArgs, settings: &Settings) -> color_eyre::Result<i32> {
     let speed = args.options.speed;
     if !speed.is_finite() || !(0.25..=64.0).contains(&speed) {
-        eprintln!("claw-tui: --speed must be between 0.25 and 64 (got {speed})");
-        return EXIT_USAGE;
+        bail!("--speed must be between 0.25 and 64 (got {speed})");
     }
-    let path = match session_path(args.session.as_deref(), settings) {
-        Ok(path) => path,
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let path = session_path(args.session.as_deref(), settings)?;
     match args.mode {
         Some(Mode::Json) => print_json(&path),
-        Some(Mode::Rpc) => {
-            eprintln!("claw-tui: replay has no RPC mode; use --mode json for the events");
-            EXIT_USAGE
-        }
+        Some(Mode::Rpc) => bail!("replay has no RPC mode; use --mode json for the events"),
         Some(Mode::Text) | None => play(&path, args, settings),
     }
 }
@@ -85,21 +77,21 @@ fn session_path(key: Option<&str>, settings: &Settings) -> Result<PathBuf, FindE
     })
 }
 
-fn print_json(path: &std::path::Path) -> i32 {
+fn print_json(path: &std::path::Path) -> color_eyre::Result<i32> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match json::print_events(path, &mut out) {
         Ok(notes) => {
             for note in notes {
+                // A warning, not an error: the events were printed.
                 eprintln!("claw-tui: warning: {note}");
             }
-            EXIT_OK
+            Ok(EXIT_OK)
         }
         // The reader went away: nothing more to say.
-        Err(json::JsonReplayError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            EXIT_RUN_FAILED
+        Err(json::JsonReplayError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            Ok(EXIT_OK)
         }
+        Err(e) => Err(ExitFailure::run_failed(e.to_string()).into()),
     }
 }
 
@@ -124,62 +116,38 @@ pub fn app_config(
 }
 
 /// Plays the session at `path` in the client until the user quits.
-fn play(path: &std::path::Path, args: &ReplayArgs, settings: &Settings) -> i32 {
-    let timeline = match Timeline::load(path) {
-        Ok(timeline) => Arc::new(timeline),
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            return EXIT_USAGE;
-        }
-    };
+fn play(path: &std::path::Path, args: &ReplayArgs, settings: &Settings) -> color_eyre::Result<i32> {
+    let timeline = Arc::new(Timeline::load(path)?);
     if let Some(turn) = args.from
         && (turn == 0 || turn > timeline.turn_count())
     {
-        eprintln!(
-            "claw-tui: --from {turn}: the session has {} turn(s)",
+        bail!(
+            "--from {turn}: the session has {} turn(s)",
             timeline.turn_count()
         );
-        return EXIT_USAGE;
     }
-    let config = match app_config(settings, &timeline) {
-        Ok(config) => config,
-        Err(e) => {
-            eprintln!("claw-tui: {e}");
-            return EXIT_USAGE;
-        }
-    };
+    let config = app_config(settings, &timeline)?;
     crate::logging::init_file_logging(&settings.state_dir);
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("claw-tui: cannot start the async runtime: {e}");
-            return EXIT_USAGE;
-        }
-    };
+        .map_err(|e| eyre!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async {
         // Before the terminal is taken: no signal may end the replay with the screen
         // left in its modes.
-        let mut stop = match crate::signals::StopSignals::install() {
-            Ok(stop) => stop,
-            Err(e) => {
-                eprintln!("claw-tui: cannot take over the stop signals: {e}");
-                return EXIT_RUN_FAILED;
-            }
-        };
+        let mut stop = crate::signals::StopSignals::install().map_err(|e| {
+            ExitFailure::run_failed(format!("cannot take over the stop signals: {e}"))
+        })?;
         terminal::install_panic_hook();
         let term = terminal::enter(config.mouse_capture).and_then(|()| terminal::terminal());
         let mut term = match term {
             Ok(term) => term,
             Err(e) => {
                 terminal::leave();
-                eprintln!(
-                    "claw-tui: cannot set up the terminal ({e}); `claw-tui replay ID --mode \
-                     json` prints the events without one"
+                bail!(
+                    "cannot set up the terminal ({e}); `claw-tui replay ID --mode json` \
+                     prints the events without one"
                 );
-                return EXIT_USAGE;
             }
         };
         let size = term.size().map_or((80, 24), |s| (s.width, s.height));
@@ -191,13 +159,10 @@ fn play(path: &std::path::Path, args: &ReplayArgs, settings: &Settings) -> i32 {
         let result = run::serve(&mut replay, &mut term, &mut stop).await;
         terminal::leave();
         match result {
-            Ok(None) => EXIT_OK,
+            Ok(None) => Ok(EXIT_OK),
             // A replay records nothing: once the terminal is back, it is done.
-            Ok(Some(code)) => code,
-            Err(e) => {
-                terminal::tell(&format!("claw-tui: the terminal failed: {e}"));
-                EXIT_RUN_FAILED
-            }
+            Ok(Some(code)) => Ok(code),
+            Err(e) => Err(ExitFailure::run_failed(format!("the terminal failed: {e}")).into()),
         }
     })
 }

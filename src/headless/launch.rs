@@ -269,7 +269,7 @@ pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result
             from,
             real_time,
             mode,
-        } => Ok(crate::replay::run(
+        } => crate::replay::run(
             &crate::replay::ReplayArgs {
                 session: session.clone(),
                 options: crate::replay::PlayOptions {
@@ -280,7 +280,7 @@ pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result
                 mode: *mode,
             },
             settings,
-        )),
+        ),
         Command::Sessions => {
             let sessions = session::list_sessions(&settings.data_dir, &settings.workspace);
             if sessions.is_empty() {
@@ -330,7 +330,7 @@ pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result
                 raw: *raw,
                 list: *list,
             },
-        )),
+        )?),
         Command::Export {
             session: key,
             format,

@@ -4,7 +4,7 @@
 use super::log::{RequestLog, requests_path};
 use super::{breakdown, rows, select};
 use crate::config::Settings;
-use crate::exit::{EXIT_OK, EXIT_USAGE};
+use crate::exit::EXIT_OK;
 use crate::session;
 use crate::text::clip;
 use std::io::Write;
@@ -25,29 +25,20 @@ pub struct Query {
     pub list: bool,
 }
 
-/// Runs the command; the exit code.
-pub fn run(settings: &Settings, query: &Query) -> i32 {
-    match answer(settings, query) {
-        Ok((text, gaps)) => {
-            // What the log cannot give back is said first, apart from the data.
-            for gap in gaps {
-                eprintln!("claw-tui: warning: {}", crate::visible::for_stderr(&gap));
-            }
-            let mut out = std::io::stdout().lock();
-            // A body is data: byte for byte to a pipe or file, made visible on a terminal.
-            let text = crate::visible::for_stdout(&text);
-            // A closed pipe (`| head`) is not an error worth a message.
-            let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-            EXIT_OK
-        }
-        Err(message) => {
-            eprintln!(
-                "claw-tui: {}",
-                crate::visible::for_stderr(&message.to_string())
-            );
-            EXIT_USAGE
-        }
+/// Runs the command; the exit code, or the error for `main` to report (a usage error:
+/// no such session, turn or request, or a log that cannot be read).
+pub fn run(settings: &Settings, query: &Query) -> Result<i32, InspectError> {
+    let (text, gaps) = answer(settings, query)?;
+    // What the log cannot give back is said first, apart from the data.
+    for gap in gaps {
+        eprintln!("claw-tui: warning: {}", crate::visible::for_stderr(&gap));
     }
+    let mut out = std::io::stdout().lock();
+    // A body is data: byte for byte to a pipe or file, made visible on a terminal.
+    let text = crate::visible::for_stdout(&text);
+    // A closed pipe (`| head`) is not an error worth a message.
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    Ok(EXIT_OK)
 }
 
 /// Why `claw-tui inspect` prints no request.
