@@ -97,7 +97,7 @@ pub type TransformContext =
 pub type RefreshTools = Arc<dyn Fn() -> Option<(String, ToolSet)> + Send + Sync>;
 
 /// Maps the history to what the model accepts, mapping or dropping custom roles.
-pub type ConvertToLlm = Arc<dyn Fn(&History) -> Vec<LlmMessage> + Send + Sync>;
+pub type ConvertToLlm = Arc<dyn Fn(&History) -> Vec<LlmMessage<'_>> + Send + Sync>;
 
 /// Everything one run of the loop needs besides the context and the provider.
 #[derive(Clone)]

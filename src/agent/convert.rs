@@ -3,6 +3,7 @@
 use super::history::History;
 use super::provider::LlmMessage;
 use super::types::{AssistantMessage, Message, StopReason, ToolResultMessage, UserMessage, now_ms};
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// The prefix that marks a notification (a background result, a cron job's output) for
@@ -13,23 +14,15 @@ pub const NOTIFICATION_PREFIX: &str = "[SYSTEM NOTIFICATION]";
 pub const NO_RESULT_PROVIDED: &str = "No result provided";
 
 /// The standard conversion: notifications become user input, notices are dropped.
-pub fn default_convert_to_llm(messages: &History) -> Vec<LlmMessage> {
+/// Messages sent as they are stay borrowed from the history.
+pub fn default_convert_to_llm(messages: &History) -> Vec<LlmMessage<'_>> {
     messages
         .iter()
         .filter_map(|m| match m {
-            Message::User(u) => Some(LlmMessage::User(u.clone())),
-            Message::Assistant(a) => Some(LlmMessage::Assistant(a.clone())),
-            // Without `details`: never sent to the model, and often the largest part.
-            Message::ToolResult(r) => Some(LlmMessage::ToolResult(ToolResultMessage {
-                tool_call_id: r.tool_call_id.clone(),
-                tool_name: r.tool_name.clone(),
-                content: r.content.clone(),
-                images: r.images.clone(),
-                details: serde_json::Value::Null,
-                is_error: r.is_error,
-                timestamp: r.timestamp,
-            })),
-            Message::Notification(n) => Some(LlmMessage::User(UserMessage {
+            Message::User(u) => Some(LlmMessage::User(Cow::Borrowed(u))),
+            Message::Assistant(a) => Some(LlmMessage::Assistant(Cow::Borrowed(a))),
+            Message::ToolResult(r) => Some(LlmMessage::ToolResult(Cow::Borrowed(r))),
+            Message::Notification(n) => Some(LlmMessage::from(UserMessage {
                 content: n.content.clone(),
                 images: Vec::new(),
                 timestamp: n.timestamp,
@@ -56,9 +49,9 @@ pub fn default_convert_to_llm(messages: &History) -> Vec<LlmMessage> {
 /// call.stop_reason = StopReason::ToolUse;
 /// call.content.push(Block::ToolCall { id: "c1".into(), name: "ls".into(), args: serde_json::json!({}) });
 /// let history = vec![
-///     LlmMessage::User(UserMessage::new("list files")),
-///     LlmMessage::Assistant(call),
-///     LlmMessage::User(UserMessage::new("hello?")),
+///     LlmMessage::from(UserMessage::new("list files")),
+///     LlmMessage::from(call),
+///     LlmMessage::from(UserMessage::new("hello?")),
 /// ];
 /// let sent = sanitize_for_llm(history);
 /// assert_eq!(sent.len(), 4);
@@ -67,7 +60,7 @@ pub fn default_convert_to_llm(messages: &History) -> Vec<LlmMessage> {
 ///     other => panic!("expected the invented result, got {other:?}"),
 /// }
 /// ```
-pub fn sanitize_for_llm(messages: Vec<LlmMessage>) -> Vec<LlmMessage> {
+pub fn sanitize_for_llm(messages: Vec<LlmMessage<'_>>) -> Vec<LlmMessage<'_>> {
     let mut out = Vec::with_capacity(messages.len());
     // Calls of the latest kept assistant message still waiting for a result, in order.
     let mut open: Vec<(String, String)> = Vec::new();
@@ -94,7 +87,8 @@ pub fn sanitize_for_llm(messages: Vec<LlmMessage>) -> Vec<LlmMessage> {
                     (LlmMessage::User(mut user), Some(note))
                         if matches!(out.last(), Some(LlmMessage::User(_))) =>
                     {
-                        user.content = format!("{note}\n\n{}", user.content);
+                        let content = format!("{note}\n\n{}", user.content);
+                        user.to_mut().content = content;
                         LlmMessage::User(user)
                     }
                     (other, _) => other,
@@ -126,13 +120,13 @@ pub fn unanswered_note(failed: &AssistantMessage) -> String {
 }
 
 fn close_open_calls(
-    out: &mut Vec<LlmMessage>,
+    out: &mut Vec<LlmMessage<'_>>,
     open: &mut Vec<(String, String)>,
     answered: &HashSet<String>,
 ) {
     for (id, name) in open.drain(..) {
         if !answered.contains(&id) {
-            out.push(LlmMessage::ToolResult(ToolResultMessage {
+            out.push(LlmMessage::from(ToolResultMessage {
                 tool_call_id: id,
                 tool_name: name,
                 content: NO_RESULT_PROVIDED.to_owned(),
@@ -142,5 +136,75 @@ fn close_open_calls(
                 timestamp: now_ms(),
             }));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{Block, NoticeLevel};
+
+    fn borrowed(message: &LlmMessage<'_>) -> bool {
+        match message {
+            LlmMessage::User(m) => matches!(m, Cow::Borrowed(_)),
+            LlmMessage::Assistant(m) => matches!(m, Cow::Borrowed(_)),
+            LlmMessage::ToolResult(m) => matches!(m, Cow::Borrowed(_)),
+        }
+    }
+
+    /// A long session's request must not hold a second copy of the conversation: what
+    /// is sent as it is stays borrowed from the history, through the sanitizer too.
+    #[test]
+    fn messages_sent_as_they_are_are_borrowed_not_copied() {
+        let mut call = AssistantMessage::empty("m");
+        call.stop_reason = StopReason::ToolUse;
+        call.content.push(Block::ToolCall {
+            id: "c1".into(),
+            name: "read".into(),
+            args: serde_json::json!({}),
+        });
+        let result = ToolResultMessage {
+            tool_call_id: "c1".into(),
+            tool_name: "read".into(),
+            content: "x".repeat(1000),
+            images: Vec::new(),
+            details: serde_json::json!({"big": "y"}),
+            is_error: false,
+            timestamp: 1,
+        };
+        let history = History::from(vec![
+            Message::User(UserMessage::new("read it")),
+            Message::Assistant(call),
+            Message::ToolResult(result),
+            Message::notice(NoticeLevel::Info, "not sent"),
+        ]);
+        let sent = sanitize_for_llm(default_convert_to_llm(&history));
+        assert_eq!(sent.len(), 3);
+        assert!(sent.iter().all(borrowed), "{sent:#?}");
+    }
+
+    /// The one message the sanitizer changes (a note before a user message whose
+    /// predecessor lost its answer) is copied; the history itself is not changed.
+    #[test]
+    fn a_message_the_sanitizer_changes_is_copied_and_the_history_kept() {
+        let mut failed = AssistantMessage::empty("m");
+        failed.stop_reason = StopReason::Aborted;
+        let history = History::from(vec![
+            Message::User(UserMessage::new("first")),
+            Message::Assistant(failed),
+            Message::User(UserMessage::new("second")),
+        ]);
+        let sent = sanitize_for_llm(default_convert_to_llm(&history));
+        assert_eq!(sent.len(), 2);
+        assert!(borrowed(&sent[0]));
+        let LlmMessage::User(second) = &sent[1] else {
+            panic!("{sent:#?}")
+        };
+        assert!(matches!(second, Cow::Owned(_)));
+        assert!(second.content.ends_with("\n\nsecond"), "{}", second.content);
+        let Some(Message::User(kept)) = history.get(2) else {
+            panic!()
+        };
+        assert_eq!(kept.content, "second");
     }
 }

@@ -10,6 +10,7 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 use std::any::Any;
+use std::borrow::Cow;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -42,30 +43,82 @@ impl std::fmt::Debug for CallOrigin {
 }
 
 /// A message in the form models accept: custom roles are already mapped or dropped.
+///
+/// It borrows the history's message where it can: a long session's request would
+/// otherwise hold the whole conversation twice (the history and this copy) while its
+/// body is written, a third copy. Only a message the conversion changes is owned.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
-pub enum LlmMessage {
+pub enum LlmMessage<'a> {
     /// User input (prompts, steering, notifications).
-    User(UserMessage),
+    User(Cow<'a, UserMessage>),
     /// An earlier model answer, replayed.
-    Assistant(AssistantMessage),
-    /// A tool's result.
-    ToolResult(ToolResultMessage),
+    Assistant(Cow<'a, AssistantMessage>),
+    /// A tool's result (its `details` are never sent).
+    ToolResult(Cow<'a, ToolResultMessage>),
 }
 
-/// One LLM call: the converted context.
+impl LlmMessage<'_> {
+    /// The message with nothing borrowed (borrowed parts are copied).
+    pub fn into_owned(self) -> LlmMessage<'static> {
+        match self {
+            LlmMessage::User(m) => LlmMessage::User(Cow::Owned(m.into_owned())),
+            LlmMessage::Assistant(m) => LlmMessage::Assistant(Cow::Owned(m.into_owned())),
+            LlmMessage::ToolResult(m) => LlmMessage::ToolResult(Cow::Owned(m.into_owned())),
+        }
+    }
+}
+
+impl From<UserMessage> for LlmMessage<'static> {
+    fn from(message: UserMessage) -> Self {
+        LlmMessage::User(Cow::Owned(message))
+    }
+}
+
+impl From<AssistantMessage> for LlmMessage<'static> {
+    fn from(message: AssistantMessage) -> Self {
+        LlmMessage::Assistant(Cow::Owned(message))
+    }
+}
+
+impl From<ToolResultMessage> for LlmMessage<'static> {
+    fn from(message: ToolResultMessage) -> Self {
+        LlmMessage::ToolResult(Cow::Owned(message))
+    }
+}
+
+/// One LLM call: the converted context, borrowing the history's messages for as long
+/// as the provider takes to turn it into what it sends ([`Provider::stream`] returns
+/// a stream that owns what it needs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LlmRequest {
+pub struct LlmRequest<'a> {
     /// The system prompt.
     pub system_prompt: String,
     /// The conversation, well-formed (every tool call has a result).
-    pub messages: Vec<LlmMessage>,
+    pub messages: Vec<LlmMessage<'a>>,
     /// Tools the model may call.
     pub tools: Vec<ToolDefinition>,
     /// Model id.
     pub model: String,
     /// Requested thinking effort.
     pub thinking: ThinkingLevel,
+}
+
+impl LlmRequest<'_> {
+    /// The request with nothing borrowed, e.g. to keep it after the call.
+    pub fn into_owned(self) -> LlmRequest<'static> {
+        LlmRequest {
+            system_prompt: self.system_prompt,
+            messages: self
+                .messages
+                .into_iter()
+                .map(LlmMessage::into_owned)
+                .collect(),
+            tools: self.tools,
+            model: self.model,
+            thinking: self.thinking,
+        }
+    }
 }
 
 /// What a provider streams back for one call.
@@ -106,13 +159,13 @@ pub type LlmStream = BoxStream<'static, LlmEvent>;
 /// arrives as `LlmEvent::Error` with `stop_reason` `error` or `aborted`.
 pub trait Provider: Send + Sync {
     /// Starts one call; `cancel` stops the stream.
-    fn stream(&self, request: LlmRequest, cancel: CancellationToken) -> LlmStream;
+    fn stream(&self, request: LlmRequest<'_>, cancel: CancellationToken) -> LlmStream;
 
     /// Starts one call made for `origin`; providers that report what they send look in
     /// it for the kind of origin they know. Others just stream.
     fn stream_for(
         &self,
-        request: LlmRequest,
+        request: LlmRequest<'_>,
         cancel: CancellationToken,
         origin: &CallOrigin,
     ) -> LlmStream {

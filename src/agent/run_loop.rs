@@ -216,50 +216,55 @@ impl Run<'_, '_, '_> {
     /// it with [`Run::finish_answer`].
     pub(super) async fn stream_once(&mut self) -> AssistantMessage {
         let env = self.env;
-        // Converted straight from the history unless a transform wants its own copy or a
-        // compaction is in force: a long history is not copied once more per request.
-        // The model sees the summary and the kept messages, never the compacted ones.
-        let shared = (env.history)();
-        let compacted;
-        let view: &History = match self.ctx.compaction.as_ref() {
-            Some(c) if c.fits(shared.len()) => {
-                compacted = History::unshared(compacted_view(&shared, Some(c)));
-                &compacted
-            }
-            _ => &shared,
-        };
-        let transformed;
-        let history: &History = match &env.config.transform_context {
-            Some(transform) => {
-                transformed = History::unshared(transform(view.to_vec(), env.cancel.clone()).await);
-                &transformed
-            }
-            None => view,
-        };
-        // After the transform: it may have waited for tools to become available.
-        if let Some(refresh) = &env.config.refresh_tools
-            && let Some((system_prompt, tools)) = refresh()
-        {
-            self.ctx.system_prompt = system_prompt;
-            self.retired = self.ctx.tools.keeping(&self.retired);
-            self.ctx.tools = tools;
-        }
-        let messages = sanitize_for_llm((env.config.convert_to_llm)(history));
-        // Let go before streaming: the message about to be added need not copy it.
-        drop(shared);
-        let request = LlmRequest {
-            system_prompt: self.ctx.system_prompt.clone(),
-            messages,
-            tools: self.ctx.tools.definitions(),
-            model: env.config.model.clone(),
-            thinking: env.config.thinking,
-        };
         let mut partial = AssistantMessage::empty(&env.config.model);
         let mut raw_args = Vec::new();
-        env.emit(AgentEvent::MessageStart {
-            message: Message::Assistant(partial.clone()),
-        });
-        let mut stream = env.provider.stream(request, env.cancel.clone());
+        // The request borrows the history's messages; the provider turns it into what it
+        // sends before `stream` returns. The history is let go of at the end of this
+        // block, before streaming: the message about to be added need not copy it.
+        let mut stream = {
+            // Converted straight from the history unless a transform wants its own copy
+            // or a compaction is in force: a long history is not copied once more per
+            // request. The model sees the summary and the kept messages, never the
+            // compacted ones.
+            let shared = (env.history)();
+            let compacted;
+            let view: &History = match self.ctx.compaction.as_ref() {
+                Some(c) if c.fits(shared.len()) => {
+                    compacted = History::unshared(compacted_view(&shared, Some(c)));
+                    &compacted
+                }
+                _ => &shared,
+            };
+            let transformed;
+            let history: &History = match &env.config.transform_context {
+                Some(transform) => {
+                    transformed =
+                        History::unshared(transform(view.to_vec(), env.cancel.clone()).await);
+                    &transformed
+                }
+                None => view,
+            };
+            // After the transform: it may have waited for tools to become available.
+            if let Some(refresh) = &env.config.refresh_tools
+                && let Some((system_prompt, tools)) = refresh()
+            {
+                self.ctx.system_prompt = system_prompt;
+                self.retired = self.ctx.tools.keeping(&self.retired);
+                self.ctx.tools = tools;
+            }
+            let messages = sanitize_for_llm((env.config.convert_to_llm)(history));
+            let request = LlmRequest {
+                system_prompt: self.ctx.system_prompt.clone(),
+                messages,
+                tools: self.ctx.tools.definitions(),
+                model: env.config.model.clone(),
+                thinking: env.config.thinking,
+            };
+            env.emit(AgentEvent::MessageStart {
+                message: Message::Assistant(partial.clone()),
+            });
+            env.provider.stream(request, env.cancel.clone())
+        };
         let message = loop {
             let event = tokio::select! {
                 biased;

@@ -63,14 +63,28 @@ pub(crate) fn prepare_images(request: &mut LlmRequest) {
     let sees = accepts_images(&request.model);
     let model = request.model.clone();
     for message in &mut request.messages {
-        let (images, text) = match message {
-            LlmMessage::User(user) => (&mut user.images, &mut user.content),
-            LlmMessage::ToolResult(result) => (&mut result.images, &mut result.content),
+        let unchanged = match message {
+            LlmMessage::User(user) => &user.images,
+            LlmMessage::ToolResult(result) => &result.images,
             LlmMessage::Assistant(_) => continue,
-        };
-        if images.iter().all(|i| sees && i.is_loaded()) {
+        }
+        .iter()
+        .all(|i| sees && i.is_loaded());
+        if unchanged {
             continue;
         }
+        // Only a message that changes is copied out of the history.
+        let (images, text) = match message {
+            LlmMessage::User(user) => {
+                let user = user.to_mut();
+                (&mut user.images, &mut user.content)
+            }
+            LlmMessage::ToolResult(result) => {
+                let result = result.to_mut();
+                (&mut result.images, &mut result.content)
+            }
+            LlmMessage::Assistant(_) => continue,
+        };
         let mut kept = Vec::with_capacity(images.len());
         for image in images.drain(..) {
             let note = if !sees {
@@ -124,10 +138,10 @@ mod tests {
         }
     }
 
-    fn request(model: &str, images: Vec<ImageData>) -> LlmRequest {
+    fn request(model: &str, images: Vec<ImageData>) -> LlmRequest<'static> {
         LlmRequest {
             system_prompt: String::new(),
-            messages: vec![LlmMessage::User(
+            messages: vec![LlmMessage::from(
                 UserMessage::new("look").with_images(images),
             )],
             tools: Vec::new(),
@@ -136,7 +150,7 @@ mod tests {
         }
     }
 
-    fn user(request: &LlmRequest) -> &UserMessage {
+    fn user<'a>(request: &'a LlmRequest<'_>) -> &'a UserMessage {
         match &request.messages[0] {
             LlmMessage::User(u) => u,
             _ => unreachable!(),

@@ -466,24 +466,24 @@ mod tests {
     #[test]
     fn the_cache_key_follows_the_first_message() {
         let first = UserMessage::new("hello");
-        let request = |messages: Vec<LlmMessage>| LlmRequest {
+        let request = |messages: Vec<LlmMessage<'static>>| LlmRequest {
             system_prompt: String::new(),
             messages,
             tools: Vec::new(),
             model: "m".into(),
             thinking: ThinkingLevel::Off,
         };
-        let one = cache_key(&request(vec![LlmMessage::User(first.clone())])).unwrap();
+        let one = cache_key(&request(vec![LlmMessage::from(first.clone())])).unwrap();
         let two = cache_key(&request(vec![
-            LlmMessage::User(first.clone()),
-            LlmMessage::User(UserMessage::new("more")),
+            LlmMessage::from(first.clone()),
+            LlmMessage::from(UserMessage::new("more")),
         ]))
         .unwrap();
         assert_eq!(one, two);
         let mut other = first;
         other.timestamp += 1;
         assert_ne!(
-            cache_key(&request(vec![LlmMessage::User(other)])),
+            cache_key(&request(vec![LlmMessage::from(other)])),
             Some(one)
         );
         assert_eq!(cache_key(&request(Vec::new())), None);

@@ -199,7 +199,7 @@ impl Caller<'_> {
     ) -> Call {
         let request = LlmRequest {
             system_prompt: SUMMARY_SYSTEM_PROMPT.to_owned(),
-            messages: vec![LlmMessage::User(UserMessage::new(summary_request_text(
+            messages: vec![LlmMessage::from(UserMessage::new(summary_request_text(
                 chunk, previous, job.focus,
             )))],
             tools: Vec::new(),

@@ -269,11 +269,11 @@ mod tests {
     use super::*;
     use crate::agent::types::{StopReason, UserMessage};
 
-    fn assistant(content: Vec<Block>) -> LlmMessage {
+    fn assistant(content: Vec<Block>) -> LlmMessage<'static> {
         let mut m = AssistantMessage::empty("claude-sonnet-4-5");
         m.content = content;
         m.stop_reason = StopReason::ToolUse;
-        LlmMessage::Assistant(m)
+        LlmMessage::from(m)
     }
 
     /// The turns `messages` writes for `history`.
@@ -287,12 +287,12 @@ mod tests {
     fn the_breakpoints_go_on_the_two_newest_user_turns_of_a_long_conversation() {
         let mut history = Vec::new();
         for i in 0..9 {
-            history.push(LlmMessage::User(UserMessage::new(format!("question {i}"))));
+            history.push(LlmMessage::from(UserMessage::new(format!("question {i}"))));
             history.push(assistant(vec![Block::Text {
                 text: format!("answer {i}"),
             }]));
         }
-        history.push(LlmMessage::User(UserMessage::new("last")));
+        history.push(LlmMessage::from(UserMessage::new("last")));
         let turns = turns_of(&history, true);
         assert_eq!(turns.len(), 19);
         let marked: Vec<usize> = (0..turns.len())
@@ -310,8 +310,8 @@ mod tests {
         );
     }
 
-    fn result(id: &str, content: &str, is_error: bool) -> LlmMessage {
-        LlmMessage::ToolResult(ToolResultMessage {
+    fn result(id: &str, content: &str, is_error: bool) -> LlmMessage<'static> {
+        LlmMessage::from(ToolResultMessage {
             tool_call_id: id.into(),
             tool_name: "t".into(),
             content: content.into(),
@@ -345,7 +345,7 @@ mod tests {
     #[test]
     fn tool_results_and_steering_share_one_user_turn() {
         let history = vec![
-            LlmMessage::User(UserMessage::new("go")),
+            LlmMessage::from(UserMessage::new("go")),
             assistant(vec![
                 Block::Thinking {
                     thinking: "plan".into(),
@@ -365,8 +365,8 @@ mod tests {
                 },
             ]),
             result("call:1", "", true),
-            LlmMessage::User(UserMessage::new("   ")),
-            LlmMessage::User(UserMessage::new("steer")),
+            LlmMessage::from(UserMessage::new("   ")),
+            LlmMessage::from(UserMessage::new("steer")),
         ];
         let turns = turns_of(&history, false);
         assert_eq!(turns.len(), 3);

@@ -192,7 +192,7 @@ mod tests {
         serde_json::from_slice(&super::body(request, config, cache_key).unwrap()).unwrap()
     }
 
-    fn request(thinking: ThinkingLevel) -> LlmRequest {
+    fn request(thinking: ThinkingLevel) -> LlmRequest<'static> {
         let mut call = AssistantMessage::empty("m");
         call.content = vec![
             Block::Thinking {
@@ -208,9 +208,9 @@ mod tests {
         LlmRequest {
             system_prompt: "be brief".into(),
             messages: vec![
-                LlmMessage::User(UserMessage::new("list")),
-                LlmMessage::Assistant(call),
-                LlmMessage::ToolResult(ToolResultMessage {
+                LlmMessage::from(UserMessage::new("list")),
+                LlmMessage::from(call),
+                LlmMessage::from(ToolResultMessage {
                     tool_call_id: "call_1".into(),
                     tool_name: "ls".into(),
                     content: "a.txt".into(),
@@ -219,7 +219,7 @@ mod tests {
                     is_error: false,
                     timestamp: 0,
                 }),
-                LlmMessage::User(UserMessage::new("and hidden files?")),
+                LlmMessage::from(UserMessage::new("and hidden files?")),
             ],
             tools: vec![ToolDefinition {
                 name: "ls".into(),

@@ -263,9 +263,9 @@ mod tests {
             },
         ];
         let history = vec![
-            LlmMessage::User(UserMessage::new("list")),
-            LlmMessage::Assistant(answer),
-            LlmMessage::ToolResult(ToolResultMessage {
+            LlmMessage::from(UserMessage::new("list")),
+            LlmMessage::from(answer),
+            LlmMessage::from(ToolResultMessage {
                 tool_call_id: "call_1".into(),
                 tool_name: "ls".into(),
                 content: "a.txt".into(),

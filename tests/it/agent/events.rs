@@ -380,7 +380,7 @@ async fn tool_call_round_trip_feeds_the_result_to_the_next_request() {
     let LlmMessage::ToolResult(sent) = &second[2] else {
         panic!("expected a tool result, got {:?}", second[2])
     };
-    assert_eq!(sent, tool_result);
+    assert_eq!(sent.as_ref(), tool_result);
 
     let AgentEvent::AgentEnd { messages } = &events[18] else {
         unreachable!()

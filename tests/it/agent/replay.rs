@@ -82,14 +82,14 @@ async fn replay_drops_failed_messages_and_answers_dangling_calls() {
 #[test]
 fn sanitize_keeps_a_well_formed_history_unchanged() {
     let history = vec![
-        LlmMessage::User(UserMessage::new("q")),
-        LlmMessage::Assistant(assistant(
+        LlmMessage::from(UserMessage::new("q")),
+        LlmMessage::from(assistant(
             vec![call("a", "echo"), call("b", "echo")],
             StopReason::ToolUse,
         )),
-        LlmMessage::ToolResult(result("a", "A")),
-        LlmMessage::ToolResult(result("b", "B")),
-        LlmMessage::Assistant(assistant(vec![text("done")], StopReason::Stop)),
+        LlmMessage::from(result("a", "A")),
+        LlmMessage::from(result("b", "B")),
+        LlmMessage::from(assistant(vec![text("done")], StopReason::Stop)),
     ];
     assert_eq!(sanitize_for_llm(history.clone()), history);
 }
@@ -97,14 +97,14 @@ fn sanitize_keeps_a_well_formed_history_unchanged() {
 #[test]
 fn sanitize_drops_failed_assistant_messages() {
     let out = sanitize_for_llm(vec![
-        LlmMessage::User(UserMessage::new("q")),
-        LlmMessage::Assistant(failed(
+        LlmMessage::from(UserMessage::new("q")),
+        LlmMessage::from(failed(
             vec![text("partial")],
             StopReason::Aborted,
             "aborted",
         )),
-        LlmMessage::User(UserMessage::new("q again")),
-        LlmMessage::Assistant(failed(vec![], StopReason::Error, "boom")),
+        LlmMessage::from(UserMessage::new("q again")),
+        LlmMessage::from(failed(vec![], StopReason::Error, "boom")),
     ]);
     assert_eq!(
         describe_all(&out),
@@ -120,16 +120,16 @@ fn sanitize_explains_a_lost_answer_only_between_two_user_messages() {
     let mut lost = failed(vec![], StopReason::Aborted, "");
     lost.error_message = None;
     let out = sanitize_for_llm(vec![
-        LlmMessage::User(UserMessage::new("prompt")),
+        LlmMessage::from(UserMessage::new("prompt")),
         // Steering sent with the prompt: two user messages, nothing lost between them.
-        LlmMessage::User(UserMessage::new("and also")),
-        LlmMessage::Assistant(assistant(vec![call("a", "echo")], StopReason::ToolUse)),
-        LlmMessage::ToolResult(result("a", "A")),
+        LlmMessage::from(UserMessage::new("and also")),
+        LlmMessage::from(assistant(vec![call("a", "echo")], StopReason::ToolUse)),
+        LlmMessage::from(result("a", "A")),
         // Lost after a tool result: the history is well-formed without a note.
-        LlmMessage::Assistant(failed(vec![text("half")], StopReason::Error, "overloaded")),
-        LlmMessage::User(UserMessage::new("retry")),
-        LlmMessage::Assistant(lost),
-        LlmMessage::User(UserMessage::new("hello?")),
+        LlmMessage::from(failed(vec![text("half")], StopReason::Error, "overloaded")),
+        LlmMessage::from(UserMessage::new("retry")),
+        LlmMessage::from(lost),
+        LlmMessage::from(UserMessage::new("hello?")),
     ]);
     assert_eq!(
         describe_all(&out),
@@ -147,14 +147,14 @@ fn sanitize_explains_a_lost_answer_only_between_two_user_messages() {
 #[test]
 fn sanitize_answers_dangling_calls_right_after_their_message() {
     let out = sanitize_for_llm(vec![
-        LlmMessage::User(UserMessage::new("q")),
-        LlmMessage::Assistant(assistant(
+        LlmMessage::from(UserMessage::new("q")),
+        LlmMessage::from(assistant(
             vec![call("a", "echo"), call("b", "echo")],
             StopReason::ToolUse,
         )),
-        LlmMessage::ToolResult(result("b", "B")),
-        LlmMessage::User(UserMessage::new("steer")),
-        LlmMessage::Assistant(assistant(vec![call("c", "echo")], StopReason::ToolUse)),
+        LlmMessage::from(result("b", "B")),
+        LlmMessage::from(UserMessage::new("steer")),
+        LlmMessage::from(assistant(vec![call("c", "echo")], StopReason::ToolUse)),
     ]);
     assert_eq!(
         describe_all(&out),
@@ -182,19 +182,19 @@ fn sanitize_answers_dangling_calls_right_after_their_message() {
 fn sanitize_drops_results_that_answer_no_kept_call() {
     let out = sanitize_for_llm(vec![
         // Orphan: no call before it.
-        LlmMessage::ToolResult(result("ghost", "?")),
-        LlmMessage::User(UserMessage::new("q")),
-        LlmMessage::Assistant(failed(
+        LlmMessage::from(result("ghost", "?")),
+        LlmMessage::from(UserMessage::new("q")),
+        LlmMessage::from(failed(
             vec![call("x", "echo")],
             StopReason::Aborted,
             "aborted",
         )),
         // Answers a call of a dropped message.
-        LlmMessage::ToolResult(result("x", "X")),
-        LlmMessage::Assistant(assistant(vec![call("a", "echo")], StopReason::ToolUse)),
-        LlmMessage::ToolResult(result("a", "A")),
+        LlmMessage::from(result("x", "X")),
+        LlmMessage::from(assistant(vec![call("a", "echo")], StopReason::ToolUse)),
+        LlmMessage::from(result("a", "A")),
         // Duplicate answer.
-        LlmMessage::ToolResult(result("a", "A again")),
+        LlmMessage::from(result("a", "A again")),
     ]);
     assert_eq!(
         describe_all(&out),

@@ -229,10 +229,10 @@ async fn thinking_streams_keeps_its_signature_and_is_replayed_next_request() {
     assert_eq!(body["max_tokens"], 16_384 + 8_192);
 
     let mut second = first;
-    second.messages.push(LlmMessage::Assistant(answer));
+    second.messages.push(LlmMessage::from(answer));
     second
         .messages
-        .push(LlmMessage::User(UserMessage::new("more")));
+        .push(LlmMessage::from(UserMessage::new("more")));
     done(&collect(provider.stream(second, CancellationToken::new())).await);
     let body = &server.requests()[1].body;
     assert_eq!(

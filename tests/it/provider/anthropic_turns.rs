@@ -36,7 +36,7 @@ async fn tool_results_are_merged_and_a_steering_message_follows_them() {
         },
     ];
     let result = |id: &str, content: &str, is_error: bool| {
-        LlmMessage::ToolResult(ToolResultMessage {
+        LlmMessage::from(ToolResultMessage {
             tool_call_id: id.into(),
             tool_name: "echo".into(),
             content: content.into(),
@@ -48,10 +48,10 @@ async fn tool_results_are_merged_and_a_steering_message_follows_them() {
     };
     let mut req = request("claude-sonnet-4-5", "do two things");
     req.messages.extend([
-        LlmMessage::Assistant(call),
+        LlmMessage::from(call),
         result("toolu_a", "1", false),
         result("toolu_b", "boom: no such file", true),
-        LlmMessage::User(UserMessage::new("actually, stop after this")),
+        LlmMessage::from(UserMessage::new("actually, stop after this")),
     ]);
     done(&collect(anthropic(&server).stream(req, CancellationToken::new())).await);
 

@@ -30,7 +30,7 @@ fn b64(image: &ImageData) -> String {
 }
 
 /// "look" with `screen.png`, then a call of `read_file` whose result carries `plot.png`.
-fn conversation(model: &str) -> (LlmRequest, ImageData, ImageData) {
+fn conversation(model: &str) -> (LlmRequest<'static>, ImageData, ImageData) {
     let screen = shot("screen.png");
     let plot = shot("plot.png");
     let mut req = request(model, "unused");
@@ -42,9 +42,9 @@ fn conversation(model: &str) -> (LlmRequest, ImageData, ImageData) {
         args: json!({"path": "plot.png"}),
     }];
     req.messages = vec![
-        LlmMessage::User(UserMessage::new("look").with_images(vec![screen.clone()])),
-        LlmMessage::Assistant(call),
-        LlmMessage::ToolResult(ToolResultMessage {
+        LlmMessage::from(UserMessage::new("look").with_images(vec![screen.clone()])),
+        LlmMessage::from(call),
+        LlmMessage::from(ToolResultMessage {
             tool_call_id: "call_1".into(),
             tool_name: "read_file".into(),
             content: "Image plot.png".into(),
@@ -57,7 +57,7 @@ fn conversation(model: &str) -> (LlmRequest, ImageData, ImageData) {
     (req, screen, plot)
 }
 
-async fn send(provider: &RemoteProvider, req: LlmRequest) {
+async fn send(provider: &RemoteProvider, req: LlmRequest<'static>) {
     done(&collect(provider.stream(req, CancellationToken::new())).await);
 }
 

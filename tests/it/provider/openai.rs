@@ -19,7 +19,10 @@ use serde_json::json;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-async fn run(provider: &OpenAiProvider, request: claw_tui::llm::LlmRequest) -> Vec<LlmEvent> {
+async fn run(
+    provider: &OpenAiProvider,
+    request: claw_tui::llm::LlmRequest<'static>,
+) -> Vec<LlmEvent> {
     collect(provider.stream(request, CancellationToken::new())).await
 }
 
@@ -328,7 +331,7 @@ async fn history_with_tool_calls_results_and_steering_is_sent_in_order() {
         },
     ];
     let result = |id: &str, content: &str| {
-        LlmMessage::ToolResult(ToolResultMessage {
+        LlmMessage::from(ToolResultMessage {
             tool_call_id: id.into(),
             tool_name: "echo".into(),
             content: content.into(),
@@ -340,10 +343,10 @@ async fn history_with_tool_calls_results_and_steering_is_sent_in_order() {
     };
     let mut req = request("gpt-4o", "check twice");
     req.messages.extend([
-        LlmMessage::Assistant(call),
+        LlmMessage::from(call),
         result("call_1", "a"),
         result("call_2", "b"),
-        LlmMessage::User(UserMessage::new("steer: be quick")),
+        LlmMessage::from(UserMessage::new("steer: be quick")),
     ]);
     done(&run(&openai(&server), req).await);
     assert_eq!(

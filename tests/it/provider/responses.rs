@@ -13,7 +13,7 @@ use claw_tui::llm::{LlmEvent, LlmMessage, Provider};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-async fn run(server: &FakeLlm, request: claw_tui::llm::LlmRequest) -> Vec<LlmEvent> {
+async fn run(server: &FakeLlm, request: claw_tui::llm::LlmRequest<'static>) -> Vec<LlmEvent> {
     collect(responses(server).stream(request, CancellationToken::new())).await
 }
 
@@ -181,10 +181,10 @@ async fn two_parallel_calls_with_split_arguments_and_reasoning_replayed_next_tur
     // The next request replays the reasoning item with its encrypted content, whatever
     // the thinking level is now, then the calls and their outputs.
     req.thinking = ThinkingLevel::Off;
-    req.messages.push(LlmMessage::Assistant(answer));
+    req.messages.push(LlmMessage::from(answer));
     for (id, text) in [("call_a", "one"), ("call_b", "two")] {
         req.messages
-            .push(LlmMessage::ToolResult(claw_tui::agent::ToolResultMessage {
+            .push(LlmMessage::from(claw_tui::agent::ToolResultMessage {
                 tool_call_id: id.into(),
                 tool_name: "echo".into(),
                 content: text.into(),
@@ -279,9 +279,9 @@ async fn reasoning_without_encrypted_content_is_not_kept_and_without_summary_is_
         "{body}"
     );
 
-    req.messages.push(LlmMessage::Assistant(answer));
+    req.messages.push(LlmMessage::from(answer));
     req.messages
-        .push(LlmMessage::User(claw_tui::agent::UserMessage::new("more")));
+        .push(LlmMessage::from(claw_tui::agent::UserMessage::new("more")));
     req.thinking = ThinkingLevel::Low;
     let answer = done(&run(&server, req.clone()).await);
     assert!(
@@ -289,9 +289,9 @@ async fn reasoning_without_encrypted_content_is_not_kept_and_without_summary_is_
         "{:?}",
         answer.content
     );
-    req.messages.push(LlmMessage::Assistant(answer));
+    req.messages.push(LlmMessage::from(answer));
     req.messages
-        .push(LlmMessage::User(claw_tui::agent::UserMessage::new("last")));
+        .push(LlmMessage::from(claw_tui::agent::UserMessage::new("last")));
     done(&run(&server, req).await);
     let input = server.requests()[2].body["input"].clone();
     let kinds: Vec<&str> = input

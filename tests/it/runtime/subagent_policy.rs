@@ -66,7 +66,7 @@ impl Hostile {
     }
 
     /// Submits the prompt and waits until the subagent has ended; returns its requests.
-    async fn run(&mut self) -> Vec<LlmRequest> {
+    async fn run(&mut self) -> Vec<LlmRequest<'static>> {
         self.main.supervisor.submit(PROMPT);
         until_runtime(&mut self.main.events, |e| {
             matches!(e, RuntimeEvent::SubagentUpdate { info }

@@ -75,7 +75,7 @@ async fn an_image_is_stored_once_and_resumed_with_its_bytes() {
         .messages
         .iter()
         .filter_map(|m| match m {
-            LlmMessage::User(u) => Some(u),
+            LlmMessage::User(u) => Some(u.as_ref()),
             _ => None,
         })
         .collect();

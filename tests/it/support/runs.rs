@@ -44,7 +44,7 @@ pub fn sent_results(request: &claw_tui::llm::LlmRequest) -> Vec<ToolResultMessag
         .messages
         .iter()
         .filter_map(|m| match m {
-            LlmMessage::ToolResult(r) => Some(r.clone()),
+            LlmMessage::ToolResult(r) => Some(r.clone().into_owned()),
             _ => None,
         })
         .collect()

@@ -40,7 +40,7 @@ impl RoutingProvider {
     }
 
     /// The requests made for `task`.
-    pub fn requests(&self, task: &str) -> Vec<LlmRequest> {
+    pub fn requests(&self, task: &str) -> Vec<LlmRequest<'static>> {
         self.routes.lock().unwrap()[task].requests()
     }
 

@@ -92,7 +92,7 @@ pub fn message(content: Vec<Block>, stop_reason: StopReason) -> AssistantMessage
 #[derive(Default)]
 pub struct ScriptedProvider {
     script: Mutex<VecDeque<Reply>>,
-    requests: Mutex<Vec<LlmRequest>>,
+    requests: Mutex<Vec<LlmRequest<'static>>>,
 }
 
 impl ScriptedProvider {
@@ -109,7 +109,7 @@ impl ScriptedProvider {
     }
 
     /// Every request received so far.
-    pub fn requests(&self) -> Vec<LlmRequest> {
+    pub fn requests(&self) -> Vec<LlmRequest<'static>> {
         self.requests.lock().unwrap().clone()
     }
 
@@ -121,7 +121,7 @@ impl ScriptedProvider {
 
 impl Provider for ScriptedProvider {
     fn stream(&self, request: LlmRequest, cancel: CancellationToken) -> LlmStream {
-        self.requests.lock().unwrap().push(request);
+        self.requests.lock().unwrap().push(request.into_owned());
         let reply = self.script.lock().unwrap().pop_front();
         match reply {
             None => futures::stream::iter(

@@ -55,10 +55,10 @@ pub fn responses(server: &FakeLlm) -> ResponsesProvider {
 }
 
 /// A one-prompt request with an `echo` tool.
-pub fn request(model: &str, prompt: &str) -> LlmRequest {
+pub fn request(model: &str, prompt: &str) -> LlmRequest<'static> {
     LlmRequest {
         system_prompt: "You are terse.".into(),
-        messages: vec![LlmMessage::User(UserMessage::new(prompt))],
+        messages: vec![LlmMessage::from(UserMessage::new(prompt))],
         tools: vec![ToolDefinition {
             name: "echo".into(),
             description: "Echo text back".into(),
