@@ -45,8 +45,9 @@ pub(super) struct RenderCtx<'a> {
 pub enum EntryKind {
     /// The user's message.
     User(String),
-    /// A model answer, possibly still arriving.
-    Assistant(AssistantMessage),
+    /// A model answer, possibly still arriving (boxed: most entries are not answers
+    /// made in this process, and the enum is as large as its largest variant).
+    Assistant(Box<AssistantMessage>),
     /// The user's message or an answer of a resumed history, read where the agent's
     /// history holds it (not copied).
     Recorded(Recorded),

@@ -60,7 +60,7 @@ impl Transcript {
 
     /// Appends an answer that is still arriving; returns its index.
     pub(super) fn push_streaming(&mut self, message: AssistantMessage) -> usize {
-        self.push_entry(Entry::new(EntryKind::Assistant(message), true))
+        self.push_entry(Entry::new(EntryKind::Assistant(Box::new(message)), true))
     }
 
     fn push_entry(&mut self, entry: Entry) -> usize {
@@ -111,7 +111,7 @@ impl Transcript {
         if !entry.streaming {
             return self.finish(index, message);
         }
-        entry.kind = EntryKind::Assistant(message);
+        entry.kind = EntryKind::Assistant(Box::new(message));
         if entry.dirty == Dirty::Clean {
             entry.dirty = Dirty::Tail;
             self.dirty.push(index);
@@ -136,7 +136,7 @@ impl Transcript {
     /// Replaces the answer at `index` with its final form.
     pub(super) fn finish(&mut self, index: usize, message: AssistantMessage) {
         if let Some(entry) = self.entries.get_mut(index) {
-            entry.kind = EntryKind::Assistant(message);
+            entry.kind = EntryKind::Assistant(Box::new(message));
             entry.streaming = false;
             self.invalidate(index);
         }

@@ -31,22 +31,34 @@ pub(super) struct Progress {
 }
 
 /// One chat entry with its rows.
+///
+/// The rows live in a box of their own, made when the entry is laid out and dropped
+/// when it is forgotten: a long resumed session has tens of thousands of entries, of
+/// which only those near the screen are ever laid out, and an entry that is not costs
+/// a few words instead of six empty lists.
 #[derive(Clone, Debug)]
 pub struct Entry {
     /// What it is.
     pub kind: EntryKind,
     /// Whether it is an answer still arriving.
     pub streaming: bool,
+    /// A streaming answer's tool-call arguments as they arrived (parsed at its end).
     pub(super) raw_args: Vec<String>,
-    pub(super) head: Vec<Line<'static>>,
-    pub(super) tail: Vec<Line<'static>>,
-    /// The selectable items (cards, code blocks) in `head`, and in `tail` (rows
-    /// counted from the tail's start).
-    pub(super) head_anchors: Vec<AnchorRows>,
-    pub(super) tail_anchors: Vec<AnchorRows>,
-    pub(super) progress: Progress,
     pub(super) dirty: Dirty,
     pub(super) needs_highlight: bool,
+    rows: Option<Box<Rows>>,
+}
+
+/// An entry's wrapped rows at the current width.
+#[derive(Clone, Debug, Default)]
+struct Rows {
+    head: Vec<Line<'static>>,
+    tail: Vec<Line<'static>>,
+    /// The selectable items (cards, code blocks) in `head`, and in `tail` (rows
+    /// counted from the tail's start).
+    head_anchors: Vec<AnchorRows>,
+    tail_anchors: Vec<AnchorRows>,
+    progress: Progress,
 }
 
 impl Entry {
@@ -55,48 +67,46 @@ impl Entry {
             kind,
             streaming,
             raw_args: Vec::new(),
-            head: Vec::new(),
-            tail: Vec::new(),
-            head_anchors: Vec::new(),
-            tail_anchors: Vec::new(),
-            progress: Progress::default(),
             dirty: Dirty::Full,
             needs_highlight: false,
+            rows: None,
         }
     }
 
     /// Forgets its rows: it is laid out again when it is revealed.
     pub(super) fn unlay(&mut self) {
-        self.head = Vec::new();
-        self.tail = Vec::new();
-        self.head_anchors = Vec::new();
-        self.tail_anchors = Vec::new();
-        self.progress = Progress::default();
+        self.rows = None;
         self.dirty = Dirty::Full;
         self.needs_highlight = false;
     }
 
     /// Rows at the current width.
     pub fn height(&self) -> usize {
-        self.head.len() + self.tail.len()
+        self.rows
+            .as_ref()
+            .map_or(0, |r| r.head.len() + r.tail.len())
     }
 
     /// Row `i` at the current width.
     pub fn row(&self, i: usize) -> Option<&Line<'static>> {
-        match i.checked_sub(self.head.len()) {
-            None => self.head.get(i),
-            Some(t) => self.tail.get(t),
+        let rows = self.rows.as_ref()?;
+        match i.checked_sub(rows.head.len()) {
+            None => rows.head.get(i),
+            Some(t) => rows.tail.get(t),
         }
     }
 
     /// The selectable items it shows, with their rows within the entry, in order.
     pub fn anchors(&self) -> impl Iterator<Item = (std::ops::Range<usize>, &Anchor)> {
-        let head = self.head.len();
-        self.head_anchors
+        let (head_anchors, tail_anchors, head) = match self.rows.as_deref() {
+            Some(r) => (&r.head_anchors[..], &r.tail_anchors[..], r.head.len()),
+            None => (&[][..], &[][..], 0),
+        };
+        head_anchors
             .iter()
             .map(|a| (a.rows.clone(), &a.anchor))
             .chain(
-                self.tail_anchors
+                tail_anchors
                     .iter()
                     .map(move |a| (a.rows.start + head..a.rows.end + head, &a.anchor)),
             )
@@ -110,18 +120,17 @@ impl Entry {
         ctx: &RenderCtx<'_>,
     ) -> Vec<HighlightRequest> {
         let mut missing = Vec::new();
+        let rows = self.rows.get_or_insert_with(Box::default);
         if self.dirty == Dirty::Full {
-            self.head.clear();
-            self.tail.clear();
-            self.head_anchors.clear();
-            self.tail_anchors.clear();
-            self.progress = Progress::default();
+            **rows = Rows::default();
             if !first {
-                self.head.push(Line::default());
+                rows.head.push(Line::default());
             }
         }
-        if self.streaming && matches!(self.kind, EntryKind::Assistant(_)) {
-            self.render_streaming(width, ctx, &mut missing);
+        if self.streaming
+            && let EntryKind::Assistant(message) = &self.kind
+        {
+            rows.render_streaming(message, width, ctx, &mut missing);
             self.dirty = Dirty::Clean;
             return missing;
         }
@@ -142,20 +151,20 @@ impl Entry {
             }
             other => render_simple(other, ctx.theme, &mut lines),
         }
-        wrap_anchored(&lines, width, &mut self.head, &mut self.head_anchors);
+        wrap_anchored(&lines, width, &mut rows.head, &mut rows.head_anchors);
         self.dirty = Dirty::Clean;
         missing
     }
+}
 
+impl Rows {
     fn render_streaming(
         &mut self,
+        message: &AssistantMessage,
         width: u16,
         ctx: &RenderCtx<'_>,
         missing: &mut Vec<HighlightRequest>,
     ) {
-        let EntryKind::Assistant(message) = &self.kind else {
-            return;
-        };
         let blocks = &message.content;
         self.tail.clear();
         self.tail_anchors.clear();
