@@ -10,7 +10,6 @@ use crate::tui::msg::{Effect, HighlightRequest, QueuedText};
 use crate::tui::overlay::Overlay;
 use crate::tui::part::Handled;
 use crate::tui::slash::{self, Command, SlashError};
-use crate::tui::tool_tree::pretty_json;
 
 impl App {
     /// Enter: a command runs; a prompt starts a run, or queues a follow-up while running;
@@ -225,7 +224,7 @@ impl App {
         let Some(node) = self.tools.node(&call_id) else {
             return Handled::unchanged();
         };
-        let args = pretty_json(&node.args);
+        let args = node.pretty_args();
         let change = node
             .result
             .as_ref()

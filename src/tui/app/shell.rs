@@ -89,10 +89,9 @@ impl App {
             if let Some(command) = self
                 .tools
                 .node(tool_call_id)
-                .and_then(|n| n.args.get("command"))
-                .and_then(serde_json::Value::as_str)
+                .and_then(|n| n.args_value().get("command")?.as_str().map(str::to_owned))
             {
-                let block = shell_block(command, result);
+                let block = shell_block(&command, result);
                 self.shells.context.push(block);
             }
         }

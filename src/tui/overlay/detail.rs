@@ -54,7 +54,7 @@ pub(super) fn draw(
         lines.push(StyledLine::blank());
     }
     lines.push(StyledLine::plain("Arguments", head));
-    let args = pretty_json(&node.args);
+    let args = node.pretty_args();
     let key = highlight_key(&theme.syntax_theme, "json", &args);
     let highlighted = highlights.get(&key);
     for (i, text) in args.split('\n').enumerate() {

@@ -61,6 +61,21 @@ pub(crate) fn pretty_json(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
+impl CallNode {
+    /// The arguments as JSON again (`Null` if they were not JSON).
+    pub fn args_value(&self) -> Value {
+        serde_json::from_str(&self.args).unwrap_or(Value::Null)
+    }
+
+    /// The arguments, indented for reading.
+    pub fn pretty_args(&self) -> String {
+        match serde_json::from_str::<Value>(&self.args) {
+            Ok(value) => pretty_json(&value),
+            Err(_) => self.args.clone(),
+        }
+    }
+}
+
 /// One tool call.
 #[derive(Clone, Debug)]
 pub struct CallNode {
@@ -68,8 +83,9 @@ pub struct CallNode {
     pub id: String,
     /// Tool name.
     pub name: String,
-    /// Arguments.
-    pub args: Value,
+    /// Arguments as compact JSON: kept as a `Value`, a map of a few keys costs a tree
+    /// node of about 600 bytes, and a long resumed session announces thousands of calls.
+    pub args: String,
     /// One-line summary of the arguments.
     pub summary: String,
     /// Where it is.
@@ -93,7 +109,7 @@ impl CallNode {
         Self {
             id: id.to_owned(),
             name: name.to_owned(),
-            args: args.clone(),
+            args: args.to_string(),
             summary: summarize_args(args),
             status: CallStatus::Queued,
             started: None,
@@ -176,7 +192,7 @@ impl CallNode {
 
     pub(super) fn start(&mut self, args: &Value, now: Instant) {
         if !args.is_null() {
-            self.args = args.clone();
+            self.args = args.to_string();
             self.summary = summarize_args(args);
         }
         self.status = CallStatus::Running;
