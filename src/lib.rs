@@ -16,6 +16,7 @@ pub mod headless;
 pub mod hooks;
 pub mod images;
 pub mod inspect;
+pub mod keymap;
 pub mod launcher;
 pub mod llm;
 pub mod logging;

@@ -26,7 +26,6 @@ pub mod diff;
 pub mod export_file;
 pub mod highlight;
 pub mod history;
-pub mod keymap;
 mod launch;
 pub mod layout;
 pub mod markdown;

@@ -22,7 +22,7 @@ pub(super) fn check_keys(path: &Path, text: &str, file: &FileConfig) -> Result<(
     if file.keys.is_empty() {
         return Ok(());
     }
-    let Err(error) = crate::tui::keymap::KeyMap::from_table(&file.keys) else {
+    let Err(error) = crate::keymap::KeyMap::from_table(&file.keys) else {
         return Ok(());
     };
     #[derive(Deserialize)]

@@ -6,7 +6,7 @@
 use super::player::{PlayOptions, Player, clock, speed_label};
 use super::timeline::{Step, Timeline};
 use crate::agent::NoticeLevel;
-use crate::tui::keymap::Action;
+use crate::keymap::Action;
 use crate::tui::msg::LoadedSession;
 use crate::tui::theme::{Theme, Token};
 use crate::tui::{App, AppConfig, Effect, Msg, view};

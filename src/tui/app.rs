@@ -29,7 +29,7 @@ use super::chat::{CardInfo, Chat, ChatFrame};
 use super::composer::Composer;
 use super::dashboard::Dashboard;
 use super::highlight::HighlightStore;
-use super::keymap::KeyMap;
+use crate::keymap::KeyMap;
 use super::layout::{self, Areas, Focus};
 use super::msg::{Effect, Msg};
 use super::overlay::{Overlay, Overlays};
@@ -323,7 +323,7 @@ impl App {
         let Some(inner) = self.areas().chat.map(layout::inner) else {
             return Vec::new();
         };
-        let expand_key = self.keymap.label(super::keymap::Action::ExpandOutput);
+        let expand_key = self.keymap.label(crate::keymap::Action::ExpandOutput);
         let frame = ChatFrame {
             theme: &self.theme,
             now: self.now,

@@ -8,7 +8,7 @@
 
 mod dialog;
 
-use super::keymap::Action;
+use crate::keymap::Action;
 use super::msg::Effect;
 use super::part::{Handled, Intent};
 use super::theme::Theme;

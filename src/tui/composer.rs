@@ -8,7 +8,7 @@ mod draw;
 pub use completion::{Completion, CompletionKind};
 pub(crate) use draw::ComposerView;
 
-use super::keymap::Action;
+use crate::keymap::Action;
 use super::msg::{Effect, QueuedText};
 use super::overlay::Overlay;
 use super::part::{Handled, Intent};

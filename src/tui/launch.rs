@@ -4,7 +4,7 @@
 
 use super::adapt::{ProjectMcp, RuntimeControls, cron_rows};
 use super::app::{App, AppConfig};
-use super::keymap::KeyMap;
+use crate::keymap::KeyMap;
 use super::msg::{Effect, LoadedSession, Msg};
 use super::session_host::{SessionHost, first_session, forward_saving};
 use super::subagent_log::SubagentLog;

@@ -18,7 +18,7 @@ pub use control::{IMPLEMENT_PREFIX, PendingRewind};
 pub use inspect::{Inspector, Tab as InspectTab};
 
 use super::highlight::HighlightCache;
-use super::keymap::{Action, KeyMap};
+use crate::keymap::{Action, KeyMap};
 use super::msg::{Effect, SessionRow};
 use super::part::{Handled, Intent};
 use super::theme::Theme;

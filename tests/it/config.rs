@@ -5,7 +5,7 @@ use clap::Parser;
 use claw_tui::agent::{ThinkingLevel, ToolExecution};
 use claw_tui::cli::{Cli, ThinkingFlag};
 use claw_tui::config::{Api, ConfigError, DEMO_MODEL, resolve};
-use claw_tui::tui::keymap::{Action, KeyMap};
+use claw_tui::keymap::{Action, KeyMap};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;

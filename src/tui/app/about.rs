@@ -3,7 +3,7 @@
 
 use super::App;
 use crate::agent::{QueueMode, ToolExecution};
-use crate::tui::keymap::Action;
+use crate::keymap::Action;
 use crate::tui::layout::Focus;
 use crate::tui::overlay::StatusRow;
 use crate::tui::widgets::compact;

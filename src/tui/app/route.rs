@@ -8,7 +8,7 @@ use super::{App, DOUBLE_PRESS, HINT};
 const STEER_HINT: std::time::Duration = std::time::Duration::from_secs(6);
 use crate::agent::NoticeLevel;
 use crate::tui::chat::EntryKind;
-use crate::tui::keymap::Action;
+use crate::keymap::Action;
 use crate::tui::layout::Focus;
 use crate::tui::msg::{Effect, Msg, QueuedText};
 use crate::tui::overlay::Overlay;

@@ -5,7 +5,7 @@ use super::App;
 use crate::tui::chat::ChatView;
 use crate::tui::composer::ComposerView;
 use crate::tui::dashboard::DashboardView;
-use crate::tui::keymap::Action;
+use crate::keymap::Action;
 use crate::tui::layout::{Focus, MIN_HEIGHT, MIN_WIDTH, Tab};
 use crate::tui::overlay::OverlayView;
 use crate::tui::theme::Token;

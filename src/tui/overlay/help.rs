@@ -2,7 +2,7 @@
 //! counts, the commands. It scrolls with the arrows and PgUp/PgDn, and says when there
 //! is more above or below.
 
-use crate::tui::keymap::{ACTIONS, Action, KeyMap};
+use crate::keymap::{ACTIONS, Action, KeyMap};
 use crate::tui::slash::COMMANDS;
 use crate::tui::theme::{Theme, Token};
 use crate::tui::widgets::{centered, dialog, scrolled};

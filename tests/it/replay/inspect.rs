@@ -221,7 +221,7 @@ async fn the_request_in_flight_follows_the_position() {
 async fn the_configured_inspector_key_opens_it_in_a_replay() {
     let mut config = config();
     let table: toml::Table = toml::from_str(r#"inspect = "f9""#).unwrap();
-    config.keymap = claw_tui::tui::keymap::KeyMap::from_table(&table).unwrap();
+    config.keymap = claw_tui::keymap::KeyMap::from_table(&table).unwrap();
     let (_live, mut replay) = recorded(config).await;
     replay.seek_turn(3, Instant::now());
     press(&mut replay, KeyCode::F(3));

@@ -9,7 +9,7 @@ use crate::support::tui::scene::screen_text;
 use crate::support::tui::{agent, ctrl, key, typed, with};
 use claw_tui::agent::AgentEvent;
 use claw_tui::config::parse_file;
-use claw_tui::tui::keymap::KeyMap;
+use claw_tui::keymap::KeyMap;
 use claw_tui::tui::{App, Effect, Msg, Overlay, view};
 use crossterm::event::{Event, KeyCode, KeyModifiers};
 use ratatui::Terminal;
