@@ -16,7 +16,7 @@ use claw_tui::tools::policy::{AgentRole, PolicyConfig, ToolPolicy};
 use claw_tui::tools::{ToolRegistry, Workspace};
 use claw_tui::trust::Trust;
 use claw_tui::tui::diff;
-use claw_tui::tui::theme::Theme;
+use claw_tui::theme::Theme;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use std::sync::Arc;

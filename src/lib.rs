@@ -30,6 +30,7 @@ pub mod setup;
 pub mod signals;
 pub mod syntax;
 pub mod text;
+pub mod theme;
 pub mod tools;
 pub mod trust;
 pub mod tui;

@@ -40,7 +40,6 @@ pub mod slash;
 pub mod status;
 mod subagent_log;
 pub mod terminal;
-pub mod theme;
 pub mod tool_tree;
 mod widgets;
 pub mod wrap;

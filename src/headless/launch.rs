@@ -355,7 +355,7 @@ pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result
 
 /// The session as HTML, its code coloured like the client's theme colours it.
 fn html_export(data: &session::SessionData, settings: &Settings) -> String {
-    use crate::tui::theme::{Theme, user_theme_dir};
+    use crate::theme::{Theme, user_theme_dir};
     let theme = Theme::load(
         &settings.theme,
         user_theme_dir(&settings.config_path).as_deref(),

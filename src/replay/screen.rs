@@ -8,7 +8,7 @@ use super::timeline::{Step, Timeline};
 use crate::agent::NoticeLevel;
 use crate::keymap::Action;
 use crate::tui::msg::LoadedSession;
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::{App, AppConfig, Effect, Msg, view};
 use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::Frame;

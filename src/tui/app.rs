@@ -35,7 +35,7 @@ use super::msg::{Effect, Msg};
 use super::overlay::{Overlay, Overlays};
 use super::part::{Handled, Intent};
 use super::status::{Status, StatusConfig};
-use super::theme::Theme;
+use crate::theme::Theme;
 use super::tool_tree::ToolTree;
 use crate::agent::{ThinkingLevel, ToolExecution};
 use ratatui::layout::Rect;
@@ -107,7 +107,7 @@ impl AppConfig {
             offline: false,
             base_url: None,
             sandbox: String::new(),
-            themes: super::theme::BUILTIN_THEMES
+            themes: crate::theme::BUILTIN_THEMES
                 .iter()
                 .map(|(name, _)| (*name).to_owned())
                 .collect(),

@@ -11,7 +11,7 @@ mod dialog;
 use crate::keymap::Action;
 use super::msg::Effect;
 use super::part::{Handled, Intent};
-use super::theme::Theme;
+use crate::theme::Theme;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;

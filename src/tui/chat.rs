@@ -20,7 +20,7 @@ pub use select::Picked;
 pub use transcript::{Entry, Item, Transcript};
 
 use super::part::Handled;
-use super::theme::Theme;
+use crate::theme::Theme;
 use crate::agent::{AssistantMessage, Block, Message, MessageDelta, NoticeLevel, UserMessage};
 use crate::tui::recorded::Recorded;
 use crossterm::event::{KeyCode, KeyEvent};

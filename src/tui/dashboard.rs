@@ -7,7 +7,7 @@ pub(crate) mod mcp;
 use super::msg::{CronRow, CronRunStatus, Effect, SubagentRow};
 use super::overlay::Overlay;
 use super::part::{Handled, Intent};
-use super::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use super::widgets::{compact, format_duration, pane_frame, spinner};
 use super::wrap::clean;
 use crate::runtime::SubagentStatus;

@@ -8,7 +8,7 @@
 
 use super::highlight::{HighlightCache, highlight_key};
 use super::msg::{HighlightRequest, HighlightedCode};
-use super::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use super::wrap::{StyledLine, WrapKind, clean, wrap};
 use crate::tools::fs::{ChangeKind, FileChange, LineKind};
 use ratatui::style::Modifier;

@@ -8,7 +8,7 @@ use crate::keymap::KeyMap;
 use super::msg::{Effect, LoadedSession, Msg};
 use super::session_host::{SessionHost, first_session, forward_saving};
 use super::subagent_log::SubagentLog;
-use super::theme::{Theme, no_color_requested, user_theme_dir};
+use crate::theme::{Theme, no_color_requested, user_theme_dir};
 use super::{Background, Inbox, MsgSender, history, runtime, terminal};
 use crate::agent::{Agent, NoticeLevel};
 use crate::cli::Cli;
@@ -140,7 +140,7 @@ fn sandbox_words(exec: &crate::tools::exec::ExecConfig) -> String {
 
 /// The built-in themes and the user's theme files (`themes/NAME.toml`), for `/theme`.
 fn theme_names(user_dir: Option<&Path>) -> Vec<String> {
-    let mut names: Vec<String> = super::theme::BUILTIN_THEMES
+    let mut names: Vec<String> = crate::theme::BUILTIN_THEMES
         .iter()
         .map(|(name, _)| (*name).to_owned())
         .collect();

@@ -4,7 +4,7 @@
 
 use super::highlight::{HighlightCache, MAX_HIGHLIGHT_BYTES, highlight_key};
 use super::msg::HighlightRequest;
-use super::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use super::wrap::{Anchor, StyledLine, WrapKind, clean, str_width};
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};

@@ -94,7 +94,7 @@ pub enum Msg {
     /// The workspace's sessions for `/sessions ID` completion: id and description.
     SessionChoices(Vec<(String, String)>),
     /// A theme `/theme` asked for was loaded, or why it could not be.
-    ThemeLoaded(Result<Box<crate::tui::theme::Theme>, crate::tui::theme::ThemeError>),
+    ThemeLoaded(Result<Box<crate::theme::Theme>, crate::theme::ThemeError>),
     /// The external editor (Ctrl+G) closed: the new text, or why it failed.
     EditorDone(Result<String, crate::tui::terminal::EditorError>),
     /// Another session replaced the current one (start-up, `/new`, `/sessions`):

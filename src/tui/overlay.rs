@@ -21,7 +21,7 @@ use super::highlight::HighlightCache;
 use crate::keymap::{Action, KeyMap};
 use super::msg::{Effect, SessionRow};
 use super::part::{Handled, Intent};
-use super::theme::Theme;
+use crate::theme::Theme;
 use super::tool_tree::ToolTree;
 use super::widgets::{centered, dialog, scrolled};
 use super::wrap::{StyledLine, wrap};

@@ -138,7 +138,7 @@ impl Runtime {
             controls: parts.controls,
             prompts,
             policy: parts.policy,
-            theme_dir: super::theme::user_theme_dir(&settings.config_path),
+            theme_dir: crate::theme::user_theme_dir(&settings.config_path),
             shells: CancellationToken::new(),
             pending: VecDeque::new(),
             quit: false,

@@ -302,7 +302,7 @@ pub fn complete(before_cursor: &str, sources: &Sources<'_>) -> (Vec<Choice>, usi
             .themes
             .iter()
             .map(|t| {
-                let builtin = crate::tui::theme::BUILTIN_THEMES
+                let builtin = crate::theme::BUILTIN_THEMES
                     .iter()
                     .any(|(name, _)| name == t);
                 (t.as_str(), if builtin { "built-in" } else { "your theme" })

@@ -15,7 +15,7 @@ use crate::agent::{
     ToolExecution, Usage,
 };
 use crate::runtime::AgentMode;
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;

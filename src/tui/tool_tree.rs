@@ -10,7 +10,7 @@ pub(crate) use node::pretty_json;
 pub use node::{CallNode, CallStatus};
 
 use super::part::{Handled, Intent};
-use super::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use super::widgets::{format_duration, pane_frame, put_line, spinner};
 use super::wrap::clean;
 use crate::agent::AgentEvent;

@@ -1,7 +1,7 @@
 //! Drawing pieces the parts share: a pane's border and title, a fast line writer, and
 //! the centred dialog box the overlays and the approval prompt use.
 
-use super::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use super::wrap::str_width;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -8,7 +8,7 @@ use crate::tui::dashboard::DashboardView;
 use crate::keymap::Action;
 use crate::tui::layout::{Focus, MIN_HEIGHT, MIN_WIDTH, Tab};
 use crate::tui::overlay::OverlayView;
-use crate::tui::theme::Token;
+use crate::theme::Token;
 use crate::tui::tool_tree::TreeView;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;

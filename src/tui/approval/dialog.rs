@@ -3,7 +3,7 @@
 //! footer with the scroll position and the keys, which never scrolls away.
 
 use crate::tools::exec::ApprovalRequest;
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::tool_tree::pretty_json;
 use crate::tui::widgets::{centered, dialog};
 use crate::tui::wrap::{StyledLine, WrapKind, clean, wrap};

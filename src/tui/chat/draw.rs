@@ -3,7 +3,7 @@
 //! marker. Pure: it reads the rows the frame step laid out.
 
 use super::Chat;
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::widgets::{pane_frame, put_line};
 use crate::tui::wrap::{StyledLine, str_width, wrap};
 use ratatui::buffer::Buffer;

@@ -11,7 +11,7 @@ use crate::tui::highlight::HighlightCache;
 use crate::tui::markdown::{self, MdContext};
 use crate::tui::msg::HighlightRequest;
 use crate::tui::recorded::Recorded;
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::wrap::{StyledLine, WrapKind, clean};
 use ratatui::style::Modifier;
 use ratatui::text::Span;

@@ -2,7 +2,7 @@
 
 use super::{Composer, PLACEHOLDER};
 use crate::agent::QueueKind;
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::widgets::{fit_width, put_line};
 use crate::tui::wrap::str_width;
 use ratatui::buffer::Buffer;

@@ -2,7 +2,7 @@
 //! `ready · 12 tools`, `failed: <reason>`, `restarting in 8 s`).
 
 use crate::mcp::{McpServerInfo, McpServerState};
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::wrap::clean;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};

@@ -4,7 +4,7 @@
 //! aligned. A table that cannot fit even so is shown one record per block
 //! (`header: value` lines).
 
-use crate::tui::theme::Theme;
+use crate::theme::Theme;
 use crate::tui::wrap::{StyledLine, str_width};
 use pulldown_cmark::Alignment;
 use ratatui::style::{Modifier, Style};

@@ -4,7 +4,7 @@
 use crate::tools::fs::FileChange;
 use crate::tui::diff;
 use crate::tui::highlight::{HighlightCache, highlight_key};
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::tool_tree::{CallNode, CallStatus, pretty_json};
 use crate::tui::widgets::{centered, dialog, format_duration, scrolled};
 use crate::tui::wrap::{StyledLine, WrapKind, clean, wrap};

@@ -4,7 +4,7 @@
 
 use crate::keymap::{ACTIONS, Action, KeyMap};
 use crate::tui::slash::COMMANDS;
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::widgets::{centered, dialog, scrolled};
 use crate::tui::wrap::{StyledLine, str_width, wrap};
 use ratatui::buffer::Buffer;

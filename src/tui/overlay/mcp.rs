@@ -4,7 +4,7 @@
 
 use crate::mcp::McpServerInfo;
 use crate::tui::dashboard::mcp::state_mark;
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::widgets::{centered, dialog, scrolled};
 use crate::tui::wrap::{StyledLine, clean, wrap};
 use ratatui::buffer::Buffer;

@@ -3,7 +3,7 @@
 use crate::agent::NoticeLevel;
 use crate::tui::msg::SessionRow;
 use crate::tui::part::{Handled, Intent};
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::widgets::{centered, dialog};
 use crate::tui::wrap::{clean, str_width};
 use crossterm::event::KeyCode;

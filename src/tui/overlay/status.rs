@@ -1,7 +1,7 @@
 //! The `/status` overlay: what the session runs on and what it has used, one labelled
 //! row each (the root gathers the rows from its parts; this only draws them).
 
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::widgets::{centered, dialog, scrolled};
 use crate::tui::wrap::{StyledLine, wrap};
 use ratatui::buffer::Buffer;

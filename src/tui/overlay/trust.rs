@@ -7,7 +7,7 @@
 //! stay on the last row however far the text scrolls.
 
 use crate::trust::{PinnedFile, ServerEntry, TrustRequest};
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::widgets::{centered, dialog, scrolled};
 use crate::tui::wrap::{StyledLine, wrap};
 use ratatui::buffer::Buffer;

@@ -13,7 +13,7 @@ use crate::tools::policy::AgentRole;
 use crate::tui::export_file::export_html;
 use crate::tui::msg::{Effect, Msg, QueuedText};
 use crate::tui::terminal::{self, Term};
-use crate::tui::theme::Theme;
+use crate::theme::Theme;
 use crate::tui::{
     Background, BackgroundAction, BackgroundError, BackgroundFailure, attach, history,
 };
@@ -158,7 +158,7 @@ impl Runtime {
                 let tx = self.tx.clone();
                 tokio::task::spawn_blocking(move || {
                     let loaded = Theme::load(&name, dir.as_deref());
-                    let no_color = crate::tui::theme::no_color_requested(
+                    let no_color = crate::theme::no_color_requested(
                         std::env::var("NO_COLOR").ok().as_deref(),
                     );
                     let loaded = loaded.map(|t| if no_color { t.without_color() } else { t });

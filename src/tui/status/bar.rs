@@ -6,7 +6,7 @@
 
 use super::{Status, mode};
 use crate::runtime::AgentMode;
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::widgets::{compact, spinner};
 use crate::tui::wrap::str_width;
 use ratatui::buffer::Buffer;

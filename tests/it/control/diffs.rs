@@ -9,7 +9,7 @@ use claw_tui::agent::{AgentEvent, StopReason, Tool, ToolResult, ToolUpdates};
 use claw_tui::checkpoint::SessionFile;
 use claw_tui::tools::Workspace;
 use claw_tui::tools::fs::{EditFileTool, FileChange, WriteFileTool};
-use claw_tui::tui::theme::Token;
+use claw_tui::theme::Token;
 use claw_tui::tui::{App, Effect, Msg};
 use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
@@ -209,6 +209,6 @@ fn the_session_diff_overlay_lists_every_file() {
     insta::assert_snapshot!("session_diff", draw(&mut app).backend());
 }
 
-fn app_theme() -> claw_tui::tui::theme::Theme {
+fn app_theme() -> claw_tui::theme::Theme {
     crate::support::tui::config().theme
 }

@@ -14,7 +14,7 @@ use claw_tui::agent::{
 use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::layout::Focus;
 use claw_tui::tui::msg::LoadedSession;
-use claw_tui::tui::theme::{Theme, Token};
+use claw_tui::theme::{Theme, Token};
 use claw_tui::tui::{App, Effect, Msg};
 use crossterm::event::KeyCode;
 use serde_json::json;

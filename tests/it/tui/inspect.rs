@@ -9,7 +9,7 @@ use crate::support::tui::*;
 use claw_tui::agent::Usage;
 use claw_tui::inspect::{RequestLog, write_calls};
 use claw_tui::llm::{FinishedCall, SentCall};
-use claw_tui::tui::theme::{Theme, Token};
+use claw_tui::theme::{Theme, Token};
 use claw_tui::tui::{App, Effect, InspectTab, Msg};
 use crossterm::event::KeyCode;
 use serde_json::{Value, json};

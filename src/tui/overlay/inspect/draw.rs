@@ -2,7 +2,7 @@
 
 use super::{Detail, Inspector, Tab};
 use crate::inspect::cli::millis;
-use crate::tui::theme::{Theme, Token};
+use crate::theme::{Theme, Token};
 use crate::tui::widgets::{centered, compact, dialog, fit_width, scrolled};
 use crate::tui::wrap::{StyledLine, wrap};
 use ratatui::buffer::Buffer;

@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 
 /// The themes compiled into the binary: (name, TOML text).
 pub const BUILTIN_THEMES: [(&str, &str); 3] = [
-    ("dark", include_str!("../../themes/dark.toml")),
-    ("light", include_str!("../../themes/light.toml")),
+    ("dark", include_str!("../themes/dark.toml")),
+    ("light", include_str!("../themes/light.toml")),
     (
         "high-contrast",
-        include_str!("../../themes/high-contrast.toml"),
+        include_str!("../themes/high-contrast.toml"),
     ),
 ];
 
