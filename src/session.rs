@@ -31,7 +31,7 @@ mod streaming;
 mod subagent_calls;
 mod writer;
 
-pub use binding::SessionBinding;
+pub use binding::{SessionBinding, SessionFollower};
 pub use events::{CronChanges, EventRecording, event_json, events_path};
 pub use file::{damaged_path, sessions_dir, streaming_path};
 pub use list::{

@@ -38,6 +38,9 @@ mod own_dirs;
 pub use own_dirs::config_dir;
 use own_dirs::{make_own_dirs, own_dirs};
 
+mod controls;
+pub use controls::Controls;
+
 /// The provider the settings name.
 pub fn build_provider(
     spec: &ProviderSpec,
@@ -191,19 +194,6 @@ pub struct MainRuntime {
     pub event_sender: crate::runtime::RuntimeEventSender,
 }
 
-/// What puts the user in control of the main agent: the hooks (prompt hooks run by the
-/// front-ends; tool hooks are in the policy already), the checkpoints behind undo,
-/// rewind and diff, and the plan-mode switch. Cheap to clone.
-#[derive(Clone, Debug)]
-pub struct Controls {
-    /// The configured hooks.
-    pub hooks: Hooks,
-    /// The active session's checkpoints.
-    pub checkpoints: Checkpoints,
-    /// Plan mode on and off.
-    pub modes: ModeSwitch,
-}
-
 impl MainRuntime {
     /// The handle that ties sessions to this runtime.
     pub fn session_binding(&self, settings: &Settings) -> SessionBinding {
@@ -211,7 +201,7 @@ impl MainRuntime {
             self.supervisor.clone(),
             self.subagents.clone(),
             self.cron.clone(),
-            self.controls.clone(),
+            self.controls.session_follower(),
             settings,
         )
         .with_runtime_events(self.event_sender.clone())

@@ -1,13 +1,18 @@
 //! What ties a session to the background runtime: the supervisor's notifications, the
-//! subagents' and cron jobs' origin, the hooks' session id and the checkpoints.
+//! subagents' and cron jobs' origin, and whatever else follows the active session (the
+//! hooks' session id and the checkpoints, which live above this layer and are handed in
+//! by whoever builds the runtime).
 
 use super::{SessionData, SessionRouter, SessionWriter};
 use crate::config::Settings;
 use crate::runtime::cron::CronService;
 use crate::runtime::{SubagentManager, Supervisor, SwitchHold};
-use crate::setup::Controls;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// Something else that follows the active session, told each time a session becomes
+/// it: the session's writer and the data dir. It returns warnings to log.
+pub type SessionFollower = Arc<dyn Fn(&SessionWriter, &Path) -> Vec<String> + Send + Sync>;
 
 /// What a session needs from the runtime: the parts whose work goes back to it.
 #[derive(Clone)]
@@ -15,7 +20,7 @@ pub struct SessionBinding {
     supervisor: Supervisor,
     subagents: SubagentManager,
     cron: Option<CronService>,
-    controls: Controls,
+    follower: SessionFollower,
     data_dir: PathBuf,
     workspace: PathBuf,
     /// Where the runtime's HTTP calls are reported (the session's request log).
@@ -24,19 +29,20 @@ pub struct SessionBinding {
 }
 
 impl SessionBinding {
-    /// Ties sessions of `settings`' workspace to these parts of the runtime.
+    /// Ties sessions of `settings`' workspace to these parts of the runtime, and tells
+    /// `follower` each time a session becomes the active one.
     pub fn new(
         supervisor: Supervisor,
         subagents: SubagentManager,
         cron: Option<CronService>,
-        controls: Controls,
+        follower: SessionFollower,
         settings: &Settings,
     ) -> Self {
         Self {
             supervisor,
             subagents,
             cron,
-            controls,
+            follower,
             data_dir: settings.data_dir.clone(),
             workspace: settings.workspace.clone(),
             requests: None,
@@ -76,12 +82,7 @@ impl SessionBinding {
     /// is another session's) starts with nothing pending: those stay with the original.
     pub fn enter(&self, writer: &SessionWriter, resumed: Option<&SessionData>) {
         let id = writer.id().to_owned();
-        self.controls.hooks.set_session(&id);
-        for warning in
-            self.controls
-                .checkpoints
-                .enter(writer.path(), &self.data_dir, writer.appender())
-        {
+        for warning in (self.follower)(writer, &self.data_dir) {
             tracing::warn!("{warning}");
         }
         self.subagents.set_origin(id.clone());

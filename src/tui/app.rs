@@ -29,15 +29,15 @@ use super::chat::{CardInfo, Chat, ChatFrame};
 use super::composer::Composer;
 use super::dashboard::Dashboard;
 use super::highlight::HighlightStore;
-use crate::keymap::KeyMap;
 use super::layout::{self, Areas, Focus};
 use super::msg::{Effect, Msg};
 use super::overlay::{Overlay, Overlays};
 use super::part::{Handled, Intent};
 use super::status::{Status, StatusConfig};
-use crate::theme::Theme;
 use super::tool_tree::ToolTree;
 use crate::agent::{ThinkingLevel, ToolExecution};
+use crate::keymap::KeyMap;
+use crate::theme::Theme;
 use ratatui::layout::Rect;
 use std::time::{Duration, Instant, SystemTime};
 

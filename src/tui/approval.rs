@@ -8,9 +8,9 @@
 
 mod dialog;
 
-use crate::keymap::Action;
 use super::msg::Effect;
 use super::part::{Handled, Intent};
+use crate::keymap::Action;
 use crate::theme::Theme;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use crossterm::event::{KeyCode, KeyEvent};

@@ -20,8 +20,8 @@ pub use select::Picked;
 pub use transcript::{Entry, Item, Transcript};
 
 use super::part::Handled;
-use crate::theme::Theme;
 use crate::agent::{AssistantMessage, Block, Message, MessageDelta, NoticeLevel, UserMessage};
+use crate::theme::Theme;
 use crate::tui::recorded::Recorded;
 use crossterm::event::{KeyCode, KeyEvent};
 use scroll::Scroll;

@@ -8,12 +8,12 @@ mod draw;
 pub use completion::{Completion, CompletionKind};
 pub(crate) use draw::ComposerView;
 
-use crate::keymap::Action;
 use super::msg::{Effect, QueuedText};
 use super::overlay::Overlay;
 use super::part::{Handled, Intent};
 use super::slash;
 use super::wrap::str_width;
+use crate::keymap::Action;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
 use tui_textarea::{CursorMove, TextArea, WrapMode};

@@ -8,8 +8,8 @@
 
 use super::highlight::{HighlightCache, highlight_key};
 use super::msg::{HighlightRequest, HighlightedCode};
-use crate::theme::{Theme, Token};
 use super::wrap::{StyledLine, WrapKind, clean, wrap};
+use crate::theme::{Theme, Token};
 use crate::tools::fs::{ChangeKind, FileChange, LineKind};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};

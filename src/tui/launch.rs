@@ -4,20 +4,20 @@
 
 use super::adapt::{ProjectMcp, RuntimeControls, cron_rows};
 use super::app::{App, AppConfig};
-use crate::keymap::KeyMap;
 use super::msg::{Effect, LoadedSession, Msg};
 use super::session_host::{SessionHost, first_session, forward_saving};
 use super::subagent_log::SubagentLog;
-use crate::theme::{Theme, no_color_requested, user_theme_dir};
 use super::{Background, Inbox, MsgSender, history, runtime, terminal};
 use crate::agent::{Agent, NoticeLevel};
 use crate::cli::Cli;
 use crate::config::Settings;
 use crate::exit::{EXIT_OK, EXIT_RUN_FAILED, ExitFailure};
+use crate::keymap::KeyMap;
 use crate::runtime::cron::CronJobInfo;
 use crate::runtime::{RuntimeEvent, Supervisor, SwitchHold};
 use crate::session::{OpenedSession, SaveWatch, SessionService, SideLogReport};
 use crate::setup::Controls;
+use crate::theme::{Theme, no_color_requested, user_theme_dir};
 use crate::tools::policy::ToolPolicy;
 use color_eyre::eyre::{bail, eyre};
 use crossterm::event::Event;

@@ -4,8 +4,8 @@
 
 use super::highlight::{HighlightCache, MAX_HIGHLIGHT_BYTES, highlight_key};
 use super::msg::HighlightRequest;
-use crate::theme::{Theme, Token};
 use super::wrap::{Anchor, StyledLine, WrapKind, clean, str_width};
+use crate::theme::{Theme, Token};
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;

@@ -18,14 +18,14 @@ pub use control::{IMPLEMENT_PREFIX, PendingRewind};
 pub use inspect::{Inspector, Tab as InspectTab};
 
 use super::highlight::HighlightCache;
-use crate::keymap::{Action, KeyMap};
 use super::msg::{Effect, SessionRow};
 use super::part::{Handled, Intent};
-use crate::theme::Theme;
 use super::tool_tree::ToolTree;
 use super::widgets::{centered, dialog, scrolled};
 use super::wrap::{StyledLine, wrap};
 use crate::checkpoint::{Confirmation, SessionFile};
+use crate::keymap::{Action, KeyMap};
+use crate::theme::Theme;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

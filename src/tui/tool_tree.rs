@@ -10,10 +10,10 @@ pub(crate) use node::pretty_json;
 pub use node::{CallNode, CallStatus};
 
 use super::part::{Handled, Intent};
-use crate::theme::{Theme, Token};
 use super::widgets::{format_duration, pane_frame, put_line, spinner};
 use super::wrap::clean;
 use crate::agent::AgentEvent;
+use crate::theme::{Theme, Token};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -1,8 +1,8 @@
 //! Drawing pieces the parts share: a pane's border and title, a fast line writer, and
 //! the centred dialog box the overlays and the approval prompt use.
 
-use crate::theme::{Theme, Token};
 use super::wrap::str_width;
+use crate::theme::{Theme, Token};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;

@@ -7,8 +7,8 @@ use super::{App, DOUBLE_PRESS, HINT};
 /// How long the hint about a steering message stays (it has more to say).
 const STEER_HINT: std::time::Duration = std::time::Duration::from_secs(6);
 use crate::agent::NoticeLevel;
-use crate::tui::chat::EntryKind;
 use crate::keymap::Action;
+use crate::tui::chat::EntryKind;
 use crate::tui::layout::Focus;
 use crate::tui::msg::{Effect, Msg, QueuedText};
 use crate::tui::overlay::Overlay;

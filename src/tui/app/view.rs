@@ -2,13 +2,13 @@
 //! handing it what it needs from the others. It never changes the app.
 
 use super::App;
+use crate::keymap::Action;
+use crate::theme::Token;
 use crate::tui::chat::ChatView;
 use crate::tui::composer::ComposerView;
 use crate::tui::dashboard::DashboardView;
-use crate::keymap::Action;
 use crate::tui::layout::{Focus, MIN_HEIGHT, MIN_WIDTH, Tab};
 use crate::tui::overlay::OverlayView;
-use crate::theme::Token;
 use crate::tui::tool_tree::TreeView;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;

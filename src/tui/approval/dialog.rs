@@ -2,8 +2,8 @@
 //! lines the command has, the command (or the arguments) as a scrolled part, and a
 //! footer with the scroll position and the keys, which never scrolls away.
 
-use crate::tools::exec::ApprovalRequest;
 use crate::theme::{Theme, Token};
+use crate::tools::exec::ApprovalRequest;
 use crate::tui::tool_tree::pretty_json;
 use crate::tui::widgets::{centered, dialog};
 use crate::tui::wrap::{StyledLine, WrapKind, clean, wrap};

@@ -6,8 +6,8 @@
 
 use super::entry::RenderCtx;
 use crate::text::{clip, summarize_args};
-use crate::tools::fs::FileChange;
 use crate::theme::Token;
+use crate::tools::fs::FileChange;
 use crate::tui::tool_tree::{CallNode, CallStatus};
 use crate::tui::widgets::{format_duration, spinner};
 use crate::tui::wrap::{Anchor, StyledLine, WrapKind, clean, str_width};

@@ -5,13 +5,13 @@
 use super::card::{CardInfo, card_lines};
 use crate::agent::{AssistantMessage, Block, NoticeLevel, StopReason};
 use crate::text::{clip, short_tokens};
+use crate::theme::{Theme, Token};
 use crate::tools::message::OutboundMessage;
 use crate::tui::app::split_shell_blocks;
 use crate::tui::highlight::HighlightCache;
 use crate::tui::markdown::{self, MdContext};
 use crate::tui::msg::HighlightRequest;
 use crate::tui::recorded::Recorded;
-use crate::theme::{Theme, Token};
 use crate::tui::wrap::{StyledLine, WrapKind, clean};
 use ratatui::style::Modifier;
 use ratatui::text::Span;

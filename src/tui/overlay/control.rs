@@ -4,11 +4,11 @@
 
 use crate::checkpoint::{Confirmation, Conflicts, SessionFile};
 use crate::runtime::AgentMode;
+use crate::theme::{Theme, Token};
 use crate::tui::diff;
 use crate::tui::highlight::HighlightCache;
 use crate::tui::msg::Effect;
 use crate::tui::part::Handled;
-use crate::theme::{Theme, Token};
 use crate::tui::widgets::{centered, dialog, scrolled};
 use crate::tui::wrap::{StyledLine, WrapKind, clean, wrap};
 use crossterm::event::KeyCode;

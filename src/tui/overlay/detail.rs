@@ -1,10 +1,10 @@
 //! The detail overlay of one tool call: the diff of a file it changed, its arguments
 //! (highlighted JSON), its result or the output so far, and the result's details.
 
+use crate::theme::{Theme, Token};
 use crate::tools::fs::FileChange;
 use crate::tui::diff;
 use crate::tui::highlight::{HighlightCache, highlight_key};
-use crate::theme::{Theme, Token};
 use crate::tui::tool_tree::{CallNode, CallStatus, pretty_json};
 use crate::tui::widgets::{centered, dialog, format_duration, scrolled};
 use crate::tui::wrap::{StyledLine, WrapKind, clean, wrap};

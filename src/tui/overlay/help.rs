@@ -3,8 +3,8 @@
 //! is more above or below.
 
 use crate::keymap::{ACTIONS, Action, KeyMap};
-use crate::tui::slash::COMMANDS;
 use crate::theme::{Theme, Token};
+use crate::tui::slash::COMMANDS;
 use crate::tui::widgets::{centered, dialog, scrolled};
 use crate::tui::wrap::{StyledLine, str_width, wrap};
 use ratatui::buffer::Buffer;

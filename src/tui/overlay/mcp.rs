@@ -3,8 +3,8 @@
 //! is the trust question, `trust.rs`).
 
 use crate::mcp::McpServerInfo;
-use crate::tui::dashboard::mcp::state_mark;
 use crate::theme::{Theme, Token};
+use crate::tui::dashboard::mcp::state_mark;
 use crate::tui::widgets::{centered, dialog, scrolled};
 use crate::tui::wrap::{StyledLine, clean, wrap};
 use ratatui::buffer::Buffer;

@@ -1,9 +1,9 @@
 //! The `/sessions` picker and the "open a copy?" prompt: their keys and drawing.
 
 use crate::agent::NoticeLevel;
+use crate::theme::{Theme, Token};
 use crate::tui::msg::SessionRow;
 use crate::tui::part::{Handled, Intent};
-use crate::theme::{Theme, Token};
 use crate::tui::widgets::{centered, dialog};
 use crate::tui::wrap::{clean, str_width};
 use crossterm::event::KeyCode;

@@ -6,8 +6,8 @@
 //! in any of it are shown as escapes, so a value cannot hide a second line; the keys
 //! stay on the last row however far the text scrolls.
 
-use crate::trust::{PinnedFile, ServerEntry, TrustRequest};
 use crate::theme::{Theme, Token};
+use crate::trust::{PinnedFile, ServerEntry, TrustRequest};
 use crate::tui::widgets::{centered, dialog, scrolled};
 use crate::tui::wrap::{StyledLine, wrap};
 use ratatui::buffer::Buffer;

@@ -8,12 +8,12 @@ use crate::agent::{
 };
 use crate::runtime::context::mention::attach_skills;
 use crate::session::SessionTarget;
+use crate::theme::Theme;
 use crate::tools::exec::EXEC_TOOL_NAME;
 use crate::tools::policy::AgentRole;
 use crate::tui::export_file::export_html;
 use crate::tui::msg::{Effect, Msg, QueuedText};
 use crate::tui::terminal::{self, Term};
-use crate::theme::Theme;
 use crate::tui::{
     Background, BackgroundAction, BackgroundError, BackgroundFailure, attach, history,
 };
@@ -158,9 +158,8 @@ impl Runtime {
                 let tx = self.tx.clone();
                 tokio::task::spawn_blocking(move || {
                     let loaded = Theme::load(&name, dir.as_deref());
-                    let no_color = crate::theme::no_color_requested(
-                        std::env::var("NO_COLOR").ok().as_deref(),
-                    );
+                    let no_color =
+                        crate::theme::no_color_requested(std::env::var("NO_COLOR").ok().as_deref());
                     let loaded = loaded.map(|t| if no_color { t.without_color() } else { t });
                     let _ = tx.send(Msg::ThemeLoaded(loaded.map(Box::new)));
                 });

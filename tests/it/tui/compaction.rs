@@ -11,10 +11,10 @@ use claw_tui::agent::{
     AgentEvent, Compaction, CompactionEnd, CompactionReason, CompactionResult, CompactionSettings,
     Message, StopReason, Usage,
 };
+use claw_tui::theme::{Theme, Token};
 use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::layout::Focus;
 use claw_tui::tui::msg::LoadedSession;
-use claw_tui::theme::{Theme, Token};
 use claw_tui::tui::{App, Effect, Msg};
 use crossterm::event::KeyCode;
 use serde_json::json;
