@@ -13,6 +13,7 @@ pub mod skill_file;
 pub mod skill_list;
 pub mod skills;
 
+pub use crate::tools::workspace::project_chain;
 pub use mention::SkillAttachError;
 pub use skill_list::{SkillListing, list_skills, skill_budget};
 pub use skills::{Skill, SkillCatalog, SkillScope, discover_skills, parse_skill};
@@ -215,23 +216,6 @@ fn identity(date: NaiveDate, workspace: &Path, tool_names: &[String]) -> String 
     text
 }
 
-/// The directories whose instructions apply, nearest last: from the git root (or the
-/// workspace alone when it is not in a repository) down to the workspace.
-pub fn project_chain(workspace: &Path) -> Vec<PathBuf> {
-    let workspace = workspace
-        .canonicalize()
-        .unwrap_or_else(|_| workspace.to_path_buf());
-    let chain: Vec<PathBuf> = match workspace.ancestors().position(is_git_root) {
-        Some(root) => workspace
-            .ancestors()
-            .take(root + 1)
-            .map(Path::to_path_buf)
-            .collect(),
-        None => vec![workspace.clone()],
-    };
-    chain.into_iter().rev().collect()
-}
-
 /// The instructions files that apply, in prompt order: the global one from
 /// `config_dir`, then one per directory from the git root down to the workspace (see
 /// [`project_chain`]). Each directory gives its `AGENTS.md`, or its `CLAUDE.md` when it
@@ -276,11 +260,6 @@ fn find_instruction_files(
 /// [`instruction_files`] (kept under its older name).
 pub fn agents_files(workspace: &Path, config_dir: &Path) -> Vec<PathBuf> {
     instruction_files(workspace, config_dir)
-}
-
-fn is_git_root(dir: &Path) -> bool {
-    // `.git` is a directory in a clone and a file in a worktree or submodule.
-    dir.join(".git").exists()
 }
 
 /// The file's first [`MAX_FILE_BYTES`] as text and its full size: `Ok(None)` when it is

@@ -82,7 +82,7 @@ impl Protected {
     /// The protected paths of the workspace at `root` (absolute, symlinks resolved):
     /// configuration in the workspace and in each directory up to its git root.
     pub fn for_workspace(root: &Path) -> Self {
-        let roots = crate::runtime::context::project_chain(root);
+        let roots = super::workspace::project_chain(root);
         Self {
             roots,
             pinned: Vec::new(),

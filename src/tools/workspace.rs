@@ -283,6 +283,28 @@ pub fn is_escape(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::PermissionDenied && e.raw_os_error().is_none()
 }
 
+/// The directories whose instructions apply, nearest last: from the git root (or the
+/// workspace alone when it is not in a repository) down to the workspace.
+pub fn project_chain(workspace: &Path) -> Vec<PathBuf> {
+    let workspace = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
+    let chain: Vec<PathBuf> = match workspace.ancestors().position(is_git_root) {
+        Some(root) => workspace
+            .ancestors()
+            .take(root + 1)
+            .map(Path::to_path_buf)
+            .collect(),
+        None => vec![workspace.clone()],
+    };
+    chain.into_iter().rev().collect()
+}
+
+fn is_git_root(dir: &Path) -> bool {
+    // `.git` is a directory in a clone and a file in a worktree or submodule.
+    dir.join(".git").exists()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
