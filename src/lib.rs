@@ -3,7 +3,7 @@
 //! `agent` holds the loop and the `Agent` facade; `llm` the providers; `tools` the
 //! built-in tools; `config` and `cli` the settings; `headless` the scriptable modes.
 
-pub mod agent;
+pub use claw_agent as agent;
 pub mod checkpoint;
 pub mod cli;
 pub mod commands;
@@ -29,7 +29,7 @@ pub mod session;
 pub mod setup;
 pub mod signals;
 pub mod syntax;
-pub mod text;
+pub use claw_text as text;
 pub mod theme;
 pub mod tools;
 pub mod trust;

@@ -3,8 +3,8 @@
 //! that each fit one request.
 
 use super::tokens::estimate_text;
-use crate::agent::ImageData;
-use crate::agent::types::{Block, Message};
+use crate::ImageData;
+use crate::types::{Block, Message};
 
 /// The most characters of one tool result (or one call's arguments) put in a summary
 /// request.
@@ -325,7 +325,7 @@ pub(super) fn request_overhead(previous: Option<&str>, focus: Option<&str>) -> u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::types::{AssistantMessage, ToolResultMessage};
+    use crate::types::{AssistantMessage, ToolResultMessage};
 
     fn call(id: &str) -> Message {
         Message::Assistant(AssistantMessage {
@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn images_are_named_by_their_chips_not_sent() {
-        let image = crate::agent::ImageData {
+        let image = crate::ImageData {
             name: "shot.png".into(),
             mime: "image/png".into(),
             width: 1280,
@@ -377,7 +377,7 @@ mod tests {
             sha256: String::new(),
             data: bytes::Bytes::from_static(b"PIXELS"),
         };
-        let message = crate::agent::UserMessage::new("what is this?").with_images(vec![image]);
+        let message = crate::UserMessage::new("what is this?").with_images(vec![image]);
         let chunks = plan_summary(&[Message::User(message)], 100_000);
         assert_eq!(
             chunks[0].text,

@@ -1,8 +1,8 @@
 //! Where the verbatim part begins: the cut.
 
 use super::tokens::estimate_message;
-use crate::agent::History;
-use crate::agent::types::Message;
+use crate::History;
+use crate::types::Message;
 
 /// Chooses the first message kept verbatim when compacting `history`, whose messages
 /// before `start` are already summarised. The result `c` (`start <= c <= len`)
@@ -18,8 +18,8 @@ use crate::agent::types::Message;
 /// `c == start` means there is nothing to summarise.
 ///
 /// ```
-/// use claw_tui::agent::{History, Message};
-/// use claw_tui::agent::compaction::choose_cut;
+/// use claw_agent::{History, Message};
+/// use claw_agent::compaction::choose_cut;
 /// let messages: Vec<Message> = (0..10).map(|i| Message::user("x".repeat(400 + i))).collect();
 /// let history = History::from(messages);
 /// // Each message is about 105 tokens: 300 tokens keep the newest two.
@@ -76,7 +76,7 @@ pub fn choose_cut(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::types::{AssistantMessage, Block, ToolResultMessage};
+    use crate::types::{AssistantMessage, Block, ToolResultMessage};
 
     fn call(id: &str) -> Message {
         Message::Assistant(AssistantMessage {

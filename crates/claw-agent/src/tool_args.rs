@@ -127,7 +127,7 @@ mod tests {
     struct Broken;
 
     #[async_trait::async_trait]
-    impl crate::agent::Tool for Broken {
+    impl crate::Tool for Broken {
         fn name(&self) -> &str {
             "broken"
         }
@@ -145,15 +145,15 @@ mod tests {
             _call_id: &str,
             _args: Value,
             _cancel: tokio_util::sync::CancellationToken,
-            _updates: crate::agent::ToolUpdates,
-        ) -> crate::agent::ToolResult {
-            crate::agent::ToolResult::text("ran")
+            _updates: crate::ToolUpdates,
+        ) -> crate::ToolResult {
+            crate::ToolResult::text("ran")
         }
     }
 
     #[test]
     fn the_tool_set_names_each_refusal() {
-        let set = crate::agent::ToolSet::new(vec![Arc::new(Broken)]);
+        let set = crate::ToolSet::new(vec![Arc::new(Broken)]);
         let error = set.validate("missing", &json!({})).unwrap_err();
         assert!(matches!(error, ArgsError::UnknownTool { .. }), "{error:?}");
         assert_eq!(error.to_string(), "Tool \"missing\" not found");

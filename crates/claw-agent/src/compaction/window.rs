@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 /// The window of a model the table does not know.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 
-const TABLE: &str = include_str!("../../../assets/context_windows.toml");
+const TABLE: &str = include_str!("../../../../assets/context_windows.toml");
 
 #[derive(Deserialize)]
 struct Table {
@@ -38,7 +38,7 @@ fn prefixes() -> &'static [(String, u64)] {
 /// The context window of `model` from the built-in table, else [`DEFAULT_CONTEXT_WINDOW`].
 ///
 /// ```
-/// use claw_tui::agent::compaction::context_window_for;
+/// use claw_agent::compaction::context_window_for;
 /// assert_eq!(context_window_for("claude-sonnet-4-5"), 200_000);
 /// assert_eq!(context_window_for("openai/gpt-4o-mini"), 128_000);
 /// assert_eq!(context_window_for("llama3.1:8b"), 131_072);

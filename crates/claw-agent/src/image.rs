@@ -5,7 +5,7 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 
 /// One image attached to a user message or a tool result, already scaled to what the
-/// APIs accept (see `crate::images`).
+/// APIs accept (see the `images` module of claw-tui).
 ///
 /// Session lines keep only the metadata and the hash: the bytes are stored once beside
 /// the session file (`session::images`) and put back when it is loaded, so a history
@@ -37,7 +37,7 @@ impl ImageData {
             self.name,
             self.width,
             self.height,
-            crate::text::byte_size(self.size)
+            claw_text::byte_size(self.size)
         )
     }
 

@@ -3,10 +3,10 @@
 //! four bytes of text a token.
 
 use super::{Compaction, ContextBudget, summary_text};
-use crate::agent::History;
-use crate::agent::ImageData;
-use crate::agent::tool::ToolDefinition;
-use crate::agent::types::{Block, Message};
+use crate::History;
+use crate::ImageData;
+use crate::tool::ToolDefinition;
+use crate::types::{Block, Message};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -146,8 +146,8 @@ pub fn context_tokens(history: &History, compaction: Option<&Compaction>, fixed:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::compaction::{CompactionReason, CompactionSettings};
-    use crate::agent::types::{AssistantMessage, StopReason, Usage};
+    use crate::compaction::{CompactionReason, CompactionSettings};
+    use crate::types::{AssistantMessage, StopReason, Usage};
 
     fn answer(input: u64, output: u64) -> Message {
         Message::Assistant(AssistantMessage {
@@ -184,7 +184,7 @@ mod tests {
 
     #[test]
     fn images_count_by_their_pixels() {
-        let image = crate::agent::ImageData {
+        let image = crate::ImageData {
             name: "shot.png".into(),
             mime: "image/png".into(),
             width: 750,
@@ -195,7 +195,7 @@ mod tests {
         };
         let text = Message::user("a".repeat(40));
         let with_image = Message::User(
-            crate::agent::UserMessage::new("a".repeat(40)).with_images(vec![image.clone(), image]),
+            crate::UserMessage::new("a".repeat(40)).with_images(vec![image.clone(), image]),
         );
         assert_eq!(estimate_message(&with_image), estimate_message(&text) + 200);
     }
@@ -231,7 +231,7 @@ mod tests {
             ..AssistantMessage::default()
         });
         assert_eq!(estimate_message(&failed), 0);
-        let notice = Message::notice(crate::agent::NoticeLevel::Info, "x".repeat(400));
+        let notice = Message::notice(crate::NoticeLevel::Info, "x".repeat(400));
         assert_eq!(estimate_message(&notice), 0);
     }
 

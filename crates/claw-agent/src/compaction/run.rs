@@ -7,10 +7,10 @@ use super::prompt::{
 };
 use super::tokens::{estimate_message, estimate_text};
 use super::{Compaction, CompactionReason, ContextBudget, summary_text};
-use crate::agent::History;
-use crate::agent::event::{AgentEvent, EventSink};
-use crate::agent::provider::{LlmEvent, LlmMessage, LlmRequest, Provider};
-use crate::agent::types::{Message, StopReason, ThinkingLevel, Usage, UserMessage, now_ms};
+use crate::History;
+use crate::event::{AgentEvent, EventSink};
+use crate::provider::{LlmEvent, LlmMessage, LlmRequest, Provider};
+use crate::types::{Message, StopReason, ThinkingLevel, Usage, UserMessage, now_ms};
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 

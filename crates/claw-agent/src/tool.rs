@@ -113,8 +113,10 @@ impl ToolUpdates {
         }
     }
 
-    /// Stops delivery, so no update can follow the call's end event.
-    pub(crate) fn close(&self) {
+    /// Stops delivery, so no update can follow the call's end event. The loop closes
+    /// its calls' updates itself; whoever runs a tool outside it (the client's `!command`)
+    /// closes them before sending the end.
+    pub fn close(&self) {
         self.open.store(false, Ordering::Release);
     }
 }

@@ -40,9 +40,9 @@ pub fn default_convert_to_llm(messages: &History) -> Vec<LlmMessage<'_>> {
 /// without knowing that the first got no answer.
 ///
 /// ```
-/// use claw_tui::agent::convert::{NO_RESULT_PROVIDED, sanitize_for_llm};
-/// use claw_tui::agent::{AssistantMessage, Block, StopReason, UserMessage};
-/// use claw_tui::llm::LlmMessage;
+/// use claw_agent::convert::{NO_RESULT_PROVIDED, sanitize_for_llm};
+/// use claw_agent::{AssistantMessage, Block, StopReason, UserMessage};
+/// use claw_agent::provider::LlmMessage;
 ///
 /// // The session was interrupted while `ls` ran: the call never got its result.
 /// let mut call = AssistantMessage::empty("model");
@@ -142,7 +142,7 @@ fn close_open_calls(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::{Block, NoticeLevel};
+    use crate::{Block, NoticeLevel};
 
     fn borrowed(message: &LlmMessage<'_>) -> bool {
         match message {
