@@ -25,8 +25,8 @@ The targets are printed beside the figures: peak RSS at most 3x the session file
 next request within 0.5 s of Enter, a key echo within 16 ms. The exit code is 0 either
 way: this is a measurement, not a test.
 
-Usage (not part of CI: it needs a release build):
-  cargo build --release
+Usage (not part of CI: it needs the shipped build):
+  cargo build --profile dist
   python3 scripts/measure_resume.py                      # all four sizes, both providers
   python3 scripts/measure_resume.py --sizes 20000 --runs 3 --providers http
 """
@@ -150,7 +150,7 @@ def client(bin_path, ws, env, provider, server):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin", default="target/release/claw-tui")
+    parser.add_argument("--bin", default="target/dist/claw-tui")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--sizes", default="5000,20000,40000,100000",
                         help="messages per session, comma-separated")

@@ -16,9 +16,9 @@ What it does, per run:
      from Enter to that moment, and `wchar` (/proc/PID/io) over the same span;
   6. peak RSS (VmHWM), total wchar, and idle CPU over 5 s after the reply.
 
-Usage (not part of CI: it needs tmux and a release build, and takes ~15 s a run):
-  CARGO_TARGET_DIR=/tmp/rel cargo build --release
-  python3 scripts/measure_tui.py --bin /tmp/rel/release/claw-tui --runs 3
+Usage (not part of CI: it needs tmux and the shipped build, and takes ~15 s a run):
+  CARGO_TARGET_DIR=/tmp/rel cargo build --profile dist
+  python3 scripts/measure_tui.py --bin /tmp/rel/dist/claw-tui --runs 3
   python3 scripts/measure_tui.py --env NO_COLOR=1     # extra environment for the binary
   python3 scripts/measure_tui.py --config '[session]\nrecord_events = false'   # config text
   python3 scripts/measure_tui.py --json               # one JSON object per run
@@ -475,7 +475,7 @@ def one_run(binary, extra_env, tokens, mcp=""):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--bin", default="/tmp/rel/release/claw-tui", help="release binary")
+    parser.add_argument("--bin", default="/tmp/rel/dist/claw-tui", help="the shipped (dist) binary")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--env", action="append", default=[], metavar="K=V",
                         help="extra environment for the binary (repeatable)")
@@ -497,7 +497,7 @@ def main():
         sys.exit("measure_tui: tmux is not installed (apt-get install tmux)")
     if not os.access(args.bin, os.X_OK):
         sys.exit(f"measure_tui: {args.bin} is not an executable: build it with "
-                 "`CARGO_TARGET_DIR=/tmp/rel cargo build --release` or pass --bin")
+                 "`CARGO_TARGET_DIR=/tmp/rel cargo build --profile dist` or pass --bin")
     extra = dict(kv.split("=", 1) for kv in args.env)
     load = os.getloadavg()[0]
     if load > 0.5:
