@@ -18,7 +18,7 @@ pub mod images;
 pub mod inspect;
 pub mod keymap;
 pub mod launcher;
-pub mod llm;
+pub use claw_llm as llm;
 pub mod logging;
 pub mod mcp;
 pub mod private_fs;

@@ -1,12 +1,12 @@
 //! Messages API stream events → provider events.
 
 use super::REDACTED_THINKING_PREFIX;
-use crate::agent::types::{AssistantMessage, ErrorKind, StopReason, Usage};
-use crate::llm::accumulate::{Accumulator, Out, Slots, malformed};
-use crate::llm::overflow::is_context_overflow;
-use crate::llm::pricing::ModelPrices;
-use crate::llm::sse::Event;
-use crate::llm::transport::{Decoder, Failure, Flow};
+use crate::accumulate::{Accumulator, Out, Slots, malformed};
+use crate::overflow::is_context_overflow;
+use crate::pricing::ModelPrices;
+use crate::sse::Event;
+use crate::transport::{Decoder, Failure, Flow};
+use claw_agent::types::{AssistantMessage, ErrorKind, StopReason, Usage};
 use serde::Deserialize;
 use std::borrow::Cow;
 

@@ -3,11 +3,11 @@
 //! compat-dependent fields.
 
 use super::{MaxTokensField, OpenAiConfig, SystemRole};
-use crate::agent::ImageData;
-use crate::agent::types::{AssistantMessage, ThinkingLevel, UserMessage};
-use crate::llm::body::{self, ListWriter};
-use crate::llm::images::data_url;
-use crate::llm::{LlmMessage, LlmRequest};
+use crate::body::{self, ListWriter};
+use crate::images::data_url;
+use crate::{LlmMessage, LlmRequest};
+use claw_agent::ImageData;
+use claw_agent::types::{AssistantMessage, ThinkingLevel, UserMessage};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -184,9 +184,9 @@ fn assistant_message(message: &AssistantMessage) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::tool::ToolDefinition;
-    use crate::agent::types::{Block, ToolResultMessage, UserMessage};
-    use crate::llm::OpenAiCompat;
+    use crate::OpenAiCompat;
+    use claw_agent::tool::ToolDefinition;
+    use claw_agent::types::{Block, ToolResultMessage, UserMessage};
 
     fn sent_body(request: &LlmRequest, config: &OpenAiConfig, cache_key: Option<&str>) -> Value {
         serde_json::from_slice(&super::body(request, config, cache_key).unwrap()).unwrap()

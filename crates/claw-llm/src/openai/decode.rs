@@ -1,13 +1,13 @@
 //! Chat Completions stream chunks → provider events.
 
-use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
-use crate::llm::accumulate::{Accumulator, Out};
-use crate::llm::messages::server_message;
-use crate::llm::overflow::is_context_overflow;
-use crate::llm::pricing::ModelPrices;
-use crate::llm::retry::is_retryable_status;
-use crate::llm::sse::Event;
-use crate::llm::transport::{Decoder, Failure, Flow, parse_event};
+use crate::accumulate::{Accumulator, Out};
+use crate::messages::server_message;
+use crate::overflow::is_context_overflow;
+use crate::pricing::ModelPrices;
+use crate::retry::is_retryable_status;
+use crate::sse::Event;
+use crate::transport::{Decoder, Failure, Flow, parse_event};
+use claw_agent::types::{AssistantMessage, ErrorKind, StopReason};
 use serde::Deserialize;
 use serde::de::{Deserializer, Visitor};
 use std::borrow::Cow;

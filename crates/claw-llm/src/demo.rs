@@ -6,10 +6,10 @@
 //! real provider. Its texts live in `assets/demo.toml`.
 
 use super::{LlmEvent, LlmMessage, LlmRequest, LlmStream, Provider};
-use crate::agent::convert::NOTIFICATION_PREFIX;
-use crate::agent::event::MessageDelta;
-use crate::agent::types::{AssistantMessage, Block, StopReason, Usage};
-use crate::llm::{ModelListError, SetupError};
+use crate::{ModelListError, SetupError};
+use claw_agent::convert::NOTIFICATION_PREFIX;
+use claw_agent::event::MessageDelta;
+use claw_agent::types::{AssistantMessage, Block, StopReason, Usage};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::Deserialize;
@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-const SCRIPT: &str = include_str!("../../assets/demo.toml");
+const SCRIPT: &str = include_str!("../../../assets/demo.toml");
 
 /// Characters per streamed chunk: about one token.
 const CHUNK_CHARS: usize = 4;
@@ -202,7 +202,7 @@ impl Provider for DemoProvider {
             error_message: None,
             error_kind: None,
             model: DEMO_MODEL.into(),
-            timestamp: crate::agent::types::now_ms(),
+            timestamp: claw_agent::types::now_ms(),
         };
         events.push(LlmEvent::Done(final_message));
         let pace = self.pace;

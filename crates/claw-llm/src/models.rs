@@ -5,7 +5,7 @@
 
 use super::accumulate::excerpt;
 use super::messages::{describe, server_message};
-use crate::llm::ModelsError;
+use crate::ModelsError;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use std::time::Duration;

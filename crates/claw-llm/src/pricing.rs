@@ -1,6 +1,6 @@
 //! Per-model token prices and the cost of one call.
 
-use crate::agent::types::Usage;
+use claw_agent::types::Usage;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -3,11 +3,11 @@
 //! `function_call_output`, replayed `reasoning`), tools as functions, and reasoning.
 
 use super::{REASONING_PREFIX, ResponsesConfig};
-use crate::agent::ImageData;
-use crate::agent::types::{AssistantMessage, Block, ThinkingLevel, UserMessage};
-use crate::llm::body::{self, ListWriter};
-use crate::llm::images::data_url;
-use crate::llm::{LlmMessage, LlmRequest};
+use crate::body::{self, ListWriter};
+use crate::images::data_url;
+use crate::{LlmMessage, LlmRequest};
+use claw_agent::ImageData;
+use claw_agent::types::{AssistantMessage, Block, ThinkingLevel, UserMessage};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -224,7 +224,7 @@ fn replayable_reasoning(item: Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::types::{StopReason, ToolResultMessage};
+    use claw_agent::types::{StopReason, ToolResultMessage};
 
     /// The input items `input` writes for `history`.
     fn items_of(history: &[LlmMessage]) -> Vec<Value> {

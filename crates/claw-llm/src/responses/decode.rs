@@ -3,13 +3,13 @@
 //! for replay), messages (text), function calls (arguments stream as deltas).
 
 use super::REASONING_PREFIX;
-use crate::agent::types::{AssistantMessage, ErrorKind, StopReason};
-use crate::llm::accumulate::{Accumulator, Out, Slots};
-use crate::llm::overflow::is_context_overflow;
-use crate::llm::pricing::ModelPrices;
-use crate::llm::retry::is_retryable_status;
-use crate::llm::sse::Event;
-use crate::llm::transport::{Decoder, Failure, Flow, parse_event};
+use crate::accumulate::{Accumulator, Out, Slots};
+use crate::overflow::is_context_overflow;
+use crate::pricing::ModelPrices;
+use crate::retry::is_retryable_status;
+use crate::sse::Event;
+use crate::transport::{Decoder, Failure, Flow, parse_event};
+use claw_agent::types::{AssistantMessage, ErrorKind, StopReason};
 use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;

@@ -4,8 +4,8 @@
 //! redacted, then how the call ended.
 
 use super::{CallOrigin, LlmEvent, LlmRequest, LlmStream, Provider};
-use crate::agent::types::{AssistantMessage, Usage};
 use bytes::Bytes;
+use claw_agent::types::{AssistantMessage, Usage};
 use futures::Stream;
 use futures::future::BoxFuture;
 use reqwest::header::HeaderMap;
@@ -199,7 +199,7 @@ impl RequestOrigin {
             url: redact_url(url),
             headers: redact_headers(headers),
             body: body.clone(),
-            time_ms: crate::agent::now_ms(),
+            time_ms: claw_agent::now_ms(),
         });
         Some(CallWatch {
             sink,

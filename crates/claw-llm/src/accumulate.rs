@@ -3,8 +3,8 @@
 
 use super::LlmEvent;
 use super::pricing::ModelPrices;
-use crate::agent::event::MessageDelta;
-use crate::agent::types::{AssistantMessage, Block, StopReason, Usage};
+use claw_agent::event::MessageDelta;
+use claw_agent::types::{AssistantMessage, Block, StopReason, Usage};
 use serde_json::Value;
 use std::collections::VecDeque;
 

@@ -2,11 +2,11 @@
 //! results, replayed thinking, tools, the thinking budget and the cache breakpoints.
 
 use super::{AnthropicConfig, REDACTED_THINKING_PREFIX};
-use crate::agent::ImageData;
-use crate::agent::types::{AssistantMessage, Block, ThinkingLevel, ToolResultMessage, UserMessage};
-use crate::llm::body::{self, ListWriter};
-use crate::llm::images;
-use crate::llm::{LlmMessage, LlmRequest};
+use crate::body::{self, ListWriter};
+use crate::images;
+use crate::{LlmMessage, LlmRequest};
+use claw_agent::ImageData;
+use claw_agent::types::{AssistantMessage, Block, ThinkingLevel, ToolResultMessage, UserMessage};
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 
@@ -240,7 +240,7 @@ fn tool_result(result: &ToolResultMessage) -> Value {
 /// A signature another wire format minted (Responses reasoning): Anthropic would reject
 /// it, so such reasoning is not replayed here.
 fn is_foreign(signature: &str) -> bool {
-    signature.starts_with(crate::llm::responses::REASONING_PREFIX)
+    signature.starts_with(crate::responses::REASONING_PREFIX)
 }
 
 /// A call id the API accepts (`^[a-zA-Z0-9_-]{1,64}$`): ids minted by other providers
@@ -267,7 +267,7 @@ fn tool_id(id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::types::{StopReason, UserMessage};
+    use claw_agent::types::{StopReason, UserMessage};
 
     fn assistant(content: Vec<Block>) -> LlmMessage<'static> {
         let mut m = AssistantMessage::empty("claude-sonnet-4-5");

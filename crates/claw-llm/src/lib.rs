@@ -35,7 +35,7 @@ pub use retry::RetryPolicy;
 pub use secret::Secret;
 pub use tap::{CallSink, FinishedCall, RequestOrigin, RequestTap, SentCall};
 
-pub use crate::agent::provider::{
+pub use claw_agent::provider::{
     CallOrigin, LlmEvent, LlmMessage, LlmRequest, LlmStream, ModelListError, Provider,
 };
 use std::time::Duration;

@@ -2,14 +2,14 @@
 //! a `Retry-After` longer than it will wait, and the events (or failures) of the body.
 
 use super::{Call, Decoder, Flow, Phase};
-use crate::agent::types::{ErrorKind, StopReason};
-use crate::llm::messages::{
+use crate::messages::{
     IDLE_TIMEOUT_SETTING, after_retries, human, not_a_stream, overflow_message, server_message,
     status_message, too_long_a_wait,
 };
-use crate::llm::overflow::is_context_overflow;
-use crate::llm::retry::{is_retryable_status, retry_after};
-use crate::llm::sse::{BodyKind, SseError, SseStream};
+use crate::overflow::is_context_overflow;
+use crate::retry::{is_retryable_status, retry_after};
+use crate::sse::{BodyKind, SseError, SseStream};
+use claw_agent::types::{ErrorKind, StopReason};
 use futures::{FutureExt, StreamExt};
 use std::time::Duration;
 
@@ -180,7 +180,7 @@ impl<D: Decoder> Call<D> {
             SseError::TooLarge { limit } => format!(
                 "{provider} sent a single event larger than {}, more than claw-tui accepts, \
                  so the stream was given up. {hint}",
-                crate::text::byte_size(limit as u64)
+                claw_text::byte_size(limit as u64)
             ),
             SseError::NotAStream { kind, body } => {
                 let declared = "no event-stream content type";

@@ -18,7 +18,7 @@ use super::{
     CallOrigin, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, LlmMessage,
     LlmRequest, LlmStream, ModelListError, Provider, RequestOrigin, SetupError,
 };
-use crate::llm::{KeyError, ModelsError};
+use crate::{KeyError, ModelsError};
 use bytes::Bytes;
 use futures::Stream;
 use futures::future::BoxFuture;
@@ -427,7 +427,7 @@ fn cache_key(request: &LlmRequest) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::{ThinkingLevel, UserMessage};
+    use claw_agent::{ThinkingLevel, UserMessage};
 
     #[test]
     fn debug_output_hides_the_key() {

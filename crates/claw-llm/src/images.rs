@@ -2,8 +2,8 @@
 //! others, and their base64 forms.
 
 use super::{LlmMessage, LlmRequest};
-use crate::agent::ImageData;
 use base64::Engine;
+use claw_agent::ImageData;
 
 /// Model-id prefixes of models known to take text only. A model not listed is assumed to
 /// accept images (most current models do; a wrong guess costs one refused request).
@@ -123,8 +123,8 @@ pub(crate) fn data_url(image: &ImageData) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::{ThinkingLevel, UserMessage};
     use bytes::Bytes;
+    use claw_agent::{ThinkingLevel, UserMessage};
 
     fn image(data: &'static [u8]) -> ImageData {
         ImageData {
