@@ -31,7 +31,7 @@ mod streaming;
 mod subagent_calls;
 mod writer;
 
-pub use binding::{SessionBinding, SessionFollower};
+pub use binding::{RequestLogStart, SessionBinding, SessionFollower, SideRecorder};
 pub use events::{CronChanges, EventRecording, event_json, events_path};
 pub use file::{damaged_path, sessions_dir, streaming_path};
 pub use list::{
@@ -42,6 +42,7 @@ pub use open::{OpenedSession, open_session};
 pub use record::{record_events, record_events_with};
 pub use route::{SessionRouter, inbox_path, record_undelivered};
 pub use service::{Entered, Resume, SaveWatch, SessionService, SessionTarget, SwitchError};
+pub use side_log::requests_path;
 pub use sink::{FileSink, SaveStatus, SessionSink, SideLogReport};
 pub use streaming::{FLUSH_EVERY, STOPPED_BEFORE_ANSWER, STOPPED_WHILE_STREAMING};
 pub use subagent_calls::{

@@ -205,7 +205,14 @@ impl MainRuntime {
             settings,
         )
         .with_runtime_events(self.event_sender.clone())
-        .with_requests(self.requests.clone())
+        .with_requests(
+            self.requests.clone(),
+            Arc::new(|tap, session, main, report| {
+                Box::new(crate::inspect::RequestRecorder::start(
+                    tap, session, main, report,
+                ))
+            }),
+        )
     }
 
     /// Starts firing cron jobs into the bus's `system` channel (long-running processes

@@ -4,7 +4,7 @@
 use super::encode::apply;
 use super::format::{BlobLine, BodyRef, Item, LogLine, RequestLine, ResponseLine};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Why a request log could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -47,10 +47,7 @@ pub enum Missing {
     Continued(String),
 }
 
-/// The request log beside the session file `session`.
-pub fn requests_path(session: &Path) -> PathBuf {
-    session.with_extension("requests.jsonl")
-}
+pub use crate::session::requests_path;
 
 /// A field's value after the references are followed.
 #[derive(Clone, Debug)]

@@ -95,6 +95,12 @@ impl RequestRecorder {
     }
 }
 
+impl crate::session::SideRecorder for RequestRecorder {
+    fn close(self: Box<Self>) -> futures::future::BoxFuture<'static, ()> {
+        Box::pin(RequestRecorder::close(*self))
+    }
+}
+
 impl Drop for RequestRecorder {
     fn drop(&mut self) {
         // The tap's turn source holds the agent, whose provider holds the tap.

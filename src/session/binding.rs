@@ -3,16 +3,33 @@
 //! hooks' session id and the checkpoints, which live above this layer and are handed in
 //! by whoever builds the runtime).
 
+use super::SideLogReport;
 use super::{SessionData, SessionRouter, SessionWriter};
+use crate::agent::Agent;
 use crate::config::Settings;
+use crate::llm::RequestTap;
 use crate::runtime::cron::CronService;
 use crate::runtime::{SubagentManager, Supervisor, SwitchHold};
+use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Something else that follows the active session, told each time a session becomes
 /// it: the session's writer and the data dir. It returns warnings to log.
 pub type SessionFollower = Arc<dyn Fn(&SessionWriter, &Path) -> Vec<String> + Send + Sync>;
+
+/// A log a layer above this one keeps beside the session (the request log), started
+/// when a session becomes the active one and closed when it stops being it.
+pub trait SideRecorder: Send + Sync {
+    /// Stops recording and waits until everything reported is on disk.
+    fn close(self: Box<Self>) -> BoxFuture<'static, ()>;
+}
+
+/// Starts the request log of the session file given: the runtime's tap, the session
+/// file, the main agent (whose turns number the calls), and where trouble writing it
+/// goes (the session's saving status).
+pub type RequestLogStart =
+    Arc<dyn Fn(&RequestTap, &Path, &Agent, SideLogReport) -> Box<dyn SideRecorder> + Send + Sync>;
 
 /// What a session needs from the runtime: the parts whose work goes back to it.
 #[derive(Clone)]
@@ -23,8 +40,8 @@ pub struct SessionBinding {
     follower: SessionFollower,
     data_dir: PathBuf,
     workspace: PathBuf,
-    /// Where the runtime's HTTP calls are reported (the session's request log).
-    requests: Option<crate::llm::RequestTap>,
+    /// Where the runtime's HTTP calls are reported, and how their log is started.
+    requests: Option<(RequestTap, RequestLogStart)>,
     events: super::EventRecording,
 }
 
@@ -64,15 +81,27 @@ impl SessionBinding {
         self.events.clone()
     }
 
-    /// The same binding, with the runtime's calls recorded beside each session.
-    pub fn with_requests(mut self, tap: crate::llm::RequestTap) -> Self {
-        self.requests = Some(tap);
+    /// The same binding, with the runtime's calls recorded beside each session by the
+    /// log `start` starts.
+    pub fn with_requests(mut self, tap: RequestTap, start: RequestLogStart) -> Self {
+        self.requests = Some((tap, start));
         self
     }
 
     /// Where the runtime's HTTP calls are reported, if they are.
-    pub fn requests(&self) -> Option<&crate::llm::RequestTap> {
-        self.requests.as_ref()
+    pub fn requests(&self) -> Option<&RequestTap> {
+        self.requests.as_ref().map(|(tap, _)| tap)
+    }
+
+    /// Starts the request log beside the session file `session`, if calls are recorded.
+    pub(super) fn start_request_log(
+        &self,
+        session: &Path,
+        main: &Agent,
+        report: SideLogReport,
+    ) -> Option<Box<dyn SideRecorder>> {
+        let (tap, start) = self.requests.as_ref()?;
+        Some(start(tap, session, main, report))
     }
 
     /// Makes `writer`'s session the active one: notifications addressed to it are

@@ -118,7 +118,7 @@ struct Recording {
     id: String,
     finish: oneshot::Sender<()>,
     task: JoinHandle<SaveStatus>,
-    requests: Option<crate::inspect::RequestRecorder>,
+    requests: Option<Box<dyn super::SideRecorder>>,
 }
 
 impl SessionService {
@@ -288,9 +288,10 @@ impl SessionService {
         );
         let report = writer.side_log_report();
         self.side_logs.send_replace(report.clone());
-        let requests = self
-            .request_tap()
-            .map(|tap| crate::inspect::RequestRecorder::start(&tap, &path, &self.agent, report));
+        let requests = match (self.request_tap(), &self.binding) {
+            (Some(_), Some(binding)) => binding.start_request_log(&path, &self.agent, report),
+            _ => None,
+        };
         let log = self.binding.as_ref().map_or_else(
             || super::EventRecording::agent_only(true),
             SessionBinding::event_recording,

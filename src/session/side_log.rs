@@ -227,13 +227,19 @@ impl SideLog {
     }
 }
 
+/// The request log beside the session file `session` (written by the request
+/// recorder a [`SessionBinding`](super::SessionBinding) starts).
+pub fn requests_path(session: &Path) -> PathBuf {
+    session.with_extension("requests.jsonl")
+}
+
 /// Makes the logs beside the session file `session` safe to append to before anyone
 /// writes them (the caller holds the session's lock): a torn last line is cut aside
 /// into `<log>.damaged`. What the user should know, one line per log repaired.
 pub(super) fn repair_side_logs(session: &Path) -> Vec<String> {
     let logs = [
         super::events::events_path(session),
-        crate::inspect::requests_path(session),
+        requests_path(session),
         super::subagent_calls::subagent_calls_path(session),
     ];
     let mut notes = Vec::new();
