@@ -12,10 +12,12 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
-/// A background loop exchanging `scripts` and `s_evil` until it is killed (perl's
-/// `syscall`: renameat2 is number 316 on x86_64, 276 on aarch64); it says at once
-/// whether the first exchange went through.
-const SWAP: &str = r#"(perl -e '$| = 1; my ($a, $b) = ("scripts", "s_evil"); my $nr = `uname -m` =~ /aarch64/ ? 276 : 316; for (my $n = 0; ; $n++) { if (syscall($nr, -100, $a, -100, $b, 2) != 0) { print "refused: $!\n"; exit } print "swaps\n" if $n == 0 }' > swaplog 2>&1 &) ; sleep 0.2; echo started"#;
+/// A background loop exchanging `scripts` and `s_evil` every millisecond until it is
+/// killed (perl's `syscall`: renameat2 is number 316 on x86_64, 276 on aarch64); it says
+/// at once whether the first exchange went through. The pause keeps the race even on a
+/// loaded machine: a loop that never pauses can starve the checks, so that every one of
+/// them reads the swapped script and no hook runs at all, which proves nothing.
+const SWAP: &str = r#"(perl -e '$| = 1; my ($a, $b) = ("scripts", "s_evil"); my $nr = `uname -m` =~ /aarch64/ ? 276 : 316; for (my $n = 0; ; $n++) { if (syscall($nr, -100, $a, -100, $b, 2) != 0) { print "refused: $!\n"; exit } print "swaps\n" if $n == 0; select(undef, undef, undef, 0.001) }' > swaplog 2>&1 &) ; sleep 0.2; echo started"#;
 
 fn script(log: &Path, what: &str) -> String {
     format!("#!/bin/sh\necho {what} >> '{}'\nexit 0\n", log.display())
@@ -50,7 +52,7 @@ async fn hook_race(config: &str) -> (String, String, String) {
         )]),
         exec(SWAP, Some(60)),
     ];
-    turns.extend(std::iter::repeat_n(reads, 8));
+    turns.extend(std::iter::repeat_n(reads, 12));
     let config = format!(
         "{config}\n[[hooks.before_tool]]\nmatch = \"^read_file$\"\ncommand = \"sh scripts/check.sh\"\n"
     );
