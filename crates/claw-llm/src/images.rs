@@ -43,17 +43,27 @@ pub fn accepts_images(model: &str) -> bool {
     name != "gpt-4" && !TEXT_ONLY.iter().any(|prefix| name.starts_with(prefix))
 }
 
+/// The images `message` carries (answers carry none).
+fn images_of<'m>(message: &'m LlmMessage<'_>) -> &'m [ImageData] {
+    match message {
+        LlmMessage::User(user) => &user.images,
+        LlmMessage::ToolResult(result) => &result.images,
+        LlmMessage::Assistant(_) => &[],
+    }
+}
+
+/// Whether `image` goes to a model that `sees` images as it is.
+fn sent_as_is(image: &ImageData, sees: bool) -> bool {
+    sees && image.is_loaded()
+}
+
 /// Whether [`prepare_images`] would change `request`.
 pub(crate) fn needs_preparing(request: &LlmRequest) -> bool {
     let sees = accepts_images(&request.model);
-    request.messages.iter().any(|m| {
-        let images = match m {
-            LlmMessage::User(user) => &user.images,
-            LlmMessage::ToolResult(result) => &result.images,
-            LlmMessage::Assistant(_) => return false,
-        };
-        images.iter().any(|i| !sees || !i.is_loaded())
-    })
+    request
+        .messages
+        .iter()
+        .any(|m| !images_of(m).iter().all(|i| sent_as_is(i, sees)))
 }
 
 /// Replaces the images `request.model` cannot take (all of them for a text-only model;
@@ -63,14 +73,7 @@ pub(crate) fn prepare_images(request: &mut LlmRequest) {
     let sees = accepts_images(&request.model);
     let model = request.model.clone();
     for message in &mut request.messages {
-        let unchanged = match message {
-            LlmMessage::User(user) => &user.images,
-            LlmMessage::ToolResult(result) => &result.images,
-            LlmMessage::Assistant(_) => continue,
-        }
-        .iter()
-        .all(|i| sees && i.is_loaded());
-        if unchanged {
+        if images_of(message).iter().all(|i| sent_as_is(i, sees)) {
             continue;
         }
         // Only a message that changes is copied out of the history.
