@@ -6,13 +6,14 @@
 //! around it (each run sandboxed under the launcher).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use claw_tui::agent::{Tool, ToolUpdates};
+use claw_tui::agent::{Tool, ToolSet, ToolUpdates};
 use claw_tui::checkpoint::Checkpoints;
-use claw_tui::hooks::{Hooks, HooksConfig};
+use claw_tui::hooks::{HookStage, Hooks, HooksConfig};
 use claw_tui::runtime::RuntimeEventSender;
 use claw_tui::theme::Theme;
 use claw_tui::tools::exec::{Approver, ExecConfig, ExecTool};
 use claw_tui::tools::fs::{ChangeObserver, FileChange, WriteFileTool, file_tools};
+use claw_tui::tools::pipeline::{Caller, Step};
 use claw_tui::tools::policy::{AgentRole, PolicyConfig, ToolPolicy};
 use claw_tui::tools::{ToolRegistry, Workspace};
 use claw_tui::trust::Trust;
@@ -115,27 +116,37 @@ fn hooks(c: &mut Criterion) {
     for hooked in [false, true] {
         let policy = ToolPolicy::new(registry.clone(), PolicyConfig::default(), Approver::Nobody);
         if hooked {
-            policy.set_hooks(Hooks::new(
+            let hooks = Hooks::new(
                 config.clone(),
                 &root,
                 &exec,
                 RuntimeEventSender::discard(),
                 Trust::in_memory(&root),
-            ));
+            );
+            policy
+                .set_pipeline(vec![
+                    Step::PlanGate,
+                    Step::Stage(Arc::new(HookStage::new(hooks, None))),
+                    Step::Approval,
+                ])
+                .unwrap();
         }
-        let read = policy.tool_for(&AgentRole::Main, "read_file").unwrap();
+        let tools = policy.tools_for(&AgentRole::Main);
         let name = if hooked {
             "read_file_with_one_hook"
         } else {
             "read_file"
         };
+        let (cancel, updates) = (CancellationToken::new(), ToolUpdates::discard());
         group.bench_function(name, |b| {
             b.iter(|| {
-                runtime.block_on(read.execute(
+                runtime.block_on(tools.call(
+                    None,
+                    "read_file",
                     "c",
                     json!({"path": "a.txt"}),
-                    CancellationToken::new(),
-                    ToolUpdates::discard(),
+                    &cancel,
+                    &updates,
                 ))
             })
         });
@@ -173,24 +184,36 @@ fn tracked_exec(c: &mut Criterion) {
     };
     for tracked in [false, true] {
         let exec = Arc::new(ExecTool::new(root.clone(), config.clone()));
-        let tool: Arc<dyn Tool> = if tracked {
+        let stages = if tracked {
             let ws = Arc::new(Workspace::new(root.clone(), false));
-            Checkpoints::new(ws).track_exec(exec)
+            vec![Checkpoints::new(ws).exec_stage(exec.clone())]
         } else {
-            exec
+            Vec::new()
         };
+        let caller = Caller {
+            role: AgentRole::Main,
+            by_user: false,
+        };
+        let interceptors = stages
+            .iter()
+            .filter_map(|stage| stage.interceptor(&caller))
+            .collect();
+        let tools = ToolSet::intercepted(vec![exec as Arc<dyn Tool>], interceptors);
         let name = if tracked {
             "true_with_git_status_around"
         } else {
             "true"
         };
+        let (cancel, updates) = (CancellationToken::new(), ToolUpdates::discard());
         group.bench_function(name, |b| {
             b.iter(|| {
-                runtime.block_on(tool.execute(
+                runtime.block_on(tools.call(
+                    None,
+                    "exec",
                     "c",
                     json!({"command": "true"}),
-                    CancellationToken::new(),
-                    ToolUpdates::discard(),
+                    &cancel,
+                    &updates,
                 ))
             })
         });

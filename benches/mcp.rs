@@ -5,7 +5,7 @@
 //! (target: under 1 ms).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use claw_tui::agent::{ToolSet, ToolUpdates};
+use claw_tui::agent::ToolUpdates;
 use claw_tui::mcp::{
     McpManager, McpServerState, Origin, ServerAccess, ServerConfig, ServerSpec, Transport,
 };
@@ -70,10 +70,7 @@ fn bench(c: &mut Criterion) {
         manager.wait_started().await;
     });
     assert_eq!(manager.servers()[0].state, McpServerState::Ready);
-    let tool = policy
-        .tool_for(&AgentRole::Main, "mcp__fixture__echo")
-        .unwrap();
-    let tools = ToolSet::new(vec![tool.clone()]);
+    let tools = policy.tools_for(&AgentRole::Main);
     let args = json!({"text": "a short line of text for the round trip"});
 
     let mut group = c.benchmark_group("mcp_call");
@@ -86,13 +83,15 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("through_claw_tui", |b| {
         b.to_async(&runtime).iter(|| async {
-            tools.validate("mcp__fixture__echo", &args).unwrap();
-            let result = tool
-                .execute(
+            let (cancel, updates) = (CancellationToken::new(), ToolUpdates::discard());
+            let result = tools
+                .call(
+                    None,
+                    "mcp__fixture__echo",
                     "call-1",
                     args.clone(),
-                    CancellationToken::new(),
-                    ToolUpdates::discard(),
+                    &cancel,
+                    &updates,
                 )
                 .await;
             assert!(!result.is_error, "{}", result.content);

@@ -23,18 +23,18 @@ pub use undo::{
     Confirmation, Conflicts, ConversationRewind, ExecSummary, SessionFile, UndoOutcome, UndoReport,
 };
 
-use crate::agent::{Agent, Message, Tool, ToolResult, ToolUpdates};
+use crate::agent::{Agent, CheckedArgs, Interceptor, Message, Next, ToolCallContext, ToolResult};
 use crate::session::SessionAppender;
 use crate::text::clip;
 use crate::tools::Workspace;
-use crate::tools::exec::{ExecArgs, ExecTool, HelperRunner};
+use crate::tools::exec::{ExecTool, HelperRunner};
 use crate::tools::fs::{ChangeObserver, Prior, Unkept};
+use crate::tools::pipeline::{Caller, Stage};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use store::{Blob, Record, Store};
-use tokio_util::sync::CancellationToken;
 
 /// What `write_file` and `edit_file` do when the content a file holds cannot be kept
 /// for undo before they change it (a full disk): `[session] checkpoint_failure`.
@@ -255,9 +255,10 @@ impl Checkpoints {
             .clone()
     }
 
-    /// `exec` with its calls recorded in the current turn, and the files `git status`
-    /// shows each call changing (git run as exec's sandbox runs helpers).
-    pub fn track_exec(&self, exec: Arc<ExecTool>) -> Arc<dyn Tool> {
+    /// The pipeline step that records each call of `exec` in the current turn, with
+    /// the files `git status` shows it changing (git run as exec's sandbox runs
+    /// helpers). It belongs innermost, after the approval: it sees what really runs.
+    pub fn exec_stage(&self, exec: Arc<ExecTool>) -> Arc<dyn Stage> {
         Arc::new(TrackedExec {
             helper: exec.helper(),
             exec,
@@ -410,46 +411,48 @@ impl std::fmt::Debug for Checkpoints {
     }
 }
 
-/// The `exec` tool with each call recorded for undo.
+/// Each call of `exec` recorded for undo.
 struct TrackedExec {
     exec: Arc<ExecTool>,
     helper: HelperRunner,
     checkpoints: Checkpoints,
 }
 
+impl Stage for TrackedExec {
+    fn interceptor(&self, _caller: &Caller) -> Option<Arc<dyn Interceptor>> {
+        Some(Arc::new(TrackedExec {
+            exec: self.exec.clone(),
+            helper: self.helper.clone(),
+            checkpoints: self.checkpoints.clone(),
+        }))
+    }
+}
+
 #[async_trait]
-impl Tool for TrackedExec {
-    fn name(&self) -> &str {
-        self.exec.name()
-    }
-
-    fn label(&self) -> &str {
-        self.exec.label()
-    }
-
-    fn description(&self) -> &str {
-        self.exec.description()
-    }
-
-    fn parameters(&self) -> Value {
-        self.exec.parameters()
-    }
-
-    async fn execute(
+impl Interceptor for TrackedExec {
+    async fn around(
         &self,
-        call_id: &str,
-        args: Value,
-        cancel: CancellationToken,
-        updates: ToolUpdates,
+        call: &ToolCallContext<'_>,
+        args: CheckedArgs,
+        next: Next<'_>,
     ) -> ToolResult {
-        // Every gate first: a call refused by its arguments, a deny rule or its working
-        // directory runs nothing, so no snapshot is taken either (the policy's gates,
-        // hooks and approval, ran before this tool was reached).
-        if let Err(refused) = self.exec.check(&args) {
-            return refused;
+        // The very tool, not a namesake (a replacement registered under its name).
+        let is_exec = std::ptr::addr_eq(Arc::as_ptr(call.tool), Arc::as_ptr(&self.exec));
+        if !is_exec {
+            return next.run(args).await;
         }
-        let Ok(ExecArgs { command, .. }) = crate::tools::args::parse(args.clone()) else {
-            return self.exec.execute(call_id, args, cancel, updates).await;
+        // A call refused by its arguments, a deny rule or its working directory runs
+        // nothing, so no snapshot is taken either.
+        if self.exec.check(args.value()).is_err() {
+            return next.run(args).await;
+        }
+        let Some(command) = args
+            .value()
+            .get("command")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+        else {
+            return next.run(args).await;
         };
         let helper = &self.helper;
         let repo = self.checkpoints.repo(helper).await;
@@ -457,7 +460,7 @@ impl Tool for TrackedExec {
             Some(repo) => repo.snapshot(helper).await,
             None => None,
         };
-        let result = self.exec.execute(call_id, args, cancel, updates).await;
+        let result = next.run(args).await;
         // A command refused before it ran changed nothing.
         if result.details.get("refused").is_some() {
             return result;

@@ -1,8 +1,8 @@
 //! Hooks: the user's own commands, run at points of the agent's work.
 //!
 //! `[[hooks.before_tool]]` and `[[hooks.after_tool]]` run around every tool call of
-//! every agent (main, subagents, cron runs), inside the tool policy's wrapper
-//! (`crate::tools::policy`), so no agent can bypass them; `[[hooks.prompt]]` runs before
+//! every agent (main, subagents, cron runs), as a step of the tool-call pipeline the
+//! policy hands every agent (`crate::tools::pipeline`), so no agent can bypass them; `[[hooks.prompt]]` runs before
 //! a user prompt is sent, `[[hooks.stop]]` when the main agent went idle, and
 //! `[[hooks.notify]]` when something waits for the user (an approval, a finished
 //! subagent, a cron job that fired). The client and the headless modes run them alike.
@@ -19,11 +19,13 @@
 mod checked;
 pub mod config;
 mod run;
+mod stage;
 mod tool;
 
 pub use config::{EventHook, HooksConfig, ToolHook, ToolMatch};
 pub use run::BLOCK_EXIT_CODE;
 pub(crate) use run::trust_runner;
+pub use stage::{HookStage, HookedResultObserver};
 pub use tool::{BLOCKED_PREFIX, BeforeTool, CANCELLED_IN_HOOK, HookedCall, hook_marks};
 
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};

@@ -5,7 +5,7 @@
 use crate::agent::Agent;
 use crate::checkpoint::Checkpoints;
 use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
-use crate::hooks::Hooks;
+use crate::hooks::{HookStage, Hooks};
 use crate::llm::Provider;
 use crate::llm::demo::DemoProvider;
 use crate::mcp::McpManager;
@@ -25,6 +25,7 @@ use crate::tools::exec::{Approver, ExecTool};
 use crate::tools::fs::file_tools_observed;
 use crate::tools::large_results::LargeResults;
 use crate::tools::message::{MessageSender, MessageTool};
+use crate::tools::pipeline::Step;
 use crate::tools::policy::{AgentKind, AgentRole, PolicyConfig, ToolPolicy};
 use crate::tools::spawn::SpawnTool;
 use crate::tools::web::{WebFetchTool, WebSearchTool};
@@ -68,14 +69,15 @@ pub fn build_provider(
 
 /// The built-in tools (files, exec, web, message) over `workspace` and the settings'
 /// sandbox; `outbound` delivers what the `message` tool sends; `checkpoints`, when
-/// given, records every file change and command for undo. Agents get them only
-/// through the policy.
+/// given, records every file change for undo (the commands `exec` runs are recorded by
+/// the checkpoints' step of the pipeline, made from the `exec` returned beside the
+/// registry). Agents get them only through the policy.
 fn build_registry(
     settings: &Settings,
     workspace: Arc<Workspace>,
     outbound: MessageSender,
     checkpoints: Option<&Checkpoints>,
-) -> ToolRegistry {
+) -> (ToolRegistry, Arc<ExecTool>) {
     let mut registry = ToolRegistry::new();
     let observer = checkpoints.map(|c| Arc::new(c.clone()) as _);
     let pinned = workspace.protected().pinned().to_vec();
@@ -88,14 +90,11 @@ fn build_registry(
             .with_pinned(pinned)
             .with_own_dirs(own_dirs),
     );
-    registry.register(match checkpoints {
-        Some(checkpoints) => checkpoints.track_exec(exec),
-        None => exec,
-    });
+    registry.register(exec.clone());
     registry.register(Arc::new(WebSearchTool::new(settings.file.web.clone())));
     registry.register(Arc::new(WebFetchTool::new(settings.file.web.clone())));
     registry.register(Arc::new(MessageTool::new(outbound)));
-    registry
+    (registry, exec)
 }
 
 fn model_name(settings: &Settings) -> String {
@@ -362,21 +361,36 @@ fn prepare_runtime_with(
         workspace.clone(),
         settings.file.session.checkpoint_failure.unwrap_or_default(),
     );
+    let (registry, exec) = build_registry(
+        settings,
+        workspace,
+        delivering(&events_tx, outbound),
+        Some(&checkpoints),
+    );
     let policy = ToolPolicy::new(
-        build_registry(
-            settings,
-            workspace,
-            delivering(&events_tx, outbound),
-            Some(&checkpoints),
-        ),
+        registry,
         PolicyConfig::new(&settings.file.tools, &settings.file.exec),
         notifying(approver, &hooks),
     );
-    policy.set_hooks(hooks.clone());
     let refreshing = checkpoints.clone();
-    policy.observe_hooked_results(Arc::new(move |details| {
-        refreshing.refresh_after_hooks(details)
-    }));
+    let hook_stage = HookStage::new(
+        hooks.clone(),
+        Some(Arc::new(move |details: &serde_json::Value| {
+            refreshing.refresh_after_hooks(details)
+        })),
+    );
+    // What stands between every agent and its tools, outermost first: plan mode; the
+    // user's hooks (they may block a call or rewrite it before the user is asked, and
+    // see the result); the approval; the checkpoints (innermost: they record exactly
+    // what runs).
+    policy
+        .set_pipeline(vec![
+            Step::PlanGate,
+            Step::Stage(Arc::new(hook_stage)),
+            Step::Approval,
+            Step::Stage(checkpoints.exec_stage(exec)),
+        ])
+        .map_err(|e| eyre!(e))?;
     let bus = MessageBus::new();
     let requests = crate::llm::RequestTap::default();
     let subagent_prompt = subagent_system_prompt(&context, &policy);

@@ -7,6 +7,7 @@ pub mod exec;
 pub mod fs;
 pub mod large_results;
 pub mod message;
+pub mod pipeline;
 pub mod policy;
 pub mod protected;
 pub mod spawn;

@@ -4,8 +4,7 @@
 
 use super::run::{self, Outcome};
 use super::{Hooks, Inner};
-use crate::agent::ToolResult;
-use crate::agent::tool_args::{InvalidSchema, SchemaViolations, violations};
+use crate::agent::{ArgsError, CheckedArgs, ToolCallContext, ToolResult};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -25,8 +24,8 @@ pub struct HookedCall<'a> {
 pub enum BeforeTool {
     /// Run the call with these arguments; `rewritten` when a hook changed them.
     Run {
-        /// The arguments to run with.
-        args: Value,
+        /// The arguments to run with (checked against the tool's schema).
+        args: CheckedArgs,
         /// Whether a hook rewrote them.
         rewritten: bool,
     },
@@ -86,25 +85,13 @@ fn blocked(reason: String) -> ToolResult {
     result
 }
 
-/// Why arguments a hook rewrote cannot be used.
-#[derive(Debug, thiserror::Error)]
-enum RewriteError {
-    /// The tool's schema does not compile, so nothing can be checked against it.
-    #[error(transparent)]
-    Schema(#[from] InvalidSchema),
-    /// The arguments break the schema.
-    #[error("{0}")]
-    Invalid(SchemaViolations),
-}
-
-/// Checks `args` against `schema`, naming every failing path.
-fn validate(schema: &Value, args: &Value) -> Result<(), RewriteError> {
-    let validator = jsonschema::validator_for(schema).map_err(InvalidSchema)?;
-    let violations = violations(&validator, args);
-    if violations.0.is_empty() {
-        Ok(())
-    } else {
-        Err(RewriteError::Invalid(violations))
+/// What is wrong with arguments a hook rewrote, for the model: each failing path, or
+/// why nothing could be checked.
+fn problems(error: &ArgsError) -> String {
+    match error {
+        ArgsError::Invalid { violations, .. } => violations.to_string(),
+        ArgsError::Uncheckable { source, .. } => source.to_string(),
+        ArgsError::UnknownTool { .. } => error.to_string(),
     }
 }
 
@@ -138,9 +125,8 @@ impl Hooks {
     pub async fn before_tool(
         &self,
         call: &HookedCall<'_>,
-        args: Value,
-        schema: &Value,
-        cancel: &CancellationToken,
+        args: CheckedArgs,
+        tool: &ToolCallContext<'_>,
     ) -> BeforeTool {
         let Some(inner) = &self.inner else {
             return BeforeTool::Run {
@@ -156,8 +142,9 @@ impl Hooks {
             .iter()
             .filter(|h| h.applies_to(call.tool_name))
         {
-            let input = self.call_input(inner, "before_tool", call, json!({ "args": args }));
-            match inner.runner.run(hook, &input, cancel).await {
+            let input =
+                self.call_input(inner, "before_tool", call, json!({ "args": args.value() }));
+            match inner.runner.run(hook, &input, tool.cancel).await {
                 Outcome::Continue => {}
                 Outcome::Cancelled => {
                     return BeforeTool::Refuse(ToolResult::error(CANCELLED_IN_HOOK));
@@ -185,19 +172,24 @@ impl Hooks {
                         }
                     }
                     if let Some(new_args) = answer.get("args") {
-                        if let Err(problems) = validate(schema, new_args) {
-                            let mut result = ToolResult::error(format!(
-                                "A before_tool hook (`{}`) rewrote the arguments of {} into \
-                                 invalid ones, so the call did not run:\n{problems}\n\nRewritten \
-                                 arguments:\n{new_args}",
-                                crate::text::clip(&hook.command, 80),
-                                call.tool_name
-                            ));
-                            mark(&mut result.details, "invalid_args", new_args.clone());
-                            return BeforeTool::Refuse(result);
+                        match tool.check(new_args.clone()) {
+                            Ok(checked) => {
+                                args = checked;
+                                rewritten = true;
+                            }
+                            Err(error) => {
+                                let mut result = ToolResult::error(format!(
+                                    "A before_tool hook (`{}`) rewrote the arguments of {} into \
+                                     invalid ones, so the call did not run:\n{}\n\nRewritten \
+                                     arguments:\n{new_args}",
+                                    crate::text::clip(&hook.command, 80),
+                                    call.tool_name,
+                                    problems(&error),
+                                ));
+                                mark(&mut result.details, "invalid_args", new_args.clone());
+                                return BeforeTool::Refuse(result);
+                            }
                         }
-                        args = new_args.clone();
-                        rewritten = true;
                     }
                 }
                 Outcome::Failed { why, stderr } => {
@@ -293,31 +285,5 @@ impl Hooks {
             }
         }
         result
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rewritten_args_are_checked_against_the_schema() {
-        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
-        assert!(validate(&schema, &json!({"n": 1})).is_ok());
-        let error = validate(&schema, &json!({"n": "one"})).unwrap_err();
-        assert!(matches!(error, RewriteError::Invalid(_)), "{error:?}");
-        assert!(error.to_string().starts_with("  - /n: "), "{error}");
-    }
-
-    #[test]
-    fn a_schema_that_does_not_compile_is_named_as_such() {
-        let error = validate(&json!({"type": 12}), &json!({})).unwrap_err();
-        assert!(matches!(error, RewriteError::Schema(_)), "{error:?}");
-        assert!(
-            error
-                .to_string()
-                .starts_with("the tool's parameter schema is invalid: "),
-            "{error}"
-        );
     }
 }

@@ -482,7 +482,7 @@ mod tests {
         assert_eq!(names.len(), 2, "{names:?}");
         let renamed = names.iter().find(|n| *n != plain).unwrap();
         assert_eq!(owner(&manager, renamed).as_deref(), Some("files__read"));
-        let offered = policy.tool_for(&AgentRole::Main, plain).unwrap();
+        let offered = policy.tools_for(&AgentRole::Main).get(plain).unwrap();
         assert_eq!(offered.description(), "read__all of its server");
         // The project server listing again does not take it.
         shared.install_tools(project, &[tool("all")]);

@@ -5,14 +5,11 @@
 //! `[tools] disabled` list, each tool's approval mode (`[exec] approval` for `exec`) and
 //! whether subagents may have it. An agent receives its tools from
 //! [`ToolPolicy::tools_for`] (or [`ToolPolicy::equip`]), and what it receives is already
-//! filtered and wrapped: a disabled tool is never offered, and each call passes the
-//! approval gate inside the tool itself before the real tool runs. No hook has to be
-//! remembered, so the main agent, each subagent and the runs a cron job starts (they run
-//! on the main agent) are all held to the same rules.
-//!
-//! The user's hooks (`crate::hooks`) run in the same wrapper: `before_tool` hooks first
-//! (they may block the call or rewrite its arguments, which are then what the user is
-//! asked to approve), then the approval gate, the tool, and the `after_tool` hooks.
+//! filtered and comes with its pipeline ([`super::pipeline`]): a disabled tool is never
+//! offered, and each call passes the plan gate, the runtime's stages (the user's hooks)
+//! and the approval before the tool runs. Nothing has to be remembered by whoever
+//! configures an agent, so the main agent, each subagent and the runs a cron job starts
+//! (they run on the main agent) are all held to the same rules.
 //!
 //! Plan mode is a role: [`AgentRole::Planner`] (the main agent in plan mode) is offered
 //! only the tools whose rules say `read_only`; every built-in that changes anything
@@ -23,18 +20,19 @@
 //! - MCP tools: [`ToolPolicy::register_with`] with the server's approval mode, its
 //!   `subagents` flag and `read_only` from the tool's annotations, then
 //!   [`ToolPolicy::equip`] the main agent again;
-//! - a `!command` typed in the client: [`ToolPolicy::tool_for`] `exec`, called directly.
+//! - a `!command` typed in the client: `exec` from [`ToolPolicy::user_tools`], called
+//!   through the same pipeline with [`ToolSet::call`].
 
-use super::exec::{ApprovalGate, ApprovalMode, Approver, EXEC_TOOL_NAME, ExecConfig, GateCall};
+use super::exec::{ApprovalGate, ApprovalMode, Approver, EXEC_TOOL_NAME, ExecConfig};
+pub use super::pipeline::CANCELLED_WHILE_ASKING;
+use super::pipeline::{self, Caller, Gates, Step};
 use super::{READ_ONLY_TOOLS, SUBAGENT_EXCLUDED, ToolRegistry, ToolsConfig};
-use crate::agent::{Agent, Tool, ToolResult, ToolUpdates};
-use crate::hooks::{BeforeTool, HookedCall, Hooks};
-use async_trait::async_trait;
+use crate::agent::{Agent, Tool, ToolSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
-use tokio_util::sync::CancellationToken;
 
 /// What names a subagent to the user when it asks for approval.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,7 +74,8 @@ impl AgentRole {
         }
     }
 
-    fn subagent(&self) -> Option<&SubagentRef> {
+    /// The subagent, when this is one.
+    pub fn subagent(&self) -> Option<&SubagentRef> {
         match self {
             AgentRole::Main | AgentRole::Planner => None,
             AgentRole::Subagent(info) => Some(info),
@@ -84,7 +83,7 @@ impl AgentRole {
     }
 
     /// Who calls, as hooks are told: `"main"`, or the subagent.
-    fn hook_agent(&self) -> Value {
+    pub fn hook_agent(&self) -> Value {
         match self {
             AgentRole::Main | AgentRole::Planner => Value::String("main".into()),
             AgentRole::Subagent(info) => json!({
@@ -133,19 +132,12 @@ struct Entry {
     rules: ToolRules,
 }
 
-/// Told about the result details of each call whose `after_tool` hooks ran (a hook
-/// may have changed the file the tool wrote: a formatter).
-pub type HookedResultObserver = Arc<dyn Fn(&Value) + Send + Sync>;
-
 struct Shared {
     config: PolicyConfig,
-    gate: ApprovalGate,
+    gates: Arc<Gates>,
     catalog: Mutex<Vec<Entry>>,
-    hooks: RwLock<Hooks>,
-    after_hooks: RwLock<Option<HookedResultObserver>>,
-    /// Plan mode is on: the main agent's calls of tools that change anything are refused
-    /// even in a run that started before (its tool list was taken then).
-    planning: AtomicBool,
+    /// What stands between an agent and its tools, outermost first.
+    steps: RwLock<Vec<Step>>,
 }
 
 /// Every tool of the process and the rules they are offered under; cheap to clone,
@@ -162,11 +154,12 @@ impl ToolPolicy {
         let policy = Self {
             shared: Arc::new(Shared {
                 config,
-                gate: ApprovalGate::new(approver),
+                gates: Arc::new(Gates {
+                    planning: AtomicBool::new(false),
+                    approvals: ApprovalGate::new(approver),
+                }),
                 catalog: Mutex::new(Vec::new()),
-                hooks: RwLock::new(Hooks::none()),
-                planning: AtomicBool::new(false),
-                after_hooks: RwLock::new(None),
+                steps: RwLock::new(vec![Step::PlanGate, Step::Approval]),
             }),
         };
         for tool in registry.tools() {
@@ -188,24 +181,27 @@ impl ToolPolicy {
     /// agent's calls of tools that are not read-only are refused (a run that started
     /// before the switch still holds them in its tool list).
     pub fn set_planning(&self, on: bool) {
-        self.shared.planning.store(on, Ordering::SeqCst);
+        self.shared.gates.planning.store(on, Ordering::SeqCst);
     }
 
-    /// Runs `hooks` around every call of every agent from now on (calls already
-    /// running keep what they had).
-    pub fn set_hooks(&self, hooks: Hooks) {
-        *self.shared.hooks.write().unwrap_or_else(|p| p.into_inner()) = hooks;
-    }
-
-    /// Calls `observer` (off the async runtime) with the result details of every call
-    /// after its `after_tool` hooks ran: the checkpoints take again what a file holds
-    /// once a formatter hook rewrote it.
-    pub fn observe_hooked_results(&self, observer: HookedResultObserver) {
-        *self
-            .shared
-            .after_hooks
-            .write()
-            .unwrap_or_else(|p| p.into_inner()) = Some(observer);
+    /// Sets what stands between an agent and its tools, outermost first, for the tools
+    /// handed out from now on (agents equipped before keep theirs until equipped
+    /// again). The policy's own steps are not optional: a list without the plan gate
+    /// or the approval is refused and the current one kept.
+    pub fn set_pipeline(&self, steps: Vec<Step>) -> Result<(), MissingStep> {
+        for (needed, name) in [
+            (Step::PlanGate, "the plan gate"),
+            (Step::Approval, "the approval"),
+        ] {
+            let present = steps
+                .iter()
+                .any(|s| std::mem::discriminant(s) == std::mem::discriminant(&needed));
+            if !present {
+                return Err(MissingStep(name));
+            }
+        }
+        *self.shared.steps.write().unwrap_or_else(|p| p.into_inner()) = steps;
+        Ok(())
     }
 
     /// The rules a built-in tool called `name` gets: subagents lack `spawn`, `message`,
@@ -263,22 +259,40 @@ impl ToolPolicy {
         !disabled && !excluded
     }
 
-    /// The tools `role` is offered, each guarded by the policy, in registration order.
-    pub fn tools_for(&self, role: &AgentRole) -> Vec<Arc<dyn Tool>> {
-        self.catalog()
-            .iter()
-            .filter(|e| self.offers(role, e.tool.name(), &e.rules))
-            .map(|e| self.guard(e, role, true))
-            .collect()
+    /// The tools `role` is offered, in registration order, with the pipeline their
+    /// calls run under.
+    pub fn tools_for(&self, role: &AgentRole) -> ToolSet {
+        self.tool_set(Caller {
+            role: role.clone(),
+            by_user: false,
+        })
     }
 
-    /// The tool called `name` as `role` would get it, if it is offered to `role`, for a
-    /// call the user makes (a `!command`): plan mode does not refuse it.
-    pub fn tool_for(&self, role: &AgentRole, name: &str) -> Option<Arc<dyn Tool>> {
-        self.catalog()
+    /// The tools `role` is offered, for calls the user makes (a `!command`): the same
+    /// pipeline, except that plan mode does not refuse them.
+    pub fn user_tools(&self, role: &AgentRole) -> ToolSet {
+        self.tool_set(Caller {
+            role: role.clone(),
+            by_user: true,
+        })
+    }
+
+    fn tool_set(&self, caller: Caller) -> ToolSet {
+        let (tools, rules): (Vec<Arc<dyn Tool>>, HashMap<String, ToolRules>) = self
+            .catalog()
             .iter()
-            .find(|e| e.tool.name() == name && self.offers(role, name, &e.rules))
-            .map(|e| self.guard(e, role, false))
+            .filter(|e| self.offers(&caller.role, e.tool.name(), &e.rules))
+            .map(|e| (e.tool.clone(), (e.tool.name().to_owned(), e.rules)))
+            .unzip();
+        let steps = self
+            .shared
+            .steps
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let interceptors =
+            pipeline::interceptors(&steps, &self.shared.gates, &caller, &Arc::new(rules));
+        ToolSet::intercepted(tools, interceptors)
     }
 
     /// The names of the tools an agent of `kind` is offered (for its system prompt).
@@ -305,7 +319,7 @@ impl ToolPolicy {
 
     /// Gives `agent` the tools of `role`.
     pub fn equip(&self, agent: &Agent, role: &AgentRole) {
-        agent.set_tools(self.tools_for(role));
+        agent.set_tool_set(self.tools_for(role));
     }
 
     /// The `[tools] disabled` names that match no registered tool (likely misspelt).
@@ -318,19 +332,6 @@ impl ToolPolicy {
             .filter(|d| !catalog.iter().any(|e| e.tool.name() == d.as_str()))
             .cloned()
             .collect()
-    }
-
-    /// The tool behind the checks; `for_agent` when the agent calls it (plan mode may
-    /// refuse those calls), not for a call the user makes (`!command`).
-    fn guard(&self, entry: &Entry, role: &AgentRole, for_agent: bool) -> Arc<dyn Tool> {
-        Arc::new(Guarded {
-            for_agent,
-            tool: entry.tool.clone(),
-            approval: entry.rules.approval,
-            read_only: entry.rules.read_only,
-            role: role.clone(),
-            shared: self.shared.clone(),
-        })
     }
 }
 
@@ -348,117 +349,7 @@ impl std::fmt::Debug for ToolPolicy {
     }
 }
 
-/// Result of a call aborted while its approval was being asked for.
-pub const CANCELLED_WHILE_ASKING: &str =
-    "Cancelled while waiting for the user's approval; the call did not run.";
-
-/// A tool as an agent receives it from the policy: the checks run inside `execute`, so
-/// they cannot be bypassed by how the agent was configured.
-struct Guarded {
-    /// Equipped to an agent (else a call the user makes, which plan mode allows).
-    for_agent: bool,
-    tool: Arc<dyn Tool>,
-    approval: ApprovalMode,
-    read_only: bool,
-    role: AgentRole,
-    shared: Arc<Shared>,
-}
-
-#[async_trait]
-impl Tool for Guarded {
-    fn name(&self) -> &str {
-        self.tool.name()
-    }
-
-    fn label(&self) -> &str {
-        self.tool.label()
-    }
-
-    fn description(&self) -> &str {
-        self.tool.description()
-    }
-
-    fn parameters(&self) -> Value {
-        self.tool.parameters()
-    }
-
-    fn strict_schema(&self) -> bool {
-        self.tool.strict_schema()
-    }
-
-    async fn execute(
-        &self,
-        call_id: &str,
-        args: Value,
-        cancel: CancellationToken,
-        updates: ToolUpdates,
-    ) -> ToolResult {
-        if self.for_agent
-            && self.role == AgentRole::Main
-            && !self.read_only
-            && self.shared.planning.load(Ordering::SeqCst)
-        {
-            return ToolResult::error(format!(
-                "{} was not run: the user switched on plan mode. Change nothing now; \
-                 finish with a plan.",
-                self.tool.name()
-            ));
-        }
-        let hooks = self
-            .shared
-            .hooks
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        let hooked = hooks.has_tool_hooks(self.tool.name()).then(|| HookedCall {
-            tool_name: self.tool.name(),
-            tool_call_id: call_id,
-            agent: self.role.hook_agent(),
-        });
-        let (args, rewritten) = match &hooked {
-            Some(call) => match hooks
-                .before_tool(call, args, &self.tool.parameters(), &cancel)
-                .await
-            {
-                BeforeTool::Run { args, rewritten } => (args, rewritten),
-                BeforeTool::Refuse(result) => return result,
-            },
-            None => (args, false),
-        };
-        let call = GateCall {
-            tool_name: self.tool.name(),
-            tool_call_id: call_id,
-            args: &args,
-            subagent: self.role.subagent(),
-        };
-        let verdict = tokio::select! {
-            biased;
-            () = cancel.cancelled() => Err(CANCELLED_WHILE_ASKING.to_owned()),
-            verdict = self.shared.gate.check(self.approval, call) => {
-                verdict.map_err(|refused| refused.to_string())
-            }
-        };
-        if let Err(reason) = verdict {
-            return ToolResult::error(reason);
-        }
-        let result = self
-            .tool
-            .execute(call_id, args.clone(), cancel, updates)
-            .await;
-        let Some(call) = &hooked else {
-            return result;
-        };
-        let result = hooks.after_tool(call, &args, rewritten, result).await;
-        let observer = self
-            .shared
-            .after_hooks
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        if let Some(observer) = observer {
-            let details = result.details.clone();
-            let _ = tokio::task::spawn_blocking(move || observer(&details)).await;
-        }
-        result
-    }
-}
+/// A pipeline without one of the policy's own steps.
+#[derive(Debug, thiserror::Error)]
+#[error("the tool-call pipeline must contain {0}")]
+pub struct MissingStep(&'static str);

@@ -6,6 +6,7 @@ mod events;
 mod follow_up;
 mod hooks;
 mod interrupt_tools;
+mod pipeline;
 mod replay;
 mod steering;
 mod subscriptions;

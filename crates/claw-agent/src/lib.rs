@@ -7,6 +7,8 @@ pub mod event;
 mod history;
 pub mod image;
 mod intake;
+pub mod intercept;
+mod loop_hooks;
 pub mod provider;
 pub mod queue;
 mod run_context;
@@ -31,6 +33,7 @@ pub use config::{
 pub use event::{AgentEvent, EventKind, EventSink, MessageDelta};
 pub use history::{History, Iter as HistoryIter};
 pub use image::ImageData;
+pub use intercept::{CheckedArgs, Interceptor, Next, ToolCallContext};
 pub use queue::{Admission, QueueKind, QueueMode};
 pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_loop};
 pub use running::{INTERRUPTED_BY_USER, INTERRUPTED_KEY, Interruption, RunningCalls};

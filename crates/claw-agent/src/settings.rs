@@ -42,7 +42,12 @@ impl Agent {
 
     /// Sets the tools for the next run (and the next turn of a running one).
     pub fn set_tools(&self, tools: Vec<Arc<dyn Tool>>) {
-        let tools = ToolSet::new(tools);
+        self.set_tool_set(ToolSet::new(tools));
+    }
+
+    /// Sets the tools, with the interceptors their calls run under, for the next run
+    /// (and the next turn of a running one).
+    pub fn set_tool_set(&self, tools: ToolSet) {
         let mut core = lock(&self.inner.core);
         core.update(|s| s.tools = tools);
         self.inner.tools_version.fetch_add(1, Ordering::AcqRel);

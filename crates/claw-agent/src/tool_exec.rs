@@ -1,8 +1,10 @@
-//! Running the tool calls of one assistant message: lookup, validation, hooks,
-//! execution, and steering checks at every tool boundary.
+//! Running the tool calls of one assistant message: each through its tool set's
+//! pipeline (validation, interceptors, the tool), with steering checks at every tool
+//! boundary.
 
-use super::config::{AfterToolCallContext, BeforeToolCall, BeforeToolCallContext, ToolExecution};
+use super::config::ToolExecution;
 use super::event::AgentEvent;
+use super::loop_hooks::LoopHooks;
 use super::queue::QueueKind;
 use super::run_loop::RunEnv;
 use super::running::Interruption;
@@ -10,18 +12,11 @@ use super::tool::{ToolResult, ToolSet, ToolUpdates};
 use super::types::{Message, ToolCall, ToolResultMessage, now_ms};
 use futures::FutureExt;
 use futures::stream::{FuturesUnordered, StreamExt};
-use std::any::Any;
-use std::future::Future;
-use std::panic::AssertUnwindSafe;
-use std::time::Duration;
-use tokio_util::sync::CancellationToken;
 
 /// Result of a call skipped because the user queued a steering message.
 pub const SKIPPED_FOR_STEERING: &str = "Skipped due to queued user message.";
 /// Result of a call that never started because the run was aborted.
 pub const SKIPPED_FOR_ABORT: &str = "Skipped: the run was aborted.";
-/// How long an aborted tool may take to wind down before it is abandoned.
-const ABORT_GRACE: Duration = Duration::from_secs(5);
 
 /// Runs `calls` in the configured mode. Returns the results as messages in call order,
 /// and the steering messages that caused calls to be skipped (to be injected next).
@@ -138,12 +133,25 @@ fn announce_end(call: &ToolCall, result: &ToolResult, env: &RunEnv<'_>) {
     });
 }
 
-/// Lookup, validation, `before_tool_call`, execution, `after_tool_call`. The call runs
+/// Lookup, validation, then the interceptors and the tool ([`ToolSet::call`]) with the
+/// loop's own `before_tool_call` / `after_tool_call` hooks outermost. The call runs
 /// under its own token (a child of the run's), registered in `env.calls` while it runs,
 /// so the user can stop it without aborting the run; a stopped call's result says so.
 async fn run_call(tools: &ToolSet, call: &ToolCall, env: &RunEnv<'_>) -> ToolResult {
     let token = env.calls.start(&call.id, env.cancel);
-    let mut result = checked_call(tools, call, env, &token).await;
+    let hooks = LoopHooks::of(env.config);
+    let updates = ToolUpdates::new(env.sink.clone(), &call.id, &call.name);
+    let mut result = tools
+        .call(
+            hooks.as_ref(),
+            &call.name,
+            &call.id,
+            call.args.clone(),
+            &token,
+            &updates,
+        )
+        .await;
+    updates.close();
     env.calls.finish(&call.id);
     if token.is_cancelled() {
         let how = if env.cancel.is_cancelled() {
@@ -154,124 +162,4 @@ async fn run_call(tools: &ToolSet, call: &ToolCall, env: &RunEnv<'_>) -> ToolRes
         how.mark(&mut result);
     }
     result
-}
-
-async fn checked_call(
-    tools: &ToolSet,
-    call: &ToolCall,
-    env: &RunEnv<'_>,
-    token: &CancellationToken,
-) -> ToolResult {
-    let Some(tool) = tools.get(&call.name) else {
-        return ToolResult::error(format!("Tool \"{}\" not found", call.name));
-    };
-    if let Err(problem) = tools.validate(&call.name, &call.args) {
-        return ToolResult::error(problem.to_string());
-    }
-    let mut args = call.args.clone();
-    if let Some(hook) = &env.config.before_tool_call {
-        let context = BeforeToolCallContext {
-            tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
-            args: args.clone(),
-        };
-        match guarded(async move { hook(context).await }).await {
-            Ok(Ok(BeforeToolCall::Continue)) => {}
-            Ok(Ok(BeforeToolCall::Block { reason })) => return ToolResult::error(reason),
-            Ok(Ok(BeforeToolCall::ReplaceArgs(new_args))) => {
-                if let Err(problem) = tools.validate(&call.name, &new_args) {
-                    return ToolResult::error(format!(
-                        "before_tool_call replaced the arguments with invalid ones.\n{problem}"
-                    ));
-                }
-                args = new_args;
-            }
-            Ok(Err(e)) => return ToolResult::error(format!("before_tool_call hook failed: {e}")),
-            Err(e) => return ToolResult::error(format!("before_tool_call hook failed: {e}")),
-        }
-    }
-    let updates = ToolUpdates::new(env.sink.clone(), &call.id, &call.name);
-    let execution = tool.execute(&call.id, args.clone(), token.clone(), updates.clone());
-    let mut result = run_until_stopped(execution, token).await;
-    updates.close();
-    if let Some(hook) = &env.config.after_tool_call {
-        let context = AfterToolCallContext {
-            tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
-            args,
-            result: result.clone(),
-        };
-        match guarded(async move { hook(context).await }).await {
-            Ok(Ok(change)) => {
-                if let Some(content) = change.content {
-                    result.content = content;
-                }
-                if let Some(details) = change.details {
-                    result.details = details;
-                }
-                if let Some(is_error) = change.is_error {
-                    result.is_error = is_error;
-                }
-            }
-            Ok(Err(e)) => return ToolResult::error(format!("after_tool_call hook failed: {e}")),
-            Err(e) => return ToolResult::error(format!("after_tool_call hook failed: {e}")),
-        }
-    }
-    result
-}
-
-/// Why a tool gave no result of its own.
-#[derive(Debug, thiserror::Error)]
-enum ToolFailure {
-    /// It panicked.
-    #[error(transparent)]
-    Panicked(#[from] Panicked),
-    /// It was stopped and did not return within the grace period.
-    #[error("stopped, and the tool did not return within {} s", ABORT_GRACE.as_secs())]
-    NoReturnAfterStop,
-}
-
-/// A hook or tool future panicked.
-#[derive(Debug, thiserror::Error)]
-#[error("panicked: {message}")]
-struct Panicked {
-    /// The panic's message (`unknown panic` when it carried none).
-    message: String,
-}
-
-/// Runs a tool; once its token fires (an abort, or the user stopping the call) it gets
-/// a grace period to return its own result.
-async fn run_until_stopped(
-    execution: impl Future<Output = ToolResult>,
-    token: &CancellationToken,
-) -> ToolResult {
-    let execution = guarded(execution);
-    tokio::pin!(execution);
-    let outcome: Result<ToolResult, ToolFailure> = tokio::select! {
-        biased;
-        outcome = &mut execution => outcome.map_err(ToolFailure::from),
-        () = token.cancelled() => match tokio::time::timeout(ABORT_GRACE, &mut execution).await {
-            Ok(outcome) => outcome.map_err(ToolFailure::from),
-            Err(_) => Err(ToolFailure::NoReturnAfterStop),
-        },
-    };
-    outcome.unwrap_or_else(|e| ToolResult::error(format!("Tool failed: {e}")))
-}
-
-/// Awaits a hook or tool future, turning a panic into an error.
-async fn guarded<T>(future: impl Future<Output = T>) -> Result<T, Panicked> {
-    AssertUnwindSafe(future)
-        .catch_unwind()
-        .await
-        .map_err(|panic| Panicked {
-            message: panic_text(&*panic),
-        })
-}
-
-fn panic_text(panic: &(dyn Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned())
 }

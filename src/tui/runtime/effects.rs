@@ -225,14 +225,14 @@ impl Runtime {
         let send = move |event: AgentEvent| {
             let _ = tx.send(Msg::Shell(event));
         };
-        let tool = self.policy.tool_for(&AgentRole::Main, EXEC_TOOL_NAME);
+        let tools = self.policy.user_tools(&AgentRole::Main);
         let args = serde_json::json!({ "command": command });
         send(AgentEvent::ToolExecutionStart {
             tool_call_id: id.clone(),
             tool_name: EXEC_TOOL_NAME.to_owned(),
             args: args.clone(),
         });
-        let Some(tool) = tool else {
+        if tools.get(EXEC_TOOL_NAME).is_none() {
             let result = ToolResult::error(
                 "exec is disabled in this configuration ([tools] disabled), so ! commands cannot run.",
             );
@@ -243,13 +243,15 @@ impl Runtime {
                 result,
             });
             return;
-        };
+        }
         let cancel = self.shells.child_token();
         let forward = send.clone();
         tokio::spawn(async move {
             let sink = EventSink::new(forward);
             let updates = ToolUpdates::new(sink, &id, EXEC_TOOL_NAME);
-            let result = tool.execute(&id, args, cancel, updates.clone()).await;
+            let result = tools
+                .call(None, EXEC_TOOL_NAME, &id, args, &cancel, &updates)
+                .await;
             updates.close();
             send(AgentEvent::ToolExecutionEnd {
                 tool_call_id: id,

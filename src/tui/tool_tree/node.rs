@@ -4,7 +4,7 @@
 use crate::agent::{Interruption, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResult};
 use crate::text::summarize_args;
 use crate::theme::Token;
-use crate::tools::policy::CANCELLED_WHILE_ASKING;
+use crate::tools::pipeline::CANCELLED_WHILE_ASKING;
 use crate::tui::recorded::CallResult;
 use serde_json::Value;
 use std::collections::VecDeque;

@@ -164,7 +164,8 @@ async fn plan_mode_offers_only_the_tools_the_server_marks_read_only() {
     assert!(mcp_tools(&AgentRole::Main).contains(&"mcp__fixture__add".to_owned()));
     assert!(
         policy
-            .tool_for(&AgentRole::Planner, "mcp__fixture__add")
+            .tools_for(&AgentRole::Planner)
+            .get("mcp__fixture__add")
             .is_none()
     );
     env.stop().await;

@@ -164,9 +164,7 @@ async fn disabled_tools_are_neither_offered_to_a_subagent_nor_run() {
         .main
         .policy
         .tools_for(&claw_tui::tools::policy::AgentRole::Main)
-        .iter()
-        .map(|t| t.name().to_owned())
-        .collect();
+        .names();
     let requests = h.run().await;
     let offered = offered(&requests[0]);
     assert_eq!(

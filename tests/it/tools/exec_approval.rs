@@ -34,8 +34,9 @@ fn policy(workspace: &Path, mode: ApprovalMode, approver: Approver) -> ToolPolic
 
 /// Calls `name` as the main agent would get it from `policy`.
 async fn call(policy: &ToolPolicy, name: &str, id: &str, args: Value) -> ToolResult {
-    let tool = policy.tool_for(&AgentRole::Main, name).unwrap();
-    let run = tool.execute(id, args, CancellationToken::new(), ToolUpdates::discard());
+    let tools = policy.tools_for(&AgentRole::Main);
+    let (cancel, updates) = (CancellationToken::new(), ToolUpdates::discard());
+    let run = tools.call(None, name, id, args, &cancel, &updates);
     tokio::time::timeout(DEADLINE, run).await.unwrap()
 }
 
@@ -137,12 +138,14 @@ async fn an_abort_while_asking_ends_the_call_without_running_it() {
         futures::future::pending().boxed()
     });
     let policy = policy(dir.path(), ApprovalMode::Ask, Approver::Ask(asker));
-    let tool = policy.tool_for(&AgentRole::Main, "exec").unwrap();
+    let tools = policy.tools_for(&AgentRole::Main);
     let cancel = CancellationToken::new();
     let run = {
         let cancel = cancel.clone();
         tokio::spawn(async move {
-            tool.execute("1", touch("one"), cancel, ToolUpdates::discard())
+            let updates = ToolUpdates::discard();
+            tools
+                .call(None, "exec", "1", touch("one"), &cancel, &updates)
                 .await
         })
     };

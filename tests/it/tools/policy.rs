@@ -5,7 +5,7 @@
 
 use crate::support::BUILTIN_TOOLS;
 use crate::support::{DEADLINE, FnTool, text_schema};
-use claw_tui::agent::{Tool, ToolResult, ToolUpdates};
+use claw_tui::agent::{Tool, ToolResult, ToolSet, ToolUpdates};
 use claw_tui::tools::ToolRegistry;
 use claw_tui::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalMode, Approver};
 use claw_tui::tools::policy::{
@@ -32,8 +32,8 @@ fn builtin_like(runs: &Arc<AtomicUsize>) -> ToolRegistry {
     BUILTIN_TOOLS.iter().map(|n| counted(n, runs)).collect()
 }
 
-fn names(tools: &[Arc<dyn Tool>]) -> Vec<String> {
-    tools.iter().map(|t| t.name().to_owned()).collect()
+fn names(tools: &ToolSet) -> Vec<String> {
+    tools.names()
 }
 
 fn subagent() -> AgentRole {
@@ -44,13 +44,11 @@ fn subagent() -> AgentRole {
     })
 }
 
-async fn call(tool: &Arc<dyn Tool>) -> ToolResult {
-    let run = tool.execute(
-        "c1",
-        json!({"text": "x"}),
-        CancellationToken::new(),
-        ToolUpdates::discard(),
-    );
+/// Calls `name` from `tools` through its pipeline, as the agent loop does.
+async fn call(tools: &ToolSet, name: &str) -> ToolResult {
+    let cancel = CancellationToken::new();
+    let updates = ToolUpdates::discard();
+    let run = tools.call(None, name, "c1", json!({"text": "x"}), &cancel, &updates);
     tokio::time::timeout(DEADLINE, run).await.unwrap()
 }
 
@@ -81,9 +79,9 @@ fn disabled_tools_are_offered_to_no_agent_and_subagents_lack_the_excluded_ones()
         policy.names_for(AgentKind::Subagent),
         ["read_file", "list_dir"]
     );
-    assert!(policy.tool_for(&AgentRole::Main, "exec").is_none());
-    assert!(policy.tool_for(&subagent(), "spawn").is_none());
-    assert!(policy.tool_for(&AgentRole::Main, "spawn").is_some());
+    assert!(policy.tools_for(&AgentRole::Main).get("exec").is_none());
+    assert!(policy.tools_for(&subagent()).get("spawn").is_none());
+    assert!(policy.tools_for(&AgentRole::Main).get("spawn").is_some());
     assert_eq!(policy.unknown_disabled(), ["typo"]);
 }
 
@@ -94,7 +92,7 @@ fn handed_out_tools_describe_themselves_as_the_real_ones() {
     let policy = ToolPolicy::new(registry.clone(), PolicyConfig::default(), Approver::Nobody);
     let handed = policy.tools_for(&AgentRole::Main);
     assert_eq!(names(&handed), BUILTIN_TOOLS);
-    for (tool, real) in handed.iter().zip(registry.tools()) {
+    for (tool, real) in handed.tools().iter().zip(registry.tools()) {
         assert_eq!(tool.label(), real.label());
         assert_eq!(tool.description(), real.description());
         assert_eq!(tool.parameters(), real.parameters());
@@ -125,16 +123,15 @@ async fn per_tool_rules_set_approval_and_subagent_access_for_any_tool() {
         },
     );
     assert_eq!(names(&policy.tools_for(&subagent())), ["mcp__db__schema"]);
-    let query = policy.tool_for(&AgentRole::Main, "mcp__db__query").unwrap();
-    let result = call(&query).await;
+    let result = call(&policy.tools_for(&AgentRole::Main), "mcp__db__query").await;
     assert!(result.is_error);
     assert!(
         result.content.contains("without anyone to ask"),
         "{result:?}"
     );
     assert_eq!(runs.load(Ordering::SeqCst), 0, "the refused call never ran");
-    let schema = policy.tool_for(&subagent(), "mcp__db__schema").unwrap();
-    assert_eq!(call(&schema).await, ToolResult::text("mcp__db__schema ran"));
+    let schema = call(&policy.tools_for(&subagent()), "mcp__db__schema").await;
+    assert_eq!(schema, ToolResult::text("mcp__db__schema ran"));
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     // Built-in defaults: only exec asks, following [exec] approval.
     let config = PolicyConfig {
@@ -168,8 +165,8 @@ async fn requests_name_the_calling_subagent_and_allow_session_holds_for_every_ag
         ..PolicyConfig::default()
     };
     let policy = ToolPolicy::new(builtin_like(&runs), config, Approver::Ask(asker));
-    let from_subagent = policy.tool_for(&subagent(), "exec").unwrap();
-    assert_eq!(call(&from_subagent).await, ToolResult::text("exec ran"));
+    let from_subagent = call(&policy.tools_for(&subagent()), "exec").await;
+    assert_eq!(from_subagent, ToolResult::text("exec ran"));
     let asked_now = asked.lock().unwrap().clone();
     assert_eq!(asked_now.len(), 1);
     let who = asked_now[0].subagent.as_ref().unwrap();
@@ -178,8 +175,8 @@ async fn requests_name_the_calling_subagent_and_allow_session_holds_for_every_ag
         ("subagent-1", "look around")
     );
     // Allowed for the session: the main agent's exec runs without asking again.
-    let from_main = policy.tool_for(&AgentRole::Main, "exec").unwrap();
-    assert_eq!(call(&from_main).await, ToolResult::text("exec ran"));
+    let from_main = call(&policy.tools_for(&AgentRole::Main), "exec").await;
+    assert_eq!(from_main, ToolResult::text("exec ran"));
     assert_eq!(asked.lock().unwrap().len(), 1);
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
@@ -198,7 +195,7 @@ fn a_tool_registered_again_replaces_the_old_one() {
     policy.register(replacement);
     let handed = policy.tools_for(&AgentRole::Main);
     assert_eq!(names(&handed), BUILTIN_TOOLS, "same place, no duplicate");
-    assert_eq!(handed[4].parameters(), json!({"type": "object"}));
+    assert_eq!(handed.tools()[4].parameters(), json!({"type": "object"}));
 }
 
 #[test]
@@ -226,13 +223,19 @@ fn the_planner_is_offered_only_read_only_tools() {
         policy.names_for_role(&AgentRole::Planner),
         ["read_file", "mcp__db__query"]
     );
-    assert!(policy.tool_for(&AgentRole::Planner, "exec").is_none());
+    assert!(policy.tools_for(&AgentRole::Planner).get("exec").is_none());
     assert!(
         policy
-            .tool_for(&AgentRole::Planner, "mcp__db__drop")
+            .tools_for(&AgentRole::Planner)
+            .get("mcp__db__drop")
             .is_none()
     );
-    assert!(policy.tool_for(&AgentRole::Main, "mcp__db__drop").is_some());
+    assert!(
+        policy
+            .tools_for(&AgentRole::Main)
+            .get("mcp__db__drop")
+            .is_some()
+    );
     for name in [
         "write_file",
         "edit_file",
