@@ -23,7 +23,8 @@ pub use rpc_input::{Input, LineReader};
 
 use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall, UserMessage};
 use crate::exit::{EXIT_OK, EXIT_RUN_FAILED};
-use crate::hooks::{Hooks, PromptDecision, hook_marks};
+use crate::hooks::hook_marks;
+use crate::runtime::supervisor::UserInput;
 use crate::runtime::{RuntimeEvent, SubagentManager, Supervisor};
 use crate::text::{clip, summarize_args};
 use crate::visible::{for_stderr, for_stdout};
@@ -50,31 +51,27 @@ pub async fn run_prompt(
     supervisor: &Supervisor,
     subagents: &SubagentManager,
     runtime_events: &mut UnboundedReceiver<RuntimeEvent>,
-    hooks: &Hooks,
     prompt: UserMessage,
     json: bool,
     stop: &mut StopSignals,
 ) -> i32 {
-    // The hooks see and extend the text; the images go as they are.
-    let prompt = match hooks.prompt(&prompt.content).await {
-        PromptDecision::Send(content) => UserMessage { content, ..prompt },
-        PromptDecision::Block(reason) => {
-            while let Ok(event) = runtime_events.try_recv() {
-                if json {
-                    write_json_line(&event);
-                } else {
-                    report_on_stderr(&event);
-                }
-            }
-            say!(
-                "claw-tui: a prompt hook blocked the prompt: {}",
-                for_stderr(&reason)
-            );
-            return EXIT_RUN_FAILED;
-        }
-    };
     let mut events = supervisor.agent().subscribe(None);
-    supervisor.submit_message(prompt);
+    // The supervisor runs the prompt hooks (they see and extend the text; the images go
+    // as they are), then starts the run.
+    if let Err(blocked) = supervisor.deliver(UserInput::Submit(prompt)).await {
+        while let Ok(event) = runtime_events.try_recv() {
+            if json {
+                write_json_line(&event);
+            } else {
+                report_on_stderr(&event);
+            }
+        }
+        say!(
+            "claw-tui: a prompt hook blocked the prompt: {}",
+            for_stderr(&blocked.reason)
+        );
+        return EXIT_RUN_FAILED;
+    }
     let mut calls: Vec<ToolCall> = Vec::new();
     let mut last_run = Vec::new();
     let mut delivered = 0;

@@ -28,6 +28,7 @@ pub(crate) use run::trust_runner;
 pub use stage::{HookStage, HookedResultObserver};
 pub use tool::{BLOCKED_PREFIX, BeforeTool, CANCELLED_IN_HOOK, HookedCall, hook_marks};
 
+use crate::runtime::supervisor::PromptFilter;
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use crate::tools::exec::ExecConfig;
 use crate::trust::Trust;
@@ -38,14 +39,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-/// What the prompt hooks decided.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PromptDecision {
-    /// Send this text (the prompt with any context the hooks added).
-    Send(String),
-    /// Do not send it, for this reason.
-    Block(String),
-}
+pub use crate::runtime::supervisor::PromptDecision;
 
 /// Asks the stop watcher to start the hooks of every run end it has been sent, then
 /// answers.
@@ -164,7 +158,8 @@ impl Hooks {
     }
 
     /// Runs the prompt hooks on `prompt`: each may block it or add context (appended
-    /// to the text, in order).
+    /// to the text, in order). The supervisor runs them on every input through
+    /// [`crate::runtime::Supervisor::deliver`] (see [`PromptFilter`]).
     pub async fn prompt(&self, prompt: &str) -> PromptDecision {
         let Some(inner) = &self.inner else {
             return PromptDecision::Send(prompt.to_owned());
@@ -341,5 +336,12 @@ impl std::fmt::Debug for Hooks {
         f.debug_struct("Hooks")
             .field("config", &self.inner.as_ref().map(|i| &i.config))
             .finish()
+    }
+}
+
+#[async_trait::async_trait]
+impl PromptFilter for Hooks {
+    async fn filter(&self, text: &str) -> PromptDecision {
+        self.prompt(text).await
     }
 }

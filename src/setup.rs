@@ -455,6 +455,10 @@ fn prepare_runtime_with(
     checkpoints.attach(&agent);
     let event_sender = events_tx.clone();
     let supervisor = Supervisor::start(agent.clone(), &bus, events_tx).map_err(|e| eyre!(e))?;
+    if hooks.has_prompt_hooks() {
+        // Every front-end sends the user's input through the supervisor's intake.
+        supervisor.set_prompt_filter(Arc::new(hooks.clone()));
+    }
     run_event_hooks(&agent, &supervisor, &hooks);
     Ok(MainRuntime {
         supervisor,

@@ -105,7 +105,6 @@ async fn run(
                 &main.supervisor,
                 &main.subagents,
                 &mut main.events,
-                &main.controls.hooks,
                 prompt,
                 json,
                 &mut stop,

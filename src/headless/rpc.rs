@@ -2,11 +2,12 @@
 //! stdout. The protocol is documented in docs/rpc.md.
 
 use super::rpc_command;
-use super::rpc_controls::{checkpoint_command, prompted};
+use super::rpc_controls::{checkpoint_command, refused};
 use super::write_json_line;
-use crate::agent::{Agent, QueueKind, QueueMode};
+use crate::agent::{Agent, QueueKind, QueueMode, UserMessage};
 use crate::checkpoint::Conflicts;
 use crate::mcp::McpManager;
+use crate::runtime::supervisor::UserInput;
 use crate::runtime::{AgentMode, Supervisor, SupervisorOutcome};
 use crate::setup::Controls;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
@@ -178,33 +179,34 @@ pub(super) async fn handle_line(
     };
     let name = name.unwrap_or_default();
     match command {
-        // The supervisor decides atomically: idle starts a run, busy queues.
-        Command::Prompt { content } => match prompted(controls, &name, content).await {
-            Err(refusal) => refusal,
-            Ok(content) => match supervisor.submit(content) {
-                SupervisorOutcome::Started => success(&name, json!({})),
-                _ => success(
+        // The supervisor runs the prompt hooks, then decides atomically: idle starts a
+        // run, busy queues.
+        Command::Prompt { content } => {
+            match supervisor
+                .deliver(UserInput::Submit(UserMessage::new(content)))
+                .await
+            {
+                Err(blocked) => refused(&name, &blocked),
+                Ok(SupervisorOutcome::Started) => success(&name, json!({})),
+                Ok(_) => success(
                     &name,
                     json!({"queued": "follow_up", "note": "the agent is busy; queued as a follow-up"}),
                 ),
-            },
-        },
-        Command::Steer { content } => match prompted(controls, &name, content).await {
-            Err(refusal) => refusal,
-            Ok(content) => match supervisor.steer(content) {
-                SupervisorOutcome::Started => {
-                    success(&name, json!({"note": "the agent was idle; started a run"}))
-                }
-                _ => success(&name, json!({"queued": "steering"})),
-            },
-        },
-        Command::FollowUp { content } => match prompted(controls, &name, content).await {
-            Err(refusal) => refusal,
-            Ok(content) => {
-                agent.follow_up(content);
-                success(&name, json!({}))
             }
+        }
+        Command::Steer { content } => match supervisor.deliver(UserInput::Steer(content)).await {
+            Err(blocked) => refused(&name, &blocked),
+            Ok(SupervisorOutcome::Started) => {
+                success(&name, json!({"note": "the agent was idle; started a run"}))
+            }
+            Ok(_) => success(&name, json!({"queued": "steering"})),
         },
+        Command::FollowUp { content } => {
+            match supervisor.deliver(UserInput::FollowUp(content)).await {
+                Err(blocked) => refused(&name, &blocked),
+                Ok(_) => success(&name, json!({})),
+            }
+        }
         Command::SetMode { mode } => {
             controls.modes.set(mode);
             success(&name, json!({"mode": mode}))

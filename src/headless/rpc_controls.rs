@@ -1,26 +1,19 @@
-//! The RPC commands of the user's controls: the prompt hooks in front of `prompt`,
-//! `steer` and `follow_up`, and `undo`, `rewind` and `diff` over the checkpoints (their
+//! The RPC commands of the user's controls: the answer to an input the prompt hooks
+//! blocked, and `undo`, `rewind` and `diff` over the checkpoints (their
 //! file work off the async runtime).
 
 use super::rpc::{Command, failure, success};
 use crate::checkpoint::{CheckpointError, UndoOutcome};
-use crate::hooks::PromptDecision;
+use crate::runtime::supervisor::PromptBlocked;
 use crate::setup::Controls;
 use serde_json::{Value, json};
 
-/// The text the prompt hooks let through, or the response refusing it.
-pub(super) async fn prompted(
-    controls: &Controls,
-    name: &str,
-    content: String,
-) -> Result<String, Value> {
-    match controls.hooks.prompt(&content).await {
-        PromptDecision::Send(text) => Ok(text),
-        PromptDecision::Block(reason) => Err(json!({
-            "type": "response", "command": name, "ok": false, "blocked": true,
-            "error": format!("a prompt hook blocked it: {reason}"),
-        })),
-    }
+/// The response refusing an input the prompt hooks blocked.
+pub(super) fn refused(name: &str, blocked: &PromptBlocked) -> Value {
+    json!({
+        "type": "response", "command": name, "ok": false, "blocked": true,
+        "error": blocked.to_string(),
+    })
 }
 
 /// Why a checkpoint command did nothing; its text is the response's `error`.

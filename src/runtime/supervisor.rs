@@ -14,10 +14,12 @@
 
 mod delivery;
 mod hold;
+mod intake;
 mod notifications;
 mod store;
 
 pub use hold::SwitchHold;
+pub use intake::{PromptBlocked, PromptDecision, PromptFilter, UserInput};
 pub use notifications::{notifications, to_notification};
 pub use store::NotificationStore;
 
@@ -93,6 +95,7 @@ impl Supervisor {
                 store: None,
             }),
             observer: Mutex::new(None),
+            intake: Mutex::new(None),
         });
         let stop = CancellationToken::new();
         let task = runtime.spawn(serve(
@@ -139,57 +142,9 @@ impl Supervisor {
         self.input(UserMessage::new(text), QueueKind::Steering)
     }
 
-    /// The one intake of user input: whether `message` starts a run or waits is
-    /// decided here, under the supervisor's lock, against the agent's run intake, so a
-    /// message never starts a run while one sent before it still waits for its own.
+    /// Whether `message` starts a run or waits, decided under the supervisor's lock.
     fn input(&self, message: UserMessage, kind: QueueKind) -> SupervisorOutcome {
-        let inner = &self.inner;
-        let agent = &inner.agent;
-        let _runtime = inner.runtime.enter();
-        let mut state = inner.lock();
-        let message = Message::User(message);
-        // What already owns a place in line takes this one behind it: a run under way
-        // that will still look at its queues, or follow-ups owed a run that has not
-        // started yet (sent while the last run was ending, or left by a run that stopped
-        // on its own). Those go first: the oldest starts now if the agent is idle, as it
-        // would once the supervisor hears of the run's end. After an abort, the next
-        // input goes first instead, and what was left follows it.
-        let behind_owed = kind == QueueKind::FollowUp && !state.held;
-        let message = match agent.admit(kind, message, behind_owed) {
-            Ok(Admission::TakenByRun) => return queued(kind),
-            Ok(Admission::BehindOwed) => {
-                inner.pump(&mut state);
-                return SupervisorOutcome::QueuedFollowUp;
-            }
-            Err(message) => *message,
-        };
-        state.held = false;
-        // Notifications and steering still waiting arrived first, so they go first in
-        // the same run.
-        let steering = agent.clear_queue(Some(QueueKind::Steering));
-        let mut messages = notifications(state.pending.make_contiguous());
-        messages.extend(steering.iter().cloned());
-        messages.push(message.clone());
-        match agent.prompt_messages(messages) {
-            Ok(()) => {
-                state.clear_pending();
-                inner.report(&mut state);
-                SupervisorOutcome::Started
-            }
-            // Busy: the last run has taken its last look at the queues but has not ended
-            // yet. What it leaves waits for its end, when the serve task (or the next
-            // input) starts a run for it, before anything sent later.
-            Err(_) => {
-                for m in steering {
-                    agent.queue(QueueKind::Steering, m);
-                }
-                match kind {
-                    QueueKind::FollowUp => agent.queue_owed(message),
-                    QueueKind::Steering => agent.queue(kind, message),
-                }
-                queued(kind)
-            }
-        }
+        self.inner.input(message, kind)
     }
 
     /// Calls `observer` with every message the bus brings from now on, before it is
@@ -284,6 +239,61 @@ impl Supervisor {
             // The task only ends by returning; a join error would mean it panicked, and
             // there is nothing left to stop either way.
             let _ = task.await;
+        }
+    }
+}
+
+impl Inner {
+    /// The one intake of user input: whether `message` starts a run or waits is
+    /// decided here, under the supervisor's lock, against the agent's run intake, so a
+    /// message never starts a run while one sent before it still waits for its own.
+    pub(super) fn input(&self, message: UserMessage, kind: QueueKind) -> SupervisorOutcome {
+        let inner = self;
+        let agent = &inner.agent;
+        let _runtime = inner.runtime.enter();
+        let mut state = inner.lock();
+        let message = Message::User(message);
+        // What already owns a place in line takes this one behind it: a run under way
+        // that will still look at its queues, or follow-ups owed a run that has not
+        // started yet (sent while the last run was ending, or left by a run that stopped
+        // on its own). Those go first: the oldest starts now if the agent is idle, as it
+        // would once the supervisor hears of the run's end. After an abort, the next
+        // input goes first instead, and what was left follows it.
+        let behind_owed = kind == QueueKind::FollowUp && !state.held;
+        let message = match agent.admit(kind, message, behind_owed) {
+            Ok(Admission::TakenByRun) => return queued(kind),
+            Ok(Admission::BehindOwed) => {
+                inner.pump(&mut state);
+                return SupervisorOutcome::QueuedFollowUp;
+            }
+            Err(message) => *message,
+        };
+        state.held = false;
+        // Notifications and steering still waiting arrived first, so they go first in
+        // the same run.
+        let steering = agent.clear_queue(Some(QueueKind::Steering));
+        let mut messages = notifications(state.pending.make_contiguous());
+        messages.extend(steering.iter().cloned());
+        messages.push(message.clone());
+        match agent.prompt_messages(messages) {
+            Ok(()) => {
+                state.clear_pending();
+                inner.report(&mut state);
+                SupervisorOutcome::Started
+            }
+            // Busy: the last run has taken its last look at the queues but has not ended
+            // yet. What it leaves waits for its end, when the serve task (or the next
+            // input) starts a run for it, before anything sent later.
+            Err(_) => {
+                for m in steering {
+                    agent.queue(QueueKind::Steering, m);
+                }
+                match kind {
+                    QueueKind::FollowUp => agent.queue_owed(message),
+                    QueueKind::Steering => agent.queue(kind, message),
+                }
+                queued(kind)
+            }
         }
     }
 }

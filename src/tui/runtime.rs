@@ -12,7 +12,7 @@ use super::msg::Msg;
 use super::session_host::SessionHost;
 use super::terminal::{self, Term};
 use super::{Approvals, Background};
-use crate::agent::{Agent, AgentEvent, UserMessage};
+use crate::agent::{Agent, AgentEvent};
 use crate::runtime::Supervisor;
 use crate::setup::Controls;
 use crate::signals::{StopSignals, Suspends};
@@ -37,15 +37,6 @@ const FRAME: Duration = Duration::from_micros(16_667);
 const STREAM_FRAME: Duration = Duration::from_micros(33_333);
 /// Spinner and elapsed-time period while work runs.
 const TICK: Duration = Duration::from_millis(100);
-
-/// How a prompt reaches the agent once its hooks let it through.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum PromptKind {
-    /// Starts a run, or waits as a follow-up.
-    Submit,
-    /// Steers the run.
-    Steer,
-}
 
 /// The terminal handed to someone else for a while.
 enum Handover {
@@ -94,8 +85,6 @@ pub(super) struct Runtime {
     sessions: SessionHost,
     /// Hooks, checkpoints and plan mode.
     controls: Controls,
-    /// Prompts waiting for the prompt hooks, sent in order (only with prompt hooks).
-    prompts: Option<UnboundedSender<(PromptKind, UserMessage)>>,
     /// Where `!command`s get the exec tool from (as the main agent gets it).
     policy: ToolPolicy,
     /// Where `/theme` looks for the user's themes.
@@ -112,18 +101,10 @@ pub(super) struct Runtime {
 }
 
 impl Runtime {
-    /// A runtime over `parts`; with prompt hooks configured, prompts pass through them
-    /// (in order) before they reach the agent.
+    /// A runtime over `parts`.
     pub fn new(parts: Parts, settings: &crate::config::Settings) -> Self {
         // Subscribed before anything can start a run, so no event is missed.
         let agent_events = parts.agent.subscribe(None);
-        let prompts = parts.controls.hooks.has_prompt_hooks().then(|| {
-            super::control::prompt_gate(
-                parts.controls.hooks.clone(),
-                parts.supervisor.clone(),
-                parts.tx.clone(),
-            )
-        });
         Self {
             agent_events,
             agent: parts.agent,
@@ -136,7 +117,6 @@ impl Runtime {
             highlighter: Highlighter::default(),
             sessions: parts.sessions,
             controls: parts.controls,
-            prompts,
             policy: parts.policy,
             theme_dir: crate::theme::user_theme_dir(&settings.config_path),
             shells: CancellationToken::new(),

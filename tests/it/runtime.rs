@@ -9,6 +9,7 @@ mod cron_recovery;
 mod cron_schedule;
 mod cron_scheduler;
 mod cron_store;
+mod intake;
 mod session_routing;
 mod skills;
 mod skills_broken;

@@ -34,6 +34,8 @@ pub(super) struct Inner {
     pub(super) runtime: tokio::runtime::Handle,
     pub(super) state: Mutex<State>,
     pub(super) observer: Mutex<Option<InboundObserver>>,
+    /// Where user input waits for the prompt hooks, in order (only with a filter).
+    pub(super) intake: Mutex<Option<super::intake::Queue>>,
 }
 
 /// What of the pending queue the store has not heard about: it is told only the change,

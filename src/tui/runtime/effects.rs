@@ -2,11 +2,12 @@
 //! on the supervisor, the agent, the sessions or the background runtime, or a task off
 //! the UI thread whose answer comes back through the inbox.
 
-use super::{Handover, PromptKind, Runtime};
+use super::{Handover, Runtime};
 use crate::agent::{
     AgentEvent, EventSink, NoticeLevel, QueueKind, ToolResult, ToolUpdates, UserMessage,
 };
 use crate::runtime::context::mention::attach_skills;
+use crate::runtime::supervisor::UserInput;
 use crate::session::SessionTarget;
 use crate::theme::Theme;
 use crate::tools::exec::EXEC_TOOL_NAME;
@@ -38,25 +39,11 @@ impl Runtime {
     /// Carries out one effect.
     pub fn execute(&mut self, effect: Effect, term: &mut Term) {
         let agent = self.agent.clone();
-        let effect = match (&self.prompts, effect) {
-            (Some(gate), Effect::Prompt(text) | Effect::FollowUp(text)) => {
-                let _ = gate.send((PromptKind::Submit, UserMessage::new(text)));
-                return;
-            }
-            (Some(gate), Effect::PromptMessage(message)) => {
-                let _ = gate.send((PromptKind::Submit, message));
-                return;
-            }
-            (Some(gate), Effect::Steer(text)) => {
-                let _ = gate.send((PromptKind::Steer, UserMessage::new(text)));
-                return;
-            }
-            (_, effect) => effect,
-        };
         match effect {
-            // The supervisor decides between a run and a follow-up under its own lock.
+            // The supervisor runs the prompt hooks, then decides between a run and a
+            // follow-up under its own lock.
             Effect::Prompt(text) | Effect::FollowUp(text) => {
-                self.supervisor.submit(text);
+                self.deliver(UserInput::Submit(UserMessage::new(text)));
             }
             Effect::AttachSkills { text, skills } => {
                 let workspace = self.workspace.clone();
@@ -96,12 +83,8 @@ impl Runtime {
                     let _ = tx.send(Msg::ImagesLoaded { text, result });
                 });
             }
-            Effect::PromptMessage(message) => {
-                self.supervisor.submit_message(message);
-            }
-            Effect::Steer(text) => {
-                self.supervisor.steer(text);
-            }
+            Effect::PromptMessage(message) => self.deliver(UserInput::Submit(message)),
+            Effect::Steer(text) => self.deliver(UserInput::Steer(text)),
             Effect::Abort => self.abort(),
             Effect::InterruptTools => {
                 agent.interrupt_tools();
@@ -215,6 +198,21 @@ impl Runtime {
                 crate::tui::control::execute(&self.controls, effect, &self.tx)
             }
         }
+    }
+
+    /// Sends what the user typed through the supervisor's intake (the prompt hooks
+    /// first, in order); a blocked input comes back as `Msg::PromptBlocked`.
+    fn deliver(&self, input: UserInput) {
+        let delivery = self.supervisor.deliver(input);
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            if let Err(blocked) = delivery.await {
+                let _ = tx.send(Msg::PromptBlocked {
+                    text: blocked.text,
+                    reason: blocked.reason,
+                });
+            }
+        });
     }
 
     /// Runs a shell command the user typed with the exec tool as the policy gives it to
