@@ -64,6 +64,8 @@ pub enum StopReason {
 pub enum ErrorKind {
     /// The request did not fit the model's context window.
     ContextOverflow,
+    /// The model refused to answer (a provider's `refusal` stop reason).
+    Refusal,
 }
 
 /// Token counts and cost of one LLM call.

@@ -6,7 +6,7 @@
 use crate::support::fake_llm::anthropic::*;
 use crate::support::fake_llm::drive::*;
 use crate::support::fake_llm::{FakeLlm, Scripted, Step};
-use claw_tui::agent::{Block, MessageDelta, StopReason, ThinkingLevel, UserMessage};
+use claw_tui::agent::{Block, ErrorKind, MessageDelta, StopReason, ThinkingLevel, UserMessage};
 use claw_tui::llm::{AnthropicConfig, AnthropicProvider, LlmEvent, LlmMessage, Provider};
 use serde_json::json;
 use std::sync::Arc;
@@ -276,10 +276,13 @@ async fn every_stop_reason_maps() {
         assert_eq!(was_done, ok, "{reason}");
         assert_eq!(message.text(), "partial answer", "{reason}");
         if reason == "refusal" {
+            // Marked as a refusal, so a front-end can say so (ACP's `refusal`).
+            assert_eq!(message.error_kind, Some(ErrorKind::Refusal));
             let error = message.error_message.unwrap();
             assert!(error.contains("refused"), "{error}");
         } else {
             assert_eq!(message.error_message, None);
+            assert_eq!(message.error_kind, None);
         }
     }
 }

@@ -259,6 +259,7 @@ impl AnthropicDecoder {
         };
         let mut message = self.acc.snapshot(reason);
         if refused {
+            message.error_kind = Some(ErrorKind::Refusal);
             message.error_message = Some(
                 "The model refused to answer (stop reason: refusal). Rephrase the request, \
                  or start a new conversation if the context led to the refusal."
