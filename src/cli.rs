@@ -242,6 +242,9 @@ pub enum Command {
         #[arg(long, value_enum)]
         mode: Option<Mode>,
     },
+    /// Serve the Agent Client Protocol (v1) on stdin and stdout, for an editor that
+    /// starts claw-tui as its agent (Zed, Neovim, JetBrains...).
+    Acp,
     /// MCP servers: `claw-tui mcp list`.
     Mcp {
         /// What to do.

@@ -49,6 +49,21 @@ pub enum ConfigError {
     /// The settings contradict each other.
     #[error("{0}")]
     Invalid(String),
+    /// The provider needs an API key and none is set (the ACP agent offers this as an
+    /// authentication method: which variable to set).
+    #[error(
+        "provider \"{provider}\" needs an API key: set {key_var}, or set api_key_env in \
+         [providers.{provider}] of {} (a custom --base-url for a local server needs no key)",
+        config_path.display()
+    )]
+    MissingKey {
+        /// The provider's name.
+        provider: String,
+        /// The variable its key is read from.
+        key_var: String,
+        /// The config file that could name another variable or hold the key.
+        config_path: PathBuf,
+    },
 }
 
 /// `[agent]` settings.

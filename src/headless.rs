@@ -15,9 +15,10 @@ mod rpc_command;
 mod rpc_controls;
 mod rpc_input;
 mod rpc_loop;
-mod saving;
+pub(crate) mod saving;
 
 use crate::signals::{StopSignals, signal_name};
+pub(crate) use launch::wait_for_mcp_before_first_request;
 pub use launch::{run_command, run_headless};
 pub use rpc_input::{Input, LineReader};
 

@@ -22,7 +22,7 @@ pub fn exit_code(report: &Report) -> i32 {
 /// run that happened (an error: nothing ran, or it could not go on).
 pub fn run(cli: &Cli, settings: &Settings) -> color_eyre::Result<i32> {
     if let Some(command) = &cli.command {
-        return headless::run_command(command, settings);
+        return headless::run_command(cli, command, settings);
     }
     if !cli.images.is_empty() && (cli.prompt.is_none() || cli.mode == Mode::Rpc) {
         bail!(

@@ -4,6 +4,7 @@
 //! built-in tools; `config` and `cli` the settings; `headless` the scriptable modes.
 
 pub use claw_agent as agent;
+pub mod acp;
 pub mod checkpoint;
 pub mod cli;
 pub mod commands;

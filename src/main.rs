@@ -1,7 +1,7 @@
 //! The `claw-tui` binary: flags → settings → a headless mode or the terminal client.
 
 use clap::Parser;
-use claw_tui::cli::Cli;
+use claw_tui::cli::{Cli, Command};
 use claw_tui::tools::exec::{
     CommandsGuard, PrivateTempDir, SANDBOX_SUBCOMMAND, protect_process, sandbox_launcher_main,
 };
@@ -60,6 +60,11 @@ fn run() -> color_eyre::Result<i32> {
     // then their protected paths checked for the last time.
     let _commands = CommandsGuard::new();
     let cli = Cli::parse();
+    // The ACP agent resolves the settings of each session's workspace itself, and starts
+    // without a provider key too: it tells the editor which variable to set.
+    if cli.command == Some(Command::Acp) {
+        return claw_tui::acp::run(&cli);
+    }
     let settings = config::resolve(&cli, &|name| std::env::var(name).ok())?;
     for warning in &settings.warnings {
         eprintln!(

@@ -218,11 +218,11 @@ pub(super) fn resolve_provider(
             .unwrap_or_else(|| default_model.to_owned()),
     };
     if api != Api::Demo && api_key.is_none() && base_url.is_none() {
-        return Err(ConfigError::Invalid(format!(
-            "provider \"{name}\" needs an API key: set {key_var}, or set api_key_env in \
-             [providers.{name}] of {} (a custom --base-url for a local server needs no key)",
-            config_path.display()
-        )));
+        return Err(ConfigError::MissingKey {
+            provider: name,
+            key_var,
+            config_path: config_path.to_path_buf(),
+        });
     }
     Ok(ProviderSpec {
         name,

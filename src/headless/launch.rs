@@ -172,7 +172,7 @@ async fn run(
 /// started server is ready or has failed (each within its `startup_timeout_secs`;
 /// immediate once they have). The tools then reach the request through the agent; the
 /// servers that failed are named on stderr, once, before the first request.
-fn wait_for_mcp_before_first_request(agent: &Agent, mcp: &crate::mcp::McpManager) {
+pub(crate) fn wait_for_mcp_before_first_request(agent: &Agent, mcp: &crate::mcp::McpManager) {
     if mcp.is_empty() {
         return;
     }
@@ -258,9 +258,11 @@ fn read_prompt(arg: Option<&str>) -> color_eyre::Result<String> {
     Ok(prompt)
 }
 
-/// Runs `claw-tui sessions`, `export`, `mcp list` or `doctor`.
-pub fn run_command(command: &Command, settings: &Settings) -> color_eyre::Result<i32> {
+/// Runs `claw-tui sessions`, `export`, `mcp list`, `doctor` or `acp` (which resolves
+/// the settings of each session's workspace itself, from `cli`).
+pub fn run_command(cli: &Cli, command: &Command, settings: &Settings) -> color_eyre::Result<i32> {
     match command {
+        Command::Acp => crate::acp::run(cli),
         Command::Doctor => Ok(crate::doctor::run(settings)),
         Command::Replay {
             session,

@@ -19,7 +19,7 @@ mod notifications;
 mod store;
 
 pub use hold::SwitchHold;
-pub use intake::{PromptBlocked, PromptDecision, PromptFilter, UserInput};
+pub use intake::{Delivery, PromptBlocked, PromptDecision, PromptFilter, UserInput};
 pub use notifications::{notifications, to_notification};
 pub use store::NotificationStore;
 

@@ -1,6 +1,7 @@
 //! claw-tui's integration tests: one crate, a module per area, the support code compiled once.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod acp;
 mod agent;
 mod compaction;
 mod config;

@@ -6,6 +6,7 @@
     missing_docs
 )]
 
+pub mod acp;
 pub mod agent_tools;
 pub mod bin;
 pub mod compacting;

@@ -1,0 +1,216 @@
+//! The diff of a `write_file` or `edit_file` call as ACP defines it: the file's whole
+//! text before (none for a new file) and after. The tools record the change as hunks
+//! (`details.change`); the text after is what `write_file` wrote, or the file as it is
+//! now, and the text before is that with each hunk put back. When the file no longer
+//! matches the hunks (changed again since), each hunk is shown on its own instead.
+
+use crate::tools::fs::{ChangeKind, FileChange, Hunk, LineKind};
+use agent_client_protocol::v1::schema::Diff;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// Files above this size are not read back for a diff (the tools diff no more either).
+const MAX_READ_BACK: u64 = crate::tools::fs::MAX_KEPT_BYTES;
+
+/// The diffs of a finished call of `tool` with `args` and result `details`; empty for
+/// other tools, failed calls and changes the tools did not diff (binary, too large).
+/// `read_back`: the file may be read for the text after (a live call; a replayed one
+/// shows the hunks, since the file has moved on).
+pub async fn diffs(tool: &str, args: &Value, details: &Value, read_back: bool) -> Vec<Diff> {
+    if tool != "write_file" && tool != "edit_file" {
+        return Vec::new();
+    }
+    let Some(change) = FileChange::from_details(details) else {
+        return Vec::new();
+    };
+    if change.omitted.is_some() {
+        return Vec::new();
+    }
+    let Some(path) = details
+        .get("path")
+        .and_then(Value::as_str)
+        .map(PathBuf::from)
+    else {
+        return Vec::new();
+    };
+    let after = match (tool, args.get("content").and_then(Value::as_str)) {
+        ("write_file", Some(content)) => Some(content.to_owned()),
+        _ if read_back => read(&path).await,
+        _ => None,
+    };
+    match after {
+        Some(after) => whole(path, &change, after),
+        None => per_hunk(&path, &change.hunks),
+    }
+}
+
+/// The file now, if it is text of a size the tools diff.
+async fn read(path: &std::path::Path) -> Option<String> {
+    let meta = tokio::fs::metadata(path).await.ok()?;
+    if !meta.is_file() || meta.len() > MAX_READ_BACK {
+        return None;
+    }
+    tokio::fs::read_to_string(path).await.ok()
+}
+
+/// One diff of the whole file, or the hunks alone when `after` no longer matches them.
+fn whole(path: PathBuf, change: &FileChange, after: String) -> Vec<Diff> {
+    if change.kind == ChangeKind::Created {
+        return vec![Diff::new(path, after)];
+    }
+    match before(&after, &change.hunks) {
+        Some(before) => vec![Diff::new(path, after).old_text(before)],
+        None => per_hunk(&path, &change.hunks),
+    }
+}
+
+/// Each hunk as a diff of its own lines (context and the changed ones).
+fn per_hunk(path: &std::path::Path, hunks: &[Hunk]) -> Vec<Diff> {
+    hunks
+        .iter()
+        .map(|hunk| {
+            let side = |skip: LineKind| {
+                let mut text = String::new();
+                for line in hunk.lines.iter().filter(|l| l.kind != skip) {
+                    text.push_str(&line.text);
+                    text.push('\n');
+                }
+                text
+            };
+            Diff::new(path, side(LineKind::Removed)).old_text(side(LineKind::Added))
+        })
+        .collect()
+}
+
+/// The text before the change: `after` with each hunk's new lines replaced by its old
+/// ones; `None` when `after` does not hold the hunks' new lines where they say.
+pub fn before(after: &str, hunks: &[Hunk]) -> Option<String> {
+    let lines: Vec<&str> = after.split_inclusive('\n').collect();
+    let ending = if after.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut out = String::with_capacity(after.len());
+    let mut at = 0;
+    for hunk in hunks {
+        let new: Vec<&str> = hunk
+            .lines
+            .iter()
+            .filter(|l| l.kind != LineKind::Removed)
+            .map(|l| l.text.as_str())
+            .collect();
+        // 1-based; a hunk with no new lines starts after line `new_start`.
+        let start = if new.is_empty() {
+            hunk.new_start
+        } else {
+            hunk.new_start.checked_sub(1)?
+        };
+        let end = start.checked_add(new.len())?;
+        if start < at || end > lines.len() {
+            return None;
+        }
+        let matches = lines[start..end]
+            .iter()
+            .zip(&new)
+            .all(|(line, text)| line.trim_end_matches(['\n', '\r']) == *text);
+        if !matches {
+            return None;
+        }
+        out.extend(lines[at..start].iter().copied());
+        for line in hunk.lines.iter().filter(|l| l.kind != LineKind::Added) {
+            out.push_str(&line.text);
+            out.push_str(ending);
+        }
+        at = end;
+    }
+    if at == lines.len() && !after.ends_with('\n') && !hunks.is_empty() {
+        // The last line had no line ending after the change: nor, as far as the hunks
+        // tell, before it.
+        let trimmed = out.strip_suffix(ending).map(str::len);
+        if let Some(len) = trimmed {
+            out.truncate(len);
+        }
+    }
+    out.extend(lines[at..].iter().copied());
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn change(before: &str, after: &str) -> FileChange {
+        FileChange::between(
+            "f.txt",
+            Some(before.as_bytes()),
+            Some(after.as_bytes()),
+            false,
+        )
+    }
+
+    #[test]
+    fn the_text_before_comes_back_from_the_hunks() {
+        let old: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+        let mut new = old.replace("line 3\n", "three\n").replace("line 30\n", "");
+        new.push_str("tail\n");
+        let hunks = change(&old, &new).hunks;
+        assert_eq!(hunks.len(), 3, "{hunks:?}");
+        assert_eq!(before(&new, &hunks).as_deref(), Some(old.as_str()));
+        // No line ending at the end, and CRLF files.
+        let (old, new) = ("a\nb\nc", "a\nB\nc");
+        assert_eq!(before(new, &change(old, new).hunks).as_deref(), Some(old));
+        let (old, new) = ("a\r\nb\r\n", "a\r\nx\r\nb\r\n");
+        assert_eq!(before(new, &change(old, new).hunks).as_deref(), Some(old));
+    }
+
+    #[test]
+    fn a_file_changed_again_since_shows_its_hunks_alone() {
+        let hunks = change("a\nb\nc\n", "a\nB\nc\n").hunks;
+        assert_eq!(before("something else entirely\n", &hunks), None);
+        let diffs = whole(
+            PathBuf::from("/w/f.txt"),
+            &change("a\nb\nc\n", "a\nB\nc\n"),
+            "zzz\n".into(),
+        );
+        assert_eq!(diffs.len(), 1);
+        assert_eq!(diffs[0].old_text.as_deref(), Some("a\nb\nc\n"));
+        assert_eq!(diffs[0].new_text, "a\nB\nc\n");
+    }
+
+    #[tokio::test]
+    async fn write_file_diffs_whole_files_and_new_files_have_no_old_text() {
+        let created = FileChange::between("n.txt", None, Some(b"hello\n"), false);
+        let details = json!({"path": "/w/n.txt", "change": created.to_value()});
+        let args = json!({"path": "n.txt", "content": "hello\n"});
+        let shown = diffs("write_file", &args, &details, false).await;
+        assert_eq!(shown, [Diff::new("/w/n.txt", "hello\n")]);
+        let replaced = change("one\ntwo\n", "one\n2\n");
+        let details = json!({"path": "/w/f.txt", "change": replaced.to_value()});
+        let args = json!({"path": "f.txt", "content": "one\n2\n"});
+        let shown = diffs("write_file", &args, &details, false).await;
+        assert_eq!(
+            shown,
+            [Diff::new("/w/f.txt", "one\n2\n").old_text("one\ntwo\n".to_owned())]
+        );
+        assert!(diffs("read_file", &args, &details, false).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn edit_file_reads_the_file_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("e.txt");
+        std::fs::write(&file, "x\nnew\nz\n").unwrap();
+        let edited = change("x\nold\nz\n", "x\nnew\nz\n");
+        let details = json!({"path": file.to_str().unwrap(), "change": edited.to_value()});
+        let args = json!({"path": "e.txt", "old_text": "old", "new_text": "new"});
+        let shown = diffs("edit_file", &args, &details, true).await;
+        assert_eq!(
+            shown,
+            [Diff::new(&file, "x\nnew\nz\n").old_text("x\nold\nz\n".to_owned())]
+        );
+        // Replayed: the hunks alone.
+        let replayed = diffs("edit_file", &args, &details, false).await;
+        assert_eq!(
+            replayed,
+            [Diff::new(&file, "x\nnew\nz\n").old_text("x\nold\nz\n".to_owned())]
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! Session modes: `default` and `plan`, claw-tui's own plan mode (the model is offered
+//! only the tools that change nothing), switched with `session/set_mode` or `/plan`,
+//! told with `current_mode_update`, kept in the session for the next load.
+
+use super::sandbox_for;
+use crate::support::acp::drive;
+use crate::support::fake_llm::anthropic::text_reply;
+use crate::support::fake_llm::{FakeLlm, Scripted};
+use agent_client_protocol::v1::schema::{
+    LoadSessionRequest, NewSessionRequest, SessionUpdate, SetSessionModeRequest, StopReason,
+};
+
+fn offered(body: &serde_json::Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plan_mode_offers_only_tools_that_change_nothing_and_is_kept() {
+    let server = FakeLlm::start(vec![
+        Scripted::sse(text_reply(&["a plan"])),
+        Scripted::sse(text_reply(&["doing it"])),
+    ])
+    .await;
+    let sandbox = sandbox_for(&server, "");
+    let ws = sandbox.workspace();
+    let first = drive(&sandbox, &[], &[], async |s| {
+        s.initialize().await;
+        let new = s
+            .cx
+            .send_request(NewSessionRequest::new(ws.clone()))
+            .block_task()
+            .await
+            .unwrap();
+        let id = new.session_id.0.to_string();
+        let modes = new.modes.unwrap();
+        let ids: Vec<&str> = modes.available_modes.iter().map(|m| m.id.0.as_ref()).collect();
+        assert_eq!(ids, ["default", "plan"]);
+        assert_eq!(modes.current_mode_id.0.as_ref(), "default");
+        s.cx
+            .send_request(SetSessionModeRequest::new(id.clone(), "plan"))
+            .block_task()
+            .await
+            .unwrap();
+        s.seen
+            .until("the mode is told", |u| {
+                matches!(u, SessionUpdate::CurrentModeUpdate(m) if m.current_mode_id.0.as_ref() == "plan")
+            })
+            .await;
+        let planned = s.prompt(&id, "plan it").await.unwrap();
+        assert_eq!(planned.stop_reason, StopReason::EndTurn);
+        let unknown = s
+            .cx
+            .send_request(SetSessionModeRequest::new(id.clone(), "yolo"))
+            .block_task()
+            .await
+            .unwrap_err();
+        assert!(unknown.message.contains("yolo"), "{unknown:?}");
+        id
+    })
+    .await;
+    let id = first.value;
+    let tools = offered(&server.requests()[0].body);
+    assert!(tools.contains(&"read_file".to_owned()), "{tools:?}");
+    for changing in ["write_file", "edit_file", "exec", "spawn"] {
+        assert!(
+            !tools.contains(&changing.to_owned()),
+            "{changing} offered: {tools:?}"
+        );
+    }
+    // Loaded again, the session is still in plan mode; `/plan` turns it off.
+    let second = drive(&sandbox, &[], &[], async |s| {
+        s.initialize().await;
+        let loaded = s
+            .cx
+            .send_request(LoadSessionRequest::new(id.clone(), ws.clone()))
+            .block_task()
+            .await
+            .unwrap();
+        let answer = s.prompt(&id, "/plan").await.unwrap();
+        assert_eq!(answer.stop_reason, StopReason::EndTurn);
+        s.seen
+            .until("plan mode off", |u| {
+                matches!(u, SessionUpdate::CurrentModeUpdate(m) if m.current_mode_id.0.as_ref() == "default")
+            })
+            .await;
+        s.prompt(&id, "do it").await.unwrap();
+        loaded.modes.unwrap().current_mode_id.0.to_string()
+    })
+    .await;
+    assert_eq!(second.value, "plan", "{}", second.stderr);
+    let tools = offered(&server.requests()[1].body);
+    assert!(tools.contains(&"write_file".to_owned()), "{tools:?}");
+}

@@ -1,0 +1,95 @@
+//! Approvals over ACP: `[exec] approval = "ask"` becomes `session/request_permission`
+//! for the main agent and for subagents (named), and each answer applies as the
+//! terminal client's would; checked on the file system.
+
+use super::demo_sandbox;
+use crate::support::DEADLINE;
+use crate::support::acp::drive;
+use crate::support::poll::until_async;
+use agent_client_protocol::v1::schema::{
+    PermissionOptionKind, SessionUpdate, StopReason, ToolCallStatus,
+};
+
+const ASK: &str = "[exec]\napproval = \"ask\"\n";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_answer_applies_as_the_terminal_clients_would() {
+    let sandbox = demo_sandbox(ASK);
+    let ws = sandbox.workspace();
+    let answers = ["allow-once", "reject", "allow-always"];
+    let done = drive(&sandbox, &[], &answers, async |s| {
+        let id = s.open(&ws).await;
+        let mut ends = Vec::new();
+        for marker in ["once", "rejected", "always", "unasked"] {
+            let answer = s.prompt(&id, &format!("run touch {marker}")).await.unwrap();
+            ends.push(answer.stop_reason);
+        }
+        let asked = s.seen.permissions.lock().unwrap().clone();
+        (ends, asked, s.seen.updates())
+    })
+    .await;
+    let (ends, asked, updates) = done.value;
+    assert!(ends.iter().all(|e| *e == StopReason::EndTurn), "{ends:?}");
+    // Asked three times: "always" covers the fourth call.
+    assert_eq!(asked.len(), 3, "{asked:#?}");
+    let first = &asked[0];
+    assert_eq!(
+        first.tool_call.fields.title.as_deref(),
+        Some("Run: touch once")
+    );
+    let kinds: Vec<_> = first.options.iter().map(|o| o.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            PermissionOptionKind::AllowOnce,
+            PermissionOptionKind::AllowAlways,
+            PermissionOptionKind::RejectOnce
+        ]
+    );
+    // The editor heard of the call before the question about it.
+    let announced = updates.iter().any(|u| {
+        matches!(u, SessionUpdate::ToolCall(c) if c.tool_call_id == first.tool_call.tool_call_id)
+    });
+    assert!(announced, "{updates:#?}");
+    for (marker, made) in [
+        ("once", true),
+        ("rejected", false),
+        ("always", true),
+        ("unasked", true),
+    ] {
+        assert_eq!(ws.join(marker).exists(), made, "{marker}");
+    }
+    let rejected = &asked[1].tool_call.tool_call_id;
+    let failed = updates.iter().any(|u| {
+        matches!(u, SessionUpdate::ToolCallUpdate(c)
+            if &c.tool_call_id == rejected && c.fields.status == Some(ToolCallStatus::Failed))
+    });
+    assert!(failed, "the rejected call ends failed");
+    assert_eq!(done.code, 0, "{}", done.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_subagents_request_names_it_and_its_answer_applies() {
+    let sandbox = demo_sandbox(ASK);
+    let ws = sandbox.workspace();
+    let marker = ws.join("sub-marker");
+    let done = drive(&sandbox, &[], &["allow-once"], async |s| {
+        let id = s.open(&ws).await;
+        s.prompt(&id, "spawn run touch sub-marker").await.unwrap();
+        until_async("the subagent's command ran", DEADLINE, || {
+            marker.exists().then_some(())
+        })
+        .await;
+        s.seen.permissions.lock().unwrap().clone()
+    })
+    .await;
+    let asked = done.value;
+    assert_eq!(asked.len(), 1, "{}", done.stderr);
+    let title = asked[0].tool_call.fields.title.as_deref().unwrap();
+    assert!(title.contains("subagent-1"), "{title}");
+    assert!(
+        asked[0].tool_call.tool_call_id.0.starts_with("subagent-1/"),
+        "{:?}",
+        asked[0].tool_call.tool_call_id
+    );
+}

@@ -1,0 +1,230 @@
+//! Driving `claw-tui acp` (the real binary) with the ACP SDK's own client role: the
+//! process's stdin and stdout are the transport, every `session/update` and every
+//! permission request it sends is recorded, and permission requests are answered from
+//! a script. What the process wrote to stderr is kept for the failure messages.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use super::DEADLINE;
+use super::bin::Sandbox;
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    ContentBlock, InitializeRequest, InitializeResponse, NewSessionRequest, PromptRequest,
+    PromptResponse, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+    SelectedPermissionOutcome, SessionNotification, SessionUpdate, TextContent,
+};
+use agent_client_protocol::{Agent, Client, Error, Lines};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+use tokio::sync::Notify;
+
+/// What the client saw, shared with the test.
+#[derive(Default)]
+pub struct Seen {
+    pub updates: Mutex<Vec<SessionNotification>>,
+    pub permissions: Mutex<Vec<RequestPermissionRequest>>,
+    /// Option ids to answer permission requests with, in order (none left: cancelled).
+    pub answers: Mutex<VecDeque<String>>,
+    changed: Notify,
+}
+
+impl Seen {
+    /// The updates so far.
+    pub fn updates(&self) -> Vec<SessionUpdate> {
+        self.updates
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|n| n.update.clone())
+            .collect()
+    }
+
+    /// Waits until an update matches (any time so far); returns its index.
+    pub async fn until(&self, what: &str, pred: impl Fn(&SessionUpdate) -> bool) -> usize {
+        let wait = async {
+            loop {
+                let changed = self.changed.notified();
+                if let Some(at) = self.updates().iter().position(&pred) {
+                    return at;
+                }
+                changed.await;
+            }
+        };
+        match tokio::time::timeout(DEADLINE, wait).await {
+            Ok(at) => at,
+            Err(_) => panic!("no update: {what}; saw {:#?}", self.updates()),
+        }
+    }
+
+    /// The text of the agent's message chunks, in order.
+    pub fn agent_text(&self) -> String {
+        self.updates()
+            .iter()
+            .filter_map(|u| match u {
+                SessionUpdate::AgentMessageChunk(c) => text_of(&c.content),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The text of a text block.
+pub fn text_of(block: &ContentBlock) -> Option<String> {
+    match block {
+        ContentBlock::Text(t) => Some(t.text.clone()),
+        _ => None,
+    }
+}
+
+/// A running `claw-tui acp` and the client connected to it.
+pub struct Session<'a> {
+    pub cx: &'a ConnectionTo<Agent>,
+    pub seen: &'a Seen,
+}
+
+impl Session<'_> {
+    /// `initialize` with protocol version 1.
+    pub async fn initialize(&self) -> InitializeResponse {
+        self.cx
+            .send_request(InitializeRequest::new(ProtocolVersion::V1))
+            .block_task()
+            .await
+            .unwrap()
+    }
+
+    /// `initialize`, then `session/new` in `cwd`: the session id.
+    pub async fn open(&self, cwd: &std::path::Path) -> String {
+        self.initialize().await;
+        let response = self
+            .cx
+            .send_request(NewSessionRequest::new(cwd))
+            .block_task()
+            .await
+            .unwrap();
+        response.session_id.0.to_string()
+    }
+
+    /// `session/prompt` with `text`, waiting for its answer.
+    pub async fn prompt(&self, session: &str, text: &str) -> Result<PromptResponse, Error> {
+        let request = PromptRequest::new(
+            session.to_owned(),
+            vec![ContentBlock::Text(TextContent::new(text))],
+        );
+        tokio::time::timeout(DEADLINE, self.cx.send_request(request).block_task())
+            .await
+            .unwrap_or_else(|_| panic!("no answer to the prompt {text:?}"))
+    }
+}
+
+/// How the process ended.
+pub struct Finished<R> {
+    /// What the test body returned.
+    pub value: R,
+    pub code: i32,
+    pub stderr: String,
+    /// Every line the agent wrote to stdout.
+    pub stdout: Vec<String>,
+}
+
+/// Runs `claw-tui acp` in `sandbox` with `args` added (before `acp`), connects the
+/// SDK's client to it, answers permission requests with `answers` (option ids, in
+/// order), runs `body`, then closes stdin and waits for the exit.
+pub async fn drive<R>(
+    sandbox: &Sandbox,
+    args: &[&str],
+    answers: &[&str],
+    body: impl AsyncFnOnce(Session<'_>) -> R,
+) -> Finished<R> {
+    let mut cmd = Command::from(sandbox.command());
+    cmd.args(args)
+        .arg("acp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut stderr_pipe = child.stderr.take().unwrap();
+    let stderr_task = tokio::spawn(async move {
+        let mut text = String::new();
+        let _ = stderr_pipe.read_to_string(&mut text).await;
+        text
+    });
+    let wire = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::new(Seen::default());
+    seen.answers
+        .lock()
+        .unwrap()
+        .extend(answers.iter().map(|a| (*a).to_owned()));
+    let outgoing = futures::sink::unfold(stdin, async |mut w, line: String| {
+        w.write_all(line.as_bytes()).await?;
+        w.write_all(b"\n").await?;
+        w.flush().await?;
+        Ok::<_, std::io::Error>(w)
+    });
+    let recorded = wire.clone();
+    let incoming = futures::stream::unfold(BufReader::new(stdout).lines(), move |mut lines| {
+        let recorded = recorded.clone();
+        async move {
+            match lines.next_line().await {
+                Ok(Some(line)) => {
+                    recorded.lock().unwrap().push(line.clone());
+                    Some((Ok(line), lines))
+                }
+                Ok(None) => None,
+                Err(e) => Some((Err(e), lines)),
+            }
+        }
+    });
+    let transport = Lines::new(Box::pin(outgoing), Box::pin(incoming));
+    let (on_update, on_permission) = (seen.clone(), seen.clone());
+    let value = Client
+        .v1()
+        .on_receive_notification(
+            async move |notification: SessionNotification, _cx| {
+                on_update.updates.lock().unwrap().push(notification);
+                on_update.changed.notify_waiters();
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: RequestPermissionRequest, responder, _cx| {
+                let answer = on_permission.answers.lock().unwrap().pop_front();
+                on_permission.permissions.lock().unwrap().push(request);
+                on_permission.changed.notify_waiters();
+                let outcome = match answer {
+                    Some(id) => {
+                        RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(id))
+                    }
+                    None => RequestPermissionOutcome::Cancelled,
+                };
+                responder.respond(RequestPermissionResponse::new(outcome))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_with(transport, async |cx: ConnectionTo<Agent>| {
+            Ok(body(Session {
+                cx: &cx,
+                seen: &seen,
+            })
+            .await)
+        })
+        .await
+        .unwrap();
+    let status = tokio::time::timeout(DEADLINE, child.wait())
+        .await
+        .expect("the agent did not exit after its stdin closed")
+        .unwrap();
+    let stderr = stderr_task.await.unwrap();
+    let stdout = wire.lock().unwrap().clone();
+    Finished {
+        value,
+        code: status.code().unwrap_or(-1),
+        stderr,
+        stdout,
+    }
+}
