@@ -1,9 +1,10 @@
 //! The interop suite: tests that drive real programs nobody on this project wrote (the
-//! official MCP reference servers, a browser). Each is `#[ignore]`d with the reason, so a
+//! official MCP reference servers, an ACP client, a browser). Each is `#[ignore]`d with the reason, so a
 //! plain `cargo test` lists it as ignored and needs none of them; asked for with
 //! `cargo test -- --ignored interop::` (after `scripts/install-interop.sh`, which `.ci/run`
 //! runs too), a test whose program is missing fails and names what to install.
 
+mod acp;
 mod browser;
 mod mcp;
 
@@ -49,6 +50,18 @@ fn reference_server(package: &str) -> (PathBuf, PathBuf) {
             "the MCP reference server {package} at {}",
             script.display()
         ));
+    }
+    (node, script)
+}
+
+/// node and acpx's entry script (installed beside the reference servers); fails the
+/// test when either is missing.
+fn acpx() -> (PathBuf, PathBuf) {
+    let node =
+        which("node").unwrap_or_else(|| missing("node (Debian: apt-get install nodejs npm)"));
+    let script = node_dir().join("node_modules/acpx/dist/cli.js");
+    if !script.exists() {
+        missing(&format!("acpx at {}", script.display()));
     }
     (node, script)
 }

@@ -48,15 +48,21 @@ impl Sandbox {
             .arg(self.config_path())
             .arg("--workspace")
             .arg(self.workspace())
-            .env("XDG_DATA_HOME", self.dir.path().join("data"))
+            .stdin(Stdio::null());
+        self.isolate(&mut cmd);
+        cmd
+    }
+
+    /// Gives `cmd` (the binary, or a program that starts it) this sandbox's directories
+    /// and no provider keys.
+    pub fn isolate(&self, cmd: &mut Command) {
+        cmd.env("XDG_DATA_HOME", self.dir.path().join("data"))
             .env("XDG_STATE_HOME", self.dir.path().join("state"))
             .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env("CLAW_TUI_DEMO_PACE_MS", "0")
-            .stdin(Stdio::null());
+            .env("CLAW_TUI_DEMO_PACE_MS", "0");
         for var in PROVIDER_ENV {
             cmd.env_remove(var);
         }
-        cmd
     }
 }
 
