@@ -73,7 +73,10 @@ async fn old_signature_lines_resume_and_replay_the_same_bytes_to_anthropic() {
         vec![
             thinking_block(0, &["Again."], "EqNEWsig"),
             vec![
-                block_start(1, json!({"type": "redacted_thinking", "data": "TkVXLWRhdGE="})),
+                block_start(
+                    1,
+                    json!({"type": "redacted_thinking", "data": "TkVXLWRhdGE="}),
+                ),
                 block_stop(1),
             ],
             text_block(2, &["Second."]),
@@ -167,5 +170,8 @@ async fn old_signature_lines_resume_and_replay_the_same_bytes_to_the_responses_a
         r#"{"content":[{"text":"Second.","type":"output_text"}],"role":"assistant","type":"message"}"#,
     );
     let body = raw(&server, 2);
-    assert!(body.contains(old_items) && body.contains(new_item), "{body}");
+    assert!(
+        body.contains(old_items) && body.contains(new_item),
+        "{body}"
+    );
 }
