@@ -15,6 +15,7 @@ mod run_context;
 pub mod run_loop;
 mod running;
 mod settings;
+mod signature;
 mod state;
 pub mod tool;
 pub mod tool_args;
