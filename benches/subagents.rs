@@ -4,8 +4,8 @@
 
 use async_trait::async_trait;
 use claw_tui::agent::{
-    AgentEvent, AssistantMessage, Block, MessageDelta, StopReason, Tool, ToolResult, ToolUpdates,
-    Usage,
+    AgentEvent, AssistantMessage, Block, MessageDelta, StopReason, Tool, ToolResult, ToolSpec,
+    ToolUpdates, Usage,
 };
 use claw_tui::llm::{LlmEvent, LlmMessage, LlmRequest, LlmStream, Provider};
 use claw_tui::runtime::{
@@ -102,17 +102,16 @@ struct Echo;
 
 #[async_trait]
 impl Tool for Echo {
-    fn name(&self) -> &str {
-        "echo"
-    }
-    fn label(&self) -> &str {
-        "Echo"
-    }
-    fn description(&self) -> &str {
-        "Returns its text."
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: std::sync::LazyLock<ToolSpec> = std::sync::LazyLock::new(|| {
+            ToolSpec::new(
+                "echo",
+                "Echo",
+                "Returns its text.",
+                json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+            )
+        });
+        &SPEC
     }
     async fn execute(
         &self,

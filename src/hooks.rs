@@ -18,22 +18,27 @@
 
 mod checked;
 pub mod config;
+mod event;
 mod run;
 mod stage;
 mod tool;
 
 pub use config::{EventHook, HooksConfig, ToolHook, ToolMatch};
+pub use event::{AnswerError, CallFields, Decision, HookAnswer, HookEvent, SeenResult};
 pub use run::BLOCK_EXIT_CODE;
 pub(crate) use run::trust_runner;
 pub use stage::{HookStage, HookedResultObserver};
-pub use tool::{BLOCKED_PREFIX, BeforeTool, CANCELLED_IN_HOOK, HookedCall, hook_marks};
+pub use tool::{BLOCKED_PREFIX, BeforeTool, CANCELLED_IN_HOOK, hook_marks};
 
 use crate::runtime::supervisor::PromptFilter;
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use crate::tools::exec::ExecConfig;
 use crate::trust::Trust;
-use run::{Outcome, Runner};
-use serde_json::{Value, json};
+use config::HookCommand;
+use event::Reply;
+use run::Runner;
+use serde_json::{Map, Value};
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::task::JoinHandle;
@@ -120,19 +125,6 @@ impl Hooks {
             .is_some_and(|i| !i.config.prompt.is_empty())
     }
 
-    /// The input of a hook: the event, the session, the workspace and `fields`.
-    fn input(&self, inner: &Inner, event: &str, fields: Value) -> Value {
-        let mut input = json!({
-            "event": event,
-            "session_id": *lock(&inner.session_id),
-            "workspace": inner.runner.workspace.display().to_string(),
-        });
-        if let (Some(map), Value::Object(extra)) = (input.as_object_mut(), fields) {
-            map.extend(extra);
-        }
-        input
-    }
-
     /// Tells the user a hook was not run (its file is not trusted) and what became of
     /// the call, prompt or event it was for.
     fn refused(&self, inner: &Inner, event: &str, command: &str, why: &str, outcome: &str) {
@@ -164,54 +156,52 @@ impl Hooks {
         let Some(inner) = &self.inner else {
             return PromptDecision::Send(prompt.to_owned());
         };
+        let hooks: Vec<&(dyn HookCommand + Sync)> =
+            inner.config.prompt.iter().map(|h| h as _).collect();
+        let event = HookEvent::Prompt {
+            prompt: prompt.to_owned(),
+        };
         let mut text = prompt.to_owned();
-        for hook in &inner.config.prompt {
-            let input = self.input(inner, "prompt", json!({ "prompt": prompt }));
-            // A prompt is not cancelled: it goes out or not as a whole.
-            match inner
-                .runner
-                .run(hook, &input, &CancellationToken::new())
-                .await
-            {
-                Outcome::Continue | Outcome::Cancelled => {}
-                Outcome::Block(reason) => {
-                    return PromptDecision::Block(run::block_reason(&reason, &hook.command));
-                }
-                Outcome::Untrusted(why) => {
-                    self.refused(
-                        inner,
-                        "prompt",
-                        &hook.command,
-                        &why,
-                        "The message was not sent.",
-                    );
-                    return PromptDecision::Block(why);
-                }
-                Outcome::Json(answer) => {
-                    let context = run::decision(&answer, &hook.command)
-                        .and_then(|blocked| Ok((blocked, run::text_field(&answer, "context")?)));
-                    match context {
-                        Ok((Some(reason), _)) => return PromptDecision::Block(reason),
-                        Ok((None, Some(context))) if !context.trim().is_empty() => {
+        // A prompt is not cancelled: it goes out or not as a whole.
+        let flow = self
+            .run_all(
+                inner,
+                &hooks,
+                &mut text,
+                |_| event.clone(),
+                &CancellationToken::new(),
+                |text, command, reply| match reply {
+                    Reply::Continue | Reply::Cancelled => ControlFlow::Continue(()),
+                    Reply::Block(reason) => ControlFlow::Break(reason),
+                    Reply::Untrusted(why) => {
+                        self.refused(inner, "prompt", command, &why, "The message was not sent.");
+                        ControlFlow::Break(why)
+                    }
+                    Reply::Answer(answer) => {
+                        if let Some(reason) = answer.blocks(command) {
+                            return ControlFlow::Break(reason);
+                        }
+                        if let Some(context) = answer.context.filter(|c| !c.trim().is_empty()) {
                             text.push_str("\n\n");
                             text.push_str(context.trim_end());
                         }
-                        Ok(_) => {}
-                        Err(why) => self.warn(inner, "prompt", &hook.command, &why.to_string(), ""),
+                        ControlFlow::Continue(())
                     }
-                }
-                Outcome::Failed { why, stderr } => {
-                    self.warn(inner, "prompt", &hook.command, &why, &stderr)
-                }
-            }
+                },
+            )
+            .await;
+        match flow {
+            ControlFlow::Break(reason) => PromptDecision::Block(reason),
+            ControlFlow::Continue(()) => PromptDecision::Send(text),
         }
-        PromptDecision::Send(text)
     }
 
     /// Runs the stop hooks in the background: the main agent went idle after
     /// answering `last_answer`.
     pub fn stop(&self, last_answer: &str) {
-        self.in_background("stop", json!({ "last_answer": last_answer }));
+        self.in_background(HookEvent::Stop {
+            last_answer: last_answer.to_owned(),
+        });
     }
 
     /// Runs the stop hooks each time `agent` goes idle (must be called inside a Tokio
@@ -260,51 +250,54 @@ impl Hooks {
     /// Runs the notify hooks in the background: `kind` (`approval`, `subagent`,
     /// `cron`) waits for the user, described by `message`, with more `fields`.
     pub fn notify(&self, kind: &str, message: &str, fields: Value) {
-        let mut payload = json!({ "kind": kind, "message": message });
-        if let (Some(map), Value::Object(extra)) = (payload.as_object_mut(), fields) {
-            map.extend(extra);
-        }
-        self.in_background("notify", payload);
+        let more = match fields {
+            Value::Object(more) => more,
+            _ => Map::new(),
+        };
+        self.in_background(HookEvent::Notify {
+            kind: kind.to_owned(),
+            message: message.to_owned(),
+            more,
+        });
     }
 
-    fn in_background(&self, event: &'static str, fields: Value) {
+    /// Runs the hooks of `event` (stop or notify) without waiting for them: they can
+    /// only warn, never block.
+    fn in_background(&self, event: HookEvent) {
         let Some(inner) = &self.inner else {
             return;
         };
         let hooks = match event {
-            "stop" => inner.config.stop.clone(),
+            HookEvent::Stop { .. } => inner.config.stop.clone(),
             _ => inner.config.notify.clone(),
         };
         if hooks.is_empty() {
             return;
         }
+        let name = event.name();
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            tracing::warn!("no async runtime to run the {event} hooks on");
+            tracing::warn!("no async runtime to run the {name} hooks on");
             return;
         };
         let this = self.clone();
         let running = inner.clone();
-        let input = self.input(inner, event, fields);
         let task = runtime.spawn(async move {
-            for hook in &hooks {
-                let outcome = running
-                    .runner
-                    .run(hook, &input, &CancellationToken::new())
-                    .await;
-                match outcome {
-                    Outcome::Failed { why, stderr } => {
-                        this.warn(&running, event, &hook.command, &why, &stderr)
-                    }
-                    Outcome::Untrusted(why) => this.refused(
-                        &running,
-                        event,
-                        &hook.command,
-                        &why,
-                        "Carried on without it.",
-                    ),
-                    _ => {}
-                }
-            }
+            let hooks: Vec<&(dyn HookCommand + Sync)> = hooks.iter().map(|h| h as _).collect();
+            let _ = this
+                .run_all(
+                    &running,
+                    &hooks,
+                    &mut (),
+                    |_| event.clone(),
+                    &CancellationToken::new(),
+                    |_, command, reply| {
+                        if let Reply::Untrusted(why) = reply {
+                            this.refused(&running, name, command, &why, "Carried on without it.");
+                        }
+                        ControlFlow::<()>::Continue(())
+                    },
+                )
+                .await;
         });
         let mut background = lock(&inner.background);
         background.retain(|t| !t.is_finished());

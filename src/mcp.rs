@@ -11,9 +11,12 @@
 //! - [`manager`] and `server`: start in the background, restart with backoff, follow
 //!   `list_changed`; [`state`]: what the UI shows.
 //! - [`process_group`]: a stdio server's processes, stopped together.
-//! - [`names`]: `mcp__SERVER__TOOL`, reduced to what providers accept; [`content`]:
-//!   results as the model reads them.
+//! - [`call_result`]: a call's result as the server sent it, typed (its content parts an
+//!   enum of the spec's kinds, with one for what this client cannot use); [`names`]:
+//!   `mcp__SERVER__TOOL`, reduced to what providers accept; [`content`]: results as the
+//!   model reads them.
 
+pub mod call_result;
 pub mod client;
 pub mod config;
 pub mod connection;

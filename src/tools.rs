@@ -26,7 +26,8 @@ use std::sync::Arc;
 pub const SUBAGENT_EXCLUDED: [&str; 4] = ["spawn", "message", "edit_file", "cron"];
 
 /// Built-in tools that change nothing, the only ones offered in plan mode (see
-/// `policy::AgentRole::Planner`).
+/// `policy::AgentRole::Planner`): the specs decide (`ToolSpec::read_only`); this
+/// list is what the tests hold the specs to.
 pub const READ_ONLY_TOOLS: [&str; 4] = ["read_file", "list_dir", "web_search", "web_fetch"];
 
 /// The `[tools]` section of the config file.

@@ -8,14 +8,15 @@
 //! (the type `numbr`), as some servers do.
 //!
 //! `--raw MODE` serves by hand instead of through rmcp, misbehaving as `raw.rs` says (a
-//! server that never answers `initialize`, refuses it, exits during it, or sends replies
-//! a transport cannot decode).
+//! server that never answers `initialize`, refuses it, exits during it, sends replies
+//! a transport cannot decode, or content parts a client cannot use).
 //!
 //! Tools: `echo {text}`, `add {a, b}` (structured content), `fail` (an error result),
 //! `image` (a 1×1 PNG), `progress {steps}` (a progress notification per step),
 //! `slow` (runs until cancelled), `toggle` (adds or removes the tool `extra` and sends
 //! `notifications/tools/list_changed`), `crash` (the process exits at once), `pid`,
-//! `getenv {name}`.
+//! `getenv {name}`; with `--content-kinds`, `kinds` too (one content part of each kind
+//! the spec names: text, image, audio, resource link, embedded text and blob resources).
 
 mod raw;
 
@@ -45,6 +46,8 @@ struct Fixture {
     extra: Arc<AtomicBool>,
     /// `--loose-schema`: `add` lists a schema that does not compile.
     loose_schema: bool,
+    /// `--content-kinds`: the tool `kinds` is offered.
+    content_kinds: bool,
 }
 
 impl Fixture {
@@ -83,6 +86,12 @@ impl Fixture {
             json!({"name": "getenv", "description": "The value of an environment variable of the server.",
                    "inputSchema": object(json!({"name": {"type": "string"}}), json!(["name"]))}),
         ];
+        if self.content_kinds {
+            tools.push(
+                json!({"name": "kinds", "description": "Returns one content part of each kind.",
+                       "inputSchema": object(json!({}), json!([]))}),
+            );
+        }
         if self.extra.load(Ordering::SeqCst) {
             tools.push(
                 json!({"name": "extra", "description": "Appears after toggle.",
@@ -159,6 +168,18 @@ impl ServerHandler for Fixture {
             "image" => {
                 json!({"content": [{"type": "image", "data": PIXEL_PNG, "mimeType": "image/png"}]})
             }
+            "kinds" => json!({"content": [
+                {"type": "text", "text": "hello"},
+                {"type": "image", "data": PIXEL_PNG, "mimeType": "image/png"},
+                {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+                {"type": "resource_link", "uri": "file:///notes.txt", "name": "notes.txt",
+                 "description": "The notes", "mimeType": "text/plain"},
+                {"type": "resource", "resource": {"uri": "test://doc/1", "mimeType": "text/plain",
+                                                  "text": "embedded text"}},
+                {"type": "resource", "resource": {"uri": "test://doc/2",
+                                                  "mimeType": "application/octet-stream",
+                                                  "blob": "AAAA"}}
+            ]}),
             "progress" => {
                 let steps = args["steps"].as_u64().unwrap_or(1);
                 if let Some(token) = context.meta.get_progress_token() {
@@ -245,6 +266,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         log: value_of("--log").map(PathBuf::from),
         extra: Arc::default(),
         loose_schema: args.iter().any(|a| a == "--loose-schema"),
+        content_kinds: args.iter().any(|a| a == "--content-kinds"),
     };
     fixture.note(&format!("start {}", std::process::id()));
     match value_of("--http") {

@@ -6,7 +6,10 @@
 //! - `exit-init`: says why on stderr and exits (code 4) on `initialize`;
 //! - `bad-replies`: a normal handshake, then the tools `bad_utf8` (its result's text holds
 //!   bytes that are not UTF-8), `huge {mb}` (a result of `mb` MB on one line, the id at
-//!   the end of the object) and `echo {text}`.
+//!   the end of the object), `odd_content` (a result whose parts a client cannot all
+//!   use: a type MCP does not define, an image without its `mimeType`, a part without a
+//!   type, between two text parts), `not_a_result` (a result whose `content` is a string)
+//!   and `echo {text}`.
 
 use serde_json::{Value, json};
 use std::io::{BufRead, Write};
@@ -63,6 +66,10 @@ fn tools() -> Value {
         {"name": "bad_utf8", "description": "A result that is not UTF-8.", "inputSchema": object(json!({}))},
         {"name": "huge", "description": "A result of `mb` MB.",
          "inputSchema": object(json!({"mb": {"type": "integer"}}))},
+        {"name": "odd_content", "description": "A result with parts a client cannot use.",
+         "inputSchema": object(json!({}))},
+        {"name": "not_a_result", "description": "A result that is no tool result.",
+         "inputSchema": object(json!({}))},
         {"name": "echo", "description": "Returns the text it is given.",
          "inputSchema": object(json!({"text": {"type": "string"}}))},
     ])
@@ -92,6 +99,20 @@ fn call(out: &mut impl Write, id: &Value, params: &Value) -> std::io::Result<()>
             out.write_all(b"\n")?;
             out.flush()
         }
+        "odd_content" => send(
+            out,
+            &json!({"jsonrpc": "2.0", "id": id, "result": {"content": [
+                {"type": "text", "text": "before"},
+                {"type": "video", "data": "AAAA", "mimeType": "video/mp4"},
+                {"type": "image", "data": "AAAA"},
+                {"data": "AAAA"},
+                {"type": "text", "text": "after"}
+            ]}}),
+        ),
+        "not_a_result" => send(
+            out,
+            &json!({"jsonrpc": "2.0", "id": id, "result": {"content": "just text"}}),
+        ),
         "echo" => send(
             out,
             &json!({"jsonrpc": "2.0", "id": id,

@@ -200,61 +200,6 @@ fn quote(stderr: &str) -> String {
     )
 }
 
-/// Why a hook's JSON answer cannot be followed (the user is warned; the hook is ignored).
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub(crate) enum AnswerError {
-    /// `decision` is something other than `"block"` or `"allow"`.
-    #[error("its decision {decision} is neither \"block\" nor \"allow\"")]
-    UnknownDecision {
-        /// The value as the hook wrote it.
-        decision: Value,
-    },
-    /// A field that must be a string is not.
-    #[error("its \"{key}\" is {value}, not a string")]
-    NotAString {
-        /// The field.
-        key: String,
-        /// The value as the hook wrote it.
-        value: Value,
-    },
-}
-
-/// What a hook's JSON answer decides: `Ok(Some(reason))` to block, `Ok(None)` to go on;
-/// a `decision` other than `block` (or `allow`) is an error, so a typo such as `deny`
-/// is a warning the user sees rather than a silent go-ahead.
-pub(crate) fn decision(
-    answer: &Map<String, Value>,
-    command: &str,
-) -> Result<Option<String>, AnswerError> {
-    match answer.get("decision") {
-        None => Ok(None),
-        Some(Value::String(d)) if d == "block" => {
-            let reason = answer.get("reason").and_then(Value::as_str);
-            Ok(Some(block_reason(reason.unwrap_or_default(), command)))
-        }
-        Some(Value::String(d)) if d == "allow" => Ok(None),
-        Some(other) => Err(AnswerError::UnknownDecision {
-            decision: other.clone(),
-        }),
-    }
-}
-
-/// The string field `key` of a hook's answer: `Ok(None)` when absent, an error when it
-/// is there but not a string.
-pub(crate) fn text_field<'a>(
-    answer: &'a Map<String, Value>,
-    key: &str,
-) -> Result<Option<&'a str>, AnswerError> {
-    match answer.get(key) {
-        None => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text)),
-        Some(other) => Err(AnswerError::NotAString {
-            key: key.to_owned(),
-            value: other.clone(),
-        }),
-    }
-}
-
 /// The reason a block gives: its text, or a default naming the hook.
 pub(crate) fn block_reason(reason: &str, command: &str) -> String {
     let reason = reason.trim();
@@ -268,14 +213,6 @@ pub(crate) fn block_reason(reason: &str, command: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn answer(value: Value) -> Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            other => panic!("not an object: {other}"),
-        }
-    }
 
     #[test]
     fn the_trust_sees_what_a_command_runs_not_what_it_writes() {
@@ -296,33 +233,5 @@ mod tests {
                 "scripts/a b.sh"
             ]
         );
-    }
-
-    #[test]
-    fn an_unknown_decision_is_an_error_naming_it() {
-        let error = decision(&answer(json!({"decision": "deny"})), "hook").unwrap_err();
-        assert_eq!(
-            error,
-            AnswerError::UnknownDecision {
-                decision: json!("deny")
-            }
-        );
-        assert_eq!(
-            error.to_string(),
-            r#"its decision "deny" is neither "block" nor "allow""#
-        );
-        assert_eq!(
-            decision(&answer(json!({"decision": "allow"})), "h"),
-            Ok(None)
-        );
-    }
-
-    #[test]
-    fn a_field_that_is_not_a_string_is_an_error_naming_it() {
-        let map = answer(json!({"context": ["a"], "result": "ok"}));
-        assert_eq!(text_field(&map, "result"), Ok(Some("ok")));
-        assert_eq!(text_field(&map, "missing"), Ok(None));
-        let error = text_field(&map, "context").unwrap_err();
-        assert_eq!(error.to_string(), r#"its "context" is ["a"], not a string"#);
     }
 }

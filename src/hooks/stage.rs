@@ -3,7 +3,8 @@
 //! to approve), the rest of the pipeline, then the `after_tool` hooks.
 
 use super::Hooks;
-use super::tool::{BeforeTool, HookedCall};
+use super::event::CallFields;
+use super::tool::BeforeTool;
 use crate::agent::{CheckedArgs, Interceptor, Next, ToolCallContext, ToolResult};
 use crate::tools::pipeline::{Caller, Stage};
 use async_trait::async_trait;
@@ -56,9 +57,9 @@ impl Interceptor for HookInterceptor {
         if !self.hooks.has_tool_hooks(call.tool_name()) {
             return next.run(args).await;
         }
-        let hooked = HookedCall {
-            tool_name: call.tool_name(),
-            tool_call_id: call.tool_call_id,
+        let hooked = CallFields {
+            tool_name: call.tool_name().to_owned(),
+            tool_call_id: call.tool_call_id.to_owned(),
             agent: self.agent.clone(),
         };
         let (args, rewritten) = match self.hooks.before_tool(&hooked, args, call).await {

@@ -2,22 +2,13 @@
 //! validated again) and `after_tool` (replace the result), and the marks they leave in a
 //! result's details (`details.hook`) for the tool tree and the headless output.
 
-use super::run::{self, Outcome};
-use super::{Hooks, Inner};
+use super::Hooks;
+use super::config::HookCommand;
+use super::event::{CallFields, HookEvent, Reply, SeenResult};
 use crate::agent::{ArgsError, CheckedArgs, ToolCallContext, ToolResult};
 use serde_json::{Value, json};
+use std::ops::ControlFlow;
 use tokio_util::sync::CancellationToken;
-
-/// A tool call as its hooks see it.
-#[derive(Clone, Debug)]
-pub struct HookedCall<'a> {
-    /// The tool's name.
-    pub tool_name: &'a str,
-    /// The call's id.
-    pub tool_call_id: &'a str,
-    /// Who calls: `"main"`, or the subagent (`{"id", "label", "task"}`).
-    pub agent: Value,
-}
 
 /// What the `before_tool` hooks decided.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,24 +98,12 @@ impl Hooks {
         })
     }
 
-    fn call_input(&self, inner: &Inner, event: &str, call: &HookedCall<'_>, more: Value) -> Value {
-        let mut fields = json!({
-            "tool_name": call.tool_name,
-            "tool_call_id": call.tool_call_id,
-            "agent": call.agent,
-        });
-        if let (Some(map), Value::Object(extra)) = (fields.as_object_mut(), more) {
-            map.extend(extra);
-        }
-        self.input(inner, event, fields)
-    }
-
     /// Runs the `before_tool` hooks for `call` with `args` (each sees the arguments the
-    /// previous one left); a rewrite is checked against the tool's `schema`. `cancel`
-    /// (the call's) kills a hook still running, and the call does not run.
+    /// previous one left); a rewrite is checked against the tool's schema. The call's
+    /// cancellation (`tool.cancel`) kills a hook still running, and the call does not run.
     pub async fn before_tool(
         &self,
-        call: &HookedCall<'_>,
+        call: &CallFields,
         args: CheckedArgs,
         tool: &ToolCallContext<'_>,
     ) -> BeforeTool {
@@ -134,77 +113,76 @@ impl Hooks {
                 rewritten: false,
             };
         };
-        let mut args = args;
-        let mut rewritten = false;
-        for hook in inner
+        let hooks: Vec<&(dyn HookCommand + Sync)> = inner
             .config
             .before_tool
             .iter()
-            .filter(|h| h.applies_to(call.tool_name))
-        {
-            let input =
-                self.call_input(inner, "before_tool", call, json!({ "args": args.value() }));
-            match inner.runner.run(hook, &input, tool.cancel).await {
-                Outcome::Continue => {}
-                Outcome::Cancelled => {
-                    return BeforeTool::Refuse(ToolResult::error(CANCELLED_IN_HOOK));
-                }
-                Outcome::Block(reason) => {
-                    return BeforeTool::Refuse(blocked(run::block_reason(&reason, &hook.command)));
-                }
-                Outcome::Untrusted(why) => {
-                    self.refused(
-                        inner,
-                        "before_tool",
-                        &hook.command,
-                        &why,
-                        "The call was blocked.",
-                    );
-                    return BeforeTool::Refuse(blocked(why));
-                }
-                Outcome::Json(answer) => {
-                    match run::decision(&answer, &hook.command) {
-                        Ok(Some(reason)) => return BeforeTool::Refuse(blocked(reason)),
-                        Ok(None) => {}
-                        Err(why) => {
-                            self.warn(inner, "before_tool", &hook.command, &why.to_string(), "");
-                            continue;
-                        }
+            .filter(|h| h.applies_to(&call.tool_name))
+            .map(|h| h as _)
+            .collect();
+        let mut state = (args, false);
+        let flow = self
+            .run_all(
+                inner,
+                &hooks,
+                &mut state,
+                |(args, _)| HookEvent::BeforeTool {
+                    call: call.clone(),
+                    args: args.value().clone(),
+                },
+                tool.cancel,
+                |(args, rewritten), command, reply| match reply {
+                    Reply::Continue => ControlFlow::Continue(()),
+                    Reply::Cancelled => ControlFlow::Break(ToolResult::error(CANCELLED_IN_HOOK)),
+                    Reply::Block(reason) => ControlFlow::Break(blocked(reason)),
+                    Reply::Untrusted(why) => {
+                        self.refused(inner, "before_tool", command, &why, "The call was blocked.");
+                        ControlFlow::Break(blocked(why))
                     }
-                    if let Some(new_args) = answer.get("args") {
+                    Reply::Answer(answer) => {
+                        if let Some(reason) = answer.blocks(command) {
+                            return ControlFlow::Break(blocked(reason));
+                        }
+                        let Some(new_args) = answer.args else {
+                            return ControlFlow::Continue(());
+                        };
                         match tool.check(new_args.clone()) {
                             Ok(checked) => {
-                                args = checked;
-                                rewritten = true;
+                                *args = checked;
+                                *rewritten = true;
+                                ControlFlow::Continue(())
                             }
                             Err(error) => {
                                 let mut result = ToolResult::error(format!(
                                     "A before_tool hook (`{}`) rewrote the arguments of {} into \
                                      invalid ones, so the call did not run:\n{}\n\nRewritten \
                                      arguments:\n{new_args}",
-                                    crate::text::clip(&hook.command, 80),
+                                    crate::text::clip(command, 80),
                                     call.tool_name,
                                     problems(&error),
                                 ));
-                                mark(&mut result.details, "invalid_args", new_args.clone());
-                                return BeforeTool::Refuse(result);
+                                mark(&mut result.details, "invalid_args", new_args);
+                                ControlFlow::Break(result)
                             }
                         }
                     }
-                }
-                Outcome::Failed { why, stderr } => {
-                    self.warn(inner, "before_tool", &hook.command, &why, &stderr)
-                }
+                },
+            )
+            .await;
+        match flow {
+            ControlFlow::Break(result) => BeforeTool::Refuse(result),
+            ControlFlow::Continue(()) => {
+                let (args, rewritten) = state;
+                BeforeTool::Run { args, rewritten }
             }
         }
-        BeforeTool::Run { args, rewritten }
     }
 
     /// Runs the `after_tool` hooks for `call` (which ran with `args`) on its `result`;
     /// each may replace it. Marks a rewrite of the arguments (`rewritten`) too.
     pub async fn after_tool(
         &self,
-        call: &HookedCall<'_>,
+        call: &CallFields,
         args: &Value,
         rewritten: bool,
         mut result: ToolResult,
@@ -215,75 +193,73 @@ impl Hooks {
         let Some(inner) = &self.inner else {
             return result;
         };
-        for hook in inner
+        let hooks: Vec<&(dyn HookCommand + Sync)> = inner
             .config
             .after_tool
             .iter()
-            .filter(|h| h.applies_to(call.tool_name))
-        {
-            let seen = json!({
-                "args": args,
-                "result": { "content": result.content, "is_error": result.is_error },
-            });
-            let input = self.call_input(inner, "after_tool", call, seen);
-            // Not cancelled with the call: the result is kept in the history either
-            // way, and a hook that redacts it must still see it.
-            match inner
-                .runner
-                .run(hook, &input, &CancellationToken::new())
-                .await
-            {
-                Outcome::Continue | Outcome::Cancelled => {}
-                Outcome::Untrusted(why) => {
-                    // The hook may be what keeps a secret out of the result: withheld.
-                    self.refused(
-                        inner,
-                        "after_tool",
-                        &hook.command,
-                        &why,
-                        "The result was withheld.",
-                    );
-                    result.content = format!("{BLOCKED_PREFIX} {why}; the result is withheld");
-                    result.is_error = true;
-                    mark(&mut result.details, "blocked", Value::String(why));
-                    return result;
-                }
-                Outcome::Block(reason) => {
-                    let reason = run::block_reason(&reason, &hook.command);
-                    result.content = format!("{BLOCKED_PREFIX} {reason}");
-                    result.is_error = true;
-                    mark(&mut result.details, "blocked", Value::String(reason));
-                    return result;
-                }
-                Outcome::Json(answer) => {
-                    let replacement = run::decision(&answer, &hook.command)
-                        .and_then(|blocked| Ok((blocked, run::text_field(&answer, "result")?)));
-                    match replacement {
-                        Ok((Some(reason), _)) => {
-                            result.content = format!("{BLOCKED_PREFIX} {reason}");
-                            result.is_error = true;
-                            mark(&mut result.details, "blocked", Value::String(reason));
-                            return result;
+            .filter(|h| h.applies_to(&call.tool_name))
+            .map(|h| h as _)
+            .collect();
+        // Not cancelled with the call: the result is kept in the history either way, and
+        // a hook that redacts it must still see it.
+        let _ = self
+            .run_all(
+                inner,
+                &hooks,
+                &mut result,
+                |result| HookEvent::AfterTool {
+                    call: call.clone(),
+                    args: args.clone(),
+                    result: SeenResult {
+                        content: result.content.clone(),
+                        is_error: result.is_error,
+                    },
+                },
+                &CancellationToken::new(),
+                |result, command, reply| match reply {
+                    Reply::Continue | Reply::Cancelled => ControlFlow::Continue(()),
+                    Reply::Untrusted(why) => {
+                        // The hook may be what keeps a secret out of the result: withheld.
+                        self.refused(
+                            inner,
+                            "after_tool",
+                            command,
+                            &why,
+                            "The result was withheld.",
+                        );
+                        result.content = format!("{BLOCKED_PREFIX} {why}; the result is withheld");
+                        result.is_error = true;
+                        mark(&mut result.details, "blocked", Value::String(why));
+                        ControlFlow::Break(())
+                    }
+                    Reply::Block(reason) => {
+                        block_result(result, reason);
+                        ControlFlow::Break(())
+                    }
+                    Reply::Answer(answer) => {
+                        if let Some(reason) = answer.blocks(command) {
+                            block_result(result, reason);
+                            return ControlFlow::Break(());
                         }
-                        Ok((None, Some(content))) => {
-                            result.content = content.to_owned();
-                            if let Some(is_error) = answer.get("is_error").and_then(Value::as_bool)
-                            {
+                        if let Some(content) = answer.result {
+                            result.content = content;
+                            if let Some(is_error) = answer.is_error {
                                 result.is_error = is_error;
                             }
                             mark(&mut result.details, "result_replaced", Value::Bool(true));
                         }
-                        Ok((None, None)) => {}
-                        Err(why) => {
-                            self.warn(inner, "after_tool", &hook.command, &why.to_string(), "")
-                        }
+                        ControlFlow::Continue(())
                     }
-                }
-                Outcome::Failed { why, stderr } => {
-                    self.warn(inner, "after_tool", &hook.command, &why, &stderr)
-                }
-            }
-        }
+                },
+            )
+            .await;
         result
     }
+}
+
+/// `result` replaced by a hook's block.
+fn block_result(result: &mut ToolResult, reason: String) {
+    result.content = format!("{BLOCKED_PREFIX} {reason}");
+    result.is_error = true;
+    mark(&mut result.details, "blocked", Value::String(reason));
 }

@@ -3,11 +3,13 @@
 //! breaking rmcp release changes these files only.
 //!
 //! Everything crossing the trait ([`super::connection`]) is plain data: tool definitions
-//! and call results as the protocol's JSON (`serde_json::Value`), progress as numbers,
-//! failures as [`CallError`]. The rest of `src/mcp` never names an rmcp type.
+//! as the protocol's JSON (`serde_json::Value`), call results read into our own
+//! [`CallResult`] (rmcp's result, or the JSON it could not type, read the same way),
+//! progress as numbers, failures as [`CallError`]. The rest of `src/mcp` never names an
+//! rmcp type.
 
 pub use super::connection::{
-    CallError, ConnectError, Endpoint, McpConnection, Progress, ProgressFn, RemoteTool,
+    CallError, CallResult, ConnectError, Endpoint, McpConnection, Progress, ProgressFn, RemoteTool,
     ServerSignal,
 };
 use super::process_group::{self, GroupGuard};
@@ -385,7 +387,7 @@ impl McpConnection for RmcpConnection {
         progress: Option<ProgressFn>,
         cancel: &CancellationToken,
         timeout: Duration,
-    ) -> Result<Value, CallError> {
+    ) -> Result<CallResult, CallError> {
         let params: CallToolRequestParams = serde_json::from_value(serde_json::json!({
             "name": name,
             "arguments": if args.is_object() { args } else { serde_json::json!({}) },
@@ -410,13 +412,19 @@ impl McpConnection for RmcpConnection {
         // Notifications still on their way belong to an ended call: dropped.
         self.handler.routes().calls.remove(&token);
         match outcome {
-            Ok(Ok(Ok(result))) => Ok(match result {
-                ServerResult::CallToolResult(result) => {
-                    serde_json::to_value(result).unwrap_or_default()
-                }
-                // An empty answer parses as another result kind; it still means "done".
-                other => serde_json::to_value(other).unwrap_or_default(),
-            }),
+            Ok(Ok(Ok(result))) => {
+                // A result rmcp could not type (content of a type it does not know, a
+                // malformed part) comes as another result kind, often its catch-all
+                // JSON; an empty answer too, which still means "done". Each is read
+                // into ours the same way, where each part is judged on its own.
+                let json = match result {
+                    ServerResult::CallToolResult(result) => serde_json::to_value(result),
+                    other => serde_json::to_value(other),
+                };
+                json.map_err(|e| e.to_string())
+                    .and_then(CallResult::from_json)
+                    .map_err(CallError::Unreadable)
+            }
             Ok(Ok(Err(e))) => Err(self.lost(&e)),
             Ok(Err(_)) => Err(CallError::Closed(
                 self.ended

@@ -2,6 +2,7 @@
 //! [`McpConnection`] trait and the plain data crossing it (no rmcp type; `client.rs`
 //! implements it on rmcp).
 
+pub use super::call_result::CallResult;
 use async_trait::async_trait;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -147,8 +148,8 @@ pub trait McpConnection: Send + Sync {
     fn server_info(&self) -> String;
     /// Every tool the server offers now.
     async fn list_tools(&self) -> Result<Vec<RemoteTool>, CallError>;
-    /// Calls `name` with `args`; returns the `CallToolResult` JSON. `cancel` and the
-    /// `timeout` send `notifications/cancelled` to the server.
+    /// Calls `name` with `args`; returns its result, read. `cancel` and the `timeout`
+    /// send `notifications/cancelled` to the server.
     async fn call_tool(
         &self,
         name: &str,
@@ -156,7 +157,7 @@ pub trait McpConnection: Send + Sync {
         progress: Option<ProgressFn>,
         cancel: &CancellationToken,
         timeout: Duration,
-    ) -> Result<Value, CallError>;
+    ) -> Result<CallResult, CallError>;
     /// Waits until the connection has ended; returns why.
     async fn closed(&self) -> String;
     /// Ends the connection (and the server process, for stdio).

@@ -1,4 +1,4 @@
-//! An MCP `CallToolResult` (its JSON, as the protocol spells it) turned into the result
+//! A tool call's result ([`CallResult`], read where it arrived) turned into the result
 //! the model reads.
 //!
 //! Text parts stay text; `structuredContent` becomes pretty JSON unless a text part
@@ -6,8 +6,10 @@
 //! sent; a model that takes no images gets a note instead when the request is made),
 //! with a line naming each; images that cannot be decoded and audio become a line naming
 //! their type and size; resource links and embedded resources become text with their
-//! URI; `isError: true` makes an error result.
+//! URI; a part this client cannot use becomes a line saying what it was and why (and is
+//! listed in the details); `isError: true` makes an error result.
 
+use super::call_result::{CallResult, Content, ResourceContents, Unsupported};
 use crate::agent::{ImageData, ToolResult};
 use base64::Engine;
 use serde_json::{Value, json};
@@ -21,16 +23,20 @@ fn decoded_len(base64: &str) -> usize {
     (base64.len() / 4 * 3).saturating_sub(padding)
 }
 
-fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
-    value.get(key).and_then(Value::as_str)
-}
-
 /// What one content part gives the model: its text, a note for the details when it was
-/// binary, and the image it carries.
+/// binary or unusable, and the image it carries.
 struct Part {
     text: String,
-    note: Option<Value>,
+    note: Option<Note>,
     image: Option<ImageData>,
+}
+
+/// A line of the details about a part the model did not get as it was.
+enum Note {
+    /// Binary content (`details.binary`).
+    Binary(Value),
+    /// A part this client cannot use (`details.unsupported`).
+    Unsupported(Value),
 }
 
 impl Part {
@@ -55,8 +61,7 @@ enum ImagePartError {
 }
 
 /// An image part as an image block, or why it cannot be one.
-fn image_part(part: &Value, name: &str) -> Result<ImageData, ImagePartError> {
-    let data = str_field(part, "data").unwrap_or_default();
+fn image_part(data: &str, name: &str) -> Result<ImageData, ImagePartError> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(data)
         .map_err(ImagePartError::NotBase64)?;
@@ -64,101 +69,147 @@ fn image_part(part: &Value, name: &str) -> Result<ImageData, ImagePartError> {
 }
 
 /// A binary part the model does not get, as a line naming its type and size.
-fn binary_line(kind: &str, part: &Value, why: &str) -> Part {
-    let mime = str_field(part, "mimeType").unwrap_or("unknown type");
-    let bytes = decoded_len(str_field(part, "data").unwrap_or_default());
+fn binary_line(kind: &str, mime: &str, data: &str, why: &str) -> Part {
+    let bytes = decoded_len(data);
     Part {
         text: format!(
             "[{kind}: {mime}, {}; {why}]",
             crate::text::byte_size(bytes as u64)
         ),
-        note: Some(json!({"type": kind, "mime_type": mime, "bytes": bytes})),
+        note: Some(Note::Binary(
+            json!({"type": kind, "mime_type": mime, "bytes": bytes}),
+        )),
+        image: None,
+    }
+}
+
+/// An image part: an image block named by a line, or a line saying why it is not one.
+fn image(data: &str, mime: &str, name: &str) -> Part {
+    match image_part(data, name) {
+        Ok(image) => Part {
+            text: format!(
+                "[image {}: {}, {}×{}, {}]",
+                image.name,
+                image.mime,
+                image.width,
+                image.height,
+                crate::text::byte_size(image.size)
+            ),
+            note: Some(Note::Binary(
+                json!({"type": "image", "mime_type": image.mime, "bytes": image.size,
+                       "width": image.width, "height": image.height}),
+            )),
+            image: Some(image),
+        },
+        Err(why) => binary_line(
+            "image",
+            mime,
+            data,
+            &format!("not shown to the model: {why}"),
+        ),
+    }
+}
+
+/// An embedded resource: its text, or a line naming its blob.
+fn embedded(resource: &ResourceContents) -> Part {
+    let uri = &resource.uri;
+    match (&resource.text, &resource.blob) {
+        (Some(text), _) => Part::text(format!("[resource <{uri}>]\n{text}")),
+        (None, Some(blob)) => {
+            let mime = resource.mime_type.as_deref().unwrap_or("unknown type");
+            let bytes = decoded_len(blob);
+            Part {
+                text: format!(
+                    "[resource <{uri}>: {mime}, {}]",
+                    crate::text::byte_size(bytes as u64)
+                ),
+                note: Some(Note::Binary(
+                    json!({"type": "resource", "uri": uri, "mime_type": mime, "bytes": bytes}),
+                )),
+                image: None,
+            }
+        }
+        (None, None) => Part::text(format!("[resource <{uri}>]")),
+    }
+}
+
+/// A part this client cannot use, as a line saying what it was and why.
+fn unsupported(why: &Unsupported) -> Part {
+    let (text, note) = match why {
+        Unsupported::UnknownType(kind) => (
+            format!("[content of unknown type \"{kind}\" left out]"),
+            json!({"type": kind, "reason": "unknown type"}),
+        ),
+        Unsupported::Untyped => (
+            "[content without a type left out]".to_owned(),
+            json!({"type": null, "reason": "no type"}),
+        ),
+        Unsupported::Malformed { kind, error } => (
+            format!("[content of type \"{kind}\" left out: {error}]"),
+            json!({"type": kind, "reason": error}),
+        ),
+    };
+    Part {
+        text,
+        note: Some(Note::Unsupported(note)),
         image: None,
     }
 }
 
 /// One content part of `tool`'s result; an image is named by its number among the
 /// result's images.
-fn part_of(part: &Value, tool: &str, image_number: usize) -> Part {
-    let kind = str_field(part, "type").unwrap_or_default();
-    match kind {
-        "text" => Part::text(str_field(part, "text").unwrap_or_default().to_owned()),
-        "image" => match image_part(part, &format!("{tool}-{image_number}")) {
-            Ok(image) => Part {
-                text: format!(
-                    "[image {}: {}, {}×{}, {}]",
-                    image.name,
-                    image.mime,
-                    image.width,
-                    image.height,
-                    crate::text::byte_size(image.size)
-                ),
-                note: Some(
-                    json!({"type": "image", "mime_type": image.mime, "bytes": image.size,
-                                  "width": image.width, "height": image.height}),
-                ),
-                image: Some(image),
-            },
-            Err(why) => binary_line(kind, part, &format!("not shown to the model: {why}")),
-        },
-        "audio" => binary_line(kind, part, "not passed to the model, which takes no audio"),
-        "resource_link" => {
-            let uri = str_field(part, "uri").unwrap_or_default();
-            let name = str_field(part, "name").unwrap_or(uri);
+fn part_of(part: &Content, tool: &str, image_number: usize) -> Part {
+    match part {
+        Content::Text { text } => Part::text(text.clone()),
+        Content::Image { data, mime_type } => {
+            image(data, mime_type, &format!("{tool}-{image_number}"))
+        }
+        Content::Audio { data, mime_type } => binary_line(
+            "audio",
+            mime_type,
+            data,
+            "not passed to the model, which takes no audio",
+        ),
+        Content::ResourceLink {
+            uri,
+            name,
+            description,
+        } => {
+            let name = name.as_deref().unwrap_or(uri);
             let mut text = format!("[resource link: {name} <{uri}>]");
-            if let Some(description) = str_field(part, "description") {
+            if let Some(description) = description {
                 text.push(' ');
                 text.push_str(description);
             }
             Part::text(text)
         }
-        "resource" => {
-            let resource = part.get("resource").unwrap_or(&Value::Null);
-            let uri = str_field(resource, "uri").unwrap_or_default();
-            match (str_field(resource, "text"), str_field(resource, "blob")) {
-                (Some(text), _) => Part::text(format!("[resource <{uri}>]\n{text}")),
-                (None, Some(blob)) => {
-                    let mime = str_field(resource, "mimeType").unwrap_or("unknown type");
-                    let bytes = decoded_len(blob);
-                    Part {
-                        text: format!(
-                            "[resource <{uri}>: {mime}, {}]",
-                            crate::text::byte_size(bytes as u64)
-                        ),
-                        note: Some(
-                            json!({"type": "resource", "uri": uri, "mime_type": mime, "bytes": bytes}),
-                        ),
-                        image: None,
-                    }
-                }
-                (None, None) => Part::text(format!("[resource <{uri}>]")),
-            }
-        }
-        other => Part::text(format!("[content of unknown type \"{other}\" left out]")),
+        Content::EmbeddedResource { resource } => embedded(resource),
+        Content::Unsupported(why) => unsupported(why),
     }
 }
 
-/// The model's view of a `CallToolResult` from `server`'s tool `tool`.
-pub fn to_tool_result(result: &Value, server: &str, tool: &str) -> ToolResult {
+/// The model's view of a result from `server`'s tool `tool`.
+pub fn to_tool_result(result: &CallResult, server: &str, tool: &str) -> ToolResult {
     let mut texts = Vec::new();
     let mut binary = Vec::new();
+    let mut unusable = Vec::new();
     let mut images = Vec::new();
-    let parts = result
-        .get("content")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    for part in parts {
+    for part in &result.content {
         let part = part_of(part, tool, images.len() + 1);
         texts.push(part.text);
-        binary.extend(part.note);
+        match part.note {
+            Some(Note::Binary(note)) => binary.push(note),
+            Some(Note::Unsupported(note)) => unusable.push(note),
+            None => {}
+        }
         images.extend(part.image);
     }
-    if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
-        let already_there = parts.iter().any(|p| {
-            str_field(p, "text")
-                .and_then(|t| serde_json::from_str::<Value>(t).ok())
-                .is_some_and(|v| v == *structured)
+    if let Some(structured) = result.structured_content.as_ref() {
+        let already_there = result.content.iter().any(|p| match p {
+            Content::Text { text } => {
+                serde_json::from_str::<Value>(text).is_ok_and(|v| v == *structured)
+            }
+            _ => false,
         });
         if !already_there {
             texts.push(
@@ -171,25 +222,30 @@ pub fn to_tool_result(result: &Value, server: &str, tool: &str) -> ToolResult {
     } else {
         texts.join("\n")
     };
-    let is_error = result
-        .get("isError")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
     let mut details = json!({"server": server, "tool": tool});
     if !binary.is_empty() {
         details["binary"] = Value::Array(binary);
     }
-    let result = if is_error {
+    if !unusable.is_empty() {
+        details["unsupported"] = Value::Array(unusable);
+    }
+    let converted = if result.is_error {
         ToolResult::error(content)
     } else {
         ToolResult::text(content)
     };
-    result.with_images(images).with_details(details)
+    converted.with_images(images).with_details(details)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The model's view of a result given as its JSON, read as the client reads it.
+    fn to_tool_result(json: &Value, server: &str, tool: &str) -> ToolResult {
+        let result = CallResult::from_json(json.clone()).unwrap();
+        super::to_tool_result(&result, server, tool)
+    }
 
     #[test]
     fn text_parts_are_joined() {

@@ -8,6 +8,7 @@ use super::names::tool_name;
 use super::server::{self, Server};
 use super::tool::McpTool;
 use super::trust::ProjectEnv;
+use crate::agent::ToolSpec;
 use crate::runtime::mcp_state::{McpServerInfo, McpServerState, McpToolInfo};
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
 use crate::tools::exec::EnvPolicy;
@@ -165,18 +166,24 @@ impl Shared {
         drop(names);
         let large_results = lock(&self.large_results).clone();
         for (name, tool) in &named {
+            let mut spec = ToolSpec::new(
+                name.clone(),
+                tool.name.clone(),
+                tool.description.clone(),
+                tool.input_schema.clone(),
+            )
+            .lenient();
+            spec.read_only = tool.read_only;
             let rules = ToolRules {
                 subagents: config.subagents,
                 approval: config.approval,
-                read_only: tool.read_only,
+                read_only: spec.read_only,
             };
             self.policy.register_with(
                 Arc::new(McpTool {
                     server: server.clone(),
-                    name: name.clone(),
+                    spec,
                     remote_name: tool.name.clone(),
-                    description: tool.description.clone(),
-                    schema: tool.input_schema.clone(),
                     large_results: large_results.clone(),
                 }),
                 rules,

@@ -4,7 +4,7 @@
 use super::client::{CallError, Progress, ProgressFn};
 use super::content::to_tool_result;
 use super::server::Server;
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::large_results::{LargeResults, cap_result};
 use async_trait::async_trait;
 use serde_json::{Value, json};
@@ -15,10 +15,11 @@ use tokio_util::sync::CancellationToken;
 /// A server's tool under its registry name.
 pub struct McpTool {
     pub(super) server: Arc<Server>,
-    pub(super) name: String,
+    /// Its registry name, label (the server's name for it), description, the server's
+    /// schema (lenient: the server checks what our validator cannot compile) and
+    /// whether the server marks it read-only.
+    pub(super) spec: ToolSpec,
     pub(super) remote_name: String,
-    pub(super) description: String,
-    pub(super) schema: Value,
     /// Where the whole text of a result too large for the model is kept.
     pub(super) large_results: Option<Arc<LargeResults>>,
 }
@@ -45,26 +46,8 @@ fn progress_updates(updates: ToolUpdates) -> ProgressFn {
 
 #[async_trait]
 impl Tool for McpTool {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn label(&self) -> &str {
-        &self.remote_name
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn parameters(&self) -> Value {
-        self.schema.clone()
-    }
-
-    fn strict_schema(&self) -> bool {
-        // A server's schema our validator cannot compile is still the server's to
-        // check: the model gets it, and calls go through unvalidated.
-        false
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
 
     async fn execute(

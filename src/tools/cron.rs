@@ -1,13 +1,14 @@
 //! The `cron` tool: schedules messages to the agent through a [`CronBackend`] that the
 //! runtime provides. The tool checks the flat arguments and turns them into typed calls.
 
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::args::{self, ArgsError};
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
+use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
 /// When a job fires.
@@ -201,23 +202,19 @@ impl<B: CronBackend> CronTool<B> {
 
 #[async_trait]
 impl<B: CronBackend + 'static> Tool for CronTool<B> {
-    fn name(&self) -> &str {
-        "cron"
-    }
-
-    fn label(&self) -> &str {
-        "Schedule"
-    }
-
-    fn description(&self) -> &str {
-        "Schedule messages to yourself. action=add needs message and exactly one schedule: \
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new(
+                "cron",
+                "Schedule",
+                "Schedule messages to yourself. action=add needs message and exactly one schedule: \
          every_seconds (repeat), cron_expr (with optional tz, e.g. \"0 9 * * 1-5\") or at \
          (once, ISO 8601 date-time); name is optional. action=list shows jobs and their \
-         ids; remove, pause and resume take id."
-    }
-
-    fn parameters(&self) -> Value {
-        args::schema::<CronArgs>()
+         ids; remove, pause and resume take id.",
+                args::schema::<CronArgs>(),
+            )
+        });
+        &SPEC
     }
 
     async fn execute(

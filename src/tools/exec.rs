@@ -66,7 +66,7 @@ pub use setup_error::SetupError;
 pub(crate) use shell::replace_words;
 pub use tempdir::{PrivateTempDir, private_temp_dir};
 
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::args;
 use async_trait::async_trait;
 use launcher::LauncherOptions;
@@ -109,7 +109,7 @@ pub struct ExecTool {
     workspace: PathBuf,
     config: ExecConfig,
     env: EnvPolicy,
-    description: String,
+    spec: ToolSpec,
     /// Which missing protections the model was told about.
     noted: notes::Noted,
     /// Set once unusable `writable_paths` were logged.
@@ -164,11 +164,27 @@ impl ExecTool {
             config.max_timeout_secs,
             spec::sandbox_description(&config),
         );
+        let mut parameters = args::schema::<ExecArgs>();
+        // The numbers are the config's, so they are added here rather than in the doc.
+        if let Some(Value::String(timeout)) =
+            parameters.pointer_mut("/properties/timeout/description")
+        {
+            timeout.push_str(&format!(
+                " (default {}, max {}).",
+                config.default_timeout_secs, config.max_timeout_secs
+            ));
+        }
+        let spec = ToolSpec::new(
+            EXEC_TOOL_NAME,
+            "Run command",
+            description.trim_end(),
+            parameters,
+        );
         Self {
             workspace: workspace.into(),
             env: config.env_policy(),
             config,
-            description: description.trim_end().to_owned(),
+            spec,
             noted: notes::Noted::default(),
             paths_logged: AtomicBool::new(false),
             sockets_logged: AtomicBool::new(false),
@@ -355,29 +371,8 @@ pub(crate) async fn run_hook_command(
 
 #[async_trait]
 impl Tool for ExecTool {
-    fn name(&self) -> &str {
-        EXEC_TOOL_NAME
-    }
-
-    fn label(&self) -> &str {
-        "Run command"
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn parameters(&self) -> Value {
-        let mut schema = args::schema::<ExecArgs>();
-        // The numbers are the config's, so they are added here rather than in the doc.
-        if let Some(Value::String(timeout)) = schema.pointer_mut("/properties/timeout/description")
-        {
-            timeout.push_str(&format!(
-                " (default {}, max {}).",
-                self.config.default_timeout_secs, self.config.max_timeout_secs
-            ));
-        }
-        schema
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
 
     async fn execute(

@@ -1,13 +1,14 @@
 //! The `message` tool: the agent sends a message outward (to the user or a channel)
 //! through a callback; where it ends up is the runtime's business.
 
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::args;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
+use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
 /// The channel used when the model names none.
@@ -69,22 +70,18 @@ struct MessageArgs {
 
 #[async_trait]
 impl Tool for MessageTool {
-    fn name(&self) -> &str {
-        "message"
-    }
-
-    fn label(&self) -> &str {
-        "Message"
-    }
-
-    fn description(&self) -> &str {
-        "Send a message to the user right away, without ending your turn (e.g. progress \
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new(
+                "message",
+                "Message",
+                "Send a message to the user right away, without ending your turn (e.g. progress \
          on a long task, or a reminder from a scheduled job). channel and chat_id default \
-         to the current conversation."
-    }
-
-    fn parameters(&self) -> Value {
-        args::schema::<MessageArgs>()
+         to the current conversation.",
+                args::schema::<MessageArgs>(),
+            )
+        });
+        &SPEC
     }
 
     async fn execute(

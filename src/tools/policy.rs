@@ -26,7 +26,7 @@
 use super::exec::{ApprovalGate, ApprovalMode, Approver, EXEC_TOOL_NAME, ExecConfig};
 pub use super::pipeline::CANCELLED_WHILE_ASKING;
 use super::pipeline::{self, Caller, Gates, Step};
-use super::{READ_ONLY_TOOLS, SUBAGENT_EXCLUDED, ToolRegistry, ToolsConfig};
+use super::{SUBAGENT_EXCLUDED, ToolRegistry, ToolsConfig};
 use crate::agent::{Agent, Tool, ToolSet};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -204,10 +204,11 @@ impl ToolPolicy {
         Ok(())
     }
 
-    /// The rules a built-in tool called `name` gets: subagents lack `spawn`, `message`,
-    /// `edit_file` and `cron`; `exec` needs approval per `[exec] approval`; only
-    /// `read_file`, `list_dir`, `web_search` and `web_fetch` are read-only.
-    pub fn default_rules(&self, name: &str) -> ToolRules {
+    /// The rules a built-in tool gets: subagents lack `spawn`, `message`, `edit_file`
+    /// and `cron`; `exec` needs approval per `[exec] approval`; read-only is what the
+    /// tool's spec says (`read_file`, `list_dir`, `web_search` and `web_fetch`).
+    pub fn default_rules(&self, tool: &dyn Tool) -> ToolRules {
+        let name = tool.name();
         ToolRules {
             subagents: !SUBAGENT_EXCLUDED.contains(&name),
             approval: if name == EXEC_TOOL_NAME {
@@ -215,13 +216,13 @@ impl ToolPolicy {
             } else {
                 ApprovalMode::Never
             },
-            read_only: READ_ONLY_TOOLS.contains(&name),
+            read_only: tool.spec().read_only,
         }
     }
 
-    /// Adds `tool` with the default rules for its name (see [`Self::default_rules`]).
+    /// Adds `tool` with the default rules for it (see [`Self::default_rules`]).
     pub fn register(&self, tool: Arc<dyn Tool>) {
-        let rules = self.default_rules(tool.name());
+        let rules = self.default_rules(tool.as_ref());
         self.register_with(tool, rules);
     }
 

@@ -1,13 +1,14 @@
 //! The `spawn` tool: starts a background subagent through a [`SpawnBackend`] that the
 //! runtime provides.
 
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::args;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
+use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
 /// Starts subagents; implemented by the runtime.
@@ -48,22 +49,18 @@ struct SpawnArgs {
 
 #[async_trait]
 impl<B: SpawnBackend + 'static> Tool for SpawnTool<B> {
-    fn name(&self) -> &str {
-        "spawn"
-    }
-
-    fn label(&self) -> &str {
-        "Spawn subagent"
-    }
-
-    fn description(&self) -> &str {
-        "Start a subagent that works on a task in the background with its own context; \
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new(
+                "spawn",
+                "Spawn subagent",
+                "Start a subagent that works on a task in the background with its own context; \
          its result is reported back to you when it finishes. Give it a complete, \
-         self-contained task description. label is a short name shown to the user."
-    }
-
-    fn parameters(&self) -> Value {
-        args::schema::<SpawnArgs>()
+         self-contained task description. label is a short name shown to the user.",
+                args::schema::<SpawnArgs>(),
+            )
+        });
+        &SPEC
     }
 
     async fn execute(

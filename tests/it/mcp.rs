@@ -3,6 +3,7 @@
 //! trust flow and `mcp list` (the official reference servers: tests/it/interop).
 
 mod binary;
+mod content;
 mod failures;
 mod fixture;
 mod http_headers;

@@ -13,3 +13,4 @@ mod service;
 mod side_logs;
 mod store;
 mod subagent_side_file;
+mod thinking_replay;

@@ -33,7 +33,7 @@ pub mod tmpfs;
 pub mod tui;
 pub mod web;
 
-use claw_tui::agent::{AgentEvent, Message, Tool, ToolResult, ToolUpdates};
+use claw_tui::agent::{AgentEvent, Message, Tool, ToolResult, ToolSpec, ToolUpdates};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::pin::Pin;
@@ -146,8 +146,7 @@ type Handler = dyn Fn(
 
 /// A tool whose behaviour is a closure; the schema is given by the test.
 pub struct FnTool {
-    name: String,
-    schema: Value,
+    spec: ToolSpec,
     handler: Box<Handler>,
 }
 
@@ -157,9 +156,17 @@ impl FnTool {
         F: Fn(String, Value, CancellationToken, ToolUpdates) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ToolResult> + Send + 'static,
     {
+        Self::with_spec(ToolSpec::new(name, name, "a test tool", schema), handler)
+    }
+
+    /// A tool with `spec` (e.g. a read-only one) whose behaviour is `handler`.
+    pub fn with_spec<F, Fut>(spec: ToolSpec, handler: F) -> Arc<dyn Tool>
+    where
+        F: Fn(String, Value, CancellationToken, ToolUpdates) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
         Arc::new(Self {
-            name: name.to_owned(),
-            schema,
+            spec,
             handler: Box::new(move |id, args, cancel, updates| {
                 Box::pin(handler(id, args, cancel, updates))
             }),
@@ -169,17 +176,8 @@ impl FnTool {
 
 #[async_trait::async_trait]
 impl Tool for FnTool {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn label(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        "a test tool"
-    }
-    fn parameters(&self) -> Value {
-        self.schema.clone()
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
     async fn execute(
         &self,

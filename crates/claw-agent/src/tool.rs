@@ -122,21 +122,78 @@ impl ToolUpdates {
     }
 }
 
+/// What a tool is, as data: what the model is told about it, what the client shows,
+/// and what the policy reads (whether it changes anything).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSpec {
+    /// Unique name the model calls it by.
+    pub name: String,
+    /// Short human label for the UI.
+    pub label: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub parameters: Value,
+    /// Whether a schema the validator cannot compile fails the calls (true) or lets
+    /// them through unvalidated (false: schemas that come from elsewhere, like MCP's).
+    pub strict: bool,
+    /// Whether the tool changes nothing (files, processes, schedules, messages to the
+    /// user): only such tools are offered in plan mode.
+    pub read_only: bool,
+}
+
+impl ToolSpec {
+    /// A strict tool that may change things.
+    pub fn new(
+        name: impl Into<String>,
+        label: impl Into<String>,
+        description: impl Into<String>,
+        parameters: Value,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            label: label.into(),
+            description: description.into(),
+            parameters,
+            strict: true,
+            read_only: false,
+        }
+    }
+
+    /// The same spec for a tool that changes nothing.
+    pub fn read_only(mut self) -> Self {
+        self.read_only = true;
+        self
+    }
+
+    /// The same spec with a schema from elsewhere: calls go through unvalidated when
+    /// it does not compile.
+    pub fn lenient(mut self) -> Self {
+        self.strict = false;
+        self
+    }
+}
+
 /// A capability the model can call.
 #[async_trait]
 pub trait Tool: Send + Sync {
+    /// What the tool is. The methods below read it; implementations give only this.
+    fn spec(&self) -> &ToolSpec;
     /// Unique name the model calls it by.
-    fn name(&self) -> &str;
+    fn name(&self) -> &str {
+        &self.spec().name
+    }
     /// Short human label for the UI.
-    fn label(&self) -> &str;
+    fn label(&self) -> &str {
+        &self.spec().label
+    }
     /// What it does, for the model.
-    fn description(&self) -> &str;
+    fn description(&self) -> &str {
+        &self.spec().description
+    }
     /// JSON Schema of the arguments.
-    fn parameters(&self) -> Value;
-    /// Whether a schema the validator cannot compile fails the calls (true) or lets
-    /// them through unvalidated (false: schemas that come from elsewhere, like MCP's).
-    fn strict_schema(&self) -> bool {
-        true
+    fn parameters(&self) -> Value {
+        self.spec().parameters.clone()
     }
     /// Runs the call; must return promptly once `cancel` fires.
     async fn execute(
@@ -158,9 +215,9 @@ struct Entry {
 
 impl Entry {
     fn new(tool: Arc<dyn Tool>, interceptors: Arc<[Arc<dyn Interceptor>]>) -> Self {
-        let validator = match jsonschema::validator_for(&tool.parameters()) {
+        let validator = match jsonschema::validator_for(&tool.spec().parameters) {
             Ok(validator) => Ok(Some(validator)),
-            Err(e) if !tool.strict_schema() => {
+            Err(e) if !tool.spec().strict => {
                 tracing::info!(
                     tool = tool.name(),
                     "arguments are not validated: the schema does not compile ({e})"

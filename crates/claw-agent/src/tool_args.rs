@@ -128,17 +128,16 @@ mod tests {
 
     #[async_trait::async_trait]
     impl crate::Tool for Broken {
-        fn name(&self) -> &str {
-            "broken"
-        }
-        fn label(&self) -> &str {
-            "Broken"
-        }
-        fn description(&self) -> &str {
-            "a tool with a schema that does not compile"
-        }
-        fn parameters(&self) -> Value {
-            json!({"type": 12})
+        fn spec(&self) -> &crate::ToolSpec {
+            static SPEC: std::sync::LazyLock<crate::ToolSpec> = std::sync::LazyLock::new(|| {
+                crate::ToolSpec::new(
+                    "broken",
+                    "Broken",
+                    "a tool with a schema that does not compile",
+                    json!({"type": 12}),
+                )
+            });
+            &SPEC
         }
         async fn execute(
             &self,

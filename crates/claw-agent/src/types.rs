@@ -1,6 +1,7 @@
 //! Messages, content blocks, stop reasons and usage: the data every layer shares.
 
 use super::image::ImageData;
+pub use super::signature::ThinkingSignature;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -21,13 +22,14 @@ pub enum Block {
         /// The text itself.
         text: String,
     },
-    /// Model reasoning; the signature (when the provider gives one) must be replayed.
+    /// Model reasoning; the provider's state (when it gives one) must be replayed.
     Thinking {
         /// The reasoning text.
         thinking: String,
-        /// Provider signature that authenticates the block on replay.
+        /// What the provider gave with the block to have it back on replay (a
+        /// signature, redacted data, an encrypted reasoning item).
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        signature: Option<String>,
+        signature: Option<ThinkingSignature>,
     },
     /// A request to run a tool.
     ToolCall {

@@ -4,7 +4,7 @@
 use super::LlmEvent;
 use super::pricing::ModelPrices;
 use claw_agent::event::MessageDelta;
-use claw_agent::types::{AssistantMessage, Block, StopReason, Usage};
+use claw_agent::types::{AssistantMessage, Block, StopReason, ThinkingSignature, Usage};
 use serde_json::Value;
 use std::collections::VecDeque;
 
@@ -95,11 +95,23 @@ impl Accumulator {
         }
     }
 
-    /// Appends to the signature of the thinking block at `index` (not streamed: the
-    /// signature only matters for replay, so it arrives with the final message).
+    /// Appends to the Anthropic signature of the thinking block at `index` (not
+    /// streamed: the signature only matters for replay, so it arrives with the final
+    /// message).
     pub(crate) fn push_signature(&mut self, index: usize, part: &str) {
         if let Some(Block::Thinking { signature, .. }) = self.message.content.get_mut(index) {
-            signature.get_or_insert_with(String::new).push_str(part);
+            match signature {
+                Some(ThinkingSignature::Anthropic(signature)) => signature.push_str(part),
+                _ => *signature = Some(ThinkingSignature::Anthropic(part.to_owned())),
+            }
+        }
+    }
+
+    /// Sets the provider state of the thinking block at `index` (a state that comes
+    /// whole: redacted data, a finished reasoning item).
+    pub(crate) fn set_signature(&mut self, index: usize, state: ThinkingSignature) {
+        if let Some(Block::Thinking { signature, .. }) = self.message.content.get_mut(index) {
+            *signature = Some(state);
         }
     }
 
@@ -243,7 +255,8 @@ mod tests {
         let mut out = Out::new();
         let thinking = acc.open_thinking("", &mut out);
         acc.push_thinking(thinking, "hmm", &mut out);
-        acc.push_signature(thinking, "sig");
+        acc.push_signature(thinking, "si");
+        acc.push_signature(thinking, "g");
         let tool = acc.open_tool("c1", "echo", &mut out);
         acc.push_args(tool, "{\"text\":", &mut out);
         acc.push_args(tool, "\"hi\"}", &mut out);
@@ -256,7 +269,7 @@ mod tests {
             vec![
                 Block::Thinking {
                     thinking: "hmm".into(),
-                    signature: Some("sig".into())
+                    signature: Some(ThinkingSignature::Anthropic("sig".into()))
                 },
                 Block::ToolCall {
                     id: "c1".into(),

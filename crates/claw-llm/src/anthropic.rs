@@ -15,10 +15,6 @@ pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 pub const API_VERSION: &str = "2023-06-01";
 /// Default `max_tokens` for the answer (thinking budgets come on top).
 pub const DEFAULT_MAX_TOKENS: u32 = 16_384;
-/// Signature prefix marking a redacted thinking block: `Block::Thinking` has no variant
-/// for it, so its opaque `data` travels in the signature and is replayed as
-/// `redacted_thinking` (real signatures are base64 and never contain `:`).
-pub const REDACTED_THINKING_PREFIX: &str = "redacted_thinking:";
 
 /// Settings of the Anthropic provider.
 #[derive(Clone, Debug)]

@@ -9,10 +9,6 @@ pub(crate) mod request;
 use super::openai::DEFAULT_BASE_URL;
 use super::remote::RemoteSettings;
 
-/// Signature prefix of a thinking block that holds a Responses reasoning item: the JSON
-/// of the item follows (its summary and `encrypted_content`), replayed as it came.
-pub const REASONING_PREFIX: &str = "openai-responses:";
-
 /// Settings of a Responses API provider.
 #[derive(Clone, Debug)]
 pub struct ResponsesConfig {

@@ -5,7 +5,7 @@ use super::{
     Kept, MAX_KEPT_BYTES, NOT_UNDOABLE, Observer, Prior, before_change, io_failure, located_then,
     read_regular, replace_file,
 };
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args;
 use crate::tools::workspace::{Access, Located};
@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use similar::TextDiff;
 use std::io;
 use std::sync::Arc;
+use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
 /// Most diff lines shown to the model; `details` always has the whole diff.
@@ -57,23 +58,19 @@ struct EditFileArgs {
 
 #[async_trait]
 impl Tool for EditFileTool {
-    fn name(&self) -> &str {
-        "edit_file"
-    }
-
-    fn label(&self) -> &str {
-        "Edit file"
-    }
-
-    fn description(&self) -> &str {
-        "Replace exact text in a file. old_text must match the file exactly (including \
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new(
+                "edit_file",
+                "Edit file",
+                "Replace exact text in a file. old_text must match the file exactly (including \
          whitespace and indentation) and occur exactly once; include enough surrounding \
          lines to make it unique. Line endings are kept as the file has them. Returns a \
-         diff of the change."
-    }
-
-    fn parameters(&self) -> Value {
-        args::schema::<EditFileArgs>()
+         diff of the change.",
+                args::schema::<EditFileArgs>(),
+            )
+        });
+        &SPEC
     }
 
     async fn execute(

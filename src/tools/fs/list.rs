@@ -2,7 +2,7 @@
 
 use super::walk::{Found, RuleStack, Stop, Walk, inherited_rules};
 use super::{MAX_LIST_ENTRIES, io_failure, located_then};
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args;
 use crate::tools::workspace::{Access, Located, Refusal, is_escape};
@@ -14,6 +14,7 @@ use std::io;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
 /// Lists directories inside the workspace.
@@ -40,23 +41,20 @@ struct ListDirArgs {
 
 #[async_trait]
 impl Tool for ListDirTool {
-    fn name(&self) -> &str {
-        "list_dir"
-    }
-
-    fn label(&self) -> &str {
-        "List directory"
-    }
-
-    fn description(&self) -> &str {
-        "List a directory (default: the workspace). Each entry is prefixed [folder] or \
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new(
+                "list_dir",
+                "List directory",
+                "List a directory (default: the workspace). Each entry is prefixed [folder] or \
          [file] (with its size); paths are relative to the listed directory. depth > 1 \
          lists subdirectories too and skips what .gitignore excludes. A symlink leading out of \
-         the workspace shows as [link]. At most 1000 entries."
-    }
-
-    fn parameters(&self) -> Value {
-        args::schema::<ListDirArgs>()
+         the workspace shows as [link]. At most 1000 entries.",
+                args::schema::<ListDirArgs>(),
+            )
+            .read_only()
+        });
+        &SPEC
     }
 
     async fn execute(

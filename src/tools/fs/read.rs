@@ -1,7 +1,7 @@
 //! `read_file`: a window of a text file, capped in lines and bytes.
 
 use super::{MAX_READ_BYTES, MAX_READ_LINES, io_failure, located_then, open_nonblocking};
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args;
 use crate::tools::workspace::{Access, Located};
@@ -13,6 +13,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
 /// How much of the file start is inspected to tell text from binary.
@@ -69,24 +70,20 @@ enum Cut {
 
 #[async_trait]
 impl Tool for ReadFileTool {
-    fn name(&self) -> &str {
-        "read_file"
-    }
-
-    fn label(&self) -> &str {
-        "Read file"
-    }
-
-    fn description(&self) -> &str {
-        "Read a text file, or look at an image (PNG, JPEG, GIF, WebP: returned as an image). \
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new(
+                "read_file",
+                "Read file",
+                "Read a text file, or look at an image (PNG, JPEG, GIF, WebP: returned as an image). \
          Relative paths start at the workspace. Output is capped at 2000 lines or 50 KB; a \
          note at the end says how to continue with `offset` (1-based line number). Use \
          `limit` to read fewer lines, `line_numbers` to prefix each line with its number. \
-         Other binary files are refused."
-    }
-
-    fn parameters(&self) -> Value {
-        args::schema::<ReadFileArgs>()
+         Other binary files are refused.",
+                args::schema::<ReadFileArgs>(),
+            ).read_only()
+        });
+        &SPEC
     }
 
     async fn execute(

@@ -5,7 +5,7 @@ use super::{
     Kept, NOT_UNDOABLE, Observer, Prior, before_change, io_failure, located_then, read_regular,
     replace_file,
 };
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::Workspace;
 use crate::tools::args;
 use crate::tools::workspace::{Access, Located, is_escape};
@@ -15,6 +15,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
+use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
 /// Writes whole files inside the workspace.
@@ -50,22 +51,18 @@ struct WriteFileArgs {
 
 #[async_trait]
 impl Tool for WriteFileTool {
-    fn name(&self) -> &str {
-        "write_file"
-    }
-
-    fn label(&self) -> &str {
-        "Write file"
-    }
-
-    fn description(&self) -> &str {
-        "Write content to a file, creating it (and missing parent directories) or replacing \
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new(
+                "write_file",
+                "Write file",
+                "Write content to a file, creating it (and missing parent directories) or replacing \
          it entirely. Relative paths start at the workspace. To change part of an existing \
-         file, use edit_file instead."
-    }
-
-    fn parameters(&self) -> Value {
-        args::schema::<WriteFileArgs>()
+         file, use edit_file instead.",
+                args::schema::<WriteFileArgs>(),
+            )
+        });
+        &SPEC
     }
 
     async fn execute(

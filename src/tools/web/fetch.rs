@@ -3,7 +3,7 @@
 use super::extract::{self, Declared};
 use super::ssrf::{self, Pin};
 use super::{REQUEST_TIMEOUT, USER_AGENT, WebConfig, describe_error, read_capped, take_chars};
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::args;
 use async_trait::async_trait;
 use reqwest::header::{CONTENT_TYPE, LOCATION};
@@ -11,6 +11,7 @@ use reqwest::{StatusCode, Url};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::sync::LazyLock;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -377,22 +378,19 @@ struct WebFetchArgs {
 
 #[async_trait]
 impl Tool for WebFetchTool {
-    fn name(&self) -> &str {
-        "web_fetch"
-    }
-
-    fn label(&self) -> &str {
-        "Fetch web page"
-    }
-
-    fn description(&self) -> &str {
-        "Fetch an http(s) URL and return its content as text: HTML is reduced to the main \
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new(
+                "web_fetch",
+                "Fetch web page",
+                "Fetch an http(s) URL and return its content as text: HTML is reduced to the main \
          content with links listed, JSON is pretty-printed. Output is capped at 20000 characters. \
-         Addresses inside the local network are refused."
-    }
-
-    fn parameters(&self) -> Value {
-        args::schema::<WebFetchArgs>()
+         Addresses inside the local network are refused.",
+                args::schema::<WebFetchArgs>(),
+            )
+            .read_only()
+        });
+        &SPEC
     }
 
     async fn execute(

@@ -1,13 +1,14 @@
 //! `web_search`: queries the Brave Search API and lists the results.
 
 use super::{REQUEST_TIMEOUT, USER_AGENT, WebConfig, describe_error, read_capped, strip_tags};
-use crate::agent::{Tool, ToolResult, ToolUpdates};
+use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::args;
 use async_trait::async_trait;
 use reqwest::header::HeaderValue;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
 
 const DEFAULT_BASE_URL: &str = "https://api.search.brave.com";
@@ -215,21 +216,17 @@ struct WebSearchArgs {
 
 #[async_trait]
 impl Tool for WebSearchTool {
-    fn name(&self) -> &str {
-        "web_search"
-    }
-
-    fn label(&self) -> &str {
-        "Web search"
-    }
-
-    fn description(&self) -> &str {
-        "Search the web (Brave Search). Returns a numbered list of results with title, URL and \
-         snippet. Use web_fetch to read a result."
-    }
-
-    fn parameters(&self) -> Value {
-        args::schema::<WebSearchArgs>()
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new(
+                "web_search",
+                "Web search",
+                "Search the web (Brave Search). Returns a numbered list of results with title, URL and \
+         snippet. Use web_fetch to read a result.",
+                args::schema::<WebSearchArgs>(),
+            ).read_only()
+        });
+        &SPEC
     }
 
     async fn execute(

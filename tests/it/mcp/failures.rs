@@ -10,16 +10,8 @@ use super::binary::{call, config};
 use crate::support::bin::{Sandbox, run};
 use crate::support::fake_llm::openai::text_reply;
 use crate::support::fake_llm::{FakeLlm, Scripted};
-use crate::support::mcp::fixture_bin;
+use crate::support::mcp::raw_table;
 use serde_json::Value;
-
-/// A `[mcp.servers.NAME]` table for the fixture's raw `mode`.
-fn raw_table(name: &str, mode: &str, extra: &str) -> String {
-    format!(
-        "[mcp.servers.{name}]\ncommand = {:?}\nargs = [\"--raw\", {mode:?}]\n{extra}\n",
-        fixture_bin().display().to_string()
-    )
-}
 
 /// Runs `-p hello` (with `flags`) with the raw server `mode` as `raw`; returns the exit
 /// code, stderr and how many requests reached the model.

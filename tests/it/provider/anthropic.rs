@@ -6,7 +6,9 @@
 use crate::support::fake_llm::anthropic::*;
 use crate::support::fake_llm::drive::*;
 use crate::support::fake_llm::{FakeLlm, Scripted, Step};
-use claw_tui::agent::{Block, ErrorKind, MessageDelta, StopReason, ThinkingLevel, UserMessage};
+use claw_tui::agent::{
+    Block, ErrorKind, MessageDelta, StopReason, ThinkingLevel, ThinkingSignature, UserMessage,
+};
 use claw_tui::llm::{AnthropicConfig, AnthropicProvider, LlmEvent, LlmMessage, Provider};
 use serde_json::json;
 use std::sync::Arc;
@@ -214,7 +216,7 @@ async fn thinking_streams_keeps_its_signature_and_is_replayed_next_request() {
         vec![
             Block::Thinking {
                 thinking: "Let me think.".into(),
-                signature: Some("EqQBCgIYAhIM".into())
+                signature: Some(ThinkingSignature::Anthropic("EqQBCgIYAhIM".into()))
             },
             Block::Text {
                 text: "Answer.".into()

@@ -7,8 +7,9 @@
 use crate::support::fake_llm::drive::*;
 use crate::support::fake_llm::responses::*;
 use crate::support::fake_llm::{FakeLlm, Scripted};
-use claw_tui::agent::{Block, ErrorKind, MessageDelta, StopReason, ThinkingLevel};
-use claw_tui::llm::responses::REASONING_PREFIX;
+use claw_tui::agent::{
+    Block, ErrorKind, MessageDelta, StopReason, ThinkingLevel, ThinkingSignature,
+};
 use claw_tui::llm::{LlmEvent, LlmMessage, Provider};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -108,20 +109,12 @@ async fn reasoning_summaries_stream_as_thinking_and_the_item_is_kept() {
     let message = done(&events);
     let Block::Thinking {
         thinking,
-        signature,
+        signature: Some(ThinkingSignature::ResponsesReasoning(item)),
     } = &message.content[0]
     else {
         panic!("{:?}", message.content)
     };
     assert_eq!(thinking, "**Plan** first\n\nthen answer");
-    let item: Value = serde_json::from_str(
-        signature
-            .as_ref()
-            .unwrap()
-            .strip_prefix(REASONING_PREFIX)
-            .unwrap(),
-    )
-    .unwrap();
     assert_eq!(item["encrypted_content"], "gAAAAenc==");
     assert_eq!(item["summary"][1]["text"], "then answer");
     assert_eq!(message.usage.reasoning, 96);
@@ -285,7 +278,7 @@ async fn reasoning_without_encrypted_content_is_not_kept_and_without_summary_is_
     req.thinking = ThinkingLevel::Low;
     let answer = done(&run(&server, req.clone()).await);
     assert!(
-        matches!(&answer.content[0], Block::Thinking { thinking, signature: Some(_) } if thinking.is_empty()),
+        matches!(&answer.content[0], Block::Thinking { thinking, signature: Some(ThinkingSignature::ResponsesReasoning(_)) } if thinking.is_empty()),
         "{:?}",
         answer.content
     );

@@ -5,7 +5,7 @@ use crate::support::reading::request_transcript;
 use crate::support::{Reply, ScriptedProvider, until_agent_end};
 use claw_tui::agent::{
     Agent, AssistantMessage, Block, Message, NoticeLevel, NotificationMessage, StopReason,
-    ToolResultMessage, UserMessage,
+    ThinkingSignature, ToolResultMessage, UserMessage,
 };
 use claw_tui::runtime::InboundMessage;
 use claw_tui::session::{self, Entry, SessionError, SessionWriter, export};
@@ -19,7 +19,7 @@ fn every_kind() -> Vec<Message> {
     assistant.content = vec![
         Block::Thinking {
             thinking: "hmm".into(),
-            signature: Some("sig".into()),
+            signature: Some(ThinkingSignature::Anthropic("sig".into())),
         },
         Block::Text {
             text: "calling".into(),

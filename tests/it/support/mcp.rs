@@ -25,6 +25,14 @@ pub fn stdio_table(name: &str, log: &Path, extra: &str) -> String {
     )
 }
 
+/// A `[mcp.servers.NAME]` table for the fixture's raw `mode` (examples/mcp_fixture/raw.rs).
+pub fn raw_table(name: &str, mode: &str, extra: &str) -> String {
+    format!(
+        "[mcp.servers.{name}]\ncommand = {:?}\nargs = [\"--raw\", {mode:?}]\n{extra}\n",
+        fixture_bin().display().to_string()
+    )
+}
+
 /// A `[mcp.servers.NAME]` table for an HTTP server at `url`.
 pub fn http_table(name: &str, url: &str, extra: &str) -> String {
     format!("[mcp.servers.{name}]\nurl = {url:?}\n{extra}\n")

@@ -5,12 +5,12 @@
 
 use crate::support::BUILTIN_TOOLS;
 use crate::support::{DEADLINE, FnTool, text_schema};
-use claw_tui::agent::{Tool, ToolResult, ToolSet, ToolUpdates};
-use claw_tui::tools::ToolRegistry;
+use claw_tui::agent::{Tool, ToolResult, ToolSet, ToolSpec, ToolUpdates};
 use claw_tui::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalMode, Approver};
 use claw_tui::tools::policy::{
     AgentKind, AgentRole, PolicyConfig, SubagentRef, ToolPolicy, ToolRules,
 };
+use claw_tui::tools::{READ_ONLY_TOOLS, ToolRegistry};
 use futures::FutureExt;
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,10 +18,14 @@ use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 /// A tool that counts its runs.
+/// A tool called `name` that counts its runs; read-only as the built-in of that name
+/// says it is.
 fn counted(name: &str, runs: &Arc<AtomicUsize>) -> Arc<dyn Tool> {
     let runs = runs.clone();
     let reply = format!("{name} ran");
-    FnTool::new(name, text_schema(), move |_, _, _, _| {
+    let mut spec = ToolSpec::new(name, name, "a test tool", text_schema());
+    spec.read_only = READ_ONLY_TOOLS.contains(&name);
+    FnTool::with_spec(spec, move |_, _, _, _| {
         runs.fetch_add(1, Ordering::SeqCst);
         let reply = reply.clone();
         async move { ToolResult::text(reply) }
@@ -140,15 +144,21 @@ async fn per_tool_rules_set_approval_and_subagent_access_for_any_tool() {
     };
     let defaults = ToolPolicy::new(ToolRegistry::new(), config, Approver::Nobody);
     assert_eq!(
-        defaults.default_rules("exec").approval,
+        defaults.default_rules(&*counted("exec", &runs)).approval,
         ApprovalMode::AlwaysDeny
     );
     assert_eq!(
-        defaults.default_rules("write_file").approval,
+        defaults
+            .default_rules(&*counted("write_file", &runs))
+            .approval,
         ApprovalMode::Never
     );
-    assert!(!defaults.default_rules("spawn").subagents);
-    assert!(defaults.default_rules("read_file").subagents);
+    assert!(!defaults.default_rules(&*counted("spawn", &runs)).subagents);
+    assert!(
+        defaults
+            .default_rules(&*counted("read_file", &runs))
+            .subagents
+    );
 }
 
 #[tokio::test]
@@ -244,6 +254,9 @@ fn the_planner_is_offered_only_read_only_tools() {
         "spawn",
         "message",
     ] {
-        assert!(!policy.default_rules(name).read_only, "{name}");
+        assert!(
+            !policy.default_rules(&*counted(name, &runs)).read_only,
+            "{name}"
+        );
     }
 }

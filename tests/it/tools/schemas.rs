@@ -43,6 +43,18 @@ fn builtin_tools() -> ToolRegistry {
 }
 
 #[test]
+fn the_specs_of_the_builtins_say_which_change_nothing() {
+    let read_only: Vec<String> = builtin_tools()
+        .tools()
+        .iter()
+        .filter(|t| t.spec().read_only)
+        .map(|t| t.name().to_owned())
+        .collect();
+    assert_eq!(read_only, claw_tui::tools::READ_ONLY_TOOLS);
+    assert!(builtin_tools().tools().iter().all(|t| t.spec().strict));
+}
+
+#[test]
 fn every_builtin_tool_is_covered() {
     assert_eq!(
         builtin_tools().names(),

@@ -6,7 +6,7 @@ use super::{Compaction, ContextBudget, summary_text};
 use crate::History;
 use crate::ImageData;
 use crate::tool::ToolDefinition;
-use crate::types::{Block, Message};
+use crate::types::{Block, Message, ThinkingSignature};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -90,7 +90,7 @@ pub fn estimate_message(message: &Message) -> u64 {
                 Block::Thinking {
                     thinking,
                     signature,
-                } => thinking.len() + signature.as_ref().map_or(0, String::len),
+                } => thinking.len() + signature.as_ref().map_or(0, ThinkingSignature::stored_len),
                 Block::ToolCall { id, name, args } => id.len() + name.len() + json_len(args),
             })
             .sum(),

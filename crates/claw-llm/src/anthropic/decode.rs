@@ -1,12 +1,11 @@
 //! Messages API stream events → provider events.
 
-use super::REDACTED_THINKING_PREFIX;
 use crate::accumulate::{Accumulator, Out, Slots, malformed};
 use crate::overflow::is_context_overflow;
 use crate::pricing::ModelPrices;
 use crate::sse::Event;
 use crate::transport::{Decoder, Failure, Flow};
-use claw_agent::types::{AssistantMessage, ErrorKind, StopReason, Usage};
+use claw_agent::types::{AssistantMessage, ErrorKind, StopReason, ThinkingSignature, Usage};
 use serde::Deserialize;
 use std::borrow::Cow;
 
@@ -193,8 +192,8 @@ impl AnthropicDecoder {
                 let index = self
                     .acc
                     .open_thinking("[thinking redacted by the provider]", out);
-                self.acc.push_signature(index, REDACTED_THINKING_PREFIX);
-                self.acc.push_signature(index, &block.data);
+                let data = ThinkingSignature::AnthropicRedacted(block.data.into_owned());
+                self.acc.set_signature(index, data);
                 Slot::Ignored
             }
             "tool_use" => Slot::Tool(self.acc.open_tool(&block.id, &block.name, out)),

@@ -1,12 +1,14 @@
 //! The Messages API request body: system prompt, merged user turns, images, tool
 //! results, replayed thinking, tools, the thinking budget and the cache breakpoints.
 
-use super::{AnthropicConfig, REDACTED_THINKING_PREFIX};
+use super::AnthropicConfig;
 use crate::body::{self, ListWriter};
 use crate::images;
 use crate::{LlmMessage, LlmRequest};
 use claw_agent::ImageData;
-use claw_agent::types::{AssistantMessage, Block, ThinkingLevel, ToolResultMessage, UserMessage};
+use claw_agent::types::{
+    AssistantMessage, Block, ThinkingLevel, ThinkingSignature, ToolResultMessage, UserMessage,
+};
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 
@@ -193,19 +195,18 @@ fn assistant_blocks(message: &AssistantMessage) -> Vec<Value> {
         .filter_map(|block| match block {
             Block::Text { text } if text.is_empty() => None,
             Block::Text { text } => Some(json!({"type": "text", "text": text})),
-            // Only signed thinking can be replayed; unsigned reasoning (another provider,
-            // a cut stream) would be rejected, so it stays out of the request.
+            // Only signed thinking can be replayed; unsigned reasoning (a cut stream) or
+            // another format's state would be rejected, so it stays out of the request.
             Block::Thinking {
                 thinking,
-                signature: Some(signature),
-            } if !signature.is_empty() && !is_foreign(signature) => {
-                Some(match signature.strip_prefix(REDACTED_THINKING_PREFIX) {
-                    Some(data) => json!({"type": "redacted_thinking", "data": data}),
-                    None => {
-                        json!({"type": "thinking", "thinking": thinking, "signature": signature})
-                    }
-                })
+                signature: Some(ThinkingSignature::Anthropic(signature)),
+            } if !signature.is_empty() => {
+                Some(json!({"type": "thinking", "thinking": thinking, "signature": signature}))
             }
+            Block::Thinking {
+                signature: Some(ThinkingSignature::AnthropicRedacted(data)),
+                ..
+            } => Some(json!({"type": "redacted_thinking", "data": data})),
             Block::Thinking { .. } => None,
             Block::ToolCall { id, name, args } => {
                 let input = if args.is_object() {
@@ -235,12 +236,6 @@ fn tool_result(result: &ToolResultMessage) -> Value {
     }
     block.insert("is_error".into(), json!(result.is_error));
     Value::Object(block)
-}
-
-/// A signature another wire format minted (Responses reasoning): Anthropic would reject
-/// it, so such reasoning is not replayed here.
-fn is_foreign(signature: &str) -> bool {
-    signature.starts_with(crate::responses::REASONING_PREFIX)
 }
 
 /// A call id the API accepts (`^[a-zA-Z0-9_-]{1,64}$`): ids minted by other providers
@@ -349,7 +344,7 @@ mod tests {
             assistant(vec![
                 Block::Thinking {
                     thinking: "plan".into(),
-                    signature: Some("c2ln".into()),
+                    signature: Some(ThinkingSignature::Anthropic("c2ln".into())),
                 },
                 Block::Thinking {
                     thinking: "unsigned".into(),
@@ -388,11 +383,10 @@ mod tests {
 
     #[test]
     fn redacted_thinking_is_replayed_as_such() {
-        let signature = format!("{REDACTED_THINKING_PREFIX}opaque==");
         let turns = turns_of(
             &[assistant(vec![Block::Thinking {
                 thinking: "[redacted]".into(),
-                signature: Some(signature),
+                signature: Some(ThinkingSignature::AnthropicRedacted("opaque==".into())),
             }])],
             false,
         );

@@ -2,14 +2,13 @@
 //! `output_index`: reasoning (its summary streams as thinking, the finished item is kept
 //! for replay), messages (text), function calls (arguments stream as deltas).
 
-use super::REASONING_PREFIX;
 use crate::accumulate::{Accumulator, Out, Slots};
 use crate::overflow::is_context_overflow;
 use crate::pricing::ModelPrices;
 use crate::retry::is_retryable_status;
 use crate::sse::Event;
 use crate::transport::{Decoder, Failure, Flow, parse_event};
-use claw_agent::types::{AssistantMessage, ErrorKind, StopReason};
+use claw_agent::types::{AssistantMessage, ErrorKind, StopReason, ThinkingSignature};
 use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -203,8 +202,11 @@ impl ResponsesDecoder {
                         self.acc.open_thinking(&summary, out)
                     }
                 };
-                self.acc.push_signature(block, REASONING_PREFIX);
-                self.acc.push_signature(block, &item.to_string());
+                // An item whose type is read is an object.
+                if let Value::Object(item) = item {
+                    let state = ThinkingSignature::ResponsesReasoning(item);
+                    self.acc.set_signature(block, state);
+                }
                 self.set_slot(index, Slot::Reasoning(Some((block, usize::MAX))));
             }
             ("message", Slot::Message(None) | Slot::Unknown) => {

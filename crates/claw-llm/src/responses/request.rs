@@ -2,12 +2,12 @@
 //! (messages with `input_text`/`input_image` parts, `function_call`,
 //! `function_call_output`, replayed `reasoning`), tools as functions, and reasoning.
 
-use super::{REASONING_PREFIX, ResponsesConfig};
+use super::ResponsesConfig;
 use crate::body::{self, ListWriter};
 use crate::images::data_url;
 use crate::{LlmMessage, LlmRequest};
 use claw_agent::ImageData;
-use claw_agent::types::{AssistantMessage, Block, ThinkingLevel, UserMessage};
+use claw_agent::types::{AssistantMessage, Block, ThinkingLevel, ThinkingSignature, UserMessage};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -164,14 +164,10 @@ fn assistant_items(message: &AssistantMessage, items: &mut ListWriter<'_>) {
     for block in &message.content {
         match block {
             Block::Thinking {
-                signature: Some(signature),
+                signature: Some(ThinkingSignature::ResponsesReasoning(item)),
                 ..
             } => {
-                if let Some(item) = signature
-                    .strip_prefix(REASONING_PREFIX)
-                    .and_then(|json| serde_json::from_str::<Value>(json).ok())
-                    .and_then(replayable_reasoning)
-                {
+                if let Some(item) = replayable_reasoning(item.clone()) {
                     items.push(item);
                 }
             }
@@ -203,10 +199,7 @@ fn assistant_items(message: &AssistantMessage, items: &mut ListWriter<'_>) {
 /// are accepted back). An item without encrypted content (the model reasoned while
 /// thinking was off, so it was not asked for) names nothing the server still has, and
 /// is left out rather than refused.
-fn replayable_reasoning(item: Value) -> Option<Value> {
-    let Value::Object(mut item) = item else {
-        return None;
-    };
+fn replayable_reasoning(mut item: Map<String, Value>) -> Option<Value> {
     if item.get("type").and_then(Value::as_str) != Some("reasoning") {
         return None;
     }
@@ -226,6 +219,14 @@ mod tests {
     use super::*;
     use claw_agent::types::{StopReason, ToolResultMessage};
 
+    /// The map inside a JSON object.
+    fn reasoning(item: Value) -> Map<String, Value> {
+        let Value::Object(item) = item else {
+            panic!("not an object: {item}")
+        };
+        item
+    }
+
     /// The input items `input` writes for `history`.
     fn items_of(history: &[LlmMessage]) -> Vec<Value> {
         let bytes = body::write(Map::new(), "input", |items| input(history, items)).unwrap();
@@ -235,26 +236,27 @@ mod tests {
 
     #[test]
     fn reasoning_is_replayed_without_its_id_and_foreign_or_unencrypted_thinking_is_not() {
-        let item = json!({"id": "rs_1", "type": "reasoning", "status": "completed",
+        let item = reasoning(
+            json!({"id": "rs_1", "type": "reasoning", "status": "completed",
                           "summary": [{"type": "summary_text", "text": "Plan"}],
-                          "encrypted_content": "gAAA"});
+                          "encrypted_content": "gAAA"}),
+        );
         let mut answer = AssistantMessage::empty("gpt-5");
         answer.stop_reason = StopReason::ToolUse;
         answer.content = vec![
             Block::Thinking {
                 thinking: "Plan".into(),
-                signature: Some(format!("{REASONING_PREFIX}{item}")),
+                signature: Some(ThinkingSignature::ResponsesReasoning(item)),
             },
             Block::Thinking {
                 thinking: "anthropic".into(),
-                signature: Some("c2ln".into()),
+                signature: Some(ThinkingSignature::Anthropic("c2ln".into())),
             },
             Block::Thinking {
                 thinking: "reasoned with thinking off".into(),
-                signature: Some(format!(
-                    "{REASONING_PREFIX}{}",
-                    json!({"id": "rs_0", "type": "reasoning", "summary": []})
-                )),
+                signature: Some(ThinkingSignature::ResponsesReasoning(reasoning(
+                    json!({"id": "rs_0", "type": "reasoning", "summary": []}),
+                ))),
             },
             Block::ToolCall {
                 id: "call_1".into(),
