@@ -185,12 +185,13 @@ fn acpx_answers_a_permission_request_both_ways() {
     sandbox.write_config("[exec]\napproval = \"ask\"\n");
     let acpx = Acpx { sandbox: &sandbox };
     let ws = sandbox.workspace();
-    for (policy, marker, allowed) in [
-        ("--approve-all", "allowed", true),
-        ("--deny-all", "denied", false),
+    // acpx exits 5 when it denied a permission (its PERMISSION_DENIED).
+    for (policy, marker, allowed, exit) in [
+        ("--approve-all", "allowed", true, 0),
+        ("--deny-all", "denied", false, 5),
     ] {
         let (code, messages, stderr) = acpx.json(&[policy, "exec", &format!("run touch {marker}")]);
-        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(code, exit, "{policy}: {stderr}");
         let asked = messages
             .iter()
             .find(|m| m["method"] == "session/request_permission")
@@ -266,7 +267,7 @@ fn acpx_cancels_a_running_command() {
         started.elapsed()
     );
     assert_eq!(stop_reason(&seen).as_deref(), Some("cancelled"), "{seen:#?}");
-    let _ = status;
+    assert!(status.success(), "{status:?}");
     acpx.until_agents_gone();
     // The session file keeps the stopped call with its result.
     let messages = crate::support::bin::session_messages(&sandbox.only_session());
