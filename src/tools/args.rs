@@ -270,9 +270,14 @@ fn refusal(error: &ValidationError<'_>, schema: &Value) -> Option<ArgsError> {
         },
         ValidationErrorKind::AdditionalProperties { unexpected } => ArgsError::Unknown {
             field: unexpected.join(", "),
+            // Sorted: the schema's own order depends on serde_json's map.
             known: schema["properties"]
                 .as_object()
-                .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
+                .map(|p| {
+                    let mut names: Vec<&str> = p.keys().map(String::as_str).collect();
+                    names.sort_unstable();
+                    names.join(", ")
+                })
                 .unwrap_or_default(),
         },
         _ => ArgsError::Invalid {

@@ -2,8 +2,9 @@
 //! list (the conversation); building the list as one JSON tree first would hold the
 //! whole history a second and third time (the tree's strings and its nodes) beside the
 //! bytes. Here each list item is made and written on its own, then dropped. The bytes
-//! are those `serde_json::to_vec` writes for the same object: compact, keys in sorted
-//! order.
+//! are compact, the top-level keys in sorted order (as `serde_json::to_vec` writes a
+//! map that sorts, whatever order `serde_json::Map` keeps in this build: a dependency
+//! may turn on its `preserve_order`).
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -47,8 +48,10 @@ pub(crate) fn write(
     let mut fill = Some(fill);
     let mut first = true;
     out.push(b'{');
-    // `Map` iterates its keys in sorted order (no `preserve_order`): the list goes where
-    // its key sorts, as it would in a `Map`.
+    // Sorted here, not by `Map` (which keeps insertion order under `preserve_order`): the
+    // list goes where its key sorts.
+    let mut fields: Vec<(String, Value)> = fields.into_iter().collect();
+    fields.sort_by(|a, b| a.0.cmp(&b.0));
     let mut fields = fields.into_iter().peekable();
     loop {
         let list_now =
@@ -93,10 +96,16 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The same object as one tree, its top-level keys sorted (a `BTreeMap`).
     fn tree(fields: &Value, key: &str, items: &[Value]) -> Vec<u8> {
-        let mut all = fields.as_object().unwrap().clone();
+        let mut all: std::collections::BTreeMap<String, Value> = fields
+            .as_object()
+            .unwrap()
+            .clone()
+            .into_iter()
+            .collect();
         all.insert(key.into(), Value::Array(items.to_vec()));
-        serde_json::to_vec(&Value::Object(all)).unwrap()
+        serde_json::to_vec(&all).unwrap()
     }
 
     #[test]
