@@ -31,6 +31,7 @@ mod diff;
 mod history;
 mod initialize;
 mod mcp;
+mod models;
 mod permission;
 mod pump;
 mod session;

@@ -10,8 +10,8 @@ use crate::runtime::AgentMode;
 use agent_client_protocol::v1::schema::{
     AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
     CloseSessionResponse, InitializeRequest, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PromptRequest, SessionId, SetSessionModeRequest,
-    SetSessionModeResponse,
+    NewSessionRequest, NewSessionResponse, PromptRequest, SessionId, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Error, ErrorCode, Stdio};
 use std::collections::HashMap;
@@ -137,7 +137,8 @@ pub fn settings_error(error: &ConfigError) -> Error {
 
 /// Serves the protocol on stdin and stdout until the client closes stdin.
 pub async fn connect(shared: Arc<Shared>) -> Result<(), Error> {
-    let (s1, s2, s3, s4, s5, s6, s7, s8) = (
+    let (s1, s2, s3, s4, s5, s6, s7, s8, s9) = (
+        shared.clone(),
         shared.clone(),
         shared.clone(),
         shared.clone(),
@@ -173,7 +174,8 @@ pub async fn connect(shared: Arc<Shared>) -> Result<(), Error> {
                 {
                     Ok(session) => {
                         let response = NewSessionResponse::new(session.id.clone())
-                            .modes(session.modes());
+                            .modes(session.modes())
+                            .config_options(session.config_options());
                         s3.insert(session.clone());
                         responder.respond(response)?;
                         session.announce_commands();
@@ -198,7 +200,9 @@ pub async fn connect(shared: Arc<Shared>) -> Result<(), Error> {
                     .await
                 {
                     Ok(session) => {
-                        let response = LoadSessionResponse::new().modes(session.modes());
+                        let response = LoadSessionResponse::new()
+                            .modes(session.modes())
+                            .config_options(session.config_options());
                         s4.insert(session.clone());
                         responder.respond(response)?;
                         session.announce_commands();
@@ -252,6 +256,25 @@ pub async fn connect(shared: Arc<Shared>) -> Result<(), Error> {
                     }
                     Err(e) => responder
                         .respond_with_error(Error::new(ErrorCode::INVALID_PARAMS, e.to_string())),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest, responder, _cx| {
+                let session = match s9.session(&request.session_id) {
+                    Ok(session) => session,
+                    Err(e) => return responder.respond_with_error(e),
+                };
+                let Some(value) = request.value.as_value_id() else {
+                    return responder.respond_with_error(Error::new(
+                        ErrorCode::INVALID_PARAMS,
+                        "the model option takes a value id",
+                    ));
+                };
+                match session.set_option(&request.config_id.0, &value.0) {
+                    Ok(options) => responder.respond(SetSessionConfigOptionResponse::new(options)),
+                    Err(e) => responder.respond_with_error(e),
                 }
             },
             agent_client_protocol::on_receive_request!(),

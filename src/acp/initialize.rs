@@ -15,15 +15,20 @@ use agent_client_protocol::{Error, ErrorCode};
 /// The id of the one authentication method: a key in the environment.
 pub const API_KEY_METHOD: &str = "api-key";
 
-/// The answer to `initialize`. Version 1 is the only one claw-tui speaks (the SDK's v1
-/// connection has already settled any other request on it).
+/// The answer to `initialize`: version 1, the only one claw-tui speaks (the SDK's v1
+/// connection hands every request over as asking for it, whatever version was asked).
 pub fn response(base: &Base, request: &InitializeRequest) -> InitializeResponse {
-    let version = if request.protocol_version < ProtocolVersion::V1 {
-        request.protocol_version
-    } else {
-        ProtocolVersion::V1
-    };
-    InitializeResponse::new(version)
+    tracing::info!(
+        "ACP client: {}",
+        request
+            .client_info
+            .as_ref()
+            .map_or("(unnamed)".to_owned(), |c| format!(
+                "{} {}",
+                c.name, c.version
+            ))
+    );
+    InitializeResponse::new(ProtocolVersion::V1)
         .agent_info(Implementation::new(AGENT_NAME, env!("CARGO_PKG_VERSION")).title("claw-tui"))
         .agent_capabilities(capabilities())
         .auth_methods(auth_methods(base))

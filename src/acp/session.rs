@@ -17,7 +17,8 @@ use crate::tools::exec::{ApprovalDecision, Approver};
 use crate::tools::message::{MessageSender, OutboundMessage};
 use crate::visible::for_stderr;
 use agent_client_protocol::v1::schema::{
-    McpServer, PromptResponse, SessionMode, SessionModeState, SessionNotification,
+    McpServer, PromptResponse, SessionConfigOption, SessionMode, SessionModeState,
+    SessionNotification,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error, ErrorCode};
@@ -56,6 +57,8 @@ pub struct AcpSession {
     supervisor: Supervisor,
     controls: Controls,
     commands: CommandSet,
+    /// The models `session/set_config_option` may choose.
+    models: Vec<String>,
     jobs: mpsc::UnboundedSender<Job>,
     closing: tokio::sync::Mutex<Option<Closing>>,
 }
@@ -167,12 +170,14 @@ impl AcpSession {
         // A loaded session's undelivered notifications go to the agent now.
         main.supervisor.release();
         let commands = commands::custom(&settings);
+        let models = super::models::offered(&settings, &agent.state().model);
         Ok(Arc::new(Self {
             id,
             workspace,
             supervisor: main.supervisor,
             controls: main.controls,
             commands,
+            models,
             jobs,
             closing: tokio::sync::Mutex::new(Some(Closing {
                 agent,
@@ -196,6 +201,33 @@ impl AcpSession {
             })
             .collect();
         SessionModeState::new(self.controls.modes.mode().name(), available)
+    }
+
+    /// The session's config options: the model.
+    pub fn config_options(&self) -> Vec<SessionConfigOption> {
+        super::models::options(&self.supervisor.agent().state().model, &self.models)
+    }
+
+    /// `session/set_config_option`: the model for the next run (as `/model` sets it),
+    /// one of those offered.
+    pub fn set_option(&self, id: &str, value: &str) -> Result<Vec<SessionConfigOption>, Error> {
+        if id != super::models::MODEL_OPTION {
+            return Err(Error::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("unknown config option \"{id}\"; claw-tui offers \"model\""),
+            ));
+        }
+        if !self.models.iter().any(|m| m == value) {
+            return Err(Error::new(
+                ErrorCode::INVALID_PARAMS,
+                format!(
+                    "model \"{value}\" is not one offered: {}",
+                    self.models.join(", ")
+                ),
+            ));
+        }
+        self.supervisor.agent().set_model(value);
+        Ok(self.config_options())
     }
 
     /// Tells the client the slash commands it can offer.

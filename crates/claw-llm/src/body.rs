@@ -2,9 +2,11 @@
 //! list (the conversation); building the list as one JSON tree first would hold the
 //! whole history a second and third time (the tree's strings and its nodes) beside the
 //! bytes. Here each list item is made and written on its own, then dropped. The bytes
-//! are compact, the top-level keys in sorted order (as `serde_json::to_vec` writes a
-//! map that sorts, whatever order `serde_json::Map` keeps in this build: a dependency
-//! may turn on its `preserve_order`).
+//! are compact, every object's keys in sorted order: what `serde_json::to_vec` writes
+//! for the same object when its maps sort, whatever order `serde_json::Map` keeps in
+//! this build (the ACP SDK turns on serde_json's `preserve_order`, under which a map
+//! keeps insertion order). A request's bytes so stay the same from build to build, and
+//! a provider's prompt cache keeps matching them.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -17,13 +19,16 @@ pub(crate) struct ListWriter<'w> {
 }
 
 impl ListWriter<'_> {
-    /// Writes `item` as the list's next element (after a failure, nothing more is
-    /// written; the body then fails with the first error).
-    pub(crate) fn push(&mut self, item: Value) {
+    /// Writes `item` as the list's next element, its objects' keys sorted (after a
+    /// failure, nothing more is written; the body then fails with the first error).
+    pub(crate) fn push(&mut self, mut item: Value) {
+        item.sort_all_objects();
         self.write(&item);
     }
 
-    /// Writes any serializable `item` as the list's next element.
+    /// Writes any serializable `item` as the list's next element: a struct whose
+    /// fields are declared in sorted order and hold no `Value` (its bytes are then those
+    /// of the same item as a sorted value).
     pub(crate) fn write(&mut self, item: &impl Serialize) {
         if self.failed.is_some() {
             return;
@@ -52,6 +57,9 @@ pub(crate) fn write(
     // list goes where its key sorts.
     let mut fields: Vec<(String, Value)> = fields.into_iter().collect();
     fields.sort_by(|a, b| a.0.cmp(&b.0));
+    for (_, value) in &mut fields {
+        value.sort_all_objects();
+    }
     let mut fields = fields.into_iter().peekable();
     loop {
         let list_now =
@@ -96,15 +104,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// The same object as one tree, its top-level keys sorted (a `BTreeMap`).
+    /// The same object as one tree, every object's keys sorted.
     fn tree(fields: &Value, key: &str, items: &[Value]) -> Vec<u8> {
-        let mut all: std::collections::BTreeMap<String, Value> = fields
-            .as_object()
-            .unwrap()
-            .clone()
-            .into_iter()
-            .collect();
+        let mut all = fields.as_object().unwrap().clone();
         all.insert(key.into(), Value::Array(items.to_vec()));
+        let mut all = Value::Object(all);
+        all.sort_all_objects();
         serde_json::to_vec(&all).unwrap()
     }
 
@@ -114,7 +119,8 @@ mod tests {
             json!({"role": "user", "content": "a \"quoted\"\nline"}),
             json!(null),
         ];
-        let fields = json!({"model": "m", "stream": true, "tools": [{"name": "ls"}], "a": 1});
+        // Nested objects whose keys were written out of order, too.
+        let fields = json!({"model": "m", "stream": true, "tools": [{"name": "ls", "input_schema": {"type": "object", "properties": {}}}], "a": 1});
         for key in ["0first", "messages", "input", "zlast", "model2"] {
             let written = write(fields.as_object().unwrap().clone(), key, |list| {
                 for item in &items {

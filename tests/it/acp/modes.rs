@@ -1,13 +1,16 @@
 //! Session modes: `default` and `plan`, claw-tui's own plan mode (the model is offered
 //! only the tools that change nothing), switched with `session/set_mode` or `/plan`,
-//! told with `current_mode_update`, kept in the session for the next load.
+//! told with `current_mode_update`, kept in the session for the next load; and the
+//! model, a session config option.
 
 use super::sandbox_for;
 use crate::support::acp::drive;
 use crate::support::fake_llm::anthropic::text_reply;
 use crate::support::fake_llm::{FakeLlm, Scripted};
 use agent_client_protocol::v1::schema::{
-    LoadSessionRequest, NewSessionRequest, SessionUpdate, SetSessionModeRequest, StopReason,
+    LoadSessionRequest, NewSessionRequest, SessionConfigKind, SessionConfigOption,
+    SessionConfigOptionCategory, SessionUpdate, SetSessionConfigOptionRequest,
+    SetSessionModeRequest, StopReason,
 };
 
 fn offered(body: &serde_json::Value) -> Vec<String> {
@@ -95,4 +98,59 @@ async fn plan_mode_offers_only_tools_that_change_nothing_and_is_kept() {
     assert_eq!(second.value, "plan", "{}", second.stderr);
     let tools = offered(&server.requests()[1].body);
     assert!(tools.contains(&"write_file".to_owned()), "{tools:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_model_is_a_config_option_the_next_run_uses() {
+    let server = FakeLlm::start(vec![Scripted::sse(text_reply(&["from opus"]))]).await;
+    let sandbox = sandbox_for(
+        &server,
+        "[providers.big]\napi = \"anthropic\"\nmodel = \"claude-opus-4-1\"\n",
+    );
+    let ws = sandbox.workspace();
+    let done = drive(&sandbox, &[], &[], async |s| {
+        s.initialize().await;
+        let new =
+            s.cx.send_request(NewSessionRequest::new(ws.clone()))
+                .block_task()
+                .await
+                .unwrap();
+        let id = new.session_id.0.to_string();
+        let offered = new.config_options.unwrap();
+        let unknown =
+            s.cx.send_request(SetSessionConfigOptionRequest::new(
+                id.clone(),
+                "model",
+                "gpt-9",
+            ))
+            .block_task()
+            .await
+            .unwrap_err();
+        let set =
+            s.cx.send_request(SetSessionConfigOptionRequest::new(
+                id.clone(),
+                "model",
+                "claude-opus-4-1",
+            ))
+            .block_task()
+            .await
+            .unwrap();
+        s.prompt(&id, "hi").await.unwrap();
+        (offered, unknown, set.config_options)
+    })
+    .await;
+    let (offered, unknown, now) = done.value;
+    let current = |options: &[SessionConfigOption]| match &options[0].kind {
+        SessionConfigKind::Select(select) => select.current_value.0.to_string(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(offered[0].id.0.as_ref(), "model");
+    assert_eq!(
+        offered[0].category,
+        Some(SessionConfigOptionCategory::Model)
+    );
+    assert_eq!(current(&offered), "claude-sonnet-4-5");
+    assert!(unknown.message.contains("claude-opus-4-1"), "{unknown:?}");
+    assert_eq!(current(&now), "claude-opus-4-1");
+    assert_eq!(server.requests()[0].body["model"], "claude-opus-4-1");
 }

@@ -229,7 +229,13 @@ fn acpx_cancels_a_running_command() {
     let (code, _, stderr) = acpx.text(&["sessions", "new"]);
     assert_eq!(code, 0, "{stderr}");
     let mut running = acpx
-        .command(&["--format", "json", "--approve-all", "prompt", "run sleep 30"])
+        .command(&[
+            "--format",
+            "json",
+            "--approve-all",
+            "prompt",
+            "run sleep 30",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -266,7 +272,11 @@ fn acpx_cancels_a_running_command() {
         "not stopped: {:?}",
         started.elapsed()
     );
-    assert_eq!(stop_reason(&seen).as_deref(), Some("cancelled"), "{seen:#?}");
+    assert_eq!(
+        stop_reason(&seen).as_deref(),
+        Some("cancelled"),
+        "{seen:#?}"
+    );
     assert!(status.success(), "{status:?}");
     acpx.until_agents_gone();
     // The session file keeps the stopped call with its result.
@@ -316,7 +326,10 @@ async fn acpx_loads_an_earlier_session_in_a_new_agent() {
     assert_eq!(agent_text(&second), "It was 42.");
     // It went on from the earlier conversation, in the same session file.
     let sent = server.requests()[1].body["messages"].to_string();
-    assert!(sent.contains("remember 42") && sent.contains("Noted: 42."), "{sent}");
+    assert!(
+        sent.contains("remember 42") && sent.contains("Noted: 42."),
+        "{sent}"
+    );
     let file = sandbox.only_session();
     assert!(
         file.to_string_lossy()
@@ -352,6 +365,9 @@ async fn acpx_switches_to_plan_mode() {
         .collect();
     assert!(tools.contains(&"read_file".to_owned()), "{tools:?}");
     for changing in ["write_file", "edit_file", "exec"] {
-        assert!(!tools.contains(&changing.to_owned()), "{changing}: {tools:?}");
+        assert!(
+            !tools.contains(&changing.to_owned()),
+            "{changing}: {tools:?}"
+        );
     }
 }

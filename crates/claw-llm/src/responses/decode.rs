@@ -202,7 +202,10 @@ impl ResponsesDecoder {
                         self.acc.open_thinking(&summary, out)
                     }
                 };
-                // An item whose type is read is an object.
+                // An item whose type is read is an object. Kept with its keys sorted,
+                // as the session stores it whatever order serde_json's map keeps.
+                let mut item = item;
+                item.sort_all_objects();
                 if let Value::Object(item) = item {
                     let state = ThinkingSignature::ResponsesReasoning(item);
                     self.acc.set_signature(block, state);
