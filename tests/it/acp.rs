@@ -5,6 +5,7 @@
 
 mod errors;
 mod load;
+mod mcp;
 mod modes;
 mod permission;
 mod prompt;

@@ -1,13 +1,14 @@
 //! `session/load`: an earlier session of the workspace, resumed in a new process, its
 //! history replayed as updates before the answer, and the conversation going on from
-//! it.
+//! it; `session/close`, after which the session is written and gone.
 
 use super::{real, sandbox_for};
 use crate::support::acp::{drive, text_of};
 use crate::support::fake_llm::anthropic::{reply, text_reply, tool_block};
 use crate::support::fake_llm::{FakeLlm, Scripted};
 use agent_client_protocol::v1::schema::{
-    LoadSessionRequest, SessionUpdate, StopReason, ToolCallContent, ToolCallStatus,
+    CloseSessionRequest, LoadSessionRequest, SessionUpdate, StopReason, ToolCallContent,
+    ToolCallStatus,
 };
 
 #[tokio::test(flavor = "multi_thread")]
@@ -121,4 +122,28 @@ async fn loading_an_unknown_session_is_an_error_that_names_it() {
     let error = done.value;
     assert!(error.message.contains("0123abcd"), "{error:?}");
     assert_eq!(done.code, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_closed_session_is_saved_and_then_unknown() {
+    let server = FakeLlm::start(vec![Scripted::sse(text_reply(&["kept"]))]).await;
+    let sandbox = sandbox_for(&server, "");
+    let ws = sandbox.workspace();
+    let done = drive(&sandbox, &[], &[], async |s| {
+        let id = s.open(&ws).await;
+        s.prompt(&id, "keep this").await.unwrap();
+        s.cx.send_request(CloseSessionRequest::new(id.clone()))
+            .block_task()
+            .await
+            .unwrap();
+        // Written and closed before the answer: another process may open it now.
+        let roles = crate::support::bin::session_roles(&sandbox.only_session());
+        let after = s.prompt(&id, "still there?").await.unwrap_err();
+        (roles, after)
+    })
+    .await;
+    let (roles, after) = done.value;
+    assert_eq!(roles, ["user", "assistant"]);
+    assert_eq!(i32::from(after.code), -32002, "{after:?}");
+    assert_eq!(done.code, 0, "{}", done.stderr);
 }
