@@ -337,10 +337,16 @@ impl Pump {
         }
         let question = permission::permission_request(self.session.clone(), id, &request, fields);
         let cx = self.cx.clone();
+        let mut answer = answer;
         tokio::spawn(async move {
-            let decision = permission::ask(cx, question).await;
-            // The call may have been stopped meanwhile: nobody waits for the answer.
-            let _ = answer.send(decision);
+            tokio::select! {
+                decision = permission::ask(cx, question) => {
+                    let _ = answer.send(decision);
+                }
+                // The call was stopped (the turn cancelled, the session closed): the
+                // question is withdrawn, the SDK sending `$/cancel_request` for it.
+                () = answer.closed() => {}
+            }
         });
     }
 }

@@ -98,6 +98,8 @@ impl AcpSession {
         } else {
             asking(jobs.clone())
         };
+        // What the `message` tool sends is a runtime event (which the pump reports on
+        // stderr); there is nowhere else to deliver it.
         let outbound: MessageSender = Arc::new(|_: OutboundMessage| {});
         let main = setup::start_runtime(&settings, outbound, approver)
             .map_err(|e| Error::new(ErrorCode::INTERNAL_ERROR, e.to_string()))?;

@@ -27,8 +27,45 @@ pub const MAX_SHOWN_CHARS: usize = 64 * 1024;
 #[derive(Default)]
 struct Call {
     args: Value,
-    /// The command output streamed so far (exec).
+    /// The end of the command output streamed so far (exec): at most twice what is
+    /// shown, so a chatty command does not grow it without bound.
     output: String,
+    /// Characters of output no longer kept.
+    dropped: usize,
+}
+
+impl Call {
+    /// Adds streamed output, dropping the oldest beyond what is kept.
+    fn stream(&mut self, text: &str) {
+        self.output.push_str(text);
+        if !text.ends_with('\n') {
+            self.output.push('\n');
+        }
+        let kept = self.output.chars().count();
+        if kept > 2 * MAX_SHOWN_CHARS {
+            let cut = kept - MAX_SHOWN_CHARS;
+            let at = self
+                .output
+                .char_indices()
+                .nth(cut)
+                .map_or(self.output.len(), |(i, _)| i);
+            self.output.drain(..at);
+            self.dropped += cut;
+        }
+    }
+
+    /// What the editor shows of the output now: its end, and how much came before.
+    fn shown(&self) -> String {
+        let count = self.output.chars().count();
+        let kept = count.min(MAX_SHOWN_CHARS);
+        let skipped = self.dropped + (count - kept);
+        let end: String = self.output.chars().skip(count - kept).collect();
+        fenced(&if skipped > 0 {
+            format!("[… {skipped} earlier characters not shown]\n{end}")
+        } else {
+            end
+        })
+    }
 }
 
 /// Turns events into updates; one per session, fed in event order.
@@ -162,7 +199,7 @@ impl Presenter {
             id.clone(),
             Call {
                 args: args.clone(),
-                output: String::new(),
+                ..Call::default()
             },
         );
         if known {
@@ -201,7 +238,7 @@ impl Presenter {
             id.to_owned(),
             Call {
                 args: args.clone(),
-                output: String::new(),
+                ..Call::default()
             },
         );
         let call = ToolCall::new(id.to_owned(), view.title)
@@ -226,12 +263,9 @@ impl Presenter {
         let streams = ["stdout", "stderr"].map(|k| partial.get(k).and_then(Value::as_str));
         let shown = if streams.iter().any(Option::is_some) {
             for text in streams.into_iter().flatten() {
-                call.output.push_str(text);
-                if !text.ends_with('\n') {
-                    call.output.push('\n');
-                }
+                call.stream(text);
             }
-            fenced(&tail(&call.output, MAX_SHOWN_CHARS))
+            call.shown()
         } else {
             progress_line(partial)?
         };
@@ -421,6 +455,28 @@ mod tests {
         let text = "x".repeat(10) + "END";
         assert_eq!(tail(&text, 5), "[… 8 earlier characters not shown]\nxxEND");
         assert_eq!(tail("short", 5), "short");
+    }
+
+    #[test]
+    fn streamed_output_keeps_its_end_and_counts_what_it_dropped() {
+        let mut call = Call::default();
+        call.stream("first");
+        assert_eq!(call.shown(), "```\nfirst\n```");
+        let line = "x".repeat(99);
+        for _ in 0..2_000 {
+            call.stream(&line);
+        }
+        // 6 + 2,000 lines of 100 characters (with their newline), a bounded part kept.
+        assert!(call.output.chars().count() <= 2 * MAX_SHOWN_CHARS);
+        let shown = call.shown();
+        let skipped = 6 + 200_000 - MAX_SHOWN_CHARS;
+        let note = format!("```\n[… {skipped} earlier characters not shown]\n");
+        assert!(shown.starts_with(&note), "{}", &shown[..80]);
+        assert!(!shown.contains("first"));
+        assert_eq!(
+            shown.chars().count(),
+            note.chars().count() + MAX_SHOWN_CHARS - 1 + 4
+        );
     }
 
     #[test]
