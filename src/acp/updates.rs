@@ -298,10 +298,9 @@ impl Presenter {
             } else {
                 ToolCallStatus::Completed
             })
-            .content(content);
-        if !result.details.is_null() {
-            update = update.raw_output(result.details.clone());
-        }
+            .content(content)
+            // What the model got; the tool's structured details are in `_meta`.
+            .raw_output(Value::String(result.content.clone()));
         if let Some(line) = result
             .details
             .get("first_changed_line")
@@ -312,9 +311,19 @@ impl Presenter {
             let located: Vec<_> = view.locations.into_iter().map(|l| l.line(line)).collect();
             update = update.locations(located);
         }
-        SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id, update))
+        let mut done = ToolCallUpdate::new(id, update);
+        if !result.details.is_null() {
+            let mut meta = serde_json::Map::new();
+            meta.insert(DETAILS_META.to_owned(), result.details.clone());
+            done = done.meta(meta);
+        }
+        SessionUpdate::ToolCallUpdate(done)
     }
 }
+
+/// The `_meta` key under which a finished call's structured details go (the diff's
+/// hunks, a command's exit code and sandbox report...).
+pub const DETAILS_META: &str = "clawTuiDetails";
 
 /// The fields of a call's view, for an update.
 fn fields(view: &CallView) -> ToolCallUpdateFields {

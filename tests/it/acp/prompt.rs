@@ -160,6 +160,21 @@ async fn a_tool_call_is_announced_updated_and_shows_the_diff_of_its_edit() {
     assert_eq!(diff.old_text.as_deref(), Some("alpha\nbeta\n"));
     assert_eq!(diff.new_text, "alpha\ngamma\n");
     assert_eq!(fields[1].locations.as_ref().unwrap()[0].line, Some(2));
+    // The raw output is what the model got; the tool's details ride in `_meta`.
+    let raw = fields[1].raw_output.as_ref().unwrap().as_str().unwrap();
+    assert!(raw.starts_with("Edited notes.txt"), "{raw}");
+    let meta = updates
+        .iter()
+        .filter(mine)
+        .find_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(c) => c.meta.clone(),
+            _ => None,
+        })
+        .expect("the details in _meta");
+    assert_eq!(
+        meta["clawTuiDetails"]["change"]["kind"], "edited",
+        "{meta:?}"
+    );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "alpha\ngamma\n");
     assert_eq!(done.code, 0, "{}", done.stderr);
 }
