@@ -298,9 +298,7 @@ impl Presenter {
             } else {
                 ToolCallStatus::Completed
             })
-            .content(content)
-            // What the model got; the tool's structured details are in `_meta`.
-            .raw_output(Value::String(result.content.clone()));
+            .content(content);
         if let Some(line) = result
             .details
             .get("first_changed_line")
