@@ -396,3 +396,47 @@ async fn each_way_a_turn_ends_has_its_stop_reason() {
     );
     assert!(failed.message.contains("bad request body"), "{failed:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_clients_cwd_is_the_sessions_workspace() {
+    let sandbox = demo_sandbox("");
+    let other = sandbox.dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "from the other project\n").unwrap();
+    let done = drive(&sandbox, &[], &[], async |s| {
+        let id = s.open(&other).await;
+        s.prompt(&id, "read notes.txt").await.unwrap();
+        (id, s.seen.updates())
+    })
+    .await;
+    let (id, updates) = done.value;
+    let read: String = updates
+        .iter()
+        .filter_map(|u| match u {
+            SessionUpdate::ToolCallUpdate(c)
+                if c.fields.status == Some(ToolCallStatus::Completed) =>
+            {
+                c.fields.content.clone()
+            }
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|c| match c {
+            ToolCallContent::Content(c) => text_of(&c.content),
+            _ => None,
+        })
+        .collect();
+    assert!(read.contains("from the other project"), "{read}");
+    // The session is one of that workspace's.
+    let mut sessions = std::process::Command::new(env!("CARGO_BIN_EXE_claw-tui"));
+    sessions
+        .arg("--config")
+        .arg(sandbox.config_path())
+        .arg("--workspace")
+        .arg(&other)
+        .arg("sessions");
+    sandbox.isolate(&mut sessions);
+    let (code, stdout, stderr) = run(sessions);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains(&id[..12]), "{stdout}");
+}
