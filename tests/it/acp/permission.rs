@@ -1,13 +1,15 @@
 //! Approvals over ACP: `[exec] approval = "ask"` becomes `session/request_permission`
 //! for the main agent and for subagents (named), and each answer applies as the
-//! terminal client's would; checked on the file system.
+//! terminal client's would; a cancel while the user is asked takes the question back.
+//! Checked on the file system.
 
 use super::demo_sandbox;
 use crate::support::DEADLINE;
 use crate::support::acp::drive;
 use crate::support::poll::until_async;
 use agent_client_protocol::v1::schema::{
-    PermissionOptionKind, SessionUpdate, StopReason, ToolCallStatus,
+    CancelNotification, ContentBlock, PermissionOptionKind, PromptRequest, SessionUpdate,
+    StopReason, TextContent, ToolCallStatus,
 };
 
 const ASK: &str = "[exec]\napproval = \"ask\"\n";
@@ -92,4 +94,31 @@ async fn a_subagents_request_names_it_and_its_answer_applies() {
         "{:?}",
         asked[0].tool_call.tool_call_id
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancel_while_the_user_is_asked_withdraws_the_question_and_runs_nothing() {
+    let sandbox = demo_sandbox(ASK);
+    let ws = sandbox.workspace();
+    let done = drive(&sandbox, &[], &["hold"], async |s| {
+        let id = s.open(&ws).await;
+        let running = s.cx.send_request(PromptRequest::new(
+            id.clone(),
+            vec![ContentBlock::Text(TextContent::new("run touch never"))],
+        ));
+        s.seen.until_held().await;
+        s.cx.send_notification(CancelNotification::new(id.clone()))
+            .unwrap();
+        let answer = running.block_task().await.unwrap();
+        // The agent took its question back ($/cancel_request).
+        let cancellation = s.seen.held.lock().unwrap()[0].1.clone();
+        tokio::time::timeout(DEADLINE, cancellation.cancelled())
+            .await
+            .expect("the question was not withdrawn");
+        answer.stop_reason
+    })
+    .await;
+    assert_eq!(done.value, StopReason::Cancelled, "{}", done.stderr);
+    assert!(!ws.join("never").exists());
+    assert_eq!(done.code, 0, "{}", done.stderr);
 }

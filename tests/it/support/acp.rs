@@ -8,12 +8,13 @@ use super::DEADLINE;
 use super::bin::Sandbox;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
     ContentBlock, InitializeRequest, InitializeResponse, NewSessionRequest, PromptRequest,
     PromptResponse, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
     SelectedPermissionOutcome, SessionNotification, SessionUpdate, TextContent,
 };
-use agent_client_protocol::{Agent, Client, Error, Lines};
+use agent_client_protocol::{Agent, Client, Error, Lines, RequestCancellation};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -25,8 +26,12 @@ use tokio::sync::Notify;
 pub struct Seen {
     pub updates: Mutex<Vec<SessionNotification>>,
     pub permissions: Mutex<Vec<RequestPermissionRequest>>,
-    /// Option ids to answer permission requests with, in order (none left: cancelled).
+    /// Option ids to answer permission requests with, in order (none left: cancelled;
+    /// `hold`: not answered, the request kept in `held`).
     pub answers: Mutex<VecDeque<String>>,
+    /// Permission requests held unanswered, with the marker the agent's
+    /// `$/cancel_request` sets.
+    pub held: Mutex<Vec<(Responder<RequestPermissionResponse>, RequestCancellation)>>,
     changed: Notify,
 }
 
@@ -56,6 +61,22 @@ impl Seen {
             Ok(at) => at,
             Err(_) => panic!("no update: {what}; saw {:#?}", self.updates()),
         }
+    }
+
+    /// Waits until a permission request is held unanswered.
+    pub async fn until_held(&self) {
+        let wait = async {
+            loop {
+                let changed = self.changed.notified();
+                if !self.held.lock().unwrap().is_empty() {
+                    return;
+                }
+                changed.await;
+            }
+        };
+        tokio::time::timeout(DEADLINE, wait)
+            .await
+            .expect("no permission request was held");
     }
 
     /// The text of the agent's message chunks, in order.
@@ -196,6 +217,16 @@ pub async fn drive<R>(
                 let answer = on_permission.answers.lock().unwrap().pop_front();
                 on_permission.permissions.lock().unwrap().push(request);
                 on_permission.changed.notify_waiters();
+                if answer.as_deref() == Some("hold") {
+                    let cancellation = responder.cancellation();
+                    on_permission
+                        .held
+                        .lock()
+                        .unwrap()
+                        .push((responder, cancellation));
+                    on_permission.changed.notify_waiters();
+                    return Ok(());
+                }
                 let outcome = match answer {
                     Some(id) => {
                         RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(id))
