@@ -440,3 +440,37 @@ async fn the_clients_cwd_is_the_sessions_workspace() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains(&id[..12]), "{stdout}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_prompt_hook_extends_a_prompt_or_refuses_it() {
+    let server = FakeLlm::start(vec![Scripted::sse(text_reply(&["noted"]))]).await;
+    let scripts = tempfile::tempdir().unwrap();
+    let hook = scripts.path().join("prompt.sh");
+    std::fs::write(
+        &hook,
+        "input=$(cat)\ncase \"$input\" in\n  *password*) echo 'do not paste passwords' >&2; exit 2 ;;\n  *) echo '{\"context\": \"House rule: tests live in t/.\"}' ;;\nesac\n",
+    )
+    .unwrap();
+    let sandbox = sandbox_for(
+        &server,
+        &format!("[[hooks.prompt]]\ncommand = \"sh {}\"\n", hook.display()),
+    );
+    let ws = sandbox.workspace();
+    let done = drive(&sandbox, &[], &[], async |s| {
+        let id = s.open(&ws).await;
+        let refused = s.prompt(&id, "my password is hunter2").await.unwrap();
+        let said = s.seen.agent_text();
+        let passed = s.prompt(&id, "add a test").await.unwrap();
+        (refused.stop_reason, said, passed.stop_reason)
+    })
+    .await;
+    let (refused, said, passed) = done.value;
+    assert_eq!(refused, StopReason::Refusal, "{}", done.stderr);
+    assert!(said.contains("do not paste passwords"), "{said}");
+    assert_eq!(passed, StopReason::EndTurn);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "the refused prompt reached no model");
+    let sent = requests[0].body["messages"].to_string();
+    assert!(sent.contains("House rule: tests live in t/."), "{sent}");
+    assert!(!sent.contains("hunter2"), "{sent}");
+}
