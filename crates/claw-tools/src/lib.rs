@@ -15,6 +15,7 @@ pub mod pipeline;
 pub mod policy;
 pub mod private_fs;
 pub mod protected;
+pub mod roles;
 pub mod spawn;
 pub mod visible;
 pub mod web;

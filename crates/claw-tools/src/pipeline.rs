@@ -5,7 +5,7 @@
 //! the runtime puts in the list, in one place (`setup`).
 
 use super::exec::{ApprovalGate, ApprovalMode, GateCall};
-use super::policy::{AgentRole, ToolRules};
+use super::roles::{AgentRole, ToolRules};
 use async_trait::async_trait;
 use claw_agent::{CheckedArgs, Interceptor, Next, ToolCallContext, ToolResult};
 use std::collections::HashMap;
