@@ -199,29 +199,4 @@ pub fn new_session_id() -> String {
     format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..))
 }
 
-/// A directory-name-safe slug for a workspace path: readable tail plus a hash of the
-/// full path, so two workspaces with the same name stay apart.
-pub fn workspace_slug(workspace: &Path) -> String {
-    let name: String = workspace
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "root".into())
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(40)
-        .collect();
-    // FNV-1a: stable across builds and platforms, unlike std's hasher.
-    let hash = workspace
-        .to_string_lossy()
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
-    format!("{name}-{:08x}", hash as u32)
-}
+pub use crate::tools::workspace::workspace_slug;

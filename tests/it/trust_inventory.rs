@@ -1,6 +1,7 @@
 //! The trust boundary's inventory of processes (docs/architecture.md, "Every process
-//! claw-tui starts") stays true: every file of `src/` that starts a process is listed
-//! there, and every file listed still starts one. A new `Command::new` anywhere else
+//! claw-tui starts") stays true: every file of `src/` and of each crate's `src/` under
+//! `crates/` that starts a process is listed there, and every file listed still starts
+//! one. A new `Command::new` anywhere else
 //! fails here until its boundary is written down.
 
 use std::collections::BTreeSet;
@@ -8,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 const HEADING: &str = "### Every process claw-tui starts";
 
-/// The `src/…` files the inventory table names in its "started in" column.
+/// The `src/…` and `crates/…` files the inventory table names in its "started in"
+/// column.
 fn listed(doc: &str) -> BTreeSet<String> {
     let section = doc
         .split_once(HEADING)
@@ -24,7 +26,7 @@ fn listed(doc: &str) -> BTreeSet<String> {
             continue;
         };
         for part in column.split('`').skip(1).step_by(2) {
-            if part.starts_with("src/") && part.ends_with(".rs") {
+            if (part.starts_with("src/") || part.starts_with("crates/")) && part.ends_with(".rs") {
                 files.insert(part.to_owned());
             }
         }
@@ -74,6 +76,9 @@ fn every_process_claw_tui_starts_is_in_the_trust_boundary_inventory() {
     let listed = listed(&doc);
     let mut actual = BTreeSet::new();
     spawning(root, &root.join("src"), &mut actual);
+    for krate in std::fs::read_dir(root.join("crates")).unwrap() {
+        spawning(root, &krate.unwrap().path().join("src"), &mut actual);
+    }
     assert!(
         actual.len() >= 4,
         "the scan found too few spawning files to be looking in the right place: {actual:?}"

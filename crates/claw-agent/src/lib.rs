@@ -20,6 +20,7 @@ mod state;
 pub mod tool;
 pub mod tool_args;
 mod tool_exec;
+pub mod tool_set;
 pub mod types;
 
 pub use compaction::{
@@ -39,9 +40,10 @@ pub use queue::{Admission, QueueKind, QueueMode};
 pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_loop};
 pub use running::{INTERRUPTED_BY_USER, INTERRUPTED_KEY, Interruption, RunningCalls};
 pub use state::AgentState;
-pub use tool::{Tool, ToolDefinition, ToolResult, ToolSet, ToolSpec, ToolUpdates};
+pub use tool::{Tool, ToolDefinition, ToolResult, ToolSpec, ToolUpdates};
 pub use tool_args::ArgsError;
 pub use tool_exec::{SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING};
+pub use tool_set::ToolSet;
 pub use types::*;
 
 use futures::FutureExt;

@@ -3,7 +3,7 @@
 use super::compaction::Compaction;
 use super::event::{AgentEvent, EventKind, apply_delta, finish_partial};
 use super::history::History;
-use super::tool::ToolSet;
+use super::tool_set::ToolSet;
 use super::types::{AssistantMessage, Message, ThinkingLevel};
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
