@@ -81,6 +81,24 @@ impl Acpx<'_> {
     }
 }
 
+impl Drop for Acpx<'_> {
+    /// acpx keeps its session owners' sockets in `/tmp/acpx-HASH` (HASH: the first 10
+    /// hex digits of the SHA-256 of its home), whatever `$TMPDIR` says, and leaves the
+    /// directory behind: it goes with the test, once the owners (which stop a second
+    /// after their last prompt) have removed their sockets.
+    fn drop(&mut self) {
+        use sha2::Digest;
+        let home = self.sandbox.dir.path().join("home");
+        let hash = sha2::Sha256::digest(home.to_string_lossy().as_bytes());
+        let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+        let dir = std::path::PathBuf::from(format!("/tmp/acpx-{}", &hex[..10]));
+        let give_up = Instant::now() + DEADLINE;
+        while dir.exists() && std::fs::remove_dir(&dir).is_err() && Instant::now() < give_up {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
 /// The JSON lines of acpx's stdout.
 fn parse(stdout: &str, stderr: &str) -> Vec<Value> {
     stdout
