@@ -77,17 +77,11 @@ impl Raw {
     /// Closes stdin; the exit code and stderr.
     fn close(mut self) -> (i32, String) {
         drop(self.stdin.take());
-        let started = std::time::Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(
-                started.elapsed() < DEADLINE,
-                "no exit after the end of stdin"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
+        let child = &mut self.child;
+        let status =
+            crate::support::poll::until("no exit after the end of stdin", DEADLINE, || {
+                child.try_wait().unwrap()
+            });
         let mut stderr = String::new();
         std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut stderr).unwrap();
         (status.code().unwrap_or(-1), stderr)
