@@ -186,18 +186,18 @@ mod tests {
 
     #[tokio::test]
     async fn text_links_and_context_become_one_message_in_order() {
-        let ws = Path::new("/work/space");
+        let ws = Path::new("/home/me/project");
         let blocks = vec![
             ContentBlock::Text(TextContent::new("Look at")),
             ContentBlock::ResourceLink(ResourceLink::new(
                 "main.rs",
-                "file:///work/space/src/my%20main.rs",
+                "file:///home/me/project/src/my%20main.rs",
             )),
             ContentBlock::ResourceLink(ResourceLink::new("docs", "https://example.com/d")),
             ContentBlock::Resource(EmbeddedResource::new(
                 EmbeddedResourceResource::TextResourceContents(TextResourceContents::new(
                     "fn main() {}\n",
-                    "file:///work/space/src/lib.rs",
+                    "file:///home/me/project/src/lib.rs",
                 )),
             )),
         ];

@@ -8,7 +8,7 @@ use super::permission;
 use super::stop::{Ending, ending};
 use super::turns::{Decided, Turns};
 use super::updates::{Presenter, call_id, usage};
-use crate::agent::{AgentEvent, Message, QueueKind, UserMessage, now_ms};
+use crate::agent::{AgentEvent, Message, QueueKind, Usage, UserMessage, now_ms};
 use crate::runtime::supervisor::{Delivery, UserInput};
 use crate::runtime::{RuntimeEvent, Supervisor};
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
@@ -268,8 +268,8 @@ impl Pump {
         let ending = ending(messages, self.cancelling);
         self.cancelling = false;
         let agent = self.supervisor.agent();
-        let cost = total_cost(agent.state().messages.iter());
-        self.send(usage(&agent.context_usage(), cost));
+        let totals = totals(agent.state().messages.iter());
+        self.send(usage(&agent.context_usage(), Some(&totals)));
         for responder in self.turns.run_ended() {
             let _ = match &ending {
                 Ending::Stopped(reason) => responder.respond(PromptResponse::new(*reason)),
@@ -351,11 +351,11 @@ impl Pump {
     }
 }
 
-/// What the session's answers have cost, when any price is known.
-fn total_cost<'a>(messages: impl Iterator<Item = &'a Message>) -> Option<f64> {
-    let cost: f64 = messages
-        .filter_map(Message::as_assistant)
-        .map(|a| a.usage.cost)
-        .sum();
-    (cost > 0.0).then_some(cost)
+/// The tokens and cost of the session's answers so far.
+fn totals<'a>(messages: impl Iterator<Item = &'a Message>) -> Usage {
+    let mut totals = Usage::default();
+    for answer in messages.filter_map(Message::as_assistant) {
+        totals.add(&answer.usage);
+    }
+    totals
 }

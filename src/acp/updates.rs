@@ -7,7 +7,7 @@
 
 use super::tools::{CallView, view};
 use crate::agent::{
-    AgentEvent, CompactionResult, ContextUsage, ImageData, Message, MessageDelta, ToolResult,
+    AgentEvent, CompactionResult, ContextUsage, ImageData, Message, MessageDelta, ToolResult, Usage,
 };
 use crate::runtime::mode::MODE_SETTING;
 use agent_client_protocol::v1::schema::{
@@ -390,15 +390,32 @@ pub fn image_content(image: &ImageData) -> ImageContent {
     )
 }
 
-/// How full the context is, and what the session has cost so far (in US dollars, when
-/// the model's prices are known).
-pub fn usage(context: &ContextUsage, cost: Option<f64>) -> SessionUpdate {
+/// How full the context is; with `totals` (the session's tokens and cost so far), its
+/// cost in US dollars when the model's prices are known, and the token counts, which
+/// the update has no field for, in `_meta.clawTuiUsage`.
+pub fn usage(context: &ContextUsage, totals: Option<&Usage>) -> SessionUpdate {
     let mut update = UsageUpdate::new(context.tokens, context.window);
-    if let Some(amount) = cost {
-        update = update.cost(Cost::new(amount, "USD"));
+    if let Some(totals) = totals {
+        if totals.cost > 0.0 {
+            update = update.cost(Cost::new(totals.cost, "USD"));
+        }
+        let mut meta = serde_json::Map::new();
+        meta.insert(
+            USAGE_META.to_owned(),
+            serde_json::json!({
+                "input": totals.input,
+                "output": totals.output,
+                "cacheRead": totals.cache_read,
+                "cacheWrite": totals.cache_write,
+            }),
+        );
+        update = update.meta(meta);
     }
     SessionUpdate::UsageUpdate(update)
 }
+
+/// The `_meta` key of a usage update's token counts (the session's, so far).
+pub const USAGE_META: &str = "clawTuiUsage";
 
 /// A thought chunk.
 pub fn thought(text: String) -> SessionUpdate {

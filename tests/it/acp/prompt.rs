@@ -65,6 +65,10 @@ async fn a_prompt_streams_its_answer_and_thoughts_and_is_recorded_like_any_sessi
             .cost
             .is_some_and(|c| c.amount > 0.0 && c.currency == "USD")
     );
+    // The token counts have no field of their own: `_meta`.
+    let tokens = &usage.meta.as_ref().unwrap()["clawTuiUsage"];
+    assert_eq!(tokens["input"], 100, "{tokens}");
+    assert_eq!(tokens["output"], 20, "{tokens}");
     assert_eq!(done.code, 0, "{}", done.stderr);
     // Nothing but the protocol on stdout.
     for line in &done.stdout {
