@@ -4,19 +4,24 @@
 //! now, and the text before is that with each hunk put back. When the file no longer
 //! matches the hunks (changed again since), each hunk is shown on its own instead.
 
-use crate::tools::fs::{ChangeKind, FileChange, Hunk, LineKind};
+use crate::tools::fs::{ChangeKind, FileChange, Hunk, LineKind, read_current};
+use crate::tools::workspace::Workspace;
 use agent_client_protocol::v1::schema::Diff;
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// Files above this size are not read back for a diff (the tools diff no more either).
-const MAX_READ_BACK: u64 = crate::tools::fs::MAX_KEPT_BYTES;
-
 /// The diffs of a finished call of `tool` with `args` and result `details`; empty for
 /// other tools, failed calls and changes the tools did not diff (binary, too large).
-/// `read_back`: the file may be read for the text after (a live call; a replayed one
-/// shows the hunks, since the file has moved on).
-pub async fn diffs(tool: &str, args: &Value, details: &Value, read_back: bool) -> Vec<Diff> {
+/// `read_back`: the workspace the file may be read back from for the text after (a live
+/// call; a replayed one shows the hunks, since the file has moved on). The read goes
+/// through the workspace handle like the tools' own: the model can swap a symlink in
+/// after its edit, and the editor must not be shown what it leads to.
+pub fn diffs(
+    tool: &str,
+    args: &Value,
+    details: &Value,
+    read_back: Option<&Workspace>,
+) -> Vec<Diff> {
     if tool != "write_file" && tool != "edit_file" {
         return Vec::new();
     }
@@ -35,8 +40,7 @@ pub async fn diffs(tool: &str, args: &Value, details: &Value, read_back: bool) -
     };
     let after = match (tool, args.get("content").and_then(Value::as_str)) {
         ("write_file", Some(content)) => Some(content.to_owned()),
-        _ if read_back => read(&path).await,
-        _ => None,
+        _ => read_back.and_then(|workspace| read(workspace, &path)),
     };
     match after {
         Some(after) => whole(path, &change, after),
@@ -44,13 +48,11 @@ pub async fn diffs(tool: &str, args: &Value, details: &Value, read_back: bool) -
     }
 }
 
-/// The file now, if it is text of a size the tools diff.
-async fn read(path: &std::path::Path) -> Option<String> {
-    let meta = tokio::fs::metadata(path).await.ok()?;
-    if !meta.is_file() || meta.len() > MAX_READ_BACK {
-        return None;
-    }
-    tokio::fs::read_to_string(path).await.ok()
+/// The file now, if it is a regular file in the workspace, of a size the tools diff,
+/// holding text.
+fn read(workspace: &Workspace, path: &std::path::Path) -> Option<String> {
+    let bytes = read_current(workspace, path).ok()??;
+    String::from_utf8(bytes).ok()
 }
 
 /// One diff of the whole file, or the hunks alone when `after` no longer matches them.
@@ -175,42 +177,75 @@ mod tests {
         assert_eq!(diffs[0].new_text, "a\nB\nc\n");
     }
 
-    #[tokio::test]
-    async fn write_file_diffs_whole_files_and_new_files_have_no_old_text() {
+    #[test]
+    fn write_file_diffs_whole_files_and_new_files_have_no_old_text() {
         let created = FileChange::between("n.txt", None, Some(b"hello\n"), false);
         let details = json!({"path": "/w/n.txt", "change": created.to_value()});
         let args = json!({"path": "n.txt", "content": "hello\n"});
-        let shown = diffs("write_file", &args, &details, false).await;
+        let shown = diffs("write_file", &args, &details, None);
         assert_eq!(shown, [Diff::new("/w/n.txt", "hello\n")]);
         let replaced = change("one\ntwo\n", "one\n2\n");
         let details = json!({"path": "/w/f.txt", "change": replaced.to_value()});
         let args = json!({"path": "f.txt", "content": "one\n2\n"});
-        let shown = diffs("write_file", &args, &details, false).await;
+        let shown = diffs("write_file", &args, &details, None);
         assert_eq!(
             shown,
             [Diff::new("/w/f.txt", "one\n2\n").old_text("one\ntwo\n".to_owned())]
         );
-        assert!(diffs("read_file", &args, &details, false).await.is_empty());
+        assert!(diffs("read_file", &args, &details, None).is_empty());
     }
 
-    #[tokio::test]
-    async fn edit_file_reads_the_file_back() {
+    #[test]
+    fn edit_file_reads_the_file_back() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("e.txt");
+        let root = dir.path().canonicalize().unwrap();
+        let workspace = Workspace::new(&root, false);
+        let file = root.join("e.txt");
         std::fs::write(&file, "x\nnew\nz\n").unwrap();
         let edited = change("x\nold\nz\n", "x\nnew\nz\n");
         let details = json!({"path": file.to_str().unwrap(), "change": edited.to_value()});
         let args = json!({"path": "e.txt", "old_text": "old", "new_text": "new"});
-        let shown = diffs("edit_file", &args, &details, true).await;
+        let shown = diffs("edit_file", &args, &details, Some(&workspace));
         assert_eq!(
             shown,
             [Diff::new(&file, "x\nnew\nz\n").old_text("x\nold\nz\n".to_owned())]
         );
         // Replayed: the hunks alone.
-        let replayed = diffs("edit_file", &args, &details, false).await;
+        let replayed = diffs("edit_file", &args, &details, None);
         assert_eq!(
             replayed,
             [Diff::new(&file, "x\nnew\nz\n").old_text("x\nold\nz\n".to_owned())]
         );
+    }
+
+    /// The model edits a file, then swaps a symlink to a secret outside the workspace in
+    /// its place before the diff is read back: the editor is shown the hunks, never the
+    /// secret.
+    #[test]
+    fn a_symlink_swapped_in_after_the_edit_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap().join("ws");
+        std::fs::create_dir(&root).unwrap();
+        let secret = dir.path().canonicalize().unwrap().join("secret.txt");
+        std::fs::write(&secret, "x\nnew\nz\nTOP-SECRET\n").unwrap();
+        let workspace = Workspace::new(&root, false);
+        let file = root.join("e.txt");
+        std::os::unix::fs::symlink(&secret, &file).unwrap();
+        let edited = change("x\nold\nz\n", "x\nnew\nz\n");
+        let details = json!({"path": file.to_str().unwrap(), "change": edited.to_value()});
+        let args = json!({"path": "e.txt", "old_text": "old", "new_text": "new"});
+        let shown = diffs("edit_file", &args, &details, Some(&workspace));
+        assert_eq!(shown.len(), 1);
+        for diff in &shown {
+            assert!(!diff.new_text.contains("TOP-SECRET"), "{diff:?}");
+            assert!(
+                !diff
+                    .old_text
+                    .clone()
+                    .unwrap_or_default()
+                    .contains("TOP-SECRET")
+            );
+        }
+        assert_eq!(shown[0].new_text, "x\nnew\nz\n");
     }
 }

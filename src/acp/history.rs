@@ -65,7 +65,7 @@ pub async fn replay(messages: &[Message], workspace: &Path) -> Vec<SessionUpdate
                 let call_args = args.get(result.tool_call_id.as_str()).copied();
                 let mut content: Vec<ToolCallContent> = Vec::new();
                 if let (false, Some(call_args)) = (result.is_error, call_args) {
-                    let shown = diffs(&result.tool_name, call_args, &result.details, false).await;
+                    let shown = diffs(&result.tool_name, call_args, &result.details, None);
                     content.extend(shown.into_iter().map(ToolCallContent::from));
                 }
                 content.extend(result_content(

@@ -11,6 +11,7 @@ use super::updates::{Presenter, call_id, usage};
 use crate::agent::{AgentEvent, Message, QueueKind, Usage, UserMessage, now_ms};
 use crate::runtime::supervisor::{Delivery, UserInput};
 use crate::runtime::{RuntimeEvent, Supervisor};
+use crate::tools::Workspace;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use agent_client_protocol::v1::schema::{
     PromptResponse, SessionId, SessionNotification, SessionUpdate, StopReason,
@@ -20,7 +21,7 @@ use agent_client_protocol::{Client, Error, ErrorCode};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
-use std::path::PathBuf;
+use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -70,8 +71,8 @@ pub struct PumpParts {
     pub session: SessionId,
     /// The session's supervisor.
     pub supervisor: Supervisor,
-    /// The session's workspace.
-    pub workspace: PathBuf,
+    /// The session's workspace handle (the diffs read files back through it).
+    pub workspace: Arc<Workspace>,
     /// The main agent's events (subscribed before anything could run).
     pub events: mpsc::UnboundedReceiver<AgentEvent>,
     /// The runtime's events (subagents, hooks, cron).

@@ -162,7 +162,7 @@ impl AcpSession {
                 cx,
                 session: id.clone().into(),
                 supervisor: main.supervisor.clone(),
-                workspace: workspace.clone(),
+                workspace: main.controls.checkpoints.workspace().clone(),
                 events,
                 runtime: main.events,
                 stop: stop.clone(),

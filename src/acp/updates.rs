@@ -10,6 +10,7 @@ use crate::agent::{
     AgentEvent, CompactionResult, ContextUsage, ImageData, Message, MessageDelta, ToolResult, Usage,
 };
 use crate::runtime::mode::MODE_SETTING;
+use crate::tools::Workspace;
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Cost, CurrentModeUpdate, ImageContent, SessionUpdate, TextContent,
     ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
@@ -17,7 +18,7 @@ use agent_client_protocol::v1::schema::{
 use base64::Engine;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Most characters of a tool's output or result shown in one update (the model's copy
 /// and the session file keep it all).
@@ -70,14 +71,16 @@ impl Call {
 
 /// Turns events into updates; one per session, fed in event order.
 pub struct Presenter {
-    workspace: PathBuf,
+    /// The session's workspace: its root names the calls' files, and the diffs read
+    /// files back through it.
+    workspace: Arc<Workspace>,
     /// The calls announced, by their ACP id.
     calls: HashMap<String, Call>,
 }
 
 impl Presenter {
     /// A presenter for a session in `workspace`.
-    pub fn new(workspace: PathBuf) -> Self {
+    pub fn new(workspace: Arc<Workspace>) -> Self {
         Self {
             workspace,
             calls: HashMap::new(),
@@ -172,7 +175,7 @@ impl Presenter {
             MessageDelta::Thinking { text, .. } => vec![thought(text.clone())],
             // Shown as soon as the model starts writing it, before its arguments.
             MessageDelta::ToolCallStart { id, name, .. } => {
-                let view = view(name, &Value::Null, &self.workspace);
+                let view = view(name, &Value::Null, self.workspace.root());
                 self.calls.insert(id.clone(), Call::default());
                 vec![SessionUpdate::ToolCall(
                     ToolCall::new(id.clone(), view.title)
@@ -250,7 +253,7 @@ impl Presenter {
     }
 
     fn view(&self, name: &str, args: &Value, subagent: Option<&str>) -> CallView {
-        let mut view = view(name, args, &self.workspace);
+        let mut view = view(name, args, self.workspace.root());
         if let Some(label) = subagent {
             view.title = format!("{label} · {}", view.title);
         }
@@ -285,8 +288,7 @@ impl Presenter {
         let mut content = Vec::new();
         if !result.is_error {
             content.extend(
-                super::diff::diffs(name, &args, &result.details, true)
-                    .await
+                super::diff::diffs(name, &args, &result.details, Some(&self.workspace))
                     .into_iter()
                     .map(ToolCallContent::from),
             );
@@ -305,7 +307,7 @@ impl Presenter {
             .and_then(Value::as_u64)
             .and_then(|l| u32::try_from(l).ok())
         {
-            let view = view(name, &args, &self.workspace);
+            let view = view(name, &args, self.workspace.root());
             let located: Vec<_> = view.locations.into_iter().map(|l| l.line(line)).collect();
             update = update.locations(located);
         }
