@@ -12,9 +12,11 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod acp;
 mod compaction;
 mod provider;
 mod ui;
+pub use acp::AcpSection;
 pub use compaction::CompactionSection;
 pub use provider::{Api, CompatConfig, PriceConfig, ProviderEntry, ProviderSpec};
 pub use ui::UiSection;
@@ -125,6 +127,9 @@ pub struct FileConfig {
     /// `[session]`: what is recorded beside each session file.
     #[serde(default)]
     pub session: SessionSection,
+    /// `[acp]`: what `claw-tui acp` takes from the editor.
+    #[serde(default)]
+    pub acp: AcpSection,
 }
 
 /// `[session]` settings.

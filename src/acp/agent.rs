@@ -8,10 +8,11 @@ use crate::cli::Cli;
 use crate::config::{ConfigError, Settings};
 use crate::runtime::AgentMode;
 use agent_client_protocol::v1::schema::{
-    AuthenticateRequest, AuthenticateResponse, CancelNotification, CloseSessionRequest,
-    CloseSessionResponse, InitializeRequest, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PromptRequest, SessionId, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
+    AuthenticateRequest, AuthenticateResponse, CancelNotification, ClientCapabilities,
+    CloseSessionRequest, CloseSessionResponse, InitializeRequest, LoadSessionRequest,
+    LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest, SessionId,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Error, ErrorCode, Stdio};
 use std::collections::HashMap;
@@ -22,12 +23,30 @@ use std::sync::{Arc, Mutex};
 /// from them, with the client's `cwd` as the workspace.
 pub struct Base {
     cli: Cli,
+    /// What the client said at `initialize` it can do (nothing before).
+    client: Mutex<ClientCapabilities>,
 }
 
 impl Base {
     /// The base of the flags `cli`.
     pub fn new(cli: Cli) -> Self {
-        Self { cli }
+        Self {
+            cli,
+            client: Mutex::new(ClientCapabilities::default()),
+        }
+    }
+
+    /// Keeps what the client offers (`initialize`), for the sessions opened after.
+    pub fn remember_client(&self, capabilities: ClientCapabilities) {
+        *self.client.lock().unwrap_or_else(|p| p.into_inner()) = capabilities;
+    }
+
+    /// What the client offers.
+    pub fn client(&self) -> ClientCapabilities {
+        self.client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The settings of a session in `cwd` (`None`: the workspace the flags name, else
@@ -153,6 +172,7 @@ pub async fn connect(shared: Arc<Shared>) -> Result<(), Error> {
         .name(AGENT_NAME)
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
+                s1.base.remember_client(request.client_capabilities.clone());
                 responder.respond(initialize::response(&s1.base, &request))
             },
             agent_client_protocol::on_receive_request!(),

@@ -4,11 +4,12 @@
 //! that turn), cancels as Esc does, and asks the client's permission for the calls the
 //! policy holds, once the editor has heard of the call.
 
-use super::permission;
 use super::stop::{Ending, ending};
 use super::turns::{Decided, Turns};
 use super::updates::{Presenter, call_id, usage};
+use super::{permission, plan};
 use crate::agent::{AgentEvent, Message, QueueKind, Usage, UserMessage, now_ms};
+use crate::runtime::mode::{AgentMode, ModeSwitch};
 use crate::runtime::supervisor::{Delivery, UserInput};
 use crate::runtime::{RuntimeEvent, Supervisor};
 use crate::tools::Workspace;
@@ -73,6 +74,8 @@ pub struct PumpParts {
     pub supervisor: Supervisor,
     /// The session's workspace handle (the diffs read files back through it).
     pub workspace: Arc<Workspace>,
+    /// The session's mode (a plan-mode answer is sent as a plan too).
+    pub modes: ModeSwitch,
     /// The main agent's events (subscribed before anything could run).
     pub events: mpsc::UnboundedReceiver<AgentEvent>,
     /// The runtime's events (subagents, hooks, cron).
@@ -88,6 +91,7 @@ struct Pump {
     session: SessionId,
     supervisor: Supervisor,
     presenter: Presenter,
+    modes: ModeSwitch,
     turns: Turns,
     /// The client cancelled the run under way.
     cancelling: bool,
@@ -100,6 +104,7 @@ pub async fn run(parts: PumpParts, mut jobs: mpsc::UnboundedReceiver<Job>) {
         session,
         supervisor,
         workspace,
+        modes,
         mut events,
         mut runtime,
         stop,
@@ -109,6 +114,7 @@ pub async fn run(parts: PumpParts, mut jobs: mpsc::UnboundedReceiver<Job>) {
         session,
         supervisor,
         presenter: Presenter::new(workspace),
+        modes,
         turns: Turns::default(),
         cancelling: false,
     };
@@ -268,6 +274,12 @@ impl Pump {
     fn run_ended(&mut self, messages: &[Message]) {
         let ending = ending(messages, self.cancelling);
         self.cancelling = false;
+        // A plan-mode answer's steps, for the editor's plan view.
+        if self.modes.mode() == AgentMode::Plan
+            && let Some(plan) = plan::from_run(messages)
+        {
+            self.send(SessionUpdate::Plan(plan));
+        }
         let agent = self.supervisor.agent();
         let totals = totals(agent.state().messages.iter());
         self.send(usage(&agent.context_usage(), Some(&totals)));

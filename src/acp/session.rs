@@ -127,6 +127,14 @@ impl AcpSession {
             Some(entered) => entered.id.clone(),
             None => format!("unsaved-{:016x}", fastrand::u64(..)),
         };
+        // The editor's file system, when the user asked for it and the editor offers it.
+        let client = base.client();
+        let editor_warnings = [super::editor::use_files(
+            &settings, &client, &main, &cx, &id,
+        )];
+        for warning in editor_warnings.iter().flatten() {
+            say!("claw-tui: warning: {}", for_stderr(warning));
+        }
         let reporter = entered.map(|entered| {
             for note in &entered.notes {
                 say!("claw-tui: {}", for_stderr(note));
@@ -163,6 +171,7 @@ impl AcpSession {
                 session: id.clone().into(),
                 supervisor: main.supervisor.clone(),
                 workspace: main.controls.checkpoints.workspace().clone(),
+                modes: main.controls.modes.clone(),
                 events,
                 runtime: main.events,
                 stop: stop.clone(),

@@ -136,6 +136,13 @@ impl ModeSwitch {
         self.agent.set_system_prompt(prompt + &state.1);
     }
 
+    /// Equips the main agent again with the tools of the mode it is in (the policy's
+    /// tools were replaced: an editor's file system took over the file tools).
+    pub fn reequip(&self) {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.policy.equip(&self.agent, &role_of(state.0));
+    }
+
     /// Switches to `mode`; says whether it changed.
     pub fn set(&self, mode: AgentMode) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());

@@ -3,6 +3,7 @@
 //! permissions, cancels, loads, modes and errors an editor sees. The same checks with
 //! a client nobody here wrote (acpx) are in the interop suite.
 
+mod editor;
 mod errors;
 mod load;
 mod mcp;

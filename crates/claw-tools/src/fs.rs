@@ -1,6 +1,7 @@
 //! The file tools: `read_file`, `write_file`, `edit_file` and `list_dir`, all confined
 //! to a [`Workspace`]: every path is opened beneath a held-open directory handle.
 
+mod buffers;
 mod change;
 mod edit;
 mod list;
@@ -10,6 +11,7 @@ mod restore;
 mod walk;
 mod write;
 
+pub use buffers::{Buffers, EditorBuffers};
 pub use change::{ChangeKind, DiffLine, FileChange, Hunk, LineKind};
 pub use edit::EditFileTool;
 pub use list::{ListDirTool, workspace_files};
@@ -115,10 +117,28 @@ pub fn file_tools(workspace: Arc<Workspace>) -> Vec<Arc<dyn Tool>> {
 /// The four file tools, with `observer` told about every change `write_file` and
 /// `edit_file` make.
 pub fn file_tools_observed(workspace: Arc<Workspace>, observer: Observer) -> Vec<Arc<dyn Tool>> {
+    file_tools_in(workspace, observer, None)
+}
+
+/// The four file tools, with `observer` told about every change, reading and writing
+/// text through `buffers` (an editor's) when given.
+pub fn file_tools_in(
+    workspace: Arc<Workspace>,
+    observer: Observer,
+    buffers: Buffers,
+) -> Vec<Arc<dyn Tool>> {
     vec![
-        Arc::new(ReadFileTool::new(workspace.clone())),
-        Arc::new(WriteFileTool::new(workspace.clone()).observed(observer.clone())),
-        Arc::new(EditFileTool::new(workspace.clone()).observed(observer)),
+        Arc::new(ReadFileTool::new(workspace.clone()).with_buffers(buffers.clone())),
+        Arc::new(
+            WriteFileTool::new(workspace.clone())
+                .observed(observer.clone())
+                .with_buffers(buffers.clone()),
+        ),
+        Arc::new(
+            EditFileTool::new(workspace.clone())
+                .observed(observer)
+                .with_buffers(buffers),
+        ),
         Arc::new(ListDirTool::new(workspace)),
     ]
 }

@@ -1,7 +1,7 @@
 //! Session modes: `default` and `plan`, claw-tui's own plan mode (the model is offered
 //! only the tools that change nothing), switched with `session/set_mode` or `/plan`,
-//! told with `current_mode_update`, kept in the session for the next load; and the
-//! model, a session config option.
+//! told with `current_mode_update`, kept in the session for the next load, a plan-mode
+//! answer's steps sent as a `plan`; and the model, a session config option.
 
 use super::sandbox_for;
 use crate::support::acp::drive;
@@ -25,8 +25,11 @@ fn offered(body: &serde_json::Value) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn plan_mode_offers_only_tools_that_change_nothing_and_is_kept() {
     let server = FakeLlm::start(vec![
-        Scripted::sse(text_reply(&["a plan"])),
-        Scripted::sse(text_reply(&["doing it"])),
+        Scripted::sse(text_reply(&[
+            "The plan:\n\n1. **Read** `src/lib.rs`\n",
+            "2. Add the test\n",
+        ])),
+        Scripted::sse(text_reply(&["Done:\n1. read it\n2. added it\n"])),
     ])
     .await;
     let sandbox = sandbox_for(&server, "");
@@ -56,6 +59,22 @@ async fn plan_mode_offers_only_tools_that_change_nothing_and_is_kept() {
             .await;
         let planned = s.prompt(&id, "plan it").await.unwrap();
         assert_eq!(planned.stop_reason, StopReason::EndTurn);
+        // The plan-mode answer's steps are sent as plan entries too.
+        s.seen
+            .until("the plan", |u| matches!(u, SessionUpdate::Plan(_)))
+            .await;
+        let plans: Vec<Vec<String>> = s
+            .seen
+            .updates()
+            .into_iter()
+            .filter_map(|u| match u {
+                SessionUpdate::Plan(plan) => {
+                    Some(plan.entries.into_iter().map(|e| e.content).collect())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(plans, [["Read `src/lib.rs`", "Add the test"]]);
         let unknown = s
             .cx
             .send_request(SetSessionModeRequest::new(id.clone(), "yolo"))
@@ -92,6 +111,9 @@ async fn plan_mode_offers_only_tools_that_change_nothing_and_is_kept() {
             })
             .await;
         s.prompt(&id, "do it").await.unwrap();
+        // Out of plan mode a numbered answer is not a plan.
+        let plans = s.seen.updates().into_iter().filter(|u| matches!(u, SessionUpdate::Plan(_)));
+        assert_eq!(plans.count(), 0);
         loaded.modes.unwrap().current_mode_id.0.to_string()
     })
     .await;

@@ -10,12 +10,15 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
-    ContentBlock, InitializeRequest, InitializeResponse, NewSessionRequest, PromptRequest,
-    PromptResponse, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+    ClientCapabilities, ContentBlock, InitializeRequest, InitializeResponse, NewSessionRequest,
+    PromptRequest, PromptResponse, ReadTextFileRequest, ReadTextFileResponse,
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
     SelectedPermissionOutcome, SessionNotification, SessionUpdate, TextContent,
+    WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::{Agent, Client, Error, Lines, RequestCancellation};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
@@ -32,6 +35,11 @@ pub struct Seen {
     /// Permission requests held unanswered, with the marker the agent's
     /// `$/cancel_request` sets.
     pub held: Mutex<Vec<(Responder<RequestPermissionResponse>, RequestCancellation)>>,
+    /// The editor's buffers: `fs/read_text_file` answers from here (else from the
+    /// disk), `fs/write_text_file` writes here.
+    pub buffers: Mutex<HashMap<PathBuf, String>>,
+    /// Every `fs/*` request: the method (`read`, `write`) and the path.
+    pub file_requests: Mutex<Vec<(&'static str, PathBuf)>>,
     changed: Notify,
 }
 
@@ -115,9 +123,25 @@ impl Session<'_> {
             .unwrap()
     }
 
+    /// `initialize` offering `capabilities` (the editor's file system, its terminal).
+    pub async fn initialize_with(&self, capabilities: ClientCapabilities) -> InitializeResponse {
+        self.cx
+            .send_request(
+                InitializeRequest::new(ProtocolVersion::V1).client_capabilities(capabilities),
+            )
+            .block_task()
+            .await
+            .unwrap()
+    }
+
     /// `initialize`, then `session/new` in `cwd`: the session id.
     pub async fn open(&self, cwd: &std::path::Path) -> String {
         self.initialize().await;
+        self.open_initialized(cwd).await
+    }
+
+    /// `session/new` in `cwd` (after `initialize`): the session id.
+    pub async fn open_initialized(&self, cwd: &std::path::Path) -> String {
         let response = self
             .cx
             .send_request(NewSessionRequest::new(cwd))
@@ -202,6 +226,7 @@ pub async fn drive<R>(
     });
     let transport = Lines::new(Box::pin(outgoing), Box::pin(incoming));
     let (on_update, on_permission) = (seen.clone(), seen.clone());
+    let (on_read, on_write) = (seen.clone(), seen.clone());
     let value = Client
         .v1()
         .on_receive_notification(
@@ -234,6 +259,42 @@ pub async fn drive<R>(
                     None => RequestPermissionOutcome::Cancelled,
                 };
                 responder.respond(RequestPermissionResponse::new(outcome))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ReadTextFileRequest, responder, _cx| {
+                let path = request.path;
+                on_read
+                    .file_requests
+                    .lock()
+                    .unwrap()
+                    .push(("read", path.clone()));
+                let buffered = on_read.buffers.lock().unwrap().get(&path).cloned();
+                match buffered.map_or_else(|| std::fs::read_to_string(&path), Ok) {
+                    Ok(text) => responder.respond(ReadTextFileResponse::new(text)),
+                    Err(e) => responder.respond_with_error(Error::new(
+                        agent_client_protocol::ErrorCode::RESOURCE_NOT_FOUND,
+                        e.to_string(),
+                    )),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: WriteTextFileRequest, responder, _cx| {
+                let path = request.path;
+                on_write
+                    .file_requests
+                    .lock()
+                    .unwrap()
+                    .push(("write", path.clone()));
+                on_write
+                    .buffers
+                    .lock()
+                    .unwrap()
+                    .insert(path, request.content);
+                responder.respond(WriteTextFileResponse::new())
             },
             agent_client_protocol::on_receive_request!(),
         )

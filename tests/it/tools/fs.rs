@@ -9,6 +9,7 @@
 
 mod agent;
 mod agent_hostile;
+mod buffers;
 mod confine;
 mod edit;
 mod escape;

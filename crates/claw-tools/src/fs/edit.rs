@@ -2,8 +2,8 @@
 
 use super::change::FileChange;
 use super::{
-    Kept, MAX_KEPT_BYTES, NOT_UNDOABLE, Observer, Prior, before_change, io_failure, located_then,
-    read_regular, replace_file,
+    Buffers, Kept, MAX_KEPT_BYTES, NOT_UNDOABLE, Observer, Prior, before_change, io_failure,
+    located_then, read_regular, replace_file,
 };
 use crate::Workspace;
 use crate::args;
@@ -27,6 +27,7 @@ const BOM: &str = "\u{feff}";
 pub struct EditFileTool {
     workspace: Arc<Workspace>,
     observer: Observer,
+    buffers: Buffers,
 }
 
 impl EditFileTool {
@@ -35,12 +36,20 @@ impl EditFileTool {
         Self {
             workspace,
             observer: None,
+            buffers: None,
         }
     }
 
     /// The same tool, telling `observer` about each change it makes.
     pub fn observed(mut self, observer: Observer) -> Self {
         self.observer = observer;
+        self
+    }
+
+    /// The same tool, editing the text an editor's `buffers` (when given) hold instead
+    /// of the disk's.
+    pub fn with_buffers(mut self, buffers: Buffers) -> Self {
+        self.buffers = buffers;
         self
     }
 }
@@ -91,8 +100,9 @@ impl Tool for EditFileTool {
         // Not cancellable once started: reading, replacing and one atomic write are quick.
         let target = shown.clone();
         let observer = self.observer.clone();
+        let buffers = self.buffers.clone();
         located_then(&self.workspace, &target, Access::Write, move |located| {
-            edit(&located, &shown, &old_text, &new_text, &observer)
+            edit(&located, &shown, &old_text, &new_text, &observer, &buffers)
         })
         .await
     }
@@ -104,6 +114,7 @@ fn edit(
     old_text: &str,
     new_text: &str,
     observer: &Observer,
+    buffers: &Buffers,
 ) -> ToolResult {
     let old_lf = old_text.replace("\r\n", "\n");
     let new_lf = new_text.replace("\r\n", "\n");
@@ -141,6 +152,14 @@ fn edit(
         }
         Ok(None) => return not_a_file(shown),
         Err(e) => return read_failure(shown, located, &e),
+    };
+    // A regular file of the workspace: its text as the editor has it, if one is in use.
+    let bytes = match buffers {
+        Some(buffers) => match buffers.read(located.path()) {
+            Ok(text) => text.into_bytes(),
+            Err(e) => return read_failure(shown, located, &e),
+        },
+        None => bytes,
     };
     let Ok(original) = String::from_utf8(bytes.clone()) else {
         return ToolResult::error(format!(
@@ -184,7 +203,11 @@ fn edit(
         Ok(note) => note,
         Err(refused) => return refused,
     };
-    if let Err(e) = replace_file(&dir, name, written.as_bytes(), Some(mode)) {
+    let saved = match buffers {
+        Some(buffers) => buffers.write(located.path(), &written),
+        None => replace_file(&dir, name, written.as_bytes(), Some(mode)),
+    };
+    if let Err(e) = saved {
         return ToolResult::error(io_failure("write", shown, located, &e));
     }
     if let Some(observer) = observer {

@@ -1,6 +1,9 @@
 //! `read_file`: a window of a text file, capped in lines and bytes.
 
-use super::{MAX_READ_BYTES, MAX_READ_LINES, io_failure, located_then, open_nonblocking};
+use super::{
+    Buffers, EditorBuffers, MAX_READ_BYTES, MAX_READ_LINES, io_failure, located_then,
+    open_nonblocking,
+};
 use crate::Workspace;
 use crate::args;
 use crate::workspace::{Access, Located};
@@ -22,12 +25,24 @@ const SNIFF_BYTES: usize = 8 * 1024;
 /// Reads text files inside the workspace.
 pub struct ReadFileTool {
     workspace: Arc<Workspace>,
+    buffers: Buffers,
 }
 
 impl ReadFileTool {
     /// The tool over `workspace`.
     pub fn new(workspace: Arc<Workspace>) -> Self {
-        Self { workspace }
+        Self {
+            workspace,
+            buffers: None,
+        }
+    }
+
+    /// The same tool, reading a text file's text from an editor's `buffers` (when
+    /// given), unsaved changes included; images and binary files are still read from
+    /// the disk.
+    pub fn with_buffers(mut self, buffers: Buffers) -> Self {
+        self.buffers = buffers;
+        self
     }
 }
 
@@ -98,8 +113,9 @@ impl Tool for ReadFileTool {
             Err(e) => return ToolResult::error(e.to_string()),
         };
         let shown = request.shown.clone();
+        let buffers = self.buffers.clone();
         located_then(&self.workspace, &shown, Access::Read, move |located| {
-            read(&located, &request, &cancel)
+            read(&located, &request, &cancel, &buffers)
         })
         .await
     }
@@ -118,7 +134,12 @@ impl From<ReadFileArgs> for Request {
     }
 }
 
-fn read(located: &Located, req: &Request, cancel: &CancellationToken) -> ToolResult {
+fn read(
+    located: &Located,
+    req: &Request,
+    cancel: &CancellationToken,
+    buffers: &Buffers,
+) -> ToolResult {
     let shown = req.shown.as_str();
     // Opened first and then looked at, so what is checked is what gets read.
     let opened = open_nonblocking(located.dir(), located.rel())
@@ -144,16 +165,55 @@ fn read(located: &Located, req: &Request, cancel: &CancellationToken) -> ToolRes
              reads files."
         ));
     }
-    match read_window(file, located.path(), req, meta.len(), cancel) {
+    let reader = BufReader::with_capacity(64 * 1024, file);
+    let read = match buffers {
+        Some(buffers) => read_buffer(
+            reader,
+            buffers.as_ref(),
+            located.path(),
+            req,
+            meta.len(),
+            cancel,
+        ),
+        None => read_window(reader, located.path(), req, meta.len(), cancel),
+    };
+    match read {
         Ok(result) => result,
         Err(e) => ToolResult::error(io_failure("read", shown, located, &e)),
     }
 }
 
+/// The window of the editor's text of a file that is text on the disk (an image or a
+/// binary file is read from `reader`, the disk's, as without an editor).
+fn read_buffer(
+    mut reader: BufReader<File>,
+    buffers: &dyn EditorBuffers,
+    path: &Path,
+    req: &Request,
+    size: u64,
+    cancel: &CancellationToken,
+) -> io::Result<ToolResult> {
+    let sample = reader.fill_buf()?;
+    let text = crate::images::sniff(sample).is_none()
+        && binary_kind(&sample[..sample.len().min(SNIFF_BYTES)]).is_none();
+    if !text {
+        return read_window(reader, path, req, size, cancel);
+    }
+    let text = buffers.read(path)?.into_bytes();
+    let size = text.len() as u64;
+    read_window(
+        BufReader::new(io::Cursor::new(text)),
+        path,
+        req,
+        size,
+        cancel,
+    )
+}
+
 /// An image file: its bytes (read through the handle already open beneath the
 /// workspace), scaled down if needed, returned as an image the model sees. A model that
 /// takes no images gets a note instead when the request is made.
-fn read_image(mut reader: BufReader<File>, shown: &str, size: u64) -> io::Result<ToolResult> {
+fn read_image(mut reader: impl Read, shown: &str, size: u64) -> io::Result<ToolResult> {
     if size > crate::images::MAX_FILE_BYTES {
         return Ok(ToolResult::error(format!(
             "Error: {shown} is an image of {}, larger than the {} read_file takes as an image.",
@@ -188,15 +248,14 @@ fn read_image(mut reader: BufReader<File>, shown: &str, size: u64) -> io::Result
     }
 }
 
-fn read_window(
-    file: File,
+fn read_window<R: Read>(
+    mut reader: BufReader<R>,
     path: &Path,
     req: &Request,
     size: u64,
     cancel: &CancellationToken,
 ) -> io::Result<ToolResult> {
     let shown = req.shown.as_str();
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
     let sample = reader.fill_buf()?;
     if crate::images::sniff(sample).is_some() {
         return read_image(reader, shown, size);
@@ -324,7 +383,7 @@ fn read_window(
 
 /// Counts the lines left in `reader` without keeping them.
 fn count_remaining_lines(
-    reader: &mut BufReader<File>,
+    reader: &mut impl BufRead,
     cancel: &CancellationToken,
 ) -> io::Result<usize> {
     let mut lines = 0;

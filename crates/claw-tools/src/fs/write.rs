@@ -2,8 +2,8 @@
 
 use super::change::{ChangeKind, FileChange};
 use super::{
-    Kept, NOT_UNDOABLE, Observer, Prior, before_change, io_failure, located_then, read_regular,
-    replace_file,
+    Buffers, Kept, NOT_UNDOABLE, Observer, Prior, before_change, io_failure, located_then,
+    read_regular, replace_file,
 };
 use crate::Workspace;
 use crate::args;
@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 pub struct WriteFileTool {
     workspace: Arc<Workspace>,
     observer: Observer,
+    buffers: Buffers,
 }
 
 impl WriteFileTool {
@@ -30,12 +31,20 @@ impl WriteFileTool {
         Self {
             workspace,
             observer: None,
+            buffers: None,
         }
     }
 
     /// The same tool, telling `observer` about each change it makes.
     pub fn observed(mut self, observer: Observer) -> Self {
         self.observer = observer;
+        self
+    }
+
+    /// The same tool, writing into an editor's `buffers` (when given) instead of the
+    /// disk, and taking what a file held from them.
+    pub fn with_buffers(mut self, buffers: Buffers) -> Self {
+        self.buffers = buffers;
         self
     }
 }
@@ -83,14 +92,21 @@ impl Tool for WriteFileTool {
         // stopping halfway would gain nothing.
         let target = shown.clone();
         let observer = self.observer.clone();
+        let buffers = self.buffers.clone();
         located_then(&self.workspace, &target, Access::Write, move |located| {
-            write(&located, &shown, &content, &observer)
+            write(&located, &shown, &content, &observer, &buffers)
         })
         .await
     }
 }
 
-fn write(located: &Located, shown: &str, content: &str, observer: &Observer) -> ToolResult {
+fn write(
+    located: &Located,
+    shown: &str,
+    content: &str,
+    observer: &Observer,
+    buffers: &Buffers,
+) -> ToolResult {
     let is_dir = || {
         ToolResult::error(format!(
             "Error: {shown} is a directory; give the path of a file to write."
@@ -144,6 +160,14 @@ fn write(located: &Located, shown: &str, content: &str, observer: &Observer) -> 
             .map(|(kept, _)| kept),
         None => None,
     };
+    // The editor's text of a file it may have open, unsaved changes included.
+    let old = match (buffers, old) {
+        (Some(buffers), Some(Kept::Bytes(_))) => buffers
+            .read(located.path())
+            .ok()
+            .map(|text| Kept::Bytes(text.into_bytes())),
+        (_, old) => old,
+    };
     let prior = match (&old, existing) {
         (Some(kept), _) => kept.prior(),
         (None, None) => Prior::Absent,
@@ -154,7 +178,11 @@ fn write(located: &Located, shown: &str, content: &str, observer: &Observer) -> 
         Ok(note) => note,
         Err(refused) => return refused,
     };
-    if let Err(e) = replace_file(&dir, name, content.as_bytes(), existing) {
+    let written = match buffers {
+        Some(buffers) => buffers.write(located.path(), content),
+        None => replace_file(&dir, name, content.as_bytes(), existing),
+    };
+    if let Err(e) = written {
         return ToolResult::error(io_failure("write", shown, located, &e));
     }
     if let Some(observer) = observer {
