@@ -38,9 +38,11 @@ mod plan;
 mod pump;
 mod session;
 mod stop;
+mod terminal;
 mod tools;
 mod turns;
 mod updates;
+mod usage;
 
 use crate::cli::Cli;
 use crate::exit::{EXIT_OK, EXIT_RUN_FAILED};

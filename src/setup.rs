@@ -191,6 +191,9 @@ pub struct MainRuntime {
     pub requests: crate::llm::RequestTap,
     /// The sender behind `events`, whose events a session's event log mirrors.
     pub event_sender: crate::runtime::RuntimeEventSender,
+    /// The `exec` tool the policy hands out (a front-end may run its commands in a
+    /// terminal of its own: `ExecTool::run_in_terminal`).
+    pub exec: Arc<ExecTool>,
 }
 
 impl MainRuntime {
@@ -388,7 +391,7 @@ fn prepare_runtime_with(
             Step::PlanGate,
             Step::Stage(Arc::new(hook_stage)),
             Step::Approval,
-            Step::Stage(checkpoints.exec_stage(exec)),
+            Step::Stage(checkpoints.exec_stage(exec.clone())),
         ])
         .map_err(|e| eyre!(e))?;
     let bus = MessageBus::new();
@@ -461,6 +464,7 @@ fn prepare_runtime_with(
     }
     run_event_hooks(&agent, &supervisor, &hooks);
     Ok(MainRuntime {
+        exec,
         supervisor,
         agent,
         policy,

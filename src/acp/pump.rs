@@ -6,9 +6,10 @@
 
 use super::stop::{Ending, ending};
 use super::turns::{Decided, Turns};
-use super::updates::{Presenter, call_id, usage};
+use super::updates::{Presenter, call_id};
+use super::usage::{totals, usage};
 use super::{permission, plan};
-use crate::agent::{AgentEvent, Message, QueueKind, Usage, UserMessage, now_ms};
+use crate::agent::{AgentEvent, Message, QueueKind, UserMessage, now_ms};
 use crate::runtime::mode::{AgentMode, ModeSwitch};
 use crate::runtime::supervisor::{Delivery, UserInput};
 use crate::runtime::{RuntimeEvent, Supervisor};
@@ -362,13 +363,4 @@ impl Pump {
             }
         });
     }
-}
-
-/// The tokens and cost of the session's answers so far.
-fn totals<'a>(messages: impl Iterator<Item = &'a Message>) -> Usage {
-    let mut totals = Usage::default();
-    for answer in messages.filter_map(Message::as_assistant) {
-        totals.add(&answer.usage);
-    }
-    totals
 }

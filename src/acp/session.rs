@@ -127,11 +127,13 @@ impl AcpSession {
             Some(entered) => entered.id.clone(),
             None => format!("unsaved-{:016x}", fastrand::u64(..)),
         };
-        // The editor's file system, when the user asked for it and the editor offers it.
+        // The editor's file system and terminal, when the user asked for them and the
+        // editor offers them.
         let client = base.client();
-        let editor_warnings = [super::editor::use_files(
-            &settings, &client, &main, &cx, &id,
-        )];
+        let editor_warnings = [
+            super::editor::use_files(&settings, &client, &main, &cx, &id),
+            super::terminal::use_terminal(&settings, &client, &main, &cx, &id),
+        ];
         for warning in editor_warnings.iter().flatten() {
             say!("claw-tui: warning: {}", for_stderr(warning));
         }

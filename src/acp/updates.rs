@@ -5,15 +5,15 @@
 //! read them in the client; the mode as `current_mode_update`; how full the context is
 //! as `usage_update`. A subagent's tool calls are shown too, named after it.
 
+use super::terminal::TERMINAL_ID;
 use super::tools::{CallView, view};
-use crate::agent::{
-    AgentEvent, CompactionResult, ContextUsage, ImageData, Message, MessageDelta, ToolResult, Usage,
-};
+use super::usage::usage;
+use crate::agent::{AgentEvent, CompactionResult, ImageData, Message, MessageDelta, ToolResult};
 use crate::runtime::mode::MODE_SETTING;
 use crate::tools::Workspace;
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Cost, CurrentModeUpdate, ImageContent, SessionUpdate, TextContent,
-    ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
+    ContentBlock, ContentChunk, CurrentModeUpdate, ImageContent, SessionUpdate, Terminal,
+    TextContent, ToolCall, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
 use base64::Engine;
 use serde_json::Value;
@@ -33,6 +33,8 @@ struct Call {
     output: String,
     /// Characters of output no longer kept.
     dropped: usize,
+    /// The editor's terminal the command runs in (`[acp] editor_terminal`).
+    terminal: Option<String>,
 }
 
 impl Call {
@@ -263,6 +265,16 @@ impl Presenter {
     /// Partial output: a command's lines so far, or an MCP tool's progress.
     fn progress(&mut self, id: &str, partial: &Value) -> Option<SessionUpdate> {
         let call = self.calls.get_mut(id)?;
+        if let Some(terminal) = partial.get(TERMINAL_ID).and_then(Value::as_str) {
+            // The editor shows the command's output in its own terminal, embedded here.
+            call.terminal = Some(terminal.to_owned());
+            return Some(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+                id.to_owned(),
+                ToolCallUpdateFields::new().content(vec![ToolCallContent::Terminal(
+                    Terminal::new(terminal.to_owned()),
+                )]),
+            )));
+        }
         let streams = ["stdout", "stderr"].map(|k| partial.get(k).and_then(Value::as_str));
         let shown = if streams.iter().any(Option::is_some) {
             for text in streams.into_iter().flatten() {
@@ -280,12 +292,15 @@ impl Presenter {
 
     /// The call ended: its status, what it returned, and its diffs.
     async fn end(&mut self, id: String, name: &str, result: &ToolResult) -> SessionUpdate {
-        let args = self
+        let (args, terminal) = self
             .calls
             .remove(&id)
-            .map(|c| c.args)
-            .unwrap_or(Value::Null);
-        let mut content = Vec::new();
+            .map_or((Value::Null, None), |c| (c.args, c.terminal));
+        // The terminal stays shown: the editor keeps a released terminal's output.
+        let mut content: Vec<ToolCallContent> = terminal
+            .map(|t| ToolCallContent::Terminal(Terminal::new(t)))
+            .into_iter()
+            .collect();
         if !result.is_error {
             content.extend(
                 super::diff::diffs(name, &args, &result.details, Some(&self.workspace))
@@ -391,33 +406,6 @@ pub fn image_content(image: &ImageData) -> ImageContent {
         image.mime.clone(),
     )
 }
-
-/// How full the context is; with `totals` (the session's tokens and cost so far), its
-/// cost in US dollars when the model's prices are known, and the token counts, which
-/// the update has no field for, in `_meta.clawTuiUsage`.
-pub fn usage(context: &ContextUsage, totals: Option<&Usage>) -> SessionUpdate {
-    let mut update = UsageUpdate::new(context.tokens, context.window);
-    if let Some(totals) = totals {
-        if totals.cost > 0.0 {
-            update = update.cost(Cost::new(totals.cost, "USD"));
-        }
-        let mut meta = serde_json::Map::new();
-        meta.insert(
-            USAGE_META.to_owned(),
-            serde_json::json!({
-                "input": totals.input,
-                "output": totals.output,
-                "cacheRead": totals.cache_read,
-                "cacheWrite": totals.cache_write,
-            }),
-        );
-        update = update.meta(meta);
-    }
-    SessionUpdate::UsageUpdate(update)
-}
-
-/// The `_meta` key of a usage update's token counts (the session's, so far).
-pub const USAGE_META: &str = "clawTuiUsage";
 
 /// A thought chunk.
 pub fn thought(text: String) -> SessionUpdate {

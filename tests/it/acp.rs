@@ -10,6 +10,7 @@ mod mcp;
 mod modes;
 mod permission;
 mod prompt;
+mod terminal;
 
 use crate::support::bin::Sandbox;
 use crate::support::fake_llm::FakeLlm;

@@ -42,6 +42,7 @@ mod setup_error;
 mod shell;
 mod spec;
 mod tempdir;
+mod terminal;
 mod words;
 
 pub use approval::{
@@ -65,6 +66,7 @@ pub use report::{
 pub use setup_error::SetupError;
 pub use shell::replace_words;
 pub use tempdir::{PrivateTempDir, private_temp_dir};
+pub use terminal::{CommandTerminal, TerminalRun};
 
 use crate::args;
 use async_trait::async_trait;
@@ -124,6 +126,9 @@ pub struct ExecTool {
     mounts: AtomicU8,
     /// What the check after a command's background processes found, for the next result.
     pending: Arc<Mutex<Vec<String>>>,
+    /// The terminal commands run in instead of the sandbox, with the spec saying so
+    /// (`[acp] editor_terminal`).
+    terminal: std::sync::OnceLock<(Arc<dyn CommandTerminal>, ToolSpec)>,
 }
 
 /// The arguments of `exec`; unknown ones are refused (`additionalProperties: false`).
@@ -192,6 +197,7 @@ impl ExecTool {
             own_dirs: Vec::new(),
             mounts: AtomicU8::new(spec::mounts::UNKNOWN),
             pending: Arc::default(),
+            terminal: std::sync::OnceLock::new(),
         }
     }
 
@@ -372,7 +378,7 @@ pub async fn run_hook_command(
 #[async_trait]
 impl Tool for ExecTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.current_spec()
     }
 
     async fn execute(
@@ -386,6 +392,11 @@ impl Tool for ExecTool {
             Ok(prepared) => prepared,
             Err(refused) => return refused,
         };
+        if let Some(terminal) = self.terminal() {
+            return self
+                .run_in(terminal.as_ref(), &request, &cwd, &cancel, &updates)
+                .await;
+        }
         let spec::Prepared {
             spec,
             watch,

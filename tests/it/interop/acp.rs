@@ -388,4 +388,97 @@ async fn acpx_switches_to_plan_mode() {
             "{changing}: {tools:?}"
         );
     }
+    // The plan-mode answer's steps reached acpx as a plan.
+    let plan = updates(&messages)
+        .into_iter()
+        .find(|u| u["sessionUpdate"] == "plan")
+        .expect("a plan update");
+    assert_eq!(plan["entries"][0]["content"], "read the code", "{plan:#}");
+    assert_eq!(plan["entries"][0]["status"], "pending");
+}
+
+/// The agent's requests to acpx with `method`, in order.
+fn requests<'a>(messages: &'a [Value], method: &str) -> Vec<&'a Value> {
+    messages
+        .iter()
+        .filter(|m| m["method"] == method && m.get("id").is_some())
+        .map(|m| &m["params"])
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "interop: needs node and acpx (scripts/install-interop.sh; cargo test -- --ignored interop::)"]
+async fn acpx_runs_the_command_in_its_own_terminal_when_asked_to() {
+    let sandbox = Sandbox::new();
+    sandbox.write_config("[acp]\neditor_terminal = true\n");
+    let acpx = Acpx { sandbox: &sandbox };
+    let (code, messages, stderr) = tokio::task::block_in_place(|| {
+        acpx.json(&[
+            "--approve-all",
+            "exec",
+            "run echo hi-from-acpx && touch made",
+        ])
+    });
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stop_reason(&messages).as_deref(), Some("end_turn"));
+    // Asked first (the setting makes every command the user's to allow), then run by
+    // acpx as sh -c in the workspace, waited for, read and released.
+    assert_eq!(requests(&messages, "session/request_permission").len(), 1);
+    let created = requests(&messages, "terminal/create");
+    assert_eq!(created.len(), 1, "{messages:#?}");
+    assert_eq!(created[0]["command"], "sh");
+    assert_eq!(created[0]["args"][1], "echo hi-from-acpx && touch made");
+    for method in [
+        "terminal/wait_for_exit",
+        "terminal/output",
+        "terminal/release",
+    ] {
+        assert_eq!(requests(&messages, method).len(), 1, "{method}");
+    }
+    assert!(sandbox.workspace().join("made").exists());
+    let all = updates(&messages);
+    let done = all
+        .iter()
+        .find(|u| u["sessionUpdate"] == "tool_call_update" && u["status"] == "completed")
+        .expect("the call completed");
+    assert_eq!(done["content"][0]["type"], "terminal", "{done:#}");
+    assert!(agent_text(&messages).contains("hi-from-acpx"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "interop: needs node and acpx (scripts/install-interop.sh; cargo test -- --ignored interop::)"]
+async fn acpx_reads_and_writes_the_files_when_asked_to() {
+    let server = FakeLlm::start(vec![
+        Scripted::sse(reply(
+            vec![tool_block(
+                0,
+                "toolu_e",
+                "edit_file",
+                &[r#"{"path": "notes.txt", "old_text": "beta", "new_text": "gamma"}"#],
+            )],
+            "tool_use",
+        )),
+        Scripted::sse(text_reply(&["Done."])),
+    ])
+    .await;
+    let sandbox = sandbox_for(&server, "[acp]\neditor_files = true\n");
+    let acpx = Acpx { sandbox: &sandbox };
+    let (code, messages, stderr) = tokio::task::block_in_place(|| {
+        acpx.json(&["--approve-all", "exec", "change beta to gamma"])
+    });
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stop_reason(&messages).as_deref(), Some("end_turn"));
+    let notes = sandbox
+        .workspace()
+        .canonicalize()
+        .unwrap()
+        .join("notes.txt");
+    let read = requests(&messages, "fs/read_text_file");
+    let written = requests(&messages, "fs/write_text_file");
+    assert_eq!(read.len(), 1, "{messages:#?}");
+    assert_eq!(read[0]["path"], notes.to_str().unwrap());
+    assert_eq!(written.len(), 1, "{messages:#?}");
+    assert_eq!(written[0]["content"], "alpha\ngamma\n");
+    // acpx has no buffers: it wrote the file.
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "alpha\ngamma\n");
 }

@@ -4,17 +4,21 @@
 //! a script. What the process wrote to stderr is kept for the failure messages.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod terminal;
+pub use terminal::Terminals;
+
 use super::DEADLINE;
 use super::bin::Sandbox;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
-    ClientCapabilities, ContentBlock, InitializeRequest, InitializeResponse, NewSessionRequest,
-    PromptRequest, PromptResponse, ReadTextFileRequest, ReadTextFileResponse,
-    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, SessionNotification, SessionUpdate, TextContent,
-    WriteTextFileRequest, WriteTextFileResponse,
+    ClientCapabilities, ContentBlock, CreateTerminalRequest, InitializeRequest, InitializeResponse,
+    KillTerminalRequest, NewSessionRequest, PromptRequest, PromptResponse, ReadTextFileRequest,
+    ReadTextFileResponse, ReleaseTerminalRequest, RequestPermissionOutcome,
+    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
+    SessionNotification, SessionUpdate, TerminalOutputRequest, TextContent,
+    WaitForTerminalExitRequest, WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::{Agent, Client, Error, Lines, RequestCancellation};
 use std::collections::{HashMap, VecDeque};
@@ -40,6 +44,8 @@ pub struct Seen {
     pub buffers: Mutex<HashMap<PathBuf, String>>,
     /// Every `fs/*` request: the method (`read`, `write`) and the path.
     pub file_requests: Mutex<Vec<(&'static str, PathBuf)>>,
+    /// The editor's terminals.
+    pub terminals: Terminals,
     changed: Notify,
 }
 
@@ -227,6 +233,13 @@ pub async fn drive<R>(
     let transport = Lines::new(Box::pin(outgoing), Box::pin(incoming));
     let (on_update, on_permission) = (seen.clone(), seen.clone());
     let (on_read, on_write) = (seen.clone(), seen.clone());
+    let (t1, t2, t3, t4, t5) = (
+        seen.clone(),
+        seen.clone(),
+        seen.clone(),
+        seen.clone(),
+        seen.clone(),
+    );
     let value = Client
         .v1()
         .on_receive_notification(
@@ -295,6 +308,37 @@ pub async fn drive<R>(
                     .unwrap()
                     .insert(path, request.content);
                 responder.respond(WriteTextFileResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: CreateTerminalRequest, responder, _cx| {
+                responder.respond_with_result(t1.terminals.create(request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: WaitForTerminalExitRequest, responder, _cx| {
+                t2.terminals.wait(request, responder);
+                Ok(())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: TerminalOutputRequest, responder, _cx| {
+                responder.respond_with_result(t3.terminals.output(request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: KillTerminalRequest, responder, _cx| {
+                responder.respond_with_result(t4.terminals.kill(request))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: ReleaseTerminalRequest, responder, _cx| {
+                responder.respond_with_result(t5.terminals.release(request))
             },
             agent_client_protocol::on_receive_request!(),
         )
