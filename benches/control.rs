@@ -6,7 +6,7 @@
 //! around it (each run sandboxed under the launcher).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use claw_tui::agent::{Tool, ToolSet, ToolUpdates};
+use claw_tui::agent::{CheckedArgs, Tool, ToolSet, ToolUpdates};
 use claw_tui::checkpoint::Checkpoints;
 use claw_tui::hooks::{HookStage, Hooks, HooksConfig};
 use claw_tui::runtime::RuntimeEventSender;
@@ -86,6 +86,7 @@ fn checkpoints(c: &mut Criterion) {
                 i += 1;
                 // A new content each time, so the store keeps a new blob each time.
                 let args = json!({"path": "out.rs", "content": format!("// {i}\n{content}")});
+                let args = CheckedArgs::for_tool(&tool, args).expect("valid arguments");
                 runtime.block_on(tool.execute(
                     "c",
                     args,

@@ -4,8 +4,8 @@
 
 use async_trait::async_trait;
 use claw_tui::agent::{
-    AgentEvent, AssistantMessage, Block, MessageDelta, StopReason, Tool, ToolResult, ToolSpec,
-    ToolUpdates, Usage,
+    AgentEvent, AssistantMessage, Block, CheckedArgs, MessageDelta, StopReason, Tool, ToolResult,
+    ToolSpec, ToolUpdates, Usage,
 };
 use claw_tui::llm::{LlmEvent, LlmMessage, LlmRequest, LlmStream, Provider};
 use claw_tui::runtime::{
@@ -16,7 +16,7 @@ use claw_tui::tools::exec::Approver;
 use claw_tui::tools::policy::{PolicyConfig, ToolPolicy};
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::StreamExt;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -116,12 +116,12 @@ impl Tool for Echo {
     async fn execute(
         &self,
         _call_id: &str,
-        args: Value,
+        args: CheckedArgs,
         _cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
         tokio::task::yield_now().await;
-        ToolResult::text(args["text"].as_str().unwrap_or_default())
+        ToolResult::text(args.value()["text"].as_str().unwrap_or_default())
     }
 }
 

@@ -5,7 +5,7 @@
 //! re-executes itself once with it, so it is in `/proc/PID/environ` exactly as a key
 //! given to claw-tui would be.
 
-use crate::agent::{Tool, ToolUpdates};
+use crate::agent::{CheckedArgs, Tool, ToolResult, ToolUpdates};
 use crate::tools::exec::ExecTool;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -118,14 +118,19 @@ pub(super) async fn run(tool: &ExecTool, canary: &str, more: &str) -> ProbeResul
         std::process::id(),
         outside.display(),
     );
-    let result = tool
-        .execute(
-            "doctor",
-            json!({"command": command, "timeout": 30}),
-            CancellationToken::new(),
-            ToolUpdates::discard(),
-        )
-        .await;
+    let args = json!({"command": command, "timeout": 30});
+    let result = match CheckedArgs::for_tool(tool, args) {
+        Ok(args) => {
+            tool.execute(
+                "doctor",
+                args,
+                CancellationToken::new(),
+                ToolUpdates::discard(),
+            )
+            .await
+        }
+        Err(problem) => ToolResult::error(problem.to_string()),
+    };
     let escaped = outside.exists();
     let _ = std::fs::remove_file(&outside);
     let mut checks: BTreeMap<String, String> = result

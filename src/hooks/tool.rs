@@ -82,7 +82,7 @@ fn problems(error: &ArgsError) -> String {
     match error {
         ArgsError::Invalid { violations, .. } => violations.to_string(),
         ArgsError::Uncheckable { source, .. } => source.to_string(),
-        ArgsError::UnknownTool { .. } => error.to_string(),
+        other => other.to_string(),
     }
 }
 

@@ -4,10 +4,10 @@
 use super::client::{CallError, Progress, ProgressFn};
 use super::content::to_tool_result;
 use super::server::Server;
-use crate::agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use crate::agent::{CheckedArgs, Tool, ToolResult, ToolSpec, ToolUpdates};
 use crate::tools::large_results::{LargeResults, cap_result};
 use async_trait::async_trait;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -53,7 +53,7 @@ impl Tool for McpTool {
     async fn execute(
         &self,
         _call_id: &str,
-        args: Value,
+        args: CheckedArgs,
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
@@ -72,7 +72,7 @@ impl Tool for McpTool {
         let outcome = connection
             .call_tool(
                 &self.remote_name,
-                args,
+                args.into_value(),
                 Some(progress_updates(updates)),
                 &cancel,
                 self.timeout(),

@@ -33,7 +33,7 @@ pub mod tmpfs;
 pub mod tui;
 pub mod web;
 
-use claw_tui::agent::{AgentEvent, Message, Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_tui::agent::{AgentEvent, CheckedArgs, Message, Tool, ToolResult, ToolSpec, ToolUpdates};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::pin::Pin;
@@ -182,11 +182,11 @@ impl Tool for FnTool {
     async fn execute(
         &self,
         call_id: &str,
-        args: Value,
+        args: CheckedArgs,
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
-        (self.handler)(call_id.to_owned(), args, cancel, updates).await
+        (self.handler)(call_id.to_owned(), args.into_value(), cancel, updates).await
     }
 }
 
@@ -224,8 +224,24 @@ pub fn read_text(path: &std::path::Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Calls `tool` directly, outside the agent loop, as call `call-1`.
+/// `args` checked against `tool`'s schema as the agent loop checks them; the result the
+/// model would get when they fail.
+pub fn check(tool: &dyn Tool, args: Value) -> Result<CheckedArgs, ToolResult> {
+    CheckedArgs::for_tool(tool, args).map_err(|problem| ToolResult::error(problem.to_string()))
+}
+
+/// `args` checked against `tool`'s schema; panics when they fail (a test's own call).
+pub fn checked(tool: &dyn Tool, args: Value) -> CheckedArgs {
+    CheckedArgs::for_tool(tool, args).unwrap_or_else(|e| panic!("invalid arguments: {e}"))
+}
+
+/// Calls `tool` directly, outside the agent loop, as call `call-1`: its arguments
+/// checked first, as the loop checks them.
 pub async fn call(tool: &dyn Tool, args: Value) -> ToolResult {
+    let args = match check(tool, args) {
+        Ok(args) => args,
+        Err(refused) => return refused,
+    };
     tool.execute(
         "call-1",
         args,

@@ -51,10 +51,18 @@ impl CheckedArgs {
     pub fn into_value(self) -> Value {
         self.0
     }
+
+    /// `args` checked against `tool`'s schema as the tool set checks them, for a call
+    /// made outside any tool set (a test, a probe): the schema is compiled for this one
+    /// call.
+    pub fn for_tool(tool: &dyn Tool, args: Value) -> Result<Self, ArgsError> {
+        crate::tool_set::check_alone(tool, args).map(Self)
+    }
 }
 
-/// Checks arguments against one tool's schema (the validator compiled once per tool).
-pub(crate) type Checker<'a> = &'a (dyn Fn(&Value) -> Result<(), ArgsError> + Send + Sync);
+/// Checks arguments against one tool's schema (the validator compiled once per tool):
+/// the arguments to give the tool.
+pub(crate) type Checker<'a> = &'a (dyn Fn(Value) -> Result<Value, ArgsError> + Send + Sync);
 
 /// One tool call as the interceptors around it see it.
 pub struct ToolCallContext<'a> {
@@ -85,8 +93,7 @@ impl ToolCallContext<'_> {
 
     /// Checks `args` against the tool's schema (for an interceptor that rewrites them).
     pub fn check(&self, args: Value) -> Result<CheckedArgs, ArgsError> {
-        (self.checker)(&args)?;
-        Ok(CheckedArgs(args))
+        (self.checker)(args).map(CheckedArgs)
     }
 }
 
@@ -125,7 +132,7 @@ impl Next<'_> {
                 call.ran.store(true, Ordering::Release);
                 let execution = call.tool.execute(
                     call.tool_call_id,
-                    args.into_value(),
+                    args,
                     call.cancel.clone(),
                     call.updates.clone(),
                 );

@@ -40,7 +40,7 @@ pub use queue::{Admission, QueueKind, QueueMode};
 pub use run_loop::{ABORTED_MESSAGE, AgentContext, RunEnv, run_compaction, run_loop};
 pub use running::{INTERRUPTED_BY_USER, INTERRUPTED_KEY, Interruption, RunningCalls};
 pub use state::AgentState;
-pub use tool::{Tool, ToolDefinition, ToolResult, ToolSpec, ToolUpdates};
+pub use tool::{Tool, ToolDefinition, ToolResult, ToolSpec, ToolUpdates, TypedTool};
 pub use tool_args::ArgsError;
 pub use tool_exec::{SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING};
 pub use tool_set::ToolSet;

@@ -2,7 +2,9 @@
 
 use super::event::{AgentEvent, EventSink};
 use super::image::ImageData;
+use super::intercept::CheckedArgs;
 use async_trait::async_trait;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
@@ -193,12 +195,53 @@ pub trait Tool: Send + Sync {
     fn parameters(&self) -> Value {
         self.spec().parameters.clone()
     }
-    /// Runs the call; must return promptly once `cancel` fires.
+    /// Runs the call with its checked arguments (see [`CheckedArgs`]); must return
+    /// promptly once `cancel` fires.
     async fn execute(
         &self,
         call_id: &str,
-        args: Value,
+        args: CheckedArgs,
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult;
+}
+
+/// A tool whose arguments are one Rust type: its spec's parameters are that type's
+/// schema ([`crate::tool_args::schema`]), and its calls' checked arguments are read into
+/// it once, a problem answered with the one [`crate::ArgsError`]. Every `TypedTool` is a
+/// [`Tool`].
+#[async_trait]
+pub trait TypedTool: Send + Sync {
+    /// The arguments.
+    type Args: DeserializeOwned + Send;
+    /// What the tool is (its parameters: `tool_args::schema::<Self::Args>()`).
+    fn spec(&self) -> &ToolSpec;
+    /// Runs the call; must return promptly once `cancel` fires.
+    async fn run(
+        &self,
+        call_id: &str,
+        args: Self::Args,
+        cancel: CancellationToken,
+        updates: ToolUpdates,
+    ) -> ToolResult;
+}
+
+#[async_trait]
+impl<T: TypedTool> Tool for T {
+    fn spec(&self) -> &ToolSpec {
+        TypedTool::spec(self)
+    }
+
+    async fn execute(
+        &self,
+        call_id: &str,
+        args: CheckedArgs,
+        cancel: CancellationToken,
+        updates: ToolUpdates,
+    ) -> ToolResult {
+        match crate::tool_args::read::<T::Args>(args.into_value()) {
+            Ok(args) => self.run(call_id, args, cancel, updates).await,
+            Err(problem) => ToolResult::error(problem.to_string()),
+        }
+    }
 }

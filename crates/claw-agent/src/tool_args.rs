@@ -1,8 +1,12 @@
-//! Checking a tool call's arguments against the tool's JSON Schema, and why they fail.
+//! Checking a tool call's arguments against the tool's JSON Schema, once, and the one
+//! error type that says why they fail; typed tools' schemas and reading ([`typed`]).
 
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
+
+pub mod typed;
+pub use typed::{given, non_blank, read, schema};
 
 /// A tool's parameter schema that the validator cannot compile.
 #[derive(Debug, thiserror::Error)]
@@ -34,8 +38,13 @@ impl fmt::Display for SchemaViolations {
     }
 }
 
-/// Where `args` break the schema `validator` was compiled from (empty: they fit).
-pub fn violations(validator: &jsonschema::Validator, args: &Value) -> SchemaViolations {
+/// Where `args` break the schema `validator` was compiled from (`schema`), each in the
+/// words a model can act on where there are such words (empty: they fit).
+pub fn violations(
+    validator: &jsonschema::Validator,
+    schema: &Value,
+    args: &Value,
+) -> SchemaViolations {
     SchemaViolations(
         validator
             .iter_errors(args)
@@ -47,11 +56,40 @@ pub fn violations(validator: &jsonschema::Validator, args: &Value) -> SchemaViol
                     } else {
                         path
                     },
-                    message: e.to_string(),
+                    message: typed::refusal(&e, schema)
+                        .map_or_else(|| e.to_string(), |r| r.to_string()),
                 }
             })
             .collect(),
     )
+}
+
+/// Checks the arguments of a call of the tool `name` against its `schema` (compiled as
+/// `validator`), the one check a call's arguments get: the arguments the tool is given,
+/// or every problem with them. `normalise` (the tool's own schema, not one from
+/// elsewhere): `null` counts as absent and a whole float where an integer is wanted is
+/// that integer, first.
+pub fn check(
+    name: &str,
+    validator: &jsonschema::Validator,
+    schema: &Value,
+    args: Value,
+    normalise: bool,
+) -> Result<Value, ArgsError> {
+    let args = if normalise {
+        typed::normalise(args, schema)?
+    } else {
+        args
+    };
+    let violations = violations(validator, schema, &args);
+    if violations.0.is_empty() {
+        return Ok(args);
+    }
+    Err(ArgsError::Invalid {
+        name: name.to_owned(),
+        violations,
+        received: args,
+    })
 }
 
 /// Why a tool call's arguments were refused before the tool ran.
@@ -85,6 +123,70 @@ pub enum ArgsError {
         /// The arguments as the call gave them.
         received: Value,
     },
+    /// The arguments are not a JSON object.
+    #[error("The arguments must be a JSON object, got {got}.")]
+    NotAnObject {
+        /// What was sent instead.
+        got: &'static str,
+    },
+    /// A required argument is absent or `null`.
+    #[error("Missing required argument \"{field}\". Call again with \"{field}\" set.")]
+    Missing {
+        /// The argument.
+        field: String,
+    },
+    /// An argument has the wrong JSON type.
+    #[error("Argument \"{field}\" must be {expected}, got {got}.")]
+    WrongType {
+        /// The argument.
+        field: String,
+        /// What it must be, e.g. "a string".
+        expected: String,
+        /// What it was.
+        got: String,
+    },
+    /// An argument is not one of the allowed values.
+    #[error("Unknown {field} {got}. Use one of: {options}.")]
+    NotOneOf {
+        /// The argument.
+        field: String,
+        /// The value sent, as JSON.
+        got: String,
+        /// The allowed values, comma-separated.
+        options: String,
+    },
+    /// A number below the argument's minimum.
+    #[error("Argument \"{field}\" must be at least {min}, got {got}.")]
+    TooSmall {
+        /// The argument.
+        field: String,
+        /// The smallest allowed value.
+        min: String,
+        /// The value sent.
+        got: String,
+    },
+    /// An argument the tool does not take (only tools that refuse unknown arguments).
+    #[error("Unknown argument \"{field}\". This tool takes: {known}.")]
+    Unknown {
+        /// The argument.
+        field: String,
+        /// The arguments it takes, comma-separated.
+        known: String,
+    },
+    /// A text argument that is empty or only whitespace.
+    #[error("Argument \"{field}\" must not be empty.")]
+    Empty {
+        /// The argument.
+        field: String,
+    },
+    /// Anything else the schema or the type refuses, with the argument it is about.
+    #[error("Argument \"{field}\" is invalid: {problem}.")]
+    Problem {
+        /// The argument (`.` for the arguments as a whole).
+        field: String,
+        /// What is wrong, as the validator or serde says it.
+        problem: String,
+    },
 }
 
 /// `value` as indented JSON.
@@ -105,11 +207,15 @@ mod tests {
             "required": ["n"],
         });
         let validator = jsonschema::validator_for(&schema).unwrap();
-        assert!(violations(&validator, &json!({"n": 1})).0.is_empty());
-        let text = violations(&validator, &json!({})).to_string();
+        assert!(
+            violations(&validator, &schema, &json!({"n": 1}))
+                .0
+                .is_empty()
+        );
+        let text = violations(&validator, &schema, &json!({})).to_string();
         assert!(text.starts_with("  - /: "), "{text}");
         assert!(text.contains("\"n\""), "{text}");
-        let text = violations(&validator, &json!({"n": "x"})).to_string();
+        let text = violations(&validator, &schema, &json!({"n": "x"})).to_string();
         assert!(text.starts_with("  - /n: "), "{text}");
     }
 
@@ -142,7 +248,7 @@ mod tests {
         async fn execute(
             &self,
             _call_id: &str,
-            _args: Value,
+            _args: crate::CheckedArgs,
             _cancel: tokio_util::sync::CancellationToken,
             _updates: crate::ToolUpdates,
         ) -> crate::ToolResult {

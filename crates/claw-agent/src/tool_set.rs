@@ -4,7 +4,7 @@
 
 use super::intercept::{CheckedArgs, Interceptor, Next, ToolCallContext};
 use super::tool::{Tool, ToolDefinition, ToolResult, ToolUpdates};
-use super::tool_args::{ArgsError, InvalidSchema, violations};
+use super::tool_args::{ArgsError, InvalidSchema, check};
 use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -38,28 +38,34 @@ impl Entry {
         }
     }
 
-    /// Checks `args` against the tool's schema; the error lists every failing path.
-    fn check(&self, args: &Value) -> Result<(), ArgsError> {
-        let name = self.tool.name();
+    /// Checks `args` against the tool's schema: the arguments the tool is given, or
+    /// every problem with them.
+    fn check(&self, args: Value) -> Result<Value, ArgsError> {
+        let spec = self.tool.spec();
         let validator = self
             .validator
             .as_ref()
             .map_err(|source| ArgsError::Uncheckable {
-                name: name.to_owned(),
+                name: spec.name.clone(),
                 source: source.clone(),
             })?;
-        let Some(validator) = validator else {
-            return Ok(());
-        };
-        let violations = violations(validator, args);
-        if violations.0.is_empty() {
-            return Ok(());
+        match validator {
+            Some(validator) => check(&spec.name, validator, &spec.parameters, args, spec.strict),
+            None => Ok(args),
         }
-        Err(ArgsError::Invalid {
-            name: name.to_owned(),
-            violations,
-            received: args.clone(),
-        })
+    }
+}
+
+/// Checks `args` for `tool` outside any set, its schema compiled for this one call.
+pub(crate) fn check_alone(tool: &dyn Tool, args: Value) -> Result<Value, ArgsError> {
+    let spec = tool.spec();
+    match jsonschema::validator_for(&spec.parameters) {
+        Ok(validator) => check(&spec.name, &validator, &spec.parameters, args, spec.strict),
+        Err(_) if !spec.strict => Ok(args),
+        Err(e) => Err(ArgsError::Uncheckable {
+            name: spec.name.clone(),
+            source: Arc::new(InvalidSchema(e)),
+        }),
     }
 }
 
@@ -148,7 +154,7 @@ impl ToolSet {
     /// Checks `args` against the tool's schema; the error lists every failing path.
     pub fn validate(&self, name: &str, args: &Value) -> Result<(), ArgsError> {
         match self.find(name) {
-            Some(entry) => entry.check(args),
+            Some(entry) => entry.check(args.clone()).map(|_| ()),
             None => Err(ArgsError::UnknownTool {
                 name: name.to_owned(),
             }),
@@ -171,10 +177,11 @@ impl ToolSet {
         let Some(entry) = self.find(name) else {
             return ToolResult::error(format!("Tool \"{name}\" not found"));
         };
-        if let Err(problem) = entry.check(&args) {
-            return ToolResult::error(problem.to_string());
-        }
-        let checker = |args: &Value| entry.check(args);
+        let args = match entry.check(args) {
+            Ok(args) => args,
+            Err(problem) => return ToolResult::error(problem.to_string()),
+        };
+        let checker = |args: Value| entry.check(args);
         let call = ToolCallContext {
             tool_call_id: call_id,
             tool: &entry.tool,

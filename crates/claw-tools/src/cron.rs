@@ -1,12 +1,12 @@
 //! The `cron` tool: schedules messages to the agent through a [`CronBackend`] that the
 //! runtime provides. The tool checks the flat arguments and turns them into typed calls.
 
-use crate::args::{self, ArgsError};
+use crate::args;
 use async_trait::async_trait;
-use claw_agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_agent::{ToolResult, ToolSpec, ToolUpdates, TypedTool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
 use std::sync::Arc;
 use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
@@ -108,7 +108,7 @@ impl<E: std::error::Error + Send + Sync + 'static> CronBackend for UnavailableCr
 
 /// The arguments of `cron`: flat, one object for every action, as models call it best.
 #[derive(Debug, Deserialize, JsonSchema)]
-struct CronArgs {
+pub struct CronArgs {
     /// What to do
     action: Action,
     /// Short job name (add)
@@ -154,8 +154,6 @@ impl Action {
 /// Why a `cron` call cannot be made as asked.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 enum CronArgsError {
-    #[error(transparent)]
-    Args(#[from] ArgsError),
     #[error("action \"add\" needs \"message\": the text delivered to you when the job fires.")]
     NoMessage,
     #[error(
@@ -201,7 +199,9 @@ impl<B: CronBackend> CronTool<B> {
 }
 
 #[async_trait]
-impl<B: CronBackend + 'static> Tool for CronTool<B> {
+impl<B: CronBackend + 'static> TypedTool for CronTool<B> {
+    type Args = CronArgs;
+
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new(
@@ -217,10 +217,10 @@ impl<B: CronBackend + 'static> Tool for CronTool<B> {
         &SPEC
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: CronArgs,
         cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
@@ -252,8 +252,7 @@ impl<B: CronBackend + 'static> Tool for CronTool<B> {
     }
 }
 
-fn parse(args: Value) -> Result<Request, CronArgsError> {
-    let args: CronArgs = args::parse(args)?;
+fn parse(args: CronArgs) -> Result<Request, CronArgsError> {
     let id = |action: Action| {
         args::given(args.id.clone())
             .map(|id| id.trim().to_owned())
@@ -308,6 +307,7 @@ fn parse_add(args: &CronArgs) -> Result<Request, CronArgsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use claw_agent::{CheckedArgs, Tool};
     use serde_json::json;
 
     #[tokio::test]
@@ -321,6 +321,7 @@ mod tests {
             json!({"action": "add", "message": "m", "every_seconds": 5}),
             json!({"action": "remove", "id": "cron-1"}),
         ] {
+            let args = CheckedArgs::for_tool(&tool, args).unwrap();
             let result = tool
                 .execute("c1", args, CancellationToken::new(), ToolUpdates::discard())
                 .await;
@@ -349,9 +350,10 @@ mod tests {
 
     #[test]
     fn schedules_are_typed() {
-        let r = parse(
+        let read = |v| args::read::<CronArgs>(v).unwrap();
+        let r = parse(read(
             json!({"action": "add", "message": "m", "cron_expr": " 0 9 * * * ", "tz": "UTC"}),
-        );
+        ));
         assert_eq!(
             r,
             Ok(Request::Add {
@@ -363,7 +365,7 @@ mod tests {
                 }
             })
         );
-        let r = parse(json!({"action": "pause", "id": "j1"}));
+        let r = parse(read(json!({"action": "pause", "id": "j1"})));
         assert_eq!(r, Ok(Request::Pause("j1".into())));
     }
 }

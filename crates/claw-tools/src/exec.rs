@@ -70,7 +70,7 @@ pub use terminal::{CommandTerminal, TerminalRun};
 
 use crate::args;
 use async_trait::async_trait;
-use claw_agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_agent::{ToolResult, ToolSpec, ToolUpdates, TypedTool};
 use launcher::LauncherOptions;
 use run::RunSpec;
 use schemars::JsonSchema;
@@ -225,15 +225,17 @@ impl ExecTool {
         HelperRunner::new(&self.config)
     }
 
-    /// Whether a call with `args` passes this tool's own gates (its arguments, the deny
-    /// rules, the working directory): `Err` is the result the call would end with, and
-    /// nothing was run.
+    /// Whether a call with (checked) `args` passes this tool's own gates (its arguments,
+    /// the deny rules, the working directory): `Err` is the result the call would end
+    /// with, and nothing was run.
     pub fn check(&self, args: &Value) -> Result<(), ToolResult> {
-        self.admit(args.clone()).map(|_| ())
+        let args = args::read::<ExecArgs>(args.clone())
+            .map_err(|problem| ToolResult::error(problem.to_string()))?;
+        self.admit(args).map(|_| ())
     }
 
     /// The call's request and directories, or the result refusing it.
-    fn admit(&self, args: Value) -> Result<(Request, PathBuf, PathBuf), ToolResult> {
+    fn admit(&self, args: ExecArgs) -> Result<(Request, PathBuf, PathBuf), ToolResult> {
         let request = self
             .parse(args)
             .map_err(|problem| ToolResult::error(problem.to_string()))?;
@@ -252,12 +254,12 @@ impl ExecTool {
         }
     }
 
-    fn parse(&self, args: Value) -> Result<Request, args::ArgsError> {
+    fn parse(&self, args: ExecArgs) -> Result<Request, args::ArgsError> {
         let ExecArgs {
             command,
             cwd,
             timeout,
-        } = args::parse(args)?;
+        } = args;
         args::non_blank("command", &command)?;
         let max = self.config.max_timeout_secs.max(1);
         let wanted = timeout.unwrap_or(self.config.default_timeout_secs).max(1);
@@ -376,15 +378,17 @@ pub async fn run_hook_command(
 }
 
 #[async_trait]
-impl Tool for ExecTool {
+impl TypedTool for ExecTool {
+    type Args = ExecArgs;
+
     fn spec(&self) -> &ToolSpec {
         self.current_spec()
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: ExecArgs,
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {

@@ -4,7 +4,7 @@
 //! scaling attached images), [`private_fs`] (files only this user may read) and
 //! [`visible`] (text made safe to print).
 
-pub mod args;
+pub use claw_agent::tool_args as args;
 pub mod cron;
 pub mod exec;
 pub mod fs;

@@ -3,10 +3,10 @@
 
 use crate::args;
 use async_trait::async_trait;
-use claw_agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_agent::{ToolResult, ToolSpec, ToolUpdates, TypedTool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
 use std::sync::Arc;
 use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
@@ -59,7 +59,7 @@ impl MessageTool {
 
 /// The arguments of `message`.
 #[derive(Deserialize, JsonSchema)]
-struct MessageArgs {
+pub struct MessageArgs {
     /// The message text
     content: String,
     /// Target channel (default: the current one)
@@ -69,7 +69,9 @@ struct MessageArgs {
 }
 
 #[async_trait]
-impl Tool for MessageTool {
+impl TypedTool for MessageTool {
+    type Args = MessageArgs;
+
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new(
@@ -84,24 +86,20 @@ impl Tool for MessageTool {
         &SPEC
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: MessageArgs,
         _cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let parsed = args::parse::<MessageArgs>(args).and_then(|a| {
-            args::non_blank("content", &a.content)?;
-            Ok(OutboundMessage {
-                channel: args::given(a.channel).unwrap_or_else(|| self.channel.clone()),
-                chat_id: args::given(a.chat_id).unwrap_or_else(|| self.chat_id.clone()),
-                content: a.content,
-            })
-        });
-        let message = match parsed {
-            Ok(m) => m,
-            Err(e) => return ToolResult::error(e.to_string()),
+        if let Err(e) = args::non_blank("content", &args.content) {
+            return ToolResult::error(e.to_string());
+        }
+        let message = OutboundMessage {
+            channel: args::given(args.channel).unwrap_or_else(|| self.channel.clone()),
+            chat_id: args::given(args.chat_id).unwrap_or_else(|| self.chat_id.clone()),
+            content: args.content,
         };
         let text = format!("Message sent to {}:{}", message.channel, message.chat_id);
         let details = serde_json::to_value(&message).unwrap_or_default();

@@ -3,10 +3,10 @@
 
 use crate::args;
 use async_trait::async_trait;
-use claw_agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_agent::{ToolResult, ToolSpec, ToolUpdates, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
+
 use std::sync::Arc;
 use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
@@ -40,7 +40,7 @@ impl<B: SpawnBackend> SpawnTool<B> {
 
 /// The arguments of `spawn`.
 #[derive(Deserialize, JsonSchema)]
-struct SpawnArgs {
+pub struct SpawnArgs {
     /// What the subagent should do, self-contained
     task: String,
     /// Short name for the task
@@ -48,7 +48,9 @@ struct SpawnArgs {
 }
 
 #[async_trait]
-impl<B: SpawnBackend + 'static> Tool for SpawnTool<B> {
+impl<B: SpawnBackend + 'static> TypedTool for SpawnTool<B> {
+    type Args = SpawnArgs;
+
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new(
@@ -63,21 +65,17 @@ impl<B: SpawnBackend + 'static> Tool for SpawnTool<B> {
         &SPEC
     }
 
-    async fn execute(
+    async fn run(
         &self,
         call_id: &str,
-        args: Value,
+        args: SpawnArgs,
         cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let parsed = args::parse::<SpawnArgs>(args).and_then(|a| {
-            args::non_blank("task", &a.task)?;
-            Ok(a)
-        });
-        let SpawnArgs { task, label } = match parsed {
-            Ok(a) => a,
-            Err(e) => return ToolResult::error(e.to_string()),
-        };
+        if let Err(e) = args::non_blank("task", &args.task) {
+            return ToolResult::error(e.to_string());
+        }
+        let SpawnArgs { task, label } = args;
         let label = args::given(label).map(|l| l.trim().to_owned());
         tokio::select! {
             result = self.backend.spawn(call_id, task, label) => match result {

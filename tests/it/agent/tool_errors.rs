@@ -92,7 +92,8 @@ async fn invalid_arguments_are_reported_and_the_model_can_retry() {
         bad.content
     );
     assert!(
-        bad.content.contains("42 is not of type \"string\""),
+        bad.content
+            .contains("/name: Argument \"name\" must be a string, got 42."),
         "{}",
         bad.content
     );
@@ -101,7 +102,12 @@ async fn invalid_arguments_are_reported_and_the_model_can_retry() {
         "missing failing path: {}",
         bad.content
     );
-    assert!(bad.content.contains("minimum of 1"), "{}", bad.content);
+    assert!(
+        bad.content
+            .contains("/times: Argument \"times\" must be at least 1, got 0."),
+        "{}",
+        bad.content
+    );
     assert!(
         bad.content.contains("Received arguments"),
         "{}",

@@ -5,7 +5,7 @@
 
 use crate::support::tui::scene::*;
 use crate::support::tui::*;
-use claw_tui::agent::{AgentEvent, StopReason, Tool, ToolResult, ToolUpdates};
+use claw_tui::agent::{AgentEvent, StopReason, Tool, ToolResult};
 use claw_tui::checkpoint::SessionFile;
 use claw_tui::theme::Token;
 use claw_tui::tools::Workspace;
@@ -16,7 +16,6 @@ use ratatui::buffer::Buffer;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
 
 const MAIN_RS: &str = "use std::env;\n\nfn main() {\n    let args: Vec<String> = env::args().collect();\n    let name = args.get(1).map(String::as_str).unwrap_or(\"world\");\n    println!(\"hello {name}\");\n}\n\nfn unused() {}\n";
 
@@ -29,9 +28,7 @@ async fn real_result(tool: &str, args: Value, setup: impl FnOnce(&Path)) -> Tool
         "edit_file" => Arc::new(EditFileTool::new(ws)),
         _ => Arc::new(WriteFileTool::new(ws)),
     };
-    let result = tool
-        .execute("c1", args, CancellationToken::new(), ToolUpdates::discard())
-        .await;
+    let result = crate::support::call(tool.as_ref(), args).await;
     assert!(!result.is_error, "{result:?}");
     result
 }

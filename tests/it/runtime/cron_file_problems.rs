@@ -6,18 +6,14 @@
 
 use crate::support::cron::*;
 use crate::support::names_in;
-use claw_tui::agent::{Tool, ToolUpdates};
 use claw_tui::runtime::cron::{Clock, CronService, RunStatus};
 use claw_tui::tools::cron::{CronSchedule, CronTool};
 use serde_json::json;
 use std::sync::Arc;
 use tokio::sync::mpsc::error::TryRecvError;
-use tokio_util::sync::CancellationToken;
 
 async fn call(tool: &CronTool<CronService>, args: serde_json::Value) -> (bool, String) {
-    let r = tool
-        .execute("c1", args, CancellationToken::new(), ToolUpdates::discard())
-        .await;
+    let r = crate::support::call(tool, args).await;
     (r.is_error, r.content)
 }
 

@@ -6,7 +6,6 @@
 use crate::support::cron::utc;
 use crate::support::names_in;
 use chrono::{DateTime, Utc};
-use claw_tui::agent::{Tool, ToolUpdates};
 use claw_tui::runtime::cron::{
     Clock, CronError, CronOptions, CronService, RunStatus, workspace_slug,
 };
@@ -303,14 +302,7 @@ async fn the_dashboard_feed_follows_changes() {
 }
 
 async fn call(tool: &CronTool<CronService>, args: Value) -> (bool, String) {
-    let r = tool
-        .execute(
-            "call-1",
-            args,
-            CancellationToken::new(),
-            ToolUpdates::discard(),
-        )
-        .await;
+    let r = crate::support::call(tool, args).await;
     (r.is_error, r.content)
 }
 

@@ -2,14 +2,13 @@
 //! collecting streamed updates, and checking processes and kernel support.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use claw_tui::agent::{AgentEvent, EventSink, Tool, ToolResult, ToolUpdates};
+use claw_tui::agent::{AgentEvent, EventSink, ToolResult, ToolUpdates};
 use claw_tui::tools::exec::{ExecConfig, ExecTool};
 use serde_json::Value;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
 use std::time::Duration;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 /// Upper bound for anything that must finish; a failure guard, never a synchronisation.
 pub const DEADLINE: Duration = Duration::from_secs(20);
@@ -29,17 +28,9 @@ pub fn tool(workspace: &Path) -> ExecTool {
 
 /// Runs one call to completion, discarding updates.
 pub async fn call(tool: &ExecTool, args: Value) -> ToolResult {
-    tokio::time::timeout(
-        DEADLINE,
-        tool.execute(
-            "call",
-            args,
-            CancellationToken::new(),
-            ToolUpdates::discard(),
-        ),
-    )
-    .await
-    .expect("exec did not finish in time")
+    tokio::time::timeout(DEADLINE, super::call(tool, args))
+        .await
+        .expect("exec did not finish in time")
 }
 
 /// An update channel for a call: the `ToolUpdates` to pass and the receiver of partials.

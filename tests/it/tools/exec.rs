@@ -147,9 +147,11 @@ async fn timeout_is_capped_at_the_configured_maximum() {
 
     let zero = call(&tool, json!({"command": "true", "timeout": 0})).await;
     assert!(zero.is_error);
-    assert_eq!(
-        zero.content,
-        "Argument \"timeout\" must be at least 1, got 0."
+    assert!(
+        zero.content
+            .contains("/timeout: Argument \"timeout\" must be at least 1, got 0."),
+        "{}",
+        zero.content
     );
 }
 
@@ -293,7 +295,10 @@ async fn cancellation_kills_at_once() {
     let (escape, markers) = escapers();
     let call = tool.execute(
         "call",
-        json!({"command": format!("{escape} echo started; wait; sleep 600"), "timeout": 600}),
+        crate::support::checked(
+            &tool,
+            json!({"command": format!("{escape} echo started; wait; sleep 600"), "timeout": 600}),
+        ),
         cancel.clone(),
         updates,
     );
@@ -331,7 +336,7 @@ async fn an_abandoned_call_leaves_nothing_running() {
     let pids = {
         let call = tool.execute(
             "call",
-            json!({"command": command, "timeout": 600}),
+            crate::support::checked(&tool, json!({"command": command, "timeout": 600})),
             CancellationToken::new(),
             claw_tui::agent::ToolUpdates::discard(),
         );
@@ -354,7 +359,7 @@ async fn updates_stream_batched_lines() {
     let result = tool
         .execute(
             "call",
-            json!({"command": script}),
+            crate::support::checked(&tool, json!({"command": script})),
             CancellationToken::new(),
             updates,
         )

@@ -139,7 +139,10 @@ async fn a_call_dropped_while_its_command_runs_is_still_checked() {
     let call = claw_tui::agent::Tool::execute(
         &tool,
         "call",
-        serde_json::json!({ "command": command, "timeout": 600 }),
+        crate::support::checked(
+            &tool,
+            serde_json::json!({ "command": command, "timeout": 600 }),
+        ),
         tokio_util::sync::CancellationToken::new(),
         claw_tui::agent::ToolUpdates::discard(),
     );

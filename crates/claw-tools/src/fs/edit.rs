@@ -9,10 +9,10 @@ use crate::Workspace;
 use crate::args;
 use crate::workspace::{Access, Located};
 use async_trait::async_trait;
-use claw_agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_agent::{ToolResult, ToolSpec, ToolUpdates, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use similar::TextDiff;
 use std::io;
 use std::sync::Arc;
@@ -56,7 +56,7 @@ impl EditFileTool {
 
 /// The arguments of `edit_file`.
 #[derive(Deserialize, JsonSchema)]
-struct EditFileArgs {
+pub struct EditFileArgs {
     /// File to edit
     path: String,
     /// Exact text to find (must occur once)
@@ -66,7 +66,9 @@ struct EditFileArgs {
 }
 
 #[async_trait]
-impl Tool for EditFileTool {
+impl TypedTool for EditFileTool {
+    type Args = EditFileArgs;
+
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new(
@@ -82,10 +84,10 @@ impl Tool for EditFileTool {
         &SPEC
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: EditFileArgs,
         _cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
@@ -93,10 +95,7 @@ impl Tool for EditFileTool {
             path: shown,
             old_text,
             new_text,
-        } = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::error(e.to_string()),
-        };
+        } = args;
         // Not cancellable once started: reading, replacing and one atomic write are quick.
         let target = shown.clone();
         let observer = self.observer.clone();

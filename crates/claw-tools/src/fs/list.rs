@@ -6,10 +6,10 @@ use crate::Workspace;
 use crate::args;
 use crate::workspace::{Access, Located, Refusal, is_escape};
 use async_trait::async_trait;
-use claw_agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_agent::{ToolResult, ToolSpec, ToolUpdates, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::io;
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -31,7 +31,7 @@ impl ListDirTool {
 
 /// The arguments of `list_dir`.
 #[derive(Deserialize, JsonSchema)]
-struct ListDirArgs {
+pub struct ListDirArgs {
     /// Directory to list (default: the workspace)
     path: Option<String>,
     /// Levels to descend (default 1)
@@ -40,7 +40,9 @@ struct ListDirArgs {
 }
 
 #[async_trait]
-impl Tool for ListDirTool {
+impl TypedTool for ListDirTool {
+    type Args = ListDirArgs;
+
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new(
@@ -57,17 +59,14 @@ impl Tool for ListDirTool {
         &SPEC
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: ListDirArgs,
         cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let ListDirArgs { path, depth } = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::error(e.to_string()),
-        };
+        let ListDirArgs { path, depth } = args;
         let shown = path.unwrap_or_else(|| ".".to_owned());
         let depth = usize::try_from(depth.unwrap_or(1)).unwrap_or(usize::MAX);
         let workspace = self.workspace.clone();

@@ -8,7 +8,7 @@ use crate::Workspace;
 use crate::args;
 use crate::workspace::{Access, Located};
 use async_trait::async_trait;
-use claw_agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_agent::{ToolResult, ToolSpec, ToolUpdates, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -48,7 +48,7 @@ impl ReadFileTool {
 
 /// The arguments of `read_file`.
 #[derive(Deserialize, JsonSchema)]
-struct ReadFileArgs {
+pub struct ReadFileArgs {
     /// File to read
     path: String,
     /// First line to read (1-based, default 1)
@@ -84,7 +84,9 @@ enum Cut {
 }
 
 #[async_trait]
-impl Tool for ReadFileTool {
+impl TypedTool for ReadFileTool {
+    type Args = ReadFileArgs;
+
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new(
@@ -101,17 +103,14 @@ impl Tool for ReadFileTool {
         &SPEC
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: ReadFileArgs,
         cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let request = match args::parse::<ReadFileArgs>(args) {
-            Ok(a) => Request::from(a),
-            Err(e) => return ToolResult::error(e.to_string()),
-        };
+        let request = Request::from(args);
         let shown = request.shown.clone();
         let buffers = self.buffers.clone();
         located_then(&self.workspace, &shown, Access::Read, move |located| {

@@ -10,10 +10,10 @@ use crate::args;
 use crate::workspace::{Access, Located, is_escape};
 use async_trait::async_trait;
 use cap_std::fs::PermissionsExt;
-use claw_agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_agent::{ToolResult, ToolSpec, ToolUpdates, TypedTool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::Arc;
 use std::sync::LazyLock;
 use tokio_util::sync::CancellationToken;
@@ -51,7 +51,7 @@ impl WriteFileTool {
 
 /// The arguments of `write_file`.
 #[derive(Deserialize, JsonSchema)]
-struct WriteFileArgs {
+pub struct WriteFileArgs {
     /// File to write
     path: String,
     /// The complete new file content
@@ -59,7 +59,9 @@ struct WriteFileArgs {
 }
 
 #[async_trait]
-impl Tool for WriteFileTool {
+impl TypedTool for WriteFileTool {
+    type Args = WriteFileArgs;
+
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new(
@@ -74,20 +76,17 @@ impl Tool for WriteFileTool {
         &SPEC
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: WriteFileArgs,
         _cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
         let WriteFileArgs {
             path: shown,
             content,
-        } = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::error(e.to_string()),
-        };
+        } = args;
         // Cancellation is not honoured once started: the write is short and atomic, and
         // stopping halfway would gain nothing.
         let target = shown.clone();

@@ -5,7 +5,7 @@ use super::ssrf::{self, Pin};
 use super::{REQUEST_TIMEOUT, USER_AGENT, WebConfig, describe_error, read_capped, take_chars};
 use crate::args;
 use async_trait::async_trait;
-use claw_agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_agent::{ToolResult, ToolSpec, ToolUpdates, TypedTool};
 use reqwest::header::{CONTENT_TYPE, LOCATION};
 use reqwest::{StatusCode, Url};
 use schemars::JsonSchema;
@@ -196,7 +196,12 @@ impl WebFetchTool {
         builder.build().map_err(FetchRefusal::Client)
     }
 
-    async fn run(&self, url: Url, max_chars: usize, updates: &ToolUpdates) -> ToolResult {
+    async fn fetch_and_render(
+        &self,
+        url: Url,
+        max_chars: usize,
+        updates: &ToolUpdates,
+    ) -> ToolResult {
         let response = match self.fetch(&url, updates).await {
             Ok(r) => r,
             Err(failure) => return failure.into_result(),
@@ -368,7 +373,7 @@ fn http_error(response: &Response, declared: Declared, details: Value) -> ToolRe
 
 /// The arguments of `web_fetch`.
 #[derive(Deserialize, JsonSchema)]
-struct WebFetchArgs {
+pub struct WebFetchArgs {
     /// The http:// or https:// URL to fetch
     url: String,
     /// Return at most this many characters of content (default and maximum 20000)
@@ -377,7 +382,9 @@ struct WebFetchArgs {
 }
 
 #[async_trait]
-impl Tool for WebFetchTool {
+impl TypedTool for WebFetchTool {
+    type Args = WebFetchArgs;
+
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new(
@@ -393,17 +400,14 @@ impl Tool for WebFetchTool {
         &SPEC
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: WebFetchArgs,
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult {
-        let WebFetchArgs { url, max_chars } = match args::parse(args) {
-            Ok(a) => a,
-            Err(e) => return ToolResult::error(e.to_string()),
-        };
+        let WebFetchArgs { url, max_chars } = args;
         let raw = url.trim();
         // Above the maximum is capped (the agent loop's validation refuses it first).
         let max_chars = max_chars.map_or(MAX_OUTPUT_CHARS, |n| {
@@ -429,7 +433,7 @@ impl Tool for WebFetchTool {
             biased;
             () = cancel.cancelled() => ToolResult::error(format!("Fetching {url} was cancelled."))
                 .with_details(json!({"url": url.as_str(), "cancelled": true})),
-            result = tokio::time::timeout(timeout, self.run(url.clone(), max_chars, &updates)) => {
+            result = tokio::time::timeout(timeout, self.fetch_and_render(url.clone(), max_chars, &updates)) => {
                 result.unwrap_or_else(|_| {
                     ToolResult::error(format!(
                         "Fetching {url} timed out after {} s. The server is slow or unreachable; \

@@ -3,7 +3,7 @@
 use super::{REQUEST_TIMEOUT, USER_AGENT, WebConfig, describe_error, read_capped, strip_tags};
 use crate::args;
 use async_trait::async_trait;
-use claw_agent::{Tool, ToolResult, ToolSpec, ToolUpdates};
+use claw_agent::{ToolResult, ToolSpec, ToolUpdates, TypedTool};
 use reqwest::header::HeaderValue;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -206,7 +206,7 @@ fn status_error(
 
 /// The arguments of `web_search`.
 #[derive(Deserialize, JsonSchema)]
-struct WebSearchArgs {
+pub struct WebSearchArgs {
     /// Search query
     query: String,
     /// Number of results (default 5, at most 10)
@@ -215,7 +215,9 @@ struct WebSearchArgs {
 }
 
 #[async_trait]
-impl Tool for WebSearchTool {
+impl TypedTool for WebSearchTool {
+    type Args = WebSearchArgs;
+
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new(
@@ -229,21 +231,17 @@ impl Tool for WebSearchTool {
         &SPEC
     }
 
-    async fn execute(
+    async fn run(
         &self,
         _call_id: &str,
-        args: Value,
+        args: WebSearchArgs,
         cancel: CancellationToken,
         _updates: ToolUpdates,
     ) -> ToolResult {
-        let parsed = args::parse::<WebSearchArgs>(args).and_then(|a| {
-            args::non_blank("query", &a.query)?;
-            Ok(a)
-        });
-        let WebSearchArgs { query, count } = match parsed {
-            Ok(a) => a,
-            Err(e) => return ToolResult::error(e.to_string()),
-        };
+        if let Err(e) = args::non_blank("query", &args.query) {
+            return ToolResult::error(e.to_string());
+        }
+        let WebSearchArgs { query, count } = args;
         let query = query.trim();
         let query_chars = query.chars().count();
         if query_chars > MAX_QUERY_CHARS {

@@ -227,11 +227,11 @@ async fn a_cancelled_read_stops() {
     s.file("f.txt", numbered(10));
     let cancel = CancellationToken::new();
     cancel.cancel();
-    let r = s
-        .read()
+    let tool = s.read();
+    let r = tool
         .execute(
             "c",
-            json!({"path": "f.txt"}),
+            crate::support::checked(&tool, json!({"path": "f.txt"})),
             cancel,
             ToolUpdates::discard(),
         )

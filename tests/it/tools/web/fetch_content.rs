@@ -228,17 +228,24 @@ async fn fetch_caps_output_with_a_note() {
         )
     );
 
-    // A larger max_chars than the cap still gets the cap.
+    // Up to the cap is kept; a larger max_chars is refused, naming the argument.
     let result = call(
         &local_fetch(),
-        json!({"url": server.url("/long"), "max_chars": 50_000}),
+        json!({"url": server.url("/long"), "max_chars": 20_000}),
     )
     .await;
     assert!(
         result.content.contains("showing the first 20000 of"),
         "{}",
-        &result.content[result.content.len() - 200..]
+        &result.content[result.content.len().saturating_sub(200)..]
     );
+    let result = call(
+        &local_fetch(),
+        json!({"url": server.url("/long"), "max_chars": 50_000}),
+    )
+    .await;
+    assert!(result.is_error);
+    assert!(result.content.contains("/max_chars"), "{}", result.content);
 
     let result = call(
         &local_fetch(),

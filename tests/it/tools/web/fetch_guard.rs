@@ -218,8 +218,9 @@ async fn fetch_stops_at_once_when_cancelled() {
     let call = tokio::spawn({
         let cancel = cancel.clone();
         async move {
-            local_fetch()
-                .execute("c", json!({"url": url}), cancel, ToolUpdates::discard())
+            let tool = local_fetch();
+            let args = crate::support::checked(&tool, json!({"url": url}));
+            tool.execute("c", args, cancel, ToolUpdates::discard())
                 .await
         }
     });

@@ -30,7 +30,7 @@ async fn search_formats_numbered_results_and_sends_the_key() {
 }
 
 #[tokio::test]
-async fn search_count_defaults_to_five_and_is_capped_at_ten() {
+async fn search_count_defaults_to_five_and_more_than_ten_is_refused() {
     let (server, requests) = search_server().await;
     let tool = search_tool(&format!("{}/", server.url("")), Some("k"));
 
@@ -39,10 +39,15 @@ async fn search_count_defaults_to_five_and_is_capped_at_ten() {
     assert!(result.content.contains("\n\n5. Result 5"));
     assert!(!result.content.contains("6. Result 6"));
 
-    let result = call(&tool, json!({"query": "too many", "count": 50})).await;
+    let result = call(&tool, json!({"query": "ten", "count": 10})).await;
     assert!(!result.is_error, "{}", result.content);
     assert!(result.content.contains("\n\n10. Result 10"));
     assert!(!result.content.contains("11. Result"));
+
+    // More than ten is refused before anything is sent, naming the maximum.
+    let result = call(&tool, json!({"query": "too many", "count": 50})).await;
+    assert!(result.is_error);
+    assert!(result.content.contains("/count"), "{}", result.content);
 
     let counts: Vec<String> = requests
         .lock()

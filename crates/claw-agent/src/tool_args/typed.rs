@@ -1,15 +1,16 @@
-//! Tool arguments as Rust types: each tool's arguments are one `Deserialize + JsonSchema`
-//! type, from which [`schema`] makes the JSON Schema the model is sent and [`parse`] reads
-//! a call's arguments, so the two cannot drift apart. Descriptions are the fields' doc
-//! comments, bounds their `#[schemars(range(...))]`, defaults their `#[serde(default)]`.
+//! Tool arguments as Rust types: each typed tool's arguments are one `Deserialize +
+//! JsonSchema` type, from which [`schema`] makes the JSON Schema the model is sent, so
+//! the two cannot drift apart. Descriptions are the fields' doc comments, bounds their
+//! `#[schemars(range(...))]`, defaults their `#[serde(default)]`.
 //!
-//! The agent loop validates arguments against the schema before a tool runs, but tools
-//! can also be called directly, so [`parse`] checks them again with the same schema and
-//! words each problem so that a model can act on it. `null` counts as absent because
-//! models often send it for optional fields they do not use.
+//! A call's arguments are checked once, by the tool set, against the tool's schema
+//! ([`super::check`]: `null` counts as absent, because models often send it for optional
+//! fields they do not use, and each problem is worded so that a model can act on it);
+//! a typed tool then only reads the checked arguments into its type ([`read`]).
 
+use super::ArgsError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
-use jsonschema::{JsonType, ValidationError, Validator};
+use jsonschema::{JsonType, ValidationError};
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
@@ -18,97 +19,17 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-/// Why a call's arguments cannot be used; the text is what the model reads.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ArgsError {
-    /// The arguments are not a JSON object.
-    #[error("The arguments must be a JSON object, got {got}.")]
-    NotAnObject {
-        /// What was sent instead.
-        got: &'static str,
-    },
-    /// A required argument is absent or `null`.
-    #[error("Missing required argument \"{field}\". Call again with \"{field}\" set.")]
-    Missing {
-        /// The argument.
-        field: String,
-    },
-    /// An argument has the wrong JSON type.
-    #[error("Argument \"{field}\" must be {expected}, got {got}.")]
-    WrongType {
-        /// The argument.
-        field: String,
-        /// What it must be, e.g. "a string".
-        expected: String,
-        /// What it was.
-        got: String,
-    },
-    /// An argument is not one of the allowed values.
-    #[error("Unknown {field} {got}. Use one of: {options}.")]
-    NotOneOf {
-        /// The argument.
-        field: String,
-        /// The value sent, as JSON.
-        got: String,
-        /// The allowed values, comma-separated.
-        options: String,
-    },
-    /// A number below the argument's minimum.
-    #[error("Argument \"{field}\" must be at least {min}, got {got}.")]
-    TooSmall {
-        /// The argument.
-        field: String,
-        /// The smallest allowed value.
-        min: String,
-        /// The value sent.
-        got: String,
-    },
-    /// An argument the tool does not take (only tools that refuse unknown arguments).
-    #[error("Unknown argument \"{field}\". This tool takes: {known}.")]
-    Unknown {
-        /// The argument.
-        field: String,
-        /// The arguments it takes, comma-separated.
-        known: String,
-    },
-    /// A text argument that is empty or only whitespace.
-    #[error("Argument \"{field}\" must not be empty.")]
-    Empty {
-        /// The argument.
-        field: String,
-    },
-    /// Anything else the schema or the type refuses, with the argument it is about.
-    #[error("Argument \"{field}\" is invalid: {problem}.")]
-    Invalid {
-        /// The argument (`.` for the arguments as a whole).
-        field: String,
-        /// What is wrong, as the validator or serde says it.
-        problem: String,
-    },
-}
-
 /// The JSON Schema of the tool arguments `T`, as providers send it to the model.
 pub fn schema<T: JsonSchema + 'static>() -> Value {
-    compiled::<T>().schema.clone()
+    compiled::<T>().as_ref().clone()
 }
 
-/// Reads `args` into `T`, checking them against `T`'s schema first.
-///
-/// Numbers above a maximum are not refused here: the tools cap them (the agent loop's
-/// validation, which the model's calls go through, does refuse them).
-pub fn parse<T: DeserializeOwned + JsonSchema + 'static>(args: Value) -> Result<T, ArgsError> {
-    let compiled = compiled::<T>();
-    let args = normalise(args, &compiled.schema)?;
-    if let Some(validator) = &compiled.validator
-        && let Some(problem) = validator
-            .iter_errors(&args)
-            .find_map(|e| refusal(&e, &compiled.schema))
-    {
-        return Err(problem);
-    }
+/// Reads checked arguments (see [`super::check`]) into `T`; what the schema cannot say
+/// (a type's own rules) is refused here, naming the argument.
+pub fn read<T: DeserializeOwned>(args: Value) -> Result<T, ArgsError> {
     serde_path_to_error::deserialize(args).map_err(|e| {
         let field = e.path().to_string();
-        ArgsError::Invalid {
+        ArgsError::Problem {
             field,
             problem: e.into_inner().to_string(),
         }
@@ -130,29 +51,16 @@ pub fn given(text: Option<String>) -> Option<String> {
     text.filter(|t| !t.trim().is_empty())
 }
 
-/// A type's schema and the validator compiled from it, made once per type.
-struct Compiled {
-    schema: Value,
-    /// `None` only if the generated schema does not compile, which the schema tests
-    /// rule out; the serde step still checks the types then.
-    validator: Option<Validator>,
-}
-
-fn compiled<T: JsonSchema + 'static>() -> Arc<Compiled> {
-    static CACHE: OnceLock<Mutex<HashMap<TypeId, Arc<Compiled>>>> = OnceLock::new();
+/// The schema of `T`, generated once per type.
+fn compiled<T: JsonSchema + 'static>() -> Arc<Value> {
+    static CACHE: OnceLock<Mutex<HashMap<TypeId, Arc<Value>>>> = OnceLock::new();
     let mut cache = CACHE
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
     cache
         .entry(TypeId::of::<T>())
-        .or_insert_with(|| {
-            let schema = generate::<T>();
-            let validator = jsonschema::validator_for(&schema)
-                .inspect_err(|e| tracing::error!("a generated argument schema is invalid: {e}"))
-                .ok();
-            Arc::new(Compiled { schema, validator })
-        })
+        .or_insert_with(|| Arc::new(generate::<T>()))
         .clone()
 }
 
@@ -202,7 +110,7 @@ fn plain(schema: &mut Schema) {
 /// `args` with `null` and absent arguments alike (dropped) and whole floats such as
 /// `3.0` turned into integers where the schema wants an integer (the validator accepts
 /// them as integers; serde would not).
-fn normalise(args: Value, schema: &Value) -> Result<Value, ArgsError> {
+pub(super) fn normalise(args: Value, schema: &Value) -> Result<Value, ArgsError> {
     let mut object = match args {
         Value::Null => Map::new(),
         Value::Object(object) => object,
@@ -224,8 +132,9 @@ fn normalise(args: Value, schema: &Value) -> Result<Value, ArgsError> {
     Ok(Value::Object(object))
 }
 
-/// What a validation error means for the model; `None` for those [`parse`] lets pass.
-fn refusal(error: &ValidationError<'_>, schema: &Value) -> Option<ArgsError> {
+/// What a validation error means for the model, in its words; `None` where the
+/// validator's own message says it (a maximum, which the tools cap when called directly).
+pub(super) fn refusal(error: &ValidationError<'_>, schema: &Value) -> Option<ArgsError> {
     let path = error.instance_path().to_string();
     let field = match path.trim_start_matches('/') {
         "" => ".".to_owned(),
@@ -280,7 +189,7 @@ fn refusal(error: &ValidationError<'_>, schema: &Value) -> Option<ArgsError> {
                 })
                 .unwrap_or_default(),
         },
-        _ => ArgsError::Invalid {
+        _ => ArgsError::Problem {
             field,
             problem: error.to_string(),
         },
@@ -323,6 +232,20 @@ mod tests {
     use super::*;
     use serde::Deserialize;
     use serde_json::json;
+
+    /// Checks `args` as the tool set does, then reads them: what a typed tool gets.
+    fn parse<T: DeserializeOwned + JsonSchema + 'static>(args: Value) -> Result<T, String> {
+        let schema = schema::<T>();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let checked = super::super::check("sample", &validator, &schema, args, true).map_err(
+            |e| match e {
+                // One problem at a time here: its words, without the call around them.
+                ArgsError::Invalid { violations, .. } => violations.0[0].message.clone(),
+                other => other.to_string(),
+            },
+        )?;
+        read(checked).map_err(|e| e.to_string())
+    }
 
     /// Arguments of a made-up tool.
     #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
@@ -451,7 +374,7 @@ mod tests {
         ];
         for (args, expected) in cases {
             assert_eq!(
-                parse::<Sample>(args.clone()).unwrap_err().to_string(),
+                parse::<Sample>(args.clone()).unwrap_err(),
                 expected,
                 "{args}"
             );
@@ -460,7 +383,7 @@ mod tests {
 
     #[test]
     fn blank_text() {
-        assert_eq!(non_blank("task", "do it"), Ok("do it"));
+        assert_eq!(non_blank("task", "do it").unwrap(), "do it");
         assert_eq!(
             non_blank("task", " \n").unwrap_err().to_string(),
             "Argument \"task\" must not be empty."
