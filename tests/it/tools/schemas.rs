@@ -201,3 +201,40 @@ async fn direct_calls_name_the_bad_argument() {
         }
     }
 }
+
+/// A model's `null` for an optional argument is that argument left out, through the tool
+/// set as for a direct call (models often send it); a `null` for a required one is a
+/// missing argument, and a whole float where an integer is wanted is that integer.
+#[tokio::test]
+async fn through_the_tool_set_null_is_absent_and_whole_floats_are_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f.txt"), "one\ntwo\nthree\n").unwrap();
+    let set = ToolSet::new(file_tools(Arc::new(Workspace::new(dir.path(), false))));
+    let run = |args: Value| {
+        let set = set.clone();
+        async move {
+            set.call(
+                None,
+                "read_file",
+                "c1",
+                args,
+                &CancellationToken::new(),
+                &ToolUpdates::discard(),
+            )
+            .await
+        }
+    };
+    let r = run(json!({"path": "f.txt", "offset": null, "limit": null})).await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(r.content.starts_with("one\ntwo\nthree"), "{}", r.content);
+    let r = run(json!({"path": "f.txt", "offset": 2.0, "limit": 1.0})).await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(r.content.starts_with("two"), "{}", r.content);
+    let r = run(json!({"path": null})).await;
+    assert!(r.is_error);
+    assert!(
+        r.content.contains("Missing required argument \"path\""),
+        "{}",
+        r.content
+    );
+}
