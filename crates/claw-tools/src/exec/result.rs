@@ -41,14 +41,6 @@ impl ExecTool {
             body.push_str("[stderr]\n");
             body.push_str(&outcome.stderr.text());
         }
-        let mut content =
-            truncate_middle(&body, MAX_RESULT_CHARS, KEEP_HEAD_CHARS, KEEP_TAIL_CHARS);
-        if content.is_empty() {
-            content.push_str("(no output)");
-        }
-        if !content.ends_with('\n') {
-            content.push('\n');
-        }
         let mut notes: Vec<String> = Vec::new();
         let (failed, sandboxed) = self.sandbox_notes(&outcome, !after.guarded, &mut notes);
         notes.extend(after.earlier);
@@ -96,16 +88,8 @@ impl ExecTool {
                 self.config.max_output_bytes
             ));
         }
-        if request.timeout_capped {
-            notes.push(format!(
-                "The timeout was capped at {} s, the configured maximum.",
-                self.config.max_timeout_secs
-            ));
-        }
-        for note in &notes {
-            content.push_str(&format!("[{note}]\n"));
-        }
-        let content = content.trim_end().to_owned();
+        notes.extend(self.capped_note(request));
+        let content = with_notes(&body, &notes);
         let is_error = failed || killed || outcome.exit_code() != Some(0);
         let containment = match &outcome.reports.containment {
             Some(Report::Containment { mode, .. }) => json!(mode),
@@ -138,4 +122,32 @@ impl ExecTool {
             ..ToolResult::default()
         }
     }
+}
+
+impl ExecTool {
+    /// The note for a request whose timeout was capped at the configured maximum.
+    pub(super) fn capped_note(&self, request: &Request) -> Option<String> {
+        request.timeout_capped.then(|| {
+            format!(
+                "The timeout was capped at {} s, the configured maximum.",
+                self.config.max_timeout_secs
+            )
+        })
+    }
+}
+
+/// A command's output as the model gets it: cut in the middle when long, `(no output)`
+/// when empty, then each note on a bracketed line of its own.
+pub(super) fn with_notes(output: &str, notes: &[String]) -> String {
+    let mut content = truncate_middle(output, MAX_RESULT_CHARS, KEEP_HEAD_CHARS, KEEP_TAIL_CHARS);
+    if content.is_empty() {
+        content.push_str("(no output)");
+    }
+    if !content.ends_with('\n') {
+        content.push('\n');
+    }
+    for note in notes {
+        content.push_str(&format!("[{note}]\n"));
+    }
+    content.trim_end().to_owned()
 }

@@ -6,9 +6,7 @@
 //! limits, protected paths or scrubbed environment. That is why it is off by default,
 //! and why each such command is shown to the user first (`[acp] editor_terminal`).
 
-use super::{
-    ExecTool, KEEP_HEAD_CHARS, KEEP_TAIL_CHARS, MAX_RESULT_CHARS, Request, truncate_middle,
-};
+use super::{ExecTool, KEEP_HEAD_CHARS, MAX_RESULT_CHARS, Request};
 use async_trait::async_trait;
 use claw_agent::{ToolResult, ToolSpec, ToolUpdates};
 use serde_json::json;
@@ -114,18 +112,6 @@ impl ExecTool {
                 ));
             }
         };
-        let mut content = truncate_middle(
-            &run.output,
-            MAX_RESULT_CHARS,
-            KEEP_HEAD_CHARS,
-            KEEP_TAIL_CHARS,
-        );
-        if content.is_empty() {
-            content.push_str("(no output)");
-        }
-        if !content.ends_with('\n') {
-            content.push('\n');
-        }
         let mut notes = Vec::new();
         if run.truncated {
             notes.push(format!(
@@ -145,17 +131,9 @@ impl ExecTool {
         } else if let Some(signal) = &run.signal {
             notes.push(format!("terminated by signal {signal}"));
         }
-        if request.timeout_capped {
-            notes.push(format!(
-                "The timeout was capped at {} s, the configured maximum.",
-                self.config.max_timeout_secs
-            ));
-        }
-        for note in &notes {
-            content.push_str(&format!("[{note}]\n"));
-        }
+        notes.extend(self.capped_note(request));
         ToolResult {
-            content: content.trim_end().to_owned(),
+            content: super::result::with_notes(&run.output, &notes),
             is_error: run.timed_out || run.cancelled || run.exit_code != Some(0),
             details: json!({
                 "command": request.command,
