@@ -43,6 +43,7 @@ fn write_session(path: &Path) {
             id,
             agent: "main".into(),
             turn: u32::try_from(turn).unwrap(),
+            format: claw_tui::llm::WireFormat::Anthropic,
             provider: "Anthropic".into(),
             model: "claude-sonnet-4-5".into(),
             url: "https://api.anthropic.com/v1/messages".into(),

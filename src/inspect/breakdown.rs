@@ -1,11 +1,14 @@
 //! What a request's input is made of: the system prompt and its sections (AGENTS.md,
 //! memory, skills), each tool's definition, the compaction summary, user messages,
 //! assistant messages and tool results, measured in bytes of the body and scaled so
-//! that the parts add up to the input tokens the provider reported. The three wire
-//! formats are told apart by the shape of their elements, not by name.
+//! that the parts add up to the input tokens the provider reported. The request's wire
+//! format says which field is which and what each element is
+//! (`llm::sections::WireFormat`); this module only counts.
 
 use super::log::{Body, FieldValue, RequestLog};
 use crate::agent::compaction::SUMMARY_PREFIX;
+use crate::llm::WireFormat;
+use crate::llm::sections::{Element, Field, text_of};
 use serde_json::Value;
 
 /// One part of a request's input.
@@ -71,23 +74,25 @@ pub fn breakdown(log: &RequestLog, n: usize) -> Option<Breakdown> {
     let request = log.requests.get(n)?;
     let body = request.body.as_ref().ok()?;
     let total = request.sent.bytes;
+    let format = request.sent.wire_format();
     let mut tally = Tally::default();
     if let Body::Object(fields) = body {
         for (key, value) in fields {
-            match (key.as_str(), value) {
-                ("system" | "instructions", value) => {
+            match (format.field(key), value) {
+                (Field::System, value) => {
                     let text = log.value_text(value);
                     system(&mut tally, &text);
                 }
-                ("tools", FieldValue::Array(ids)) => {
+                (Field::Tools, FieldValue::Array(ids)) => {
                     for &id in ids {
                         let text = log.blob(id);
-                        tally.add(format!("tool: {}", tool_name(text)), text.len());
+                        let name = format.tool_name(text).unwrap_or_else(|| "?".to_owned());
+                        tally.add(format!("tool: {name}"), text.len());
                     }
                 }
-                ("messages" | "input", FieldValue::Array(ids)) => {
+                (Field::Conversation, FieldValue::Array(ids)) => {
                     for &id in ids {
-                        element(&mut tally, log.blob(id));
+                        element(&mut tally, format, log.blob(id));
                     }
                 }
                 _ => {}
@@ -168,12 +173,7 @@ fn scaled(parts: Vec<(String, usize)>, tokens: u64, estimated: bool) -> Breakdow
 /// extra instructions and the rest.
 fn system(tally: &mut Tally, raw: &str) {
     let text = match serde_json::from_str::<Value>(raw) {
-        Ok(Value::String(s)) => s,
-        Ok(Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n\n"),
+        Ok(value @ (Value::String(_) | Value::Array(_))) => text_of(&value),
         _ => raw.to_owned(),
     };
     system_text(tally, &text);
@@ -213,71 +213,29 @@ fn system_text(tally: &mut Tally, text: &str) {
     }
 }
 
-fn tool_name(raw: &str) -> String {
-    let value: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
-    value
-        .get("name")
-        .or_else(|| value.get("function").and_then(|f| f.get("name")))
-        .and_then(Value::as_str)
-        .unwrap_or("?")
-        .to_owned()
-}
-
-/// One element of `messages` (Anthropic, chat completions) or `input` (Responses).
-fn element(tally: &mut Tally, raw: &str) {
-    let head = Head::of(raw);
-    let (role, kind) = (
-        head.role.as_deref().unwrap_or(""),
-        head.kind.as_deref().unwrap_or(""),
-    );
+/// One element of the conversation, as its wire format tells it.
+fn element(tally: &mut Tally, format: WireFormat, raw: &str) {
     let bytes = raw.len();
     let count = |slot: &mut (usize, usize)| {
         slot.0 += 1;
         slot.1 += bytes;
     };
-    match (role, kind) {
-        ("system" | "developer", _) => {
-            let value: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
-            let text = value.get("content").map(content_text).unwrap_or_default();
+    match format.element(raw) {
+        Element::System(text) => {
             system_text(tally, &text);
             // The element's JSON around its text counts as the system prompt too.
             tally.add("system prompt", bytes.saturating_sub(text.len()));
         }
-        ("tool", _) | (_, "function_call_output") => count(&mut tally.results),
-        ("assistant", _) | (_, "function_call" | "reasoning") => count(&mut tally.assistant),
-        ("user", _) => {
-            let content = head.content.as_ref().map_or("", |c| c.get());
-            if content.starts_with('[') && content.contains(r#""type":"tool_result""#) {
-                count(&mut tally.results);
-            } else if is_summary(content) {
+        Element::ToolResult => count(&mut tally.results),
+        Element::Assistant => count(&mut tally.assistant),
+        Element::User(content) => {
+            if content.as_ref().is_some_and(|c| is_summary(c.get())) {
                 tally.add("compaction summary", bytes);
             } else {
                 count(&mut tally.user);
             }
         }
-        _ => count(&mut tally.user),
-    }
-}
-
-/// The top-level fields an element is told apart by; the rest is skipped unparsed
-/// (a request holds the whole history, so each element is read cheaply).
-#[derive(Default, serde::Deserialize)]
-pub(crate) struct Head {
-    /// `user`, `assistant`, `tool`, `system`, `developer`.
-    pub role: Option<String>,
-    /// A Responses item's type, or a block's.
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    /// A tool's or a call's name.
-    pub name: Option<String>,
-    /// The content, as sent.
-    pub content: Option<Box<serde_json::value::RawValue>>,
-}
-
-impl Head {
-    /// The head of element `raw` (empty when it is not an object).
-    pub(crate) fn of(raw: &str) -> Self {
-        serde_json::from_str(raw).unwrap_or_default()
+        Element::Other => count(&mut tally.user),
     }
 }
 
@@ -285,19 +243,6 @@ impl Head {
 fn is_summary(content: &str) -> bool {
     let as_text = format!("\"{SUMMARY_PREFIX}");
     content.starts_with(&as_text) || content.contains(&format!("\"text\":{as_text}"))
-}
-
-/// The text of a message's content: a string, or its text blocks joined.
-fn content_text(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n\n"),
-        _ => String::new(),
-    }
 }
 
 #[cfg(test)]
@@ -334,6 +279,7 @@ mod tests {
             id: 0,
             agent: "main".into(),
             turn: 1,
+            format: crate::llm::WireFormat::ChatCompletions,
             provider: "OpenAI".into(),
             model: "gpt-test".into(),
             url: "http://x/v1/chat/completions".into(),

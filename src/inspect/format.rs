@@ -70,6 +70,10 @@ pub struct RequestLine {
     pub time_ms: u64,
     /// The provider's name.
     pub provider: String,
+    /// The body's wire format (absent in logs written before it was recorded: it is
+    /// then told by the endpoint, see [`RequestLine::wire_format`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<crate::llm::WireFormat>,
     /// The model asked for.
     pub model: String,
     /// The endpoint (secret parameters redacted).
@@ -82,6 +86,24 @@ pub struct RequestLine {
     pub bytes: usize,
     /// The body.
     pub body: BodyRef,
+}
+
+impl RequestLine {
+    /// The body's wire format: as recorded, else told by the endpoint (each format has
+    /// its own path).
+    pub fn wire_format(&self) -> crate::llm::WireFormat {
+        use crate::llm::WireFormat;
+        self.format.unwrap_or_else(|| {
+            let path = self.url.split('?').next().unwrap_or_default();
+            if path.ends_with("/messages") {
+                WireFormat::Anthropic
+            } else if path.ends_with("/responses") {
+                WireFormat::Responses
+            } else {
+                WireFormat::ChatCompletions
+            }
+        })
+    }
 }
 
 /// A body: whole, or field by field.
@@ -181,4 +203,39 @@ pub fn hash(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(bytes);
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::WireFormat;
+
+    /// A line as written before the wire format was recorded, for `url`.
+    fn old_line(url: &str) -> RequestLine {
+        serde_json::from_value(serde_json::json!({
+            "index": 1, "agent": "main", "turn": 1, "time_ms": 0, "provider": "P",
+            "model": "m", "url": url, "bytes": 2, "body": {"whole": "h"},
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_wire_format_is_read_or_told_by_the_endpoint() {
+        let mut line = old_line("https://api.anthropic.com/v1/messages");
+        assert_eq!(line.format, None);
+        assert_eq!(line.wire_format(), WireFormat::Anthropic);
+        assert_eq!(
+            old_line("https://api.openai.com/v1/responses?x=1").wire_format(),
+            WireFormat::Responses
+        );
+        assert_eq!(
+            old_line("http://localhost:11434/v1/chat/completions").wire_format(),
+            WireFormat::ChatCompletions
+        );
+        // Recorded, it wins; and it is written back as recorded.
+        line.format = Some(WireFormat::Responses);
+        assert_eq!(line.wire_format(), WireFormat::Responses);
+        let text = serde_json::to_string(&line).unwrap();
+        assert!(text.contains(r#""format":"responses""#), "{text}");
+    }
 }

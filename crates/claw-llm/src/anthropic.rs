@@ -3,6 +3,7 @@
 
 pub(crate) mod decode;
 pub(crate) mod request;
+pub(crate) mod sections;
 
 use super::remote::RemoteSettings;
 use super::secret::Secret;

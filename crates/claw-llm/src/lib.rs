@@ -17,6 +17,7 @@ pub mod remote;
 pub mod responses;
 pub mod retry;
 pub mod secret;
+pub mod sections;
 pub mod sse;
 pub mod tap;
 mod transport;
@@ -33,6 +34,7 @@ pub use remote::{
 pub use responses::ResponsesConfig;
 pub use retry::RetryPolicy;
 pub use secret::Secret;
+pub use sections::WireFormat;
 pub use tap::{CallSink, FinishedCall, RequestOrigin, RequestTap, SentCall};
 
 pub use claw_agent::provider::{

@@ -12,6 +12,7 @@ use super::pricing::{ModelPrices, prices_for};
 use super::responses::{self, ResponsesConfig};
 use super::retry::RetryPolicy;
 use super::secret::Secret;
+use super::sections::WireFormat;
 use super::sse::{self, DEFAULT_MAX_EVENT_BYTES};
 use super::transport::{self, Decoder, HttpRequest, Limits, Target};
 use super::{
@@ -179,6 +180,15 @@ impl WireConfig {
         }
     }
 
+    /// The wire format of the bodies this provider sends.
+    fn format(&self) -> WireFormat {
+        match self {
+            Self::Anthropic(_) => WireFormat::Anthropic,
+            Self::ChatCompletions(_) => WireFormat::ChatCompletions,
+            Self::Responses(_) => WireFormat::Responses,
+        }
+    }
+
     /// The header that carries the key, and its value.
     fn auth(&self, key: &str) -> (HeaderName, String) {
         match self {
@@ -335,8 +345,13 @@ impl RemoteProvider {
         let remote = self.config.remote();
         let url = self.config.url();
         // The bytes handed to the HTTP client are the ones recorded.
-        let watch =
-            origin.and_then(|o| o.sent((&remote.name, &request.model, &url), &headers, &body));
+        let target = (
+            remote.name.as_str(),
+            self.config.format(),
+            request.model.as_str(),
+            url.as_str(),
+        );
+        let watch = origin.and_then(|o| o.sent(target, &headers, &body));
         let http = HttpRequest {
             client: self.client.clone(),
             headers,

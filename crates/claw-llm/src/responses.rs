@@ -5,6 +5,7 @@
 
 pub(crate) mod decode;
 pub(crate) mod request;
+pub(crate) mod sections;
 
 use super::openai::DEFAULT_BASE_URL;
 use super::remote::RemoteSettings;

@@ -3,7 +3,7 @@
 //! over the exact body bytes it sends, the URL and the headers with every secret
 //! redacted, then how the call ended.
 
-use super::{CallOrigin, LlmEvent, LlmRequest, LlmStream, Provider};
+use super::{CallOrigin, LlmEvent, LlmRequest, LlmStream, Provider, WireFormat};
 use bytes::Bytes;
 use claw_agent::types::{AssistantMessage, Usage};
 use futures::Stream;
@@ -32,6 +32,8 @@ pub struct SentCall {
     pub turn: u32,
     /// The provider's name, e.g. `Anthropic`.
     pub provider: String,
+    /// The wire format of the body (which says how the body divides into sections).
+    pub format: WireFormat,
     /// The model asked for.
     pub model: String,
     /// The endpoint, with secret query parameters redacted.
@@ -183,18 +185,19 @@ impl RequestOrigin {
     /// sink is attached, nothing is recorded).
     pub(crate) fn sent(
         &self,
-        target: (&str, &str, &str),
+        target: (&str, WireFormat, &str, &str),
         headers: &HeaderMap,
         body: &Bytes,
     ) -> Option<CallWatch> {
         let Attached { sink, turn, .. } = self.tap.attached()?;
-        let (provider, model, url) = target;
+        let (provider, format, model, url) = target;
         let id = self.tap.inner.next_id.fetch_add(1, Ordering::Relaxed);
         sink.sent(SentCall {
             id,
             agent: self.agent.clone(),
             turn: turn(),
             provider: provider.to_owned(),
+            format,
             model: model.to_owned(),
             url: redact_url(url),
             headers: redact_headers(headers),

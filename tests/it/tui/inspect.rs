@@ -44,6 +44,7 @@ fn call(
         id,
         agent: agent.into(),
         turn,
+        format: claw_tui::llm::WireFormat::Anthropic,
         provider: "Anthropic".into(),
         model: "claude-sonnet-4-5".into(),
         url: "https://api.anthropic.com/v1/messages".into(),

@@ -200,10 +200,19 @@ fn folding(summary: String, source: Source) -> Block {
     }
 }
 
+/// The fields an element's one-line description names; the rest is skipped unparsed.
+#[derive(Default, serde::Deserialize)]
+struct Head {
+    role: Option<String>,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    name: Option<String>,
+}
+
 /// What an element is: its role, type or name and the start of its text, read without
 /// parsing all of it (the document is built for every element of the history).
 fn describe(text: &str) -> String {
-    let head = crate::inspect::breakdown::Head::of(text);
+    let head: Head = serde_json::from_str(text).unwrap_or_default();
     let name = head.name.or_else(|| string_after(text, r#""name":""#));
     let kind = head
         .role
