@@ -3,11 +3,12 @@
 //! (the editor's buffer, unsaved changes included) and write it with
 //! `fs/write_text_file` (into the buffer, which the editor shows and saves). The tools
 //! keep every check of their own (see `tools::fs::EditorBuffers`); only the bytes go
-//! through the editor.
+//! through the editor, and only while none of the session's commands runs (one could
+//! swap a symlink in between the check and the editor's open).
 
 use crate::config::Settings;
 use crate::setup::MainRuntime;
-use crate::tools::fs::{ChangeObserver, EditorBuffers, file_tools_in};
+use crate::tools::fs::{ChangeObserver, EditorAccess, EditorBuffers, file_tools_in};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
@@ -46,7 +47,7 @@ impl EditorFiles {
             Ok(Err(e)) => Err(io::Error::other(format!(
                 "the editor could not {what} {}: {}",
                 path.display(),
-                e.message
+                said(&e)
             ))),
             Err(_) => Err(io::Error::new(
                 io::ErrorKind::TimedOut,
@@ -71,6 +72,24 @@ impl EditorBuffers for EditorFiles {
         let request = WriteTextFileRequest::new(self.session.clone(), path, text);
         let answer = self.cx.send_request(request).block_task();
         self.wait(answer, "write", path).map(|_| ())
+    }
+}
+
+/// What an editor's error says: its message, and its details when it gives any.
+pub(super) fn said(error: &agent_client_protocol::Error) -> String {
+    match &error.data {
+        None | Some(serde_json::Value::Null) => error.message.clone(),
+        Some(serde_json::Value::String(details)) => format!("{} ({details})", error.message),
+        Some(serde_json::Value::Object(data))
+            if data.get("details").is_some_and(|d| d.is_string()) =>
+        {
+            format!(
+                "{} ({})",
+                error.message,
+                data["details"].as_str().unwrap_or_default()
+            )
+        }
+        Some(data) => format!("{} ({data})", error.message),
     }
 }
 
@@ -101,11 +120,11 @@ pub fn use_files(
     };
     let checkpoints = &main.controls.checkpoints;
     let observer = Some(Arc::new(checkpoints.clone()) as Arc<dyn ChangeObserver>);
-    let tools = file_tools_in(
-        checkpoints.workspace().clone(),
-        observer,
-        Some(Arc::new(files)),
-    );
+    let access = EditorAccess {
+        editor: Arc::new(files),
+        commands: main.exec.running(),
+    };
+    let tools = file_tools_in(checkpoints.workspace().clone(), observer, Some(access));
     for tool in tools {
         main.policy.register(tool);
     }

@@ -4,7 +4,7 @@
 //! it live, and the result is the terminal's output and exit status. The command runs
 //! as the editor runs it, outside claw-tui's sandbox, so every command is put to the
 //! user first (the policy's approval, in `ask` mode whatever `[exec] approval` says,
-//! unless it says `always_deny`).
+//! unless it says `always-deny`).
 
 use crate::config::Settings;
 use crate::setup::MainRuntime;
@@ -47,7 +47,10 @@ async fn answered<T>(
 ) -> Result<T, String> {
     match tokio::time::timeout(ANSWER_WITHIN, answer).await {
         Ok(Ok(response)) => Ok(response),
-        Ok(Err(e)) => Err(format!("the editor refused {what}: {}", e.message)),
+        Ok(Err(e)) => Err(format!(
+            "the editor refused {what}: {}",
+            super::editor::said(&e)
+        )),
         Err(_) => Err(format!(
             "the editor did not answer {what} within {} s",
             ANSWER_WITHIN.as_secs()
@@ -82,7 +85,10 @@ impl CommandTerminal for EditorTerminal {
         tokio::select! {
             exited = self.cx.send_request(wait).block_task() => {
                 if let Err(e) = exited {
-                    run.output = format!("(the editor's wait for the command failed: {})\n", e.message);
+                    run.output = format!(
+                        "(the editor's wait for the command failed: {})\n",
+                        super::editor::said(&e)
+                    );
                 }
             }
             () = tokio::time::sleep(timeout) => run.timed_out = true,

@@ -204,6 +204,12 @@ pub trait Tool: Send + Sync {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult;
+    /// The result a call with `args` would be refused with before anything runs (a
+    /// command a deny rule forbids), so that nobody is asked to approve it; `None`:
+    /// nothing is known to be refused.
+    fn refusal(&self, _args: &CheckedArgs) -> Option<ToolResult> {
+        None
+    }
 }
 
 /// A tool whose arguments are one Rust type: its spec's parameters are that type's
@@ -224,6 +230,10 @@ pub trait TypedTool: Send + Sync {
         cancel: CancellationToken,
         updates: ToolUpdates,
     ) -> ToolResult;
+    /// See [`Tool::refusal`].
+    fn refusal(&self, _args: &Self::Args) -> Option<ToolResult> {
+        None
+    }
 }
 
 #[async_trait]
@@ -242,6 +252,13 @@ impl<T: TypedTool> Tool for T {
         match crate::tool_args::read::<T::Args>(args.into_value()) {
             Ok(args) => self.run(call_id, args, cancel, updates).await,
             Err(problem) => ToolResult::error(problem.to_string()),
+        }
+    }
+
+    fn refusal(&self, args: &CheckedArgs) -> Option<ToolResult> {
+        match crate::tool_args::read::<T::Args>(args.value().clone()) {
+            Ok(args) => TypedTool::refusal(self, &args),
+            Err(problem) => Some(ToolResult::error(problem.to_string())),
         }
     }
 }

@@ -38,6 +38,7 @@ mod protect;
 mod report;
 mod result;
 mod run;
+mod running;
 mod setup_error;
 mod shell;
 mod spec;
@@ -63,6 +64,7 @@ pub use report::{
     CapabilityState, ContainmentMode, LandlockState, LimitsReport, MountReport, Report,
     SandboxReport,
 };
+pub use running::{Quiet, Running};
 pub use setup_error::SetupError;
 pub use shell::replace_words;
 pub use tempdir::{PrivateTempDir, private_temp_dir};
@@ -126,13 +128,15 @@ pub struct ExecTool {
     mounts: AtomicU8,
     /// What the check after a command's background processes found, for the next result.
     pending: Arc<Mutex<Vec<String>>>,
+    /// The commands this tool has running, and what keeps new ones from starting.
+    running: Running,
     /// The terminal commands run in instead of the sandbox, with the spec saying so
     /// (`[acp] editor_terminal`).
     terminal: std::sync::OnceLock<(Arc<dyn CommandTerminal>, ToolSpec)>,
 }
 
 /// The arguments of `exec`; unknown ones are refused (`additionalProperties: false`).
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecArgs {
     /// The shell command, run with `sh -c`.
@@ -197,6 +201,7 @@ impl ExecTool {
             own_dirs: Vec::new(),
             mounts: AtomicU8::new(spec::mounts::UNKNOWN),
             pending: Arc::default(),
+            running: Running::default(),
             terminal: std::sync::OnceLock::new(),
         }
     }
@@ -213,6 +218,11 @@ impl ExecTool {
     pub fn with_own_dirs(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Self {
         self.own_dirs.extend(dirs);
         self
+    }
+
+    /// The commands this tool has running (with the processes they left behind).
+    pub fn running(&self) -> Running {
+        self.running.clone()
     }
 
     /// The configuration in use.
@@ -385,6 +395,11 @@ impl TypedTool for ExecTool {
         self.current_spec()
     }
 
+    /// A blank command, a deny rule or a working directory outside the workspace.
+    fn refusal(&self, args: &ExecArgs) -> Option<ToolResult> {
+        self.admit(args.clone()).err()
+    }
+
     async fn run(
         &self,
         _call_id: &str,
@@ -414,7 +429,8 @@ impl TypedTool for ExecTool {
         let program = spec.launcher.clone();
         // Registered before it starts: if claw-tui exits meanwhile, it is stopped and
         // checked on the way out; if this call is dropped, it is checked once stopped.
-        let live = background::Live::register(watch);
+        let counted = self.running.start().await;
+        let live = background::Live::register(watch, counted);
         let unsettled = background::Unsettled::new(live.clone(), self.pending.clone());
         let spec = run::RunSpec {
             live: Some(live.clone()),

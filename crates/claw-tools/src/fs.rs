@@ -11,7 +11,7 @@ mod restore;
 mod walk;
 mod write;
 
-pub use buffers::{Buffers, EditorBuffers};
+pub use buffers::{Buffers, EditorAccess, EditorBuffers};
 pub use change::{ChangeKind, DiffLine, FileChange, Hunk, LineKind};
 pub use edit::EditFileTool;
 pub use list::{ListDirTool, workspace_files};

@@ -127,6 +127,12 @@ impl Interceptor for Approval {
             .rules
             .get(call.tool_name())
             .map_or(ApprovalMode::Ask, |rules| rules.approval);
+        // Nobody is asked about a call the tool refuses before running anything.
+        if mode == ApprovalMode::Ask
+            && let Some(refused) = call.tool.refusal(&args)
+        {
+            return refused;
+        }
         let gate_call = GateCall {
             tool_name: call.tool_name(),
             tool_call_id: call.tool_call_id,

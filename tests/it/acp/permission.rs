@@ -122,3 +122,26 @@ async fn a_cancel_while_the_user_is_asked_withdraws_the_question_and_runs_nothin
     assert!(!ws.join("never").exists());
     assert_eq!(done.code, 0, "{}", done.stderr);
 }
+
+/// A command the tool would refuse anyway (a deny rule, a working directory outside the
+/// workspace) is refused at once: nobody is asked to approve it.
+#[tokio::test(flavor = "multi_thread")]
+async fn nobody_is_asked_about_a_command_that_would_be_refused() {
+    let sandbox = demo_sandbox(ASK);
+    let ws = sandbox.workspace();
+    let done = drive(&sandbox, &[], &["allow-once"], async |s| {
+        let id = s.open(&ws).await;
+        let answer = s.prompt(&id, "run rm -rf /").await.unwrap();
+        let asked = s.seen.permissions.lock().unwrap().len();
+        (answer.stop_reason, asked, s.seen.updates())
+    })
+    .await;
+    let (stop, asked, updates) = done.value;
+    assert_eq!(stop, StopReason::EndTurn, "{}", done.stderr);
+    assert_eq!(asked, 0);
+    let refused = updates.iter().any(|u| {
+        matches!(u, SessionUpdate::ToolCallUpdate(c)
+            if c.fields.status == Some(ToolCallStatus::Failed))
+    });
+    assert!(refused, "{updates:#?}");
+}

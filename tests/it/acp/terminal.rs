@@ -29,6 +29,7 @@ async fn each_command_is_allowed_by_the_user_then_runs_in_the_editors_terminal()
     let done = drive(
         &sandbox,
         &[],
+        // A third answer is there to be used if the deny-rule command were asked about.
         &["allow-once", "reject", "allow-once"],
         async |s| {
             s.initialize_with(with_terminal()).await;
@@ -54,11 +55,12 @@ async fn each_command_is_allowed_by_the_user_then_runs_in_the_editors_terminal()
     .await;
     let (stops, asked, created, requests, updates) = done.value;
     assert_eq!(stops, [StopReason::EndTurn; 3], "{}", done.stderr);
-    // Asked for each command: the default approval is "never", but outside the sandbox
-    // each command is the user's to allow.
-    assert_eq!(asked, 3);
-    // Only the allowed command reached the editor, as sh -c in the workspace: the
-    // rejected one did not, nor the one the deny rules refuse, though it was allowed.
+    // Asked for each command the deny rules let through: the default approval is
+    // "never", but outside the sandbox each command is the user's to allow; nobody is
+    // asked about one that would be refused anyway.
+    assert_eq!(asked, 2);
+    // Only the allowed command reached the editor, as sh -c in the workspace: not the
+    // rejected one, nor the one the deny rules refuse.
     assert_eq!(
         created,
         [(

@@ -11,6 +11,7 @@
 //! outlives the last check.
 
 use super::protect::{Outcome, Watch};
+use super::running::Counted;
 use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
@@ -106,6 +107,7 @@ fn gone(pid: Pid) -> bool {
 /// One run whose protected paths are still to be settled.
 #[derive(Debug)]
 pub(super) struct Live {
+    _counted: Counted,
     watch: Watch,
     launcher: OnceLock<Launcher>,
     /// One settle at a time.
@@ -113,9 +115,11 @@ pub(super) struct Live {
 }
 
 impl Live {
-    /// Registers a run about to start, with what to check after it.
-    pub fn register(watch: Watch) -> Arc<Self> {
+    /// Registers a run about to start, with what to check after it; `counted` counts
+    /// it among its tool's running commands until nothing of it is left.
+    pub fn register(watch: Watch, counted: Counted) -> Arc<Self> {
         let live = Arc::new(Self {
+            _counted: counted,
             watch,
             launcher: OnceLock::new(),
             settling: Mutex::new(()),

@@ -7,10 +7,19 @@
 //! workspace handle and must be a regular file there (or absent, for a write), protected
 //! and pinned paths are refused, parent directories are made through the handle, and
 //! every change goes to the checkpoints for `/undo`. Only the bytes come from, or go
-//! to, the editor, by the path the handle resolved. The editor opens that path itself,
-//! following symlinks, so a link swapped in between the check and the editor's open
-//! leads it out of the workspace: that is why it is off unless the user turns it on.
+//! to, the editor, by the path the handle resolved.
+//!
+//! The editor opens that path itself, following symlinks, so a link swapped in between
+//! the check and the editor's open would lead it out of the workspace. Only a process
+//! can do that swap, so the editor is asked only while no command the model started is
+//! running (nor a process one left behind), and no command starts until the editor has
+//! answered ([`crate::exec::while_no_command_runs`]); otherwise the tool uses the disk
+//! through its handle, as without an editor ([`crate::exec::Running::quiet`]). What is
+//! left: a program outside the sandbox that the model can drive to change the
+//! workspace (an MCP server, a command run in the editor's own terminal) could still
+//! race it, which is why it stays off unless the user turns it on.
 
+use crate::workspace::Located;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
@@ -25,5 +34,45 @@ pub trait EditorBuffers: Send + Sync {
     fn write(&self, path: &Path, text: &str) -> io::Result<()>;
 }
 
+/// An editor's buffers, and the commands whose running keeps the file tools from them.
+#[derive(Clone)]
+pub struct EditorAccess {
+    /// The editor.
+    pub editor: Arc<dyn EditorBuffers>,
+    /// The model's commands (the `exec` tool's): while one runs, the disk is used.
+    pub commands: crate::exec::Running,
+}
+
 /// The editor's buffers the file tools use, if any.
-pub type Buffers = Option<Arc<dyn EditorBuffers>>;
+pub type Buffers = Option<EditorAccess>;
+
+/// The editor for one file operation, and the guard that keeps commands from starting
+/// until it is done.
+pub(crate) struct Editor {
+    editor: Arc<dyn EditorBuffers>,
+    _quiet: crate::exec::Quiet,
+}
+
+impl Editor {
+    /// The editor's buffers.
+    pub(crate) fn buffers(&self) -> &dyn EditorBuffers {
+        self.editor.as_ref()
+    }
+}
+
+/// The editor for one operation on the file at `located` when `buffers` are given, the
+/// file is in the workspace itself (not one of claw-tui's own read-only trees beside
+/// it) and nothing the model started is running; `None`: the disk, through the
+/// workspace handle. Blocks while a command is being started; call it off the async
+/// runtime.
+pub(crate) fn editor_now(buffers: &Buffers, located: &Located) -> Option<Editor> {
+    let access = buffers.as_ref()?;
+    if !located.path().starts_with(located.workspace()) {
+        return None;
+    }
+    let quiet = access.commands.quiet()?;
+    Some(Editor {
+        editor: access.editor.clone(),
+        _quiet: quiet,
+    })
+}

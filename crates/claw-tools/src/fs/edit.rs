@@ -115,6 +115,9 @@ fn edit(
     observer: &Observer,
     buffers: &Buffers,
 ) -> ToolResult {
+    // The editor only while nothing the model started can swap a link in meanwhile.
+    let editor = super::buffers::editor_now(buffers, located);
+    let buffers = editor.as_ref().map(super::buffers::Editor::buffers);
     let old_lf = old_text.replace("\r\n", "\n");
     let new_lf = new_text.replace("\r\n", "\n");
     if old_lf.is_empty() {

@@ -139,6 +139,9 @@ fn read(
     cancel: &CancellationToken,
     buffers: &Buffers,
 ) -> ToolResult {
+    // The editor only while nothing the model started can swap a link in meanwhile.
+    let editor = super::buffers::editor_now(buffers, located);
+    let buffers = editor.as_ref().map(super::buffers::Editor::buffers);
     let shown = req.shown.as_str();
     // Opened first and then looked at, so what is checked is what gets read.
     let opened = open_nonblocking(located.dir(), located.rel())
@@ -166,14 +169,7 @@ fn read(
     }
     let reader = BufReader::with_capacity(64 * 1024, file);
     let read = match buffers {
-        Some(buffers) => read_buffer(
-            reader,
-            buffers.as_ref(),
-            located.path(),
-            req,
-            meta.len(),
-            cancel,
-        ),
+        Some(buffers) => read_buffer(reader, buffers, located.path(), req, meta.len(), cancel),
         None => read_window(reader, located.path(), req, meta.len(), cancel),
     };
     match read {

@@ -106,6 +106,9 @@ fn write(
     observer: &Observer,
     buffers: &Buffers,
 ) -> ToolResult {
+    // The editor only while nothing the model started can swap a link in meanwhile.
+    let editor = super::buffers::editor_now(buffers, located);
+    let buffers = editor.as_ref().map(super::buffers::Editor::buffers);
     let is_dir = || {
         ToolResult::error(format!(
             "Error: {shown} is a directory; give the path of a file to write."
@@ -177,7 +180,9 @@ fn write(
         Ok(note) => note,
         Err(refused) => return refused,
     };
-    let written = match buffers {
+    // Only a regular file, or none, is the editor's to write: it would block on a FIFO.
+    let regular_or_none = existing.is_none() || old.is_some();
+    let written = match buffers.filter(|_| regular_or_none) {
         Some(buffers) => buffers.write(located.path(), content),
         None => replace_file(&dir, name, content.as_bytes(), existing),
     };

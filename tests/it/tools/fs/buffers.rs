@@ -5,8 +5,11 @@
 
 use super::Setup;
 use crate::support::call;
+use claw_tui::agent::{Tool, ToolUpdates};
+use claw_tui::tools::exec::Running;
 use claw_tui::tools::fs::{
-    ChangeObserver, EditFileTool, EditorBuffers, Prior, ReadFileTool, Unkept, WriteFileTool,
+    ChangeObserver, EditFileTool, EditorAccess, EditorBuffers, Prior, ReadFileTool, Unkept,
+    WriteFileTool,
 };
 use serde_json::json;
 use std::collections::HashMap;
@@ -74,7 +77,20 @@ fn tools(
     editor: &Arc<Editor>,
     seen: &Arc<Seen>,
 ) -> (ReadFileTool, WriteFileTool, EditFileTool) {
-    let buffers = Some(editor.clone() as Arc<dyn EditorBuffers>);
+    tools_with(s, editor, seen, Running::default())
+}
+
+/// The file tools over `editor`, kept from it while one of `commands` runs.
+fn tools_with(
+    s: &Setup,
+    editor: &Arc<Editor>,
+    seen: &Arc<Seen>,
+    commands: Running,
+) -> (ReadFileTool, WriteFileTool, EditFileTool) {
+    let buffers = Some(EditorAccess {
+        editor: editor.clone() as Arc<dyn EditorBuffers>,
+        commands,
+    });
     let observer = Some(seen.clone() as Arc<dyn ChangeObserver>);
     (
         ReadFileTool::new(s.workspace()).with_buffers(buffers.clone()),
@@ -187,4 +203,60 @@ async fn binary_files_are_read_from_the_disk() {
     let r = call(&read, json!({"path": "blob.bin"})).await;
     assert!(r.is_error && r.content.contains("binary"), "{}", r.content);
     assert!(editor.asked.lock().unwrap().is_empty());
+}
+
+/// While a command the model started runs (here one that keeps swapping a link to a
+/// file outside in and out), the editor is not asked at all: the tools use the disk
+/// through the workspace handle, which never follows the link out; once it is gone, the
+/// editor is asked again.
+#[tokio::test(flavor = "multi_thread")]
+async fn while_a_command_runs_the_disk_is_used_through_the_handle() {
+    let s = Setup::new();
+    s.file("race.txt", "inside\n");
+    let exec = crate::support::exec::tool(&s.root);
+    let commands = exec.running();
+    let (editor, seen) = (Arc::new(Editor::default()), Arc::new(Seen::default()));
+    let (read, write, _) = tools_with(&s, &editor, &seen, commands.clone());
+    let swapping = format!(
+        "for i in $(seq 300); do ln -sfn {} race.txt; printf 'inside\\n' > r.tmp; \
+         mv -f r.tmp race.txt; done; sleep 1",
+        s.outer.join("secret.txt").display()
+    );
+    let args = crate::support::checked(&exec, json!({"command": swapping, "timeout": 60}));
+    let command = tokio::spawn(async move {
+        let cancel = tokio_util::sync::CancellationToken::new();
+        exec.execute("x", args, cancel, ToolUpdates::discard())
+            .await
+    });
+    crate::support::poll::until_async("the command runs", crate::support::DEADLINE, || {
+        (commands.count() > 0).then_some(())
+    })
+    .await;
+    while !command.is_finished() {
+        let r = call(&read, json!({"path": "race.txt"})).await;
+        assert!(!r.content.contains("top secret"), "{}", r.content);
+        let _ = call(&write, json!({"path": "race.txt", "content": "written\n"})).await;
+        if commands.count() == 0 {
+            break;
+        }
+        assert!(
+            editor.asked.lock().unwrap().is_empty(),
+            "{:?}",
+            editor.asked
+        );
+    }
+    let ended = command.await.unwrap();
+    assert!(!ended.is_error, "{}", ended.content);
+    assert_eq!(
+        std::fs::read_to_string(s.outer.join("secret.txt")).unwrap(),
+        "top secret\n"
+    );
+    // Nothing runs now: the editor is asked again.
+    assert_eq!(commands.count(), 0);
+    let r = call(&read, json!({"path": "inside.txt"})).await;
+    assert!(r.is_error, "no such file");
+    s.file("inside.txt", "x\n");
+    let r = call(&read, json!({"path": "inside.txt"})).await;
+    assert!(!r.is_error, "{}", r.content);
+    assert!(!editor.asked.lock().unwrap().is_empty());
 }
