@@ -19,6 +19,7 @@ pub mod approval;
 pub mod attach;
 pub mod background;
 pub mod chat;
+pub mod checkpoints;
 pub mod composer;
 mod control;
 pub mod dashboard;
@@ -46,9 +47,10 @@ pub mod wrap;
 
 pub use app::{App, AppConfig, UserFiles, view};
 pub use background::{Background, BackgroundAction, BackgroundError, BackgroundFailure};
+pub use checkpoints::Rewound;
 pub(crate) use launch::app_config;
 pub use launch::launch;
-pub use msg::{CronRow, CronRunStatus, Effect, Msg, Rewound, SubagentRow};
+pub use msg::{CronRow, CronRunStatus, Effect, Msg, SubagentRow};
 pub use overlay::{InspectTab, Inspector, Overlay};
 
 use crate::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalRequest};

@@ -9,6 +9,7 @@
 
 mod about;
 mod agent;
+mod checkpoints;
 mod commands;
 mod control;
 mod inspect;

@@ -5,7 +5,7 @@ use crate::agent::{
     AgentEvent, ImageData, NoticeLevel, QueueKind, QueueMode, ThinkingLevel, ToolExecution,
     UserMessage,
 };
-use crate::checkpoint::{CheckpointError, Conflicts, SessionFile, UndoOutcome};
+
 use crate::runtime::AgentMode;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use crate::tools::message::OutboundMessage;
@@ -130,16 +130,12 @@ pub enum Msg {
         /// The message to send, or the reason it was not.
         result: Result<String, crate::runtime::context::SkillAttachError>,
     },
+    /// What `/undo`, `/rewind` or `/diff` did (see [`crate::tui::checkpoints`]).
+    Checkpoints(crate::tui::checkpoints::Msg),
     /// Something for the user to read in the chat.
     Notice(NoticeLevel, String),
     /// A dashboard action on the background runtime failed (shown as an error line).
     BackgroundFailed(crate::tui::background::BackgroundFailure),
-    /// What `/undo` did, or the files it asks about first.
-    Undone(Result<UndoOutcome, CheckpointError>),
-    /// What `/rewind` did.
-    Rewound(Box<Result<Rewound, CheckpointError>>),
-    /// The files `/diff` shows.
-    SessionDiff(Result<Vec<SessionFile>, CheckpointError>),
     /// A prompt hook refused to send `text`, for `reason`.
     PromptBlocked {
         /// The prompt (back to the composer).
@@ -285,35 +281,8 @@ pub enum Effect {
     SetMouseCapture(bool),
     /// Switch the main agent to this mode (a run under way loses its mutating tools at once).
     SetMode(AgentMode),
-    /// Undo the latest turn's file changes (answered with `Msg::Undone`).
-    Undo(Conflicts),
-    /// Take files, the conversation or both back to the `turn`th prompt (answered with
-    /// `Msg::Rewound`).
-    Rewind {
-        /// The prompt, from 1.
-        turn: usize,
-        /// Put the files back.
-        files: bool,
-        /// Cut the conversation.
-        conversation: bool,
-        /// What to do with files changed since by someone else.
-        conflicts: Conflicts,
-    },
-    /// Compute the session's diff (answered with `Msg::SessionDiff`).
-    SessionDiff,
-}
-
-/// What a rewind did.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rewound {
-    /// The prompt rewound to, from 1.
-    pub turn: usize,
-    /// Whether the conversation was to be cut too.
-    pub conversation_asked: bool,
-    /// What happened to the files, when they were rewound.
-    pub files: Option<UndoOutcome>,
-    /// The conversation now and the prompt for the composer, when it was rewound.
-    pub conversation: Option<(std::sync::Arc<[crate::agent::Message]>, String)>,
+    /// `/undo`, `/rewind`, `/diff` (see [`crate::tui::checkpoints`]).
+    Checkpoints(crate::tui::checkpoints::Effect),
 }
 
 /// A message taken back out of a queue, with the queue it was in.

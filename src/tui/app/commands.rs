@@ -4,6 +4,7 @@ use super::{App, HINT};
 use crate::agent::{ImageData, NoticeLevel, QueueKind, UserMessage};
 use crate::tools::fs::FileChange;
 use crate::tui::attach::{self, AttachError};
+use crate::tui::checkpoints;
 use crate::tui::diff;
 use crate::tui::highlight::highlight_key;
 use crate::tui::msg::{Effect, HighlightRequest, QueuedText};
@@ -210,7 +211,9 @@ impl App {
             Command::Plan => self.cycle_mode(),
             Command::Undo => self.undo(),
             Command::Rewind => self.open_rewind(),
-            Command::Diff => Handled::changed().with(Effect::SessionDiff),
+            Command::Diff => {
+                Handled::changed().with(Effect::Checkpoints(checkpoints::Effect::Diff))
+            }
             Command::New => self.new_session(),
             Command::Sessions(None) => Handled::changed().with(Effect::ListSessions),
             Command::Sessions(Some(prefix)) => self.open_session_by_id(&prefix),

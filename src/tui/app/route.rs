@@ -122,9 +122,7 @@ impl App {
                 self.chat.notice(NoticeLevel::Error, failure.to_string())
             }
             Msg::SkillsAttached { text, result } => self.skills_attached(text, result),
-            Msg::Undone(outcome) => self.undone(outcome),
-            Msg::Rewound(outcome) => self.rewound(*outcome),
-            Msg::SessionDiff(files) => self.show_session_diff(files),
+            Msg::Checkpoints(msg) => self.checkpoints(msg),
             Msg::PromptBlocked { text, reason } => self.prompt_blocked(text, reason),
             Msg::ImagesLoaded { text, result } => self.images_loaded(text, result),
             Msg::Tick => {

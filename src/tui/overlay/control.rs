@@ -5,6 +5,7 @@
 use crate::checkpoint::{Confirmation, Conflicts, SessionFile};
 use crate::runtime::AgentMode;
 use crate::theme::{Theme, Token};
+use crate::tui::checkpoints;
 use crate::tui::diff;
 use crate::tui::highlight::HighlightCache;
 use crate::tui::msg::Effect;
@@ -32,13 +33,13 @@ pub struct PendingRewind {
 /// The effect that carries on an undo or rewind with `conflicts` decided.
 fn carry_on(rewind: Option<&PendingRewind>, conflicts: Conflicts) -> Effect {
     match rewind {
-        None => Effect::Undo(conflicts),
-        Some(r) => Effect::Rewind {
+        None => Effect::Checkpoints(checkpoints::Effect::Undo(conflicts)),
+        Some(r) => Effect::Checkpoints(checkpoints::Effect::Rewind {
             turn: r.turn,
             files: true,
             conversation: r.conversation,
             conflicts,
-        },
+        }),
     }
 }
 
@@ -77,12 +78,12 @@ pub(super) fn choice_key(turn: usize, code: KeyCode) -> Handled {
         KeyCode::Char('b' | 'B') | KeyCode::Enter => (true, true),
         _ => return Handled::changed(),
     };
-    Handled::changed().with(Effect::Rewind {
+    Handled::changed().with(Effect::Checkpoints(checkpoints::Effect::Rewind {
         turn,
         files,
         conversation,
         conflicts: Conflicts::Ask,
-    })
+    }))
 }
 
 /// Keys of "Implement this plan?" (it closes on any key): y or Enter leaves plan mode

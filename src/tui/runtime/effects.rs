@@ -191,11 +191,9 @@ impl Runtime {
                     tracing::warn!("cannot change mouse capture: {e}");
                 }
             }
-            effect @ (Effect::SetMode(_)
-            | Effect::Undo(_)
-            | Effect::Rewind { .. }
-            | Effect::SessionDiff) => {
-                crate::tui::control::execute(&self.controls, effect, &self.tx)
+            effect @ Effect::SetMode(_) => crate::tui::control::execute(&self.controls, effect),
+            Effect::Checkpoints(effect) => {
+                crate::tui::checkpoints::run(&self.controls.checkpoints, effect, &self.tx)
             }
         }
     }

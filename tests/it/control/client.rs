@@ -10,7 +10,7 @@ use crate::support::tui::*;
 use claw_tui::agent::{AgentEvent, Message, StopReason, ToolResult};
 use claw_tui::checkpoint::{Confirmation, Conflicts, UndoOutcome, UndoReport};
 use claw_tui::runtime::AgentMode;
-use claw_tui::tui::{Effect, Msg, Overlay, Rewound};
+use claw_tui::tui::{Effect, Msg, Overlay, Rewound, checkpoints};
 use crossterm::event::{KeyCode, KeyModifiers};
 use serde_json::json;
 
@@ -36,7 +36,9 @@ fn undo_asks_about_files_changed_since_and_the_answer_decides() {
     let mut app = app();
     let effects = enter_command(&mut app, "/undo");
     assert!(
-        effects.contains(&Effect::Undo(Conflicts::Ask)),
+        effects.contains(&Effect::Checkpoints(checkpoints::Effect::Undo(
+            Conflicts::Ask
+        ))),
         "{effects:?}"
     );
     let question = Confirmation {
@@ -44,7 +46,9 @@ fn undo_asks_about_files_changed_since_and_the_answer_decides() {
         clean: vec!["a.rs".into()],
         changed: vec!["b.rs".into()],
     };
-    app.update(Msg::Undone(Ok(UndoOutcome::Confirm(question))));
+    app.update(Msg::Checkpoints(checkpoints::Msg::Undone(Ok(
+        UndoOutcome::Confirm(question),
+    ))));
     assert!(matches!(
         app.overlay(),
         Some(Overlay::ConfirmUndo { rewind: None, .. })
@@ -52,14 +56,18 @@ fn undo_asks_about_files_changed_since_and_the_answer_decides() {
     insta::assert_snapshot!("undo_confirmation", draw(&mut app).backend());
     assert_eq!(
         app.update(key(KeyCode::Char('y'))),
-        [Effect::Undo(Conflicts::Overwrite)]
+        [Effect::Checkpoints(checkpoints::Effect::Undo(
+            Conflicts::Overwrite
+        ))]
     );
-    app.update(Msg::Undone(Ok(UndoOutcome::Confirm(
-        Confirmation::default(),
+    app.update(Msg::Checkpoints(checkpoints::Msg::Undone(Ok(
+        UndoOutcome::Confirm(Confirmation::default()),
     ))));
     assert_eq!(
         app.update(key(KeyCode::Char('s'))),
-        [Effect::Undo(Conflicts::Skip)]
+        [Effect::Checkpoints(checkpoints::Effect::Undo(
+            Conflicts::Skip
+        ))]
     );
     let report = UndoReport {
         turns: vec!["fix it".into()],
@@ -68,7 +76,9 @@ fn undo_asks_about_files_changed_since_and_the_answer_decides() {
         ..UndoReport::default()
     };
     let said = report.message();
-    app.update(Msg::Undone(Ok(UndoOutcome::Done(report))));
+    app.update(Msg::Checkpoints(checkpoints::Msg::Undone(Ok(
+        UndoOutcome::Done(report),
+    ))));
     assert_eq!(notices(&app).last(), Some(&said));
 }
 
@@ -79,9 +89,12 @@ fn undo_and_rewind_wait_while_the_agent_works() {
     for command in ["/undo", "/rewind"] {
         let effects = enter_command(&mut app, command);
         assert!(
-            !effects
-                .iter()
-                .any(|e| matches!(e, Effect::Undo(_) | Effect::Rewind { .. })),
+            !effects.iter().any(|e| matches!(
+                e,
+                Effect::Checkpoints(
+                    checkpoints::Effect::Undo(_) | checkpoints::Effect::Rewind { .. }
+                )
+            )),
             "{effects:?}"
         );
         assert!(
@@ -133,24 +146,26 @@ fn rewind_picks_a_prompt_then_what_to_take_back() {
     insta::assert_snapshot!("rewind_choice", draw(&mut app).backend());
     assert_eq!(
         app.update(key(KeyCode::Char('c'))),
-        [Effect::Rewind {
+        [Effect::Checkpoints(checkpoints::Effect::Rewind {
             turn: 2,
             files: false,
             conversation: true,
             conflicts: Conflicts::Ask
-        }]
+        })]
     );
     // The runtime cut the history before "second": the chat follows, the prompt is back.
     let kept = vec![
         Message::user("first"),
         Message::Assistant(assistant(vec![text("ok")], StopReason::Stop)),
     ];
-    app.update(Msg::Rewound(Box::new(Ok(Rewound {
-        turn: 2,
-        conversation_asked: true,
-        files: None,
-        conversation: Some((kept.into(), "second".into())),
-    }))));
+    app.update(Msg::Checkpoints(checkpoints::Msg::Rewound(Box::new(Ok(
+        Rewound {
+            turn: 2,
+            conversation_asked: true,
+            files: None,
+            conversation: Some((kept.into(), "second".into())),
+        },
+    )))));
     assert_eq!(app.composer().text(), "second");
     let users: Vec<_> = app
         .chat()

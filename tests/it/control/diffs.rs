@@ -10,7 +10,7 @@ use claw_tui::checkpoint::SessionFile;
 use claw_tui::theme::Token;
 use claw_tui::tools::Workspace;
 use claw_tui::tools::fs::{EditFileTool, FileChange, WriteFileTool};
-use claw_tui::tui::{App, Effect, Msg};
+use claw_tui::tui::{App, Effect, Msg, checkpoints};
 use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use serde_json::{Value, json};
@@ -201,7 +201,7 @@ fn the_session_diff_overlay_lists_every_file() {
             changed_outside: true,
         },
     ];
-    let effects = app.update(Msg::SessionDiff(Ok(files)));
+    let effects = app.update(Msg::Checkpoints(checkpoints::Msg::Diff(Ok(files))));
     answer_highlights(&mut app, effects);
     insta::assert_snapshot!("session_diff", draw(&mut app).backend());
 }
