@@ -7,7 +7,7 @@
 use claw_tui::agent::Usage;
 use claw_tui::inspect::{RequestLog, write_calls};
 use claw_tui::llm::{FinishedCall, SentCall};
-use claw_tui::tui::{App, AppConfig, Msg, view};
+use claw_tui::tui::{App, AppConfig, Msg, inspector, view};
 use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -89,10 +89,10 @@ fn open(path: &Path, enter: bool) -> Terminal<TestBackend> {
     let log = Arc::new(RequestLog::load(path).unwrap());
     let mut app = App::new(AppConfig::new("bench", "bench"));
     app.update(Msg::Term(Event::Resize(160, 48)));
-    app.update(Msg::RequestsLoaded {
+    app.update(Msg::Inspector(inspector::Msg::Loaded {
         log: Ok(log),
         open: None,
-    });
+    }));
     if enter {
         app.update(key(KeyCode::Enter));
     }

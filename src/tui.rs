@@ -27,6 +27,7 @@ pub mod diff;
 pub mod export_file;
 pub mod highlight;
 pub mod history;
+pub mod inspector;
 mod launch;
 pub mod layout;
 pub mod markdown;

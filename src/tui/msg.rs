@@ -20,13 +20,8 @@ pub type HighlightedCode = Arc<Vec<Vec<(ratatui::style::Style, String)>>>;
 /// Everything the app reacts to.
 #[derive(Clone, Debug)]
 pub enum Msg {
-    /// The session's request log, read for the inspector (or why it could not be).
-    RequestsLoaded {
-        /// The log.
-        log: Result<Arc<crate::inspect::RequestLog>, String>,
-        /// The request to open (a position from 0), else the list.
-        open: Option<usize>,
-    },
+    /// The request inspector's answers (see [`crate::tui::inspector`]).
+    Inspector(crate::tui::inspector::Msg),
     /// A terminal event: key, paste, resize, mouse, focus.
     Term(Event),
     /// An event of the main agent.
@@ -152,12 +147,8 @@ pub enum Msg {
 /// What `update` asks the runtime side to do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
-    /// Read the session's request log (answered with `Msg::RequestsLoaded`), to open
-    /// the inspector at request `open` (a position from 0) or at its list.
-    LoadRequests {
-        /// The request to open.
-        open: Option<usize>,
-    },
+    /// The request inspector's effects (see [`crate::tui::inspector`]).
+    Inspector(crate::tui::inspector::Effect),
     /// Start a run with this prompt (queued as a follow-up if the agent is busy).
     Prompt(String),
     /// Read the mentioned skills' files (name, `SKILL.md`) and attach them to `text`

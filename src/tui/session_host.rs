@@ -68,24 +68,9 @@ impl SessionHost {
         let _ = self.requests.send(Request::Switch(target));
     }
 
-    /// Reads the request log off the UI thread and sends it as `Msg::RequestsLoaded`.
-    pub fn send_requests(&self, open: Option<usize>, tx: &MsgSender) {
-        let tap = self.tap.clone();
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            let log = match tap {
-                Some(tap) => crate::inspect::rpc::load(&tap)
-                    .await
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string()),
-                None => Err(
-                    "requests are not recorded (`[session] record_requests = false`, \
-                             or no session)"
-                        .to_owned(),
-                ),
-            };
-            let _ = tx.send(Msg::RequestsLoaded { log, open });
-        });
+    /// Where the session's requests are recorded (`None`: they are not).
+    pub fn request_tap(&self) -> Option<crate::llm::RequestTap> {
+        self.tap.clone()
     }
 
     /// The chat shows the session: what waits for it may start now.

@@ -104,10 +104,7 @@ impl App {
             Msg::EditorDone(Err(why)) => self.chat.notice(NoticeLevel::Error, why.to_string()),
             Msg::SessionLoaded(loaded) => self.load_session(*loaded),
             Msg::Sessions(rows) => self.show_sessions(rows),
-            Msg::RequestsLoaded { log, open } => match log {
-                Ok(log) => self.show_inspector(log, open),
-                Err(why) => self.chat.notice(NoticeLevel::Warning, why),
-            },
+            Msg::Inspector(msg) => self.inspector_answered(msg),
             Msg::SessionLocked { path, id } => {
                 self.session.switching = false;
                 self.overlays.replace(Overlay::ConfirmFork { path, id })

@@ -2,7 +2,7 @@
 //! Enter opens one in three views: Breakdown (what the input is made of), Body (the
 //! exact JSON, folded per message, searchable with `/`) and Diff (what changed since
 //! the agent's previous request, cache-busting changes in the warning colour). The log
-//! is read by the runtime (`Effect::LoadRequests`); everything here is computed from it
+//! is read by the runtime (`inspector::Effect::Load`); everything here is computed from it
 //! when a request is opened, and drawing only copies rows.
 
 mod body;

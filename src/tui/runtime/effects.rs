@@ -158,7 +158,9 @@ impl Runtime {
             }
             Effect::NewSession => self.sessions.switch(SessionTarget::New),
             Effect::ListSessions => self.sessions.list(),
-            Effect::LoadRequests { open } => self.sessions.send_requests(open, &self.tx),
+            Effect::Inspector(effect) => {
+                crate::tui::inspector::run(self.sessions.request_tap(), effect, &self.tx)
+            }
             Effect::OpenSession { path, fork } => {
                 let target = if fork {
                     SessionTarget::Fork(path)

@@ -10,7 +10,7 @@ use claw_tui::agent::Usage;
 use claw_tui::inspect::{RequestLog, write_calls};
 use claw_tui::llm::{FinishedCall, SentCall};
 use claw_tui::theme::{Theme, Token};
-use claw_tui::tui::{App, Effect, InspectTab, Msg};
+use claw_tui::tui::{App, Effect, InspectTab, Msg, inspector};
 use crossterm::event::KeyCode;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -115,10 +115,10 @@ fn log() -> Arc<RequestLog> {
 }
 
 fn open(app: &mut App, at: Option<usize>) {
-    app.update(Msg::RequestsLoaded {
+    app.update(Msg::Inspector(inspector::Msg::Loaded {
         log: Ok(log()),
         open: at,
-    });
+    }));
 }
 
 #[test]
@@ -126,20 +126,20 @@ fn inspect_and_its_key_ask_the_runtime_for_the_log() {
     let mut app = app();
     let effects = app.update(key(KeyCode::F(3)));
     assert!(
-        effects.contains(&Effect::LoadRequests { open: None }),
+        effects.contains(&Effect::Inspector(inspector::Effect::Load { open: None })),
         "{effects:?}"
     );
     typed(&mut app, "/inspect");
     let effects = app.update(key(KeyCode::Enter));
     assert!(
-        effects.contains(&Effect::LoadRequests { open: None }),
+        effects.contains(&Effect::Inspector(inspector::Effect::Load { open: None })),
         "{effects:?}"
     );
     // A log that cannot be read is said in the chat.
-    app.update(Msg::RequestsLoaded {
+    app.update(Msg::Inspector(inspector::Msg::Loaded {
         log: Err("requests are not recorded".into()),
         open: None,
-    });
+    }));
     assert!(app.inspector().is_none());
 }
 
