@@ -26,9 +26,8 @@ pub enum Msg {
     Term(Event),
     /// An event of the main agent.
     Agent(AgentEvent),
-    /// An event of a shell command the user ran (`!command`): its start, output and end,
-    /// as a tool call's.
-    Shell(AgentEvent),
+    /// A shell command the user ran (`!command`; see [`crate::tui::shell`]).
+    Shell(crate::tui::shell::Msg),
     /// An event of a subagent, started by the `spawn` call `parent_call_id`; its tool
     /// calls appear under that call in the tree.
     Subagent {
@@ -210,16 +209,8 @@ pub enum Effect {
     SetQueueMode(QueueKind, QueueMode),
     /// Run tool calls one after another or together.
     SetToolExecution(ToolExecution),
-    /// Run a shell command the user typed (`!command`) through the exec tool, under the
-    /// tool policy; its events come back as `Msg::Shell` with call id `id`.
-    Shell {
-        /// The call id its events carry.
-        id: String,
-        /// The command.
-        command: String,
-    },
-    /// Stop the shell commands the user ran that still run.
-    CancelShells,
+    /// Run or stop the shell commands the user typed (see [`crate::tui::shell`]).
+    Shell(crate::tui::shell::Effect),
     /// Load the theme with this name and use it (answered with `Msg::ThemeLoaded`).
     SetTheme(String),
     /// Open the session whose id starts with this (answered like `OpenSession`).

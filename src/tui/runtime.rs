@@ -27,7 +27,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
 /// Shortest time between two frames after input (60 per second).
 const FRAME: Duration = Duration::from_micros(16_667);
@@ -90,7 +89,7 @@ pub(super) struct Runtime {
     /// Where `/theme` looks for the user's themes.
     theme_dir: Option<PathBuf>,
     /// Cancels the shell commands the user ran (a fresh token after each cancel).
-    shells: CancellationToken,
+    shells: crate::tui::shell::Shells,
     agent_events: UnboundedReceiver<AgentEvent>,
     pending: VecDeque<Msg>,
     quit: bool,
@@ -119,7 +118,7 @@ impl Runtime {
             controls: parts.controls,
             policy: parts.policy,
             theme_dir: crate::theme::user_theme_dir(&settings.config_path),
-            shells: CancellationToken::new(),
+            shells: crate::tui::shell::Shells::default(),
             pending: VecDeque::new(),
             quit: false,
             handover: None,

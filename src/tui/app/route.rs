@@ -47,7 +47,7 @@ impl App {
         match msg {
             Msg::Term(event) => self.terminal_event(event),
             Msg::Agent(event) => self.agent_event(event),
-            Msg::Shell(event) => self.shell_event(event),
+            Msg::Shell(crate::tui::shell::Msg::Event(event)) => self.shell_event(event),
             Msg::SessionChoices(choices) => self.composer.set_sessions(choices),
             Msg::ThemeLoaded(Ok(theme)) => {
                 self.theme = *theme;
@@ -434,7 +434,7 @@ impl App {
                     format!("shell command stopped · {quit_key} again to quit"),
                     HINT,
                 )
-                .with(Effect::CancelShells);
+                .with(Effect::Shell(crate::tui::shell::Effect::CancelAll));
         }
         self.composer.clear();
         self.hint(format!("{quit_key} again to quit"), DOUBLE_PRESS)

@@ -9,6 +9,7 @@ use crate::agent::{AgentEvent, NoticeLevel, ToolResult};
 use crate::tui::chat::{CardInfo, EntryKind};
 use crate::tui::msg::Effect;
 use crate::tui::part::Handled;
+use crate::tui::shell;
 
 /// What opens a shell block in a user message.
 pub const SHELL_OPEN: &str = "<shell-command>";
@@ -69,10 +70,10 @@ impl App {
             },
             card,
         );
-        shown.with(Effect::Shell {
+        shown.with(Effect::Shell(shell::Effect::Run {
             id,
             command: command.to_owned(),
-        })
+        }))
     }
 
     /// An event of a shell command the user ran: the tree and the card follow it; a

@@ -3,22 +3,17 @@
 //! the UI thread whose answer comes back through the inbox.
 
 use super::{Handover, Runtime};
-use crate::agent::{
-    AgentEvent, EventSink, NoticeLevel, QueueKind, ToolResult, ToolUpdates, UserMessage,
-};
+use crate::agent::{NoticeLevel, QueueKind, UserMessage};
 use crate::runtime::context::mention::attach_skills;
 use crate::runtime::supervisor::UserInput;
 use crate::session::SessionTarget;
 use crate::theme::Theme;
-use crate::tools::exec::EXEC_TOOL_NAME;
-use crate::tools::policy::AgentRole;
 use crate::tui::export_file::export_html;
 use crate::tui::msg::{Effect, Msg, QueuedText};
 use crate::tui::terminal::{self, Term};
 use crate::tui::{
     Background, BackgroundAction, BackgroundError, BackgroundFailure, attach, history,
 };
-use tokio_util::sync::CancellationToken;
 
 impl Runtime {
     /// Runs a dashboard action on a blocking thread; a failure comes back as a notice.
@@ -132,10 +127,7 @@ impl Runtime {
             Effect::SetThinking(level) => agent.set_thinking_level(level),
             Effect::SetQueueMode(kind, mode) => agent.set_queue_mode(kind, mode),
             Effect::SetToolExecution(mode) => agent.set_tool_execution(mode),
-            Effect::Shell { id, command } => self.shell(id, command),
-            Effect::CancelShells => {
-                std::mem::replace(&mut self.shells, CancellationToken::new()).cancel();
-            }
+            Effect::Shell(effect) => self.shells.run(&self.policy, effect, &self.tx),
             Effect::SetTheme(name) => {
                 let dir = self.theme_dir.clone();
                 let tx = self.tx.clone();
@@ -212,51 +204,6 @@ impl Runtime {
                     reason: blocked.reason,
                 });
             }
-        });
-    }
-
-    /// Runs a shell command the user typed with the exec tool as the policy gives it to
-    /// the main agent (approval, sandbox, limits); its events go to the app as
-    /// `Msg::Shell`.
-    fn shell(&mut self, id: String, command: String) {
-        let tx = self.tx.clone();
-        let send = move |event: AgentEvent| {
-            let _ = tx.send(Msg::Shell(event));
-        };
-        let tools = self.policy.user_tools(&AgentRole::Main);
-        let args = serde_json::json!({ "command": command });
-        send(AgentEvent::ToolExecutionStart {
-            tool_call_id: id.clone(),
-            tool_name: EXEC_TOOL_NAME.to_owned(),
-            args: args.clone(),
-        });
-        if tools.get(EXEC_TOOL_NAME).is_none() {
-            let result = ToolResult::error(
-                "exec is disabled in this configuration ([tools] disabled), so ! commands cannot run.",
-            );
-            send(AgentEvent::ToolExecutionEnd {
-                tool_call_id: id,
-                tool_name: EXEC_TOOL_NAME.to_owned(),
-                is_error: true,
-                result,
-            });
-            return;
-        }
-        let cancel = self.shells.child_token();
-        let forward = send.clone();
-        tokio::spawn(async move {
-            let sink = EventSink::new(forward);
-            let updates = ToolUpdates::new(sink, &id, EXEC_TOOL_NAME);
-            let result = tools
-                .call(None, EXEC_TOOL_NAME, &id, args, &cancel, &updates)
-                .await;
-            updates.close();
-            send(AgentEvent::ToolExecutionEnd {
-                tool_call_id: id,
-                tool_name: EXEC_TOOL_NAME.to_owned(),
-                is_error: result.is_error,
-                result,
-            });
         });
     }
 

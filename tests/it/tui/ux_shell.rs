@@ -8,7 +8,7 @@ use crate::support::tui::scene::*;
 use crate::support::tui::*;
 use claw_tui::agent::{AgentEvent, AssistantMessage, Message, StopReason};
 use claw_tui::mcp::{McpServerInfo, McpServerState, McpToolInfo, Origin};
-use claw_tui::tui::{App, Effect, Msg, Overlay};
+use claw_tui::tui::{App, Effect, Msg, Overlay, shell};
 use crossterm::event::KeyCode;
 use serde_json::json;
 use std::time::Instant;
@@ -18,28 +18,28 @@ fn shell_events(app: &mut App, id: &str, command: &str, out: &str) {
     // loaded the machine running the snapshot is.
     let at = Instant::now();
     app.update_at(
-        Msg::Shell(AgentEvent::ToolExecutionStart {
+        Msg::Shell(shell::Msg::Event(AgentEvent::ToolExecutionStart {
             tool_call_id: id.into(),
             tool_name: "exec".into(),
             args: json!({ "command": command }),
-        }),
+        })),
         at,
     );
     app.update_at(
-        Msg::Shell(AgentEvent::ToolExecutionUpdate {
+        Msg::Shell(shell::Msg::Event(AgentEvent::ToolExecutionUpdate {
             tool_call_id: id.into(),
             tool_name: "exec".into(),
             partial: json!({ "stdout": out }),
-        }),
+        })),
         at,
     );
     app.update_at(
-        Msg::Shell(AgentEvent::ToolExecutionEnd {
+        Msg::Shell(shell::Msg::Event(AgentEvent::ToolExecutionEnd {
             tool_call_id: id.into(),
             tool_name: "exec".into(),
             result: exec_result(out, 0),
             is_error: false,
-        }),
+        })),
         at,
     );
 }
@@ -53,10 +53,10 @@ fn a_shell_command_is_a_card_and_its_output_goes_with_the_next_message() {
         effects,
         [
             Effect::SaveHistory("!git status --short".into()),
-            Effect::Shell {
+            Effect::Shell(shell::Effect::Run {
                 id: "shell-1".into(),
                 command: "git status --short".into()
-            }
+            })
         ]
     );
     shell_events(
@@ -116,7 +116,9 @@ fn a_double_bang_command_keeps_its_output_out_of_the_conversation() {
     let mut app = app();
     typed(&mut app, "!!ls");
     let effects = app.update(key(KeyCode::Enter));
-    assert!(matches!(effects.last(), Some(Effect::Shell { command, .. }) if command == "ls"));
+    assert!(
+        matches!(effects.last(), Some(Effect::Shell(shell::Effect::Run { command, .. })) if command == "ls")
+    );
     shell_events(&mut app, "shell-1", "ls", "README.md\n");
     let shown = screen(&mut app).join("\n");
     assert!(
@@ -131,7 +133,7 @@ fn a_double_bang_command_keeps_its_output_out_of_the_conversation() {
     typed(&mut app, "!");
     let effects = app.update(key(KeyCode::Enter));
     assert!(
-        !effects.iter().any(|e| matches!(e, Effect::Shell { .. })),
+        !effects.iter().any(|e| matches!(e, Effect::Shell(_))),
         "an empty command runs nothing"
     );
 }
