@@ -42,6 +42,7 @@ pub mod shell;
 pub mod slash;
 pub mod status;
 mod subagent_log;
+pub mod subagents;
 pub mod terminal;
 pub mod tool_tree;
 mod widgets;
@@ -52,8 +53,9 @@ pub use background::{Background, BackgroundAction, BackgroundError, BackgroundFa
 pub use checkpoints::Rewound;
 pub(crate) use launch::app_config;
 pub use launch::launch;
-pub use msg::{CronRow, CronRunStatus, Effect, Msg, SubagentRow};
+pub use msg::{CronRow, CronRunStatus, Effect, Msg};
 pub use overlay::{InspectTab, Inspector, Overlay};
+pub use subagents::SubagentRow;
 
 use crate::tools::exec::{ApprovalAsker, ApprovalDecision, ApprovalRequest};
 use std::collections::HashMap;

@@ -1,7 +1,8 @@
 //! The background runtime's reports as `Msg`s, and its controls as a [`Background`].
 
 use super::background::{Background, BackgroundError};
-use super::msg::{CronRow, CronRunStatus, Msg, SubagentRow};
+use super::msg::{CronRow, CronRunStatus, Msg};
+use super::subagents::{self, SubagentRow};
 use crate::agent::NoticeLevel;
 use crate::config::Settings;
 use crate::mcp::McpManager;
@@ -54,12 +55,14 @@ impl From<RuntimeEvent> for Msg {
                 subagent_id,
                 parent_tool_call_id,
                 event,
-            } => Msg::Subagent {
+            } => Msg::Subagents(subagents::Msg::Event {
                 subagent_id,
                 parent_call_id: parent_tool_call_id,
                 event,
-            },
-            RuntimeEvent::SubagentUpdate { info } => Msg::SubagentUpdate(SubagentRow::from(&info)),
+            }),
+            RuntimeEvent::SubagentUpdate { info } => {
+                Msg::Subagents(subagents::Msg::Update(SubagentRow::from(&info)))
+            }
             RuntimeEvent::PendingNotifications { count } => Msg::PendingNotifications(count),
             RuntimeEvent::McpServerUpdate { server } => Msg::McpServer(server),
             RuntimeEvent::NotificationParked {

@@ -4,9 +4,10 @@
 
 pub(crate) mod mcp;
 
-use super::msg::{CronRow, CronRunStatus, Effect, SubagentRow};
+use super::msg::{CronRow, CronRunStatus, Effect};
 use super::overlay::Overlay;
 use super::part::{Handled, Intent};
+use super::subagents::SubagentRow;
 use super::widgets::{compact, format_duration, pane_frame, spinner};
 use super::wrap::clean;
 use crate::runtime::SubagentStatus;

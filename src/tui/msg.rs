@@ -12,7 +12,7 @@ use crate::tools::message::OutboundMessage;
 use crossterm::event::Event;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 /// Highlighted code: one entry per line, each a list of (style, text) pieces.
 pub type HighlightedCode = Arc<Vec<Vec<(ratatui::style::Style, String)>>>;
@@ -28,20 +28,8 @@ pub enum Msg {
     Agent(AgentEvent),
     /// A shell command the user ran (`!command`; see [`crate::tui::shell`]).
     Shell(crate::tui::shell::Msg),
-    /// An event of a subagent, started by the `spawn` call `parent_call_id`; its tool
-    /// calls appear under that call in the tree.
-    Subagent {
-        /// The subagent.
-        subagent_id: String,
-        /// The `spawn` tool call that started the subagent.
-        parent_call_id: String,
-        /// The subagent's event.
-        event: AgentEvent,
-    },
-    /// The current subagents (replaces the previous list).
-    Subagents(Vec<SubagentRow>),
-    /// One subagent changed (added, or replaced by id).
-    SubagentUpdate(SubagentRow),
+    /// The subagents' events and rows (see [`crate::tui::subagents`]).
+    Subagents(crate::tui::subagents::Msg),
     /// The current cron jobs (replaces the previous list).
     CronJobs(Vec<CronRow>),
     /// Some cron jobs changed (replaced by id, or added at the end) or were removed.
@@ -242,8 +230,8 @@ pub enum Effect {
         /// The answer.
         decision: ApprovalDecision,
     },
-    /// Cancel a subagent.
-    CancelSubagent(String),
+    /// A subagent's controls (see [`crate::tui::subagents`]).
+    Subagents(crate::tui::subagents::Effect),
     /// The user's answer to a trust question: `true` trusts exactly what `request`
     /// showed (remembered) and starts what waited for it; `false` declines the project
     /// servers (remembered) and leaves the files untrusted.
@@ -305,25 +293,6 @@ pub struct HighlightRequest {
     pub code: String,
     /// The syntect theme.
     pub theme: String,
-}
-
-/// One subagent in the dashboard.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SubagentRow {
-    /// Its id.
-    pub id: String,
-    /// Short name given by the agent.
-    pub label: String,
-    /// Its state.
-    pub status: crate::runtime::SubagentStatus,
-    /// Turns taken so far.
-    pub turns: u32,
-    /// Tokens used so far (input + output).
-    pub tokens: u64,
-    /// Time it has run, as of this row (the dashboard counts on while it works).
-    pub elapsed: Duration,
-    /// The tool it is running right now.
-    pub current_tool: Option<String>,
 }
 
 /// The outcome of a cron job's last run.

@@ -368,7 +368,7 @@ impl Overlays {
                             format!("cancelling subagent {id}"),
                             crate::tui::app::HINT,
                         ))
-                        .with(Effect::CancelSubagent(id)),
+                        .with(Effect::Subagents(crate::tui::subagents::Effect::Cancel(id))),
                     _ => Handled::changed(),
                 }
             }

@@ -55,13 +55,7 @@ impl App {
                 self.hint("theme changed", HINT)
             }
             Msg::ThemeLoaded(Err(why)) => self.chat.notice(NoticeLevel::Warning, why.to_string()),
-            Msg::Subagent {
-                subagent_id,
-                parent_call_id,
-                event,
-            } => self.subagent_event(subagent_id, &parent_call_id, event),
-            Msg::Subagents(rows) => self.dashboard.set_subagents(rows, now),
-            Msg::SubagentUpdate(row) => self.dashboard.update_subagent(row, now),
+            Msg::Subagents(msg) => self.subagents_told(msg, now),
             Msg::CronJobs(rows) => self.dashboard.set_cron(rows),
             Msg::CronChanges { changed, removed } => self.dashboard.change_cron(changed, &removed),
             Msg::PendingNotifications(n) => self.dashboard.set_pending(n),

@@ -8,7 +8,9 @@ use crate::agent::{AgentEvent, Message, NoticeLevel};
 use crate::tui::chat::{CardInfo, Chat};
 use crate::tui::layout::Focus;
 use crate::tui::part::Handled;
+use crate::tui::subagents;
 use std::collections::HashMap;
+use std::time::Instant;
 
 /// The subagents' chats and the one shown.
 #[derive(Clone, Debug, Default)]
@@ -27,6 +29,19 @@ impl Subagents {
 }
 
 impl App {
+    /// What the runtime told about the subagents.
+    pub(super) fn subagents_told(&mut self, msg: subagents::Msg, now: Instant) -> Handled {
+        match msg {
+            subagents::Msg::Event {
+                subagent_id,
+                parent_call_id,
+                event,
+            } => self.subagent_event(subagent_id, &parent_call_id, event),
+            subagents::Msg::List(rows) => self.dashboard.set_subagents(rows, now),
+            subagents::Msg::Update(row) => self.dashboard.update_subagent(row, now),
+        }
+    }
+
     /// One event of subagent `id`, started by the `spawn` call `parent`.
     pub(super) fn subagent_event(
         &mut self,

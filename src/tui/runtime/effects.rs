@@ -10,6 +10,7 @@ use crate::session::SessionTarget;
 use crate::theme::Theme;
 use crate::tui::export_file::export_html;
 use crate::tui::msg::{Effect, Msg, QueuedText};
+use crate::tui::subagents;
 use crate::tui::terminal::{self, Term};
 use crate::tui::{
     Background, BackgroundAction, BackgroundError, BackgroundFailure, attach, history,
@@ -163,7 +164,7 @@ impl Runtime {
             }
             Effect::SessionReady => self.sessions.ready(),
             Effect::Approve { id, decision } => self.approvals.resolve(&id, decision),
-            Effect::CancelSubagent(id) => self
+            Effect::Subagents(subagents::Effect::Cancel(id)) => self
                 .background(BackgroundAction::CancelSubagent, move |b| {
                     b.cancel_subagent(&id)
                 }),

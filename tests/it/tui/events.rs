@@ -10,7 +10,7 @@ use claw_tui::agent::{
 use claw_tui::tools::exec::{ApprovalDecision, ApprovalRequest};
 use claw_tui::tui::msg::LoadedSession;
 use claw_tui::tui::tool_tree::{CallStatus, TreeRow};
-use claw_tui::tui::{Effect, Inbox, Msg};
+use claw_tui::tui::{Effect, Inbox, Msg, subagents};
 use crossterm::event::KeyCode;
 use serde_json::json;
 
@@ -312,11 +312,11 @@ fn subagent_updates_upsert_and_ticks_only_redraw_while_busy() {
     app.update(Msg::Frame);
     app.update(Msg::Tick);
     assert!(!app.needs_draw(), "an idle tick changes nothing");
-    app.update(Msg::SubagentUpdate(subagent("a")));
-    app.update(Msg::SubagentUpdate(subagent("b")));
+    app.update(Msg::Subagents(subagents::Msg::Update(subagent("a"))));
+    app.update(Msg::Subagents(subagents::Msg::Update(subagent("b"))));
     let mut done = subagent("a");
     done.status = claw_tui::runtime::SubagentStatus::Done;
-    app.update(Msg::SubagentUpdate(done));
+    app.update(Msg::Subagents(subagents::Msg::Update(done)));
     assert_eq!(
         app.dashboard()
             .subagents()
@@ -447,7 +447,9 @@ fn runtime_reports_become_messages() {
         parent_tool_call_id: "call-9".into(),
         event: AgentEvent::AgentStart,
     });
-    assert!(matches!(msg, Msg::Subagent { ref parent_call_id, .. } if parent_call_id == "call-9"));
+    assert!(
+        matches!(msg, Msg::Subagents(subagents::Msg::Event { ref parent_call_id, .. }) if parent_call_id == "call-9")
+    );
     assert!(matches!(
         Msg::from(RuntimeEvent::PendingNotifications { count: 3 }),
         Msg::PendingNotifications(3)

@@ -9,7 +9,7 @@ use claw_tui::agent::{
     ToolResult,
 };
 use claw_tui::tools::message::OutboundMessage;
-use claw_tui::tui::Msg;
+use claw_tui::tui::{Msg, subagents};
 use crossterm::event::KeyCode;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -178,10 +178,12 @@ fn nested_subagent_calls() {
         "spawn",
         json!({"task": "count lines of src", "label": "count lines"}),
     );
-    let nested = |event: AgentEvent| Msg::Subagent {
-        subagent_id: "subagent-1".into(),
-        parent_call_id: "s1".into(),
-        event,
+    let nested = |event: AgentEvent| {
+        Msg::Subagents(subagents::Msg::Event {
+            subagent_id: "subagent-1".into(),
+            parent_call_id: "s1".into(),
+            event,
+        })
     };
     let sub_start = |id: &str, name: &str, args: Value| AgentEvent::ToolExecutionStart {
         tool_call_id: id.into(),
@@ -236,7 +238,11 @@ fn the_dashboard_with_jobs() {
     done.label = "summarise logs".into();
     done.elapsed = Duration::from_secs(75);
     done.current_tool = None;
-    clock.at(&mut app, 0, Msg::Subagents(vec![subagent("sa-1"), done]));
+    clock.at(
+        &mut app,
+        0,
+        Msg::Subagents(subagents::Msg::List(vec![subagent("sa-1"), done])),
+    );
     let mut tomorrow = cron("job-3", false);
     tomorrow.next_fire = Some(epoch() + Duration::from_secs(86_400 + 3_600));
     tomorrow.last_status = claw_tui::tui::CronRunStatus::Never;

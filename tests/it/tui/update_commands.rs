@@ -9,6 +9,7 @@ use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::layout::Focus;
 use claw_tui::tui::{
     Background, BackgroundAction, BackgroundError, BackgroundFailure, Effect, Msg, Overlay,
+    subagents,
 };
 use crossterm::event::KeyCode;
 use serde_json::json;
@@ -141,7 +142,7 @@ fn tree_and_dashboard_keys() {
     app.update(key(KeyCode::Esc));
     assert_eq!(app.overlay(), None);
 
-    app.update(Msg::Subagents(vec![subagent("sa-1")]));
+    app.update(Msg::Subagents(subagents::Msg::List(vec![subagent("sa-1")])));
     app.update(Msg::CronJobs(vec![
         cron("job-1", false),
         cron("job-2", true),
@@ -153,7 +154,7 @@ fn tree_and_dashboard_keys() {
     assert!(matches!(app.overlay(), Some(Overlay::ConfirmCancel { id, .. }) if id == "sa-1"));
     assert_eq!(
         app.update(key(KeyCode::Char('y'))),
-        [Effect::CancelSubagent("sa-1".into())]
+        [Effect::Subagents(subagents::Effect::Cancel("sa-1".into()))]
     );
     app.update(key(KeyCode::Down));
     assert_eq!(

@@ -17,7 +17,7 @@ use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::layout::Focus;
 use claw_tui::tui::msg::{LoadedSession, SessionRow};
 use claw_tui::tui::tool_tree::TreeRow;
-use claw_tui::tui::{App, Msg, Overlay};
+use claw_tui::tui::{App, Msg, Overlay, subagents};
 use crossterm::event::KeyCode;
 use serde_json::json;
 use std::path::PathBuf;
@@ -151,16 +151,20 @@ fn with_subagent(width: u16, height: u16) -> (App, Clock) {
         false,
     );
     run_end(&clock, &mut app, 40);
-    clock.at(&mut app, 50, Msg::Subagents(vec![subagent("subagent-1")]));
+    clock.at(
+        &mut app,
+        50,
+        Msg::Subagents(subagents::Msg::List(vec![subagent("subagent-1")])),
+    );
     let sub = |app: &mut App, ms, event| {
         clock.at(
             app,
             ms,
-            Msg::Subagent {
+            Msg::Subagents(subagents::Msg::Event {
                 subagent_id: "subagent-1".into(),
                 parent_call_id: "s1".into(),
                 event,
-            },
+            }),
         )
     };
     sub(&mut app, 60, AgentEvent::AgentStart);
@@ -281,7 +285,7 @@ fn x_asks_before_cancelling_and_does_nothing_on_a_finished_subagent() {
 
     let mut done = subagent("subagent-1");
     done.status = SubagentStatus::Done;
-    app.update(Msg::SubagentUpdate(done));
+    app.update(Msg::Subagents(subagents::Msg::Update(done)));
     let before = screen(&mut app);
     let now = app.now();
     assert_eq!(app.update_at(key(KeyCode::Char('x')), now), []);
