@@ -9,7 +9,7 @@
 
 use claw_tui::agent::{AssistantMessage, Block, Message, StopReason, ToolResultMessage};
 use claw_tui::session::{self, Entry, SessionWriter};
-use claw_tui::tui::msg::LoadedSession;
+use claw_tui::tui::sessions::{self, LoadedSession};
 use claw_tui::tui::{App, AppConfig, Msg, view};
 use criterion::{Criterion, criterion_group, criterion_main};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
@@ -127,12 +127,14 @@ fn sessions(c: &mut Criterion) {
                 ..AppConfig::new("demo", "demo (offline)")
             });
             app.update(Msg::Term(Event::Resize(120, 40)));
-            app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-                id: Some(data.id().to_owned()),
-                messages: data.messages.into(),
-                resumed: true,
-                ..LoadedSession::default()
-            })));
+            app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+                LoadedSession {
+                    id: Some(data.id().to_owned()),
+                    messages: data.messages.into(),
+                    resumed: true,
+                    ..LoadedSession::default()
+                },
+            ))));
             app.update(Msg::Frame);
             let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
             terminal.draw(|frame| view(&app, frame)).unwrap();
@@ -203,12 +205,14 @@ fn resume_in_client(path: &std::path::Path, pages: usize) -> Terminal<TestBacken
         ..AppConfig::new("demo", "demo (offline)")
     });
     app.update(Msg::Term(Event::Resize(120, 40)));
-    app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some(id),
-        messages: shared,
-        resumed: true,
-        ..LoadedSession::default()
-    })));
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some(id),
+            messages: shared,
+            resumed: true,
+            ..LoadedSession::default()
+        },
+    ))));
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     app.update(Msg::Frame);
     terminal.draw(|frame| view(&app, frame)).unwrap();

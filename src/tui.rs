@@ -38,6 +38,7 @@ mod part;
 pub mod recorded;
 mod runtime;
 mod session_host;
+pub mod sessions;
 pub mod shell;
 pub mod slash;
 pub mod status;

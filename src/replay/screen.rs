@@ -8,7 +8,7 @@ use super::timeline::{Step, Timeline};
 use crate::agent::NoticeLevel;
 use crate::keymap::Action;
 use crate::theme::{Theme, Token};
-use crate::tui::msg::LoadedSession;
+use crate::tui::sessions::{self, LoadedSession};
 use crate::tui::{App, AppConfig, Effect, Msg, view};
 use crossterm::event::{Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::Frame;
@@ -313,7 +313,10 @@ fn fresh_app(
     app.set_clock(base, timeline.wall_start);
     app.update_at(Msg::Term(Event::Resize(width, height)), base);
     app.update_at(
-        Msg::SessionLoaded(Box::new(loaded(timeline, timeline.initial))),
+        Msg::Sessions(sessions::Msg::Loaded(Box::new(loaded(
+            timeline,
+            timeline.initial,
+        )))),
         base,
     );
     for note in &timeline.notes {
@@ -371,7 +374,9 @@ fn apply(
                 .collect(),
             removed: changes.removed.clone(),
         },
-        Step::History(count) => Msg::SessionLoaded(Box::new(loaded(timeline, *count))),
+        Step::History(count) => {
+            Msg::Sessions(sessions::Msg::Loaded(Box::new(loaded(timeline, *count))))
+        }
     };
     app.update_at(msg, at)
 }

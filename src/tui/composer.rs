@@ -11,6 +11,7 @@ pub(crate) use draw::ComposerView;
 use super::msg::{Effect, QueuedText};
 use super::overlay::Overlay;
 use super::part::{Handled, Intent};
+use super::sessions;
 use super::slash;
 use super::wrap::str_width;
 use crate::keymap::Action;
@@ -171,7 +172,7 @@ impl Composer {
         if self.wants_sessions && !self.sessions_requested {
             self.wants_sessions = false;
             self.sessions_requested = true;
-            handled = handled.with(Effect::ListSessionChoices);
+            handled = handled.with(Effect::Sessions(sessions::Effect::ListChoices));
         }
         handled
     }

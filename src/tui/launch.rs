@@ -4,8 +4,9 @@
 
 use super::adapt::{ProjectMcp, RuntimeControls, cron_rows};
 use super::app::{App, AppConfig};
-use super::msg::{Effect, LoadedSession, Msg};
+use super::msg::{Effect, Msg};
 use super::session_host::{SessionHost, first_session, forward_saving};
+use super::sessions::{self, LoadedSession};
 use super::subagent_log::SubagentLog;
 use super::{Background, Inbox, MsgSender, history, runtime, terminal};
 use crate::agent::{Agent, NoticeLevel};
@@ -419,7 +420,11 @@ async fn client(
             Msg::Term(Event::Resize(size.width, size.height)),
         );
     }
-    rt.dispatch(&mut app, &mut term, Msg::SessionLoaded(Box::new(first)));
+    rt.dispatch(
+        &mut app,
+        &mut term,
+        Msg::Sessions(sessions::Msg::Loaded(Box::new(first))),
+    );
     for msg in options.startup {
         rt.dispatch(&mut app, &mut term, msg);
     }

@@ -10,7 +10,7 @@ use crate::runtime::AgentMode;
 use crate::tools::exec::{ApprovalDecision, ApprovalRequest};
 use crate::tools::message::OutboundMessage;
 use crossterm::event::Event;
-use std::path::PathBuf;
+
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -73,27 +73,12 @@ pub enum Msg {
     WorkspaceFiles(Vec<String>),
     /// The model ids the server offers, for `/model` completion.
     ModelsListed(Vec<String>),
-    /// The workspace's sessions for `/sessions ID` completion: id and description.
-    SessionChoices(Vec<(String, String)>),
     /// A theme `/theme` asked for was loaded, or why it could not be.
     ThemeLoaded(Result<Box<crate::theme::Theme>, crate::theme::ThemeError>),
     /// The external editor (Ctrl+G) closed: the new text, or why it failed.
     EditorDone(Result<String, crate::tui::terminal::EditorError>),
-    /// Another session replaced the current one (start-up, `/new`, `/sessions`):
-    /// rebuild the chat, the tool tree and the usage totals from its history.
-    SessionLoaded(Box<LoadedSession>),
-    /// The workspace's sessions, most recent first, for the `/sessions` picker.
-    Sessions(Vec<SessionRow>),
-    /// A switch of sessions failed; the current one goes on. Shared, so the error (which
-    /// may hold an I/O error) can travel in a message.
-    SessionFailed(Arc<crate::session::SwitchError>),
-    /// The session chosen is written by another claw-tui process: offer a copy.
-    SessionLocked {
-        /// Its file.
-        path: PathBuf,
-        /// Its id.
-        id: String,
-    },
+    /// The sessions: switched to, listed, saved or not (see [`crate::tui::sessions`]).
+    Sessions(crate::tui::sessions::Msg),
     /// The images a message mentions were read (or one could not be): send it, or give
     /// the text back to the composer.
     ImagesLoaded {
@@ -102,8 +87,6 @@ pub enum Msg {
         /// The images, or why one could not be attached.
         result: Result<Vec<ImageData>, crate::tui::attach::AttachError>,
     },
-    /// Saving the session failed (the error), or works again (`None`).
-    SessionSave(Option<String>),
     /// The skills a message mentions were read: the message with them attached, or why
     /// one could not be.
     SkillsAttached {
@@ -201,28 +184,10 @@ pub enum Effect {
     Shell(crate::tui::shell::Effect),
     /// Load the theme with this name and use it (answered with `Msg::ThemeLoaded`).
     SetTheme(String),
-    /// Open the session whose id starts with this (answered like `OpenSession`).
-    OpenSessionById(String),
     /// Compact the history now, keeping what the text says (`/compact [focus]`).
     Compact(Option<String>),
-    /// Start a fresh session (answered with `Msg::SessionLoaded`).
-    NewSession,
-    /// List the workspace's sessions (answered with `Msg::Sessions`).
-    ListSessions,
-    /// List the workspace's sessions for completion (answered with
-    /// `Msg::SessionChoices`).
-    ListSessionChoices,
-    /// Switch to the session in this file (answered with `Msg::SessionLoaded`, or
-    /// `Msg::SessionLocked` when another process writes it); `fork` continues in a new
-    /// session that starts from a copy of its history.
-    OpenSession {
-        /// The session file.
-        path: PathBuf,
-        /// Copy instead of resuming.
-        fork: bool,
-    },
-    /// The chat shows the loaded session: notifications waiting for it may start now.
-    SessionReady,
+    /// Switch, list or open sessions (see [`crate::tui::sessions`]).
+    Sessions(crate::tui::sessions::Effect),
     /// Answer an approval request.
     Approve {
         /// The request's id.
@@ -327,49 +292,4 @@ pub struct CronRow {
     pub done: bool,
     /// How the last run went.
     pub last_status: CronRunStatus,
-}
-
-/// A session the client switched to.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LoadedSession {
-    /// Its id (`None` when sessions are off: `--no-session`).
-    pub id: Option<String>,
-    /// Its history: the messages the agent holds, shared (the chat keeps no copy).
-    pub messages: std::sync::Arc<[crate::agent::Message]>,
-    /// Messages that were queued when it was last written, offered back in the composer.
-    pub queued: Vec<QueuedText>,
-    /// Its file (`None` when sessions are off).
-    pub path: Option<PathBuf>,
-    /// Whether it continues an earlier session (rather than starting empty).
-    pub resumed: bool,
-    /// A fresh session at start-up: nothing to announce.
-    pub quiet: bool,
-    /// Things to tell the user (a copy was made, a torn line was skipped...).
-    pub notes: Vec<String>,
-    /// Its subagents' calls, for the tool tree.
-    pub nested: Vec<crate::session::SubagentCall>,
-    /// Its compactions, oldest first: the chat marks each after the messages it
-    /// summarised.
-    pub compactions: Vec<crate::agent::Compaction>,
-    /// How full the context window is with its history (the model sees the summary).
-    pub context: Option<crate::agent::ContextUsage>,
-}
-
-/// One row of the `/sessions` picker.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SessionRow {
-    /// Session id.
-    pub id: String,
-    /// Its file.
-    pub path: PathBuf,
-    /// Creation time.
-    pub created: SystemTime,
-    /// Last write.
-    pub last_activity: SystemTime,
-    /// The first user prompt.
-    pub first_prompt: Option<String>,
-    /// Messages recorded.
-    pub message_count: usize,
-    /// Results (subagents, cron) waiting to be delivered when it is opened.
-    pub waiting: usize,
 }

@@ -18,8 +18,9 @@ pub use control::{IMPLEMENT_PREFIX, PendingRewind};
 pub use inspect::{Inspector, Tab as InspectTab};
 
 use super::highlight::HighlightCache;
-use super::msg::{Effect, SessionRow};
+use super::msg::Effect;
 use super::part::{Handled, Intent};
+use super::sessions::SessionRow;
 use super::tool_tree::ToolTree;
 use super::widgets::{centered, dialog, scrolled};
 use super::wrap::{StyledLine, wrap};

@@ -4,7 +4,8 @@
 //! when the client quits.
 
 use super::MsgSender;
-use super::msg::{LoadedSession, Msg, QueuedText, SessionRow};
+use super::msg::{Msg, QueuedText};
+use super::sessions::{self, LoadedSession, SessionRow};
 use crate::agent::{Agent, Message, NoticeLevel};
 use crate::session::{
     self, Entered, OpenedSession, Resume, SaveWatch, SessionData, SessionService, SessionTarget,
@@ -46,6 +47,22 @@ impl SessionHost {
         let tap = service.request_tap();
         tokio::spawn(serve(service, agent, incoming, tx));
         Self { requests, tap }
+    }
+
+    /// Carries out one of the sessions slice's effects; the answers come back through
+    /// the inbox.
+    pub fn run(&self, effect: sessions::Effect) {
+        match effect {
+            sessions::Effect::New => self.switch(SessionTarget::New),
+            sessions::Effect::Open { path, fork: false } => {
+                self.switch(SessionTarget::Resume(path));
+            }
+            sessions::Effect::Open { path, fork: true } => self.switch(SessionTarget::Fork(path)),
+            sessions::Effect::OpenById(prefix) => self.open_by_id(prefix),
+            sessions::Effect::List => self.list(),
+            sessions::Effect::ListChoices => self.list_choices(),
+            sessions::Effect::Ready => self.ready(),
+        }
     }
 
     /// Lists the workspace's sessions into the picker.
@@ -116,7 +133,9 @@ async fn serve(
         match request {
             Request::List => match service.list().await {
                 Some(sessions) => {
-                    let _ = tx.send(Msg::Sessions(sessions.into_iter().map(row).collect()));
+                    let _ = tx.send(Msg::Sessions(sessions::Msg::List(
+                        sessions.into_iter().map(row).collect(),
+                    )));
                 }
                 None => {
                     let _ = tx.send(Msg::Notice(
@@ -127,13 +146,13 @@ async fn serve(
             },
             Request::ListChoices => {
                 if let Some(sessions) = service.list().await {
-                    let _ = tx.send(Msg::SessionChoices(choices(sessions)));
+                    let _ = tx.send(Msg::Sessions(sessions::Msg::Choices(choices(sessions))));
                 }
             }
             Request::OpenById(prefix) => match service.find(prefix).await {
                 Ok(path) => switch(&mut service, &agent, SessionTarget::Resume(path), &tx).await,
                 Err(e) => {
-                    let _ = tx.send(Msg::SessionFailed(Arc::new(e)));
+                    let _ = tx.send(Msg::Sessions(sessions::Msg::Failed(Arc::new(e))));
                 }
             },
             Request::Switch(target) => switch(&mut service, &agent, target, &tx).await,
@@ -158,20 +177,22 @@ async fn switch(
     match service.switch(target).await {
         Ok(Some(entered)) => {
             let saving = entered.saving.clone();
-            let _ = tx.send(Msg::SessionLoaded(Box::new(shown(agent, entered, false))));
+            let _ = tx.send(Msg::Sessions(sessions::Msg::Loaded(Box::new(shown(
+                agent, entered, false,
+            )))));
             // After the chat shows the new session, which forgets the old one's trouble:
             // nothing this one reports comes before it.
             forward_saving(saving, tx.clone());
         }
         // Sessions are off: only the conversation was cleared.
         Ok(None) => {
-            let _ = tx.send(Msg::SessionLoaded(Box::default()));
+            let _ = tx.send(Msg::Sessions(sessions::Msg::Loaded(Box::default())));
         }
         Err(SwitchError::Locked { path, id }) => {
-            let _ = tx.send(Msg::SessionLocked { path, id });
+            let _ = tx.send(Msg::Sessions(sessions::Msg::Locked { path, id }));
         }
         Err(e) => {
-            let _ = tx.send(Msg::SessionFailed(Arc::new(e)));
+            let _ = tx.send(Msg::Sessions(sessions::Msg::Failed(Arc::new(e))));
         }
     }
 }
@@ -230,11 +251,11 @@ pub(super) fn forward_saving(mut status: SaveWatch, tx: MsgSender) {
                 reported = now.failures;
                 failing = true;
                 let error = now.error.clone().unwrap_or_else(|| "a write failed".into());
-                let _ = tx.send(Msg::SessionSave(Some(error)));
+                let _ = tx.send(Msg::Sessions(sessions::Msg::Save(Some(error))));
             }
             if failing && now.error.is_none() {
                 failing = false;
-                let _ = tx.send(Msg::SessionSave(None));
+                let _ = tx.send(Msg::Sessions(sessions::Msg::Save(None)));
             }
             if status.changed().await.is_err() {
                 return;

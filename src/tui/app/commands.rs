@@ -10,6 +10,7 @@ use crate::tui::highlight::highlight_key;
 use crate::tui::msg::{Effect, HighlightRequest, QueuedText};
 use crate::tui::overlay::Overlay;
 use crate::tui::part::Handled;
+use crate::tui::sessions;
 use crate::tui::slash::{self, Command, SlashError};
 
 impl App {
@@ -215,7 +216,9 @@ impl App {
                 Handled::changed().with(Effect::Checkpoints(checkpoints::Effect::Diff))
             }
             Command::New => self.new_session(),
-            Command::Sessions(None) => Handled::changed().with(Effect::ListSessions),
+            Command::Sessions(None) => {
+                Handled::changed().with(Effect::Sessions(sessions::Effect::List))
+            }
             Command::Sessions(Some(prefix)) => self.open_session_by_id(&prefix),
             Command::Quit => Handled::changed().with(Effect::Quit),
         }

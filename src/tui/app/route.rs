@@ -48,7 +48,7 @@ impl App {
             Msg::Term(event) => self.terminal_event(event),
             Msg::Agent(event) => self.agent_event(event),
             Msg::Shell(crate::tui::shell::Msg::Event(event)) => self.shell_event(event),
-            Msg::SessionChoices(choices) => self.composer.set_sessions(choices),
+            Msg::Sessions(msg) => self.sessions_told(msg),
             Msg::ThemeLoaded(Ok(theme)) => {
                 self.theme = *theme;
                 self.chat.restyle();
@@ -96,18 +96,7 @@ impl App {
                 Handled::changed()
             }
             Msg::EditorDone(Err(why)) => self.chat.notice(NoticeLevel::Error, why.to_string()),
-            Msg::SessionLoaded(loaded) => self.load_session(*loaded),
-            Msg::Sessions(rows) => self.show_sessions(rows),
             Msg::Inspector(msg) => self.inspector_answered(msg),
-            Msg::SessionLocked { path, id } => {
-                self.session.switching = false;
-                self.overlays.replace(Overlay::ConfirmFork { path, id })
-            }
-            Msg::SessionFailed(error) => {
-                self.session.switching = false;
-                self.chat.notice(NoticeLevel::Error, error.to_string())
-            }
-            Msg::SessionSave(failure) => self.saving(failure),
             Msg::Notice(level, text) => self.chat.notice(level, text),
             Msg::BackgroundFailed(failure) => {
                 self.chat.notice(NoticeLevel::Error, failure.to_string())

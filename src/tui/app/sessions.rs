@@ -6,14 +6,33 @@ use super::App;
 use crate::agent::{Block, Compaction, Message, NoticeLevel};
 use crate::tui::chat::CardInfo;
 use crate::tui::layout::Focus;
-use crate::tui::msg::{Effect, LoadedSession, SessionRow};
+use crate::tui::msg::Effect;
 use crate::tui::overlay::Overlay;
 use crate::tui::part::Handled;
 use crate::tui::recorded::Recorded;
+use crate::tui::sessions::{self, LoadedSession, SessionRow};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 impl App {
+    /// What the runtime told about the sessions.
+    pub(super) fn sessions_told(&mut self, msg: sessions::Msg) -> Handled {
+        match msg {
+            sessions::Msg::Loaded(loaded) => self.load_session(*loaded),
+            sessions::Msg::List(rows) => self.show_sessions(rows),
+            sessions::Msg::Choices(choices) => self.composer.set_sessions(choices),
+            sessions::Msg::Locked { path, id } => {
+                self.session.switching = false;
+                self.overlays.replace(Overlay::ConfirmFork { path, id })
+            }
+            sessions::Msg::Failed(error) => {
+                self.session.switching = false;
+                self.chat.notice(NoticeLevel::Error, error.to_string())
+            }
+            sessions::Msg::Save(failure) => self.saving(failure),
+        }
+    }
+
     /// Replaces the conversation shown with `loaded`'s history.
     pub(super) fn load_session(&mut self, loaded: LoadedSession) -> Handled {
         self.session.switching = false;
@@ -67,7 +86,7 @@ impl App {
             ));
             handled.absorb(self.restore_to_composer(loaded.queued));
         }
-        handled.with(Effect::SessionReady)
+        handled.with(Effect::Sessions(sessions::Effect::Ready))
     }
 
     /// Shows `messages` in place of the conversation shown: the chat (with a divider
@@ -195,7 +214,7 @@ impl App {
         }
         self.focus = Focus::Composer;
         self.session.switching = true;
-        Handled::changed().with(Effect::OpenSession { path, fork })
+        Handled::changed().with(Effect::Sessions(sessions::Effect::Open { path, fork }))
     }
 
     /// `/sessions ID`: the session whose id starts with `prefix`, checked like any switch.
@@ -221,7 +240,9 @@ impl App {
         }
         self.focus = Focus::Composer;
         self.session.switching = true;
-        Handled::changed().with(Effect::OpenSessionById(prefix.to_owned()))
+        Handled::changed().with(Effect::Sessions(sessions::Effect::OpenById(
+            prefix.to_owned(),
+        )))
     }
 
     /// `/compact [focus]`: only while idle (a run compacts on its own when it must).
@@ -252,6 +273,6 @@ impl App {
             );
         }
         self.session.switching = true;
-        Handled::changed().with(Effect::NewSession)
+        Handled::changed().with(Effect::Sessions(sessions::Effect::New))
     }
 }

@@ -2,8 +2,8 @@
 
 use crate::agent::NoticeLevel;
 use crate::theme::{Theme, Token};
-use crate::tui::msg::SessionRow;
 use crate::tui::part::{Handled, Intent};
+use crate::tui::sessions::SessionRow;
 use crate::tui::widgets::{centered, dialog};
 use crate::tui::wrap::{clean, str_width};
 use crossterm::event::KeyCode;

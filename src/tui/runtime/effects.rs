@@ -6,7 +6,7 @@ use super::{Handover, Runtime};
 use crate::agent::{NoticeLevel, QueueKind, UserMessage};
 use crate::runtime::context::mention::attach_skills;
 use crate::runtime::supervisor::UserInput;
-use crate::session::SessionTarget;
+
 use crate::theme::Theme;
 use crate::tui::export_file::export_html;
 use crate::tui::msg::{Effect, Msg, QueuedText};
@@ -140,8 +140,6 @@ impl Runtime {
                     let _ = tx.send(Msg::ThemeLoaded(loaded.map(Box::new)));
                 });
             }
-            Effect::ListSessionChoices => self.sessions.list_choices(),
-            Effect::OpenSessionById(prefix) => self.sessions.open_by_id(prefix),
             Effect::Compact(focus) => {
                 if let Err(e) = self.supervisor.compact(focus) {
                     let why = format!("Cannot compact now: {e}");
@@ -149,20 +147,10 @@ impl Runtime {
                         .push_back(Msg::Notice(NoticeLevel::Warning, why));
                 }
             }
-            Effect::NewSession => self.sessions.switch(SessionTarget::New),
-            Effect::ListSessions => self.sessions.list(),
+            Effect::Sessions(effect) => self.sessions.run(effect),
             Effect::Inspector(effect) => {
                 crate::tui::inspector::run(self.sessions.request_tap(), effect, &self.tx)
             }
-            Effect::OpenSession { path, fork } => {
-                let target = if fork {
-                    SessionTarget::Fork(path)
-                } else {
-                    SessionTarget::Resume(path)
-                };
-                self.sessions.switch(target);
-            }
-            Effect::SessionReady => self.sessions.ready(),
             Effect::Approve { id, decision } => self.approvals.resolve(&id, decision),
             Effect::Subagents(subagents::Effect::Cancel(id)) => self
                 .background(BackgroundAction::CancelSubagent, move |b| {

@@ -9,7 +9,7 @@ use claw_tui::llm::{LlmEvent, LlmRequest, LlmStream, Provider};
 use claw_tui::runtime::{RuntimeEvent, RuntimeEventSender, runtime_channel};
 use claw_tui::session::{self, EventRecording, SessionWriter};
 use claw_tui::tools::message::MessageTool;
-use claw_tui::tui::msg::LoadedSession;
+use claw_tui::tui::sessions::{self, LoadedSession};
 use claw_tui::tui::{App, Msg};
 use crossterm::event::Event;
 use futures::StreamExt;
@@ -172,7 +172,10 @@ async fn run_live(
         quiet: true,
         ..LoadedSession::default()
     };
-    app.update_at(Msg::SessionLoaded(Box::new(loaded)), t0.into_std());
+    app.update_at(
+        Msg::Sessions(sessions::Msg::Loaded(Box::new(loaded))),
+        t0.into_std(),
+    );
     let mut events = Vec::new();
     for (i, prompt) in prompts.iter().enumerate() {
         if i > 0 {

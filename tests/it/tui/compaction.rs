@@ -14,7 +14,7 @@ use claw_tui::agent::{
 use claw_tui::theme::{Theme, Token};
 use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::layout::Focus;
-use claw_tui::tui::msg::LoadedSession;
+use claw_tui::tui::sessions::{self, LoadedSession};
 use claw_tui::tui::{App, Effect, Msg};
 use crossterm::event::KeyCode;
 use serde_json::json;
@@ -280,13 +280,15 @@ fn a_resumed_session_shows_everything_with_its_compaction_point() {
             }
         })
         .collect();
-    app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some("0123456789abcdef".into()),
-        messages: messages.into(),
-        resumed: true,
-        compactions: vec![compaction()],
-        ..LoadedSession::default()
-    })));
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some("0123456789abcdef".into()),
+            messages: messages.into(),
+            resumed: true,
+            compactions: vec![compaction()],
+            ..LoadedSession::default()
+        },
+    ))));
     let text = screen(&mut app);
     let divider = text
         .find("── compacted: 182k → 24k tokens ──")

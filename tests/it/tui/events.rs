@@ -8,7 +8,7 @@ use claw_tui::agent::{
     StopReason, ToolResult, Usage,
 };
 use claw_tui::tools::exec::{ApprovalDecision, ApprovalRequest};
-use claw_tui::tui::msg::LoadedSession;
+use claw_tui::tui::sessions::{self, LoadedSession};
 use claw_tui::tui::tool_tree::{CallStatus, TreeRow};
 use claw_tui::tui::{Effect, Inbox, Msg, subagents};
 use crossterm::event::KeyCode;
@@ -294,11 +294,13 @@ fn a_new_session_clears_everything_but_the_composer_history() {
     app.update(agent(AgentEvent::AgentEnd { messages: vec![] }));
     typed(&mut app, "/new");
     app.update(key(KeyCode::Enter));
-    let effects = app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some("0123456789abcdef".into()),
-        ..LoadedSession::default()
-    })));
-    assert_eq!(effects, [Effect::SessionReady]);
+    let effects = app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some("0123456789abcdef".into()),
+            ..LoadedSession::default()
+        },
+    ))));
+    assert_eq!(effects, [Effect::Sessions(sessions::Effect::Ready)]);
     app.update(Msg::Frame);
     assert!(app.tools().calls().rows().is_empty());
     assert_eq!(chat_rows(&app), ["ℹ New session 01234567."]);

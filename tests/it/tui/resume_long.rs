@@ -6,7 +6,7 @@
 use crate::support::tui::scene::*;
 use crate::support::tui::*;
 use claw_tui::agent::{Message, StopReason, ToolResultMessage};
-use claw_tui::tui::msg::LoadedSession;
+use claw_tui::tui::sessions::{self, LoadedSession};
 use claw_tui::tui::{App, Effect, Msg};
 use crossterm::event::KeyCode;
 use serde_json::json;
@@ -53,13 +53,15 @@ fn long_history(groups: usize) -> Vec<Message> {
 
 fn resumed(groups: usize) -> App {
     let mut app = app();
-    let effects = app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some("feedc0ffee123456".into()),
-        messages: long_history(groups).into(),
-        resumed: true,
-        ..LoadedSession::default()
-    })));
-    assert_eq!(effects, [Effect::SessionReady]);
+    let effects = app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some("feedc0ffee123456".into()),
+            messages: long_history(groups).into(),
+            resumed: true,
+            ..LoadedSession::default()
+        },
+    ))));
+    assert_eq!(effects, [Effect::Sessions(sessions::Effect::Ready)]);
     app
 }
 

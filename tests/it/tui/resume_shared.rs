@@ -10,7 +10,7 @@ use crate::support::{Reply, until_agent_end};
 use claw_tui::agent::{EventKind, Message, StopReason, ToolResultMessage};
 use claw_tui::session::{Entry, OpenedSession, Resume, SessionService, SessionWriter};
 use claw_tui::tui::chat::EntryKind;
-use claw_tui::tui::msg::LoadedSession;
+use claw_tui::tui::sessions::{self, LoadedSession};
 use claw_tui::tui::{Effect, Msg};
 use serde_json::json;
 use std::sync::Arc;
@@ -82,13 +82,15 @@ async fn the_chat_and_the_tree_show_the_agents_own_messages() {
     );
 
     let mut app = app();
-    let effects = app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some(entered.id.clone()),
-        messages: entered.shown.clone(),
-        resumed: true,
-        ..LoadedSession::default()
-    })));
-    assert_eq!(effects, [Effect::SessionReady]);
+    let effects = app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some(entered.id.clone()),
+            messages: entered.shown.clone(),
+            resumed: true,
+            ..LoadedSession::default()
+        },
+    ))));
+    assert_eq!(effects, [Effect::Sessions(sessions::Effect::Ready)]);
     // Every prompt and answer is an entry that reads its message in the agent's history.
     let mut shown = Vec::new();
     for entry in app.chat().transcript().entries() {

@@ -7,7 +7,7 @@ use crate::support::tui::scene::{assistant, draw, text as text_block};
 use crate::support::tui::*;
 use claw_tui::agent::{ABORTED_MESSAGE, AssistantMessage, Message, StopReason};
 use claw_tui::session::STOPPED_WHILE_STREAMING;
-use claw_tui::tui::msg::LoadedSession;
+use claw_tui::tui::sessions::{self, LoadedSession};
 use claw_tui::tui::{App, Msg};
 
 const UNSAVED: &str = "⚠ session not saved";
@@ -28,7 +28,7 @@ fn a_failing_save_is_told_and_marked_until_it_works_again() {
     let mut app = app();
     app.update(Msg::Frame);
     assert!(!app.needs_draw());
-    app.update(Msg::SessionSave(Some(FULL.into())));
+    app.update(Msg::Sessions(sessions::Msg::Save(Some(FULL.into()))));
     assert!(app.needs_draw());
     assert_eq!(app.status().unsaved(), Some(FULL));
     assert_eq!(
@@ -42,7 +42,7 @@ fn a_failing_save_is_told_and_marked_until_it_works_again() {
         "{rows}"
     );
 
-    app.update(Msg::SessionSave(None));
+    app.update(Msg::Sessions(sessions::Msg::Save(None)));
     assert_eq!(app.status().unsaved(), None);
     assert!(!app.status_parts().contains(&UNSAVED.to_owned()));
     assert!(!status_bar(&mut app).contains(UNSAVED));
@@ -53,11 +53,13 @@ fn a_failing_save_is_told_and_marked_until_it_works_again() {
 #[test]
 fn another_session_shown_forgets_the_old_ones_saving_trouble() {
     let mut app = app();
-    app.update(Msg::SessionSave(Some(FULL.into())));
-    app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some("0123456789abcdef".into()),
-        ..LoadedSession::default()
-    })));
+    app.update(Msg::Sessions(sessions::Msg::Save(Some(FULL.into()))));
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some("0123456789abcdef".into()),
+            ..LoadedSession::default()
+        },
+    ))));
     assert_eq!(app.status().unsaved(), None);
     assert!(!status_bar(&mut app).contains(UNSAVED));
 }
@@ -71,18 +73,20 @@ fn an_answer_cut_short_by_a_crash_says_why_and_one_the_user_stopped_does_not() {
         })
     };
     let mut app = app();
-    app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some("0123456789abcdef".into()),
-        messages: vec![
-            Message::user("first"),
-            aborted("stopped by Esc", ABORTED_MESSAGE),
-            Message::user("second"),
-            aborted("The answer starts", STOPPED_WHILE_STREAMING),
-        ]
-        .into(),
-        resumed: true,
-        ..LoadedSession::default()
-    })));
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some("0123456789abcdef".into()),
+            messages: vec![
+                Message::user("first"),
+                aborted("stopped by Esc", ABORTED_MESSAGE),
+                Message::user("second"),
+                aborted("The answer starts", STOPPED_WHILE_STREAMING),
+            ]
+            .into(),
+            resumed: true,
+            ..LoadedSession::default()
+        },
+    ))));
     app.update(Msg::Frame);
     let rows = chat_rows(&app);
     let interrupted: Vec<&String> = rows

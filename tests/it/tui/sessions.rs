@@ -10,7 +10,7 @@ use claw_tui::agent::{
 use claw_tui::session::{SessionError, SwitchError};
 use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::msg::QueuedText;
-use claw_tui::tui::msg::{LoadedSession, SessionRow};
+use claw_tui::tui::sessions::{self, LoadedSession, SessionRow};
 use claw_tui::tui::tool_tree::{CallStatus, TreeRow};
 use claw_tui::tui::{Effect, Msg, Overlay};
 use crossterm::event::KeyCode;
@@ -65,13 +65,13 @@ fn history() -> Vec<Message> {
 }
 
 fn resumed(messages: Vec<Message>, queued: Vec<String>) -> Msg {
-    Msg::SessionLoaded(Box::new(LoadedSession {
+    Msg::Sessions(sessions::Msg::Loaded(Box::new(LoadedSession {
         id: Some("feedc0ffee123456".into()),
         messages: messages.into(),
         queued: queued.into_iter().map(QueuedText::follow_up).collect(),
         resumed: true,
         ..LoadedSession::default()
-    }))
+    })))
 }
 
 #[test]
@@ -79,7 +79,7 @@ fn a_loaded_history_rebuilds_chat_tree_and_totals() {
     let mut app = app();
     typed(&mut app, "draft");
     let effects = app.update(resumed(history(), vec!["then summarise".into()]));
-    assert_eq!(effects, [Effect::SessionReady]);
+    assert_eq!(effects, [Effect::Sessions(sessions::Effect::Ready)]);
     app.update(Msg::Frame);
 
     let statuses: Vec<(String, CallStatus)> = ["c1", "c2"]
@@ -159,17 +159,19 @@ fn rows() -> Vec<SessionRow> {
 #[test]
 fn the_picker_lists_sessions_and_opens_the_chosen_one() {
     let mut app = app();
-    app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some("aaaa1111bbbb2222".into()),
-        quiet: true,
-        ..LoadedSession::default()
-    })));
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some("aaaa1111bbbb2222".into()),
+            quiet: true,
+            ..LoadedSession::default()
+        },
+    ))));
     typed(&mut app, "/sessions");
     assert!(
         app.update(key(KeyCode::Enter))
-            .contains(&Effect::ListSessions)
+            .contains(&Effect::Sessions(sessions::Effect::List))
     );
-    app.update(Msg::Sessions(rows()));
+    app.update(Msg::Sessions(sessions::Msg::List(rows())));
     // The current session is first; the highlight starts on the next one.
     assert!(matches!(
         app.overlay(),
@@ -180,15 +182,15 @@ fn the_picker_lists_sessions_and_opens_the_chosen_one() {
     app.update(key(KeyCode::Up));
     assert_eq!(
         app.update(key(KeyCode::Enter)),
-        [Effect::OpenSession {
+        [Effect::Sessions(sessions::Effect::Open {
             path: PathBuf::from("/data/cccc3333dddd4444.jsonl"),
             fork: false
-        }]
+        })]
     );
     assert!(app.overlay().is_none());
 
     // Esc closes the picker without doing anything.
-    app.update(Msg::Sessions(rows()));
+    app.update(Msg::Sessions(sessions::Msg::List(rows())));
     assert!(app.update(key(KeyCode::Esc)).is_empty());
     assert!(app.overlay().is_none());
 }
@@ -197,12 +199,12 @@ fn the_picker_lists_sessions_and_opens_the_chosen_one() {
 fn switching_is_refused_while_a_run_is_active() {
     let mut app = app();
     app.update(agent(AgentEvent::AgentStart));
-    app.update(Msg::Sessions(rows()));
+    app.update(Msg::Sessions(sessions::Msg::List(rows())));
     assert!(app.update(key(KeyCode::Enter)).is_empty());
     typed(&mut app, "/new");
     assert!(
         !app.update(key(KeyCode::Enter))
-            .contains(&Effect::NewSession)
+            .contains(&Effect::Sessions(sessions::Effect::New))
     );
     app.update(Msg::Frame);
     let screen = format!("{}", draw(&mut app).backend());
@@ -214,10 +216,10 @@ fn switching_is_refused_while_a_run_is_active() {
 fn a_session_in_use_is_offered_as_a_copy() {
     let mut app = app();
     let path = PathBuf::from("/data/cccc.jsonl");
-    app.update(Msg::SessionLocked {
+    app.update(Msg::Sessions(sessions::Msg::Locked {
         path: path.clone(),
         id: "cccc3333dddd4444".into(),
-    });
+    }));
     let screen = format!("{}", draw(&mut app).backend());
     assert!(
         screen.contains("open in another claw-tui process"),
@@ -225,12 +227,15 @@ fn a_session_in_use_is_offered_as_a_copy() {
     );
     assert_eq!(
         app.update(key(KeyCode::Char('y'))),
-        [Effect::OpenSession { path, fork: true }]
+        [Effect::Sessions(sessions::Effect::Open {
+            path,
+            fork: true
+        })]
     );
-    app.update(Msg::SessionLocked {
+    app.update(Msg::Sessions(sessions::Msg::Locked {
         path: PathBuf::from("/data/cccc.jsonl"),
         id: "cccc3333dddd4444".into(),
-    });
+    }));
     assert!(app.update(key(KeyCode::Char('n'))).is_empty());
     assert!(app.overlay().is_none());
 }
@@ -241,13 +246,13 @@ fn input_waits_while_a_switch_is_under_way() {
     typed(&mut app, "/new");
     assert!(
         app.update(key(KeyCode::Enter))
-            .contains(&Effect::NewSession)
+            .contains(&Effect::Sessions(sessions::Effect::New))
     );
     // A second switch or a prompt would race the history being replaced.
     typed(&mut app, "/new");
     assert!(
         !app.update(key(KeyCode::Enter))
-            .contains(&Effect::NewSession)
+            .contains(&Effect::Sessions(sessions::Effect::New))
     );
     app.update(ctrl('c'));
     typed(&mut app, "hello");
@@ -257,11 +262,11 @@ fn input_waits_while_a_switch_is_under_way() {
         "{effects:?}"
     );
     assert_eq!(app.composer().text(), "hello", "nothing typed is lost");
-    app.update(Msg::SessionFailed(Arc::new(SwitchError::Session(
-        SessionError::Io {
+    app.update(Msg::Sessions(sessions::Msg::Failed(Arc::new(
+        SwitchError::Session(SessionError::Io {
             path: "/data/sessions/new.jsonl".into(),
             source: std::io::Error::from(std::io::ErrorKind::StorageFull),
-        },
+        }),
     ))));
     let full = std::io::Error::from(std::io::ErrorKind::StorageFull).to_string();
     assert!(

@@ -9,7 +9,7 @@ use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::layout::Focus;
 use claw_tui::tui::{
     Background, BackgroundAction, BackgroundError, BackgroundFailure, Effect, Msg, Overlay,
-    subagents,
+    sessions, subagents,
 };
 use crossterm::event::KeyCode;
 use serde_json::json;
@@ -33,9 +33,9 @@ fn slash_commands_become_effects() {
     );
     assert!(run(&mut app, "/model gpt-x").contains(&Effect::SetModel("gpt-x".into())));
     assert_eq!(app.status().model(), "gpt-x");
-    assert!(run(&mut app, "/new").contains(&Effect::NewSession));
+    assert!(run(&mut app, "/new").contains(&Effect::Sessions(sessions::Effect::New)));
     // The runtime answers with the new session; until then prompts wait.
-    app.update(Msg::SessionLoaded(Box::default()));
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::default())));
     assert!(run(&mut app, "/quit").contains(&Effect::Quit));
     let effects = run(&mut app, "/bogus");
     assert!(

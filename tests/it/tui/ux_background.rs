@@ -15,7 +15,7 @@ use claw_tui::runtime::SubagentStatus;
 use claw_tui::session::SubagentCall;
 use claw_tui::tui::chat::EntryKind;
 use claw_tui::tui::layout::Focus;
-use claw_tui::tui::msg::{LoadedSession, SessionRow};
+use claw_tui::tui::sessions::{self, LoadedSession, SessionRow};
 use claw_tui::tui::tool_tree::TreeRow;
 use claw_tui::tui::{App, Msg, Overlay, subagents};
 use crossterm::event::KeyCode;
@@ -26,11 +26,13 @@ use std::time::Duration;
 #[test]
 fn work_for_another_session_is_a_quiet_line_and_a_count_per_session() {
     let mut app = app();
-    app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some("9f9f0000aaaa1111".into()),
-        quiet: true,
-        ..LoadedSession::default()
-    })));
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some("9f9f0000aaaa1111".into()),
+            quiet: true,
+            ..LoadedSession::default()
+        },
+    ))));
     for _ in 0..2 {
         app.update(Msg::Parked {
             session_id: "3c3b1f2a77770000".into(),
@@ -89,11 +91,11 @@ fn work_for_another_session_is_a_quiet_line_and_a_count_per_session() {
         message_count: 4,
         waiting,
     };
-    app.update(Msg::Sessions(vec![
+    app.update(Msg::Sessions(sessions::Msg::List(vec![
         row("9f9f0000aaaa1111", 0),
         row("3c3b1f2a77770000", 2),
         row("a1b2c3d4eeee5555", 1),
-    ]));
+    ])));
     let shown = screen(&mut app).join("\n");
     assert!(shown.contains("◆ results waiting in 2"), "{shown}");
     assert!(
@@ -105,11 +107,13 @@ fn work_for_another_session_is_a_quiet_line_and_a_count_per_session() {
 
     // Opening one of them delivers what waited: its count goes.
     app.update(key(KeyCode::Esc));
-    app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some("3c3b1f2a77770000".into()),
-        resumed: true,
-        ..LoadedSession::default()
-    })));
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some("3c3b1f2a77770000".into()),
+            resumed: true,
+            ..LoadedSession::default()
+        },
+    ))));
     assert_eq!(
         app.dashboard().waiting_elsewhere(),
         [("a1b2c3d4eeee5555".to_owned(), 1)]
@@ -323,26 +327,28 @@ fn a_resumed_session_gets_its_subagents_calls_back_under_their_spawn() {
         args,
         result: ToolResult::text(out),
     };
-    app.update(Msg::SessionLoaded(Box::new(LoadedSession {
-        id: Some("feedc0ffee123456".into()),
-        messages: vec![
-            Message::user("count lines in the background"),
-            spawn,
-            started,
-        ]
-        .into(),
-        resumed: true,
-        nested: vec![
-            nested("n1", "list_dir", json!({"path": "src"}), "main.rs\nlib.rs"),
-            nested(
-                "n2",
-                "exec",
-                json!({"command": "wc -l src/*.rs"}),
-                "200 total",
-            ),
-        ],
-        ..LoadedSession::default()
-    })));
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some("feedc0ffee123456".into()),
+            messages: vec![
+                Message::user("count lines in the background"),
+                spawn,
+                started,
+            ]
+            .into(),
+            resumed: true,
+            nested: vec![
+                nested("n1", "list_dir", json!({"path": "src"}), "main.rs\nlib.rs"),
+                nested(
+                    "n2",
+                    "exec",
+                    json!({"command": "wc -l src/*.rs"}),
+                    "200 total",
+                ),
+            ],
+            ..LoadedSession::default()
+        },
+    ))));
     app.update(Msg::Frame);
     let rows = app.tools().calls().rows().to_vec();
     assert!(

@@ -8,7 +8,7 @@ use crate::support::tui::scene::*;
 use crate::support::tui::*;
 use claw_tui::agent::{AgentEvent, AssistantMessage, Message, MessageDelta, StopReason};
 use claw_tui::tui::layout::Focus;
-use claw_tui::tui::{App, Effect, Msg, Overlay};
+use claw_tui::tui::{App, Effect, Msg, Overlay, sessions};
 use crossterm::event::{KeyCode, KeyModifiers};
 
 /// A chat with `n` answers, scrolled up, and one more arriving below.
@@ -113,14 +113,14 @@ fn the_slash_popup_describes_commands_and_completes_arguments() {
     for c in "/sessions ".chars() {
         effects.extend(app.update(key(KeyCode::Char(c))));
     }
-    assert_eq!(effects, [Effect::ListSessionChoices]);
-    app.update(Msg::SessionChoices(vec![
+    assert_eq!(effects, [Effect::Sessions(sessions::Effect::ListChoices)]);
+    app.update(Msg::Sessions(sessions::Msg::Choices(vec![
         (
             "3c3b1f2a".into(),
             "5 min ago · 2 waiting · check the build".into(),
         ),
         ("a1b2c3d4".into(), "2 h ago · fix the parser".into()),
-    ]));
+    ])));
     let popup = app.composer().completion().unwrap().clone();
     assert_eq!(popup.items, ["3c3b1f2a", "a1b2c3d4"]);
     assert_eq!(popup.details[0], "5 min ago · 2 waiting · check the build");
@@ -128,7 +128,9 @@ fn the_slash_popup_describes_commands_and_completes_arguments() {
     let effects = app.update(key(KeyCode::Enter));
     assert_eq!(
         effects.last(),
-        Some(&Effect::OpenSessionById("3c3b1f2a".into()))
+        Some(&Effect::Sessions(sessions::Effect::OpenById(
+            "3c3b1f2a".into()
+        )))
     );
 }
 

@@ -8,7 +8,7 @@ use crate::support::tui::scene::*;
 use crate::support::tui::*;
 use claw_tui::agent::{AgentEvent, AssistantMessage, Message, StopReason};
 use claw_tui::mcp::{McpServerInfo, McpServerState, McpToolInfo, Origin};
-use claw_tui::tui::{App, Effect, Msg, Overlay, shell};
+use claw_tui::tui::{App, Effect, Msg, Overlay, sessions, shell};
 use crossterm::event::KeyCode;
 use serde_json::json;
 use std::time::Instant;
@@ -147,8 +147,8 @@ fn status_lists_what_the_session_runs_on() {
     let mut app = App::new(config);
     app.set_clock(std::time::Instant::now(), epoch());
     resize(&mut app, 120, 40);
-    app.update(Msg::SessionLoaded(Box::new(
-        claw_tui::tui::msg::LoadedSession {
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        claw_tui::tui::sessions::LoadedSession {
             id: Some("3c3b1f2a9d8e7f60".into()),
             path: Some(
                 "/home/me/.local/share/claw-tui/sessions/ws/2026_3c3b1f2a9d8e7f60.jsonl".into(),
@@ -156,7 +156,7 @@ fn status_lists_what_the_session_runs_on() {
             quiet: true,
             ..Default::default()
         },
-    )));
+    ))));
     typed(&mut app, "/status");
     app.update(key(KeyCode::Enter));
     assert_eq!(app.overlay(), Some(&Overlay::Status { scroll: 0 }));

@@ -7,7 +7,7 @@ use crate::support::tui::scene::*;
 use crate::support::tui::*;
 use claw_tui::agent::{AgentEvent, AssistantMessage, Message, StopReason, Usage};
 use claw_tui::tui::tool_tree::TreeRow;
-use claw_tui::tui::{App, AppConfig, Msg};
+use claw_tui::tui::{App, AppConfig, Msg, sessions};
 use crossterm::event::{Event, KeyCode};
 use serde_json::json;
 
@@ -241,9 +241,9 @@ fn turns_are_numbered_through_the_session_in_the_tree_and_the_bar() {
 #[test]
 fn a_session_that_is_not_saved_stays_on_a_narrow_bar_in_short() {
     let mut app = sized(40, 12);
-    app.update(Msg::SessionSave(Some(
+    app.update(Msg::Sessions(sessions::Msg::Save(Some(
         "cannot write session file /data/s.jsonl: No space left on device".into(),
-    )));
+    ))));
     let text = bar(&mut app);
     assert!(
         text.contains("idle │ ⚠ not saved │ ctx 0% │ cost n/a"),
