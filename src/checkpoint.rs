@@ -304,10 +304,6 @@ impl Checkpoints {
             .display()
             .to_string()
     }
-
-    fn appender(&self) -> Option<SessionAppender> {
-        lock(&self.inner.state).appender.clone()
-    }
 }
 
 impl ChangeObserver for Checkpoints {

@@ -10,7 +10,7 @@
 use super::store::{Blob, Record, Store, TurnRecord};
 use super::{CheckpointError, Checkpoints};
 use crate::agent::{Message, now_ms};
-use crate::session::Entry;
+
 use crate::tools::fs::{ChangeKind, FileChange, read_current, restore_file};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -275,17 +275,9 @@ impl Checkpoints {
         self.refuse_while_running()?;
         let agent = self.agent().ok_or(CheckpointError::NoAgent)?;
         let (index, _, prompt) = self.prompt_at(turn)?;
-        let state = agent.state();
-        let messages: std::sync::Arc<[Message]> = state.messages.to_vec_until(index).into();
-        // A compaction of messages that stay stays in force; one that summarised what is
-        // taken back no longer fits the shorter history and is dropped.
-        agent.restore_shared(messages.clone(), state.compaction.clone())?;
-        if let Some(appender) = self.appender() {
-            appender.append(&Entry::Rewind {
-                timestamp: now_ms(),
-                messages: index,
-            });
-        }
+        // The session records the cut from the agent's `history_cut` event, in order
+        // after the messages before it (written from their own events).
+        let messages = agent.cut_history(index)?;
         Ok(ConversationRewind { prompt, messages })
     }
 

@@ -326,6 +326,10 @@ fn record(writer: &SessionWriter, deltas: &mut Deltas, event: &AgentEvent) {
             steering: steering.clone(),
             follow_up: follow_up.clone(),
         }),
+        AgentEvent::HistoryCut { kept } => writer.append(&Entry::Rewind {
+            timestamp: now_ms(),
+            messages: *kept,
+        }),
         AgentEvent::SettingUpdate { key, value } => writer.append(&Entry::Setting {
             timestamp: now_ms(),
             key: key.clone(),

@@ -114,6 +114,7 @@ pub fn label(event: &AgentEvent) -> String {
         AgentEvent::AutoRetryStart { attempt, .. } => format!("auto_retry_start:{attempt}"),
         AgentEvent::AutoRetryEnd { attempt } => format!("auto_retry_end:{attempt}"),
         AgentEvent::SettingUpdate { key, .. } => format!("setting_update:{key}"),
+        AgentEvent::HistoryCut { kept } => format!("history_cut:{kept}"),
         AgentEvent::CompactionStart { .. } => "compaction_start".into(),
         AgentEvent::CompactionEnd(_) => "compaction_end".into(),
     }

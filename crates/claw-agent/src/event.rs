@@ -137,6 +137,13 @@ pub enum AgentEvent {
         /// Its new value.
         value: Value,
     },
+    /// The history was cut back to its first `kept` messages (a rewind), so the
+    /// session file, recording in event order, records the cut after every message
+    /// before it.
+    HistoryCut {
+        /// How many messages stay.
+        kept: usize,
+    },
     /// The steering or follow-up queue changed.
     QueueUpdate {
         /// Pending steering messages, oldest first.
@@ -184,6 +191,8 @@ pub enum EventKind {
     AutoRetryEnd,
     /// `setting_update`
     SettingUpdate,
+    /// `history_cut`
+    HistoryCut,
     /// `queue_update`
     QueueUpdate,
     /// `compaction_start`
@@ -209,6 +218,7 @@ impl AgentEvent {
             AgentEvent::AutoRetryStart { .. } => EventKind::AutoRetryStart,
             AgentEvent::AutoRetryEnd { .. } => EventKind::AutoRetryEnd,
             AgentEvent::SettingUpdate { .. } => EventKind::SettingUpdate,
+            AgentEvent::HistoryCut { .. } => EventKind::HistoryCut,
             AgentEvent::QueueUpdate { .. } => EventKind::QueueUpdate,
             AgentEvent::CompactionStart { .. } => EventKind::CompactionStart,
             AgentEvent::CompactionEnd(_) => EventKind::CompactionEnd,

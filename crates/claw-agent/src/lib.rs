@@ -438,6 +438,30 @@ impl Agent {
         Ok(())
     }
 
+    /// Cuts the history back to its first `kept` messages (a rewind) and announces it as
+    /// a `history_cut` event, after the events of every message before it; a compaction
+    /// that summarised what is taken back no longer fits and is dropped. Returns the
+    /// history now. Refused while running.
+    pub fn cut_history(&self, kept: usize) -> Result<Arc<[Message]>, AgentError> {
+        let mut core = lock(&self.inner.core);
+        let state = core.snapshot();
+        if state.is_streaming {
+            return Err(AgentError::Busy);
+        }
+        let messages: Arc<[Message]> = state.messages.to_vec_until(kept).into();
+        let compaction = state.compaction.clone().filter(|c| c.fits(messages.len()));
+        core.update(|s| {
+            s.messages = Arc::new(History::shared(messages.clone()));
+            s.compaction = compaction;
+        });
+        // Announced once the lock is released: a subscriber may read the state.
+        drop(core);
+        self.inner.sink.emit(AgentEvent::HistoryCut {
+            kept: messages.len(),
+        });
+        Ok(messages)
+    }
+
     /// What a run started at tools version `seen` calls before each request: the
     /// current prompt and tools when they changed since.
     fn tools_follower(&self, seen: u64) -> RefreshTools {

@@ -91,6 +91,8 @@ impl App {
                 steering,
                 follow_up,
             } => self.status.set_queues(steering, follow_up),
+            // The rewind's own answer rebuilds the chat (`checkpoints::Msg::Rewound`).
+            AgentEvent::HistoryCut { .. } => return Handled::unchanged(),
         }
         Handled::changed()
     }

@@ -30,6 +30,7 @@ fn tag(kind: EventKind) -> &'static str {
         EventKind::AutoRetryStart => "auto_retry_start",
         EventKind::AutoRetryEnd => "auto_retry_end",
         EventKind::SettingUpdate => "setting_update",
+        EventKind::HistoryCut => "history_cut",
         EventKind::CompactionStart => "compaction_start",
         EventKind::CompactionEnd => "compaction_end",
     }
