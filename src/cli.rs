@@ -242,6 +242,26 @@ pub enum Command {
         #[arg(long, value_enum)]
         mode: Option<Mode>,
     },
+    /// Start a session with no terminal of its own and serve it on a Unix socket, for
+    /// `claw-tui attach` (or any client of the protocol in docs/rpc.md).
+    Serve {
+        /// Stop after this many seconds with nobody attached and nothing running (0:
+        /// never).
+        #[arg(long, default_value_t = 1800, value_name = "SECS")]
+        idle_timeout: u64,
+    },
+    /// List this user's live sessions, or attach to one by its id (or a prefix of it).
+    Attach {
+        /// The session's id, or the start of it.
+        id: Option<String>,
+        /// Attach through this socket instead (e.g. one forwarded with `ssh -L`).
+        #[arg(long, value_name = "PATH", conflicts_with = "id")]
+        socket: Option<PathBuf>,
+        /// `rpc` joins stdin and stdout to the session's JSON lines (for scripts)
+        /// instead of opening the client.
+        #[arg(long, value_enum)]
+        mode: Option<Mode>,
+    },
     /// Serve the Agent Client Protocol (v1) on stdin and stdout, for an editor that
     /// starts claw-tui as its agent (Zed, Neovim, JetBrains...).
     Acp,

@@ -19,7 +19,7 @@ pub(crate) mod saving;
 
 use crate::signals::{StopSignals, signal_name};
 pub(crate) use launch::wait_for_mcp_before_first_request;
-pub use launch::{run_command, run_headless};
+pub use launch::{Front, run_command, run_front, run_headless};
 pub use rpc_input::{Input, LineReader};
 
 use crate::agent::{AgentEvent, CompactionResult, Message, ToolCall, UserMessage};

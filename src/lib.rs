@@ -5,6 +5,7 @@
 
 pub use claw_agent as agent;
 pub mod acp;
+pub mod attach;
 pub mod checkpoint;
 pub mod cli;
 pub mod commands;

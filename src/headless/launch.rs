@@ -17,19 +17,34 @@ use color_eyre::eyre::{bail, eyre};
 use std::io::Read;
 use std::sync::Arc;
 
+/// What a headless process does with its session.
+pub enum Front {
+    /// One prompt (`-p`, `--mode json`).
+    Prompt(UserMessage),
+    /// Commands on stdin (`--mode rpc`).
+    Rpc,
+    /// No terminal and no stdin: the session is served on its socket (`claw-tui serve`).
+    Serve(crate::attach::serve::ServeOptions),
+}
+
 /// Runs `--print`, `--mode json` or `--mode rpc`; returns the exit code of the run.
 pub fn run_headless(cli: &Cli, settings: &Settings) -> color_eyre::Result<i32> {
-    let prompt = if cli.mode == Mode::Rpc {
-        None
+    let front = if cli.mode == Mode::Rpc {
+        Front::Rpc
     } else {
-        Some(with_images(
+        Front::Prompt(with_images(
             read_prompt(cli.prompt.as_deref())?,
             &cli.images,
         )?)
     };
+    run_front(cli, settings, front)
+}
+
+/// Runs a headless front on a runtime of its own; returns the exit code.
+pub fn run_front(cli: &Cli, settings: &Settings, front: Front) -> color_eyre::Result<i32> {
     let runtime = async_runtime()?;
     crate::logging::init_file_logging(&settings.state_dir);
-    let code = runtime.block_on(run(cli, settings, prompt));
+    let code = runtime.block_on(run(cli, settings, front));
     // stdin's reader thread may still wait for a line that never comes: not waited for.
     runtime.shutdown_background();
     code
@@ -42,15 +57,28 @@ fn async_runtime() -> color_eyre::Result<tokio::runtime::Runtime> {
         .map_err(|e| eyre!("cannot start the async runtime: {e}"))
 }
 
-async fn run(
-    cli: &Cli,
-    settings: &Settings,
-    prompt: Option<UserMessage>,
-) -> color_eyre::Result<i32> {
+async fn run(cli: &Cli, settings: &Settings, front: Front) -> color_eyre::Result<i32> {
     let mut stop =
         StopSignals::install().map_err(|e| eyre!("cannot take over the stop signals: {e}"))?;
-    let approvals = PendingApprovals::default();
-    let approver = match (&prompt, cli.yes) {
+    // A served session's requests go to every attached client, through the pump that
+    // exists once the agent does.
+    let pump = Arc::new(std::sync::OnceLock::<crate::attach::PumpHandle>::new());
+    let approvals = match &front {
+        Front::Serve(_) => {
+            let pump = pump.clone();
+            PendingApprovals::announcing(move |line| {
+                if let Some(pump) = pump.get() {
+                    crate::attach::Hub::announcer(pump)(line);
+                }
+            })
+        }
+        _ => PendingApprovals::default(),
+    };
+    let prompt = match &front {
+        Front::Prompt(prompt) => Some(prompt),
+        _ => None,
+    };
+    let approver = match (prompt, cli.yes) {
         (None, _) => {
             let approvals = approvals.clone();
             Approver::Ask(Arc::new(move |request| {
@@ -89,16 +117,18 @@ async fn run(
         !cli.no_session,
     );
     let rpc = prompt.is_none();
+    let mut session_id = None;
     let reporter = opened.map(|opened| {
         let entered = sessions.record(opened, Resume::IntoAgent);
+        session_id = Some(entered.id.clone());
         for note in &entered.notes {
             say!("claw-tui: {}", for_stderr(note));
         }
         saving::report(entered.saving, rpc)
     });
-    let code = match (require_mcp(cli, &main.mcp, &mut stop).await, prompt) {
+    let code = match (require_mcp(cli, &main.mcp, &mut stop).await, front) {
         (Some(code), _) => code,
-        (None, Some(prompt)) => {
+        (None, Front::Prompt(prompt)) => {
             // `-p` loads the jobs for the cron tool but never fires them.
             let json = cli.mode == Mode::Json;
             run_prompt(
@@ -111,16 +141,29 @@ async fn run(
             )
             .await
         }
-        (None, None) => {
+        (None, Front::Serve(options)) => {
+            main.supervisor.release();
+            let scheduler = start_scheduler(&main);
+            let session = crate::attach::serve::session_info(session_id, settings);
+            let served = crate::attach::serve::serve(
+                &mut main,
+                &settings.state_dir,
+                session,
+                approvals,
+                &pump,
+                options,
+                &mut stop,
+            )
+            .await;
+            if let Some(scheduler) = scheduler {
+                scheduler.stop().await;
+            }
+            served?
+        }
+        (None, Front::Rpc) => {
             // A resumed session's undelivered notifications go to the agent now.
             main.supervisor.release();
-            let scheduler = match main.start_cron_scheduler() {
-                Ok(scheduler) => scheduler,
-                Err(e) => {
-                    say!("claw-tui: warning: cron jobs will not fire: {e}");
-                    None
-                }
-            };
+            let scheduler = start_scheduler(&main);
             let options = RpcOptions {
                 max_line_bytes: cli.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
                 exit_on_eof: cli.exit_on_eof,
@@ -166,6 +209,17 @@ async fn run(
     } else {
         code
     })
+}
+
+/// Starts firing the cron jobs; a file that cannot be used is a warning, not the end.
+fn start_scheduler(main: &setup::MainRuntime) -> Option<crate::runtime::cron::SchedulerHandle> {
+    match main.start_cron_scheduler() {
+        Ok(scheduler) => scheduler,
+        Err(e) => {
+            say!("claw-tui: warning: cron jobs will not fire: {e}");
+            None
+        }
+    }
 }
 
 /// A one-shot run must see its MCP tools: each LLM request first waits until every
@@ -263,6 +317,21 @@ fn read_prompt(arg: Option<&str>) -> color_eyre::Result<String> {
 pub fn run_command(cli: &Cli, command: &Command, settings: &Settings) -> color_eyre::Result<i32> {
     match command {
         Command::Acp => crate::acp::run(cli),
+        Command::Serve { idle_timeout } => {
+            let options = crate::attach::serve::ServeOptions {
+                idle_timeout: (*idle_timeout > 0)
+                    .then(|| std::time::Duration::from_secs(*idle_timeout)),
+                max_line_bytes: cli.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
+            };
+            run_front(cli, settings, Front::Serve(options))
+        }
+        Command::Attach { id, socket, mode } => {
+            let target = match socket {
+                Some(path) => crate::attach::client::Target::Socket(path.clone()),
+                None => crate::attach::client::Target::Id(id.clone()),
+            };
+            crate::attach::client::run(settings, target, *mode)
+        }
         Command::Doctor => Ok(crate::doctor::run(settings)),
         Command::Replay {
             session,

@@ -82,66 +82,91 @@ pub(super) enum QueueName {
     FollowUp,
 }
 
-/// Who waits for which approval, by request id.
-type Waiting = HashMap<String, oneshot::Sender<ApprovalDecision>>;
+/// Who waits for which approval, by request id, with the request's line.
+type Waiting = HashMap<String, (oneshot::Sender<ApprovalDecision>, Value)>;
+
+/// How an approval request is put to whoever can answer it.
+type Announce = Arc<dyn Fn(&Value) + Send + Sync>;
 
 /// Approval requests waiting for an `approve` command, by id.
 #[derive(Clone)]
 pub struct PendingApprovals {
     /// `None` once input has ended: nobody is left to answer.
     waiting: Arc<Mutex<Option<Waiting>>>,
+    announce: Announce,
 }
 
 impl Default for PendingApprovals {
+    /// Requests printed on stdout, as `--mode rpc` does.
     fn default() -> Self {
-        Self {
-            waiting: Arc::new(Mutex::new(Some(HashMap::new()))),
-        }
+        Self::announcing(write_json_line)
     }
 }
 
 impl PendingApprovals {
-    /// Prints an `approval_request` line and waits for the matching `approve` command;
-    /// denies when the process shuts down first, or at once after the end of input.
+    /// Requests put by `announce` (e.g. to every client attached to the session).
+    pub fn announcing(announce: impl Fn(&Value) + Send + Sync + 'static) -> Self {
+        Self {
+            waiting: Arc::new(Mutex::new(Some(HashMap::new()))),
+            announce: Arc::new(announce),
+        }
+    }
+
+    /// Announces an `approval_request` line and waits for the matching `approve`
+    /// command; denies when the process shuts down first, or at once after the end of
+    /// input.
     pub async fn ask(&self, request: ApprovalRequest) -> ApprovalDecision {
         let (tx, rx) = oneshot::channel();
-        match self.waiting.lock().ok().as_deref_mut() {
-            Some(Some(waiting)) => {
-                waiting.insert(request.id.clone(), tx);
-            }
-            _ => return ApprovalDecision::Deny,
-        }
         let mut line = json!({"type": "approval_request"});
         if let (Some(map), Ok(Value::Object(fields))) =
             (line.as_object_mut(), serde_json::to_value(&request))
         {
             map.extend(fields);
         }
-        write_json_line(&line);
+        match self.waiting.lock().ok().as_deref_mut() {
+            Some(Some(waiting)) => {
+                waiting.insert(request.id.clone(), (tx, line.clone()));
+            }
+            _ => return ApprovalDecision::Deny,
+        }
+        (self.announce)(&line);
         rx.await.unwrap_or(ApprovalDecision::Deny)
     }
 
+    /// The `approval_request` lines still waiting for an answer (for a client that
+    /// joins while they wait).
+    pub fn waiting_requests(&self) -> Vec<Value> {
+        let waiting = self.waiting.lock().ok();
+        waiting
+            .as_deref()
+            .and_then(Option::as_ref)
+            .map(|w| w.values().map(|(_, line)| line.clone()).collect())
+            .unwrap_or_default()
+    }
+
     /// The end of input: what waits is denied, and so is every later request.
-    pub(super) fn close(&self) {
+    pub fn close(&self) {
         let waiting = self.waiting.lock().ok().and_then(|mut w| w.take());
-        for (_, tx) in waiting.into_iter().flatten() {
+        for (_, (tx, _)) in waiting.into_iter().flatten() {
             let _ = tx.send(ApprovalDecision::Deny);
         }
     }
 
-    fn resolve(&self, id: &str, decision: ApprovalDecision) -> bool {
+    /// Answers request `id`; false when no such request waits (never asked, or already
+    /// answered: the first answer wins).
+    pub fn resolve(&self, id: &str, decision: ApprovalDecision) -> bool {
         let sender = self
             .waiting
             .lock()
             .ok()
             .and_then(|mut w| w.as_mut().and_then(|w| w.remove(id)));
-        sender.is_some_and(|tx| tx.send(decision).is_ok())
+        sender.is_some_and(|(tx, _)| tx.send(decision).is_ok())
     }
 }
 
 /// What the commands read besides the supervisor.
 #[derive(Clone, Copy)]
-pub(super) struct Sources<'a> {
+pub(crate) struct Sources<'a> {
     /// Hooks, checkpoints and plan mode.
     pub controls: &'a Controls,
     /// The MCP servers `get_state` lists.
@@ -151,7 +176,7 @@ pub(super) struct Sources<'a> {
 }
 
 /// Runs one command line and returns its response object.
-pub(super) async fn handle_line(
+pub(crate) async fn handle_line(
     supervisor: &Supervisor,
     sources: Sources<'_>,
     approvals: &PendingApprovals,
@@ -256,7 +281,8 @@ pub(super) async fn handle_line(
     }
 }
 
-fn state_json(agent: &Agent) -> Value {
+/// The `state` of `get_state` (without the MCP servers).
+pub(crate) fn state_json(agent: &Agent) -> Value {
     let state = agent.state();
     let texts = |kind| {
         agent
@@ -289,7 +315,8 @@ fn state_json(agent: &Agent) -> Value {
     })
 }
 
-pub(super) fn success(command: &str, extra: Value) -> Value {
+/// A command's successful response, with `extra`'s fields.
+pub(crate) fn success(command: &str, extra: Value) -> Value {
     let mut response = json!({"type": "response", "command": command, "ok": true});
     if let (Some(map), Value::Object(extra)) = (response.as_object_mut(), extra) {
         map.extend(extra);
@@ -297,6 +324,7 @@ pub(super) fn success(command: &str, extra: Value) -> Value {
     response
 }
 
-pub(super) fn failure(command: Option<&str>, error: String) -> Value {
+/// A command's failed response.
+pub(crate) fn failure(command: Option<&str>, error: String) -> Value {
     json!({"type": "response", "command": command, "ok": false, "error": error})
 }

@@ -89,6 +89,8 @@ pub struct RuntimeEventSender {
     tx: Option<mpsc::UnboundedSender<RuntimeEvent>>,
     /// A second receiver every clone also delivers to: the session's event log.
     tap: Arc<Mutex<Option<mpsc::UnboundedSender<RuntimeEvent>>>>,
+    /// Further receivers, each for as long as it lives: the attach server's fan-out.
+    listeners: Arc<Mutex<Vec<mpsc::UnboundedSender<RuntimeEvent>>>>,
 }
 
 impl RuntimeEventSender {
@@ -97,6 +99,7 @@ impl RuntimeEventSender {
         Self {
             tx: Some(tx),
             tap: Arc::default(),
+            listeners: Arc::default(),
         }
     }
 
@@ -105,6 +108,7 @@ impl RuntimeEventSender {
         Self {
             tx: None,
             tap: Arc::default(),
+            listeners: Arc::default(),
         }
     }
 
@@ -114,6 +118,9 @@ impl RuntimeEventSender {
             && let Some(tap) = tap.as_ref()
         {
             let _ = tap.send(event.clone());
+        }
+        if let Ok(mut listeners) = self.listeners.lock() {
+            listeners.retain(|l| l.send(event.clone()).is_ok());
         }
         if let Some(tx) = &self.tx {
             // The receiver is gone only when the UI has shut down; nothing to tell it.
@@ -139,6 +146,19 @@ impl RuntimeEventSender {
         let (tx, rx) = mpsc::unbounded_channel();
         if let Ok(mut tap) = self.tap.lock() {
             *tap = Some(tx);
+        }
+        rx
+    }
+}
+
+impl RuntimeEventSender {
+    /// From now on every event sent through this sender or any of its clones is also
+    /// delivered to the returned receiver, until it is dropped (unlike [`Self::tap`],
+    /// any number of these live side by side).
+    pub fn listen(&self) -> mpsc::UnboundedReceiver<RuntimeEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        if let Ok(mut listeners) = self.listeners.lock() {
+            listeners.push(tx);
         }
         rx
     }

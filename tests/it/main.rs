@@ -3,6 +3,7 @@
 
 mod acp;
 mod agent;
+mod attach;
 mod compaction;
 mod config;
 mod control;

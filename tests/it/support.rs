@@ -8,6 +8,7 @@
 
 pub mod acp;
 pub mod agent_tools;
+pub mod attach;
 pub mod bin;
 pub mod compacting;
 pub mod control;

@@ -157,6 +157,23 @@ impl Agent {
         rx
     }
 
+    /// Like [`Agent::subscribe`] for every event, with the number of events dispatched
+    /// before it: the first event received is that number plus one. A front-end that
+    /// fans events out to late joiners pairs it with [`Agent::state_counted`].
+    pub fn subscribe_counted(&self) -> (u64, mpsc::UnboundedReceiver<AgentEvent>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut core = lock(&self.inner.core);
+        core.subscribe(tx, None);
+        (core.dispatched(), rx)
+    }
+
+    /// A snapshot of the state with the number of events folded into it: the events
+    /// numbered above it are exactly those the snapshot does not show yet.
+    pub fn state_counted(&self) -> (Arc<AgentState>, u64) {
+        let mut core = lock(&self.inner.core);
+        (core.snapshot(), core.dispatched())
+    }
+
     /// Starts a run with a user prompt; fails with `Busy` while a run is active.
     pub fn prompt(&self, text: impl Into<String>) -> Result<(), AgentError> {
         self.prompt_messages(vec![Message::user(text)])

@@ -57,6 +57,9 @@ pub(super) struct Core {
     state: Arc<AgentState>,
     streaming: Option<Streaming>,
     subscribers: Vec<Subscriber>,
+    /// Events dispatched so far: where a subscription or a snapshot stands in the
+    /// event stream ([`Core::dispatched`]).
+    dispatched: u64,
     run: Option<CancellationToken>,
     running: watch::Sender<bool>,
 }
@@ -70,6 +73,7 @@ impl Core {
             }),
             streaming: None,
             subscribers: Vec::new(),
+            dispatched: 0,
             run: None,
             running,
         }
@@ -83,6 +87,12 @@ impl Core {
             Arc::make_mut(&mut self.state).streaming_message = Some(message);
         }
         self.state.clone()
+    }
+
+    /// How many events were dispatched so far: a snapshot taken now folds in exactly
+    /// these, and a subscription made now receives the ones after.
+    pub(super) fn dispatched(&self) -> u64 {
+        self.dispatched
     }
 
     /// The history (shared, not copied).
@@ -120,6 +130,7 @@ impl Core {
     /// Folds an event into the state, then hands it to every interested subscriber.
     pub(super) fn dispatch(&mut self, event: AgentEvent) {
         self.observe(&event);
+        self.dispatched += 1;
         let kind = event.kind();
         self.subscribers.retain(|s| {
             let wanted = s.kinds.as_ref().is_none_or(|k| k.contains(&kind));

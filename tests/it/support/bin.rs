@@ -59,7 +59,10 @@ impl Sandbox {
         cmd.env("XDG_DATA_HOME", self.dir.path().join("data"))
             .env("XDG_STATE_HOME", self.dir.path().join("state"))
             .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
-            .env("CLAW_TUI_DEMO_PACE_MS", "0");
+            .env("CLAW_TUI_DEMO_PACE_MS", "0")
+            // Sockets of served sessions go to the sandbox, not the runtime dir of
+            // whoever runs the tests.
+            .env_remove("XDG_RUNTIME_DIR");
         for var in PROVIDER_ENV {
             cmd.env_remove(var);
         }

@@ -1,0 +1,134 @@
+//! One order for every attached client: a single task takes the main agent's events,
+//! the runtime's events and the hub's own lines (presence, approvals), writes each as a
+//! JSON line once, and hands the same line to every client through one bounded
+//! broadcast buffer. A client joins *between* two events: the state it is given folds in
+//! exactly the events before its first line, so nothing is missing and nothing doubled.
+
+use crate::agent::{Agent, AgentEvent, AgentState};
+use crate::runtime::RuntimeEvent;
+use std::sync::Arc;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+/// One line of the protocol, as sent (without its newline).
+pub type Line = Arc<str>;
+
+/// How many lines a client may fall behind before it is told and resynchronised.
+pub const LAG_LIMIT: usize = 8192;
+
+/// What a joining client gets: the state up to a point, and every line after it.
+pub struct Joined {
+    /// The main agent's state, including the answer being streamed.
+    pub state: Arc<AgentState>,
+    /// The lines after that state, in the order every client gets them.
+    pub lines: broadcast::Receiver<Line>,
+}
+
+/// What the pump is asked to do besides forwarding events.
+pub enum Request {
+    /// A client joins (or rejoins after falling behind).
+    Join(oneshot::Sender<Joined>),
+    /// A line of the hub's own, in the common order.
+    Say(Line),
+}
+
+/// The handle to a running pump.
+#[derive(Clone)]
+pub struct PumpHandle {
+    requests: mpsc::UnboundedSender<Request>,
+}
+
+impl PumpHandle {
+    /// Starts the pump for `agent` and the runtime events of `runtime`; it runs until
+    /// the agent and every handle are gone.
+    pub fn start(agent: &Agent, runtime: mpsc::UnboundedReceiver<RuntimeEvent>) -> Self {
+        let (requests, received) = mpsc::unbounded_channel();
+        let (seen, events) = agent.subscribe_counted();
+        let (out, _) = broadcast::channel(LAG_LIMIT);
+        let pump = Pump {
+            agent: agent.clone(),
+            events,
+            seen,
+            runtime,
+            out,
+            requests: received,
+        };
+        tokio::spawn(pump.run());
+        Self { requests }
+    }
+
+    /// Joins: the state now and the lines from here on. `None` when the pump stopped.
+    pub async fn join(&self) -> Option<Joined> {
+        let (reply, joined) = oneshot::channel();
+        self.requests.send(Request::Join(reply)).ok()?;
+        joined.await.ok()
+    }
+
+    /// Sends `line` to every client, ordered with the events.
+    pub fn say(&self, line: Line) {
+        let _ = self.requests.send(Request::Say(line));
+    }
+}
+
+struct Pump {
+    agent: Agent,
+    events: mpsc::UnboundedReceiver<AgentEvent>,
+    /// The agent's events taken off `events` so far, in the agent's own count.
+    seen: u64,
+    runtime: mpsc::UnboundedReceiver<RuntimeEvent>,
+    out: broadcast::Sender<Line>,
+    requests: mpsc::UnboundedReceiver<Request>,
+}
+
+impl Pump {
+    async fn run(mut self) {
+        let mut runtime_open = true;
+        loop {
+            tokio::select! {
+                biased;
+                request = self.requests.recv() => match request {
+                    Some(Request::Join(reply)) => self.join(reply).await,
+                    Some(Request::Say(line)) => self.send(line),
+                    None => return,
+                },
+                event = self.events.recv() => match event {
+                    Some(event) => {
+                        self.seen += 1;
+                        self.send_json(&event);
+                    }
+                    None => return,
+                },
+                event = self.runtime.recv(), if runtime_open => match event {
+                    Some(event) => self.send_json(&event),
+                    None => runtime_open = false,
+                },
+            }
+        }
+    }
+
+    /// Forwards the events the agent dispatched before the state is taken, then
+    /// subscribes the client: its first line is the first event the state lacks.
+    async fn join(&mut self, reply: oneshot::Sender<Joined>) {
+        let (state, count) = self.agent.state_counted();
+        // Dispatched under the agent's lock before the snapshot: already in the channel.
+        while self.seen < count {
+            let Some(event) = self.events.recv().await else {
+                break;
+            };
+            self.seen += 1;
+            self.send_json(&event);
+        }
+        let lines = self.out.subscribe();
+        let _ = reply.send(Joined { state, lines });
+    }
+
+    fn send_json(&self, value: &impl serde::Serialize) {
+        if let Some(line) = crate::session::event_json(value) {
+            self.send(Line::from(line));
+        }
+    }
+
+    fn send(&self, line: Line) {
+        // No client attached: nobody to send to, which is not an error.
+        let _ = self.out.send(line);
+    }
+}

@@ -1,0 +1,6 @@
+//! Attaching to a served session: several clients on one session, and the fences that
+//! keep everyone else out.
+
+mod clients;
+mod hostile;
+mod security;
