@@ -60,7 +60,7 @@ async fn session() -> Session {
         "--workspace".as_ref(),
         workspace.as_os_str(),
     ] as [&std::ffi::OsStr; 5]);
-    let mut settings = claw_tui::config::resolve(&cli, &|_| None).unwrap();
+    let mut settings = claw_tui::config::resolve(&cli.config_flags(), &|_| None).unwrap();
     settings.state_dir = home.path().join("state");
     settings.data_dir = home.path().join("data");
     let provider = ScriptedProvider::new(vec![answer()]);

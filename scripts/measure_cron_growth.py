@@ -43,7 +43,7 @@ def fnv1a_48(text):
 
 
 def cron_slug(workspace):
-    """The cron store's directory name (src/runtime/cron/store.rs, workspace_slug)."""
+    """The cron store's directory name (crates/claw-runtime/src/runtime/cron/store.rs, workspace_slug)."""
     name = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_"
                    for c in os.path.basename(workspace))[:40] or "root"
     return f"{name}-{fnv1a_48(workspace):012x}"

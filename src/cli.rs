@@ -1,6 +1,8 @@
 //! Command-line flags.
 
 use crate::agent::{ThinkingLevel, ToolExecution};
+use crate::config::{Api, Flags};
+use crate::session::SessionChoice;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -170,6 +172,37 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+impl Cli {
+    /// What these flags set in the configuration (`config::resolve` takes it).
+    pub fn config_flags(&self) -> Flags {
+        Flags {
+            config: self.config.clone(),
+            workspace: self.workspace.clone(),
+            provider: self.provider.clone(),
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            api: self.api.map(Api::from),
+            thinking: self.thinking.map(ThinkingLevel::from),
+            tool_execution: self.tool_execution.map(ToolExecution::from),
+            max_turns: self.max_turns,
+            theme: self.theme.clone(),
+            yes: self.yes,
+            trust_project_mcp: self.trust_project_mcp,
+            plan: self.plan,
+        }
+    }
+
+    /// The session these flags ask for (`session::open_session` takes it).
+    pub fn session_choice(&self) -> SessionChoice {
+        SessionChoice {
+            no_session: self.no_session,
+            session: self.session.clone(),
+            continue_session: self.continue_session,
+            fork: self.fork,
+        }
+    }
+}
+
 /// Wire formats `--api` chooses from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ApiFlag {
@@ -179,6 +212,16 @@ pub enum ApiFlag {
     Openai,
     /// The OpenAI Responses API.
     OpenaiResponses,
+}
+
+impl From<ApiFlag> for Api {
+    fn from(flag: ApiFlag) -> Self {
+        match flag {
+            ApiFlag::Anthropic => Api::Anthropic,
+            ApiFlag::Openai => Api::Openai,
+            ApiFlag::OpenaiResponses => Api::OpenaiResponses,
+        }
+    }
 }
 
 /// Output format of `export`.

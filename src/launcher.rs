@@ -7,7 +7,7 @@ use crate::cli::{Cli, Mode};
 use crate::config::Settings;
 use crate::exit::{EXIT_USAGE, ExitFailure};
 use crate::headless;
-use crate::session::{self, OpenedSession, SessionError};
+use crate::session::{self, OpenedSession, SessionChoice, SessionError};
 use color_eyre::eyre::{Report, bail, eyre};
 use std::io::{BufRead, Write};
 
@@ -60,7 +60,7 @@ pub fn open_for_client(
     answer: &mut dyn BufRead,
     ask: &mut dyn Write,
 ) -> color_eyre::Result<Option<OpenedSession>> {
-    let path = match session::open_session(cli, settings) {
+    let path = match session::open_session(&cli.session_choice(), settings) {
         Err(SessionError::Locked { path }) if !cli.fork => path,
         other => return other.map_err(|e| eyre!(e)),
     };
@@ -81,9 +81,9 @@ pub fn open_for_client(
     if read == 0 || !(line.is_empty() || line == "y" || line == "yes") {
         bail!("session {path} was not opened; close the other claw-tui first, or pass --fork");
     }
-    let forked = Cli {
+    let forked = SessionChoice {
         fork: true,
-        ..cli.clone()
+        ..cli.session_choice()
     };
     session::open_session(&forked, settings).map_err(|e| eyre!(e))
 }

@@ -65,7 +65,7 @@ fn run() -> color_eyre::Result<i32> {
     if cli.command == Some(Command::Acp) {
         return claw_tui::acp::run(&cli);
     }
-    let settings = config::resolve(&cli, &|name| std::env::var(name).ok())?;
+    let settings = config::resolve(&cli.config_flags(), &|name| std::env::var(name).ok())?;
     for warning in &settings.warnings {
         eprintln!(
             "claw-tui: warning: {}",

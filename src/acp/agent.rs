@@ -58,7 +58,7 @@ impl Base {
             command: None,
             ..self.cli.clone()
         };
-        crate::config::resolve(&cli, &|name| std::env::var(name).ok())
+        crate::config::resolve(&cli.config_flags(), &|name| std::env::var(name).ok())
     }
 
     /// Where the log file goes: the settings' state dir, else the default one (the

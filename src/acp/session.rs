@@ -6,12 +6,11 @@ use super::agent::{Base, settings_error};
 use super::commands::{self, Builtin, Invocation};
 use super::pump::{self, Job, PumpParts};
 use crate::agent::{Agent, UserMessage};
-use crate::cli::Cli;
 use crate::commands::CommandSet;
 use crate::mcp::McpManager;
 use crate::runtime::cron::SchedulerHandle;
 use crate::runtime::{AgentMode, SubagentManager, Supervisor};
-use crate::session::{self, Resume, SessionError, SessionService};
+use crate::session::{self, Resume, SessionChoice, SessionError, SessionService};
 use crate::setup::{self, Controls};
 use crate::tools::exec::{ApprovalDecision, Approver};
 use crate::tools::message::{MessageSender, OutboundMessage};
@@ -82,16 +81,16 @@ impl AcpSession {
                 "claw-tui acp runs with --no-session: there is no session to load",
             ));
         }
-        let cli = Cli {
+        let choice = SessionChoice {
             session: match &opening {
                 Opening::Load(id) => Some(id.clone()),
                 Opening::New => None,
             },
             no_session: base.no_session(),
-            ..Cli::default()
+            ..SessionChoice::default()
         };
         // Opened first: a session that cannot be had starts no runtime.
-        let opened = session::open_session(&cli, &settings).map_err(session_error)?;
+        let opened = session::open_session(&choice, &settings).map_err(session_error)?;
         let (jobs, jobs_rx) = mpsc::unbounded_channel();
         let approver = if settings.yes {
             Approver::AllowAll

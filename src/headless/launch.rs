@@ -108,7 +108,7 @@ async fn run(cli: &Cli, settings: &Settings, front: Front) -> color_eyre::Result
         say!("claw-tui: warning: {}", for_stderr(warning));
     }
     wait_for_mcp_before_first_request(&main.agent, &main.mcp);
-    let opened = session::open_session(cli, settings).map_err(|e| eyre!(e))?;
+    let opened = session::open_session(&cli.session_choice(), settings).map_err(|e| eyre!(e))?;
     let agent = main.agent.clone();
     let mut sessions = SessionService::new(
         agent.clone(),

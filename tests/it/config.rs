@@ -45,7 +45,9 @@ impl Case {
 
     fn resolve(&self, args: &[&str]) -> Result<claw_tui::config::Settings, ConfigError> {
         let env = self.env.clone();
-        resolve(&self.cli(args), &move |k| env.get(k).cloned())
+        resolve(&self.cli(args).config_flags(), &move |k| {
+            env.get(k).cloned()
+        })
     }
 }
 

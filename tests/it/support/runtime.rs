@@ -76,7 +76,7 @@ pub fn settings(config: &str) -> (tempfile::TempDir, Settings) {
         "--workspace".as_ref(),
         workspace.as_os_str(),
     ] as [&std::ffi::OsStr; 7]);
-    let mut settings = claw_tui::config::resolve(&cli, &|_| None).unwrap();
+    let mut settings = claw_tui::config::resolve(&cli.config_flags(), &|_| None).unwrap();
     settings.data_dir = dir.path().join("data");
     settings.state_dir = dir.path().join("state");
     (dir, settings)

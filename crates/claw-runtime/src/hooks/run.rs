@@ -58,8 +58,9 @@ pub(crate) struct Runner {
     pub trust: Trust,
 }
 
-/// A hook's command as the trust sees it: its words, run in `workspace`.
-pub(crate) fn trust_runner(command: &str, workspace: &Path) -> crate::trust::Runner {
+/// A hook's command as the trust sees it: its words, run in `workspace` (the doctor
+/// lists the files a hook runs with it).
+pub fn trust_runner(command: &str, workspace: &Path) -> crate::trust::Runner {
     crate::trust::Runner {
         label: format!("the hook `{}`", crate::text::clip(command, 80)),
         words: script_words(command),

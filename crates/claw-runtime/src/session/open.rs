@@ -5,7 +5,6 @@ use super::file::{create_dir, in_use, sessions_dir};
 use super::list::{find_session, latest_session};
 use super::load::{SessionData, load};
 use super::writer::SessionWriter;
-use crate::cli::Cli;
 use crate::config::Settings;
 
 /// The session a process runs in.
@@ -18,9 +17,26 @@ pub struct OpenedSession {
     pub notes: Vec<String>,
 }
 
-/// Opens the session the flags ask for; `None` with `--no-session`.
-pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSession>, SessionError> {
-    if cli.no_session {
+/// Which session a process asks for: a front-end fills it from its own arguments
+/// (`--no-session`, `--session`, `--continue`, `--fork`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SessionChoice {
+    /// Write no session file.
+    pub no_session: bool,
+    /// Resume this session: an id, an id prefix or a file path.
+    pub session: Option<String>,
+    /// Resume the workspace's most recent session.
+    pub continue_session: bool,
+    /// When the resumed session is open elsewhere, continue in a new copy of it.
+    pub fork: bool,
+}
+
+/// Opens the session `choice` asks for; `None` when it asks for none.
+pub fn open_session(
+    choice: &SessionChoice,
+    settings: &Settings,
+) -> Result<Option<OpenedSession>, SessionError> {
+    if choice.no_session {
         return Ok(None);
     }
     let (data_dir, workspace) = (&settings.data_dir, &settings.workspace);
@@ -28,9 +44,9 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
     create_dir(data_dir, &sessions_dir(data_dir, workspace))?;
     let (provider, model) = (&settings.provider.name, &settings.provider.model);
     let mut notes = Vec::new();
-    let target = if let Some(key) = &cli.session {
+    let target = if let Some(key) = &choice.session {
         Some(find_session(data_dir, workspace, key)?)
-    } else if cli.continue_session {
+    } else if choice.continue_session {
         let latest = latest_session(data_dir, workspace);
         match &latest {
             None => notes.push("no earlier session in this workspace; starting a new one".into()),
@@ -60,7 +76,7 @@ pub fn open_session(cli: &Cli, settings: &Settings) -> Result<Option<OpenedSessi
     };
     let (writer, data) = match SessionWriter::resume_file(&path) {
         Ok(pair) => pair,
-        Err(SessionError::Locked { .. }) if cli.fork => {
+        Err(SessionError::Locked { .. }) if choice.fork => {
             let data = load(&path)?;
             let writer = SessionWriter::fork(&data, data_dir, workspace, provider, model)?;
             notes.push(format!(

@@ -3,7 +3,6 @@
 //! Precedence is flags > environment > file > defaults.
 
 use crate::agent::{CompactionSettings, DEFAULT_MAX_TURNS, ThinkingLevel, ToolExecution};
-use crate::cli::Cli;
 use crate::mcp::McpSection;
 use crate::tools::ToolsConfig;
 use crate::tools::exec::ExecConfig;
@@ -14,10 +13,12 @@ use std::path::{Path, PathBuf};
 
 mod acp;
 mod compaction;
+mod flags;
 mod provider;
 mod ui;
 pub use acp::AcpSection;
 pub use compaction::CompactionSection;
+pub use flags::Flags;
 pub use provider::{Api, CompatConfig, PriceConfig, ProviderEntry, ProviderSpec};
 pub use ui::UiSection;
 
@@ -282,10 +283,13 @@ fn parse_error(path: &Path, text: &str, offset: usize, message: &str) -> ConfigE
     }
 }
 
-/// Resolves flags, environment (`env` looks a variable up) and the config file.
-pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, ConfigError> {
+/// Resolves the flags, the environment (`env` looks a variable up) and the config file.
+pub fn resolve(
+    flags: &Flags,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Settings, ConfigError> {
     let (default_config, data_dir, state_dir) = default_paths();
-    let config_path = cli.config.clone().unwrap_or(default_config);
+    let config_path = flags.config.clone().unwrap_or(default_config);
     let mut file = load_file(&config_path)?;
     file.exec.validate().map_err(|e| {
         ConfigError::Invalid(format!(
@@ -301,8 +305,8 @@ pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settin
         .collect();
     file.exec.scrub_env.extend(key_vars);
     let mut warnings = Vec::new();
-    let provider = provider::resolve_provider(cli, env, &file, &config_path, &mut warnings)?;
-    let workspace = match &cli.workspace {
+    let provider = provider::resolve_provider(flags, env, &file, &config_path, &mut warnings)?;
+    let workspace = match &flags.workspace {
         Some(dir) => dir.clone(),
         None => std::env::current_dir().map_err(|e| {
             ConfigError::Invalid(format!(
@@ -324,29 +328,24 @@ pub fn resolve(cli: &Cli, env: &dyn Fn(&str) -> Option<String>) -> Result<Settin
     }
     Ok(Settings {
         workspace,
-        thinking: cli
-            .thinking
-            .map(ThinkingLevel::from)
-            .or(file.agent.thinking)
-            .unwrap_or_default(),
-        tool_execution: cli
+        thinking: flags.thinking.or(file.agent.thinking).unwrap_or_default(),
+        tool_execution: flags
             .tool_execution
-            .map(ToolExecution::from)
             .or(file.agent.tool_execution)
             .unwrap_or_default(),
-        max_turns: cli
+        max_turns: flags
             .max_turns
             .or(file.agent.max_turns)
             .unwrap_or(DEFAULT_MAX_TURNS),
-        theme: cli
+        theme: flags
             .theme
             .clone()
             .or_else(|| file.ui.theme.clone())
             .or_else(|| file.theme.clone())
             .unwrap_or_else(|| "dark".into()),
-        yes: cli.yes,
-        trust_project_mcp: cli.trust_project_mcp,
-        plan: cli.plan,
+        yes: flags.yes,
+        trust_project_mcp: flags.trust_project_mcp,
+        plan: flags.plan,
         instructions: file.agent.instructions.clone(),
         idle_timeout_secs: file.agent.idle_timeout_secs.unwrap_or(120),
         request_timeout_secs: file.agent.request_timeout_secs.unwrap_or(30 * 60),

@@ -26,7 +26,7 @@ mod tool;
 pub use config::{EventHook, HooksConfig, ToolHook, ToolMatch};
 pub use event::{AnswerError, CallFields, Decision, HookAnswer, HookEvent, SeenResult};
 pub use run::BLOCK_EXIT_CODE;
-pub(crate) use run::trust_runner;
+pub use run::trust_runner;
 pub use stage::{HookStage, HookedResultObserver};
 pub use tool::{BLOCKED_PREFIX, BeforeTool, CANCELLED_IN_HOOK, hook_marks};
 

@@ -38,7 +38,7 @@ pub use list::{
     SessionSummary, find_or_latest, find_session, latest_session, list_sessions, session_path_by_id,
 };
 pub use load::{RecentMessages, SessionData, load, load_recent};
-pub use open::{OpenedSession, open_session};
+pub use open::{OpenedSession, SessionChoice, open_session};
 pub use record::{record_events, record_events_with};
 pub use route::{SessionRouter, inbox_path, record_undelivered};
 pub use service::{Entered, Resume, SaveWatch, SessionService, SessionTarget, SwitchError};

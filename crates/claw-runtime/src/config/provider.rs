@@ -1,8 +1,7 @@
 //! The provider part of the configuration: `[providers.NAME]` entries, the built-in
 //! names, and the choice of provider, wire format, key, URL and model.
 
-use super::{ConfigError, DEMO_MODEL, FileConfig};
-use crate::cli::{ApiFlag, Cli};
+use super::{ConfigError, DEMO_MODEL, FileConfig, Flags};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -136,14 +135,14 @@ fn builtin_api(name: &str) -> Option<Api> {
 }
 
 pub(super) fn resolve_provider(
-    cli: &Cli,
+    flags: &Flags,
     env: &dyn Fn(&str) -> Option<String>,
     file: &FileConfig,
     config_path: &Path,
     warnings: &mut Vec<String>,
 ) -> Result<ProviderSpec, ConfigError> {
     let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
-    let name = cli
+    let name = flags
         .provider
         .clone()
         .or_else(|| set("CLAW_TUI_PROVIDER"))
@@ -158,12 +157,7 @@ pub(super) fn resolve_provider(
             }
         });
     let entry = file.providers.get(&name).cloned().unwrap_or_default();
-    let from_flag = cli.api.map(|flag| match flag {
-        ApiFlag::Anthropic => Api::Anthropic,
-        ApiFlag::Openai => Api::Openai,
-        ApiFlag::OpenaiResponses => Api::OpenaiResponses,
-    });
-    let api = from_flag.or(entry.api).or_else(|| builtin_api(&name)).ok_or_else(|| {
+    let api = flags.api.or(entry.api).or_else(|| builtin_api(&name)).ok_or_else(|| {
         let known: Vec<&str> = file.providers.keys().map(String::as_str).collect();
         ConfigError::Invalid(format!(
             "unknown provider \"{name}\": use anthropic, openai, demo{}{}, or add [providers.{name}] \
@@ -203,14 +197,14 @@ pub(super) fn resolve_provider(
             format!("the environment variable {key_var} (not set)"),
         ),
     };
-    let base_url = cli
+    let base_url = flags
         .base_url
         .clone()
         .or_else(|| (!url_var.is_empty()).then(|| set(url_var)).flatten())
         .or_else(|| entry.base_url.clone());
     let model = match api {
         Api::Demo => DEMO_MODEL.to_owned(),
-        _ => cli
+        _ => flags
             .model
             .clone()
             .or_else(|| set("CLAW_TUI_MODEL"))
