@@ -52,6 +52,15 @@ pub struct Rewound {
     pub conversation: Option<(std::sync::Arc<[crate::agent::Message]>, String)>,
 }
 
+/// A rewind waiting for the answer about files changed since.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingRewind {
+    /// The prompt, from 1.
+    pub turn: usize,
+    /// Whether the conversation is to be cut too.
+    pub conversation: bool,
+}
+
 /// Carries out `effect` on `checkpoints`; the file work runs on a blocking thread and
 /// its answer comes back through `tx`.
 pub(super) fn run(checkpoints: &Checkpoints, effect: Effect, tx: &MsgSender) {

@@ -1,6 +1,6 @@
 //! Enter and the slash commands: what the composer's text becomes.
 
-use super::{App, HINT};
+use super::App;
 use crate::agent::{ImageData, NoticeLevel, QueueKind, UserMessage};
 use crate::tools::fs::FileChange;
 use crate::tui::attach::{self, AttachError};
@@ -9,6 +9,7 @@ use crate::tui::diff;
 use crate::tui::highlight::highlight_key;
 use crate::tui::msg::{Effect, HighlightRequest, QueuedText};
 use crate::tui::overlay::Overlay;
+use crate::tui::part::HINT;
 use crate::tui::part::Handled;
 use crate::tui::sessions;
 use crate::tui::slash::{self, Command, SlashError};

@@ -2,7 +2,8 @@
 //! through the one routing order for keys (approval → overlay → global → focused part),
 //! and the actions that work whatever has focus.
 
-use super::{App, DOUBLE_PRESS, HINT};
+use super::{App, DOUBLE_PRESS};
+use crate::tui::part::HINT;
 
 /// How long the hint about a steering message stays (it has more to say).
 const STEER_HINT: std::time::Duration = std::time::Duration::from_secs(6);

@@ -5,14 +5,11 @@
 //! `!!command`'s does not.
 
 use super::App;
-use crate::agent::{AgentEvent, NoticeLevel, ToolResult};
+use crate::agent::{AgentEvent, NoticeLevel};
 use crate::tui::chat::{CardInfo, EntryKind};
 use crate::tui::msg::Effect;
 use crate::tui::part::Handled;
-use crate::tui::shell;
-
-/// What opens a shell block in a user message.
-pub const SHELL_OPEN: &str = "<shell-command>";
+use crate::tui::shell::{self, shell_block};
 
 /// Shell commands run so far and the output waiting for the next message.
 #[derive(Clone, Debug, Default)]
@@ -30,14 +27,6 @@ impl Shells {
     pub(super) fn has_context(&self) -> bool {
         !self.context.is_empty()
     }
-}
-
-/// The block a kept command's output becomes in the next message.
-pub fn shell_block(command: &str, result: &ToolResult) -> String {
-    format!(
-        "{SHELL_OPEN}{command}</shell-command>\n<shell-output>\n{}\n</shell-output>",
-        result.content.trim_end()
-    )
 }
 
 impl App {
@@ -110,39 +99,5 @@ impl App {
         let mut blocks = std::mem::take(&mut self.shells.context);
         blocks.push(text);
         blocks.join("\n\n")
-    }
-}
-
-/// Splits the shell blocks off the front of a user message: the commands, and the
-/// text the user wrote.
-pub fn split_shell_blocks(text: &str) -> (Vec<&str>, &str) {
-    let mut commands = Vec::new();
-    let mut rest = text;
-    while let Some(after) = rest.strip_prefix(SHELL_OPEN) {
-        let Some((command, tail)) = after.split_once("</shell-command>") else {
-            break;
-        };
-        let Some(end) = tail.find("</shell-output>") else {
-            break;
-        };
-        commands.push(command);
-        rest = tail[end + "</shell-output>".len()..].trim_start_matches('\n');
-    }
-    (commands, rest)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn blocks_split_off_the_front_of_a_message() {
-        let one = shell_block("ls", &ToolResult::text("a\nb\n[exit code: 0]"));
-        let two = shell_block("pwd", &ToolResult::text("/w"));
-        let text = format!("{one}\n\n{two}\n\nwhat now?");
-        assert_eq!(split_shell_blocks(&text), (vec!["ls", "pwd"], "what now?"));
-        assert_eq!(split_shell_blocks("plain"), (vec![], "plain"));
-        let torn = format!("{SHELL_OPEN}ls</shell-command> no output tag");
-        assert_eq!(split_shell_blocks(&torn).1, torn);
     }
 }
