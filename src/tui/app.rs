@@ -474,7 +474,7 @@ impl App {
             .areas()
             .chat
             .map_or(1, |a| usize::from(layout::inner(a).height));
-        self.shown_chat().text_rows(rows).max(1)
+        self.subagents.chat(&self.chat).text_rows(rows).max(1)
     }
 
     /// Shows the call's current state on its card (and the answer that has it).

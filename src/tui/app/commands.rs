@@ -80,7 +80,7 @@ impl App {
         // Mentions are the user's own words, not the shell output or skill files sent
         // along.
         let paths = attach::mentions(typed);
-        let text = self.with_shell_context(text);
+        let text = self.shells.with_context(text);
         if !paths.is_empty() {
             // The files are read on the runtime side; the message goes once they are.
             return handled.with(Effect::LoadImages { text, paths });
@@ -100,7 +100,7 @@ impl App {
         let mut handled = Handled::changed();
         for (i, item) in items.into_iter().enumerate() {
             let text = if i == 0 {
-                self.with_shell_context(item.text)
+                self.shells.with_context(item.text)
             } else {
                 item.text
             };

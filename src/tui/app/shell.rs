@@ -27,6 +27,35 @@ impl Shells {
     pub(super) fn has_context(&self) -> bool {
         !self.context.is_empty()
     }
+
+    /// A new command's call id; `keep`: its output is to go with the next message.
+    fn start(&mut self, keep: bool) -> String {
+        self.count += 1;
+        let id = format!("shell-{}", self.count);
+        if keep {
+            self.keep.push(id.clone());
+        }
+        id
+    }
+
+    /// Whether call `id` is a kept command still running (taken off that list).
+    fn take_kept(&mut self, id: &str) -> bool {
+        let Some(i) = self.keep.iter().position(|k| k == id) else {
+            return false;
+        };
+        self.keep.remove(i);
+        true
+    }
+
+    /// `text` with the output of the kept shell commands in front (which then is gone).
+    pub(super) fn with_context(&mut self, text: String) -> String {
+        if self.context.is_empty() {
+            return text;
+        }
+        let mut blocks = std::mem::take(&mut self.context);
+        blocks.push(text);
+        blocks.join("\n\n")
+    }
 }
 
 impl App {
@@ -39,11 +68,7 @@ impl App {
                 "Type a command after !, e.g. !ls -la (!! keeps its output out of the next message).",
             );
         }
-        self.shells.count += 1;
-        let id = format!("shell-{}", self.shells.count);
-        if keep {
-            self.shells.keep.push(id.clone());
-        }
+        let id = self.shells.start(keep);
         self.tools.announce_shell(&id, command);
         let card = match self.tools.node(&id) {
             Some(node) => CardInfo::of(node, false),
@@ -73,9 +98,8 @@ impl App {
             result,
             ..
         } = &event
-            && let Some(i) = self.shells.keep.iter().position(|k| k == tool_call_id)
+            && self.shells.take_kept(tool_call_id)
         {
-            self.shells.keep.remove(i);
             if let Some(command) = self
                 .tools
                 .node(tool_call_id)
@@ -89,15 +113,5 @@ impl App {
             Some(id) => Handled::changed().and(self.refresh_card(&id)),
             None => Handled::unchanged(),
         }
-    }
-
-    /// `text` with the output of the kept shell commands in front (which then is gone).
-    pub(super) fn with_shell_context(&mut self, text: String) -> String {
-        if self.shells.context.is_empty() {
-            return text;
-        }
-        let mut blocks = std::mem::take(&mut self.shells.context);
-        blocks.push(text);
-        blocks.join("\n\n")
     }
 }
