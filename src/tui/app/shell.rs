@@ -99,15 +99,13 @@ impl App {
             ..
         } = &event
             && self.shells.take_kept(tool_call_id)
-        {
-            if let Some(command) = self
+            && let Some(command) = self
                 .tools
                 .node(tool_call_id)
                 .and_then(|n| n.args_value().get("command")?.as_str().map(str::to_owned))
-            {
-                let block = shell_block(&command, result);
-                self.shells.context.push(block);
-            }
+        {
+            let block = shell_block(&command, result);
+            self.shells.context.push(block);
         }
         match self.tools.apply(&event, self.now) {
             Some(id) => Handled::changed().and(self.refresh_card(&id)),
