@@ -21,7 +21,6 @@ mod user_files;
 mod view;
 
 pub(crate) use inspect::inspect_requests;
-pub use shell::split_shell_blocks;
 pub use user_files::UserFiles;
 pub use view::view;
 
@@ -33,7 +32,7 @@ use super::highlight::HighlightStore;
 use super::layout::{self, Areas, Focus};
 use super::msg::{Effect, Msg};
 use super::overlay::{Overlay, Overlays};
-use super::part::{Handled, Intent};
+use super::part::{HINT, Handled, Intent};
 use super::status::{Status, StatusConfig};
 use super::tool_tree::ToolTree;
 use crate::agent::{ThinkingLevel, ToolExecution};
@@ -45,8 +44,6 @@ use std::time::{Duration, Instant, SystemTime};
 /// A second press of Esc within this long after a steer does not interrupt; a second
 /// Ctrl+C within this long quits.
 pub const DOUBLE_PRESS: Duration = Duration::from_secs(1);
-/// How long a status-bar hint stays.
-pub const HINT: Duration = Duration::from_secs(2);
 
 /// What the app is configured with at start.
 #[derive(Clone, Debug)]
@@ -477,7 +474,7 @@ impl App {
             .areas()
             .chat
             .map_or(1, |a| usize::from(layout::inner(a).height));
-        self.shown_chat().text_rows(rows).max(1)
+        self.subagents.chat(&self.chat).text_rows(rows).max(1)
     }
 
     /// Shows the call's current state on its card (and the answer that has it).

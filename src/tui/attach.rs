@@ -1,10 +1,8 @@
 //! Images attached from the composer: the `@path` mentions of image files in a message
-//! (pure text work, for `update`), pasted image paths turned into such mentions, and the
-//! loading of the files (I/O, for the runtime side).
+//! (pure text work, for `update`), pasted image paths turned into such mentions, and why
+//! one cannot be attached. The host loads the files (`host/attach.rs`).
 
-use crate::agent::ImageData;
-use crate::images::{self, ImageError, has_image_extension};
-use std::path::{Path, PathBuf};
+use crate::images::{ImageError, has_image_extension};
 use std::sync::Arc;
 
 /// Characters that end a sentence rather than a path: `look at @a.png, please`.
@@ -65,17 +63,6 @@ pub fn pasted_image_path(pasted: &str) -> Option<String> {
     (looks_like_path && has_image_extension(&path)).then_some(path)
 }
 
-/// Where a mentioned path is: `~/` is the home directory, a relative path starts at the
-/// workspace.
-pub fn resolve(workspace: &Path, path: &str) -> PathBuf {
-    if let Some(rest) = path.strip_prefix("~/")
-        && let Some(home) = std::env::var_os("HOME")
-    {
-        return PathBuf::from(home).join(rest);
-    }
-    workspace.join(path)
-}
-
 /// An image a message mentions cannot be attached; the message is not sent.
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("Cannot attach @{path}: {source}.")]
@@ -87,48 +74,9 @@ pub struct AttachError {
     pub source: Arc<ImageError>,
 }
 
-/// Reads, checks and scales each image (blocking I/O); the first failure says which
-/// file and why.
-pub fn load_all(workspace: &Path, paths: &[String]) -> Result<Vec<ImageData>, AttachError> {
-    paths
-        .iter()
-        .map(|path| {
-            images::load_file(&resolve(workspace, path), path).map_err(|e| AttachError {
-                path: path.clone(),
-                source: Arc::new(e),
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_image_that_cannot_be_read_names_the_mention_and_the_cause() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("notes.png"), "not an image").unwrap();
-        let paths = ["notes.png".to_owned()];
-        let error = load_all(dir.path(), &paths).unwrap_err();
-        assert_eq!(error.path, "notes.png");
-        assert!(
-            matches!(*error.source, ImageError::NotAnImage { .. }),
-            "{error:?}"
-        );
-        assert!(
-            error
-                .to_string()
-                .starts_with("Cannot attach @notes.png: notes.png is not a PNG"),
-            "{error}"
-        );
-        assert!(error.to_string().ends_with('.'), "{error}");
-        let missing = load_all(dir.path(), &["gone.png".to_owned()]).unwrap_err();
-        assert!(
-            matches!(*missing.source, ImageError::Read { .. }),
-            "{missing:?}"
-        );
-    }
 
     #[test]
     fn image_mentions_are_found_and_other_at_signs_ignored() {

@@ -1,34 +1,11 @@
-//! The dashboard's controls over the background runtime ([`Background`]) and how one of
-//! them fails: the typed error travels to the app as `Msg::BackgroundFailed`, which
-//! words it only when it writes the chat line.
+//! How one of the dashboard's controls over the background runtime fails (the controls
+//! themselves are the host's `Background`): the typed error travels to the app as
+//! `Msg::BackgroundFailed`, which words it only when it writes the chat line.
 
 use crate::mcp::launch::RememberTrustError;
 use crate::runtime::SubagentError;
 use crate::runtime::cron::CronError;
-use crate::trust::TrustRequest;
 use std::sync::Arc;
-
-/// Controls the background runtime (subagents, cron) from the dashboard. The calls may
-/// block on file I/O: the client makes them off its UI thread.
-pub trait Background: Send + Sync {
-    /// The first frame is on the screen: work that must not delay it starts now (the
-    /// MCP servers).
-    fn first_frame(&self) {}
-    /// Cancels a subagent.
-    fn cancel_subagent(&self, id: &str) -> Result<(), BackgroundError>;
-    /// Pauses a cron job.
-    fn pause_cron(&self, id: &str) -> Result<(), BackgroundError>;
-    /// Resumes a paused cron job.
-    fn resume_cron(&self, id: &str) -> Result<(), BackgroundError>;
-    /// Deletes a cron job.
-    fn delete_cron(&self, id: &str) -> Result<(), BackgroundError>;
-    /// Remembers the user's answer to `request` and, when trusted, starts what waited
-    /// for it.
-    fn answer_trust(&self, trusted: bool, request: &TrustRequest) -> Result<(), BackgroundError> {
-        let _ = (trusted, request);
-        Err(BackgroundError::NoMcp)
-    }
-}
 
 /// Why a dashboard action did nothing (or, for the MCP answer, was not remembered).
 #[derive(Clone, Debug, thiserror::Error)]
@@ -130,33 +107,6 @@ mod tests {
         assert_eq!(
             failure.to_string(),
             "cannot cancel the subagent: subagents are not available in this session."
-        );
-    }
-
-    #[test]
-    fn without_mcp_servers_the_trust_answer_is_refused() {
-        struct Nothing;
-        impl Background for Nothing {
-            fn cancel_subagent(&self, _: &str) -> Result<(), BackgroundError> {
-                Err(BackgroundError::NoSubagents)
-            }
-            fn pause_cron(&self, _: &str) -> Result<(), BackgroundError> {
-                Err(BackgroundError::NoCron)
-            }
-            fn resume_cron(&self, _: &str) -> Result<(), BackgroundError> {
-                Err(BackgroundError::NoCron)
-            }
-            fn delete_cron(&self, _: &str) -> Result<(), BackgroundError> {
-                Err(BackgroundError::NoCron)
-            }
-        }
-        let refused = Nothing
-            .answer_trust(true, &TrustRequest::default())
-            .unwrap_err();
-        assert!(matches!(refused, BackgroundError::NoMcp));
-        assert_eq!(
-            refused.to_string(),
-            "MCP servers are not available in this session."
         );
     }
 }

@@ -1,11 +1,10 @@
 //! The client's checkpoints feature as one slice: `/undo`, `/rewind` and `/diff`. Its
 //! messages and effects are its own (the root `Msg` and `Effect` carry them as
 //! `Checkpoints(..)`), the model's side is `app/checkpoints.rs` (the commands, the
-//! answers, the confirmations) and the runtime's side is [`run`] (the file work, off
-//! the UI thread, answered as a [`Msg`]).
+//! answers, the confirmations) and the runtime's side is the host's runner
+//! (`host/checkpoints.rs`: the file work, off the UI thread, answered as a [`Msg`]).
 
-use super::MsgSender;
-use crate::checkpoint::{CheckpointError, Checkpoints, Conflicts, SessionFile, UndoOutcome};
+use crate::checkpoint::{CheckpointError, Conflicts, SessionFile, UndoOutcome};
 
 /// What the runtime answers.
 #[derive(Clone, Debug)]
@@ -52,52 +51,11 @@ pub struct Rewound {
     pub conversation: Option<(std::sync::Arc<[crate::agent::Message]>, String)>,
 }
 
-/// Carries out `effect` on `checkpoints`; the file work runs on a blocking thread and
-/// its answer comes back through `tx`.
-pub(super) fn run(checkpoints: &Checkpoints, effect: Effect, tx: &MsgSender) {
-    let checkpoints = checkpoints.clone();
-    let tx = tx.clone();
-    let answer = move |msg: Msg| {
-        let _ = tx.send(super::msg::Msg::Checkpoints(msg));
-    };
-    match effect {
-        Effect::Undo(conflicts) => {
-            tokio::task::spawn_blocking(move || answer(Msg::Undone(checkpoints.undo(conflicts))));
-        }
-        Effect::Rewind {
-            turn,
-            files,
-            conversation,
-            conflicts,
-        } => {
-            tokio::task::spawn_blocking(move || {
-                let rewound = (|| {
-                    let mut done = Rewound {
-                        turn,
-                        conversation_asked: conversation,
-                        files: None,
-                        conversation: None,
-                    };
-                    if files {
-                        let outcome = checkpoints.rewind_files(turn, conflicts)?;
-                        let confirm = matches!(outcome, UndoOutcome::Confirm(_));
-                        done.files = Some(outcome);
-                        // The conversation waits for the user's answer about the files.
-                        if confirm {
-                            return Ok(done);
-                        }
-                    }
-                    if conversation {
-                        let cut = checkpoints.rewind_conversation(turn)?;
-                        done.conversation = Some((cut.messages, cut.prompt));
-                    }
-                    Ok(done)
-                })();
-                answer(Msg::Rewound(Box::new(rewound)));
-            });
-        }
-        Effect::Diff => {
-            tokio::task::spawn_blocking(move || answer(Msg::Diff(checkpoints.session_diff())));
-        }
-    }
+/// A rewind waiting for the answer about files changed since.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingRewind {
+    /// The prompt, from 1.
+    pub turn: usize,
+    /// Whether the conversation is to be cut too.
+    pub conversation: bool,
 }

@@ -9,7 +9,7 @@ pub use completion::{Completion, CompletionKind};
 pub(crate) use draw::ComposerView;
 
 use super::msg::{Effect, QueuedText};
-use super::overlay::Overlay;
+use super::overlay::kind::Overlay;
 use super::part::{Handled, Intent};
 use super::sessions;
 use super::slash;

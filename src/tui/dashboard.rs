@@ -5,7 +5,7 @@
 pub(crate) mod mcp;
 
 use super::msg::{CronRow, CronRunStatus, Effect};
-use super::overlay::Overlay;
+use super::overlay::kind::Overlay;
 use super::part::{Handled, Intent};
 use super::subagents::SubagentRow;
 use super::widgets::{compact, format_duration, pane_frame, spinner};

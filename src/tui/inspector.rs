@@ -1,11 +1,9 @@
 //! The client's request inspector as one slice: `/inspect` and its key ask the runtime
 //! for the session's request log ([`Effect::Load`]); the log that comes back
-//! ([`Msg::Loaded`]) opens the overlay (`app/inspect.rs`); the runtime reads it off the
-//! UI thread ([`run`]). The root `Msg` and `Effect` carry these as `Inspector(..)`.
+//! ([`Msg::Loaded`]) opens the overlay (`app/inspect.rs`); the host reads it off the
+//! UI thread (`host/inspector.rs`). The root `Msg` and `Effect` carry these as `Inspector(..)`.
 
-use super::MsgSender;
 use crate::inspect::RequestLog;
-use crate::llm::RequestTap;
 use std::sync::Arc;
 
 /// What the runtime answers.
@@ -29,24 +27,4 @@ pub enum Effect {
         /// The request to open.
         open: Option<usize>,
     },
-}
-
-/// Carries out `effect` with the session's request `tap` (`None`: requests are not
-/// recorded); the log is read on a task of its own and comes back through `tx`.
-pub(super) fn run(tap: Option<RequestTap>, effect: Effect, tx: &MsgSender) {
-    let Effect::Load { open } = effect;
-    let tx = tx.clone();
-    tokio::spawn(async move {
-        let log = match tap {
-            Some(tap) => crate::inspect::rpc::load(&tap)
-                .await
-                .map(Arc::new)
-                .map_err(|e| e.to_string()),
-            None => Err(
-                "requests are not recorded (`[session] record_requests = false`, or no session)"
-                    .to_owned(),
-            ),
-        };
-        let _ = tx.send(super::msg::Msg::Inspector(Msg::Loaded { log, open }));
-    });
 }

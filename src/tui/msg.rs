@@ -76,7 +76,7 @@ pub enum Msg {
     /// A theme `/theme` asked for was loaded, or why it could not be.
     ThemeLoaded(Result<Box<crate::theme::Theme>, crate::theme::ThemeError>),
     /// The external editor (Ctrl+G) closed: the new text, or why it failed.
-    EditorDone(Result<String, crate::tui::terminal::EditorError>),
+    EditorDone(Result<String, EditorError>),
     /// The sessions: switched to, listed, saved or not (see [`crate::tui::sessions`]).
     Sessions(crate::tui::sessions::Msg),
     /// The images a message mentions were read (or one could not be): send it, or give
@@ -292,4 +292,43 @@ pub struct CronRow {
     pub done: bool,
     /// How the last run went.
     pub last_status: CronRunStatus,
+}
+
+/// Why the external editor gave no new text (the composer keeps what it had).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum EditorError {
+    /// The temporary file for the text cannot be made.
+    #[error("cannot create a temporary file for the editor: {0}")]
+    CreateTemp(#[source] Arc<std::io::Error>),
+    /// The text cannot be written to it.
+    #[error("cannot write the temporary file for the editor: {0}")]
+    WriteTemp(#[source] Arc<std::io::Error>),
+    /// The editor's program cannot be started.
+    #[error(
+        "cannot start the editor \"{editor}\": {source}. Set $EDITOR to an editor that is installed."
+    )]
+    Start {
+        /// `$VISUAL`, `$EDITOR` or `vi`, as set.
+        editor: String,
+        /// Why it did not start.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// Raw mode and the alternate screen cannot be turned back on.
+    #[error("cannot restore the terminal after the editor: {0}")]
+    RestoreTerminal(#[source] Arc<std::io::Error>),
+    /// The editor exited unsuccessfully.
+    #[error("the editor \"{editor}\" exited with {status}; your message was left as it was.")]
+    Failed {
+        /// The editor as set.
+        editor: String,
+        /// How it exited.
+        status: std::process::ExitStatus,
+    },
+    /// The edited file cannot be read back.
+    #[error("cannot read back the edited message: {0}")]
+    ReadBack(#[source] Arc<std::io::Error>),
+    /// The thread that runs the editor died (it panicked).
+    #[error("the editor could not be run: {0}")]
+    NotRun(#[source] Arc<tokio::task::JoinError>),
 }

@@ -4,10 +4,13 @@
 //! changed, what the runtime must do and what it asks of the root.
 
 use super::msg::Effect;
-use super::overlay::Overlay;
+use super::overlay::kind::Overlay;
 use crate::agent::NoticeLevel;
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// How long a status-bar hint stays, unless the part that asks for it says otherwise.
+pub const HINT: Duration = Duration::from_secs(2);
 
 /// What a part did with a key or a message.
 #[must_use]

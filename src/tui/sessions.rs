@@ -2,7 +2,7 @@
 //! of one another process writes), the `/sessions` picker and its completion, and
 //! whether saving works. The root `Msg` and `Effect` carry these as `Sessions(..)`; the
 //! model side is `app/sessions.rs` (a loaded history rebuilds the chat, the tree and the
-//! totals), the runtime side the session host (`session_host.rs`, [`Effect`]s through
+//! totals), the runtime side the session host (`host/session_host.rs`, [`Effect`]s through
 //! `SessionHost::run`).
 
 use super::msg::QueuedText;

@@ -5,10 +5,11 @@ use super::App;
 use crate::agent::NoticeLevel;
 use crate::checkpoint::{CheckpointError, Conflicts, SessionFile, UndoOutcome};
 use crate::tui::chat::{EntryKind, user_text};
+use crate::tui::checkpoints::PendingRewind;
 use crate::tui::checkpoints::{self, Msg, Rewound};
 use crate::tui::diff;
 use crate::tui::msg::Effect;
-use crate::tui::overlay::{Overlay, PendingRewind};
+use crate::tui::overlay::Overlay;
 use crate::tui::part::Handled;
 
 impl App {

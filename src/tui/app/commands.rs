@@ -1,6 +1,6 @@
 //! Enter and the slash commands: what the composer's text becomes.
 
-use super::{App, HINT};
+use super::App;
 use crate::agent::{ImageData, NoticeLevel, QueueKind, UserMessage};
 use crate::tools::fs::FileChange;
 use crate::tui::attach::{self, AttachError};
@@ -9,6 +9,7 @@ use crate::tui::diff;
 use crate::tui::highlight::highlight_key;
 use crate::tui::msg::{Effect, HighlightRequest, QueuedText};
 use crate::tui::overlay::Overlay;
+use crate::tui::part::HINT;
 use crate::tui::part::Handled;
 use crate::tui::sessions;
 use crate::tui::slash::{self, Command, SlashError};
@@ -79,7 +80,7 @@ impl App {
         // Mentions are the user's own words, not the shell output or skill files sent
         // along.
         let paths = attach::mentions(typed);
-        let text = self.with_shell_context(text);
+        let text = self.shells.with_context(text);
         if !paths.is_empty() {
             // The files are read on the runtime side; the message goes once they are.
             return handled.with(Effect::LoadImages { text, paths });
@@ -99,7 +100,7 @@ impl App {
         let mut handled = Handled::changed();
         for (i, item) in items.into_iter().enumerate() {
             let text = if i == 0 {
-                self.with_shell_context(item.text)
+                self.shells.with_context(item.text)
             } else {
                 item.text
             };

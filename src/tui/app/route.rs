@@ -2,7 +2,8 @@
 //! through the one routing order for keys (approval → overlay → global → focused part),
 //! and the actions that work whatever has focus.
 
-use super::{App, DOUBLE_PRESS, HINT};
+use super::{App, DOUBLE_PRESS};
+use crate::tui::part::HINT;
 
 /// How long the hint about a steering message stays (it has more to say).
 const STEER_HINT: std::time::Duration = std::time::Duration::from_secs(6);
@@ -154,7 +155,9 @@ impl App {
                 }
                 let rows = if down { WHEEL_ROWS } else { -WHEEL_ROWS };
                 let height = self.chat_height();
-                self.shown_chat_mut().scroll_by(rows, height);
+                self.subagents
+                    .chat_mut(&mut self.chat)
+                    .scroll_by(rows, height);
                 Handled::changed()
             }
             Event::FocusGained | Event::FocusLost => Handled::ignored(),
@@ -185,10 +188,10 @@ impl App {
             return handled;
         }
         // The search line, while open, has every key but the ones that quit.
-        if self.shown_chat().find().is_some()
+        if self.subagents.chat(&self.chat).find().is_some()
             && !matches!(action, Some(Action::Cancel | Action::Quit))
         {
-            return self.shown_chat_mut().find_key(&key);
+            return self.subagents.chat_mut(&mut self.chat).find_key(&key);
         }
         if let Some(action) = action {
             let handled = self.global(action);
@@ -204,7 +207,10 @@ impl App {
         let height = self.chat_height();
         let handled = match self.focus {
             Focus::Composer => self.composer.handle_key(&key, action),
-            Focus::Chat => self.shown_chat_mut().handle_key(&key, height),
+            Focus::Chat => self
+                .subagents
+                .chat_mut(&mut self.chat)
+                .handle_key(&key, height),
             Focus::Tree => self.tools.handle_key(&key),
             Focus::Dashboard => self.dashboard.handle_key(&key),
         };
@@ -218,7 +224,7 @@ impl App {
         if printable {
             self.focus = Focus::Composer;
             // Typing is for the main conversation: its chat comes back.
-            self.close_subagent();
+            self.subagents.close();
             return self.composer.handle_key(&key, None);
         }
         Handled::ignored()
@@ -247,7 +253,7 @@ impl App {
             Action::FocusNext | Action::FocusPrev => {
                 self.focus = self.focus.cycle(action == Action::FocusNext);
                 if self.focus != Focus::Chat {
-                    self.close_subagent();
+                    self.subagents.close();
                 }
                 if self.focus == Focus::Tree {
                     self.tools.focused();
@@ -267,7 +273,9 @@ impl App {
                 } else {
                     page
                 };
-                self.shown_chat_mut().scroll_by(rows, height);
+                self.subagents
+                    .chat_mut(&mut self.chat)
+                    .scroll_by(rows, height);
                 Handled::changed()
             }
             Action::InterruptTool => self.interrupt_tool(),
@@ -285,10 +293,10 @@ impl App {
                 if self.chat_hidden() {
                     self.focus = Focus::Chat;
                 }
-                self.shown_chat_mut().open_find()
+                self.subagents.chat_mut(&mut self.chat).open_find()
             }
             Action::ScrollBottom => {
-                self.shown_chat_mut().scroll_to(true);
+                self.subagents.chat_mut(&mut self.chat).scroll_to(true);
                 Handled::changed()
             }
             Action::ToggleMouse => {
@@ -311,10 +319,10 @@ impl App {
             self.composer.dismiss_completion();
             return Handled::changed();
         }
-        if self.focus == Focus::Chat && self.shown_chat_mut().unselect() {
+        if self.focus == Focus::Chat && self.subagents.chat_mut(&mut self.chat).unselect() {
             return Handled::changed();
         }
-        if self.close_subagent() {
+        if self.subagents.close() {
             return Handled::changed();
         }
         if !self.status.running() {

@@ -5,14 +5,11 @@
 //! `!!command`'s does not.
 
 use super::App;
-use crate::agent::{AgentEvent, NoticeLevel, ToolResult};
+use crate::agent::{AgentEvent, NoticeLevel};
 use crate::tui::chat::{CardInfo, EntryKind};
 use crate::tui::msg::Effect;
 use crate::tui::part::Handled;
-use crate::tui::shell;
-
-/// What opens a shell block in a user message.
-pub const SHELL_OPEN: &str = "<shell-command>";
+use crate::tui::shell::{self, shell_block};
 
 /// Shell commands run so far and the output waiting for the next message.
 #[derive(Clone, Debug, Default)]
@@ -30,14 +27,35 @@ impl Shells {
     pub(super) fn has_context(&self) -> bool {
         !self.context.is_empty()
     }
-}
 
-/// The block a kept command's output becomes in the next message.
-pub fn shell_block(command: &str, result: &ToolResult) -> String {
-    format!(
-        "{SHELL_OPEN}{command}</shell-command>\n<shell-output>\n{}\n</shell-output>",
-        result.content.trim_end()
-    )
+    /// A new command's call id; `keep`: its output is to go with the next message.
+    fn start(&mut self, keep: bool) -> String {
+        self.count += 1;
+        let id = format!("shell-{}", self.count);
+        if keep {
+            self.keep.push(id.clone());
+        }
+        id
+    }
+
+    /// Whether call `id` is a kept command still running (taken off that list).
+    fn take_kept(&mut self, id: &str) -> bool {
+        let Some(i) = self.keep.iter().position(|k| k == id) else {
+            return false;
+        };
+        self.keep.remove(i);
+        true
+    }
+
+    /// `text` with the output of the kept shell commands in front (which then is gone).
+    pub(super) fn with_context(&mut self, text: String) -> String {
+        if self.context.is_empty() {
+            return text;
+        }
+        let mut blocks = std::mem::take(&mut self.context);
+        blocks.push(text);
+        blocks.join("\n\n")
+    }
 }
 
 impl App {
@@ -50,11 +68,7 @@ impl App {
                 "Type a command after !, e.g. !ls -la (!! keeps its output out of the next message).",
             );
         }
-        self.shells.count += 1;
-        let id = format!("shell-{}", self.shells.count);
-        if keep {
-            self.shells.keep.push(id.clone());
-        }
+        let id = self.shells.start(keep);
         self.tools.announce_shell(&id, command);
         let card = match self.tools.node(&id) {
             Some(node) => CardInfo::of(node, false),
@@ -84,65 +98,18 @@ impl App {
             result,
             ..
         } = &event
-            && let Some(i) = self.shells.keep.iter().position(|k| k == tool_call_id)
-        {
-            self.shells.keep.remove(i);
-            if let Some(command) = self
+            && self.shells.take_kept(tool_call_id)
+            && let Some(command) = self
                 .tools
                 .node(tool_call_id)
                 .and_then(|n| n.args_value().get("command")?.as_str().map(str::to_owned))
-            {
-                let block = shell_block(&command, result);
-                self.shells.context.push(block);
-            }
+        {
+            let block = shell_block(&command, result);
+            self.shells.context.push(block);
         }
         match self.tools.apply(&event, self.now) {
             Some(id) => Handled::changed().and(self.refresh_card(&id)),
             None => Handled::unchanged(),
         }
-    }
-
-    /// `text` with the output of the kept shell commands in front (which then is gone).
-    pub(super) fn with_shell_context(&mut self, text: String) -> String {
-        if self.shells.context.is_empty() {
-            return text;
-        }
-        let mut blocks = std::mem::take(&mut self.shells.context);
-        blocks.push(text);
-        blocks.join("\n\n")
-    }
-}
-
-/// Splits the shell blocks off the front of a user message: the commands, and the
-/// text the user wrote.
-pub fn split_shell_blocks(text: &str) -> (Vec<&str>, &str) {
-    let mut commands = Vec::new();
-    let mut rest = text;
-    while let Some(after) = rest.strip_prefix(SHELL_OPEN) {
-        let Some((command, tail)) = after.split_once("</shell-command>") else {
-            break;
-        };
-        let Some(end) = tail.find("</shell-output>") else {
-            break;
-        };
-        commands.push(command);
-        rest = tail[end + "</shell-output>".len()..].trim_start_matches('\n');
-    }
-    (commands, rest)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn blocks_split_off_the_front_of_a_message() {
-        let one = shell_block("ls", &ToolResult::text("a\nb\n[exit code: 0]"));
-        let two = shell_block("pwd", &ToolResult::text("/w"));
-        let text = format!("{one}\n\n{two}\n\nwhat now?");
-        assert_eq!(split_shell_blocks(&text), (vec!["ls", "pwd"], "what now?"));
-        assert_eq!(split_shell_blocks("plain"), (vec![], "plain"));
-        let torn = format!("{SHELL_OPEN}ls</shell-command> no output tag");
-        assert_eq!(split_shell_blocks(&torn).1, torn);
     }
 }

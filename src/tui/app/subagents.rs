@@ -8,7 +8,8 @@ use crate::agent::{AgentEvent, Message, NoticeLevel};
 use crate::tui::chat::{CardInfo, Chat};
 use crate::tui::layout::Focus;
 use crate::tui::part::Handled;
-use crate::tui::subagents;
+use crate::tui::subagents::{self, SubagentRow};
+use crate::tui::tool_tree::ToolTree;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -26,40 +27,61 @@ impl Subagents {
         let id = self.viewing.as_ref()?;
         self.chats.get_mut(id)
     }
-}
 
-impl App {
-    /// What the runtime told about the subagents.
-    pub(super) fn subagents_told(&mut self, msg: subagents::Msg, now: Instant) -> Handled {
-        match msg {
-            subagents::Msg::Event {
-                subagent_id,
-                parent_call_id,
-                event,
-            } => self.subagent_event(subagent_id, &parent_call_id, event),
-            subagents::Msg::List(rows) => self.dashboard.set_subagents(rows, now),
-            subagents::Msg::Update(row) => self.dashboard.update_subagent(row, now),
+    /// The chat the chat pane shows: a subagent's, or `main`.
+    pub(super) fn chat<'a>(&'a self, main: &'a Chat) -> &'a Chat {
+        self.viewing
+            .as_ref()
+            .and_then(|id| self.chats.get(id))
+            .unwrap_or(main)
+    }
+
+    /// The same, to scroll it or lay it out.
+    pub(super) fn chat_mut<'a>(&'a mut self, main: &'a mut Chat) -> &'a mut Chat {
+        match self.viewing.as_ref().and_then(|id| self.chats.get_mut(id)) {
+            Some(chat) => chat,
+            None => main,
         }
     }
 
-    /// One event of subagent `id`, started by the `spawn` call `parent`.
-    pub(super) fn subagent_event(
-        &mut self,
-        id: String,
-        parent: &str,
-        event: AgentEvent,
-    ) -> Handled {
-        let tool_event = matches!(
-            event,
-            AgentEvent::ToolExecutionStart { .. }
-                | AgentEvent::ToolExecutionUpdate { .. }
-                | AgentEvent::ToolExecutionEnd { .. }
-        );
-        if tool_event {
-            self.tools.apply_nested(parent, &event, self.now);
+    /// The subagent shown in the chat pane, if any.
+    pub(super) fn viewing(&self) -> Option<&str> {
+        self.viewing.as_deref()
+    }
+
+    /// Shows subagent `id`'s chat; `false` when this client holds none for it.
+    pub(super) fn open(&mut self, id: String) -> bool {
+        if !self.chats.contains_key(&id) {
+            return false;
         }
-        let shown = self.subagents.viewing.as_deref() == Some(id.as_str());
-        let chat = self.subagents.chats.entry(id.clone()).or_default();
+        self.viewing = Some(id);
+        true
+    }
+
+    /// Back to the main chat; returns whether a subagent was shown.
+    pub(super) fn close(&mut self) -> bool {
+        self.viewing.take().is_some()
+    }
+
+    /// The chat pane's title: the main chat, or the subagent shown (named as its row
+    /// among `rows` names it).
+    pub(super) fn title(&self, rows: &[SubagentRow]) -> String {
+        let Some(id) = &self.viewing else {
+            return "Chat".to_owned();
+        };
+        let label = rows
+            .iter()
+            .find(|s| &s.id == id)
+            .map_or_else(|| id.clone(), |s| format!("{} ({id})", s.label));
+        format!("Subagent {label} · read-only · Esc returns")
+    }
+
+    /// One event of subagent `id` into its chat; a tool call's card shows the call as
+    /// `tools` holds it (under its `spawn`). Off screen, only the tree's change counts.
+    pub(super) fn apply(&mut self, id: String, event: AgentEvent, tools: &ToolTree) -> Handled {
+        let tool_event = is_tool_event(&event);
+        let shown = self.viewing.as_deref() == Some(id.as_str());
+        let chat = self.chats.entry(id).or_default();
         let mut handled = Handled::changed_if(tool_event || shown);
         match event {
             AgentEvent::MessageStart {
@@ -81,14 +103,14 @@ impl App {
             AgentEvent::ToolExecutionStart { tool_call_id, .. }
             | AgentEvent::ToolExecutionUpdate { tool_call_id, .. }
             | AgentEvent::ToolExecutionEnd { tool_call_id, .. } => {
-                if let Some(node) = self.tools.node(&tool_call_id) {
+                if let Some(node) = tools.node(&tool_call_id) {
                     let card = CardInfo::of(node, chat.is_expanded(&tool_call_id));
                     handled.absorb(chat.set_card(&tool_call_id, card));
                 }
             }
             AgentEvent::AgentEnd { .. } => {
                 for call in chat.end_run() {
-                    if let Some(node) = self.tools.node(&call) {
+                    if let Some(node) = tools.node(&call) {
                         let _ = chat.set_card(&call, CardInfo::of(node, false));
                     }
                 }
@@ -101,10 +123,40 @@ impl App {
         }
         handled
     }
+}
+
+/// Whether `event` is one of a tool call's (those go under the `spawn` in the tree).
+fn is_tool_event(event: &AgentEvent) -> bool {
+    matches!(
+        event,
+        AgentEvent::ToolExecutionStart { .. }
+            | AgentEvent::ToolExecutionUpdate { .. }
+            | AgentEvent::ToolExecutionEnd { .. }
+    )
+}
+
+impl App {
+    /// What the runtime told about the subagents.
+    pub(super) fn subagents_told(&mut self, msg: subagents::Msg, now: Instant) -> Handled {
+        match msg {
+            subagents::Msg::Event {
+                subagent_id,
+                parent_call_id,
+                event,
+            } => {
+                if is_tool_event(&event) {
+                    self.tools.apply_nested(&parent_call_id, &event, self.now);
+                }
+                self.subagents.apply(subagent_id, event, &self.tools)
+            }
+            subagents::Msg::List(rows) => self.dashboard.set_subagents(rows, now),
+            subagents::Msg::Update(row) => self.dashboard.update_subagent(row, now),
+        }
+    }
 
     /// Shows subagent `id`'s conversation in the chat pane, read-only.
     pub(super) fn open_subagent(&mut self, id: String) -> Handled {
-        if !self.subagents.chats.contains_key(&id) {
+        if !self.subagents.open(id.clone()) {
             return self.chat.notice(
                 NoticeLevel::Info,
                 format!(
@@ -112,49 +164,12 @@ impl App {
                 ),
             );
         }
-        self.subagents.viewing = Some(id);
         self.focus = Focus::Chat;
         Handled::changed()
     }
 
-    /// Back to the main chat; returns whether a subagent was shown.
-    pub(super) fn close_subagent(&mut self) -> bool {
-        self.subagents.viewing.take().is_some()
-    }
-
     /// The subagent shown in the chat pane, if any.
     pub fn viewing_subagent(&self) -> Option<&str> {
-        self.subagents.viewing.as_deref()
-    }
-
-    /// The chat the chat pane shows: a subagent's, or the main one.
-    pub(super) fn shown_chat(&self) -> &Chat {
-        self.subagents
-            .viewing
-            .as_ref()
-            .and_then(|id| self.subagents.chats.get(id))
-            .unwrap_or(&self.chat)
-    }
-
-    /// The same, to scroll it or lay it out.
-    pub(super) fn shown_chat_mut(&mut self) -> &mut Chat {
-        match self.subagents.shown_mut() {
-            Some(chat) => chat,
-            None => &mut self.chat,
-        }
-    }
-
-    /// The chat pane's title: the main chat, or the subagent shown.
-    pub(super) fn chat_title(&self) -> String {
-        let Some(id) = &self.subagents.viewing else {
-            return "Chat".to_owned();
-        };
-        let label = self
-            .dashboard
-            .subagents()
-            .iter()
-            .find(|s| &s.id == id)
-            .map_or_else(|| id.clone(), |s| format!("{} ({id})", s.label));
-        format!("Subagent {label} · read-only · Esc returns")
+        self.subagents.viewing()
     }
 }

@@ -48,13 +48,13 @@ fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
     if let Some(chat) = areas.chat {
         let bottom_key = app.keymap.label(Action::ScrollBottom);
-        let title = app.chat_title();
+        let title = app.subagents.title(app.dashboard.subagents());
         let view = ChatView {
             focused: focused(Focus::Chat),
             bottom_key: &bottom_key,
             title: &title,
         };
-        app.shown_chat().draw(chat, buf, theme, &view);
+        app.subagents.chat(&app.chat).draw(chat, buf, theme, &view);
     }
     if let Some(tree) = areas.tree {
         let view = TreeView {

@@ -55,13 +55,13 @@ impl Chat {
                 Some(Picked::Code(code)) => Handled::changed()
                     .ask(Intent::Hint(
                         "code block copied to the clipboard (OSC 52)".into(),
-                        crate::tui::app::HINT,
+                        crate::tui::part::HINT,
                     ))
                     .with(Effect::Copy(code)),
                 Some(Picked::Card(id)) => Handled::changed().ask(Intent::CopyOutput(id)),
                 None => Handled::changed().ask(Intent::Hint(
                     "select a code block or card first ([ and ])".into(),
-                    crate::tui::app::HINT,
+                    crate::tui::part::HINT,
                 )),
             },
             KeyCode::Char('o') | KeyCode::Enter => match self.picked() {

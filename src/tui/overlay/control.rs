@@ -5,7 +5,7 @@
 use crate::checkpoint::{Confirmation, Conflicts, SessionFile};
 use crate::runtime::AgentMode;
 use crate::theme::{Theme, Token};
-use crate::tui::checkpoints;
+use crate::tui::checkpoints::{self, PendingRewind};
 use crate::tui::diff;
 use crate::tui::highlight::HighlightCache;
 use crate::tui::msg::Effect;
@@ -20,15 +20,6 @@ use ratatui::text::Span;
 
 /// The prompt that starts implementing a plan.
 pub const IMPLEMENT_PREFIX: &str = "Implement this plan:";
-
-/// A rewind waiting for the answer about files changed since.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PendingRewind {
-    /// The prompt, from 1.
-    pub turn: usize,
-    /// Whether the conversation is to be cut too.
-    pub conversation: bool,
-}
 
 /// The effect that carries on an undo or rewind with `conflicts` decided.
 fn carry_on(rewind: Option<&PendingRewind>, conflicts: Conflicts) -> Effect {

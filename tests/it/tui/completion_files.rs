@@ -4,7 +4,7 @@
 //! of the workspace is listed, never entered.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use claw_tui::tui::history::list_files;
+use claw_tui::tui::host::history::list_files;
 use std::os::unix::fs::symlink;
 
 #[test]

@@ -6,7 +6,7 @@
 
 use crate::support::bin::Sandbox;
 use crate::support::pty::Tui;
-use claw_tui::tui::history::{append, history_path, load};
+use claw_tui::tui::host::history::{append, history_path, load};
 use std::io::Write;
 
 /// The bytes of a history with two bad lines between good ones, and a torn end.

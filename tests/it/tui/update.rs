@@ -276,7 +276,7 @@ fn global_keys() {
     app.update(Msg::EditorDone(Ok("edited\n".into())));
     assert_eq!(app.composer().text(), "edited");
     app.update(Msg::EditorDone(Err(
-        claw_tui::tui::terminal::EditorError::Failed {
+        claw_tui::tui::msg::EditorError::Failed {
             editor: "nano".into(),
             status: std::os::unix::process::ExitStatusExt::from_raw(1 << 8),
         },

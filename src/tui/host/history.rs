@@ -1,7 +1,7 @@
 //! Files the client keeps or reads: the composer history in the data dir (one JSON
 //! string per line) and the workspace file list for `@path` completion.
 
-use super::composer::HISTORY_LIMIT;
+use crate::tui::composer::HISTORY_LIMIT;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -3,12 +3,10 @@
 //! runtime loop, and a clean exit.
 
 use super::adapt::{ProjectMcp, RuntimeControls, cron_rows};
-use super::app::{App, AppConfig};
-use super::msg::{Effect, Msg};
+use super::background::Background;
 use super::session_host::{SessionHost, first_session, forward_saving};
-use super::sessions::{self, LoadedSession};
 use super::subagent_log::SubagentLog;
-use super::{Background, Inbox, MsgSender, history, runtime, terminal};
+use super::{Inbox, MsgSender, history, runtime, terminal};
 use crate::agent::{Agent, NoticeLevel};
 use crate::cli::Cli;
 use crate::config::Settings;
@@ -20,6 +18,9 @@ use crate::session::{OpenedSession, SaveWatch, SessionService, SideLogReport};
 use crate::setup::Controls;
 use crate::theme::{Theme, no_color_requested, user_theme_dir};
 use crate::tools::policy::ToolPolicy;
+use crate::tui::msg::{Effect, Msg};
+use crate::tui::sessions::{self, LoadedSession};
+use crate::tui::{App, AppConfig};
 use color_eyre::eyre::{bail, eyre};
 use crossterm::event::Event;
 use std::path::Path;
@@ -93,8 +94,8 @@ pub(crate) fn app_config(settings: &Settings, model: String) -> color_eyre::Resu
 fn user_files(
     settings: &Settings,
     context: Arc<crate::runtime::context::ProjectContext>,
-) -> super::UserFiles {
-    let builtin: Vec<&str> = super::slash::COMMANDS
+) -> crate::tui::UserFiles {
+    let builtin: Vec<&str> = crate::tui::slash::COMMANDS
         .iter()
         .map(|(name, _, _)| name.trim_start_matches('/'))
         .chain(["exit"])
@@ -106,7 +107,7 @@ fn user_files(
         crate::runtime::context::home_dir().as_deref(),
         &builtin,
     );
-    super::UserFiles {
+    crate::tui::UserFiles {
         context,
         commands: Arc::new(commands),
     }

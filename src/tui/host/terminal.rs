@@ -2,6 +2,7 @@
 //! on the way out, whether by quitting, an error, a panic, a signal, suspending (Ctrl+Z)
 //! or handing the terminal to `$EDITOR`.
 
+use crate::tui::msg::EditorError;
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
     KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
@@ -167,45 +168,6 @@ pub fn suspend() -> io::Result<()> {
     // Taken back even when stopping failed: the screen must not stay given away.
     enter(mouse)?;
     stopped
-}
-
-/// Why the external editor gave no new text (the composer keeps what it had).
-#[derive(Clone, Debug, thiserror::Error)]
-pub enum EditorError {
-    /// The temporary file for the text cannot be made.
-    #[error("cannot create a temporary file for the editor: {0}")]
-    CreateTemp(#[source] Arc<io::Error>),
-    /// The text cannot be written to it.
-    #[error("cannot write the temporary file for the editor: {0}")]
-    WriteTemp(#[source] Arc<io::Error>),
-    /// The editor's program cannot be started.
-    #[error(
-        "cannot start the editor \"{editor}\": {source}. Set $EDITOR to an editor that is installed."
-    )]
-    Start {
-        /// `$VISUAL`, `$EDITOR` or `vi`, as set.
-        editor: String,
-        /// Why it did not start.
-        #[source]
-        source: Arc<io::Error>,
-    },
-    /// Raw mode and the alternate screen cannot be turned back on.
-    #[error("cannot restore the terminal after the editor: {0}")]
-    RestoreTerminal(#[source] Arc<io::Error>),
-    /// The editor exited unsuccessfully.
-    #[error("the editor \"{editor}\" exited with {status}; your message was left as it was.")]
-    Failed {
-        /// The editor as set.
-        editor: String,
-        /// How it exited.
-        status: std::process::ExitStatus,
-    },
-    /// The edited file cannot be read back.
-    #[error("cannot read back the edited message: {0}")]
-    ReadBack(#[source] Arc<io::Error>),
-    /// The thread that runs the editor died (it panicked).
-    #[error("the editor could not be run: {0}")]
-    NotRun(#[source] Arc<tokio::task::JoinError>),
 }
 
 /// Runs `$VISUAL`/`$EDITOR` (default `vi`) on `text` with the terminal handed over;

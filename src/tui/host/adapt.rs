@@ -1,8 +1,6 @@
 //! The background runtime's reports as `Msg`s, and its controls as a [`Background`].
 
-use super::background::{Background, BackgroundError};
-use super::msg::{CronRow, CronRunStatus, Msg};
-use super::subagents::{self, SubagentRow};
+use super::background::Background;
 use crate::agent::NoticeLevel;
 use crate::config::Settings;
 use crate::mcp::McpManager;
@@ -11,6 +9,9 @@ use crate::mcp::trust::TrustDecision;
 use crate::runtime::cron::{CronJobInfo, CronService, RunStatus};
 use crate::runtime::{RuntimeEvent, SubagentInfo, SubagentManager};
 use crate::trust::{Trust, TrustRequest};
+use crate::tui::background::BackgroundError;
+use crate::tui::msg::{CronRow, CronRunStatus, Msg};
+use crate::tui::subagents::{self, SubagentRow};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 

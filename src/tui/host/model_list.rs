@@ -2,8 +2,8 @@
 //! time `/model` is typed (never at start-up).
 
 use super::MsgSender;
-use super::msg::Msg;
 use crate::llm::Provider;
+use crate::tui::msg::Msg;
 use std::sync::Arc;
 
 /// Asks `provider` for its models in a task. A non-empty list comes back as

@@ -8,13 +8,14 @@ use crate::runtime::context::mention::attach_skills;
 use crate::runtime::supervisor::UserInput;
 
 use crate::theme::Theme;
-use crate::tui::export_file::export_html;
+use crate::tui::background::{BackgroundAction, BackgroundError, BackgroundFailure};
+use crate::tui::host::attach;
+use crate::tui::host::background::Background;
+use crate::tui::host::export_file::export_html;
+use crate::tui::host::history;
+use crate::tui::host::terminal::{self, Term};
 use crate::tui::msg::{Effect, Msg, QueuedText};
 use crate::tui::subagents;
-use crate::tui::terminal::{self, Term};
-use crate::tui::{
-    Background, BackgroundAction, BackgroundError, BackgroundFailure, attach, history,
-};
 
 impl Runtime {
     /// Runs a dashboard action on a blocking thread; a failure comes back as a notice.
@@ -115,7 +116,7 @@ impl Runtime {
                 });
             }
             Effect::ListModels => {
-                crate::tui::model_list::fetch(self.agent.provider(), self.tx.clone());
+                crate::tui::host::model_list::fetch(self.agent.provider(), self.tx.clone());
             }
             Effect::Highlight(request) => self.highlighter.request(request, &self.tx),
             Effect::Copy(text) => {
@@ -149,7 +150,7 @@ impl Runtime {
             }
             Effect::Sessions(effect) => self.sessions.run(effect),
             Effect::Inspector(effect) => {
-                crate::tui::inspector::run(self.sessions.request_tap(), effect, &self.tx)
+                crate::tui::host::inspector::run(self.sessions.request_tap(), effect, &self.tx)
             }
             Effect::Approve { id, decision } => self.approvals.resolve(&id, decision),
             Effect::Subagents(subagents::Effect::Cancel(id)) => self
@@ -174,9 +175,11 @@ impl Runtime {
                     tracing::warn!("cannot change mouse capture: {e}");
                 }
             }
-            effect @ Effect::SetMode(_) => crate::tui::control::execute(&self.controls, effect),
+            effect @ Effect::SetMode(_) => {
+                crate::tui::host::control::execute(&self.controls, effect)
+            }
             Effect::Checkpoints(effect) => {
-                crate::tui::checkpoints::run(&self.controls.checkpoints, effect, &self.tx)
+                crate::tui::host::checkpoints::run(&self.controls.checkpoints, effect, &self.tx)
             }
         }
     }

@@ -5,18 +5,18 @@
 
 mod effects;
 
-use super::app::App;
-use super::app::view;
-use super::highlight::Highlighter;
-use super::msg::Msg;
+use super::Approvals;
+use super::background::Background;
 use super::session_host::SessionHost;
 use super::terminal::{self, Term};
-use super::{Approvals, Background};
 use crate::agent::{Agent, AgentEvent};
 use crate::runtime::Supervisor;
 use crate::setup::Controls;
 use crate::signals::{StopSignals, Suspends};
 use crate::tools::policy::ToolPolicy;
+use crate::tui::highlight::Highlighter;
+use crate::tui::msg::Msg;
+use crate::tui::{App, view};
 use crossterm::event::{Event, EventStream};
 use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
@@ -89,7 +89,7 @@ pub(super) struct Runtime {
     /// Where `/theme` looks for the user's themes.
     theme_dir: Option<PathBuf>,
     /// Cancels the shell commands the user ran (a fresh token after each cancel).
-    shells: crate::tui::shell::Shells,
+    shells: super::shell::Shells,
     agent_events: UnboundedReceiver<AgentEvent>,
     pending: VecDeque<Msg>,
     quit: bool,
@@ -118,7 +118,7 @@ impl Runtime {
             controls: parts.controls,
             policy: parts.policy,
             theme_dir: crate::theme::user_theme_dir(&settings.config_path),
-            shells: crate::tui::shell::Shells::default(),
+            shells: super::shell::Shells::default(),
             pending: VecDeque::new(),
             quit: false,
             handover: None,
@@ -167,8 +167,8 @@ impl Runtime {
                         }
                     }
                 };
-                let result =
-                    result.unwrap_or_else(|e| Err(terminal::EditorError::NotRun(Arc::new(e))));
+                let result = result
+                    .unwrap_or_else(|e| Err(crate::tui::msg::EditorError::NotRun(Arc::new(e))));
                 self.pending.push_back(Msg::EditorDone(result));
             }
         }

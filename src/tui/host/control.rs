@@ -1,8 +1,8 @@
 //! The runtime side of plan mode in the client (the checkpoints' `/undo`, `/rewind` and
-//! `/diff` are their own slice: [`super::checkpoints`]).
+//! `/diff` are their own slice: [`crate::tui::checkpoints`]).
 
-use super::msg::Effect;
 use crate::setup::Controls;
+use crate::tui::msg::Effect;
 
 /// Carries out a control effect.
 pub(super) fn execute(controls: &Controls, effect: Effect) {

@@ -4,13 +4,13 @@
 //! when the client quits.
 
 use super::MsgSender;
-use super::msg::{Msg, QueuedText};
-use super::sessions::{self, LoadedSession, SessionRow};
 use crate::agent::{Agent, Message, NoticeLevel};
 use crate::session::{
     self, Entered, OpenedSession, Resume, SaveWatch, SessionData, SessionService, SessionTarget,
     SwitchError,
 };
+use crate::tui::msg::{Msg, QueuedText};
+use crate::tui::sessions::{self, LoadedSession, SessionRow};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, oneshot};
