@@ -8,12 +8,12 @@
 #[path = "../tests/it/support/scripted.rs"]
 mod scripted;
 
+use clap::Parser;
 use claw_tui::agent::{Block, MessageDelta, StopReason};
 use claw_tui::attach::{AttachServer, Hub, HubRuntime, PumpHandle, SessionInfo};
 use claw_tui::headless::rpc::PendingApprovals;
 use claw_tui::llm::LlmEvent;
 use claw_tui::tools::exec::Approver;
-use clap::Parser;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use scripted::{Reply, ScriptedProvider, message};
 use std::sync::Arc;
@@ -86,10 +86,13 @@ async fn session() -> Session {
         workspace,
         pid: std::process::id(),
         host: "serve".into(),
+        provider: "scripted".into(),
     };
     let hub = Hub::new(info, runtime, PendingApprovals::default(), pump);
     let dir = claw_tui::attach::socket_dir(&settings.state_dir).unwrap();
-    let server = AttachServer::start(&dir, hub.clone(), 1 << 20).await.unwrap();
+    let server = AttachServer::start(&dir, hub.clone(), 1 << 20)
+        .await
+        .unwrap();
     Session {
         _home: home,
         hub,

@@ -22,11 +22,14 @@ pub enum Target {
 
 /// Runs `claw-tui attach`; returns the exit code.
 pub fn run(settings: &Settings, target: Target, mode: Option<Mode>) -> color_eyre::Result<i32> {
+    if let Some(other) = mode.filter(|m| *m != Mode::Rpc) {
+        bail!("attach --mode {other:?} is not supported: use rpc, or no --mode for the client");
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| eyre!("cannot start the async runtime: {e}"))?;
-    let code = runtime.block_on(async {
+    let found = runtime.block_on(async {
         let socket = match target {
             Target::Socket(path) => path,
             Target::Id(id) => {
@@ -34,24 +37,31 @@ pub fn run(settings: &Settings, target: Target, mode: Option<Mode>) -> color_eyr
                 let live = live_sessions(&dir).await;
                 let Some(id) = id else {
                     print_list(&live);
-                    return Ok(EXIT_OK);
+                    return Ok(None);
                 };
                 pick(&live, &id).map_err(|e| eyre!(e))?.socket.clone()
             }
         };
-        match mode {
-            Some(Mode::Rpc) => bridge(&socket).await,
-            Some(other) => bail!(
-                "attach --mode {other:?} is not supported: use rpc, or no --mode for the client"
-            ),
-            None => bail!(
-                "the full-screen client cannot attach yet; use `claw-tui attach ID --mode rpc` \
-                 to drive the session with the JSON lines of docs/rpc.md"
-            ),
+        if mode == Some(Mode::Rpc) {
+            return bridge(&socket).await.map(|code| Some(Found::Done(code)));
         }
+        Ok::<_, color_eyre::Report>(Some(Found::Socket(socket)))
     });
     runtime.shutdown_background();
-    code
+    match found? {
+        None => Ok(EXIT_OK),
+        Some(Found::Done(code)) => Ok(code),
+        // The client runs on a runtime of its own, as the local one does.
+        Some(Found::Socket(socket)) => crate::tui::host::remote::attach(settings, &socket),
+    }
+}
+
+/// Where `run` got to before the client takes over.
+enum Found {
+    /// The bridge ran; its exit code.
+    Done(i32),
+    /// The socket the client attaches to.
+    Socket(PathBuf),
 }
 
 /// The listing: one session a line, most useful first.

@@ -46,6 +46,9 @@ pub struct SessionInfo {
     pub pid: u32,
     /// `serve` (no terminal of its own) or `client` (a terminal client's session).
     pub host: String,
+    /// The provider its model runs on (the config's name for it).
+    #[serde(default)]
+    pub provider: String,
 }
 
 /// Someone attached to the session.

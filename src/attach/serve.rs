@@ -34,6 +34,7 @@ pub fn session_info(id: Option<String>, settings: &Settings) -> SessionInfo {
         workspace: settings.workspace.clone(),
         pid,
         host: "serve".into(),
+        provider: settings.provider.name.clone(),
     }
 }
 

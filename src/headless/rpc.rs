@@ -35,6 +35,7 @@ pub(super) enum Command {
         content: String,
     },
     Abort,
+    InterruptTools,
     Compact {
         #[serde(default)]
         instructions: Option<String>,
@@ -249,6 +250,10 @@ pub(crate) async fn handle_line(
         },
         Command::Abort => {
             supervisor.abort();
+            success(&name, json!({}))
+        }
+        Command::InterruptTools => {
+            agent.interrupt_tools();
             success(&name, json!({}))
         }
         Command::Compact { instructions } => match supervisor.compact(instructions) {

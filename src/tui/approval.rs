@@ -44,6 +44,16 @@ impl ApprovalQueue {
         Handled::changed()
     }
 
+    /// Takes request `id` out of the queue: someone else answered it. The request, if
+    /// it still waited here.
+    pub(crate) fn answered_elsewhere(&mut self, id: &str) -> Option<ApprovalRequest> {
+        let at = self.waiting.iter().position(|r| r.id == id)?;
+        if at == 0 {
+            self.scroll = 0;
+        }
+        self.waiting.remove(at)
+    }
+
     /// y allows, a allows for the session, n or the interrupt key denies, the cancel key
     /// does what it does everywhere; the arrows, PgUp/PgDn, Home/End and j/k scroll the
     /// request on a `screen` of that size; every other key is swallowed while a request

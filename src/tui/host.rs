@@ -17,6 +17,7 @@ mod inbox;
 mod inspector;
 pub mod launch;
 pub mod model_list;
+pub mod remote;
 mod runtime;
 mod session_host;
 mod shell;

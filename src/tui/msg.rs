@@ -58,6 +58,16 @@ pub enum Msg {
     Outbound(OutboundMessage),
     /// A tool call waits for the user's approval.
     Approval(ApprovalRequest),
+    /// Another client attached to the same session answered approval request `id`
+    /// first: its dialog goes, and the chat says who answered and how.
+    ApprovalAnswered {
+        /// The request's id.
+        id: String,
+        /// The answer.
+        decision: ApprovalDecision,
+        /// Who gave it, as the chat names them.
+        by: String,
+    },
     /// Messages taken back out of the queues, to be edited in the composer.
     QueueRestored(Vec<QueuedText>),
     /// A code block was highlighted (`key` identifies language, code and theme).

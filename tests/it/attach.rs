@@ -4,3 +4,4 @@
 mod clients;
 mod hostile;
 mod security;
+mod terminal;

@@ -9,6 +9,7 @@ use crate::tui::part::HINT;
 const STEER_HINT: std::time::Duration = std::time::Duration::from_secs(6);
 use crate::agent::NoticeLevel;
 use crate::keymap::Action;
+use crate::tools::exec::ApprovalDecision;
 use crate::tui::chat::EntryKind;
 use crate::tui::layout::Focus;
 use crate::tui::msg::{Effect, Msg, QueuedText};
@@ -78,6 +79,23 @@ impl App {
             }
             Msg::Outbound(message) => self.chat.push(EntryKind::Outbound(message)),
             Msg::Approval(request) => self.approvals.push(request),
+            Msg::ApprovalAnswered { id, decision, by } => {
+                match self.approvals.answered_elsewhere(&id) {
+                    Some(request) => {
+                        let how = match decision {
+                            ApprovalDecision::Allow => "allowed",
+                            ApprovalDecision::AllowSession => "allowed for the session",
+                            ApprovalDecision::Deny => "denied",
+                        };
+                        let what = crate::text::one_line(&request.tool_name, 40);
+                        self.chat.notice(
+                            NoticeLevel::Info,
+                            format!("{by} {how} the {what} call that waited for approval"),
+                        )
+                    }
+                    None => Handled::unchanged(),
+                }
+            }
             Msg::QueueRestored(texts) => self.restore_to_composer(texts),
             Msg::Highlighted { key, lines } => {
                 for entry in self.highlights.arrived(key, lines) {

@@ -1,0 +1,87 @@
+//! The full-screen client attached to a served session, two at once, in real
+//! pseudo-terminals: prompts from both, an approval put to both and answered from the
+//! second, a steer while a tool runs, one detaching and attaching again mid-stream while
+//! the other stays.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use crate::support::attach::Served;
+use crate::support::bin::Sandbox;
+use crate::support::pty::Tui;
+use std::sync::Arc;
+
+/// `claw-tui attach PREFIX` in a 110×36 terminal of the sandbox.
+fn attach(sandbox: &Sandbox, prefix: &str) -> Tui {
+    let root = sandbox.dir.path();
+    let config = sandbox.config_path();
+    let workspace = sandbox.workspace();
+    let dir = |name: &str| root.join(name).display().to_string();
+    let (data, state, xdg_config) = (dir("data"), dir("state"), dir("config"));
+    Tui::spawn(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--workspace",
+            workspace.to_str().unwrap(),
+            "attach",
+            prefix,
+        ],
+        &[
+            ("XDG_DATA_HOME", data.as_str()),
+            ("XDG_STATE_HOME", state.as_str()),
+            ("XDG_CONFIG_HOME", xdg_config.as_str()),
+            ("XDG_RUNTIME_DIR", ""),
+        ],
+        &workspace,
+        110,
+        36,
+    )
+}
+
+#[test]
+fn two_terminals_drive_one_served_session() {
+    let sandbox = Arc::new(Sandbox::new());
+    sandbox.write_config("[exec]\napproval = \"ask\"\n");
+    std::fs::write(sandbox.workspace().join("notes.txt"), "alpha-note\n").unwrap();
+    let served = Served::start(sandbox.clone(), 5, &["--provider", "demo"]);
+    let prefix = &served.id[..8];
+    let mut one = attach(&sandbox, prefix);
+    one.wait_text("Attached to session");
+    let two = attach(&sandbox, prefix);
+    two.wait_text("Attached to session");
+    one.wait_text("attached to this session");
+
+    // A prompt from the first shows in both.
+    one.send("hello from one\r");
+    two.wait_text("hello from one");
+    two.wait_text("offline demo model");
+
+    // The second asks for a command: the approval is put to both, answered by the
+    // second, and the first is told who answered.
+    let mut two = two;
+    two.send("run sleep 2\r");
+    one.wait_text("Approve exec?");
+    two.wait_text("Approve exec?");
+    two.send("y");
+    one.wait_text("allowed the exec call");
+    // While the command runs, the second steers the run.
+    two.wait_text("exec sleep 2");
+    two.send("read notes.txt");
+    two.send("\x1b");
+    one.wait_text("alpha-note");
+
+    // The first detaches (Ctrl+D quits the client); the session and the second go on.
+    one.quit();
+    two.wait_text("detached");
+    two.send("run echo second-still-here\r");
+    two.wait_text("Approve exec?");
+    two.send("y");
+    // The first comes back while the answer streams, and sees it through to the end.
+    let one = attach(&sandbox, prefix);
+    one.wait_text("Attached to session");
+    one.wait_text("second-still-here");
+    two.quit();
+    one.quit();
+    // Both detached; the session still serves.
+    assert!(served.socket.exists());
+    assert_eq!(served.stop(), 143);
+}
