@@ -229,14 +229,25 @@ impl Hub {
                     .into(),
             );
         };
-        if !self.approvals.resolve(&id, decision) {
-            return failure(
-                Some("approve"),
-                format!(
-                    "no approval request with id \"{id}\" is waiting (another client may \
-                     have answered it)"
-                ),
-            );
+        match self.answer(client, &id, decision) {
+            Ok(()) => success("approve", json!({})),
+            Err(why) => failure(Some("approve"), why),
+        }
+    }
+
+    /// Answers approval request `id` for `client`: the first answer wins, and every
+    /// client learns who gave it.
+    pub fn answer(
+        &self,
+        client: Option<&ClientInfo>,
+        id: &str,
+        decision: ApprovalDecision,
+    ) -> Result<(), String> {
+        if !self.approvals.resolve(id, decision) {
+            return Err(format!(
+                "no approval request with id \"{id}\" is waiting (another client may have \
+                 answered it)"
+            ));
         }
         self.say(&json!({
             "type": "approval_resolved",
@@ -244,7 +255,15 @@ impl Hub {
             "decision": decision,
             "by": client,
         }));
-        success("approve", json!({}))
+        Ok(())
+    }
+
+    /// How many clients other than the session's own terminal are attached.
+    pub fn others(&self) -> usize {
+        self.clients()
+            .iter()
+            .filter(|c| c.kind != "terminal")
+            .count()
     }
 
     /// Sends one of the hub's own lines to every client, in the common order.

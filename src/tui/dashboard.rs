@@ -31,6 +31,9 @@ pub struct Dashboard {
     pending_notifications: usize,
     /// Results recorded in other sessions since start: session id and how many.
     elsewhere: Vec<(String, usize)>,
+    /// Who is attached to this session from other terminals or scripts (empty: nobody
+    /// can be, or nobody is).
+    attached: Vec<crate::attach::ClientInfo>,
     selected: usize,
     /// Time zone for clock times; `None`: the system's local time.
     time_zone: Option<chrono::FixedOffset>,
@@ -58,6 +61,7 @@ impl Dashboard {
             mcp: Vec::new(),
             pending_notifications: 0,
             elsewhere: Vec::new(),
+            attached: Vec::new(),
             selected: 0,
             time_zone,
         }
@@ -143,6 +147,17 @@ impl Dashboard {
     }
 
     /// How many notifications wait for the agent.
+    /// Who is attached now (replaces the list).
+    pub(crate) fn set_attached(&mut self, clients: Vec<crate::attach::ClientInfo>) -> Handled {
+        self.attached = clients;
+        Handled::changed()
+    }
+
+    /// Who is attached, for `/status`.
+    pub(crate) fn attached(&self) -> &[crate::attach::ClientInfo] {
+        &self.attached
+    }
+
     pub(crate) fn set_pending(&mut self, n: usize) -> Handled {
         self.pending_notifications = n;
         Handled::changed()
@@ -309,6 +324,19 @@ impl Dashboard {
                 ));
             }
         }
+        if !self.attached.is_empty() {
+            lines.push((Line::default(), false));
+            lines.push((header(format!("Attached ({})", self.attached.len())), false));
+            for client in &self.attached {
+                lines.push((
+                    Line::from(Span::styled(
+                        format!("  {}", client_line(client)),
+                        theme.text(),
+                    )),
+                    false,
+                ));
+            }
+        }
         if view.focused {
             lines.push((
                 Line::from(Span::styled(
@@ -448,4 +476,20 @@ fn clock(time_zone: Option<chrono::FixedOffset>, wall: SystemTime, at: SystemTim
         Some(tz) => format(&tz, wall, at),
         None => format(&chrono::Local, wall, at),
     }
+}
+
+/// `socket client 2 · pid 4311 · claw-tui attach`, or the session's own terminal.
+pub(crate) fn client_line(client: &crate::attach::ClientInfo) -> String {
+    let mut parts = vec![if client.kind == "terminal" {
+        "the session's own terminal".to_owned()
+    } else {
+        format!("{} client {}", client.kind, client.id)
+    }];
+    if let Some(pid) = client.pid {
+        parts.push(format!("pid {pid}"));
+    }
+    if let Some(name) = &client.name {
+        parts.push(crate::text::one_line(name, 40));
+    }
+    parts.join(" · ")
 }

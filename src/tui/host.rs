@@ -13,6 +13,7 @@ mod checkpoints;
 mod control;
 mod export_file;
 pub mod history;
+mod hosting;
 mod inbox;
 mod inspector;
 pub mod launch;
@@ -24,4 +25,4 @@ mod shell;
 mod subagent_log;
 pub mod terminal;
 
-pub use inbox::{Approvals, Inbox, MsgSender};
+pub use inbox::{AnswerElsewhere, Approvals, Inbox, MsgSender};

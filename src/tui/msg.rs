@@ -58,6 +58,8 @@ pub enum Msg {
     Outbound(OutboundMessage),
     /// A tool call waits for the user's approval.
     Approval(ApprovalRequest),
+    /// Who is attached to the session now (the session's own terminal, sockets).
+    Attached(Vec<crate::attach::ClientInfo>),
     /// Another client attached to the same session answered approval request `id`
     /// first: its dialog goes, and the chat says who answered and how.
     ApprovalAnswered {

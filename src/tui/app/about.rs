@@ -193,6 +193,13 @@ impl App {
                 .into_iter()
                 .map(|(label, value)| row(label, value)),
         );
+        let attached = self.dashboard.attached();
+        if !attached.is_empty() {
+            for (i, client) in attached.iter().enumerate() {
+                let label = if i == 0 { "attached" } else { "" };
+                rows.push(row(label, crate::tui::dashboard::client_line(client)));
+            }
+        }
         rows.push(row("Session", ""));
         rows.push(row(
             "id",

@@ -79,6 +79,7 @@ impl App {
             }
             Msg::Outbound(message) => self.chat.push(EntryKind::Outbound(message)),
             Msg::Approval(request) => self.approvals.push(request),
+            Msg::Attached(clients) => self.dashboard.set_attached(clients),
             Msg::ApprovalAnswered { id, decision, by } => {
                 match self.approvals.answered_elsewhere(&id) {
                     Some(request) => {

@@ -12,10 +12,15 @@ use tokio::sync::oneshot;
 /// Sends messages into the running client from any thread or task.
 pub type MsgSender = UnboundedSender<Msg>;
 
+/// Who answers for the user when the session is served: the answer goes to the
+/// session's shared approvals (the first answer from any client wins).
+pub type AnswerElsewhere = Arc<dyn Fn(&str, ApprovalDecision) + Send + Sync>;
+
 /// Approval requests waiting for the user, by tool call id.
 #[derive(Clone, Default)]
 pub struct Approvals {
     waiting: Arc<Mutex<HashMap<String, oneshot::Sender<ApprovalDecision>>>>,
+    elsewhere: Arc<Mutex<Option<AnswerElsewhere>>>,
 }
 
 impl Approvals {
@@ -25,8 +30,20 @@ impl Approvals {
         }
     }
 
+    /// From now on the user's answers go to `answer` (the served session's approvals).
+    pub fn answer_through(&self, answer: AnswerElsewhere) {
+        if let Ok(mut elsewhere) = self.elsewhere.lock() {
+            *elsewhere = Some(answer);
+        }
+    }
+
     /// Answers the request `id` (ignored when nobody waits for it any more).
     pub fn resolve(&self, id: &str, decision: ApprovalDecision) {
+        let elsewhere = self.elsewhere.lock().ok().and_then(|e| e.clone());
+        if let Some(answer) = elsewhere {
+            answer(id, decision);
+            return;
+        }
         let sender = self.waiting.lock().ok().and_then(|mut w| w.remove(id));
         if let Some(tx) = sender {
             let _ = tx.send(decision);

@@ -213,12 +213,14 @@ pub fn launch(
     let runtime = tokio_runtime()?;
     let code = runtime.block_on(async {
         let inbox = Inbox::new();
+        // Shared with the clients that attach to this session: the first answer wins.
+        let shared = super::hosting::SharedApprovals::new(inbox.sender());
         // The MCP servers start after the first frame (`Background::first_frame`).
         let main = crate::setup::prepare_runtime(
             settings,
             // The cards come as runtime events (so the event log has them too).
             Arc::new(|_| {}),
-            crate::tools::exec::Approver::Ask(inbox.approval_asker(cli.yes)),
+            shared.approver(cli.yes),
         )?;
         let mut config = app_config(settings, main.agent.state().model.clone())?;
         let mut warnings = settings.warnings.clone();
@@ -235,6 +237,29 @@ pub fn launch(
             !cli.no_session,
         );
         let first = first_session(&mut service, &main.agent, opened);
+        let hosting = match super::hosting::Hosting::start(
+            &main,
+            settings,
+            first.0.id.clone(),
+            &shared,
+            inbox.sender(),
+        )
+        .await
+        {
+            Ok(hosting) => {
+                inbox
+                    .approvals()
+                    .answer_through(hosting.answer_for_terminal());
+                Some(hosting)
+            }
+            Err(e) => {
+                inbox.approvals().answer_through(shared.answer_locally());
+                warnings.push(format!(
+                    "this session cannot be attached from another terminal: {e}"
+                ));
+                None
+            }
+        };
         let side_logs = service.side_log_reports();
         let sessions = SessionHost::start(service, main.agent.clone(), inbox.sender());
         // After the session is in place, so a fire at start-up reaches its history.
@@ -276,6 +301,7 @@ pub fn launch(
             controls: main.controls.clone(),
             policy: main.policy.clone(),
             side_logs,
+            hosting,
         };
         let ended = client(
             settings,
@@ -301,6 +327,24 @@ pub fn launch(
     // Tools may still be running (an exec that ignores cancellation); do not wait on them.
     runtime.shutdown_background();
     code
+}
+
+/// Asks, on the plain terminal, whether quitting ends the session for the clients still
+/// attached; `true`: end it (the answer `y`), anything else keeps it for them.
+fn end_for_everyone(hosting: &super::hosting::Hosting) -> bool {
+    use std::io::Write;
+    let others = hosting.others();
+    eprint!(
+        "{others} other client{} still attached to this session. End it for them too? \
+         [y/N] ",
+        if others == 1 { " is" } else { "s are" }
+    );
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err() {
+        return true;
+    }
+    answer.trim().eq_ignore_ascii_case("y")
 }
 
 /// The question about what runs outside the sandbox: the workspace's `.mcp.json`
@@ -348,6 +392,8 @@ struct Options {
     policy: ToolPolicy,
     /// Where the subagents' calls report how writing them goes (the session on screen).
     side_logs: watch::Receiver<SideLogReport>,
+    /// The session served to other terminals (`None`: it could not be).
+    hosting: Option<super::hosting::Hosting>,
 }
 
 /// Takes the terminal, runs the loop, gives the terminal back. Returns the exit code
@@ -482,7 +528,23 @@ async fn client(
         };
         rt.execute(effect, &mut term);
     }
-    let result = rt.run(&mut app, &mut term, &mut rx, &mut stop).await;
+    let mut result = rt.run(&mut app, &mut term, &mut rx, &mut stop).await;
+    if matches!(result, Ok(runtime::Exit::Quit))
+        && let Some(hosting) = &options.hosting
+        && hosting.others() > 0
+    {
+        terminal::leave();
+        if !end_for_everyone(hosting) {
+            eprintln!(
+                "claw-tui: serving session {} until the others detach and it is idle \
+                 (Ctrl+C ends it now)",
+                hosting.session_id()
+            );
+            if let Some(code) = hosting.serve_the_others(&mut stop).await {
+                result = Ok(runtime::Exit::Signal(code));
+            }
+        }
+    }
     // Quitting: nothing new may start, what waits is recorded in the session.
     let quitting = rt.supervisor().hold_for_switch();
     rt.abort();

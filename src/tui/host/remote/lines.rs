@@ -12,10 +12,12 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// Who this client is, as the server numbered it (its own joins are not news to it).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Me {
     /// The client id from the `attach` response.
     pub id: Option<u64>,
+    /// Who is attached, as the snapshot and the presence lines tell.
+    pub clients: Vec<crate::attach::ClientInfo>,
 }
 
 /// A `snapshot` line, as far as the client uses it.
@@ -29,7 +31,7 @@ struct Snapshot {
     #[serde(default)]
     pending_approvals: Vec<ApprovalRequest>,
     #[serde(default)]
-    clients: Vec<Value>,
+    clients: Vec<crate::attach::ClientInfo>,
 }
 
 #[derive(Deserialize)]
@@ -66,7 +68,7 @@ pub fn to_msgs(line: &str, me: &mut Me) -> Vec<Msg> {
         .unwrap_or_default();
     match kind {
         "hello" => Vec::new(),
-        "snapshot" => snapshot(value),
+        "snapshot" => snapshot(value, me),
         "resync" => vec![notice(
             NoticeLevel::Warning,
             "This client fell behind the session; its screen is rebuilt from the session".into(),
@@ -77,6 +79,7 @@ pub fn to_msgs(line: &str, me: &mut Me) -> Vec<Msg> {
             .unwrap_or_default(),
         "approval_resolved" => resolved(&value, me),
         "client_attached" | "client_detached" => presence(&value, kind, me),
+        // What the app shows of who is attached follows each change.
         _ => event(value),
     }
 }
@@ -95,7 +98,7 @@ fn event(value: Value) -> Vec<Msg> {
 
 /// The session as of the join: its history on screen, the answer being streamed, the
 /// queues, the subagents and the approvals that wait.
-fn snapshot(value: Value) -> Vec<Msg> {
+fn snapshot(value: Value, me: &mut Me) -> Vec<Msg> {
     let snapshot = match serde_json::from_value::<Snapshot>(value) {
         Ok(snapshot) => snapshot,
         Err(e) => {
@@ -125,7 +128,11 @@ fn snapshot(value: Value) -> Vec<Msg> {
         compactions: snapshot.state.compaction.into_iter().collect(),
         context: None,
     };
-    let mut msgs = vec![Msg::Sessions(sessions::Msg::Loaded(Box::new(loaded)))];
+    me.clients = snapshot.clients;
+    let mut msgs = vec![
+        Msg::Sessions(sessions::Msg::Loaded(Box::new(loaded))),
+        Msg::Attached(me.clients.clone()),
+    ];
     if snapshot.state.is_streaming {
         msgs.push(Msg::Agent(AgentEvent::AgentStart));
         if let Some(message) = snapshot.streaming_message {
@@ -185,20 +192,27 @@ fn resolved(value: &Value, me: &Me) -> Vec<Msg> {
 }
 
 /// Someone attached or left.
-fn presence(value: &Value, kind: &str, me: &Me) -> Vec<Msg> {
+fn presence(value: &Value, kind: &str, me: &mut Me) -> Vec<Msg> {
     let client = &value["client"];
+    if let Ok(info) = serde_json::from_value::<crate::attach::ClientInfo>(client.clone()) {
+        me.clients.retain(|c| c.id != info.id);
+        if kind == "client_attached" {
+            me.clients.push(info);
+        }
+    }
+    let attached = Msg::Attached(me.clients.clone());
     if client["id"].as_u64().is_some_and(|id| Some(id) == me.id) {
-        return Vec::new();
+        return vec![attached];
     }
     let what = if kind == "client_attached" {
         "attached to this session"
     } else {
         "detached"
     };
-    vec![notice(
-        NoticeLevel::Info,
-        format!("{} {what}", client_name(client)),
-    )]
+    vec![
+        notice(NoticeLevel::Info, format!("{} {what}", client_name(client))),
+        attached,
+    ]
 }
 
 /// `client 2 (claw-tui attach, pid 4311)`, or the session's own terminal.
@@ -268,7 +282,7 @@ mod tests {
             "steering":[],"follow_up":["later"]},
             "streaming_message":{"content":[{"type":"text","text":"Hel"}],"stop_reason":"stop",
             "usage":{"input":0,"output":0,"cache_read":0,"cache_write":0,"cost":0.0},"model":"m","timestamp":2},
-            "subagents":[],"pending_approvals":[],"clients":[{"id":1},{"id":2}]}"#;
+            "subagents":[],"pending_approvals":[],"clients":[{"id":1,"kind":"socket","pid":null,"name":null,"since_ms":1},{"id":2,"kind":"socket","pid":null,"name":null,"since_ms":2}]}"#;
         let msgs = to_msgs(&line.replace('\n', ""), &mut Me::default());
         assert!(
             matches!(&msgs[0], Msg::Sessions(sessions::Msg::Loaded(l)) if l.messages.len() == 1)
