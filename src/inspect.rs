@@ -11,6 +11,7 @@ pub mod format;
 pub mod log;
 pub mod rows;
 pub mod rpc;
+mod split;
 pub mod writer;
 
 pub use breakdown::{Breakdown, Part, breakdown};
