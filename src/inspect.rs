@@ -13,6 +13,7 @@ pub mod rows;
 pub mod rpc;
 mod split;
 pub mod writer;
+mod written;
 
 pub use breakdown::{Breakdown, Part, breakdown};
 pub use diff::{Change, diff};
