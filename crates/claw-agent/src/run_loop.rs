@@ -221,6 +221,10 @@ impl Run<'_, '_, '_> {
         // The request borrows the history's messages and keeps the history it borrows
         // (shared, not copied) for as long as the provider needs it: the HTTP provider
         // writes the body from it while sending, so no whole copy of the body is made.
+        // The stream, and with it the request, is dropped before the answer is added
+        // to the history, so that push copies nothing (unless the request log's thread
+        // still writes the body again: then the messages added since the history was
+        // last frozen are copied once, as any other holder of the history would cause).
         let mut stream = {
             // Converted straight from the history unless a transform wants its own copy
             // or a compaction is in force: a long history is not copied once more per
