@@ -4,4 +4,5 @@
 mod binary;
 mod e2e;
 mod size;
+mod streamed;
 mod wire;

@@ -10,3 +10,4 @@ mod models;
 mod openai;
 mod responses;
 mod retry;
+mod streamed;

@@ -14,6 +14,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+mod shared;
+pub use shared::SharedRequest;
+
 /// Why a provider's model list could not be had; providers say what failed in their
 /// own error, which reaches the log through this.
 pub type ModelListError = Box<dyn std::error::Error + Send + Sync>;
@@ -171,6 +174,22 @@ pub trait Provider: Send + Sync {
     ) -> LlmStream {
         let _ = origin;
         self.stream(request, cancel)
+    }
+
+    /// Starts one call on a request that owns the history it borrows, made for
+    /// `origin` when a wrapper attached one. A provider that writes the body while it
+    /// sends it (the HTTP one) keeps `request` until the call ends; the others take it
+    /// as a plain request ([`Provider::stream_for`], [`Provider::stream`]).
+    fn stream_shared(
+        &self,
+        request: Arc<SharedRequest>,
+        cancel: CancellationToken,
+        origin: Option<&CallOrigin>,
+    ) -> LlmStream {
+        SharedRequest::consume(request, |request| match origin {
+            Some(origin) => self.stream_for(request, cancel, origin),
+            None => self.stream(request, cancel),
+        })
     }
 
     /// The model ids the server offers (for `/model` completion); empty when the

@@ -10,7 +10,7 @@ use super::config::LoopConfig;
 use super::convert::sanitize_for_llm;
 use super::event::{AgentEvent, EventSink, apply_delta, finish_partial};
 use super::history::History;
-use super::provider::{LlmEvent, LlmRequest, Provider};
+use super::provider::{LlmEvent, LlmRequest, Provider, SharedRequest};
 use super::queue::{QueueKind, Queues};
 use super::running::RunningCalls;
 use super::tool_exec::execute_tool_calls;
@@ -218,30 +218,29 @@ impl Run<'_, '_, '_> {
         let env = self.env;
         let mut partial = AssistantMessage::empty(&env.config.model);
         let mut raw_args = Vec::new();
-        // The request borrows the history's messages; the provider turns it into what it
-        // sends before `stream` returns. The history is let go of at the end of this
-        // block, before streaming: the message about to be added need not copy it.
+        // The request borrows the history's messages and keeps the history it borrows
+        // (shared, not copied) for as long as the provider needs it: the HTTP provider
+        // writes the body from it while sending, so no whole copy of the body is made.
+        // The stream, and with it the request, is dropped before the answer is added
+        // to the history, so that push copies nothing (unless the request log's thread
+        // still writes the body again: then the messages added since the history was
+        // last frozen are copied once, as any other holder of the history would cause).
         let mut stream = {
             // Converted straight from the history unless a transform wants its own copy
             // or a compaction is in force: a long history is not copied once more per
             // request. The model sees the summary and the kept messages, never the
             // compacted ones.
             let shared = (env.history)();
-            let compacted;
-            let view: &History = match self.ctx.compaction.as_ref() {
+            let view = match self.ctx.compaction.as_ref() {
                 Some(c) if c.fits(shared.len()) => {
-                    compacted = History::unshared(compacted_view(&shared, Some(c)));
-                    &compacted
+                    Arc::new(History::unshared(compacted_view(&shared, Some(c))))
                 }
-                _ => &shared,
+                _ => shared,
             };
-            let transformed;
-            let history: &History = match &env.config.transform_context {
-                Some(transform) => {
-                    transformed =
-                        History::unshared(transform(view.to_vec(), env.cancel.clone()).await);
-                    &transformed
-                }
+            let history = match &env.config.transform_context {
+                Some(transform) => Arc::new(History::unshared(
+                    transform(view.to_vec(), env.cancel.clone()).await,
+                )),
                 None => view,
             };
             // After the transform: it may have waited for tools to become available.
@@ -252,18 +251,18 @@ impl Run<'_, '_, '_> {
                 self.retired = self.ctx.tools.keeping(&self.retired);
                 self.ctx.tools = tools;
             }
-            let messages = sanitize_for_llm((env.config.convert_to_llm)(history));
-            let request = LlmRequest {
+            let request = SharedRequest::new(history, |history| LlmRequest {
                 system_prompt: self.ctx.system_prompt.clone(),
-                messages,
+                messages: sanitize_for_llm((env.config.convert_to_llm)(history)),
                 tools: self.ctx.tools.definitions(),
                 model: env.config.model.clone(),
                 thinking: env.config.thinking,
-            };
+            });
             env.emit(AgentEvent::MessageStart {
                 message: Message::Assistant(partial.clone()),
             });
-            env.provider.stream(request, env.cancel.clone())
+            env.provider
+                .stream_shared(Arc::new(request), env.cancel.clone(), None)
         };
         let message = loop {
             let event = tokio::select! {

@@ -4,7 +4,7 @@
 
 mod accumulate;
 pub mod anthropic;
-mod body;
+pub mod body;
 pub mod demo;
 mod error;
 pub mod images;
@@ -39,6 +39,7 @@ pub use tap::{CallSink, FinishedCall, RequestOrigin, RequestTap, SentCall};
 
 pub use claw_agent::provider::{
     CallOrigin, LlmEvent, LlmMessage, LlmRequest, LlmStream, ModelListError, Provider,
+    SharedRequest,
 };
 use std::time::Duration;
 

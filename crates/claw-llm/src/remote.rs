@@ -5,6 +5,7 @@
 //! event decoder (`anthropic`, `openai`, `responses`).
 
 use super::anthropic::{self, AnthropicConfig};
+use super::body::{BodyPlan, ListWriter};
 use super::images::{needs_preparing, prepare_images};
 use super::models::ModelList;
 use super::openai::{self, OpenAiConfig};
@@ -14,10 +15,10 @@ use super::retry::RetryPolicy;
 use super::secret::Secret;
 use super::sections::WireFormat;
 use super::sse::{self, DEFAULT_MAX_EVENT_BYTES};
-use super::transport::{self, Decoder, HttpRequest, Limits, Target};
+use super::transport::{self, Decoder, Limits};
 use super::{
     CallOrigin, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, LlmMessage,
-    LlmRequest, LlmStream, ModelListError, Provider, RequestOrigin, SetupError,
+    LlmRequest, LlmStream, ModelListError, Provider, RequestOrigin, SetupError, SharedRequest,
 };
 use crate::{KeyError, ModelsError};
 use bytes::Bytes;
@@ -26,8 +27,12 @@ use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+mod send;
+mod shared;
 
 /// What every HTTP provider is configured with, whatever its wire format.
 #[derive(Clone, Debug)]
@@ -162,6 +167,25 @@ impl WireConfig {
         }
     }
 
+    /// The fields of the body for `request` (already prepared), all but the
+    /// conversation, which [`WireConfig::list`] writes.
+    pub(crate) fn plan(&self, request: &LlmRequest, cache_key: Option<&str>) -> BodyPlan {
+        match self {
+            Self::Anthropic(c) => anthropic::request::plan(request, c),
+            Self::ChatCompletions(c) => openai::request::plan(request, c, cache_key),
+            Self::Responses(c) => responses::request::plan(request, c, cache_key),
+        }
+    }
+
+    /// Writes the conversation of `request` (already prepared) to `out`.
+    pub(crate) fn list(&self, request: &LlmRequest, out: &mut ListWriter<'_>) {
+        match self {
+            Self::Anthropic(c) => anthropic::request::list(request, c, out),
+            Self::ChatCompletions(c) => openai::request::list(request, c, out),
+            Self::Responses(_) => responses::request::list(request, out),
+        }
+    }
+
     fn decoder(&self, model: &str) -> Box<dyn Decoder> {
         let remote = self.remote();
         let prices = prices_for(&remote.prices, model);
@@ -212,7 +236,8 @@ impl WireConfig {
 
 /// Streams answers from an HTTP model server in one of the three wire formats.
 pub struct RemoteProvider {
-    config: WireConfig,
+    /// Shared with the bodies being written from it.
+    config: Arc<WireConfig>,
     client: reqwest::Client,
 }
 
@@ -236,7 +261,10 @@ impl RemoteProvider {
     pub fn new(config: impl Into<WireConfig>) -> Result<Self, SetupError> {
         let config = config.into();
         let client = transport::client(config.remote().connect_timeout)?;
-        Ok(Self { config, client })
+        Ok(Self {
+            config: Arc::new(config),
+            client,
+        })
     }
 
     /// The settings in use.
@@ -246,12 +274,7 @@ impl RemoteProvider {
 
     /// The JSON body sent for `request` (after the shared preparation), as its bytes.
     pub fn request_body(&self, request: &LlmRequest) -> Result<Vec<u8>, serde_json::Error> {
-        let cache_key = self
-            .config
-            .remote()
-            .cache
-            .then(|| cache_key(request))
-            .flatten();
+        let cache_key = self.cache_key(request);
         // Most requests carry no image the model cannot take: those are not copied.
         let prepared = needs_preparing(request).then(|| {
             let mut copy = request.clone();
@@ -260,6 +283,16 @@ impl RemoteProvider {
         });
         self.config
             .body(prepared.as_ref().unwrap_or(request), cache_key.as_deref())
+    }
+
+    /// The prompt-cache key sent with `request` (before its images are prepared), when
+    /// caching is on.
+    fn cache_key(&self, request: &LlmRequest) -> Option<String> {
+        self.config
+            .remote()
+            .cache
+            .then(|| cache_key(request))
+            .flatten()
     }
 
     /// Decodes a raw response body into provider events, exactly as [`Provider::stream`]
@@ -289,7 +322,7 @@ impl RemoteProvider {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert("accept", HeaderValue::from_static("text/event-stream"));
-        if let WireConfig::Anthropic(_) = self.config {
+        if let WireConfig::Anthropic(_) = *self.config {
             headers.insert(
                 "anthropic-version",
                 HeaderValue::from_static(anthropic::API_VERSION),
@@ -317,63 +350,6 @@ impl RemoteProvider {
     }
 }
 
-impl RemoteProvider {
-    /// Sends one call, reporting it to `origin`'s tap when one is attached.
-    fn send(
-        &self,
-        request: LlmRequest,
-        cancel: CancellationToken,
-        origin: Option<&RequestOrigin>,
-    ) -> LlmStream {
-        let key_sent = match self.check_key() {
-            Ok(sent) => sent,
-            Err(e) => return transport::failed(&request.model, e.to_string()),
-        };
-        let headers = match self.headers() {
-            Ok(headers) => headers,
-            Err(e) => return transport::failed(&request.model, e.to_string()),
-        };
-        let body = match self.request_body(&request) {
-            Ok(body) => Bytes::from(body),
-            Err(e) => {
-                return transport::failed(
-                    &request.model,
-                    format!("Cannot encode the request as JSON: {e}"),
-                );
-            }
-        };
-        let remote = self.config.remote();
-        let url = self.config.url();
-        // The bytes handed to the HTTP client are the ones recorded.
-        let target = (
-            remote.name.as_str(),
-            self.config.format(),
-            request.model.as_str(),
-            url.as_str(),
-        );
-        let watch = origin.and_then(|o| o.sent(target, &headers, &body));
-        let http = HttpRequest {
-            client: self.client.clone(),
-            headers,
-            body,
-            target: Target {
-                provider: remote.name.clone(),
-                model: request.model.clone(),
-                url,
-                key_sent,
-                key_source: remote.api_key_source.clone(),
-            },
-            status: watch.as_ref().map(|w| w.status_cell()),
-        };
-        let decoder = self.config.decoder(&request.model);
-        let stream = transport::stream(http, decoder, self.limits(), cancel);
-        match watch {
-            Some(watch) => watch.watch(stream),
-            None => stream,
-        }
-    }
-}
-
 impl Provider for RemoteProvider {
     fn stream(&self, request: LlmRequest, cancel: CancellationToken) -> LlmStream {
         self.send(request, cancel, None)
@@ -386,6 +362,15 @@ impl Provider for RemoteProvider {
         origin: &CallOrigin,
     ) -> LlmStream {
         self.send(request, cancel, origin.get::<RequestOrigin>())
+    }
+
+    fn stream_shared(
+        &self,
+        request: Arc<SharedRequest>,
+        cancel: CancellationToken,
+        origin: Option<&CallOrigin>,
+    ) -> LlmStream {
+        self.send_shared(request, cancel, origin.and_then(CallOrigin::get))
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ModelListError>> {
@@ -410,12 +395,12 @@ impl RemoteProvider {
                 headers: self.headers()?,
                 timeout: remote.idle_timeout,
                 provider: &remote.name,
-                url: match &self.config {
+                url: match &*self.config {
                     WireConfig::Anthropic(c) => c.endpoint("models"),
                     _ => remote.join("models"),
                 },
             };
-            match self.config {
+            match *self.config {
                 WireConfig::Anthropic(_) => list.paged().await,
                 _ => list.single().await,
             }

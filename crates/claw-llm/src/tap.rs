@@ -3,7 +3,9 @@
 //! over the exact body bytes it sends, the URL and the headers with every secret
 //! redacted, then how the call ended.
 
-use super::{CallOrigin, LlmEvent, LlmRequest, LlmStream, Provider, WireFormat};
+use super::body::BodySource;
+use super::transport::Payload;
+use super::{CallOrigin, LlmEvent, LlmRequest, LlmStream, Provider, SharedRequest, WireFormat};
 use bytes::Bytes;
 use claw_agent::types::{AssistantMessage, Usage};
 use futures::Stream;
@@ -17,8 +19,9 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// What replaces a secret header value or URL parameter in the record.
-pub const REDACTED: &str = "[redacted]";
+mod redact;
+
+pub use redact::{REDACTED, redact_headers, redact_url, redact_url_in};
 
 /// One call as it was sent.
 #[derive(Clone, Debug)]
@@ -40,7 +43,8 @@ pub struct SentCall {
     pub url: String,
     /// The headers in send order, secrets redacted.
     pub headers: Vec<(String, String)>,
-    /// The body exactly as sent (every attempt sends these bytes).
+    /// The body exactly as sent (every attempt sends these bytes); empty when the body
+    /// is written as it is sent, which [`CallSink::sent_from`] then hands over.
     pub body: Bytes,
     /// When it was sent, ms since the epoch.
     pub time_ms: u64,
@@ -71,6 +75,18 @@ pub struct FinishedCall {
 pub trait CallSink: Send + Sync {
     /// A call was sent.
     fn sent(&self, call: SentCall);
+    /// A call was sent whose body is written as it goes out (a long one, written from
+    /// the request rather than kept): `call.body` is empty and `body` writes the bytes
+    /// sent, field by field and element by element. A sink that wants the bytes whole
+    /// gets them from the default, which writes them into `call.body`.
+    fn sent_from(&self, mut call: SentCall, body: BodySource) {
+        match body.to_vec() {
+            Ok(bytes) => call.body = Bytes::from(bytes),
+            // The body was written once before it was sent, so this does not happen.
+            Err(e) => tracing::warn!("a request body could not be written again: {e}"),
+        }
+        self.sent(call);
+    }
     /// A call ended.
     fn finished(&self, call: FinishedCall);
     /// Resolves once everything reported before is written.
@@ -187,12 +203,12 @@ impl RequestOrigin {
         &self,
         target: (&str, WireFormat, &str, &str),
         headers: &HeaderMap,
-        body: &Bytes,
+        body: &Payload,
     ) -> Option<CallWatch> {
         let Attached { sink, turn, .. } = self.tap.attached()?;
         let (provider, format, model, url) = target;
         let id = self.tap.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        sink.sent(SentCall {
+        let call = SentCall {
             id,
             agent: self.agent.clone(),
             turn: turn(),
@@ -201,9 +217,16 @@ impl RequestOrigin {
             model: model.to_owned(),
             url: redact_url(url),
             headers: redact_headers(headers),
-            body: body.clone(),
+            body: match body {
+                Payload::Bytes(bytes) => bytes.clone(),
+                Payload::Written(_) => Bytes::new(),
+            },
             time_ms: claw_agent::now_ms(),
-        });
+        };
+        match body {
+            Payload::Bytes(_) => sink.sent(call),
+            Payload::Written(source) => sink.sent_from(call, source.clone()),
+        }
         Some(CallWatch {
             sink,
             call: FinishedCall {
@@ -215,95 +238,6 @@ impl RequestOrigin {
             done: false,
         })
     }
-}
-
-/// Headers as recorded: a value the client marked sensitive, or whose name says it
-/// carries a credential, is replaced by [`REDACTED`].
-pub fn redact_headers(headers: &HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .map(|(name, value)| {
-            let name = name.as_str().to_owned();
-            let shown = if value.is_sensitive() || is_secret_name(&name) {
-                REDACTED.to_owned()
-            } else {
-                String::from_utf8_lossy(value.as_bytes()).into_owned()
-            };
-            (name, shown)
-        })
-        .collect()
-}
-
-fn is_secret_name(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    [
-        "authorization",
-        "auth",
-        "cookie",
-        "key",
-        "token",
-        "secret",
-        "signature",
-        "sig",
-        "pass",
-        "credential",
-        "code",
-        "session",
-        "jwt",
-    ]
-    .iter()
-    .any(|word| name.contains(word))
-}
-
-/// `url` with its credentials redacted: the user name and password of
-/// `user:password@host`, and the values of query parameters named like credentials
-/// (`?key=`, `api_key=`, `token=`: some gateways take the key there). Wherever a base
-/// URL is shown (the request log, errors, `/status`, the log file) it goes through here.
-pub fn redact_url(url: &str) -> String {
-    let (rest, fragment) = match url.split_once('#') {
-        Some((rest, fragment)) => (rest, Some(fragment)),
-        None => (url, None),
-    };
-    let (base, query) = match rest.split_once('?') {
-        Some((base, query)) => (base, Some(query)),
-        None => (rest, None),
-    };
-    let mut out = redact_userinfo(base);
-    if let Some(query) = query {
-        let parts: Vec<String> = query
-            .split('&')
-            .map(|pair| match pair.split_once('=') {
-                Some((name, _)) if is_secret_name(name) => format!("{name}={REDACTED}"),
-                _ => pair.to_owned(),
-            })
-            .collect();
-        out.push('?');
-        out.push_str(&parts.join("&"));
-    }
-    if let Some(fragment) = fragment {
-        out.push('#');
-        out.push_str(fragment);
-    }
-    out
-}
-
-/// `base` (a URL without query) with the `user:password@` of its authority redacted.
-fn redact_userinfo(base: &str) -> String {
-    let start = base.find("://").map_or(0, |i| i + 3);
-    let authority_end = base[start..].find('/').map_or(base.len(), |i| start + i);
-    match base[start..authority_end].rfind('@') {
-        Some(at) => format!("{}{REDACTED}{}", &base[..start], &base[start + at..]),
-        None => base.to_owned(),
-    }
-}
-
-/// `text` (an error's words) with `url`, wherever it appears, redacted.
-pub fn redact_url_in(text: &str, url: &str) -> String {
-    let shown = redact_url(url);
-    if shown == url || url.is_empty() {
-        return text.to_owned();
-    }
-    text.replace(url, &shown)
 }
 
 /// Follows one call's events and reports how it ended (also when the stream is dropped
@@ -423,50 +357,17 @@ impl Provider for Tagged {
         self.inner.stream_for(request, cancel, &self.origin)
     }
 
+    fn stream_shared(
+        &self,
+        request: Arc<SharedRequest>,
+        cancel: CancellationToken,
+        _outer: Option<&CallOrigin>,
+    ) -> LlmStream {
+        self.inner
+            .stream_shared(request, cancel, Some(&self.origin))
+    }
+
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, super::ModelListError>> {
         self.inner.list_models()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use reqwest::header::{AUTHORIZATION, HeaderValue};
-
-    #[test]
-    fn secrets_are_redacted() {
-        let mut headers = HeaderMap::new();
-        let mut auth = HeaderValue::from_static("Bearer sk-live-1");
-        auth.set_sensitive(true);
-        headers.insert(AUTHORIZATION, auth);
-        headers.insert("x-api-key", HeaderValue::from_static("sk-ant-2"));
-        headers.insert("x-goog-token", HeaderValue::from_static("t-3"));
-        headers.insert("accept", HeaderValue::from_static("text/event-stream"));
-        let shown = format!("{:?}", redact_headers(&headers));
-        for secret in ["sk-live-1", "sk-ant-2", "t-3"] {
-            assert!(!shown.contains(secret), "{shown}");
-        }
-        assert!(shown.contains("text/event-stream"), "{shown}");
-        assert_eq!(
-            redact_url("https://h/v1?alt=sse&key=abc&api_key=d"),
-            "https://h/v1?alt=sse&key=[redacted]&api_key=[redacted]"
-        );
-        assert_eq!(redact_url("https://h/v1/messages"), "https://h/v1/messages");
-        assert_eq!(
-            redact_url("http://user:pa@ss@gw.example:8080/v1?token=t&model=m#top"),
-            "http://[redacted]@gw.example:8080/v1?token=[redacted]&model=m#top"
-        );
-        assert_eq!(
-            redact_url("https://h/v1?sig=s&x=1&password=p"),
-            "https://h/v1?sig=[redacted]&x=1&password=[redacted]"
-        );
-        assert_eq!(
-            redact_url("https://h/v1?pass=p&code=c&session=s&api-version=2024"),
-            "https://h/v1?pass=[redacted]&code=[redacted]&session=[redacted]&api-version=2024"
-        );
-        assert_eq!(
-            redact_url_in("error for url (http://u:p@h/v1)", "http://u:p@h/v1"),
-            "error for url (http://[redacted]@h/v1)"
-        );
     }
 }

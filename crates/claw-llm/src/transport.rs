@@ -3,7 +3,10 @@
 //! shared. What the responses mean (HTTP errors, bodies that are not streams, the body's
 //! events) is in `transport/response.rs`.
 
+mod payload;
 mod response;
+
+pub(crate) use payload::{CHUNK, Payload};
 
 use super::accumulate::{Accumulator, Out, malformed};
 use super::messages::{
@@ -15,11 +18,10 @@ use super::sse::{self, Event, SseOptions, SseStream};
 use super::tap::redact_url;
 use super::{LlmEvent, LlmStream};
 use crate::SetupError;
-use bytes::Bytes;
 use claw_agent::run_loop::ABORTED_MESSAGE;
 use claw_agent::types::{AssistantMessage, ErrorKind, StopReason};
 use futures::StreamExt;
-use reqwest::header::HeaderMap;
+use reqwest::header::{CONTENT_LENGTH, HeaderMap};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU16;
 use std::time::Duration;
@@ -137,8 +139,8 @@ pub(crate) struct HttpRequest {
     pub client: reqwest::Client,
     /// Headers including the (sensitive) key.
     pub headers: HeaderMap,
-    /// Serialised JSON body.
-    pub body: Bytes,
+    /// The JSON body.
+    pub body: Payload,
     /// Who is called.
     pub target: Target,
     /// Where the last response's status is stored, for the request log.
@@ -294,12 +296,15 @@ impl<D: Decoder> Call<D> {
         let Some(request) = &self.request else {
             return;
         };
-        let sending = request
+        let mut sending = request
             .client
             .post(&request.target.url)
-            .headers(request.headers.clone())
-            .body(request.body.clone())
-            .send();
+            .headers(request.headers.clone());
+        if let Payload::Written(_) = &request.body {
+            // Known ahead: a body written while it is sent would otherwise go chunked.
+            sending = sending.header(CONTENT_LENGTH, request.body.len());
+        }
+        let sending = sending.body(request.body.body()).send();
         let idle = self.limits.idle_timeout;
         let response = tokio::select! {
             biased;

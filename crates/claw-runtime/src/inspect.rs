@@ -11,7 +11,9 @@ pub mod format;
 pub mod log;
 pub mod rows;
 pub mod rpc;
+mod split;
 pub mod writer;
+mod written;
 
 pub use breakdown::{Breakdown, Part, breakdown};
 pub use diff::{Change, diff};

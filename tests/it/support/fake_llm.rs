@@ -296,5 +296,6 @@ impl Drop for EndGuard {
 
 pub mod anthropic;
 pub mod drive;
+pub mod long;
 pub mod openai;
 pub mod responses;

@@ -9,9 +9,10 @@ use super::tokens::{estimate_message, estimate_text};
 use super::{Compaction, CompactionReason, ContextBudget, summary_text};
 use crate::History;
 use crate::event::{AgentEvent, EventSink};
-use crate::provider::{LlmEvent, LlmMessage, LlmRequest, Provider};
+use crate::provider::{LlmEvent, LlmMessage, LlmRequest, Provider, SharedRequest};
 use crate::types::{Message, StopReason, ThinkingLevel, Usage, UserMessage, now_ms};
 use futures::StreamExt;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// How often a summary request the provider refuses as too long is planned again with
@@ -206,7 +207,11 @@ impl Caller<'_> {
             model: job.model.clone(),
             thinking: ThinkingLevel::Off,
         };
-        let mut stream = self.provider.stream(request, self.cancel.clone());
+        // Shared, so the HTTP provider writes the body from this one copy of the text.
+        let request = Arc::new(SharedRequest::owned(request));
+        let mut stream = self
+            .provider
+            .stream_shared(request, self.cancel.clone(), None);
         loop {
             let event = tokio::select! {
                 biased;

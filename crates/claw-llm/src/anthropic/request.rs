@@ -2,7 +2,9 @@
 //! results, replayed thinking, tools, the thinking budget and the cache breakpoints.
 
 use super::AnthropicConfig;
-use crate::body::{self, ListWriter};
+#[cfg(test)]
+use crate::body;
+use crate::body::{BodyPlan, ListWriter};
 use crate::images;
 use crate::{LlmMessage, LlmRequest};
 use claw_agent::ImageData;
@@ -64,6 +66,11 @@ pub(crate) fn body(
     request: &LlmRequest,
     config: &AnthropicConfig,
 ) -> Result<Vec<u8>, serde_json::Error> {
+    plan(request, config).to_vec(|turns| list(request, config, turns))
+}
+
+/// The body's fields for `request`, all but the conversation ([`list`]).
+pub(crate) fn plan(request: &LlmRequest, config: &AnthropicConfig) -> BodyPlan {
     let limit = config
         .output_limit
         .unwrap_or_else(|| output_limit(&request.model));
@@ -98,9 +105,12 @@ pub(crate) fn body(
             json!({"type": "enabled", "budget_tokens": budget}),
         );
     }
-    body::write(body, "messages", |turns| {
-        messages(&request.messages, cache, turns);
-    })
+    BodyPlan::new(body, "messages")
+}
+
+/// The conversation of `request`, written turn by turn to `turns`.
+pub(crate) fn list(request: &LlmRequest, config: &AnthropicConfig, turns: &mut ListWriter<'_>) {
+    messages(&request.messages, config.remote.cache, turns);
 }
 
 /// `{"type": "ephemeral"}`: the five-minute cache.

@@ -3,7 +3,7 @@
 //! compat-dependent fields.
 
 use super::{MaxTokensField, OpenAiConfig, SystemRole};
-use crate::body::{self, ListWriter};
+use crate::body::{BodyPlan, ListWriter};
 use crate::images::data_url;
 use crate::{LlmMessage, LlmRequest};
 use claw_agent::ImageData;
@@ -28,6 +28,15 @@ pub(crate) fn body(
     config: &OpenAiConfig,
     cache_key: Option<&str>,
 ) -> Result<Vec<u8>, serde_json::Error> {
+    plan(request, config, cache_key).to_vec(|messages| list(request, config, messages))
+}
+
+/// The body's fields for `request`, all but the conversation ([`list`]).
+pub(crate) fn plan(
+    request: &LlmRequest,
+    config: &OpenAiConfig,
+    cache_key: Option<&str>,
+) -> BodyPlan {
     let compat = &config.compat;
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
@@ -64,9 +73,12 @@ pub(crate) fn body(
     {
         body.insert("prompt_cache_key".into(), json!(key));
     }
-    body::write(body, "messages", |messages| {
-        conversation(request, compat, messages)
-    })
+    BodyPlan::new(body, "messages")
+}
+
+/// The conversation of `request`, system prompt first, written message by message.
+pub(crate) fn list(request: &LlmRequest, config: &OpenAiConfig, messages: &mut ListWriter<'_>) {
+    conversation(request, &config.compat, messages);
 }
 
 /// The conversation as Chat Completions messages, system prompt first.

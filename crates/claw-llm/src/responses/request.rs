@@ -3,7 +3,9 @@
 //! `function_call_output`, replayed `reasoning`), tools as functions, and reasoning.
 
 use super::ResponsesConfig;
-use crate::body::{self, ListWriter};
+#[cfg(test)]
+use crate::body;
+use crate::body::{BodyPlan, ListWriter};
 use crate::images::data_url;
 use crate::{LlmMessage, LlmRequest};
 use claw_agent::ImageData;
@@ -30,6 +32,15 @@ pub(crate) fn body(
     config: &ResponsesConfig,
     cache_key: Option<&str>,
 ) -> Result<Vec<u8>, serde_json::Error> {
+    plan(request, config, cache_key).to_vec(|items| list(request, items))
+}
+
+/// The body's fields for `request`, all but the conversation ([`list`]).
+pub(crate) fn plan(
+    request: &LlmRequest,
+    config: &ResponsesConfig,
+    cache_key: Option<&str>,
+) -> BodyPlan {
     let mut body = Map::new();
     body.insert("model".into(), json!(request.model));
     if !request.system_prompt.is_empty() {
@@ -63,7 +74,12 @@ pub(crate) fn body(
     if let Some(key) = cache_key {
         body.insert("prompt_cache_key".into(), json!(key));
     }
-    body::write(body, "input", |items| input(&request.messages, items))
+    BodyPlan::new(body, "input")
+}
+
+/// The conversation of `request` as input items, written one by one.
+pub(crate) fn list(request: &LlmRequest, items: &mut ListWriter<'_>) {
+    input(&request.messages, items);
 }
 
 /// The conversation as input items. Images of tool results follow the run of

@@ -2,7 +2,7 @@
 //! thread.
 
 use super::format::{BlobLine, BodyRef, FieldRef, Item, hash};
-use serde::de::{Deserializer, MapAccess, Visitor};
+use super::split::{Value, split};
 use serde_json::value::RawValue;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -93,67 +93,36 @@ impl Encoder {
             self.last.remove(agent);
             return BodyRef::Whole(h);
         };
-        // The agent's previous request is replaced by this one below.
-        let base = self.last.remove(agent);
-        let mut refs = Vec::with_capacity(fields.len());
-        let mut arrays = HashMap::new();
-        let mut values = HashMap::new();
-        let mut uses_base = false;
+        let mut encoding = self.begin(agent);
         for field in &fields {
-            let mut entry = FieldRef {
-                k: field.key.clone(),
-                v: None,
-                h: None,
-                a: None,
-            };
             match &field.value {
                 Value::Array(elements) => {
-                    let before = base.as_ref().and_then(|b| b.arrays.get(&field.key));
-                    let mut kept = Vec::with_capacity(elements.len());
-                    for (at, element) in elements.iter().enumerate() {
-                        let was = before.and_then(|b| b.get(at));
-                        let h = self.element(element, was, blobs);
-                        let text = keeps_text(at, elements.len()).then(|| Arc::from(*element));
-                        kept.push((h, text));
+                    encoding.array(&field.key);
+                    for element in elements {
+                        encoding.element(element, blobs);
                     }
-                    let hashes: Vec<&str> = kept.iter().map(|(h, _)| h.as_str()).collect();
-                    let before: Vec<&str> = before
-                        .map(|b| b.iter().map(|(h, _)| h.as_str()).collect())
-                        .unwrap_or_default();
-                    let items = items(&hashes, &before);
-                    uses_base |= items.iter().any(|i| matches!(i, Item::Run(_)));
-                    entry.a = Some(items);
-                    arrays.insert(field.key.clone(), kept);
+                    encoding.end_array();
                 }
-                Value::Other(raw)
-                    if base
-                        .as_ref()
-                        .and_then(|b| b.values.get(&field.key))
-                        .is_some_and(|was| **was == **raw) =>
-                {
-                    // Only the key: the value is the base request's.
-                    uses_base = true;
-                    values.insert(field.key.clone(), Arc::from(*raw));
-                }
-                Value::Other(raw) if raw.len() > INLINE_MAX => {
-                    values.insert(field.key.clone(), Arc::from(*raw));
-                    entry.h = Some(self.blob(raw, blobs));
-                }
-                Value::Other(raw) => {
-                    values.insert(field.key.clone(), Arc::from(*raw));
-                    entry.v = RawValue::from_string((*raw).to_owned()).ok();
-                    if entry.v.is_none() {
-                        entry.h = Some(self.blob(raw, blobs));
-                    }
-                }
+                Value::Other(raw) => encoding.value(&field.key, raw, blobs),
             }
-            refs.push(entry);
         }
-        let base_index = base.filter(|_| uses_base).map(|b| b.index);
-        self.know_request(agent, index, Fields { arrays, values });
-        BodyRef::Object {
-            base: base_index,
-            fields: refs,
+        encoding.finish(index)
+    }
+
+    /// Starts encoding the next request of `agent`, given field by field (a body
+    /// written as it was sent is never whole). The same fields give the same lines as
+    /// [`Encoder::encode`] of the whole body.
+    pub fn begin(&mut self, agent: &str) -> Encoding<'_> {
+        // The agent's previous request is replaced by this one when it is finished.
+        let base = self.last.remove(agent);
+        Encoding {
+            encoder: self,
+            agent: agent.to_owned(),
+            base,
+            refs: Vec::new(),
+            fields: Fields::default(),
+            uses_base: false,
+            array: None,
         }
     }
 
@@ -194,6 +163,125 @@ impl Encoder {
             blobs(blob_line(&h, text));
         }
         h
+    }
+}
+
+/// A request being encoded field by field ([`Encoder::begin`]).
+pub struct Encoding<'e> {
+    encoder: &'e mut Encoder,
+    agent: String,
+    /// The agent's previous request.
+    base: Option<Previous>,
+    refs: Vec<FieldRef>,
+    /// This request, as the base of the next.
+    fields: Fields,
+    uses_base: bool,
+    /// The array field being given, its key and its elements so far.
+    array: Option<(String, Vec<Element>)>,
+}
+
+impl Encoding<'_> {
+    /// The top-level field `key`, whose value is the JSON `raw`. An array's elements
+    /// are stored one by one, as those of the long list are.
+    pub fn value(&mut self, key: &str, raw: &str, blobs: &mut dyn FnMut(BlobLine)) {
+        if raw.starts_with('[')
+            && let Ok(elements) = serde_json::from_str::<Vec<&RawValue>>(raw)
+        {
+            self.array(key);
+            for element in elements {
+                self.element(element.get(), blobs);
+            }
+            self.end_array();
+            return;
+        }
+        let mut entry = FieldRef {
+            k: key.to_owned(),
+            v: None,
+            h: None,
+            a: None,
+        };
+        let same = self
+            .base
+            .as_ref()
+            .and_then(|b| b.values.get(key))
+            .is_some_and(|was| **was == *raw);
+        if same {
+            // Only the key: the value is the base request's.
+            self.uses_base = true;
+        } else if raw.len() > INLINE_MAX {
+            entry.h = Some(self.encoder.blob(raw, blobs));
+        } else {
+            entry.v = RawValue::from_string(raw.to_owned()).ok();
+            if entry.v.is_none() {
+                entry.h = Some(self.encoder.blob(raw, blobs));
+            }
+        }
+        self.fields.values.insert(key.to_owned(), Arc::from(raw));
+        self.refs.push(entry);
+    }
+
+    /// The array field `key` begins; its elements follow ([`Encoding::element`]).
+    pub fn array(&mut self, key: &str) {
+        self.end_array();
+        self.array = Some((key.to_owned(), Vec::new()));
+    }
+
+    /// The next element of the array begun last, its JSON `text`.
+    pub fn element(&mut self, text: &str, blobs: &mut dyn FnMut(BlobLine)) {
+        let Some((key, kept)) = &mut self.array else {
+            return;
+        };
+        let at = kept.len();
+        let was = self
+            .base
+            .as_ref()
+            .and_then(|b| b.arrays.get(key.as_str()))
+            .and_then(|b| b.get(at));
+        let h = self.encoder.element(text, was, blobs);
+        kept.push((h, Some(Arc::from(text))));
+        // The array's length is not known yet: each text is kept until it can no longer
+        // be among the last (what `keeps_text` keeps once the length is known).
+        if let Some(gone) = at
+            .checked_sub(KEPT_TAIL)
+            .filter(|&i| !keeps_text(i, at + 1))
+        {
+            kept[gone].1 = None;
+        }
+    }
+
+    /// The array begun last ends.
+    pub fn end_array(&mut self) {
+        let Some((key, kept)) = self.array.take() else {
+            return;
+        };
+        let hashes: Vec<&str> = kept.iter().map(|(h, _)| h.as_str()).collect();
+        let before: Vec<&str> = self
+            .base
+            .as_ref()
+            .and_then(|b| b.arrays.get(&key))
+            .map(|b| b.iter().map(|(h, _)| h.as_str()).collect())
+            .unwrap_or_default();
+        let items = items(&hashes, &before);
+        self.uses_base |= items.iter().any(|i| matches!(i, Item::Run(_)));
+        self.refs.push(FieldRef {
+            k: key.clone(),
+            v: None,
+            h: None,
+            a: Some(items),
+        });
+        self.fields.arrays.insert(key, kept);
+    }
+
+    /// The request's references, as request `index`; the agent's next request is
+    /// encoded against this one.
+    pub fn finish(mut self, index: usize) -> BodyRef {
+        self.end_array();
+        let base = self.base.filter(|_| self.uses_base).map(|b| b.index);
+        self.encoder.know_request(&self.agent, index, self.fields);
+        BodyRef::Object {
+            base,
+            fields: self.refs,
+        }
     }
 }
 
@@ -272,96 +360,6 @@ fn items(hashes: &[&str], base: &[&str]) -> Vec<Item> {
         }
     }
     items
-}
-
-/// A top-level field of a body.
-pub(super) struct Field<'a> {
-    pub key: String,
-    pub value: Value<'a>,
-}
-
-/// A field's value: an array's elements, or the value's text.
-pub(super) enum Value<'a> {
-    Array(Vec<&'a str>),
-    Other(&'a str),
-}
-
-/// The body as its fields, when it is a JSON object whose fields (and array elements),
-/// joined back in the compact form, give exactly `body`; `None` otherwise.
-pub(super) fn split(body: &[u8]) -> Option<Vec<Field<'_>>> {
-    let text = std::str::from_utf8(body).ok()?;
-    let mut de = serde_json::Deserializer::from_str(text);
-    let raw = (&mut de).deserialize_map(FieldsVisitor).ok()?;
-    de.end().ok()?;
-    let mut fields = Vec::with_capacity(raw.len());
-    for (key, value) in raw {
-        let value = value.get();
-        let value = if value.starts_with('[') {
-            let elements: Vec<&RawValue> = serde_json::from_str(value).ok()?;
-            Value::Array(elements.into_iter().map(RawValue::get).collect())
-        } else {
-            Value::Other(value)
-        };
-        fields.push(Field { key, value });
-    }
-    joins_back(&fields, body).then_some(fields)
-}
-
-/// Whether `fields`, joined in the compact form as one object, give exactly `body`
-/// (compared piece by piece: a long body is not copied to be checked).
-fn joins_back(fields: &[Field<'_>], body: &[u8]) -> bool {
-    let mut rest = body;
-    let mut take = |piece: &[u8]| match rest.strip_prefix(piece) {
-        Some(after) => {
-            rest = after;
-            true
-        }
-        None => false,
-    };
-    if !take(b"{") {
-        return false;
-    }
-    for (n, field) in fields.iter().enumerate() {
-        let Ok(key) = serde_json::to_string(&field.key) else {
-            return false;
-        };
-        if (n > 0 && !take(b",")) || !take(key.as_bytes()) || !take(b":") {
-            return false;
-        }
-        let whole = match &field.value {
-            Value::Array(elements) => {
-                take(b"[")
-                    && elements
-                        .iter()
-                        .enumerate()
-                        .all(|(i, e)| (i == 0 || take(b",")) && take(e.as_bytes()))
-                    && take(b"]")
-            }
-            Value::Other(text) => take(text.as_bytes()),
-        };
-        if !whole {
-            return false;
-        }
-    }
-    take(b"}") && rest.is_empty()
-}
-
-struct FieldsVisitor;
-
-impl<'de> Visitor<'de> for FieldsVisitor {
-    type Value = Vec<(String, &'de RawValue)>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut fields = Vec::new();
-        while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
-            fields.push((key, value));
-        }
-        Ok(fields)
-    }
 }
 
 #[cfg(test)]

@@ -4,9 +4,11 @@
 //! each call (a turn boundary) and on close.
 
 use super::encode::{Encoder, Fields, keeps_text};
-use super::format::{LogLine, RequestLine, ResponseLine};
+use super::format::{BlobLine, BodyRef, LogLine, RequestLine, ResponseLine};
 use super::log::{Body, FieldValue, RequestLog, requests_path};
+use super::written;
 use crate::agent::{Agent, AgentState, Message};
+use crate::llm::body::BodySource;
 use crate::llm::{CallSink, FinishedCall, RequestTap, SentCall};
 use crate::session::SideLogReport;
 use crate::session::side_log::SideLog;
@@ -17,6 +19,8 @@ use std::sync::mpsc;
 
 enum Command {
     Sent(SentCall),
+    /// A call whose body is written again here (see [`CallSink::sent_from`]).
+    SentFrom(SentCall, BodySource),
     Finished(FinishedCall),
     Sync(tokio::sync::oneshot::Sender<()>),
     Close(tokio::sync::oneshot::Sender<()>),
@@ -28,6 +32,10 @@ struct ChannelSink(mpsc::Sender<Command>);
 impl CallSink for ChannelSink {
     fn sent(&self, call: SentCall) {
         let _ = self.0.send(Command::Sent(call));
+    }
+
+    fn sent_from(&self, call: SentCall, body: BodySource) {
+        let _ = self.0.send(Command::SentFrom(call, body));
     }
 
     fn finished(&self, call: FinishedCall) {
@@ -162,6 +170,10 @@ fn write_loop(path: &Path, report: SideLogReport, received: &mpsc::Receiver<Comm
                 writer.sent(call);
                 writer.flush();
             }
+            Command::SentFrom(call, body) => {
+                writer.sent_from(call, &body);
+                writer.flush();
+            }
             Command::Finished(call) => {
                 writer.finished(&call);
                 writer.flush();
@@ -172,6 +184,7 @@ fn write_loop(path: &Path, report: SideLogReport, received: &mpsc::Receiver<Comm
                 while let Ok(command) = received.try_recv() {
                     match command {
                         Command::Sent(call) => writer.sent(call),
+                        Command::SentFrom(call, body) => writer.sent_from(call, &body),
                         Command::Finished(call) => writer.finished(&call),
                         Command::Sync(other) | Command::Close(other) => drop(other.send(())),
                     }
@@ -235,6 +248,27 @@ impl Writer {
     }
 
     fn sent(&mut self, call: SentCall) {
+        let body = call.body.clone();
+        self.record(call, body.len(), |encoder, agent, index, blobs| {
+            encoder.encode(agent, index, &body, blobs)
+        });
+    }
+
+    /// A call whose body was written as it was sent: written once more, here, and
+    /// encoded field by field as it is.
+    fn sent_from(&mut self, call: SentCall, body: &BodySource) {
+        self.record(call, body.size(), |encoder, agent, index, blobs| {
+            written::encode(encoder, agent, index, body, blobs)
+        });
+    }
+
+    /// Writes the blobs and the line of `call`, a body of `bytes` that `encode` makes.
+    fn record(
+        &mut self,
+        call: SentCall,
+        bytes: usize,
+        encode: impl FnOnce(&mut Encoder, &str, usize, &mut dyn FnMut(BlobLine)) -> BodyRef,
+    ) {
         let index = self.next_index;
         self.next_index += 1;
         self.pending.insert(call.id, index);
@@ -242,11 +276,9 @@ impl Writer {
         // session is all new blobs, which are not held all at once.
         let log = &mut self.log;
         let mut lost = false;
-        let body = self
-            .encoder
-            .encode(&call.agent, index, &call.body, &mut |blob| {
-                lost |= !log_line(log, &LogLine::Blob(blob));
-            });
+        let body = encode(&mut self.encoder, &call.agent, index, &mut |blob| {
+            lost |= !log_line(log, &LogLine::Blob(blob));
+        });
         if lost {
             self.forget();
         }
@@ -265,7 +297,7 @@ impl Writer {
             model: call.model,
             url: call.url,
             headers: (!same_headers).then_some(call.headers),
-            bytes: call.body.len(),
+            bytes,
             body,
         })));
     }
