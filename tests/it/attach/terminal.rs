@@ -85,3 +85,60 @@ fn two_terminals_drive_one_served_session() {
     assert!(served.socket.exists());
     assert_eq!(served.stop(), 143);
 }
+
+#[test]
+fn a_session_started_in_a_terminal_is_attached_from_another_and_kept_for_it_on_quit() {
+    let sandbox = Arc::new(Sandbox::new());
+    sandbox.write_config("[exec]\napproval = \"ask\"\n");
+    let root = sandbox.dir.path();
+    let mut host = Tui::in_sandbox(
+        root,
+        &["--provider", "demo"],
+        &[("CLAW_TUI_DEMO_PACE_MS", "5"), ("XDG_RUNTIME_DIR", "")],
+        (110, 36),
+    );
+    host.wait_text("Ask anything");
+    // The session's socket, found the way `claw-tui attach` finds it.
+    let sockets = root.join("state/claw-tui/sockets");
+    let id = crate::support::poll::until("the session's socket", crate::support::DEADLINE, || {
+        std::fs::read_dir(&sockets).ok()?.flatten().find_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".sock")
+                .map(str::to_owned)
+        })
+    });
+    let mut guest = attach(&sandbox, &id[..8]);
+    guest.wait_text("Attached to session");
+    host.wait_text("claw-tui attach attached");
+    // The guest's command waits for approval in both; the host answers it.
+    guest.send("run touch from-guest\r");
+    host.wait_text("Approve exec?");
+    guest.wait_text("Approve exec?");
+    host.send("y");
+    guest.wait_text("The session's own terminal allowed");
+    crate::support::poll::until(
+        "the approved command's file",
+        crate::support::DEADLINE,
+        || {
+            sandbox
+                .workspace()
+                .join("from-guest")
+                .exists()
+                .then_some(())
+        },
+    );
+    // Quitting the host while the guest is attached asks; Enter keeps it for the guest.
+    host.send("\x04");
+    host.wait_text("still attached");
+    host.send("\r");
+    host.wait_text("until the others detach");
+    guest.wait_text("own terminal detached");
+    guest.send("hello after the host\r");
+    guest.wait_text("hello after the host");
+    guest.wait_text("offline demo model");
+    // The guest leaves: the host process ends by itself, the terminal given back.
+    guest.quit();
+    let (code, alternate, _) = host.wait_exit();
+    assert_eq!((code, alternate), (0, false));
+}
