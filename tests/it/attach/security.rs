@@ -158,3 +158,29 @@ print("connected, read", len(data), "bytes")
     }
     text
 }
+
+#[test]
+fn a_models_command_cannot_reach_the_sessions_socket() {
+    let served = served();
+    let watcher = served.attach("watcher");
+    // The model's command tries the socket it would need to approve its own calls.
+    let probe = format!(
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect({:?})\n    \
+         s.sendall(b'{{\"type\":\"attach\"}}\\n')\n    print('REACHED', s.recv(100))\nexcept OSError as e:\n    \
+         print('REFUSED', e)\n",
+        served.socket.display().to_string()
+    );
+    std::fs::write(served.sandbox.workspace().join("probe.py"), probe).unwrap();
+    watcher.send(r#"{"type":"prompt","content":"run python3 probe.py"}"#);
+    let lines = watcher.until(|l| l["type"] == "tool_execution_end");
+    let output = lines.last().unwrap()["result"]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(output.contains("REFUSED"), "the command reached the socket: {output}");
+    assert!(!output.contains("REACHED"), "{output}");
+    watcher.until(|l| l["type"] == "agent_end");
+    watcher.send(r#"{"type":"get_clients"}"#);
+    let clients = watcher.response("get_clients");
+    assert_eq!(clients["clients"].as_array().unwrap().len(), 1, "{clients}");
+}
