@@ -90,14 +90,7 @@ async fn session() -> Session {
     .unwrap();
     let events = std::mem::replace(&mut main.events, tokio::sync::mpsc::unbounded_channel().1);
     let pump = PumpHandle::start(&main.agent, events);
-    let runtime = HubRuntime {
-        supervisor: main.supervisor.clone(),
-        controls: main.controls.clone(),
-        mcp: main.mcp.clone(),
-        requests: main.requests.clone(),
-        subagents: main.subagents.clone(),
-        events: main.event_sender.clone(),
-    };
+    let runtime = HubRuntime::of(&main);
     let info = SessionInfo {
         id: "bench".into(),
         workspace,

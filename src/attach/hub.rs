@@ -35,6 +35,20 @@ pub struct HubRuntime {
     pub events: RuntimeEventSender,
 }
 
+impl HubRuntime {
+    /// The parts of `main` the commands act on.
+    pub fn of(main: &crate::setup::MainRuntime) -> Self {
+        Self {
+            supervisor: main.supervisor.clone(),
+            controls: main.controls.clone(),
+            mcp: main.mcp.clone(),
+            requests: main.requests.clone(),
+            subagents: main.subagents.clone(),
+            events: main.event_sender.clone(),
+        }
+    }
+}
+
 /// Which session this is, as `hello` and the listing name it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct SessionInfo {

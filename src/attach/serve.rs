@@ -54,14 +54,7 @@ pub async fn serve(
         std::mem::replace(&mut main.events, tokio::sync::mpsc::unbounded_channel().1);
     let pump = PumpHandle::start(&main.agent, runtime_events);
     let _ = pump_slot.set(pump.clone());
-    let runtime = HubRuntime {
-        supervisor: main.supervisor.clone(),
-        controls: main.controls.clone(),
-        mcp: main.mcp.clone(),
-        requests: main.requests.clone(),
-        subagents: main.subagents.clone(),
-        events: main.event_sender.clone(),
-    };
+    let runtime = HubRuntime::of(main);
     let hub = Hub::new(session, runtime, approvals, pump);
     let server = AttachServer::start(&dir, hub.clone(), options.max_line_bytes)
         .await

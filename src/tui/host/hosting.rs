@@ -94,14 +94,7 @@ impl Hosting {
             host: "client".into(),
             provider: settings.provider.name.clone(),
         };
-        let runtime = HubRuntime {
-            supervisor: main.supervisor.clone(),
-            controls: main.controls.clone(),
-            mcp: main.mcp.clone(),
-            requests: main.requests.clone(),
-            subagents: main.subagents.clone(),
-            events: main.event_sender.clone(),
-        };
+        let runtime = HubRuntime::of(main);
         let hub = Hub::new(session, runtime, approvals.pending.clone(), pump);
         let max_line = crate::headless::rpc::DEFAULT_MAX_LINE_BYTES;
         let server = AttachServer::start(&dir, hub.clone(), max_line)

@@ -177,7 +177,10 @@ fn a_models_command_cannot_reach_the_sessions_socket() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(output.contains("REFUSED"), "the command reached the socket: {output}");
+    assert!(
+        output.contains("REFUSED"),
+        "the command reached the socket: {output}"
+    );
     assert!(!output.contains("REACHED"), "{output}");
     watcher.until(|l| l["type"] == "agent_end");
     watcher.send(r#"{"type":"get_clients"}"#);
