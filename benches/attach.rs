@@ -89,7 +89,7 @@ async fn session() -> Session {
     )
     .unwrap();
     let events = std::mem::replace(&mut main.events, tokio::sync::mpsc::unbounded_channel().1);
-    let pump = PumpHandle::start(&main.agent, events);
+    let pump = PumpHandle::start(&main.agent, events, None);
     let runtime = HubRuntime::of(&main);
     let info = SessionInfo {
         id: "bench".into(),

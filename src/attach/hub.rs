@@ -33,6 +33,8 @@ pub struct HubRuntime {
     pub subagents: SubagentManager,
     /// The runtime's events, fanned out to the clients.
     pub events: RuntimeEventSender,
+    /// The cron jobs (for the snapshot; `None`: no cron service).
+    pub cron: Option<crate::runtime::cron::CronService>,
 }
 
 impl HubRuntime {
@@ -45,6 +47,7 @@ impl HubRuntime {
             requests: main.requests.clone(),
             subagents: main.subagents.clone(),
             events: main.event_sender.clone(),
+            cron: main.cron.clone(),
         }
     }
 }
@@ -208,6 +211,7 @@ impl Hub {
             "state": state,
             "streaming_message": joined.state.streaming_message,
             "subagents": self.runtime.subagents.list(),
+            "cron_jobs": self.runtime.cron.as_ref().map(|c| c.subscribe().borrow().clone()),
             "pending_approvals": self.approvals.waiting_requests(),
             "clients": self.clients(),
         })

@@ -6,8 +6,9 @@
 
 use crate::agent::{Agent, AgentEvent, AgentState};
 use crate::runtime::RuntimeEvent;
+use crate::runtime::cron::CronJobInfo;
 use std::sync::Arc;
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 /// One line of the protocol, as sent (without its newline).
 pub type Line = Arc<str>;
@@ -38,9 +39,14 @@ pub struct PumpHandle {
 }
 
 impl PumpHandle {
-    /// Starts the pump for `agent` and the runtime events of `runtime`; it runs until
+    /// Starts the pump for `agent`, the runtime events of `runtime` and the cron jobs
+    /// as `cron` publishes them (each new list is a `cron_jobs` line); it runs until
     /// the agent and every handle are gone.
-    pub fn start(agent: &Agent, runtime: mpsc::UnboundedReceiver<RuntimeEvent>) -> Self {
+    pub fn start(
+        agent: &Agent,
+        runtime: mpsc::UnboundedReceiver<RuntimeEvent>,
+        cron: Option<watch::Receiver<Vec<CronJobInfo>>>,
+    ) -> Self {
         let (requests, received) = mpsc::unbounded_channel();
         let (seen, events) = agent.subscribe_counted();
         let (out, _) = broadcast::channel(LAG_LIMIT);
@@ -49,6 +55,7 @@ impl PumpHandle {
             events,
             seen,
             runtime,
+            cron,
             out,
             requests: received,
         };
@@ -75,6 +82,7 @@ struct Pump {
     /// The agent's events taken off `events` so far, in the agent's own count.
     seen: u64,
     runtime: mpsc::UnboundedReceiver<RuntimeEvent>,
+    cron: Option<watch::Receiver<Vec<CronJobInfo>>>,
     out: broadcast::Sender<Line>,
     requests: mpsc::UnboundedReceiver<Request>,
 }
@@ -100,6 +108,13 @@ impl Pump {
                 event = self.runtime.recv(), if runtime_open => match event {
                     Some(event) => self.send_json(&event),
                     None => runtime_open = false,
+                },
+                changed = cron_changed(&mut self.cron) => match changed {
+                    Some(jobs) => self.send_json(&serde_json::json!({
+                        "type": "cron_jobs",
+                        "jobs": jobs,
+                    })),
+                    None => self.cron = None,
                 },
             }
         }
@@ -130,5 +145,18 @@ impl Pump {
     fn send(&self, line: Line) {
         // No client attached: nobody to send to, which is not an error.
         let _ = self.out.send(line);
+    }
+}
+
+/// The next list of cron jobs (`None`: the service is gone); never without one.
+async fn cron_changed(
+    cron: &mut Option<watch::Receiver<Vec<CronJobInfo>>>,
+) -> Option<Vec<CronJobInfo>> {
+    match cron {
+        Some(jobs) => match jobs.changed().await {
+            Ok(()) => Some(jobs.borrow_and_update().clone()),
+            Err(_) => None,
+        },
+        None => std::future::pending().await,
     }
 }

@@ -52,7 +52,11 @@ pub async fn serve(
     let dir = super::socket_dir(state_dir)?;
     let runtime_events =
         std::mem::replace(&mut main.events, tokio::sync::mpsc::unbounded_channel().1);
-    let pump = PumpHandle::start(&main.agent, runtime_events);
+    let pump = PumpHandle::start(
+        &main.agent,
+        runtime_events,
+        main.cron.as_ref().map(|c| c.subscribe()),
+    );
     let _ = pump_slot.set(pump.clone());
     let runtime = HubRuntime::of(main);
     let hub = Hub::new(session, runtime, approvals, pump);

@@ -84,7 +84,11 @@ impl Hosting {
         tx: MsgSender,
     ) -> Result<Self, String> {
         let dir = crate::attach::socket_dir(&settings.state_dir).map_err(|e| e.to_string())?;
-        let pump = PumpHandle::start(&main.agent, main.event_sender.listen());
+        let pump = PumpHandle::start(
+            &main.agent,
+            main.event_sender.listen(),
+            main.cron.as_ref().map(|c| c.subscribe()),
+        );
         let _ = approvals.pump.set(pump.clone());
         let pid = std::process::id();
         let session = SessionInfo {

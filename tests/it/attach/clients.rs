@@ -253,3 +253,18 @@ fn a_served_session_stops_after_its_idle_timeout_once_nobody_is_attached() {
     assert_eq!(served.wait(), 0);
     assert!(!socket.exists(), "the socket outlived its server");
 }
+
+#[test]
+fn the_cron_jobs_reach_every_client_and_a_late_one_in_its_snapshot() {
+    let served = served(0, "");
+    let a = served.attach("first");
+    a.send(r#"{"type":"prompt","content":"every 3600 seconds check the build"}"#);
+    let lines = a.until(|l| is(l, "cron_jobs") && !l["jobs"].as_array().unwrap().is_empty());
+    let jobs = lines.last().unwrap()["jobs"].clone();
+    assert_eq!(jobs.as_array().unwrap().len(), 1, "{jobs}");
+    a.until(|l| is(l, "agent_end"));
+    let late = crate::support::attach::Client::connect(&served.socket);
+    late.send(r#"{"type":"attach"}"#);
+    let snapshot = late.until(|l| is(l, "snapshot")).pop().unwrap();
+    assert_eq!(snapshot["cron_jobs"], jobs);
+}

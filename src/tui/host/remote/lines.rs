@@ -31,6 +31,8 @@ struct Snapshot {
     #[serde(default)]
     pending_approvals: Vec<ApprovalRequest>,
     #[serde(default)]
+    cron_jobs: Option<Vec<crate::runtime::cron::CronJobInfo>>,
+    #[serde(default)]
     clients: Vec<crate::attach::ClientInfo>,
 }
 
@@ -79,6 +81,11 @@ pub fn to_msgs(line: &str, me: &mut Me) -> Vec<Msg> {
             .unwrap_or_default(),
         "approval_resolved" => resolved(&value, me),
         "client_attached" | "client_detached" => presence(&value, kind, me),
+        "cron_jobs" => {
+            serde_json::from_value::<Vec<crate::runtime::cron::CronJobInfo>>(value["jobs"].clone())
+                .map(|jobs| vec![crate::tui::host::adapt::cron_rows(&jobs)])
+                .unwrap_or_default()
+        }
         // What the app shows of who is attached follows each change.
         _ => event(value),
     }
@@ -146,6 +153,9 @@ fn snapshot(value: Value, me: &mut Me) -> Vec<Msg> {
             steering: snapshot.state.steering,
             follow_up: snapshot.state.follow_up,
         }));
+    }
+    if let Some(jobs) = &snapshot.cron_jobs {
+        msgs.push(crate::tui::host::adapt::cron_rows(jobs));
     }
     for info in snapshot.subagents {
         msgs.push(Msg::from(RuntimeEvent::SubagentUpdate { info }));
