@@ -156,6 +156,11 @@ impl<W: AsyncWrite + Unpin> Conn<W> {
     /// writes.
     async fn forward(&mut self, line: &str) -> Result<(), Ended> {
         self.put(line.as_bytes()).await?;
+        // The serving client switched sessions: the new one's snapshot follows.
+        if line.starts_with("{\"type\":\"session_switched\"") && self.client.is_some() {
+            self.flush().await?;
+            return self.join().await;
+        }
         let more = self.lines.as_ref().is_some_and(|l| !l.is_empty());
         if !more {
             self.flush().await?;

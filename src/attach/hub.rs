@@ -85,8 +85,8 @@ pub struct ClientInfo {
 
 /// The shared state of one served session.
 pub struct Hub {
-    /// The session's identity.
-    pub session: SessionInfo,
+    /// The session's identity (a client that switches sessions changes its id).
+    session: Mutex<SessionInfo>,
     runtime: HubRuntime,
     pump: PumpHandle,
     approvals: PendingApprovals,
@@ -104,7 +104,7 @@ impl Hub {
         pump: PumpHandle,
     ) -> Arc<Self> {
         Arc::new(Self {
-            session,
+            session: Mutex::new(session),
             runtime,
             pump,
             approvals,
@@ -121,6 +121,28 @@ impl Hub {
                 pump.say(Line::from(text));
             }
         }
+    }
+
+    /// Which session this is now.
+    pub fn session(&self) -> SessionInfo {
+        self.session
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_else(|p| p.into_inner().clone())
+    }
+
+    /// The process's client switched to session `id` (`None`: sessions are off): every
+    /// attached client is told and given the new session's snapshot.
+    pub fn switched(&self, id: Option<String>) {
+        let pid = std::process::id();
+        let id = id.unwrap_or_else(|| format!("unsaved-{pid}"));
+        if let Ok(mut session) = self.session.lock() {
+            if session.id == id {
+                return;
+            }
+            session.id.clone_from(&id);
+        }
+        self.say(&json!({"type": "session_switched", "session": self.session()}));
     }
 
     /// The main agent.
@@ -145,7 +167,7 @@ impl Hub {
         json!({
             "type": "hello",
             "protocol": PROTOCOL_VERSION,
-            "session": self.session,
+            "session": self.session(),
             "first_prompt": first_prompt(self.agent()),
             "state": self.activity(),
             "clients": self.clients(),
@@ -207,7 +229,7 @@ impl Hub {
         state["mcp_servers"] = json!(self.runtime.mcp.servers());
         json!({
             "type": "snapshot",
-            "session": self.session,
+            "session": self.session(),
             "state": state,
             "streaming_message": joined.state.streaming_message,
             "subagents": self.runtime.subagents.list(),

@@ -65,9 +65,9 @@ pub async fn serve(
         .map_err(|e| eyre!(e))?;
     eprintln!(
         "claw-tui: serving session {} on {}\nclaw-tui: attach with: claw-tui attach {}",
-        hub.session.id,
+        hub.session().id,
         server.path().display(),
-        hub.session.id
+        hub.session().id
     );
     let code = wait(&hub, options, stop).await;
     hub.close();

@@ -52,7 +52,7 @@ impl AttachServer {
         hub: Arc<Hub>,
         max_line_bytes: usize,
     ) -> Result<Self, ServeError> {
-        let path = socket_path(dir, &hub.session.id)?;
+        let path = socket_path(dir, &hub.session().id)?;
         let bind = |source| ServeError::Bind {
             path: path.clone(),
             source,
@@ -61,7 +61,7 @@ impl AttachServer {
             // A live server answers; a dead one's socket only refuses: then it is stale.
             if tokio::net::UnixStream::connect(&path).await.is_ok() {
                 return Err(ServeError::Taken {
-                    id: hub.session.id.clone(),
+                    id: hub.session().id,
                     path,
                 });
             }

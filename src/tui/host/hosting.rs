@@ -129,9 +129,16 @@ impl Hosting {
         })
     }
 
-    /// The socket other terminals attach through.
-    pub fn session_id(&self) -> &str {
-        &self.hub.session.id
+    /// The session served now.
+    pub fn session_id(&self) -> String {
+        self.hub.session().id
+    }
+
+    /// What the client calls when the session on screen changes: the attached clients
+    /// follow it.
+    pub fn switch_hook(&self) -> Arc<dyn Fn(Option<String>) + Send + Sync> {
+        let hub = self.hub.clone();
+        Arc::new(move |id| hub.switched(id))
     }
 
     /// How many others are attached now.

@@ -456,6 +456,7 @@ async fn client(
             controls: options.controls,
             policy: options.policy,
             suspends,
+            on_session: options.hosting.as_ref().map(|h| h.switch_hook()),
         },
         settings,
     );

@@ -68,7 +68,13 @@ pub(super) struct Parts {
     pub policy: ToolPolicy,
     /// SIGTSTP from outside, taken over before the terminal was.
     pub suspends: Suspends,
+    /// Told the session's id each time the session on screen changes (the clients
+    /// attached to it follow).
+    pub on_session: Option<SessionHook>,
 }
+
+/// What the session's attached clients are told when the session on screen changes.
+pub(super) type SessionHook = Arc<dyn Fn(Option<String>) + Send + Sync>;
 
 /// What the effects need: the agent, the inbox, the background runtime.
 pub(super) struct Runtime {
@@ -97,6 +103,7 @@ pub(super) struct Runtime {
     handover: Option<Handover>,
     /// SIGTSTP from outside: handled like Ctrl+Z.
     suspends: Suspends,
+    on_session: Option<SessionHook>,
 }
 
 impl Runtime {
@@ -123,6 +130,16 @@ impl Runtime {
             quit: false,
             handover: None,
             suspends: parts.suspends,
+            on_session: parts.on_session,
+        }
+    }
+
+    /// A session came on screen: the attached clients follow it.
+    fn observe(&self, msg: &Msg) {
+        if let (Msg::Sessions(crate::tui::sessions::Msg::Loaded(loaded)), Some(hook)) =
+            (msg, &self.on_session)
+        {
+            hook(loaded.id.clone());
         }
     }
 
@@ -135,6 +152,7 @@ impl Runtime {
     pub fn dispatch(&mut self, app: &mut App, term: &mut Term, msg: Msg) {
         self.pending.push_back(msg);
         while let Some(msg) = self.pending.pop_front() {
+            self.observe(&msg);
             for effect in app.update(msg) {
                 self.execute(effect, term);
             }
@@ -298,6 +316,7 @@ impl Runtime {
                 self.pending.push_back(msg);
             }
             while let Some(msg) = self.pending.pop_front() {
+                self.observe(&msg);
                 for effect in app.update(msg) {
                     self.execute(effect, term);
                 }

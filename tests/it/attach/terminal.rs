@@ -142,3 +142,47 @@ fn a_session_started_in_a_terminal_is_attached_from_another_and_kept_for_it_on_q
     let (code, alternate, _) = host.wait_exit();
     assert_eq!((code, alternate), (0, false));
 }
+
+#[test]
+fn a_client_that_switches_sessions_takes_its_attached_clients_along() {
+    let sandbox = Arc::new(Sandbox::new());
+    let root = sandbox.dir.path();
+    let mut host = Tui::in_sandbox(
+        root,
+        &["--provider", "demo"],
+        &[("CLAW_TUI_DEMO_PACE_MS", "0"), ("XDG_RUNTIME_DIR", "")],
+        (110, 36),
+    );
+    host.wait_text("Ask anything");
+    host.send("hello before the switch\r");
+    host.wait_text("offline demo model");
+    let sockets = root.join("state/claw-tui/sockets");
+    let socket =
+        crate::support::poll::until("the session's socket", crate::support::DEADLINE, || {
+            std::fs::read_dir(&sockets)
+                .ok()?
+                .flatten()
+                .map(|e| e.path())
+                .next()
+        });
+    let guest = crate::support::attach::Client::connect(&socket);
+    guest.send(r#"{"type":"attach","name":"guest"}"#);
+    let first = guest.until(|l| l["type"] == "snapshot").pop().unwrap();
+    assert!(
+        first["state"]["message_count"].as_u64().unwrap() >= 2,
+        "{first}"
+    );
+    host.send("/new\r");
+    let switched = guest
+        .until(|l| l["type"] == "session_switched")
+        .pop()
+        .unwrap();
+    assert_ne!(switched["session"]["id"], first["session"]["id"]);
+    let second = guest.until(|l| l["type"] == "snapshot").pop().unwrap();
+    assert_eq!(second["session"]["id"], switched["session"]["id"]);
+    assert_eq!(second["state"]["message_count"], 0, "{second}");
+    // Gone before the host quits (else the host would ask whether to keep it).
+    guest.close();
+    host.wait_text("guest detached");
+    host.quit();
+}

@@ -71,6 +71,10 @@ pub fn to_msgs(line: &str, me: &mut Me) -> Vec<Msg> {
     match kind {
         "hello" => Vec::new(),
         "snapshot" => snapshot(value, me),
+        "session_switched" => vec![notice(
+            NoticeLevel::Info,
+            "The session's own terminal switched sessions; this client follows it".into(),
+        )],
         "resync" => vec![notice(
             NoticeLevel::Warning,
             "This client fell behind the session; its screen is rebuilt from the session".into(),
