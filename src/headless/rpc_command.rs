@@ -100,8 +100,8 @@ mod tests {
     fn every_command_is_named_in_declaration_order() {
         assert_eq!(
             names(),
-            "prompt, steer, follow_up, abort, compact, get_state, set_queue_mode, approve, \
-             set_mode, undo, rewind, diff, get_requests, get_request"
+            "prompt, steer, follow_up, abort, interrupt_tools, compact, get_state, set_queue_mode, \
+             approve, set_mode, undo, rewind, diff, get_requests, get_request"
         );
     }
 

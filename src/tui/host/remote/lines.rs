@@ -301,13 +301,14 @@ mod tests {
         assert!(
             matches!(&msgs[0], Msg::Sessions(sessions::Msg::Loaded(l)) if l.messages.len() == 1)
         );
-        assert!(matches!(&msgs[1], Msg::Agent(AgentEvent::AgentStart)));
+        assert!(matches!(&msgs[1], Msg::Attached(c) if c.len() == 2));
+        assert!(matches!(&msgs[2], Msg::Agent(AgentEvent::AgentStart)));
         assert!(matches!(
-            &msgs[2],
+            &msgs[3],
             Msg::Agent(AgentEvent::MessageStart { .. })
         ));
         assert!(
-            matches!(&msgs[3], Msg::Agent(AgentEvent::QueueUpdate { follow_up, .. }) if follow_up == &["later"])
+            matches!(&msgs[4], Msg::Agent(AgentEvent::QueueUpdate { follow_up, .. }) if follow_up == &["later"])
         );
     }
 
