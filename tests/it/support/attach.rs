@@ -48,6 +48,8 @@ impl Served {
         let stderr = Arc::new(Mutex::new(String::new()));
         let mut pipe = child.stderr.take().unwrap();
         let collected = stderr.clone();
+        // Each chunk is also sent here, so the start waits on what arrives, not a clock.
+        let (chunks, arrived) = channel::<()>();
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = pipe.read(&mut buf) {
@@ -56,9 +58,9 @@ impl Served {
                 }
                 let text = String::from_utf8_lossy(&buf[..n]).into_owned();
                 collected.lock().unwrap().push_str(&text);
+                let _ = chunks.send(());
             }
         });
-        let started = std::time::Instant::now();
         let socket = loop {
             let text = stderr.lock().unwrap().clone();
             if let Some(rest) = text.split(" on ").nth(1)
@@ -68,10 +70,9 @@ impl Served {
                 break PathBuf::from(path);
             }
             assert!(
-                started.elapsed() < DEADLINE,
+                arrived.recv_timeout(DEADLINE).is_ok(),
                 "serve did not say where it listens: {text}"
             );
-            std::thread::sleep(Duration::from_millis(10));
         };
         let id = socket.file_stem().unwrap().to_string_lossy().into_owned();
         Self {
