@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 /// A `claw-tui serve` process.
 pub struct Served {
