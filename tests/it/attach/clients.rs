@@ -259,10 +259,22 @@ fn the_cron_jobs_reach_every_client_and_a_late_one_in_its_snapshot() {
     let served = served(0, "");
     let a = served.attach("first");
     a.send(r#"{"type":"prompt","content":"every 3600 seconds check the build"}"#);
-    let lines = a.until(|l| is(l, "cron_jobs") && !l["jobs"].as_array().unwrap().is_empty());
-    let jobs = lines.last().unwrap()["jobs"].clone();
+    // The job list is published by the scheduler, beside the run's events, so its line
+    // may come before or after `agent_end`: wait for both, in either order.
+    let (mut jobs, mut ended) = (None, false);
+    while jobs.is_none() || !ended {
+        let line = a
+            .until(|l| is(l, "agent_end") || is(l, "cron_jobs"))
+            .pop()
+            .unwrap();
+        if is(&line, "agent_end") {
+            ended = true;
+        } else if !line["jobs"].as_array().unwrap().is_empty() {
+            jobs = Some(line["jobs"].clone());
+        }
+    }
+    let jobs = jobs.unwrap();
     assert_eq!(jobs.as_array().unwrap().len(), 1, "{jobs}");
-    a.until(|l| is(l, "agent_end"));
     let late = crate::support::attach::Client::connect(&served.socket);
     late.send(r#"{"type":"attach"}"#);
     let snapshot = late.until(|l| is(l, "snapshot")).pop().unwrap();
