@@ -10,7 +10,7 @@ building one). The server's context window is set so large that the whole histor
 sent: the worst case.
 
   -c -p        `claw-tui -c -p hello`: wall time, CPU (user + system) and peak RSS
-               (ru_maxrss from wait4);
+               (GNU time's %M: the program's own, not this script's);
   client       `claw-tui -c` in a pseudo-terminal of 120x40: the time until the chat
                says "Resumed session", and the peak RSS (VmHWM) then;
   key echo     the median time from writing one key to the first byte of the frame
@@ -47,6 +47,7 @@ RSS_FACTOR = 3.0
 NEXT_REQUEST_MS = 500
 KEY_ECHO_MS = 16
 SESSION_NAME = "20240101T000000Z_" + "0" * 31 + "1.jsonl"
+TIME = "/usr/bin/time"
 
 
 def sandbox():
@@ -93,19 +94,25 @@ def provider_args(provider):
 
 
 def headless(bin_path, ws, env, provider, server):
+    """`-c -p hello`, started by GNU time, which reports its child's own peak RSS: a
+    child of this script would count the script's memory too (Linux keeps the larger of
+    the parent's resident size at the fork and the program's in ru_maxrss across exec)."""
     argv = [bin_path, *provider_args(provider), "--workspace", ws, "-c", "-p", "hello"]
     if server:
         server.requests.clear()
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = (time.perf_counter() - start) * 1000
-    code = os.waitstatus_to_exitcode(status)
+    with tempfile.NamedTemporaryFile("r") as measured:
+        start = time.perf_counter()
+        proc = subprocess.Popen([TIME, "-f", "%e %U %S %M %x", "-o", measured.name, *argv], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, err = proc.communicate()
+        elapsed = (time.perf_counter() - start) * 1000
+        wall, user, system, rss_kb, code = measured.read().split()[-5:]
+    code = int(code)
     if code != 0:
-        print(proc.stderr.read().decode(errors="replace").strip())
+        print(err.decode(errors="replace").strip())
     sent = (server.requests[0]["head"] - start) * 1000 if server and server.requests else None
-    return {"wall": elapsed, "cpu": (usage.ru_utime + usage.ru_stime) * 1000,
-            "rss": usage.ru_maxrss / 1024, "exit": code, "sent": sent}
+    return {"wall": elapsed, "cpu": (float(user) + float(system)) * 1000,
+            "rss": int(rss_kb) / 1024, "exit": code, "sent": sent}
 
 
 def client(bin_path, ws, env, provider, server):
@@ -157,6 +164,8 @@ def main():
     parser.add_argument("--providers", default="demo,http", help="demo, http or both")
     parser.add_argument("--no-client", action="store_true")
     args = parser.parse_args()
+    if not os.access(TIME, os.X_OK):
+        sys.exit(f"{TIME} (GNU time) is needed to measure a child's own peak RSS: apt install time")
     bin_path = os.path.abspath(args.bin)
     root, ws, env = sandbox()
     server = FakeServer()
