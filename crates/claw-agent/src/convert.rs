@@ -2,7 +2,9 @@
 
 use super::history::History;
 use super::provider::LlmMessage;
-use super::types::{AssistantMessage, Message, StopReason, ToolResultMessage, UserMessage, now_ms};
+use super::types::{
+    AssistantMessage, Block, Message, StopReason, ToolResultMessage, UserMessage, now_ms,
+};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -16,20 +18,23 @@ pub const NO_RESULT_PROVIDED: &str = "No result provided";
 /// The standard conversion: notifications become user input, notices are dropped.
 /// Messages sent as they are stay borrowed from the history.
 pub fn default_convert_to_llm(messages: &History) -> Vec<LlmMessage<'_>> {
-    messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::User(u) => Some(LlmMessage::User(Cow::Borrowed(u))),
-            Message::Assistant(a) => Some(LlmMessage::Assistant(Cow::Borrowed(a))),
-            Message::ToolResult(r) => Some(LlmMessage::ToolResult(Cow::Borrowed(r))),
-            Message::Notification(n) => Some(LlmMessage::from(UserMessage {
+    // Sized once: a list of a long session's messages grown by doubling would hold up
+    // to twice the room, on every turn.
+    let mut out = Vec::with_capacity(messages.len());
+    for m in messages.iter() {
+        out.push(match m {
+            Message::User(u) => LlmMessage::User(Cow::Borrowed(u)),
+            Message::Assistant(a) => LlmMessage::Assistant(Cow::Borrowed(a)),
+            Message::ToolResult(r) => LlmMessage::ToolResult(Cow::Borrowed(r)),
+            Message::Notification(n) => LlmMessage::from(UserMessage {
                 content: n.content.clone(),
                 images: Vec::new(),
                 timestamp: n.timestamp,
-            })),
-            Message::Notice(_) => None,
-        })
-        .collect()
+            }),
+            Message::Notice(_) => continue,
+        });
+    }
+    out
 }
 
 /// Makes a converted history safe to send: aborted and errored assistant messages are
@@ -61,6 +66,15 @@ pub fn default_convert_to_llm(messages: &History) -> Vec<LlmMessage<'_>> {
 /// }
 /// ```
 pub fn sanitize_for_llm(messages: Vec<LlmMessage<'_>>) -> Vec<LlmMessage<'_>> {
+    // The usual history needs nothing: handed back as it is, without a second list.
+    if already_sane(&messages) {
+        return messages;
+    }
+    rebuild(messages)
+}
+
+/// The sanitized history, built anew.
+fn rebuild(messages: Vec<LlmMessage<'_>>) -> Vec<LlmMessage<'_>> {
     let mut out = Vec::with_capacity(messages.len());
     // Calls of the latest kept assistant message still waiting for a result, in order.
     let mut open: Vec<(String, String)> = Vec::new();
@@ -104,6 +118,39 @@ pub fn sanitize_for_llm(messages: Vec<LlmMessage<'_>>) -> Vec<LlmMessage<'_>> {
     out
 }
 
+/// Whether [`sanitize_for_llm`] would hand `messages` back unchanged: no failed answer,
+/// every result answers a call of the assistant message before it, once, and every call
+/// has its result before the next user or assistant message.
+fn already_sane(messages: &[LlmMessage<'_>]) -> bool {
+    let mut open: Vec<&str> = Vec::new();
+    let mut answered: HashSet<&str> = HashSet::new();
+    for message in messages {
+        match message {
+            LlmMessage::Assistant(a) if a.is_failed() => return false,
+            LlmMessage::ToolResult(r) => {
+                let id = r.tool_call_id.as_str();
+                if !open.contains(&id) || !answered.insert(id) {
+                    return false;
+                }
+            }
+            other => {
+                if open.iter().any(|id| !answered.contains(id)) {
+                    return false;
+                }
+                answered.clear();
+                open.clear();
+                if let LlmMessage::Assistant(a) = other {
+                    open.extend(a.content.iter().filter_map(|b| match b {
+                        Block::ToolCall { id, .. } => Some(id.as_str()),
+                        _ => None,
+                    }));
+                }
+            }
+        }
+    }
+    open.iter().all(|id| answered.contains(id))
+}
+
 /// The note put before the next user message when `failed`, the answer to the one
 /// before, is dropped: `[The previous message got no complete answer: <why>]`.
 pub fn unanswered_note(failed: &AssistantMessage) -> String {
@@ -142,7 +189,7 @@ fn close_open_calls(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Block, NoticeLevel};
+    use crate::NoticeLevel;
 
     fn borrowed(message: &LlmMessage<'_>) -> bool {
         match message {
@@ -206,5 +253,64 @@ mod tests {
             panic!()
         };
         assert_eq!(kept.content, "second");
+    }
+
+    /// The shortcut agrees with the rebuild on every history of up to five messages
+    /// made of user prompts, answers with one or two calls, failed answers and results.
+    #[test]
+    fn a_history_is_handed_back_exactly_when_the_rebuild_would_not_change_it() {
+        let answer = |calls: &[&str], failed: bool| {
+            let mut a = AssistantMessage::empty("m");
+            a.stop_reason = if failed {
+                StopReason::Error
+            } else {
+                StopReason::ToolUse
+            };
+            for id in calls {
+                a.content.push(Block::ToolCall {
+                    id: (*id).into(),
+                    name: "t".into(),
+                    args: serde_json::json!({}),
+                });
+            }
+            LlmMessage::from(a)
+        };
+        let result = |id: &str| {
+            LlmMessage::from(ToolResultMessage {
+                tool_call_id: id.into(),
+                tool_name: "t".into(),
+                content: "r".into(),
+                images: Vec::new(),
+                details: serde_json::Value::Null,
+                is_error: false,
+                timestamp: 1,
+            })
+        };
+        let kinds = [
+            LlmMessage::from(UserMessage::new("u")),
+            answer(&[], false),
+            answer(&["a"], false),
+            answer(&["a", "b"], false),
+            answer(&["a"], true),
+            result("a"),
+            result("b"),
+        ];
+        let mut histories: Vec<Vec<LlmMessage<'static>>> = vec![Vec::new()];
+        let mut checked = 0;
+        for _ in 0..5 {
+            let mut longer = Vec::new();
+            for history in &histories {
+                for kind in &kinds {
+                    let mut next = history.clone();
+                    next.push(kind.clone());
+                    let unchanged = rebuild(next.clone()) == next;
+                    assert_eq!(already_sane(&next), unchanged, "{next:#?}");
+                    checked += 1;
+                    longer.push(next);
+                }
+            }
+            histories = longer;
+        }
+        assert_eq!(checked, 7 + 49 + 343 + 2401 + 16807);
     }
 }

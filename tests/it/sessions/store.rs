@@ -116,6 +116,35 @@ async fn every_message_kind_round_trips() {
     assert!(loaded.warnings.is_empty());
 }
 
+/// A resumed history is kept for the session's life: an answer's block list holds its
+/// blocks and no spare room (serde grows it to four places).
+#[tokio::test]
+async fn a_resumed_answer_keeps_no_spare_room_in_its_block_list() {
+    let data = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let writer = SessionWriter::create(data.path(), ws.path(), "demo", "m").unwrap();
+    for message in every_kind() {
+        writer.append(&Entry::Message {
+            timestamp: 1,
+            message,
+        });
+    }
+    writer.close().await;
+    let loaded = session::load(&only_file(data.path())).unwrap();
+    let answers: Vec<&AssistantMessage> = loaded
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    assert!(!answers.is_empty());
+    for answer in answers {
+        assert_eq!(answer.content.capacity(), answer.content.len());
+    }
+}
+
 #[tokio::test]
 async fn a_torn_last_line_is_skipped_with_a_warning() {
     let data = tempfile::tempdir().unwrap();

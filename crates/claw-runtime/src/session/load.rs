@@ -269,8 +269,16 @@ fn fold(data: &mut SessionData, entry: Entry, path: &Path) -> Result<(), Session
                 data.header = Some(header);
             }
         }
-        Entry::Message { timestamp, message } => {
+        Entry::Message {
+            timestamp,
+            mut message,
+        } => {
             data.last_activity = timestamp;
+            // Serde grows a block list to four places; a resumed history keeps every
+            // message for the session's life, so it keeps only what it holds.
+            if let Message::Assistant(assistant) = &mut message {
+                assistant.content.shrink_to_fit();
+            }
             data.messages.push(message);
         }
         Entry::Queue {
