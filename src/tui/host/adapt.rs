@@ -1,4 +1,5 @@
-//! The background runtime's reports as `Msg`s, and its controls as a [`Background`].
+//! The background runtime's reports as `Msg`s, its controls as a [`Background`], and the
+//! question at start about what runs outside the sandbox.
 
 use super::background::Background;
 use crate::agent::NoticeLevel;
@@ -12,6 +13,7 @@ use crate::trust::{Trust, TrustRequest};
 use crate::tui::background::BackgroundError;
 use crate::tui::msg::{CronRow, CronRunStatus, Msg};
 use crate::tui::subagents::{self, SubagentRow};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -186,4 +188,36 @@ impl Background for RuntimeControls {
             .map_err(|e| BackgroundError::RememberTrust(Arc::new(e)))
             .and(files)
     }
+}
+
+/// The workspace with the home directory shortened to `~`.
+pub(super) fn display_path(path: &Path) -> String {
+    if let Some(dirs) = directories::BaseDirs::new()
+        && let Ok(rest) = path.strip_prefix(dirs.home_dir())
+    {
+        return format!("~/{}", rest.display());
+    }
+    path.display().to_string()
+}
+
+/// The question about what runs outside the sandbox: the workspace's `.mcp.json`
+/// servers, when it was never answered for the entries the file has now, and the
+/// workspace files hooks and servers run whose content is not trusted.
+pub(super) fn trust_question(
+    plan: &crate::mcp::launch::McpPlan,
+    trust: &crate::trust::Trust,
+) -> Vec<Msg> {
+    let mut request = crate::trust::TrustRequest {
+        workspace: trust.workspace().to_path_buf(),
+        files: trust.pending(),
+        ..Default::default()
+    };
+    if plan.ask_trust {
+        request.project_file = Some(display_path(&plan.project_file));
+        request.servers = plan.entries.clone();
+    }
+    if request.is_empty() {
+        return Vec::new();
+    }
+    vec![Msg::AskTrust(request)]
 }

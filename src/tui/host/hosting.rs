@@ -146,9 +146,28 @@ impl Hosting {
         self.hub.others()
     }
 
+    /// The user quit this terminal. With other clients attached, asks on the plain
+    /// terminal whether the session ends for them too; unless told so, serves it until
+    /// they detached and it is idle. The exit code of a stop signal that came meanwhile.
+    pub async fn quit_with_others(&self, stop: &mut crate::signals::StopSignals) -> Option<i32> {
+        if self.others() == 0 {
+            return None;
+        }
+        super::terminal::leave();
+        if end_for_everyone(self.others()) {
+            return None;
+        }
+        eprintln!(
+            "claw-tui: serving session {} until the others detach and it is idle \
+             (Ctrl+C ends it now)",
+            self.session_id()
+        );
+        self.serve_the_others(stop).await
+    }
+
     /// The terminal is gone: serves the session until every other client detached and
     /// nothing runs, or a stop signal (its exit code).
-    pub async fn serve_the_others(&self, stop: &mut crate::signals::StopSignals) -> Option<i32> {
+    async fn serve_the_others(&self, stop: &mut crate::signals::StopSignals) -> Option<i32> {
         self.hub.detach(self.terminal.id);
         let mut check = tokio::time::interval(LEAVE_CHECK);
         loop {
@@ -162,6 +181,23 @@ impl Hosting {
             }
         }
     }
+}
+
+/// Asks, on the plain terminal, whether quitting ends the session for the `others`
+/// clients still attached; `true`: end it (the answer `y`), anything else keeps it.
+fn end_for_everyone(others: usize) -> bool {
+    use std::io::Write;
+    eprint!(
+        "{others} other client{} still attached to this session. End it for them too? \
+         [y/N] ",
+        if others == 1 { " is" } else { "s are" }
+    );
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err() {
+        return true;
+    }
+    answer.trim().eq_ignore_ascii_case("y")
 }
 
 /// Takes the hub's own lines (who attached or left, who answered an approval) into the

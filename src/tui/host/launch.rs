@@ -2,7 +2,7 @@
 //! theme and keys first (errors before the screen is taken), then the terminal, the
 //! runtime loop, and a clean exit.
 
-use super::adapt::{ProjectMcp, RuntimeControls, cron_rows};
+use super::adapt::{ProjectMcp, RuntimeControls, cron_rows, display_path, trust_question};
 use super::background::Background;
 use super::session_host::{SessionHost, first_session, forward_saving};
 use super::subagent_log::SubagentLog;
@@ -31,16 +31,6 @@ use tokio::sync::watch;
 /// How long quitting waits for an interrupted run to settle, so its last messages are
 /// recorded (a tool that ignores cancellation is not waited for).
 const QUIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// The workspace with the home directory shortened to `~`.
-fn display_path(path: &Path) -> String {
-    if let Some(dirs) = directories::BaseDirs::new()
-        && let Ok(rest) = path.strip_prefix(dirs.home_dir())
-    {
-        return format!("~/{}", rest.display());
-    }
-    path.display().to_string()
-}
 
 /// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
 /// for the user to fix before the client starts.
@@ -329,43 +319,6 @@ pub fn launch(
     code
 }
 
-/// Asks, on the plain terminal, whether quitting ends the session for the clients still
-/// attached; `true`: end it (the answer `y`), anything else keeps it for them.
-fn end_for_everyone(hosting: &super::hosting::Hosting) -> bool {
-    use std::io::Write;
-    let others = hosting.others();
-    eprint!(
-        "{others} other client{} still attached to this session. End it for them too? \
-         [y/N] ",
-        if others == 1 { " is" } else { "s are" }
-    );
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    if std::io::stdin().read_line(&mut answer).is_err() {
-        return true;
-    }
-    answer.trim().eq_ignore_ascii_case("y")
-}
-
-/// The question about what runs outside the sandbox: the workspace's `.mcp.json`
-/// servers, when it was never answered for the entries the file has now, and the
-/// workspace files hooks and servers run whose content is not trusted.
-fn trust_question(plan: &crate::mcp::launch::McpPlan, trust: &crate::trust::Trust) -> Vec<Msg> {
-    let mut request = crate::trust::TrustRequest {
-        workspace: trust.workspace().to_path_buf(),
-        files: trust.pending(),
-        ..Default::default()
-    };
-    if plan.ask_trust {
-        request.project_file = Some(display_path(&plan.project_file));
-        request.servers = plan.entries.clone();
-    }
-    if request.is_empty() {
-        return Vec::new();
-    }
-    vec![Msg::AskTrust(request)]
-}
-
 /// What the client runs with besides the settings and the agent.
 struct Options {
     /// A prompt sent at start.
@@ -532,19 +485,9 @@ async fn client(
     let mut result = rt.run(&mut app, &mut term, &mut rx, &mut stop).await;
     if matches!(result, Ok(runtime::Exit::Quit))
         && let Some(hosting) = &options.hosting
-        && hosting.others() > 0
+        && let Some(code) = hosting.quit_with_others(&mut stop).await
     {
-        terminal::leave();
-        if !end_for_everyone(hosting) {
-            eprintln!(
-                "claw-tui: serving session {} until the others detach and it is idle \
-                 (Ctrl+C ends it now)",
-                hosting.session_id()
-            );
-            if let Some(code) = hosting.serve_the_others(&mut stop).await {
-                result = Ok(runtime::Exit::Signal(code));
-            }
-        }
+        result = Ok(runtime::Exit::Signal(code));
     }
     // Quitting: nothing new may start, what waits is recorded in the session.
     let quitting = rt.supervisor().hold_for_switch();
