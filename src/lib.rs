@@ -23,9 +23,8 @@ pub use claw_runtime::{
     runtime, session, setup, trust,
 };
 pub mod signals;
-pub mod syntax;
+pub use claw_client::{syntax, theme};
 pub use claw_text as text;
 pub use claw_tools as tools;
 pub use claw_tools::{images, private_fs, visible};
-pub mod theme;
 pub mod tui;

@@ -9,6 +9,7 @@ use crate::mcp::McpManager;
 use crate::runtime::{RuntimeEventSender, SubagentManager, Supervisor};
 use crate::setup::Controls;
 use crate::tools::exec::ApprovalDecision;
+pub use crate::tui::attach::ClientInfo;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -66,21 +67,6 @@ pub struct SessionInfo {
     /// The provider its model runs on (the config's name for it).
     #[serde(default)]
     pub provider: String,
-}
-
-/// Someone attached to the session.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct ClientInfo {
-    /// A number unique within the serving process.
-    pub id: u64,
-    /// `terminal` (the session's own client) or `socket`.
-    pub kind: String,
-    /// The process on the other end (from the socket's peer credentials).
-    pub pid: Option<i32>,
-    /// What the client called itself in `attach` (e.g. `claw-tui attach`).
-    pub name: Option<String>,
-    /// When it attached (milliseconds since the epoch).
-    pub since_ms: u64,
 }
 
 /// The shared state of one served session.

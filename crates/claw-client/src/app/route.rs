@@ -1,0 +1,452 @@
+//! Where each message goes: runtime reports to the part they concern, terminal input
+//! through the one routing order for keys (approval → overlay → global → focused part),
+//! and the actions that work whatever has focus.
+
+use super::{App, DOUBLE_PRESS};
+use crate::part::HINT;
+
+/// How long the hint about a steering message stays (it has more to say).
+const STEER_HINT: std::time::Duration = std::time::Duration::from_secs(6);
+use crate::chat::EntryKind;
+use crate::layout::Focus;
+use crate::msg::{Effect, Msg, QueuedText};
+use crate::overlay::Overlay;
+use crate::part::Handled;
+use claw_agent::NoticeLevel;
+use claw_runtime::keymap::Action;
+use claw_tools::exec::ApprovalDecision;
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+/// A notification's first line, shortened for a one-line note: `Cron job "build"
+/// (cron-1) fired` reads `cron "build" fired`.
+fn brief(summary: &str) -> String {
+    let lowered = summary
+        .strip_prefix("Cron job ")
+        .map(|rest| format!("cron {rest}"))
+        .or_else(|| {
+            summary
+                .strip_prefix("Subagent ")
+                .map(|rest| format!("subagent {rest}"))
+        })
+        .unwrap_or_else(|| summary.to_owned());
+    // The id in parentheses after the quoted name.
+    match (lowered.find(" ("), lowered.find(") ")) {
+        (Some(open), Some(close)) if open < close => {
+            format!("{}{}", &lowered[..open], &lowered[close + 1..])
+        }
+        _ => lowered,
+    }
+}
+
+/// Rows one wheel notch scrolls.
+const WHEEL_ROWS: isize = 3;
+
+impl App {
+    /// Hands `msg` (anything but a frame) to the parts it concerns.
+    pub(super) fn route(&mut self, msg: Msg) -> Handled {
+        let now = self.now;
+        match msg {
+            Msg::Term(event) => self.terminal_event(event),
+            Msg::Agent(event) => self.agent_event(event),
+            Msg::Shell(crate::shell::Msg::Event(event)) => self.shell_event(event),
+            Msg::Sessions(msg) => self.sessions_told(msg),
+            Msg::ThemeLoaded(Ok(theme)) => {
+                self.theme = *theme;
+                self.chat.restyle();
+                self.hint("theme changed", HINT)
+            }
+            Msg::ThemeLoaded(Err(why)) => self.chat.notice(NoticeLevel::Warning, why.to_string()),
+            Msg::Subagents(msg) => self.subagents_told(msg, now),
+            Msg::CronJobs(rows) => self.dashboard.set_cron(rows),
+            Msg::CronChanges { changed, removed } => self.dashboard.change_cron(changed, &removed),
+            Msg::PendingNotifications(n) => self.dashboard.set_pending(n),
+            Msg::McpServer(server) => self.dashboard.update_mcp(server),
+            Msg::AskTrust(request) => self.overlays.ask_trust(request),
+            Msg::Parked {
+                session_id,
+                summary,
+            } => {
+                let short = &session_id[..session_id.len().min(8)];
+                let said = self.chat.notice_counted(
+                    NoticeLevel::Info,
+                    format!(
+                        "{} for session {short} · /sessions to open",
+                        brief(&summary)
+                    ),
+                );
+                said.and(self.dashboard.parked(&session_id))
+            }
+            Msg::Outbound(message) => self.chat.push(EntryKind::Outbound(message)),
+            Msg::Approval(request) => self.approvals.push(request),
+            Msg::Attached(clients) => self.dashboard.set_attached(clients),
+            Msg::ApprovalAnswered { id, decision, by } => {
+                match self.approvals.answered_elsewhere(&id) {
+                    Some(request) => {
+                        let how = match decision {
+                            ApprovalDecision::Allow => "allowed",
+                            ApprovalDecision::AllowSession => "allowed for the session",
+                            ApprovalDecision::Deny => "denied",
+                        };
+                        let what = claw_text::one_line(&request.tool_name, 40);
+                        self.chat.notice(
+                            NoticeLevel::Info,
+                            format!("{by} {how} the {what} call that waited for approval"),
+                        )
+                    }
+                    None => Handled::unchanged(),
+                }
+            }
+            Msg::QueueRestored(texts) => self.restore_to_composer(texts),
+            Msg::Highlighted { key, lines } => {
+                for entry in self.highlights.arrived(key, lines) {
+                    // The entry is the main chat's, or the subagent's one shown.
+                    self.chat.highlighted(entry);
+                    if let Some(chat) = self.subagents.shown_mut() {
+                        chat.highlighted(entry);
+                    }
+                }
+                Handled::changed()
+            }
+            Msg::HistoryLoaded(entries) => self.composer.load_history(entries),
+            Msg::WorkspaceFiles(files) => self.composer.set_files(files),
+            Msg::ModelsListed(models) => self.composer.set_server_models(models),
+            Msg::EditorDone(Ok(text)) => {
+                self.composer.set_text(text.trim_end_matches('\n'));
+                Handled::changed()
+            }
+            Msg::EditorDone(Err(why)) => self.chat.notice(NoticeLevel::Error, why.to_string()),
+            Msg::Inspector(msg) => self.inspector_answered(msg),
+            Msg::Notice(level, text) => self.chat.notice(level, text),
+            Msg::BackgroundFailed(failure) => {
+                self.chat.notice(NoticeLevel::Error, failure.to_string())
+            }
+            Msg::SkillsAttached { text, result } => self.skills_attached(text, result),
+            Msg::Checkpoints(msg) => self.checkpoints(msg),
+            Msg::PromptBlocked { text, reason } => self.prompt_blocked(text, reason),
+            Msg::ImagesLoaded { text, result } => self.images_loaded(text, result),
+            Msg::Tick => {
+                let animated = self.busy();
+                if animated {
+                    self.spinner = self.spinner.wrapping_add(1);
+                }
+                let main = animated && self.chat.tick();
+                let shown = animated && self.subagents.shown_mut().is_some_and(|c| c.tick());
+                let cards = main || shown;
+                Handled::changed_if(animated || cards || self.dashboard_counts_down())
+            }
+            Msg::Frame => Handled::ignored(),
+        }
+    }
+
+    /// Puts texts taken back out of the queues into the composer, and focuses it.
+    pub(super) fn restore_to_composer(&mut self, texts: Vec<QueuedText>) -> Handled {
+        if self.composer.restore(texts) {
+            self.focus = Focus::Composer;
+        }
+        Handled::changed()
+    }
+
+    fn terminal_event(&mut self, event: Event) -> Handled {
+        match event {
+            Event::Key(key) if key.kind == KeyEventKind::Release => Handled::ignored(),
+            Event::Key(key) => self.key(key),
+            Event::Paste(text) => {
+                if !self.overlays.is_empty() || !self.approvals.is_empty() {
+                    return Handled::unchanged();
+                }
+                self.focus = Focus::Composer;
+                self.composer.paste(&text)
+            }
+            Event::Resize(w, h) => {
+                self.size = Rect::new(0, 0, w, h);
+                Handled::changed()
+            }
+            Event::Mouse(mouse) => {
+                let down = match mouse.kind {
+                    MouseEventKind::ScrollUp => false,
+                    MouseEventKind::ScrollDown => true,
+                    _ => return Handled::ignored(),
+                };
+                let at = Position::new(mouse.column, mouse.row);
+                if self.areas().tree.is_some_and(|a| a.contains(at)) {
+                    return self.tools.wheel(down);
+                }
+                let rows = if down { WHEEL_ROWS } else { -WHEEL_ROWS };
+                let height = self.chat_height();
+                self.subagents
+                    .chat_mut(&mut self.chat)
+                    .scroll_by(rows, height);
+                Handled::changed()
+            }
+            Event::FocusGained | Event::FocusLost => Handled::ignored(),
+        }
+    }
+
+    /// A key goes, in this order, to the approval prompt, the open overlay, the global
+    /// actions and the focused part; the first that takes it ends the routing. A printable
+    /// key that the focused pane does not use is typed into the composer.
+    fn key(&mut self, key: KeyEvent) -> Handled {
+        let action = self.keymap.action(&key);
+        if action != Some(Action::Interrupt) {
+            // Only Esc right after Esc is a double press; anything typed between ends it.
+            self.last_steer = None;
+        }
+        let handled = self.approvals.handle_key(&key, action, self.size);
+        if handled.consumed {
+            return handled;
+        }
+        let handled = self.overlays.handle_key(
+            &key,
+            action,
+            self.size,
+            self.session.id.as_deref(),
+            &self.keymap,
+        );
+        if handled.consumed {
+            return handled;
+        }
+        // The search line, while open, has every key but the ones that quit.
+        if self.subagents.chat(&self.chat).find().is_some()
+            && !matches!(action, Some(Action::Cancel | Action::Quit))
+        {
+            return self.subagents.chat_mut(&mut self.chat).find_key(&key);
+        }
+        if let Some(action) = action {
+            let handled = self.global(action);
+            if handled.consumed {
+                return handled;
+            }
+        }
+        // End on an empty message jumps to the bottom of the chat, wherever it was.
+        if self.focus == Focus::Composer && key.code == KeyCode::End && self.composer.is_blank() {
+            self.chat.scroll_to(true);
+            return Handled::changed();
+        }
+        let height = self.chat_height();
+        let handled = match self.focus {
+            Focus::Composer => self.composer.handle_key(&key, action),
+            Focus::Chat => self
+                .subagents
+                .chat_mut(&mut self.chat)
+                .handle_key(&key, height),
+            Focus::Tree => self.tools.handle_key(&key),
+            Focus::Dashboard => self.dashboard.handle_key(&key),
+        };
+        if handled.consumed {
+            return handled;
+        }
+        let printable = matches!(key.code, KeyCode::Char(_))
+            && !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if printable {
+            self.focus = Focus::Composer;
+            // Typing is for the main conversation: its chat comes back.
+            self.subagents.close();
+            return self.composer.handle_key(&key, None);
+        }
+        Handled::ignored()
+    }
+
+    /// Actions that work whatever has focus; an ignored one lets the focused part have
+    /// the key.
+    fn global(&mut self, action: Action) -> Handled {
+        match action {
+            Action::Interrupt => self.escape(),
+            Action::Cancel => self.cancel(),
+            Action::Quit if self.composer.is_blank() => Handled::changed().with(Effect::Quit),
+            Action::Suspend => Handled::changed().with(Effect::Suspend),
+            Action::FocusNext | Action::FocusPrev
+                if self.composer.completion_open() && self.focus == Focus::Composer =>
+            {
+                if action == Action::FocusNext {
+                    self.composer.accept_completion();
+                } else {
+                    self.composer.move_selection(-1);
+                }
+                Handled::changed()
+            }
+            // In the composer, Shift+Tab switches plan mode; elsewhere it moves focus back.
+            Action::FocusPrev if self.focus == Focus::Composer => self.cycle_mode(),
+            Action::FocusNext | Action::FocusPrev => {
+                self.focus = self.focus.cycle(action == Action::FocusNext);
+                if self.focus != Focus::Chat {
+                    self.subagents.close();
+                }
+                if self.focus == Focus::Tree {
+                    self.tools.focused();
+                }
+                Handled::changed()
+            }
+            Action::PullQueue => Handled::changed().with(Effect::RestoreQueued),
+            Action::ToggleThinking => self.chat.toggle_thinking(),
+            Action::Help => self.overlays.push(Overlay::Help { scroll: 0 }),
+            Action::Inspect => Handled::changed().with(super::inspect_requests(None)),
+            Action::Editor => Handled::changed().with(Effect::OpenEditor(self.composer.text())),
+            Action::PageUp | Action::PageDown => {
+                let height = self.chat_height();
+                let page = height.saturating_sub(1).max(1) as isize;
+                let rows = if action == Action::PageUp {
+                    -page
+                } else {
+                    page
+                };
+                self.subagents
+                    .chat_mut(&mut self.chat)
+                    .scroll_by(rows, height);
+                Handled::changed()
+            }
+            Action::InterruptTool => self.interrupt_tool(),
+            Action::ExpandOutput => {
+                let target = match self.chat.picked() {
+                    Some(crate::chat::Picked::Card(id)) => Some(id),
+                    _ => self.chat.newest_expandable(),
+                };
+                match target {
+                    Some(id) => self.expand_card(&id),
+                    None => self.hint("no tool output to show in full", HINT),
+                }
+            }
+            Action::Find => {
+                if self.chat_hidden() {
+                    self.focus = Focus::Chat;
+                }
+                self.subagents.chat_mut(&mut self.chat).open_find()
+            }
+            Action::ScrollBottom => {
+                self.subagents.chat_mut(&mut self.chat).scroll_to(true);
+                Handled::changed()
+            }
+            Action::ToggleMouse => {
+                self.mouse_capture = !self.mouse_capture;
+                let state = if self.mouse_capture {
+                    "on: wheel scrolls"
+                } else {
+                    "off: select text freely"
+                };
+                self.hint(format!("mouse capture {state}"), HINT)
+                    .with(Effect::SetMouseCapture(self.mouse_capture))
+            }
+            Action::Submit | Action::Newline | Action::Quit => Handled::ignored(),
+        }
+    }
+
+    /// Esc: close the popup; steer with text; interrupt when empty (not right after a steer).
+    fn escape(&mut self) -> Handled {
+        if self.composer.completion_open() {
+            self.composer.dismiss_completion();
+            return Handled::changed();
+        }
+        if self.focus == Focus::Chat && self.subagents.chat_mut(&mut self.chat).unselect() {
+            return Handled::changed();
+        }
+        if self.subagents.close() {
+            return Handled::changed();
+        }
+        if !self.status.running() {
+            // Idle, Esc only brings the focus back to the composer.
+            self.focus = Focus::Composer;
+            return Handled::changed();
+        }
+        if !self.composer.is_blank() {
+            let text = self.composer.take();
+            self.last_steer = Some(self.now);
+            let hint = self.steer_hint();
+            return self.hint(hint, STEER_HINT).with(Effect::Steer(text));
+        }
+        if self
+            .last_steer
+            .is_some_and(|t| self.now.duration_since(t) < DOUBLE_PRESS)
+        {
+            return self.hint("Esc again to interrupt", HINT);
+        }
+        self.last_steer = None;
+        self.status.interrupt_requested();
+        self.hint(
+            "interrupted · queued messages are back in the composer",
+            HINT,
+        )
+        .with(Effect::RestoreQueued)
+        .with(Effect::Abort)
+    }
+
+    /// What happens to a steering message sent now, said honestly: it waits for the
+    /// running tool (and the key that stops it), or for the answer being written.
+    fn steer_hint(&self) -> String {
+        let stop = self.keymap.label(Action::InterruptTool);
+        match self.tools.running_names().as_slice() {
+            [] => "steer queued · delivered when this answer ends".to_owned(),
+            [one] => format!(
+                "steer queued · delivered when {one} finishes · {stop}: stop {one}, deliver now"
+            ),
+            _ => format!(
+                "steer queued · delivered when the tools finish · {stop}: stop them, deliver now"
+            ),
+        }
+    }
+
+    /// The interrupt-tool key: steer with the composer's text (if any) and stop the tool
+    /// calls running now, so the steer goes in at once and the turn goes on.
+    fn interrupt_tool(&mut self) -> Handled {
+        if !self.status.running() {
+            return self.hint("nothing is running", HINT);
+        }
+        let running = self.tools.running_names();
+        let mut handled = Handled::changed();
+        if !self.composer.is_blank() {
+            let text = self.composer.take();
+            handled = handled.with(Effect::Steer(text));
+        }
+        let steering = !handled.effects.is_empty() || !self.status.queued().0.is_empty();
+        if running.is_empty() {
+            let hint = if steering {
+                "steer queued · no tool is running: delivered when this answer ends"
+            } else {
+                "no tool is running"
+            };
+            return handled.and(self.hint(hint, STEER_HINT));
+        }
+        let what = match running.as_slice() {
+            [one] => one.clone(),
+            _ => "the tools".to_owned(),
+        };
+        let hint = if steering {
+            format!("stopping {what} · the steer goes in now")
+        } else {
+            format!("stopping {what} · the turn goes on")
+        };
+        handled
+            .and(self.hint(hint, STEER_HINT))
+            .with(Effect::InterruptTools)
+    }
+
+    /// Ctrl+C: interrupt when running, else clear; twice within a second quits.
+    pub(super) fn cancel(&mut self) -> Handled {
+        if self
+            .last_cancel
+            .is_some_and(|t| self.now.duration_since(t) < DOUBLE_PRESS)
+        {
+            return Handled::changed().with(Effect::Quit);
+        }
+        self.last_cancel = Some(self.now);
+        let quit_key = self.keymap.label(Action::Cancel);
+        if self.status.running() {
+            self.status.interrupt_requested();
+            return self
+                .hint(format!("interrupted · {quit_key} again to quit"), HINT)
+                .with(Effect::RestoreQueued)
+                .with(Effect::Abort);
+        }
+        if self.tools.shell_running() {
+            return self
+                .hint(
+                    format!("shell command stopped · {quit_key} again to quit"),
+                    HINT,
+                )
+                .with(Effect::Shell(crate::shell::Effect::CancelAll));
+        }
+        self.composer.clear();
+        self.hint(format!("{quit_key} again to quit"), DOUBLE_PRESS)
+    }
+}

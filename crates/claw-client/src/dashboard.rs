@@ -1,0 +1,521 @@
+//! The dashboard part: subagents, cron jobs, MCP servers and pending notifications, as
+//! the background runtime reports them; keys cancel a subagent and pause, resume or
+//! delete a job.
+
+pub(crate) mod mcp;
+
+use super::msg::{CronRow, CronRunStatus, Effect};
+use super::overlay::kind::Overlay;
+use super::part::{Handled, Intent};
+use super::subagents::SubagentRow;
+use super::widgets::{compact, format_duration, pane_frame, spinner};
+use super::wrap::clean;
+use crate::theme::{Theme, Token};
+use claw_runtime::runtime::SubagentStatus;
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Subagents, cron jobs and the selected row (subagents first, then jobs).
+#[derive(Clone, Debug)]
+pub struct Dashboard {
+    subagents: Vec<SubagentRow>,
+    /// When each subagent row arrived (its elapsed time counts on from there).
+    seen: Vec<Instant>,
+    cron: Vec<CronRow>,
+    /// MCP servers in configuration order, as last reported.
+    mcp: Vec<claw_runtime::mcp::McpServerInfo>,
+    pending_notifications: usize,
+    /// Results recorded in other sessions since start: session id and how many.
+    elsewhere: Vec<(String, usize)>,
+    /// Who is attached to this session from other terminals or scripts (empty: nobody
+    /// can be, or nobody is).
+    attached: Vec<crate::attach::ClientInfo>,
+    selected: usize,
+    /// Time zone for clock times; `None`: the system's local time.
+    time_zone: Option<chrono::FixedOffset>,
+}
+
+/// What drawing the dashboard is handed besides its own state.
+pub(crate) struct DashboardView {
+    /// Whether the pane has focus (the selection and the keys show only then).
+    pub focused: bool,
+    /// The spinner frame for working subagents.
+    pub spinner: usize,
+    /// For the elapsed time of working subagents.
+    pub now: Instant,
+    /// For cron countdowns and clock times.
+    pub wall: SystemTime,
+}
+
+impl Dashboard {
+    /// An empty dashboard showing clock times in `time_zone` (`None`: local time).
+    pub fn new(time_zone: Option<chrono::FixedOffset>) -> Self {
+        Self {
+            subagents: Vec::new(),
+            seen: Vec::new(),
+            cron: Vec::new(),
+            mcp: Vec::new(),
+            pending_notifications: 0,
+            elsewhere: Vec::new(),
+            attached: Vec::new(),
+            selected: 0,
+            time_zone,
+        }
+    }
+
+    /// The subagents, as last reported.
+    pub fn subagents(&self) -> &[SubagentRow] {
+        &self.subagents
+    }
+
+    /// Whether a subagent is working (the spinner turns, times count up).
+    pub fn busy(&self) -> bool {
+        self.subagents
+            .iter()
+            .any(|s| s.status == SubagentStatus::Running)
+    }
+
+    /// Whether cron countdowns are shown (they change every second): only when the
+    /// pane is `visible` at all.
+    pub(crate) fn counts_down(&self, visible: bool) -> bool {
+        visible
+            && self
+                .cron
+                .iter()
+                .any(|j| !j.paused && !j.done && j.next_fire.is_some())
+    }
+
+    /// The current subagents (replaces the list).
+    pub(crate) fn set_subagents(&mut self, rows: Vec<SubagentRow>, now: Instant) -> Handled {
+        self.seen = vec![now; rows.len()];
+        self.subagents = rows;
+        self.clamp();
+        Handled::changed()
+    }
+
+    /// One subagent changed: replaced by id, or added.
+    pub(crate) fn update_subagent(&mut self, row: SubagentRow, now: Instant) -> Handled {
+        match self.subagents.iter().position(|r| r.id == row.id) {
+            Some(i) => {
+                self.subagents[i] = row;
+                self.seen[i] = now;
+            }
+            None => {
+                self.subagents.push(row);
+                self.seen.push(now);
+            }
+        }
+        Handled::changed()
+    }
+
+    /// The current cron jobs (replaces the list).
+    pub(crate) fn set_cron(&mut self, rows: Vec<CronRow>) -> Handled {
+        self.cron = rows;
+        self.clamp();
+        Handled::changed()
+    }
+
+    /// Some cron jobs changed (replaced by id, or added at the end) or were removed.
+    pub(crate) fn change_cron(&mut self, changed: Vec<CronRow>, removed: &[String]) -> Handled {
+        self.cron.retain(|row| !removed.contains(&row.id));
+        for row in changed {
+            match self.cron.iter_mut().find(|r| r.id == row.id) {
+                Some(slot) => *slot = row,
+                None => self.cron.push(row),
+            }
+        }
+        self.clamp();
+        Handled::changed()
+    }
+
+    /// The MCP servers, as last reported.
+    pub fn mcp_servers(&self) -> &[claw_runtime::mcp::McpServerInfo] {
+        &self.mcp
+    }
+
+    /// One MCP server changed: replaced by name, or added.
+    pub(crate) fn update_mcp(&mut self, server: claw_runtime::mcp::McpServerInfo) -> Handled {
+        match self.mcp.iter_mut().find(|s| s.name == server.name) {
+            Some(slot) => *slot = server,
+            None => self.mcp.push(server),
+        }
+        Handled::changed()
+    }
+
+    /// How many notifications wait for the agent.
+    /// Who is attached now (replaces the list).
+    pub(crate) fn set_attached(&mut self, clients: Vec<crate::attach::ClientInfo>) -> Handled {
+        self.attached = clients;
+        Handled::changed()
+    }
+
+    /// Who is attached, for `/status`.
+    pub(crate) fn attached(&self) -> &[crate::attach::ClientInfo] {
+        &self.attached
+    }
+
+    pub(crate) fn set_pending(&mut self, n: usize) -> Handled {
+        self.pending_notifications = n;
+        Handled::changed()
+    }
+
+    /// A result was recorded in the session `id` (not the active one).
+    pub(crate) fn parked(&mut self, id: &str) -> Handled {
+        match self.elsewhere.iter_mut().find(|(s, _)| s == id) {
+            Some((_, n)) => *n += 1,
+            None => self.elsewhere.push((id.to_owned(), 1)),
+        }
+        Handled::changed()
+    }
+
+    /// The session `id` is the active one now: what waited in it is delivered.
+    pub(crate) fn opened(&mut self, id: &str) {
+        self.elsewhere.retain(|(s, _)| s != id);
+    }
+
+    /// Results waiting in other sessions: session id and how many.
+    pub fn waiting_elsewhere(&self) -> &[(String, usize)] {
+        &self.elsewhere
+    }
+
+    fn clamp(&mut self) {
+        let n = self.subagents.len() + self.cron.len();
+        self.selected = self.selected.min(n.saturating_sub(1));
+    }
+
+    /// How long subagent `i` has run, counting on from its last update while it works.
+    fn elapsed(&self, i: usize, now: Instant) -> Duration {
+        let Some(row) = self.subagents.get(i) else {
+            return Duration::ZERO;
+        };
+        let since = self
+            .seen
+            .get(i)
+            .map_or(Duration::ZERO, |t| now.saturating_duration_since(*t));
+        match row.status {
+            SubagentStatus::Running => row.elapsed + since,
+            _ => row.elapsed,
+        }
+    }
+
+    /// Keys while the dashboard has focus.
+    pub(crate) fn handle_key(&mut self, key: &KeyEvent) -> Handled {
+        let n = self.subagents.len() + self.cron.len();
+        let selected = self.selected;
+        let subagent = self.subagents.get(selected);
+        let job = selected
+            .checked_sub(self.subagents.len())
+            .and_then(|i| self.cron.get(i));
+        match key.code {
+            KeyCode::Up => self.selected = selected.saturating_sub(1),
+            KeyCode::Down => self.selected = (selected + 1).min(n.saturating_sub(1)),
+            KeyCode::Char('x') if subagent.is_some() => {
+                let Some(s) = subagent else {
+                    return Handled::unchanged();
+                };
+                // A subagent that ended has nothing to cancel: quietly nothing happens.
+                if !matches!(s.status, SubagentStatus::Running | SubagentStatus::Queued) {
+                    return Handled::unchanged();
+                }
+                return Handled::changed().ask(Intent::Open(Overlay::ConfirmCancel {
+                    id: s.id.clone(),
+                    label: s.label.clone(),
+                }));
+            }
+            KeyCode::Enter if subagent.is_some() => {
+                let id = subagent.map(|s| s.id.clone()).unwrap_or_default();
+                return Handled::changed().ask(Intent::OpenSubagent(id));
+            }
+            KeyCode::Char('p') if job.is_some() => {
+                let (id, paused) = job.map(|j| (j.id.clone(), j.paused)).unwrap_or_default();
+                return Handled::changed().with(if paused {
+                    Effect::ResumeCron(id)
+                } else {
+                    Effect::PauseCron(id)
+                });
+            }
+            KeyCode::Char('d') if job.is_some() => {
+                let (id, name) = job
+                    .map(|j| (j.id.clone(), j.name.clone()))
+                    .unwrap_or_default();
+                return Handled::changed().ask(Intent::Open(Overlay::ConfirmDelete { id, name }));
+            }
+            _ => return Handled::ignored(),
+        }
+        Handled::changed()
+    }
+
+    /// Draws the dashboard into `area`.
+    pub(crate) fn draw(&self, area: Rect, buf: &mut Buffer, theme: &Theme, view: &DashboardView) {
+        pane_frame(theme, area, " Dashboard ", view.focused, buf);
+        let body = super::layout::inner(area);
+        let mut lines: Vec<(Line<'static>, bool)> = Vec::new();
+        let header = |text: String| {
+            Line::from(Span::styled(
+                text,
+                theme.fg(Token::Accent).add_modifier(Modifier::BOLD),
+            ))
+        };
+        lines.push((
+            header(format!("Subagents ({})", self.subagents.len())),
+            false,
+        ));
+        if self.subagents.is_empty() {
+            lines.push((Line::from(Span::styled("  none", theme.dim())), false));
+        }
+        for (i, s) in self.subagents.iter().enumerate() {
+            let selected = view.focused && self.selected == i;
+            for line in self.subagent_lines(i, s, theme, view) {
+                lines.push((line, selected));
+            }
+        }
+        lines.push((Line::default(), false));
+        lines.push((header(format!("Cron ({})", self.cron.len())), false));
+        if self.cron.is_empty() {
+            lines.push((
+                Line::from(Span::styled("  no scheduled jobs", theme.dim())),
+                false,
+            ));
+        }
+        for (i, job) in self.cron.iter().enumerate() {
+            let selected = view.focused && self.selected == self.subagents.len() + i;
+            for line in self.cron_lines(job, theme, view.wall) {
+                lines.push((line, selected));
+            }
+        }
+        lines.extend(mcp::lines(&self.mcp, theme).into_iter().map(|l| (l, false)));
+        lines.push((Line::default(), false));
+        let pending = self.pending_notifications;
+        let style = if pending > 0 {
+            theme.fg(Token::Notify)
+        } else {
+            theme.dim()
+        };
+        lines.push((
+            Line::from(Span::styled(
+                format!("Pending notifications: {pending}"),
+                style,
+            )),
+            false,
+        ));
+        if !self.elsewhere.is_empty() {
+            let total: usize = self.elsewhere.iter().map(|(_, n)| n).sum();
+            lines.push((
+                Line::from(vec![
+                    Span::styled(
+                        format!("  + {total} waiting in other sessions"),
+                        theme.fg(Token::Notify),
+                    ),
+                    Span::styled(" (/sessions)", theme.dim()),
+                ]),
+                false,
+            ));
+            for (id, n) in &self.elsewhere {
+                lines.push((
+                    Line::from(Span::styled(
+                        format!("    {}  {n}", &id[..id.len().min(8)]),
+                        theme.text(),
+                    )),
+                    false,
+                ));
+            }
+        }
+        if !self.attached.is_empty() {
+            lines.push((Line::default(), false));
+            lines.push((header(format!("Attached ({})", self.attached.len())), false));
+            for client in &self.attached {
+                lines.push((
+                    Line::from(Span::styled(
+                        format!("  {}", client_line(client)),
+                        theme.text(),
+                    )),
+                    false,
+                ));
+            }
+        }
+        if view.focused {
+            lines.push((
+                Line::from(Span::styled(
+                    "Enter open subagent · x cancel it · p pause/resume · d delete job",
+                    theme.dim(),
+                )),
+                false,
+            ));
+        }
+        let height = usize::from(body.height);
+        let selected_at = lines.iter().rposition(|(_, s)| *s).unwrap_or(0);
+        let top = (selected_at + 1).saturating_sub(height);
+        for (i, (line, selected)) in lines.iter().skip(top).take(height).enumerate() {
+            let y = body.y + i as u16;
+            buf.set_line(body.x, y, line, body.width);
+            if *selected {
+                buf.set_style(Rect::new(body.x, y, body.width, 1), theme.selection());
+            }
+        }
+    }
+
+    fn subagent_lines(
+        &self,
+        i: usize,
+        s: &SubagentRow,
+        theme: &Theme,
+        view: &DashboardView,
+    ) -> [Line<'static>; 2] {
+        let (symbol, token) = match s.status {
+            SubagentStatus::Queued => ("○", Token::Dim),
+            SubagentStatus::Running => (spinner(view.spinner), Token::Tool),
+            SubagentStatus::Done => ("✓", Token::Success),
+            SubagentStatus::Failed => ("✗", Token::Error),
+            SubagentStatus::Cancelled | SubagentStatus::TurnLimit => ("⊘", Token::Warning),
+        };
+        let elapsed = self.elapsed(i, view.now);
+        let first = Line::from(vec![
+            Span::styled(format!("  {symbol} "), theme.fg(token)),
+            Span::styled(clean(&s.label), theme.text().add_modifier(Modifier::BOLD)),
+            Span::styled(format!("  {}", s.id), theme.dim()),
+        ]);
+        let mut details = vec![Span::styled(
+            format!(
+                "    {} · {} turns · {} tok · {}",
+                status_word(s.status),
+                s.turns,
+                compact(s.tokens),
+                format_duration(Duration::from_secs(elapsed.as_secs()))
+            ),
+            theme.dim(),
+        )];
+        if let Some(tool) = &s.current_tool {
+            details.push(Span::styled(format!(" · {tool}"), theme.fg(Token::Tool)));
+        }
+        [first, Line::from(details)]
+    }
+
+    fn cron_lines(&self, job: &CronRow, theme: &Theme, wall: SystemTime) -> [Line<'static>; 2] {
+        let (last, token) = match job.last_status {
+            CronRunStatus::Never => ("not run yet", Token::Dim),
+            CronRunStatus::Firing => ("firing now", Token::Tool),
+            CronRunStatus::Ok => ("last ok", Token::Success),
+            CronRunStatus::Missed => ("last missed", Token::Warning),
+            CronRunStatus::Failed => ("last failed", Token::Error),
+        };
+        let next = if job.paused {
+            "paused".to_owned()
+        } else if job.done {
+            "done".to_owned()
+        } else {
+            match job.next_fire {
+                Some(at) => format!(
+                    "next {} ({})",
+                    relative(wall, at),
+                    clock(self.time_zone, wall, at)
+                ),
+                None => "no next run".to_owned(),
+            }
+        };
+        let first = Line::from(vec![
+            Span::styled("  ◷ ", theme.fg(Token::Accent)),
+            Span::styled(clean(&job.name), theme.text().add_modifier(Modifier::BOLD)),
+            Span::styled(format!("  {}", job.id), theme.dim()),
+        ]);
+        let second = Line::from(vec![
+            Span::styled(format!("    {} · {next} · ", job.schedule), theme.dim()),
+            Span::styled(last, theme.fg(token)),
+        ]);
+        [first, second]
+    }
+}
+
+/// The word the dashboard shows for a subagent's state.
+fn status_word(status: SubagentStatus) -> &'static str {
+    match status {
+        SubagentStatus::Queued => "queued",
+        SubagentStatus::Running => "working",
+        SubagentStatus::Done => "done",
+        SubagentStatus::Failed => "failed",
+        SubagentStatus::Cancelled => "cancelled",
+        SubagentStatus::TurnLimit => "stopped at its turn limit",
+    }
+}
+
+/// `in 4m 10s`, `in 2h 5m`, `due`.
+fn relative(now: SystemTime, at: SystemTime) -> String {
+    let Ok(ahead) = at.duration_since(now) else {
+        return "due".into();
+    };
+    let s = ahead.as_secs();
+    match s {
+        0 => "due".into(),
+        1..=59 => format!("in {s}s"),
+        60..=3599 => format!("in {}m {:02}s", s / 60, s % 60),
+        3600..=86_399 => format!("in {}h {:02}m", s / 3600, (s % 3600) / 60),
+        _ => format!("in {}d {}h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
+/// `at` as a clock time (`14:05:00`), with the date when it is not today.
+fn clock(time_zone: Option<chrono::FixedOffset>, wall: SystemTime, at: SystemTime) -> String {
+    fn format<Tz: chrono::TimeZone>(tz: &Tz, wall: SystemTime, at: SystemTime) -> String
+    where
+        Tz::Offset: std::fmt::Display,
+    {
+        let t = chrono::DateTime::<chrono::Utc>::from(at).with_timezone(tz);
+        let today = chrono::DateTime::<chrono::Utc>::from(wall)
+            .with_timezone(tz)
+            .date_naive();
+        if t.date_naive() == today {
+            t.format("%H:%M:%S").to_string()
+        } else {
+            t.format("%b %d %H:%M").to_string()
+        }
+    }
+    match time_zone {
+        Some(tz) => format(&tz, wall, at),
+        None => format(&chrono::Local, wall, at),
+    }
+}
+
+/// `socket client 2 · pid 4311 · claw-tui attach`, or the session's own terminal.
+pub fn client_line(client: &crate::attach::ClientInfo) -> String {
+    let mut parts = vec![if client.kind == "terminal" {
+        "the session's own terminal".to_owned()
+    } else {
+        format!("{} client {}", client.kind, client.id)
+    }];
+    if let Some(pid) = client.pid {
+        parts.push(format!("pid {pid}"));
+    }
+    // The session's own terminal is named by its kind already.
+    if let Some(name) = client.name.as_ref().filter(|_| client.kind != "terminal") {
+        parts.push(claw_text::one_line(name, 40));
+    }
+    parts.join(" · ")
+}
+
+#[cfg(test)]
+mod attached_tests {
+    use super::client_line;
+    use crate::attach::ClientInfo;
+
+    #[test]
+    fn a_client_is_named_by_kind_pid_and_name_and_the_own_terminal_once() {
+        let client = |kind: &str, name: &str| ClientInfo {
+            id: 2,
+            kind: kind.into(),
+            pid: Some(42),
+            name: Some(name.into()),
+            since_ms: 0,
+        };
+        assert_eq!(
+            client_line(&client("socket", "laptop")),
+            "socket client 2 · pid 42 · laptop"
+        );
+        assert_eq!(
+            client_line(&client("terminal", "the session's own terminal")),
+            "the session's own terminal · pid 42"
+        );
+    }
+}

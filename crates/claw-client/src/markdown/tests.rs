@@ -1,0 +1,91 @@
+//! Markdown rendering tests.
+
+use super::*;
+
+use crate::wrap::wrap;
+
+fn lines(src: &str) -> Vec<String> {
+    let theme = Theme::fallback();
+    let cache = HighlightCache::default();
+    let ctx = MdContext {
+        theme: &theme,
+        highlights: &cache,
+        base: Style::default(),
+        request_highlights: true,
+        width: 80,
+    };
+    let mut out = Vec::new();
+    let mut missing = Vec::new();
+    render(src, &ctx, &mut out, &mut missing);
+    wrap(&out, 60)
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        })
+        .collect()
+}
+
+#[test]
+fn blocks_render_with_gaps_markers_and_no_syntax() {
+    let out =
+        lines("# Title\n\nSome *em* and `code`.\n\n- one\n- two\n  1. nested\n\n> quoted\n\n---\n");
+    assert_eq!(
+        out,
+        [
+            "Title",
+            "",
+            "Some em and code.",
+            "",
+            "• one",
+            "• two",
+            "  1. nested",
+            "",
+            "│ quoted",
+            "",
+            "────────────────────────────────────────────────────────────",
+        ]
+    );
+}
+
+#[test]
+fn code_blocks_and_tables() {
+    let out = lines("```rust\nfn main() {}\n```\n\n| a | bb |\n|---|---:|\n| ccc | d |\n");
+    assert_eq!(
+        out,
+        [
+            "▏ rust",
+            "▏ fn main() {}",
+            "",
+            "a   │ bb",
+            "────┼───",
+            "ccc │  d"
+        ]
+    );
+}
+
+#[test]
+fn links_show_their_target() {
+    assert_eq!(lines("[docs](https://x.y/z)"), ["docs <https://x.y/z>"]);
+    assert_eq!(lines("<https://x.y>"), ["https://x.y"]);
+}
+
+#[test]
+fn missing_highlights_are_requested_once_per_block() {
+    let theme = Theme::fallback();
+    let cache = HighlightCache::default();
+    let ctx = MdContext {
+        theme: &theme,
+        highlights: &cache,
+        base: Style::default(),
+        request_highlights: true,
+        width: 80,
+    };
+    let (mut out, mut missing) = (Vec::new(), Vec::new());
+    render("```py\nx = 1\n```\n", &ctx, &mut out, &mut missing);
+    assert_eq!(missing.len(), 1);
+    assert_eq!(missing[0].lang, "py");
+    assert_eq!(missing[0].code, "x = 1");
+}
