@@ -28,7 +28,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from resume_rig import ANSWER, FakeServer, PtyClient, write_session  # noqa: E402
+from resume_rig import ANSWER, FakeServer, PtyClient, throwaway_env, write_session  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "symbol-order.txt")
@@ -44,15 +44,7 @@ def sandbox():
         f.write("# A project\n\nSome `code` and a list:\n\n- one\n- two\n")
     with open(os.path.join(ws, "src", "main.rs"), "w") as f:
         f.write("fn main() {\n    println!(\"hi\");\n}\n")
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env.update({
-        "HOME": root,
-        "XDG_DATA_HOME": os.path.join(root, "data"),
-        "XDG_CONFIG_HOME": os.path.join(root, "config"),
-        "XDG_STATE_HOME": os.path.join(root, "state"),
-        "CLAW_TUI_DEMO_PACE_MS": "0",
-        "MEASURE_FAKE_KEY": "sk-measure",
-    })
+    env = throwaway_env(root)
     return root, ws, env
 
 

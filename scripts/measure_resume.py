@@ -41,7 +41,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from resume_rig import ANSWER, FakeServer, PtyClient, cpu_ms, vm_hwm_mb, write_session  # noqa: E402
+from resume_rig import ANSWER, FakeServer, PtyClient, cpu_ms, throwaway_env, vm_hwm_mb, write_session  # noqa: E402
 
 RSS_FACTOR = 3.0
 NEXT_REQUEST_MS = 500
@@ -54,18 +54,7 @@ def sandbox():
     root = tempfile.mkdtemp(prefix="claw-resume-")
     ws = os.path.join(root, "ws")
     os.makedirs(ws)
-    env = dict(os.environ)
-    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "CLAW_TUI_PROVIDER",
-                "CLAW_TUI_MODEL", "NO_COLOR"):
-        env.pop(var, None)
-    env.update({
-        "HOME": root,
-        "XDG_DATA_HOME": os.path.join(root, "data"),
-        "XDG_CONFIG_HOME": os.path.join(root, "config"),
-        "XDG_STATE_HOME": os.path.join(root, "state"),
-        "CLAW_TUI_DEMO_PACE_MS": "0",
-        "MEASURE_FAKE_KEY": "sk-measure",
-    })
+    env = throwaway_env(root)
     return root, ws, env
 
 

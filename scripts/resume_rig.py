@@ -28,6 +28,23 @@ LISTING = "".join(f"src/module_{i:03}/file_{i:03}.rs\t{1200 + i * 7} bytes\n" fo
 ANSWER = "Measured answer, all done."
 
 
+def throwaway_env(root):
+    """This process's environment with HOME and the XDG dirs under `root`, no provider
+    settings or keys of the user's, the demo model unpaced and the fake server's key."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    for var in ("OPENAI_BASE_URL", "CLAW_TUI_PROVIDER", "CLAW_TUI_MODEL", "NO_COLOR"):
+        env.pop(var, None)
+    env.update({
+        "HOME": root,
+        "XDG_DATA_HOME": os.path.join(root, "data"),
+        "XDG_CONFIG_HOME": os.path.join(root, "config"),
+        "XDG_STATE_HOME": os.path.join(root, "state"),
+        "CLAW_TUI_DEMO_PACE_MS": "0",
+        "MEASURE_FAKE_KEY": "sk-measure",
+    })
+    return env
+
+
 def line(kind, **fields):
     return json.dumps({"type": kind, **fields}, separators=(",", ":")) + "\n"
 
