@@ -223,7 +223,7 @@ def table(rows):
         else:
             worst = h["rss"]
             client_cells = "— | — | — | —"
-        verdict = "yes" if worst <= limit else f"no ({worst / size:.1f}×)"
+        verdict = "yes" if worst <= limit else f"no ({worst / size:.2f}×)"
         print(f"| {size:.0f} MB, {messages // 1000}k | {provider} | {h['wall'] / 1000:.2f} s / "
               f"{h['rss']:.0f} MB | {client_cells} | {verdict} |")
     print(f"\nTargets: peak RSS ≤ {RSS_FACTOR:.0f}× the file, Enter → request ≤ {NEXT_REQUEST_MS} ms, "
