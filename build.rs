@@ -29,6 +29,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed={SYMBOL_ORDER}");
     println!("cargo:rerun-if-env-changed=CC");
+    println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     if env::var("PROFILE").as_deref() == Ok("release") {
         order_functions();
     }
@@ -100,6 +101,11 @@ fn rustc_links_with(args: &[String]) -> bool {
     command.arg("--edition=2021").arg("--crate-type=bin");
     if let Ok(target) = env::var("TARGET") {
         command.args(["--target", &target]);
+    }
+    // The linker the build itself uses when one is configured (`target.<triple>.linker`),
+    // which cargo passes to rustc apart from the flags.
+    if let Ok(linker) = env::var("RUSTC_LINKER") {
+        command.arg(format!("-Clinker={linker}"));
     }
     let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     command.args(flags.split('\x1f').filter(|f| !f.is_empty()));
