@@ -91,6 +91,26 @@ pub struct ClientInfo {
     pub since_ms: u64,
 }
 
+impl ClientInfo {
+    /// `socket client 2 · pid 4311 · claw-tui attach`, or the session's own terminal:
+    /// how the dashboard, `/status` and the quit question name it.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![if self.kind == "terminal" {
+            "the session's own terminal".to_owned()
+        } else {
+            format!("{} client {}", self.kind, self.id)
+        }];
+        if let Some(pid) = self.pid {
+            parts.push(format!("pid {pid}"));
+        }
+        // The session's own terminal is named by its kind already.
+        if let Some(name) = self.name.as_ref().filter(|_| self.kind != "terminal") {
+            parts.push(claw_text::one_line(name, 40));
+        }
+        parts.join(" · ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +148,29 @@ mod tests {
         assert_eq!(pasted_image_path("/tmp/a.txt"), None);
         assert_eq!(mention("/home/u/My Shot.webp"), "@\"/home/u/My Shot.webp\"");
         assert_eq!(mention("a.png"), "@a.png");
+    }
+}
+
+#[cfg(test)]
+mod client_tests {
+    use super::ClientInfo;
+
+    #[test]
+    fn a_client_is_named_by_kind_pid_and_name_and_the_own_terminal_once() {
+        let client = |kind: &str, name: &str| ClientInfo {
+            id: 2,
+            kind: kind.into(),
+            pid: Some(42),
+            name: Some(name.into()),
+            since_ms: 0,
+        };
+        assert_eq!(
+            client("socket", "laptop").describe(),
+            "socket client 2 · pid 42 · laptop"
+        );
+        assert_eq!(
+            client("terminal", "the session's own terminal").describe(),
+            "the session's own terminal · pid 42"
+        );
     }
 }

@@ -330,7 +330,7 @@ impl Dashboard {
             for client in &self.attached {
                 lines.push((
                     Line::from(Span::styled(
-                        format!("  {}", client_line(client)),
+                        format!("  {}", client.describe()),
                         theme.text(),
                     )),
                     false,
@@ -475,47 +475,5 @@ fn clock(time_zone: Option<chrono::FixedOffset>, wall: SystemTime, at: SystemTim
     match time_zone {
         Some(tz) => format(&tz, wall, at),
         None => format(&chrono::Local, wall, at),
-    }
-}
-
-/// `socket client 2 · pid 4311 · claw-tui attach`, or the session's own terminal.
-pub fn client_line(client: &crate::attach::ClientInfo) -> String {
-    let mut parts = vec![if client.kind == "terminal" {
-        "the session's own terminal".to_owned()
-    } else {
-        format!("{} client {}", client.kind, client.id)
-    }];
-    if let Some(pid) = client.pid {
-        parts.push(format!("pid {pid}"));
-    }
-    // The session's own terminal is named by its kind already.
-    if let Some(name) = client.name.as_ref().filter(|_| client.kind != "terminal") {
-        parts.push(claw_text::one_line(name, 40));
-    }
-    parts.join(" · ")
-}
-
-#[cfg(test)]
-mod attached_tests {
-    use super::client_line;
-    use crate::attach::ClientInfo;
-
-    #[test]
-    fn a_client_is_named_by_kind_pid_and_name_and_the_own_terminal_once() {
-        let client = |kind: &str, name: &str| ClientInfo {
-            id: 2,
-            kind: kind.into(),
-            pid: Some(42),
-            name: Some(name.into()),
-            since_ms: 0,
-        };
-        assert_eq!(
-            client_line(&client("socket", "laptop")),
-            "socket client 2 · pid 42 · laptop"
-        );
-        assert_eq!(
-            client_line(&client("terminal", "the session's own terminal")),
-            "the session's own terminal · pid 42"
-        );
     }
 }

@@ -248,7 +248,7 @@ fn hub_line(line: &str, me: u64, hub: &Hub) -> Option<Vec<Msg>> {
         return None;
     }
     let who = serde_json::from_value::<ClientInfo>(client.clone())
-        .map(|c| crate::tui::dashboard::client_line(&c))
+        .map(|c| c.describe())
         .unwrap_or_else(|_| "another client".into());
     match value["type"].as_str() {
         Some("approval_resolved") => {

@@ -197,7 +197,7 @@ impl App {
         if !attached.is_empty() {
             for (i, client) in attached.iter().enumerate() {
                 let label = if i == 0 { "attached" } else { "" };
-                rows.push(row(label, crate::dashboard::client_line(client)));
+                rows.push(row(label, client.describe()));
             }
         }
         rows.push(row("Session", ""));
