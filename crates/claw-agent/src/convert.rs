@@ -1,11 +1,10 @@
 //! History → model messages: custom roles mapped or dropped, replay made well-formed.
 
 use super::history::History;
-use super::provider::LlmMessage;
+use super::provider::{Held, LlmMessage};
 use super::types::{
     AssistantMessage, Block, Message, StopReason, ToolResultMessage, UserMessage, now_ms,
 };
-use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// The prefix that marks a notification (a background result, a cron job's output) for
@@ -23,9 +22,9 @@ pub fn default_convert_to_llm(messages: &History) -> Vec<LlmMessage<'_>> {
     let mut out = Vec::with_capacity(messages.len());
     for m in messages.iter() {
         out.push(match m {
-            Message::User(u) => LlmMessage::User(Cow::Borrowed(u)),
-            Message::Assistant(a) => LlmMessage::Assistant(Cow::Borrowed(a)),
-            Message::ToolResult(r) => LlmMessage::ToolResult(Cow::Borrowed(r)),
+            Message::User(u) => LlmMessage::User(Held::Borrowed(u)),
+            Message::Assistant(a) => LlmMessage::Assistant(Held::Borrowed(a)),
+            Message::ToolResult(r) => LlmMessage::ToolResult(Held::Borrowed(r)),
             Message::Notification(n) => LlmMessage::from(UserMessage {
                 content: n.content.clone(),
                 images: Vec::new(),
@@ -193,9 +192,9 @@ mod tests {
 
     fn borrowed(message: &LlmMessage<'_>) -> bool {
         match message {
-            LlmMessage::User(m) => matches!(m, Cow::Borrowed(_)),
-            LlmMessage::Assistant(m) => matches!(m, Cow::Borrowed(_)),
-            LlmMessage::ToolResult(m) => matches!(m, Cow::Borrowed(_)),
+            LlmMessage::User(m) => m.is_borrowed(),
+            LlmMessage::Assistant(m) => m.is_borrowed(),
+            LlmMessage::ToolResult(m) => m.is_borrowed(),
         }
     }
 
@@ -247,7 +246,7 @@ mod tests {
         let LlmMessage::User(second) = &sent[1] else {
             panic!("{sent:#?}")
         };
-        assert!(matches!(second, Cow::Owned(_)));
+        assert!(!second.is_borrowed());
         assert!(second.content.ends_with("\n\nsecond"), "{}", second.content);
         let Some(Message::User(kept)) = history.get(2) else {
             panic!()

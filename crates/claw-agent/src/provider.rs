@@ -10,11 +10,12 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 use std::any::Any;
-use std::borrow::Cow;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+mod held;
 mod shared;
+pub use held::Held;
 pub use shared::SharedRequest;
 
 /// Why a provider's model list could not be had; providers say what failed in their
@@ -54,39 +55,43 @@ impl std::fmt::Debug for CallOrigin {
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum LlmMessage<'a> {
     /// User input (prompts, steering, notifications).
-    User(Cow<'a, UserMessage>),
+    User(Held<'a, UserMessage>),
     /// An earlier model answer, replayed.
-    Assistant(Cow<'a, AssistantMessage>),
+    Assistant(Held<'a, AssistantMessage>),
     /// A tool's result (its `details` are never sent).
-    ToolResult(Cow<'a, ToolResultMessage>),
+    ToolResult(Held<'a, ToolResultMessage>),
 }
 
 impl LlmMessage<'_> {
     /// The message with nothing borrowed (borrowed parts are copied).
     pub fn into_owned(self) -> LlmMessage<'static> {
         match self {
-            LlmMessage::User(m) => LlmMessage::User(Cow::Owned(m.into_owned())),
-            LlmMessage::Assistant(m) => LlmMessage::Assistant(Cow::Owned(m.into_owned())),
-            LlmMessage::ToolResult(m) => LlmMessage::ToolResult(Cow::Owned(m.into_owned())),
+            LlmMessage::User(m) => LlmMessage::User(Held::Owned(Box::new(m.into_owned()))),
+            LlmMessage::Assistant(m) => {
+                LlmMessage::Assistant(Held::Owned(Box::new(m.into_owned())))
+            }
+            LlmMessage::ToolResult(m) => {
+                LlmMessage::ToolResult(Held::Owned(Box::new(m.into_owned())))
+            }
         }
     }
 }
 
 impl From<UserMessage> for LlmMessage<'static> {
     fn from(message: UserMessage) -> Self {
-        LlmMessage::User(Cow::Owned(message))
+        LlmMessage::User(Held::Owned(Box::new(message)))
     }
 }
 
 impl From<AssistantMessage> for LlmMessage<'static> {
     fn from(message: AssistantMessage) -> Self {
-        LlmMessage::Assistant(Cow::Owned(message))
+        LlmMessage::Assistant(Held::Owned(Box::new(message)))
     }
 }
 
 impl From<ToolResultMessage> for LlmMessage<'static> {
     fn from(message: ToolResultMessage) -> Self {
-        LlmMessage::ToolResult(Cow::Owned(message))
+        LlmMessage::ToolResult(Held::Owned(Box::new(message)))
     }
 }
 

@@ -78,9 +78,8 @@ impl std::fmt::Debug for SharedRequest {
 mod tests {
     use super::*;
     use crate::convert::default_convert_to_llm;
-    use crate::provider::LlmMessage;
+    use crate::provider::{Held, LlmMessage};
     use crate::types::{Message, ThinkingLevel};
-    use std::borrow::Cow;
 
     fn request(history: &History) -> LlmRequest<'_> {
         LlmRequest {
@@ -98,7 +97,7 @@ mod tests {
         let mut shared = SharedRequest::new(history.clone(), request);
         // The messages point into the history: nothing was copied.
         let first = match &shared.request().messages[0] {
-            LlmMessage::User(Cow::Borrowed(user)) => std::ptr::from_ref(*user),
+            LlmMessage::User(Held::Borrowed(user)) => std::ptr::from_ref(*user),
             other => panic!("copied: {other:?}"),
         };
         let Message::User(original) = &history[0] else {
