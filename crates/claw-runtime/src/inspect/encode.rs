@@ -1,7 +1,7 @@
 //! Splitting a request body into blobs and references (see `format.rs`), on the writer
 //! thread.
 
-use super::format::{BlobLine, BodyRef, FieldRef, Item, hash};
+use super::format::{BlobId, BlobLine, BodyRef, FieldRef, Item};
 use super::split::{Value, split};
 use serde_json::value::RawValue;
 use std::collections::{HashMap, HashSet};
@@ -14,7 +14,7 @@ const INLINE_MAX: usize = 64;
 #[derive(Debug, Default)]
 pub struct Encoder {
     /// Hashes of the blobs already in the file.
-    known: HashSet<String>,
+    known: HashSet<BlobId>,
     /// Each agent's latest request: its index and its array fields as hashes.
     last: HashMap<String, Previous>,
 }
@@ -30,7 +30,7 @@ struct Previous {
 
 /// An array element of a request, as the base of the next: its hash, and its text when
 /// the next request may hold an edit of it ([`keeps_text`]).
-pub type Element = (String, Option<Arc<str>>);
+pub type Element = (BlobId, Option<Arc<str>>);
 
 /// Elements whose text is kept at the start of an array (a system prompt that changed).
 const KEPT_HEAD: usize = 2;
@@ -61,7 +61,10 @@ const EDIT_KEEPS: usize = 2;
 impl Encoder {
     /// Remembers that blob `h` is in the file.
     pub fn know_blob(&mut self, h: &str) {
-        self.known.insert(h.to_owned());
+        // A hash that is not one of ours names no blob this encoder would make.
+        if let Some(id) = BlobId::parse(h) {
+            self.known.insert(id);
+        }
     }
 
     /// Remembers request `index` of `agent` with its array fields (hashes and texts),
@@ -91,7 +94,7 @@ impl Encoder {
         let Some(fields) = split(body) else {
             let h = self.blob(body_text(body), blobs);
             self.last.remove(agent);
-            return BodyRef::Whole(h);
+            return BodyRef::Whole(h.to_string());
         };
         let mut encoding = self.begin(agent);
         for field in &fields {
@@ -134,18 +137,18 @@ impl Encoder {
         text: &str,
         was: Option<&Element>,
         blobs: &mut dyn FnMut(BlobLine),
-    ) -> String {
-        let h = hash(text.as_bytes());
+    ) -> BlobId {
+        let h = BlobId::of(text.as_bytes());
         if self.known.contains(&h) {
             return h;
         }
         if let Some((from, Some(old))) = was
             && let Some((at, cut, put)) = edit(old, text)
         {
-            self.known.insert(h.clone());
+            self.known.insert(h);
             blobs(BlobLine {
-                h: h.clone(),
-                from: Some(from.clone()),
+                h: h.to_string(),
+                from: Some(from.to_string()),
                 at,
                 cut,
                 put: Some(put.to_owned()),
@@ -157,10 +160,10 @@ impl Encoder {
     }
 
     /// The hash of `text`, with a blob line for it when it is new.
-    fn blob(&mut self, text: &str, blobs: &mut dyn FnMut(BlobLine)) -> String {
-        let h = hash(text.as_bytes());
-        if self.known.insert(h.clone()) {
-            blobs(blob_line(&h, text));
+    fn blob(&mut self, text: &str, blobs: &mut dyn FnMut(BlobLine)) -> BlobId {
+        let h = BlobId::of(text.as_bytes());
+        if self.known.insert(h) {
+            blobs(blob_line(h, text));
         }
         h
     }
@@ -209,11 +212,11 @@ impl Encoding<'_> {
             // Only the key: the value is the base request's.
             self.uses_base = true;
         } else if raw.len() > INLINE_MAX {
-            entry.h = Some(self.encoder.blob(raw, blobs));
+            entry.h = Some(self.encoder.blob(raw, blobs).to_string());
         } else {
             entry.v = RawValue::from_string(raw.to_owned()).ok();
             if entry.v.is_none() {
-                entry.h = Some(self.encoder.blob(raw, blobs));
+                entry.h = Some(self.encoder.blob(raw, blobs).to_string());
             }
         }
         self.fields.values.insert(key.to_owned(), Arc::from(raw));
@@ -254,14 +257,12 @@ impl Encoding<'_> {
         let Some((key, kept)) = self.array.take() else {
             return;
         };
-        let hashes: Vec<&str> = kept.iter().map(|(h, _)| h.as_str()).collect();
-        let before: Vec<&str> = self
+        let before = self
             .base
             .as_ref()
             .and_then(|b| b.arrays.get(&key))
-            .map(|b| b.iter().map(|(h, _)| h.as_str()).collect())
-            .unwrap_or_default();
-        let items = items(&hashes, &before);
+            .map_or(&[][..], Vec::as_slice);
+        let items = items(&kept, before);
         self.uses_base |= items.iter().any(|i| matches!(i, Item::Run(_)));
         self.refs.push(FieldRef {
             k: key.clone(),
@@ -286,13 +287,13 @@ impl Encoding<'_> {
 }
 
 /// The blob line for `text`: inline JSON when it is JSON on one line, else a string.
-fn blob_line(h: &str, text: &str) -> BlobLine {
+fn blob_line(h: BlobId, text: &str) -> BlobLine {
     let one_line = !text.contains(['\n', '\r']);
     let json = one_line
         .then(|| RawValue::from_string(text.to_owned()).ok())
         .flatten();
     BlobLine {
-        h: h.to_owned(),
+        h: h.to_string(),
         text: json.is_none().then(|| text.to_owned()),
         json,
         ..BlobLine::default()
@@ -341,26 +342,49 @@ fn body_text(body: &[u8]) -> &str {
 }
 
 /// The array field's elements as runs of the base's same field and new hashes.
-fn items(hashes: &[&str], base: &[&str]) -> Vec<Item> {
-    let mut first: HashMap<&str, usize> = HashMap::with_capacity(base.len());
-    for (at, h) in base.iter().enumerate() {
-        first.entry(h).or_insert(at);
-    }
+fn items(elements: &[Element], base: &[Element]) -> Vec<Item> {
+    // A conversation's next request repeats the last one and adds a few messages: the
+    // common start is one run, and the few after it are looked for one by one rather
+    // than through an index of the whole base (a long session's would be rebuilt,
+    // ~50 bytes a message, on every request).
+    let common = elements
+        .iter()
+        .zip(base)
+        .take_while(|((a, _), (b, _))| a == b)
+        .count();
     let mut items: Vec<Item> = Vec::new();
-    for &h in hashes {
+    if common > 0 {
+        items.push(Item::Run([0, common]));
+    }
+    let rest = &elements[common..];
+    let index: Option<HashMap<BlobId, usize>> = (rest.len() > FEW).then(|| {
+        let mut first = HashMap::with_capacity(base.len());
+        for (at, (h, _)) in base.iter().enumerate() {
+            first.entry(*h).or_insert(at);
+        }
+        first
+    });
+    let find = |h: &BlobId| match &index {
+        Some(first) => first.get(h).copied(),
+        None => base.iter().position(|(b, _)| b == h),
+    };
+    for (h, _) in rest {
         if let Some(Item::Run([start, len])) = items.last_mut()
-            && base.get(*start + *len) == Some(&h)
+            && base.get(*start + *len).map(|(b, _)| b) == Some(h)
         {
             *len += 1;
             continue;
         }
-        match first.get(h) {
-            Some(&at) => items.push(Item::Run([at, 1])),
-            None => items.push(Item::Blob(h.to_owned())),
+        match find(h) {
+            Some(at) => items.push(Item::Run([at, 1])),
+            None => items.push(Item::Blob(h.to_string())),
         }
     }
     items
 }
+
+/// Elements after the common start that are looked for by a scan of the base.
+const FEW: usize = 32;
 
 #[cfg(test)]
 mod tests {
@@ -407,6 +431,26 @@ mod tests {
             &plain[13..plain.len() - 10]
         );
         assert_eq!(edit(&"é".repeat(9), &"è".repeat(9)), None);
+    }
+
+    /// The runs found by scanning for a few elements are those an index finds.
+    #[test]
+    fn runs_are_the_same_whether_few_or_many_elements_are_new() {
+        let id = |n: u32| (BlobId::of(&n.to_le_bytes()), None);
+        let base: Vec<Element> = (0..100).map(id).collect();
+        // The base, two new elements, then a part of the base again (an edit that
+        // dropped a message), and a run that is not at the same place.
+        for extra in [2, FEW + 5] {
+            let mut now: Vec<Element> = (0..60).map(id).collect();
+            now.extend((1000..1000 + extra as u32).map(id));
+            now.extend((61..100).map(id));
+            now.extend((10..13).map(id));
+            let items = items(&now, &base);
+            let mut expected = vec![Item::Run([0, 60])];
+            expected.extend((1000..1000 + extra as u32).map(|n| Item::Blob(id(n).0.to_string())));
+            expected.extend([Item::Run([61, 39]), Item::Run([10, 3])]);
+            assert_eq!(items, expected, "{extra} new");
+        }
     }
 
     #[test]

@@ -197,17 +197,61 @@ impl ResponseLine {
     }
 }
 
-/// The content hash of `bytes`: SHA-256, the first 16 bytes in hex (a collision by
-/// chance needs about 2^64 distinct pieces).
-pub fn hash(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(bytes);
-    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+/// The content hash of a piece of a request: SHA-256, its first 16 bytes (a collision by
+/// chance needs about 2^64 distinct pieces); written in the log as 32 hex digits. Held
+/// as bytes, not as its hex: a long session's request log knows one per message, and as
+/// strings they held ~0.5 MB per 5,000 messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BlobId([u8; 16]);
+
+impl BlobId {
+    /// The hash of `bytes`.
+    pub fn of(bytes: &[u8]) -> Self {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(bytes);
+        let mut id = [0; 16];
+        id.copy_from_slice(&digest[..16]);
+        Self(id)
+    }
+
+    /// The id a hash written in the log names (`None`: not 32 hex digits).
+    pub fn parse(hex: &str) -> Option<Self> {
+        if hex.len() != 32 || !hex.is_ascii() {
+            return None;
+        }
+        let mut id = [0; 16];
+        for (byte, pair) in id.iter_mut().zip(hex.as_bytes().chunks(2)) {
+            let pair = std::str::from_utf8(pair).ok()?;
+            *byte = u8::from_str_radix(pair, 16).ok()?;
+        }
+        Some(Self(id))
+    }
+}
+
+impl std::fmt::Display for BlobId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blob_id_reads_back_from_its_hex_and_nothing_else_does() {
+        let id = BlobId::of(b"some text");
+        let hex = id.to_string();
+        assert_eq!(hex.len(), 32);
+        assert!(
+            hex.bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        );
+        assert_eq!(BlobId::parse(&hex), Some(id));
+        assert_eq!(BlobId::parse(&hex[1..]), None);
+        assert_eq!(BlobId::parse(&format!("{}zz", &hex[2..])), None);
+        assert_eq!(BlobId::parse(&"é".repeat(16)), None);
+    }
     use crate::llm::WireFormat;
 
     /// A line as written before the wire format was recorded, for `url`.

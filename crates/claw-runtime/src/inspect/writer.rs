@@ -4,7 +4,7 @@
 //! each call (a turn boundary) and on close.
 
 use super::encode::{Encoder, Fields, keeps_text};
-use super::format::{BlobLine, BodyRef, LogLine, RequestLine, ResponseLine};
+use super::format::{BlobId, BlobLine, BodyRef, LogLine, RequestLine, ResponseLine};
 use super::log::{Body, FieldValue, RequestLog, requests_path};
 use super::written;
 use crate::agent::{Agent, AgentState, Message};
@@ -216,16 +216,21 @@ impl Writer {
                 for (key, value) in fields {
                     match value {
                         FieldValue::Array(ids) => {
-                            let elements = ids
+                            // A hash the encoder could not have made (a log edited by
+                            // hand) leaves the array out: its next request is stored
+                            // whole instead of as runs of this one.
+                            let elements: Option<Vec<_>> = ids
                                 .iter()
                                 .enumerate()
                                 .map(|(at, &id)| {
                                     let text =
                                         keeps_text(at, ids.len()).then(|| Arc::from(log.blob(id)));
-                                    (log.blob_hash(id).to_owned(), text)
+                                    BlobId::parse(log.blob_hash(id)).map(|h| (h, text))
                                 })
                                 .collect();
-                            known.arrays.insert(key.clone(), elements);
+                            if let Some(elements) = elements {
+                                known.arrays.insert(key.clone(), elements);
+                            }
                         }
                         other => {
                             let text = log.value_text(other);
