@@ -100,8 +100,9 @@ def headless(bin_path, ws, env, provider, server):
     if code != 0:
         print(err.decode(errors="replace").strip())
     sent = (server.requests[0]["head"] - start) * 1000 if server and server.requests else None
+    # GNU time gives KiB; the files are measured in MB (10^6 bytes), and so is this.
     return {"wall": elapsed, "cpu": (float(user) + float(system)) * 1000,
-            "rss": int(rss_kb) / 1024, "exit": code, "sent": sent}
+            "rss": int(rss_kb) * 1024 / 1e6, "exit": code, "sent": sent}
 
 
 def client(bin_path, ws, env, provider, server):

@@ -247,10 +247,12 @@ class PtyClient:
 
 
 def vm_hwm_mb(pid):
+    """The peak resident size in MB (10^6 bytes, the unit the session files are
+    measured in: /proc gives KiB)."""
     with open(f"/proc/{pid}/status") as f:
         for row in f:
             if row.startswith("VmHWM:"):
-                return int(row.split()[1]) / 1024
+                return int(row.split()[1]) * 1024 / 1e6
     return float("nan")
 
 
