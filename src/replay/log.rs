@@ -1,6 +1,7 @@
 //! Reading a session's event log (`<session>.events.jsonl`, written by
 //! `session::events`) back: its segments and each event's JSON text as it was recorded.
 
+use crate::session::event_refs;
 use crate::session::events::SegmentStart;
 use std::io::BufRead;
 use std::path::Path;
@@ -38,12 +39,7 @@ pub enum LogLine<'a> {
 /// Splits one line; `None` for a line that is not one this build writes (a torn last
 /// line after a crash, or damage).
 pub fn parse_line(line: &str) -> Option<LogLine<'_>> {
-    let rest = line.trim_end().strip_prefix("{\"us\":")?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let us: u64 = rest[..digits].parse().ok()?;
-    let rest = rest[digits..].strip_prefix(",\"")?;
-    let (key, json) = rest.split_once("\":")?;
-    let json = json.strip_suffix('}')?;
+    let (us, key, json) = split_line(line)?;
     // The event's text must be one whole JSON value, or the line is torn.
     serde_json::from_str::<serde::de::IgnoredAny>(json).ok()?;
     match key {
@@ -72,6 +68,16 @@ pub fn parse_line(line: &str) -> Option<LogLine<'_>> {
     }
 }
 
+/// A line's time, key and value text: `{"us":T,"KEY":VALUE}`.
+fn split_line(line: &str) -> Option<(u64, &str, &str)> {
+    let rest = line.trim_end().strip_prefix("{\"us\":")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let us: u64 = rest[..digits].parse().ok()?;
+    let rest = rest[digits..].strip_prefix(",\"")?;
+    let (key, json) = rest.split_once("\":")?;
+    Some((us, key, json.strip_suffix('}')?))
+}
+
 /// The log's lines, read whole; lines that cannot be read are counted, not returned.
 #[derive(Debug, Default)]
 pub struct LogText {
@@ -90,14 +96,64 @@ impl LogText {
             Err(e) => return Err(e),
         };
         let mut text = LogText::default();
+        // The segment's `message_end` lines (their place in `lines`, their time), which
+        // a `turn_end` or `agent_end` written with references names.
+        let mut ended: Vec<(usize, u64)> = Vec::new();
         for line in std::io::BufReader::new(file).split(b'\n') {
-            match String::from_utf8(line?) {
-                Ok(line) if parse_line(&line).is_some() => text.lines.push(line),
-                Ok(line) if line.trim().is_empty() => {}
-                _ => text.damaged += 1,
+            let Ok(line) = String::from_utf8(line?) else {
+                text.damaged += 1;
+                continue;
+            };
+            let kind = match parse_line(&line) {
+                Some(LogLine::Start(_)) => Some(true),
+                Some(LogLine::Event {
+                    us,
+                    source: Source::Agent,
+                    json,
+                }) if event_refs::message_of_end(json).is_some() => {
+                    ended.push((text.lines.len(), us));
+                    Some(false)
+                }
+                Some(_) => Some(false),
+                None => None,
+            };
+            match kind {
+                Some(segment_start) => {
+                    if segment_start {
+                        ended.clear();
+                    }
+                    text.lines.push(line);
+                }
+                None if line.trim().is_empty() => {}
+                None => match text.expand(&line, &ended) {
+                    Some(whole) => text.lines.push(whole),
+                    None => text.damaged += 1,
+                },
             }
         }
         Ok(Some(text))
+    }
+
+    /// The line of an event written with references to the segment's `ended` messages,
+    /// as it would have been written whole (`None`: not such a line, or a reference
+    /// names no message of the segment).
+    fn expand(&self, line: &str, ended: &[(usize, u64)]) -> Option<String> {
+        let (us, key, refs) = split_line(line)?;
+        if key != event_refs::REFS_KEY {
+            return None;
+        }
+        let message = |k: usize, at: u64| {
+            let &(i, logged_at) = ended.get(k)?;
+            if logged_at != at {
+                return None;
+            }
+            match parse_line(&self.lines[i])? {
+                LogLine::Event { json, .. } => event_refs::message_of_end(json),
+                LogLine::Start(_) => None,
+            }
+        };
+        let event = event_refs::expand(refs, message)?;
+        Some(format!("{{\"us\":{us},\"agent\":{event}}}"))
     }
 
     /// The lines, parsed (every kept line parses).

@@ -12,6 +12,7 @@
 //! modes open, switch, record and close sessions through it.
 
 mod binding;
+pub mod event_refs;
 pub mod events;
 pub mod export;
 mod fast;

@@ -25,6 +25,30 @@ fn a_json_replay_prints_the_live_json_lines() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(replayed, live);
 
+    // The log holds each message once: the turn's and the run's ends refer to the
+    // `message_end` lines, and the replay above put them back byte for byte.
+    let log = std::fs::read_to_string(session.with_extension("events.jsonl")).unwrap();
+    let ends: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(",\"agent_refs\":"))
+        .collect();
+    assert_eq!(ends.len(), 3, "two turns and the run: {log}");
+    assert!(ends.iter().all(|l| !l.contains("\"role\"")), "{ends:#?}");
+    let needle = "hi from the file";
+    let in_ends: usize = live
+        .lines()
+        .filter(|l| {
+            l.starts_with(r#"{"type":"turn_end""#) || l.starts_with(r#"{"type":"agent_end""#)
+        })
+        .map(|l| l.matches(needle).count())
+        .sum();
+    assert!(in_ends >= 4, "{live}");
+    assert_eq!(
+        log.matches(needle).count(),
+        live.matches(needle).count() - in_ends,
+        "{log}"
+    );
+
     // Without an id: the workspace's latest session, the same lines.
     let mut cmd = sb.command();
     cmd.args(["replay", "--mode", "json"]);

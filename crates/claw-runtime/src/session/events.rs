@@ -8,11 +8,14 @@
 //! for it ([`event_json`]); for the cron jobs (the client's dashboard), the list as it is
 //! when the segment begins, `{"us":T,"cron_jobs":[...]}`, then only what changed,
 //! `{"us":T,"cron_changes":{"changed":[...],"removed":[...]}}` ([`CronChanges`]), so a
-//! fire of one job among a thousand logs that job. The lines are serialised and written by the session's writer
+//! fire of one job among a thousand logs that job; a `turn_end` or `agent_end` refers to
+//! the `message_end` lines of its messages (`{"us":T,"agent_refs":...}`, see
+//! `event_refs.rs`), so a message is written once. The lines are serialised and written by the session's writer
 //! thread, buffered, and flushed at each turn boundary (the session's sync) and on
 //! close: a crash may lose the events of the turn in progress, never the session. A
 //! write that fails waits in memory for the next flush with room (`side_log.rs`).
 
+use super::event_refs::{EndedMessages, REFS_KEY};
 use super::side_log::SideLog;
 use super::sink::SideLogReport;
 use crate::agent::AgentEvent;
@@ -110,6 +113,13 @@ impl CronChanges {
     }
 }
 
+/// The event's text of an agent line `{"us":T,"agent":EVENT}\n`.
+fn agent_event_text(line: &[u8]) -> Option<&str> {
+    let line = std::str::from_utf8(line).ok()?;
+    let (_, rest) = line.split_once(",\"agent\":")?;
+    rest.strip_suffix("}\n")
+}
+
 /// The first line of a segment.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SegmentStart {
@@ -165,12 +175,15 @@ impl LogEntry {
 /// with the session file's discipline (`side_log.rs`).
 pub(super) struct EventLog {
     log: SideLog,
+    /// The messages the run's `turn_end` and `agent_end` may refer to.
+    ended: EndedMessages,
 }
 
 impl EventLog {
     pub(super) fn new(session: &Path, report: SideLogReport) -> Self {
         Self {
             log: SideLog::new(events_path(session), report),
+            ended: EndedMessages::default(),
         }
     }
 
@@ -178,12 +191,34 @@ impl EventLog {
     pub(super) fn write(&mut self, entry: &LogEntry) {
         // A whole line or none: an event that cannot be serialised is left out.
         let mut line = Vec::with_capacity(256);
-        if let Err(e) = entry.write_to(&mut line) {
+        let refs = match entry {
+            LogEntry::Agent(us, event) => self.ended.refs_json(event).map(|json| (*us, json)),
+            _ => None,
+        };
+        let written = match refs {
+            Some((us, json)) => writeln!(line, "{{\"us\":{us},\"{REFS_KEY}\":{json}}}"),
+            None => entry.write_to(&mut line),
+        };
+        if let Err(e) = written {
             tracing::warn!("an event could not be logged: {e}");
             return;
         }
+        match entry {
+            LogEntry::Start(_) => self.ended.segment_started(),
+            LogEntry::Agent(us, event) => match **event {
+                AgentEvent::MessageEnd { .. } => {
+                    if let Some(json) = agent_event_text(&line) {
+                        self.ended.logged(*us, json);
+                    }
+                }
+                AgentEvent::AgentStart | AgentEvent::AgentEnd { .. } => self.ended.run_ended(),
+                _ => {}
+            },
+            _ => {}
+        }
         // Lines dropped after a long failure leave a gap the replay says it cannot
-        // fill; the lines after it stand on their own.
+        // fill; the lines after it stand on their own (a reference into the gap makes
+        // its line unreadable, see `event_refs`).
         self.log.push(&line);
     }
 
