@@ -110,7 +110,7 @@ impl LogText {
                     us,
                     source: Source::Agent,
                     json,
-                }) if event_refs::message_of_end(json).is_some() => {
+                }) if event_refs::message_of(json).is_some() => {
                     ended.push((text.lines.len(), us));
                     Some(false)
                 }
@@ -126,7 +126,15 @@ impl LogText {
                 }
                 None if line.trim().is_empty() => {}
                 None => match text.expand(&line, &ended) {
-                    Some(whole) => text.lines.push(whole),
+                    Some((us, whole)) => {
+                        // A message line itself, which later ones may name.
+                        if let Some(LogLine::Event { json, .. }) = parse_line(&whole)
+                            && event_refs::message_of(json).is_some()
+                        {
+                            ended.push((text.lines.len(), us));
+                        }
+                        text.lines.push(whole);
+                    }
                     None => text.damaged += 1,
                 },
             }
@@ -137,7 +145,7 @@ impl LogText {
     /// The line of an event written with references to the segment's `ended` messages,
     /// as it would have been written whole (`None`: not such a line, or a reference
     /// names no message of the segment).
-    fn expand(&self, line: &str, ended: &[(usize, u64)]) -> Option<String> {
+    fn expand(&self, line: &str, ended: &[(usize, u64)]) -> Option<(u64, String)> {
         let (us, key, refs) = split_line(line)?;
         if key != event_refs::REFS_KEY {
             return None;
@@ -148,12 +156,12 @@ impl LogText {
                 return None;
             }
             match parse_line(&self.lines[i])? {
-                LogLine::Event { json, .. } => event_refs::message_of_end(json),
+                LogLine::Event { json, .. } => event_refs::message_of(json),
                 LogLine::Start(_) => None,
             }
         };
         let event = event_refs::expand(refs, message)?;
-        Some(format!("{{\"us\":{us},\"agent\":{event}}}"))
+        Some((us, format!("{{\"us\":{us},\"agent\":{event}}}")))
     }
 
     /// The lines, parsed (every kept line parses).
@@ -177,6 +185,42 @@ mod tests {
                 json: r#"{"type":"turn_start","turn":1}"#
             })
         );
+    }
+
+    /// A log written with references reads back as the whole lines; with a message
+    /// line lost, the lines that name it are unreadable, never given another message.
+    #[test]
+    fn references_read_back_whole_and_a_lost_line_is_never_replaced() {
+        let user = r#"{"role":"user","content":"hi","timestamp":1}"#;
+        let start = format!(r#"{{"us":0,"start":{{"wall_ms":5,"messages":0}}}}"#);
+        let message_start =
+            format!(r#"{{"us":10,"agent":{{"type":"message_start","message":{user}}}}}"#);
+        let end_refs = r#"{"us":11,"agent_refs":{"type":"message_end","message":[0,10]}}"#;
+        let agent_end_refs = r#"{"us":12,"agent_refs":{"type":"agent_end","messages":[[1,11]]}}"#;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.events.jsonl");
+        let read = |lines: &[&str]| {
+            std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+            LogText::read(&path).unwrap().unwrap()
+        };
+        let log = read(&[&start, &message_start, end_refs, agent_end_refs]);
+        assert_eq!(log.damaged, 0);
+        assert_eq!(
+            log.lines[2],
+            format!(r#"{{"us":11,"agent":{{"type":"message_end","message":{user}}}}}"#)
+        );
+        assert_eq!(
+            log.lines[3],
+            format!(r#"{{"us":12,"agent":{{"type":"agent_end","messages":[{user}]}}}}"#)
+        );
+        // The start is lost: the end that names it, and the run's end that names the
+        // end, cannot be read.
+        let log = read(&[&start, end_refs, agent_end_refs]);
+        assert_eq!((log.lines.len(), log.damaged), (1, 2));
+        // Another message line in its place, at another time, is not taken for it.
+        let other = message_start.replace("\"us\":10", "\"us\":9");
+        let log = read(&[&start, &other, end_refs, agent_end_refs]);
+        assert_eq!((log.lines.len(), log.damaged), (2, 2));
     }
 
     #[test]

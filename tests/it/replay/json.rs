@@ -25,29 +25,57 @@ fn a_json_replay_prints_the_live_json_lines() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(replayed, live);
 
-    // The log holds each message once: the turn's and the run's ends refer to the
-    // `message_end` lines, and the replay above put them back byte for byte.
+    // The log holds each message once: a message's end like its start, the turn's and
+    // the run's ends refer to the lines that hold their messages, and the replay above
+    // put them back byte for byte.
     let log = std::fs::read_to_string(session.with_extension("events.jsonl")).unwrap();
-    let ends: Vec<&str> = log
+    let refs: Vec<&str> = log
         .lines()
         .filter(|l| l.contains(",\"agent_refs\":"))
         .collect();
-    assert_eq!(ends.len(), 3, "two turns and the run: {log}");
-    assert!(ends.iter().all(|l| !l.contains("\"role\"")), "{ends:#?}");
-    let needle = "hi from the file";
-    let in_ends: usize = live
-        .lines()
-        .filter(|l| {
-            l.starts_with(r#"{"type":"turn_end""#) || l.starts_with(r#"{"type":"agent_end""#)
+    let kinds: Vec<&str> = refs
+        .iter()
+        .map(|l| {
+            l.split("\"type\":\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
         })
-        .map(|l| l.matches(needle).count())
-        .sum();
-    assert!(in_ends >= 4, "{live}");
+        .collect();
+    // The prompt's end, the tool result's, two turns and the run.
     assert_eq!(
-        log.matches(needle).count(),
-        live.matches(needle).count() - in_ends,
+        kinds,
+        [
+            "message_end",
+            "message_end",
+            "turn_end",
+            "turn_end",
+            "agent_end"
+        ],
         "{log}"
     );
+    assert!(refs.iter().all(|l| !l.contains("\"role\"")), "{refs:#?}");
+    // The file's text: in the tool's end and its result's start, and quoted by the answer.
+    let holding: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("hi from the file"))
+        .map(|l| {
+            l.split("\"type\":\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        holding,
+        ["tool_execution_end", "message_start", "message_end"],
+        "{log}"
+    );
+    assert!(live.matches("hi from the file").count() >= 7, "{live}");
 
     // Without an id: the workspace's latest session, the same lines.
     let mut cmd = sb.command();

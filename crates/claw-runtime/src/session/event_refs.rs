@@ -1,14 +1,17 @@
-//! Each message once in the event log: a `turn_end` or `agent_end` whose messages were
-//! all logged by `message_end` lines of the same run refers to those lines instead of
-//! repeating the messages (a long answer was written four times: as deltas, and whole
-//! in `message_end`, `turn_end` and `agent_end`).
+//! Each message once in the event log: a `message_end`, `turn_end` or `agent_end` whose
+//! messages were all logged already in the same run (by `message_start` or
+//! `message_end` lines) refers to those lines instead of repeating the messages. A long
+//! answer was written four times (as deltas, and whole in `message_end`, `turn_end` and
+//! `agent_end`), a tool's result five (its `tool_execution_end`, then `message_start`,
+//! `message_end`, `turn_end`, `agent_end`).
 //!
 //! Such an event is the line `{"us":T,"agent_refs":R}`, where `R` is the event's JSON
-//! with every message replaced by `[k,us]`: the `k`-th `message_end` line of the
-//! segment (from 0), written at `us`. The reader ([`expand`]) puts the messages back and
-//! gets the text the event had in `--mode json`, byte for byte; a reference that does
-//! not name a `message_end` of its segment at that time (a line lost in a write failure)
-//! makes the line unreadable, never a line with the wrong message.
+//! with every message replaced by `[k,us]`: the `k`-th message line (`message_start` or
+//! `message_end`) of the segment, from 0, written at `us`. The reader ([`expand`]) puts
+//! the messages back and gets the text the event had in `--mode json`, byte for byte; a
+//! reference that does not name a message line of its segment at that time (a line
+//! lost in a write failure) makes the line unreadable, never a line with the wrong
+//! message.
 
 use crate::agent::{AgentEvent, Message};
 use serde::Deserialize;
@@ -18,50 +21,58 @@ use sha2::{Digest, Sha256};
 /// The line key of an event written with references.
 pub const REFS_KEY: &str = "agent_refs";
 
-/// How a `message_end` event's JSON text begins; its message follows.
-const MESSAGE_END_PREFIX: &str = r#"{"type":"message_end","message":"#;
+/// How the JSON texts of the events that carry one message begin; the message follows.
+const MESSAGE_PREFIXES: [&str; 2] = [
+    r#"{"type":"message_start","message":"#,
+    r#"{"type":"message_end","message":"#,
+];
 
-/// The message of a `message_end` event's JSON text (`None`: another event).
-pub fn message_of_end(event_json: &str) -> Option<&str> {
-    event_json
-        .strip_prefix(MESSAGE_END_PREFIX)?
+/// The message of a `message_start` or `message_end` event's JSON text (`None`:
+/// another event).
+pub fn message_of(event_json: &str) -> Option<&str> {
+    MESSAGE_PREFIXES
+        .iter()
+        .find_map(|prefix| event_json.strip_prefix(prefix))?
         .strip_suffix('}')
 }
 
-/// A `message_end` line of the segment: its place among them, its time, and the hash
-/// of its message's text (held instead of the text: a run's answers may be long).
+/// The hash a message's JSON text is known by.
+pub(super) fn digest(message_json: &str) -> [u8; 32] {
+    Sha256::digest(message_json.as_bytes()).into()
+}
+
+/// A message line of the segment: its place among them, its time, and the hash of its
+/// message's text (held instead of the text: a run's answers may be long).
 struct Ended {
     ordinal: usize,
     us: u64,
     digest: [u8; 32],
 }
 
-/// What the writer remembers to refer to messages: the `message_end` lines of the run
-/// in progress.
+/// What the writer remembers to refer to messages: the message lines of the run in
+/// progress.
 #[derive(Default)]
 pub(super) struct EndedMessages {
-    /// `message_end` lines written in this segment.
+    /// Message lines written in this segment.
     count: usize,
     /// Those of the run in progress.
     run: Vec<Ended>,
 }
 
 impl EndedMessages {
-    /// A segment begins: its `message_end` lines are counted from 0.
+    /// A segment begins: its message lines are counted from 0.
     pub(super) fn segment_started(&mut self) {
         self.count = 0;
         self.run.clear();
     }
 
-    /// A `message_end` line was written at `us`, with `event_json` its event's text.
-    pub(super) fn logged(&mut self, us: u64, event_json: &str) {
-        let Some(message) = message_of_end(event_json) else {
-            return;
-        };
+    /// A message line was written at `us` (whole or with a reference), its message's
+    /// text known by `digest`.
+    pub(super) fn logged(&mut self, us: u64, digest: [u8; 32]) {
         self.run.push(Ended {
             ordinal: self.count,
             us,
-            digest: Sha256::digest(message.as_bytes()).into(),
+            digest,
         });
         self.count += 1;
     }
@@ -71,12 +82,20 @@ impl EndedMessages {
         self.run.clear();
     }
 
-    /// The event's text with its messages as references, when it is a `turn_end` or
-    /// `agent_end` whose every message was logged in this run; else `None` (the event
-    /// is logged whole).
-    pub(super) fn refs_json(&self, event: &AgentEvent) -> Option<String> {
+    /// The event's text with its messages as references, when it is a `message_end`,
+    /// `turn_end` or `agent_end` whose every message was logged in this run; else
+    /// `None` (the event is logged whole). A `message_end`'s comes with its message's
+    /// digest.
+    pub(super) fn refs_json(&self, event: &AgentEvent) -> Option<(String, Option<[u8; 32]>)> {
         let mut json = String::new();
         match event {
+            AgentEvent::MessageEnd { message } => {
+                let (reference, digest) = self.find(message)?;
+                json.push_str(r#"{"type":"message_end","message":"#);
+                json.push_str(&reference);
+                json.push('}');
+                return Some((json, Some(digest)));
+            }
             AgentEvent::TurnEnd {
                 message,
                 tool_results,
@@ -97,16 +116,25 @@ impl EndedMessages {
             }
             _ => return None,
         }
-        Some(json)
+        Some((json, None))
     }
 
-    /// `[k,us]` of the latest `message_end` of this run with `message`'s text.
+    /// `[k,us]` of the latest message line of this run with `message`'s text.
     fn reference(&self, message: &Message) -> Option<String> {
+        self.find(message).map(|(reference, _)| reference)
+    }
+
+    /// `[k,us]` of the latest message line of this run with `message`'s text, and the
+    /// text's digest.
+    fn find(&self, message: &Message) -> Option<(String, [u8; 32])> {
+        if self.run.is_empty() {
+            return None;
+        }
         let mut hasher = Sha256::new();
         serde_json::to_writer(&mut hasher, message).ok()?;
         let digest: [u8; 32] = hasher.finalize().into();
         let ended = self.run.iter().rev().find(|e| e.digest == digest)?;
-        Some(format!("[{},{}]", ended.ordinal, ended.us))
+        Some((format!("[{},{}]", ended.ordinal, ended.us), digest))
     }
 
     fn references(&self, messages: &[Message]) -> Option<String> {
@@ -131,8 +159,8 @@ struct Refs<'a> {
 }
 
 /// The event's JSON text (as `--mode json` printed it) of the references `refs_json`;
-/// `message(k, us)` gives the message of the `k`-th `message_end` line of the segment
-/// when it was written at `us`. `None` when a reference names no such line.
+/// `message(k, us)` gives the message of the `k`-th message line of the segment when it
+/// was written at `us`. `None` when a reference names no such line.
 pub fn expand<'m>(
     refs_json: &str,
     message: impl Fn(usize, u64) -> Option<&'m str>,
@@ -144,6 +172,10 @@ pub fn expand<'m>(
         Some(format!("[{}]", texts?.join(",")))
     };
     match refs.kind {
+        "message_end" => Some(format!(
+            r#"{{"type":"message_end","message":{}}}"#,
+            one(refs.message?)?
+        )),
         "turn_end" => Some(format!(
             r#"{{"type":"turn_end","message":{},"tool_results":{},"context_usage":{}}}"#,
             one(refs.message?)?,
@@ -189,7 +221,8 @@ mod tests {
         })
     }
 
-    /// The log's `message_end` texts, as the reader finds them: (time, event text).
+    /// The log's message lines (`message_end`s), as the reader finds them: (time,
+    /// event text).
     fn log_ends(ended: &mut EndedMessages, messages: &[(u64, &Message)]) -> Vec<(u64, String)> {
         messages
             .iter()
@@ -198,7 +231,7 @@ mod tests {
                     message: message.clone(),
                 })
                 .unwrap();
-                ended.logged(us, &json);
+                ended.logged(us, digest(message_of(&json).unwrap()));
                 (us, json)
             })
             .collect()
@@ -207,8 +240,41 @@ mod tests {
     fn lookup<'a>(lines: &'a [(u64, String)]) -> impl Fn(usize, u64) -> Option<&'a str> {
         move |k, us| {
             let (at, json) = lines.get(k)?;
-            (*at == us).then(|| message_of_end(json)).flatten()
+            (*at == us).then(|| message_of(json)).flatten()
         }
+    }
+
+    #[test]
+    fn a_message_end_like_its_start_refers_to_it() {
+        let result = result();
+        let start = event_json(&AgentEvent::MessageStart {
+            message: result.clone(),
+        })
+        .unwrap();
+        let mut ended = EndedMessages::default();
+        ended.logged(5, digest(message_of(&start).unwrap()));
+        let end = AgentEvent::MessageEnd { message: result };
+        let (refs, digest_of_end) = ended.refs_json(&end).unwrap();
+        assert_eq!(refs, r#"{"type":"message_end","message":[0,5]}"#);
+        assert_eq!(digest_of_end, Some(digest(message_of(&start).unwrap())));
+        let lines = [(5, start)];
+        assert_eq!(
+            expand(&refs, lookup(&lines)).as_deref(),
+            Some(event_json(&end).unwrap().as_str())
+        );
+        // An answer ends unlike its (empty) start: written whole.
+        let mut empty = AssistantMessage::empty("m");
+        empty.stop_reason = StopReason::Stop;
+        ended.logged(
+            6,
+            digest(&serde_json::to_string(&Message::Assistant(empty)).unwrap()),
+        );
+        assert_eq!(
+            ended.refs_json(&AgentEvent::MessageEnd {
+                message: answer("a")
+            }),
+            None
+        );
     }
 
     #[test]
@@ -227,7 +293,7 @@ mod tests {
             messages: vec![prompt, answer, result],
         };
         for event in [turn_end, agent_end] {
-            let refs = ended.refs_json(&event).expect("every message was logged");
+            let (refs, _) = ended.refs_json(&event).expect("every message was logged");
             assert!(refs.len() < 200, "{refs}");
             assert_eq!(
                 expand(&refs, lookup(&lines)).as_deref(),
@@ -259,7 +325,7 @@ mod tests {
         let mut ended = EndedMessages::default();
         let message = answer("a");
         let lines = log_ends(&mut ended, &[(10, &message)]);
-        let refs = ended
+        let (refs, _) = ended
             .refs_json(&AgentEvent::AgentEnd {
                 messages: vec![message],
             })

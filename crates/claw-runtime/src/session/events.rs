@@ -15,7 +15,7 @@
 //! close: a crash may lose the events of the turn in progress, never the session. A
 //! write that fails waits in memory for the next flush with room (`side_log.rs`).
 
-use super::event_refs::{EndedMessages, REFS_KEY};
+use super::event_refs::{self, EndedMessages, REFS_KEY, message_of};
 use super::side_log::SideLog;
 use super::sink::SideLogReport;
 use crate::agent::AgentEvent;
@@ -192,12 +192,15 @@ impl EventLog {
         // A whole line or none: an event that cannot be serialised is left out.
         let mut line = Vec::with_capacity(256);
         let refs = match entry {
-            LogEntry::Agent(us, event) => self.ended.refs_json(event).map(|json| (*us, json)),
+            LogEntry::Agent(us, event) => self.ended.refs_json(event).map(|r| (*us, r)),
             _ => None,
         };
-        let written = match refs {
-            Some((us, json)) => writeln!(line, "{{\"us\":{us},\"{REFS_KEY}\":{json}}}"),
-            None => entry.write_to(&mut line),
+        let (written, referred) = match refs {
+            Some((us, (json, digest))) => (
+                writeln!(line, "{{\"us\":{us},\"{REFS_KEY}\":{json}}}"),
+                digest,
+            ),
+            None => (entry.write_to(&mut line), None),
         };
         if let Err(e) = written {
             tracing::warn!("an event could not be logged: {e}");
@@ -206,9 +209,14 @@ impl EventLog {
         match entry {
             LogEntry::Start(_) => self.ended.segment_started(),
             LogEntry::Agent(us, event) => match **event {
-                AgentEvent::MessageEnd { .. } => {
-                    if let Some(json) = agent_event_text(&line) {
-                        self.ended.logged(*us, json);
+                AgentEvent::MessageStart { .. } | AgentEvent::MessageEnd { .. } => {
+                    // The reader counts the same lines: every message line, whole or not.
+                    let digest = referred.or_else(|| {
+                        let message = agent_event_text(&line).and_then(message_of)?;
+                        Some(event_refs::digest(message))
+                    });
+                    if let Some(digest) = digest {
+                        self.ended.logged(*us, digest);
                     }
                 }
                 AgentEvent::AgentStart | AgentEvent::AgentEnd { .. } => self.ended.run_ended(),
