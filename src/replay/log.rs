@@ -192,7 +192,7 @@ mod tests {
     #[test]
     fn references_read_back_whole_and_a_lost_line_is_never_replaced() {
         let user = r#"{"role":"user","content":"hi","timestamp":1}"#;
-        let start = format!(r#"{{"us":0,"start":{{"wall_ms":5,"messages":0}}}}"#);
+        let start = r#"{"us":0,"start":{"wall_ms":5,"messages":0}}"#;
         let message_start =
             format!(r#"{{"us":10,"agent":{{"type":"message_start","message":{user}}}}}"#);
         let end_refs = r#"{"us":11,"agent_refs":{"type":"message_end","message":[0,10]}}"#;
@@ -203,7 +203,7 @@ mod tests {
             std::fs::write(&path, lines.join("\n") + "\n").unwrap();
             LogText::read(&path).unwrap().unwrap()
         };
-        let log = read(&[&start, &message_start, end_refs, agent_end_refs]);
+        let log = read(&[start, &message_start, end_refs, agent_end_refs]);
         assert_eq!(log.damaged, 0);
         assert_eq!(
             log.lines[2],
@@ -215,11 +215,11 @@ mod tests {
         );
         // The start is lost: the end that names it, and the run's end that names the
         // end, cannot be read.
-        let log = read(&[&start, end_refs, agent_end_refs]);
+        let log = read(&[start, end_refs, agent_end_refs]);
         assert_eq!((log.lines.len(), log.damaged), (1, 2));
         // Another message line in its place, at another time, is not taken for it.
         let other = message_start.replace("\"us\":10", "\"us\":9");
-        let log = read(&[&start, &other, end_refs, agent_end_refs]);
+        let log = read(&[start, &other, end_refs, agent_end_refs]);
         assert_eq!((log.lines.len(), log.damaged), (2, 2));
     }
 
