@@ -12,6 +12,7 @@ mod agent;
 mod checkpoints;
 mod commands;
 mod control;
+mod farewell;
 mod inspect;
 mod route;
 mod sessions;
@@ -20,6 +21,7 @@ mod subagents;
 mod user_files;
 mod view;
 
+pub use farewell::{Farewell, farewell};
 pub(crate) use inspect::inspect_requests;
 pub use user_files::UserFiles;
 pub use view::view;

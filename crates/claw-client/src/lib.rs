@@ -39,7 +39,7 @@ pub mod tool_tree;
 mod widgets;
 pub mod wrap;
 
-pub use app::{App, AppConfig, UserFiles, view};
+pub use app::{App, AppConfig, Farewell, UserFiles, farewell, view};
 pub use background::{BackgroundAction, BackgroundError, BackgroundFailure};
 pub use checkpoints::Rewound;
 pub use msg::{CronRow, CronRunStatus, Effect, Msg};

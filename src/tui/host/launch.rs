@@ -493,6 +493,9 @@ async fn client(
     let quitting = rt.supervisor().hold_for_switch();
     rt.abort();
     terminal::leave();
+    if !matches!(result, Ok(runtime::Exit::HangUp)) {
+        say_farewell(&app, &settings.workspace);
+    }
     // Saving and stopping the background take a moment; a second signal need not wait.
     stop.exit_on_next();
     let code = match result {
@@ -509,4 +512,28 @@ async fn client(
         }
     };
     Ok((code, quitting))
+}
+
+/// Names the session on the terminal given back, with the command that resumes it,
+/// when it holds a conversation and its file is there (writing it may have failed).
+fn say_farewell(app: &App, workspace: &std::path::Path) {
+    let Some(farewell) = crate::tui::farewell(app) else {
+        return;
+    };
+    if !farewell.path.is_file() {
+        return;
+    }
+    // Sessions are found by workspace: named when the user is elsewhere.
+    let here = std::env::current_dir()
+        .ok()
+        .and_then(|d| d.canonicalize().ok())
+        .zip(workspace.canonicalize().ok())
+        .is_some_and(|(cwd, ws)| cwd == ws);
+    // The terminal may be gone (closed while the client quit): nothing to tell then.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stdout(),
+        "{}",
+        farewell.line((!here).then_some(workspace))
+    );
 }

@@ -140,3 +140,52 @@ fn declining_the_copy_of_a_session_in_use_opens_nothing_and_exits_2() {
     first.quit();
     assert_eq!(session_files(root).len(), 1, "no copy was made");
 }
+
+/// Quitting names the session, what it used and the command that resumes it; a client
+/// quit before anything was said names nothing (its empty session is not kept).
+#[test]
+fn quitting_says_how_to_resume_the_session() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.dir.path();
+    let mut tui = Tui::demo(root, "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    tui.send("\x04");
+    assert_eq!(tui.wait_exit().0, 0);
+    let said = tui.text();
+    assert!(!said.contains("Resume it with"), "{said}");
+    assert!(session_files(root).is_empty());
+
+    let mut tui = Tui::demo(root, "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    tui.send("hello\r");
+    tui.wait_for("the answer", |s| {
+        s.contents().contains("› hello") && idle(s)
+    });
+    tui.send("\x04");
+    assert_eq!(tui.wait_exit().0, 0);
+    let said = tui.text().replace('\n', "");
+    let files = session_files(root);
+    assert_eq!(files.len(), 1);
+    let stem = files[0].file_stem().unwrap().to_string_lossy().into_owned();
+    let id = stem.rsplit('_').next().unwrap();
+    assert!(said.contains(&format!("Session {id} saved (↑")), "{said}");
+    assert!(said.contains("tokens · $0.0000)"), "{said}");
+    assert!(said.contains(&format!("--session {id}")), "{said}");
+
+    // The command it gives resumes that session.
+    let command = said
+        .split("Resume it with: claw-tui")
+        .nth(1)
+        .unwrap()
+        .trim();
+    let args: Vec<&str> = command.split_whitespace().collect();
+    let mut cmd = sandbox.command();
+    cmd.args(["--provider", "demo"])
+        .args(&args)
+        .args(["-p", "again"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(session_files(root), files, "the same session went on");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.contains("hello") && text.contains("again"));
+}
