@@ -172,7 +172,39 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+/// Prints the completion script of `shell` for these flags and subcommands; the exit
+/// code (a closed stdout is the reader's choice, not a failure to report).
+pub fn print_completions(shell: clap_complete::Shell) -> i32 {
+    use clap::CommandFactory;
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "claw-tui", &mut script);
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
+    crate::exit::EXIT_OK
+}
+
 impl Cli {
+    /// The subcommand a one-word prompt is a typo of (`claw-tui sesions`), if any: such
+    /// a prompt is refused with the suggestion rather than sent to the model.
+    pub fn mistyped_command(&self) -> Option<String> {
+        use clap::CommandFactory;
+        if self.command.is_some() {
+            return None;
+        }
+        let word = self.prompt.as_deref()?;
+        let plain = word.len() >= 3 && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'-');
+        if !plain {
+            return None;
+        }
+        Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .filter(|name| name != "help")
+            .map(|name| (strsim::levenshtein(word, &name), name))
+            .filter(|(distance, _)| *distance <= 2)
+            .min()
+            .map(|(_, name)| name)
+    }
+
     /// What these flags set in the configuration (`config::resolve` takes it).
     pub fn config_flags(&self) -> Flags {
         Flags {
@@ -308,6 +340,13 @@ pub enum Command {
     /// Serve the Agent Client Protocol (v1) on stdin and stdout, for an editor that
     /// starts claw-tui as its agent (Zed, Neovim, JetBrains...).
     Acp,
+    /// Print a completion script for a shell (e.g. `claw-tui completions bash >
+    /// ~/.local/share/bash-completion/completions/claw-tui`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// MCP servers: `claw-tui mcp list`.
     Mcp {
         /// What to do.
@@ -321,4 +360,38 @@ pub enum Command {
 pub enum McpCommand {
     /// Connect to each configured server and print its state and tools.
     List,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(text: &str) -> Cli {
+        Cli::try_parse_from(["claw-tui", text]).unwrap()
+    }
+
+    #[test]
+    fn a_one_word_prompt_close_to_a_command_is_taken_for_its_typo() {
+        assert_eq!(
+            prompt("sesions").mistyped_command().as_deref(),
+            Some("sessions")
+        );
+        assert_eq!(
+            prompt("atach").mistyped_command().as_deref(),
+            Some("attach")
+        );
+        assert_eq!(
+            prompt("doctr").mistyped_command().as_deref(),
+            Some("doctor")
+        );
+        // A prompt that is not a lone word, or far from every command, is a prompt.
+        assert_eq!(prompt("fix the sessions list").mistyped_command(), None);
+        assert_eq!(prompt("refactor").mistyped_command(), None);
+        assert_eq!(prompt("Sessions?").mistyped_command(), None);
+        assert_eq!(prompt("ls").mistyped_command(), None);
+        // The command itself is the command.
+        let cli = Cli::try_parse_from(["claw-tui", "sessions"]).unwrap();
+        assert_eq!(cli.mistyped_command(), None);
+        assert_eq!(cli.command, Some(Command::Sessions));
+    }
 }

@@ -2,6 +2,7 @@
 
 use clap::Parser;
 use claw_tui::cli::{Cli, Command};
+use claw_tui::exit::{EXIT_USAGE, ExitFailure};
 use claw_tui::tools::exec::{
     CommandsGuard, PrivateTempDir, SANDBOX_SUBCOMMAND, protect_process, sandbox_launcher_main,
 };
@@ -60,6 +61,21 @@ fn run() -> color_eyre::Result<i32> {
     // then their protected paths checked for the last time.
     let _commands = CommandsGuard::new();
     let cli = Cli::parse();
+    // Completions need no settings: a broken config must not keep them from a shell.
+    if let Some(Command::Completions { shell }) = cli.command {
+        return Ok(claw_tui::cli::print_completions(shell));
+    }
+    if let Some(name) = cli.mistyped_command() {
+        return Err(ExitFailure {
+            code: EXIT_USAGE,
+            message: format!(
+                "'{}' is not a command; did you mean 'claw-tui {name}'? (A one-word prompt \
+                 this close to a command is not sent: add a word to send it as a prompt.)",
+                cli.prompt.as_deref().unwrap_or_default()
+            ),
+        }
+        .into());
+    }
     // The ACP agent resolves the settings of each session's workspace itself, and starts
     // without a provider key too: it tells the editor which variable to set.
     if cli.command == Some(Command::Acp) {

@@ -317,6 +317,7 @@ fn read_prompt(arg: Option<&str>) -> color_eyre::Result<String> {
 pub fn run_command(cli: &Cli, command: &Command, settings: &Settings) -> color_eyre::Result<i32> {
     match command {
         Command::Acp => crate::acp::run(cli),
+        Command::Completions { shell } => Ok(crate::cli::print_completions(*shell)),
         Command::Serve { idle_timeout } => {
             let options = crate::attach::serve::ServeOptions {
                 idle_timeout: (*idle_timeout > 0)

@@ -1,5 +1,6 @@
 //! Tests of the headless area.
 
+mod cli;
 mod credentials;
 mod cron_file;
 mod cron_two_processes;
