@@ -15,6 +15,9 @@
 //! default linker on x86-64 Linux) and mold know the flag, so it is tried by linking an
 //! empty program with the same compiler and flags first; a stale name in the file is
 //! skipped by the linker, a missing file leaves the default order.
+//!
+//! It also names the commit built (`git rev-parse`, in this package's checkout) for
+//! `--version`; outside a git checkout the version says "unknown commit".
 
 use std::env;
 use std::path::PathBuf;
@@ -30,6 +33,7 @@ fn main() {
     println!("cargo:rerun-if-changed={SYMBOL_ORDER}");
     println!("cargo:rerun-if-env-changed=CC");
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
+    commit();
     if env::var("PROFILE").as_deref() == Ok("release") {
         order_functions();
     }
@@ -114,4 +118,27 @@ fn rustc_links_with(args: &[String]) -> bool {
     }
     command.arg("-o").arg(out.join("order_probe")).arg(&source);
     command.output().is_ok_and(|o| o.status.success())
+}
+
+/// Sets `CLAW_TUI_COMMIT` to the commit checked out, and builds again when it changes.
+fn commit() {
+    let git = |args: &[&str]| {
+        let out = Command::new("git").args(args).output().ok()?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        out.status.success().then(|| text.trim().to_owned())
+    };
+    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        let dir = PathBuf::from(dir);
+        println!("cargo:rerun-if-changed={}", dir.join("HEAD").display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            dir.join("packed-refs").display()
+        );
+        if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            println!("cargo:rerun-if-changed={}", dir.join(branch).display());
+        }
+    }
+    let commit =
+        git(&["rev-parse", "--short=12", "HEAD"]).unwrap_or_else(|| "unknown commit".to_owned());
+    println!("cargo:rustc-env=CLAW_TUI_COMMIT={commit}");
 }

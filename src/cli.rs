@@ -63,9 +63,17 @@ impl From<ToolExecutionFlag> for ToolExecution {
     }
 }
 
+/// The version `--version` prints: the package's and the commit built.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("CLAW_TUI_COMMIT"),
+    ")"
+);
+
 /// claw-tui: an LLM agent in your terminal.
 #[derive(Clone, Debug, Default, Parser)]
-#[command(name = "claw-tui", version, about, long_about = None)]
+#[command(name = "claw-tui", version = VERSION, about, long_about = None)]
 pub struct Cli {
     /// Prompt to send at start (`-` reads it from stdin, with --print or --mode json).
     pub prompt: Option<String>,

@@ -380,9 +380,10 @@ impl Dashboard {
         ]);
         let mut details = vec![Span::styled(
             format!(
-                "    {} · {} turns · {} tok · {}",
+                "    {} · {} turn{} · {} tok · {}",
                 status_word(s.status),
                 s.turns,
+                if s.turns == 1 { "" } else { "s" },
                 compact(s.tokens),
                 format_duration(Duration::from_secs(elapsed.as_secs()))
             ),

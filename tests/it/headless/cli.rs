@@ -83,3 +83,24 @@ fn a_mistyped_subcommand_is_refused_with_the_command_meant() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(sb.session_files().len(), 1);
 }
+
+#[test]
+fn the_version_names_the_commit_built() {
+    let sb = Sandbox::new();
+    let mut cmd = sb.command();
+    cmd.arg("--version");
+    let (code, out, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    let commit = head.unwrap_or_else(|| "unknown commit".to_owned());
+    assert_eq!(
+        out.trim(),
+        format!("claw-tui {} ({commit})", env!("CARGO_PKG_VERSION"))
+    );
+}

@@ -290,6 +290,14 @@ fn narrow_layout_and_too_small() {
     insta::assert_snapshot!("narrow_tools", draw(&mut app).backend());
     let mut tiny = sized(39, 12);
     insta::assert_snapshot!("too_small", draw(&mut tiny).backend());
+    // Narrower than the sentence: it wraps, the minimum stays readable.
+    let mut tinier = sized(30, 8);
+    let screen = draw(&mut tinier).backend().to_string();
+    assert!(
+        screen.contains("(min") && screen.contains("40×10)"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("too_small_30x8", screen);
 }
 
 #[test]

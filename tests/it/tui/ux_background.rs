@@ -409,3 +409,15 @@ fn cron_changes_replace_add_and_remove_jobs_by_id() {
     let (two, three) = (screen.find("job-2").unwrap(), screen.find("job-3").unwrap());
     assert!(two < three, "a new job goes last: {screen}");
 }
+
+/// A subagent's row counts its turns in words that agree with the number.
+#[test]
+fn a_subagent_of_one_turn_says_one_turn() {
+    let mut app = sized(120, 40);
+    let mut first = subagent("subagent-1");
+    first.turns = 1;
+    app.update(Msg::Subagents(subagents::Msg::List(vec![first])));
+    let shown = screen(&mut app).join("\n");
+    assert!(shown.contains("working · 1 turn · 12.4k tok"), "{shown}");
+    assert!(!shown.contains("1 turns"), "{shown}");
+}

@@ -131,3 +131,16 @@ fn edited_restored_texts_lose_their_marks_and_go_as_one_message() {
     let effects = app.update(key(KeyCode::Enter));
     assert_eq!(effects.last(), Some(&Effect::Prompt("one\n\ntwo!".into())));
 }
+
+/// An interrupt with nothing queued says it interrupted, and nothing of queued messages.
+#[test]
+fn an_interrupt_with_nothing_queued_does_not_speak_of_a_queue() {
+    let (mut app, clock) = sleeping(120, 40);
+    app.update(key(KeyCode::Esc));
+    run_end(&clock, &mut app, 100);
+    app.update(Msg::QueueRestored(Vec::new()));
+    let shown = screen(&mut app).join("\n");
+    assert!(shown.contains("│ interrupted │"), "{shown}");
+    assert!(!shown.contains("queued"), "{shown}");
+    assert_eq!(app.composer().text(), "");
+}

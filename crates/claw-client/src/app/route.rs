@@ -97,7 +97,22 @@ impl App {
                     None => Handled::unchanged(),
                 }
             }
-            Msg::QueueRestored(texts) => self.restore_to_composer(texts),
+            Msg::QueueRestored(texts) => {
+                // The answer to an interrupt: the queued messages, if there were any.
+                let count = texts.len();
+                let restored = self.restore_to_composer(texts);
+                match count {
+                    0 => restored,
+                    1 => restored.and(self.hint(
+                        "interrupted · the queued message is back in the composer",
+                        HINT,
+                    )),
+                    n => restored.and(self.hint(
+                        format!("interrupted · {n} queued messages are back in the composer"),
+                        HINT,
+                    )),
+                }
+            }
             Msg::Highlighted { key, lines } => {
                 for entry in self.highlights.arrived(key, lines) {
                     // The entry is the main chat's, or the subagent's one shown.
@@ -363,12 +378,10 @@ impl App {
         }
         self.last_steer = None;
         self.status.interrupt_requested();
-        self.hint(
-            "interrupted · queued messages are back in the composer",
-            HINT,
-        )
-        .with(Effect::RestoreQueued)
-        .with(Effect::Abort)
+        // What was queued comes back as `QueueRestored`, which says so when there was any.
+        self.hint("interrupted", HINT)
+            .with(Effect::RestoreQueued)
+            .with(Effect::Abort)
     }
 
     /// What happens to a steering message sent now, said honestly: it waits for the

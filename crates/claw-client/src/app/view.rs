@@ -15,6 +15,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 /// Draws the whole app.
 pub fn view(app: &App, frame: &mut Frame<'_>) {
@@ -32,13 +33,11 @@ fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             "Terminal too small: {}×{} (min {MIN_WIDTH}×{MIN_HEIGHT})",
             area.width, area.height
         );
-        buf.set_stringn(
-            area.x,
-            area.y,
-            text,
-            usize::from(area.width),
-            theme.fg(Token::Warning),
-        );
+        // Wrapped, so that the sizes stay readable however narrow the terminal is.
+        Paragraph::new(text)
+            .style(theme.fg(Token::Warning))
+            .wrap(Wrap { trim: true })
+            .render(area, buf);
         return;
     }
     let focused = |pane: Focus| app.focus == pane;
