@@ -189,6 +189,18 @@ impl Status {
         self.hint = Some((text, until));
     }
 
+    /// Drops the hint now when it is one that `promise` says (e.g. a double press's).
+    pub(crate) fn drop_hint_ending(&mut self, promise: &str) -> bool {
+        let promised = self
+            .hint
+            .as_ref()
+            .is_some_and(|(text, _)| text.ends_with(promise));
+        if promised {
+            self.hint = None;
+        }
+        promised
+    }
+
     /// Drops a hint whose time is up; returns whether one was.
     pub(crate) fn expire_hint(&mut self, now: Instant) -> bool {
         if self.hint.as_ref().is_some_and(|(_, until)| *until <= now) {

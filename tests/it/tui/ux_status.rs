@@ -256,3 +256,31 @@ fn a_session_that_is_not_saved_stays_on_a_narrow_bar_in_short() {
         "{text}"
     );
 }
+
+/// Ctrl+C's "again to quit" holds only while a second press quits: typing or pasting
+/// after it takes it back, and the next Ctrl+C clears again instead of quitting.
+#[test]
+fn typing_or_pasting_after_ctrl_c_takes_back_the_quit_promise() {
+    let mut app = sized(120, 40);
+    for text in ["typed", "pasted"] {
+        app.update(ctrl('c'));
+        assert!(bar(&mut app).contains("Ctrl+C again to quit"), "{}", bar(&mut app));
+        if text == "typed" {
+            app.update(key(KeyCode::Char('x')));
+        } else {
+            app.update(Msg::Term(Event::Paste("new text".into())));
+        }
+        let shown = bar(&mut app);
+        assert!(!shown.contains("again to quit"), "{text}: {shown}");
+        // The next Ctrl+C within the second clears the composer again: no quit.
+        let effects = app.update(ctrl('c'));
+        assert!(
+            !effects.contains(&claw_tui::tui::Effect::Quit),
+            "{text}: {effects:?}"
+        );
+        assert_eq!(app.composer().text(), "", "{text}");
+        // And a second press right after that one quits.
+        assert!(app.update(ctrl('c')).contains(&claw_tui::tui::Effect::Quit));
+        app = sized(120, 40);
+    }
+}

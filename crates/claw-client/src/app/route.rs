@@ -3,6 +3,9 @@
 //! and the actions that work whatever has focus.
 
 use super::{App, DOUBLE_PRESS};
+
+/// How the quit key's first-press hint ends.
+const QUIT_AGAIN: &str = " again to quit";
 use crate::part::HINT;
 
 /// How long the hint about a steering message stays (it has more to say).
@@ -165,13 +168,22 @@ impl App {
     fn terminal_event(&mut self, event: Event) -> Handled {
         match event {
             Event::Key(key) if key.kind == KeyEventKind::Release => Handled::ignored(),
-            Event::Key(key) => self.key(key),
+            Event::Key(key) => {
+                // Anything but the quit key itself ends a first press's promise.
+                let ended = if self.keymap.action(&key) == Some(Action::Cancel) {
+                    Handled::unchanged()
+                } else {
+                    self.end_quit_window()
+                };
+                ended.and(self.key(key))
+            }
             Event::Paste(text) => {
+                let ended = self.end_quit_window();
                 if !self.overlays.is_empty() || !self.approvals.is_empty() {
-                    return Handled::unchanged();
+                    return ended;
                 }
                 self.focus = Focus::Composer;
-                self.composer.paste(&text)
+                ended.and(self.composer.paste(&text))
             }
             Event::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);
@@ -434,6 +446,17 @@ impl App {
             .with(Effect::InterruptTools)
     }
 
+    /// The quit key's first press no longer counts, and its hint goes (something else
+    /// was typed or pasted since).
+    fn end_quit_window(&mut self) -> Handled {
+        self.last_cancel = None;
+        if self.status.drop_hint_ending(QUIT_AGAIN) {
+            Handled::changed()
+        } else {
+            Handled::unchanged()
+        }
+    }
+
     /// Ctrl+C: interrupt when running, else clear; twice within a second quits.
     pub(super) fn cancel(&mut self) -> Handled {
         if self
@@ -444,22 +467,26 @@ impl App {
         }
         self.last_cancel = Some(self.now);
         let quit_key = self.keymap.label(Action::Cancel);
+        // Each hint promises a quit for as long as a second press quits, no longer.
         if self.status.running() {
             self.status.interrupt_requested();
             return self
-                .hint(format!("interrupted · {quit_key} again to quit"), HINT)
+                .hint(
+                    format!("interrupted · {quit_key}{QUIT_AGAIN}"),
+                    DOUBLE_PRESS,
+                )
                 .with(Effect::RestoreQueued)
                 .with(Effect::Abort);
         }
         if self.tools.shell_running() {
             return self
                 .hint(
-                    format!("shell command stopped · {quit_key} again to quit"),
-                    HINT,
+                    format!("shell command stopped · {quit_key}{QUIT_AGAIN}"),
+                    DOUBLE_PRESS,
                 )
                 .with(Effect::Shell(crate::shell::Effect::CancelAll));
         }
         self.composer.clear();
-        self.hint(format!("{quit_key} again to quit"), DOUBLE_PRESS)
+        self.hint(format!("{quit_key}{QUIT_AGAIN}"), DOUBLE_PRESS)
     }
 }
