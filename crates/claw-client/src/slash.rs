@@ -43,7 +43,7 @@ pub const COMMANDS: [(&str, &str, &str); 21] = [
     (
         "/compact",
         "[FOCUS]",
-        "summarise the older history now (FOCUS: what the summary must keep)",
+        "summarise the older history now (FOCUS: what to keep)",
     ),
     (
         "/theme",
@@ -58,7 +58,7 @@ pub const COMMANDS: [(&str, &str, &str); 21] = [
     (
         "/plan",
         "",
-        "plan mode on or off: the agent reads and plans, changes nothing",
+        "plan mode: the agent reads and plans, changes nothing",
     ),
     (
         "/undo",
@@ -68,12 +68,12 @@ pub const COMMANDS: [(&str, &str, &str); 21] = [
     (
         "/rewind",
         "",
-        "take files, the conversation or both back to an earlier prompt",
+        "take files, the conversation or both back to a prompt",
     ),
     (
         "/diff",
         "",
-        "every file the agent changed this session, against its content before",
+        "files changed this session, each against its old content",
     ),
     (
         "/skills",
@@ -89,12 +89,12 @@ pub const COMMANDS: [(&str, &str, &str); 21] = [
     (
         "/sessions",
         "[ID]",
-        "pick an earlier session of this workspace (or open ID) to continue",
+        "continue an earlier session of this workspace (or ID)",
     ),
     (
         "/inspect",
         "",
-        "the request inspector: each LLM request, its parts, body and changes",
+        "each LLM request: its parts, body and changes",
     ),
     ("/quit", "", "quit"),
 ];

@@ -80,11 +80,20 @@ fn the_slash_popup_describes_commands_and_completes_arguments() {
     assert_eq!(popup.items.len(), claw_tui::tui::slash::COMMANDS.len());
     assert_eq!(popup.details[1], "use another model from the next run on");
     insta::assert_snapshot!("slash_popup_120x40", draw(&mut app).backend());
-    // Narrower, a description too long for the popup is cut with a sign that it was.
+    // At 80 columns every description is whole.
     resize(&mut app, 80, 24);
     let screen = format!("{:?}", draw(&mut app).backend());
+    let diff_row = screen.lines().find(|l| l.contains("/diff")).unwrap();
+    assert!(
+        diff_row.contains("files changed this session, each against its old content"),
+        "{diff_row}"
+    );
+    assert!(!screen.contains('…'), "{screen}");
+    // Narrower, a description too long for the popup is cut with a sign that it was.
+    resize(&mut app, 60, 24);
+    let screen = format!("{:?}", draw(&mut app).backend());
     let sessions_row = screen.lines().find(|l| l.contains("/sessions")).unwrap();
-    assert!(sessions_row.contains("to conti…││"), "{sessions_row}");
+    assert!(sessions_row.contains('…'), "{sessions_row}");
     resize(&mut app, 120, 40);
 
     app.update(key(KeyCode::Backspace));
