@@ -4,9 +4,11 @@
 
 mod completion;
 mod draw;
+mod pastes;
 
 pub use completion::{Completion, CompletionKind};
 pub(crate) use draw::ComposerView;
+use pastes::Pastes;
 
 use super::msg::{Effect, QueuedText};
 use super::overlay::kind::Overlay;
@@ -62,6 +64,8 @@ pub struct Composer {
     /// Messages taken back out of the queues, as they were restored: each keeps its
     /// mark (steer, follow-up) while the text is unedited.
     restored: Option<(Vec<QueuedText>, String)>,
+    /// Large pastes, shown as chips and sent whole.
+    pastes: Pastes,
 }
 
 impl Composer {
@@ -90,6 +94,7 @@ impl Composer {
             wants_sessions: false,
             sessions_requested: false,
             restored: None,
+            pastes: Pastes::default(),
         };
         composer.rebuild_models();
         composer.set_text("");
@@ -98,6 +103,16 @@ impl Composer {
 
     /// The whole text.
     pub fn text(&self) -> String {
+        self.pastes.expand(&self.shown())
+    }
+
+    /// How many large pastes stand as chips in the text.
+    pub(crate) fn chips(&self) -> usize {
+        self.pastes.len()
+    }
+
+    /// The text as shown (large pastes as their chips).
+    pub fn shown(&self) -> String {
         self.textarea.lines().join("\n")
     }
 
@@ -127,7 +142,7 @@ impl Composer {
                     self.accept_completion();
                     handled = Handled::changed();
                     // A completed command that is not finished yet waits for the rest.
-                    if slash::parse(&self.text()).is_none_or(|c| c.is_err()) {
+                    if slash::parse(&self.shown()).is_none_or(|c| c.is_err()) {
                         return handled;
                     }
                 }
@@ -188,11 +203,17 @@ impl Composer {
     }
 
     /// Inserts pasted text at the cursor (its line breaks kept); the pasted path of an
-    /// image file becomes its `@path` mention, so it is attached when sent.
+    /// image file becomes its `@path` mention, so it is attached when sent; a paste
+    /// longer than the composer shows goes in as a chip (see `pastes.rs`).
     pub(crate) fn paste(&mut self, text: &str) -> Handled {
         let text = match super::attach::pasted_image_path(text) {
             Some(path) => format!("{} ", super::attach::mention(&path)),
             None => text.replace("\r\n", "\n").replace('\r', "\n"),
+        };
+        let text = if Pastes::is_large(&text) {
+            self.pastes.chip(text)
+        } else {
+            text
         };
         self.textarea.insert_str(text);
         self.refresh_completion();
@@ -213,8 +234,14 @@ impl Composer {
         text.trim_end().to_owned()
     }
 
-    /// Replaces the text and puts the cursor at its end.
+    /// Replaces the text (and any pastes held) and puts the cursor at its end.
     pub(crate) fn set_text(&mut self, text: &str) {
+        self.pastes.clear();
+        self.show_text(text);
+    }
+
+    /// Shows `text` with the cursor at its end; pastes its chips stand for are kept.
+    fn show_text(&mut self, text: &str) {
         let lines: Vec<String> = text.split('\n').map(str::to_owned).collect();
         self.textarea = TextArea::new(lines);
         // Theme-free settings only: the theme's colours are applied in `draw`.
@@ -244,9 +271,9 @@ impl Composer {
         let joined = if self.is_blank() {
             text
         } else {
-            format!("{text}\n{}", self.text())
+            format!("{text}\n{}", self.shown())
         };
-        self.set_text(&joined);
+        self.show_text(&joined);
         self.restored = None;
     }
 
@@ -258,10 +285,10 @@ impl Composer {
             return false;
         }
         let mut parts: Vec<String> = texts.iter().map(|t| t.text.clone()).collect();
-        let draft = (!self.is_blank()).then(|| self.text());
+        let draft = (!self.is_blank()).then(|| self.shown());
         parts.extend(draft.clone());
         let joined = parts.join("\n\n");
-        self.set_text(&joined);
+        self.show_text(&joined);
         // What was being written is not a queued message: then the marks would lie.
         if draft.is_none() {
             self.restored = Some((texts, joined));
@@ -272,7 +299,7 @@ impl Composer {
     /// The restored messages, while the text is as they were restored.
     pub fn restored(&self) -> Option<&[QueuedText]> {
         match &self.restored {
-            Some((items, text)) if *text == self.text() => Some(items),
+            Some((items, text)) if *text == self.shown() => Some(items),
             _ => None,
         }
     }
@@ -313,7 +340,7 @@ impl Composer {
         let next = match self.browsing {
             None if self.history.is_empty() => return false,
             None => {
-                self.draft = self.text();
+                self.draft = self.shown();
                 self.history.len() - 1
             }
             Some(0) => return false,
@@ -321,7 +348,7 @@ impl Composer {
         };
         self.browsing = Some(next);
         let text = self.history[next].clone();
-        self.set_text(&text);
+        self.show_text(&text);
         true
     }
 
@@ -333,11 +360,11 @@ impl Composer {
         if i + 1 < self.history.len() {
             self.browsing = Some(i + 1);
             let text = self.history[i + 1].clone();
-            self.set_text(&text);
+            self.show_text(&text);
         } else {
             self.browsing = None;
             let draft = std::mem::take(&mut self.draft);
-            self.set_text(&draft);
+            self.show_text(&draft);
         }
         true
     }
@@ -383,7 +410,8 @@ mod tests {
         assert_eq!(c.rows(10), 1);
         let _ = c.paste(&"x".repeat(25));
         assert_eq!(c.rows(10), 3);
-        let _ = c.paste(&"\n".repeat(20));
+        // Typed (a paste this long would be a chip): the box stops growing.
+        c.set_text(&format!("{}{}", "x".repeat(25), "\n".repeat(20)));
         assert_eq!(c.rows(10), MAX_ROWS);
     }
 }

@@ -1,6 +1,7 @@
 //! `App::update` for keys: each key in each state gives the right effects and model.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::tui::scene::*;
 use crate::support::tui::*;
 use claw_tui::agent::AgentEvent;
 use claw_tui::tools::exec::ApprovalDecision;
@@ -421,4 +422,44 @@ fn paste_goes_to_the_composer_with_its_line_breaks() {
     app.update(Msg::Term(Event::Paste("line one\r\nline two".into())));
     assert_eq!(app.focus(), Focus::Composer);
     assert_eq!(app.composer().text(), "line one\nline two");
+}
+
+/// A paste longer than the composer shows is one chip with its size; the message goes
+/// with the whole paste where the chip stands, and the editor gets it whole too.
+#[test]
+fn a_long_paste_is_a_chip_and_is_sent_whole() {
+    let mut app = sized(120, 40);
+    let pasted: String = (1..=200).map(|i| format!("log line {i}\n")).collect();
+    typed(&mut app, "why does this fail? ");
+    app.update(Msg::Term(Event::Paste(pasted.replace('\n', "\r\n"))));
+    typed(&mut app, " thanks");
+    let chip = "[paste #1: 200 lines, 2.4 KiB]";
+    assert_eq!(
+        app.composer().shown(),
+        format!("why does this fail? {chip} thanks")
+    );
+    let shown = screen(&mut app).join("\n");
+    assert!(shown.contains(chip), "{shown}");
+    assert!(
+        shown.contains("a long paste is a chip: sent whole"),
+        "{shown}"
+    );
+    assert!(!shown.contains("log line 200"), "{shown}");
+    let whole = format!("why does this fail? {pasted} thanks");
+    assert_eq!(
+        app.update(ctrl('g')),
+        [Effect::OpenEditor(whole.clone())],
+        "the editor shows it whole"
+    );
+    let sent = app.update(key(KeyCode::Enter));
+    assert!(
+        sent.contains(&Effect::Prompt(whole.trim_end().to_owned())),
+        "{sent:?}"
+    );
+    assert_eq!(app.composer().shown(), "");
+    insta::assert_snapshot!("long_paste_chip", {
+        let mut app = sized(80, 24);
+        app.update(Msg::Term(Event::Paste(pasted.clone())));
+        draw(&mut app).backend().to_string()
+    });
 }

@@ -264,7 +264,11 @@ fn typing_or_pasting_after_ctrl_c_takes_back_the_quit_promise() {
     let mut app = sized(120, 40);
     for text in ["typed", "pasted"] {
         app.update(ctrl('c'));
-        assert!(bar(&mut app).contains("Ctrl+C again to quit"), "{}", bar(&mut app));
+        assert!(
+            bar(&mut app).contains("Ctrl+C again to quit"),
+            "{}",
+            bar(&mut app)
+        );
         if text == "typed" {
             app.update(key(KeyCode::Char('x')));
         } else {

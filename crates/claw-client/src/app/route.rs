@@ -183,7 +183,16 @@ impl App {
                     return ended;
                 }
                 self.focus = Focus::Composer;
-                ended.and(self.composer.paste(&text))
+                let chips = self.composer.chips();
+                let pasted = ended.and(self.composer.paste(&text));
+                if self.composer.chips() == chips {
+                    return pasted;
+                }
+                let editor = self.keymap.label(Action::Editor);
+                pasted.and(self.hint(
+                    format!("a long paste is a chip: sent whole · {editor} shows it in $EDITOR"),
+                    HINT,
+                ))
             }
             Event::Resize(w, h) => {
                 self.size = Rect::new(0, 0, w, h);

@@ -92,7 +92,7 @@ impl Composer {
 
     /// Recomputes the popup after a change of the text or of what it completes from.
     pub(super) fn refresh_completion(&mut self) {
-        let text = self.text();
+        let text = self.shown();
         // "/m" already names /model alone: the list is asked for while the rest is typed.
         let command = text.split(char::is_whitespace).next().unwrap_or_default();
         if command.len() >= 2 && "/model".starts_with(command) {
@@ -180,7 +180,7 @@ impl Composer {
     /// Closes the popup until the text changes.
     pub(crate) fn dismiss_completion(&mut self) {
         self.completion = None;
-        self.dismissed = Some(self.text());
+        self.dismissed = Some(self.shown());
     }
 
     /// Replaces the completed word with the highlighted candidate, then looks for the
