@@ -14,6 +14,7 @@ mod commands;
 mod control;
 mod farewell;
 mod inspect;
+mod quit;
 mod route;
 mod sessions;
 mod shell;
