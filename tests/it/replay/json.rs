@@ -8,6 +8,12 @@ fn id_of(session: &std::path::Path) -> String {
     stem.rsplit('_').next().unwrap().to_owned()
 }
 
+/// The `type` of the event on a line of the event log.
+fn event_type(line: &str) -> &str {
+    let rest = line.split("\"type\":\"").nth(1).unwrap();
+    rest.split('"').next().unwrap()
+}
+
 #[test]
 fn a_json_replay_prints_the_live_json_lines() {
     let sb = Sandbox::new();
@@ -33,17 +39,7 @@ fn a_json_replay_prints_the_live_json_lines() {
         .lines()
         .filter(|l| l.contains(",\"agent_refs\":"))
         .collect();
-    let kinds: Vec<&str> = refs
-        .iter()
-        .map(|l| {
-            l.split("\"type\":\"")
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap()
-        })
-        .collect();
+    let kinds: Vec<&str> = refs.iter().map(|l| event_type(l)).collect();
     // The prompt's end, the tool result's, two turns and the run.
     assert_eq!(
         kinds,
@@ -61,14 +57,7 @@ fn a_json_replay_prints_the_live_json_lines() {
     let holding: Vec<&str> = log
         .lines()
         .filter(|l| l.contains("hi from the file"))
-        .map(|l| {
-            l.split("\"type\":\"")
-                .nth(1)
-                .unwrap()
-                .split('"')
-                .next()
-                .unwrap()
-        })
+        .map(event_type)
         .collect();
     assert_eq!(
         holding,
