@@ -201,7 +201,10 @@ impl Renderer<'_, '_> {
                 }
             }
             Event::FootnoteReference(t) => self.text(&format!("[{t}]")),
-            Event::SoftBreak => self.text(" "),
+            // A single line break is kept, as GitHub keeps it in comments: models do not
+            // wrap prose by hand, and where an answer breaks a line (log lines, a list of
+            // paths, an address) it means it.
+            Event::SoftBreak => self.flush(),
             Event::HardBreak => self.flush(),
             Event::Rule => {
                 self.gap();

@@ -89,3 +89,24 @@ fn missing_highlights_are_requested_once_per_block() {
     assert_eq!(missing[0].lang, "py");
     assert_eq!(missing[0].code, "x = 1");
 }
+
+#[test]
+fn single_line_breaks_are_kept_in_paragraphs_lists_and_quotes() {
+    let out = lines(
+        "Build log:\n[12:00:01] compiling\n[12:00:09] linking\n\n- first item\n  its second line\n\n> quoted\n> again\n",
+    );
+    assert_eq!(
+        out,
+        [
+            "Build log:",
+            "[12:00:01] compiling",
+            "[12:00:09] linking",
+            "",
+            "• first item",
+            "  its second line",
+            "",
+            "│ quoted",
+            "│ again",
+        ]
+    );
+}
