@@ -85,11 +85,12 @@ fn a_finished_command_shows_its_end_and_exit_code_and_expands_in_place() {
     );
     insta::assert_snapshot!("card_finished_120x40", draw(&mut app).backend());
 
-    // The tree's line under the call is the latest line, with how many there are.
+    // The tree's line under the call is the exit code and the latest line, with how
+    // many there are.
     app.update(Msg::Frame);
     assert!(app.tools().calls().rows().contains(&TreeRow::Preview {
         depth: 0,
-        text: "line 8  (8 lines)".into()
+        text: "exit 0 · line 8  (8 lines)".into()
     }));
 
     // Ctrl+O shows all of the newest card's output in place; again folds it.

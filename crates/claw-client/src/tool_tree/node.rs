@@ -121,9 +121,15 @@ impl CallNode {
         }
     }
 
-    /// The tree's one line under a finished call: the result's last non-empty line
-    /// and, when there are more, how many lines it has.
+    /// The tree's one line under a finished call: what the tool did, where the tool
+    /// says it ([`CallNode::outcome`]); else the result's last non-empty line and, when
+    /// there are more, how many lines it has.
     pub fn preview(&self) -> Option<String> {
+        self.outcome().or_else(|| self.last_line())
+    }
+
+    /// The output's last non-empty line and, when there are more, how many it has.
+    fn last_line(&self) -> Option<String> {
         let lines = self.output_lines();
         let last = lines
             .iter()
@@ -133,6 +139,44 @@ impl CallNode {
         Some(match lines.len() {
             0 | 1 => last.to_owned(),
             n => format!("{last}  ({n} lines)"),
+        })
+    }
+
+    /// What a finished call did, in the words of its tool's details: `exit 1 · FAILED
+    /// (3 lines)` for a command, `+2 −0` for an edit or a write, `17 lines` or `lines
+    /// 1–17 of 40` for a read, `12 entries` for a listing. `None` for a failed call (its error is the
+    /// line to show) and for tools that say nothing of the kind.
+    pub fn outcome(&self) -> Option<String> {
+        let result = self.result.as_ref().filter(|r| !r.is_error())?;
+        let details = result.details();
+        let count = |key: &str| details.get(key).and_then(Value::as_u64);
+        let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        if self.is_command() {
+            // The exit code, and the output's last line: a command's verdict is often
+            // there ("5 passed", "200 total").
+            let code = details.get("exit_code").and_then(Value::as_i64)?;
+            return Some(match self.last_line() {
+                Some(last) => format!("exit {code} · {last}"),
+                None => format!("exit {code} · no output"),
+            });
+        }
+        if let Some(change) = details.get("change") {
+            let added = change.get("added").and_then(Value::as_u64)?;
+            let removed = change.get("removed").and_then(Value::as_u64)?;
+            return Some(format!("+{added} −{removed}"));
+        }
+        if let (Some(start), Some(end), Some(total)) =
+            (count("start_line"), count("end_line"), count("total_lines"))
+        {
+            return Some(if start <= 1 && end >= total {
+                plural(total, "line")
+            } else {
+                format!("lines {start}–{end} of {total}")
+            });
+        }
+        count("entries").map(|n| match n {
+            1 => "1 entry".to_owned(),
+            n => format!("{n} entries"),
         })
     }
 
@@ -247,5 +291,68 @@ pub(super) fn status_of(result: &CallResult) -> CallStatus {
         CallStatus::Failed
     } else {
         CallStatus::Done
+    }
+}
+
+#[cfg(test)]
+mod outcome_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn finished(name: &str, content: &str, details: Value, error: bool) -> CallNode {
+        let mut node = CallNode::new("c1", name, &json!({}));
+        let result = if error {
+            ToolResult::error(content)
+        } else {
+            ToolResult::text(content)
+        };
+        node.result = Some(CallResult::Live(result.with_details(details)));
+        node
+    }
+
+    #[test]
+    fn each_tool_says_what_it_did_and_others_show_their_last_line() {
+        let edit = finished(
+            "edit_file",
+            "Edited a.py: replaced 1 occurrence.\n\n   def f():",
+            json!({"change": {"added": 2, "removed": 0, "hunks": []}}),
+            false,
+        );
+        assert_eq!(edit.preview().as_deref(), Some("+2 −0"));
+        let read = |start, end, total| {
+            finished(
+                "read_file",
+                "1\tx",
+                json!({"start_line": start, "end_line": end, "total_lines": total}),
+                false,
+            )
+            .preview()
+        };
+        assert_eq!(read(1, 17, 17).as_deref(), Some("17 lines"));
+        assert_eq!(read(1, 1, 1).as_deref(), Some("1 line"));
+        assert_eq!(read(5, 9, 40).as_deref(), Some("lines 5–9 of 40"));
+        let list = finished("list_dir", "a\nb", json!({"entries": 12}), false);
+        assert_eq!(list.preview().as_deref(), Some("12 entries"));
+        let one = finished("list_dir", "a", json!({"entries": 1}), false);
+        assert_eq!(one.preview().as_deref(), Some("1 entry"));
+        let failed = finished(
+            "exec",
+            "3 failed\n[exit code: 1]",
+            json!({"exit_code": 1}),
+            false,
+        );
+        assert_eq!(failed.preview().as_deref(), Some("exit 1 · 3 failed"));
+        let quiet = finished(
+            "exec",
+            "(no output)\n[exit code: 0]",
+            json!({"exit_code": 0}),
+            false,
+        );
+        assert_eq!(quiet.preview().as_deref(), Some("exit 0 · no output"));
+        // A failed call shows its error; a tool that says nothing of the kind, its last line.
+        let refused = finished("edit_file", "Access denied: ../x", json!({}), true);
+        assert_eq!(refused.preview().as_deref(), Some("Access denied: ../x"));
+        let fetched = finished("web_fetch", "title\nlast words", json!({"url": "u"}), false);
+        assert_eq!(fetched.preview().as_deref(), Some("last words  (2 lines)"));
     }
 }
