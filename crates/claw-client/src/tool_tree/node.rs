@@ -143,11 +143,12 @@ impl CallNode {
     }
 
     /// What a finished call did, in the words of its tool's details: `exit 1 · FAILED
-    /// (3 lines)` for a command, `+2 −0` for an edit or a write, `17 lines` or `lines
-    /// 1–17 of 40` for a read, `12 entries` for a listing. `None` for a failed call (its error is the
-    /// line to show) and for tools that say nothing of the kind.
+    /// (3 lines)` for a command (failed or not), `+2 −0` for an edit or a write,
+    /// `17 lines` or `lines 1–17 of 40` for a read, `12 entries` for a listing. `None`
+    /// for another failed call (its error is the line to show) and for tools that say
+    /// nothing of the kind.
     pub fn outcome(&self) -> Option<String> {
-        let result = self.result.as_ref().filter(|r| !r.is_error())?;
+        let result = self.result.as_ref()?;
         let details = result.details();
         let count = |key: &str| details.get(key).and_then(Value::as_u64);
         let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
@@ -159,6 +160,9 @@ impl CallNode {
                 Some(last) => format!("exit {code} · {last}"),
                 None => format!("exit {code} · no output"),
             });
+        }
+        if result.is_error() {
+            return None;
         }
         if let Some(change) = details.get("change") {
             let added = change.get("added").and_then(Value::as_u64)?;
