@@ -50,6 +50,9 @@ struct Renderer<'a, 'o> {
     needs_gap: bool,
 }
 
+/// A line at least this long that goes on with a lowercase word was wrapped by hand.
+const WRAPPED_LINE: usize = 40;
+
 /// Renders markdown `src` into logical lines appended to `out`; code blocks with no
 /// cached highlight are listed in `missing` (when the context asks for requests).
 pub fn render(
@@ -73,8 +76,18 @@ pub fn render(
         heading: None,
         needs_gap: false,
     };
-    for event in Parser::new_ext(src, options) {
-        r.event(event);
+    let mut events = Parser::new_ext(src, options).peekable();
+    while let Some(event) = events.next() {
+        if event == Event::SoftBreak {
+            // What follows the break decides whether it is one (see `soft_break`).
+            let next = match events.peek() {
+                Some(Event::Text(t)) => t.chars().next(),
+                _ => None,
+            };
+            r.soft_break(next);
+        } else {
+            r.event(event);
+        }
     }
     r.flush();
 }
@@ -201,10 +214,7 @@ impl Renderer<'_, '_> {
                 }
             }
             Event::FootnoteReference(t) => self.text(&format!("[{t}]")),
-            // A single line break is kept, as GitHub keeps it in comments: models do not
-            // wrap prose by hand, and where an answer breaks a line (log lines, a list of
-            // paths, an address) it means it.
-            Event::SoftBreak => self.flush(),
+            Event::SoftBreak => self.soft_break(None),
             Event::HardBreak => self.flush(),
             Event::Rule => {
                 self.gap();
@@ -221,6 +231,20 @@ impl Renderer<'_, '_> {
                 let style = self.ctx.theme.fg(Token::Accent);
                 self.spans.push(Span::styled(mark, style));
             }
+        }
+    }
+
+    /// A single line break in a paragraph, `next` the first character after it: kept
+    /// where the answer breaks lines (log lines, paths, short lines, a new sentence on
+    /// each line), joined where it wraps prose by hand — a long line going on with a
+    /// lowercase word.
+    fn soft_break(&mut self, next: Option<char>) {
+        let line: usize = self.spans.iter().map(|s| s.content.chars().count()).sum();
+        let wrapped_prose = line >= WRAPPED_LINE && next.is_some_and(char::is_lowercase);
+        if wrapped_prose {
+            self.text(" ");
+        } else {
+            self.flush();
         }
     }
 

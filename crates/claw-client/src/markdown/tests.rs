@@ -91,6 +91,23 @@ fn missing_highlights_are_requested_once_per_block() {
 }
 
 #[test]
+fn prose_wrapped_by_hand_is_joined_and_other_line_breaks_are_kept() {
+    let out = lines(
+        "I run without any network, so nothing you\ntype here leaves your machine.\nA new sentence.\nsrc/a.rs\nsrc/b.rs\n",
+    );
+    assert_eq!(
+        out,
+        [
+            "I run without any network, so nothing you type here leaves",
+            "your machine.",
+            "A new sentence.",
+            "src/a.rs",
+            "src/b.rs",
+        ]
+    );
+}
+
+#[test]
 fn single_line_breaks_are_kept_in_paragraphs_lists_and_quotes() {
     let out = lines(
         "Build log:\n[12:00:01] compiling\n[12:00:09] linking\n\n- first item\n  its second line\n\n> quoted\n> again\n",
