@@ -203,6 +203,12 @@ impl App {
 
     /// Switching while a run is active would tear its history apart: refused.
     pub(super) fn open_session(&mut self, path: PathBuf, fork: bool) -> Handled {
+        self.switch_by(sessions::Effect::Open { path, fork })
+    }
+
+    /// Starts a switch to another session by `effect`, unless one is under way or a
+    /// run is active.
+    fn switch_by(&mut self, effect: sessions::Effect) -> Handled {
         if self.session.switching {
             return Handled::changed();
         }
@@ -214,7 +220,7 @@ impl App {
         }
         self.focus = Focus::Composer;
         self.session.switching = true;
-        Handled::changed().with(Effect::Sessions(sessions::Effect::Open { path, fork }))
+        Handled::changed().with(Effect::Sessions(effect))
     }
 
     /// `/sessions ID`: the session whose id starts with `prefix`, checked like any switch.
@@ -229,20 +235,7 @@ impl App {
                 .chat
                 .notice(NoticeLevel::Info, "That is the current session.");
         }
-        if self.session.switching {
-            return Handled::changed();
-        }
-        if self.status.running() {
-            return self.chat.notice(
-                NoticeLevel::Warning,
-                "A run is active: wait for it to finish or interrupt it (Esc) before switching sessions.",
-            );
-        }
-        self.focus = Focus::Composer;
-        self.session.switching = true;
-        Handled::changed().with(Effect::Sessions(sessions::Effect::OpenById(
-            prefix.to_owned(),
-        )))
+        self.switch_by(sessions::Effect::OpenById(prefix.to_owned()))
     }
 
     /// `/compact [focus]`: only while idle (a run compacts on its own when it must).

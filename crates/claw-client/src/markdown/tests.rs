@@ -4,7 +4,9 @@ use super::*;
 
 use crate::wrap::wrap;
 
-fn lines(src: &str) -> Vec<String> {
+/// `src` rendered with the fallback theme at 80 columns: its logical lines, and the
+/// code blocks whose highlight it asked for.
+fn rendered(src: &str) -> (Vec<StyledLine>, Vec<HighlightRequest>) {
     let theme = Theme::fallback();
     let cache = HighlightCache::default();
     let ctx = MdContext {
@@ -14,9 +16,13 @@ fn lines(src: &str) -> Vec<String> {
         request_highlights: true,
         width: 80,
     };
-    let mut out = Vec::new();
-    let mut missing = Vec::new();
+    let (mut out, mut missing) = (Vec::new(), Vec::new());
     render(src, &ctx, &mut out, &mut missing);
+    (out, missing)
+}
+
+fn lines(src: &str) -> Vec<String> {
+    let (out, _) = rendered(src);
     wrap(&out, 60)
         .iter()
         .map(|l| {
@@ -74,17 +80,7 @@ fn links_show_their_target() {
 
 #[test]
 fn missing_highlights_are_requested_once_per_block() {
-    let theme = Theme::fallback();
-    let cache = HighlightCache::default();
-    let ctx = MdContext {
-        theme: &theme,
-        highlights: &cache,
-        base: Style::default(),
-        request_highlights: true,
-        width: 80,
-    };
-    let (mut out, mut missing) = (Vec::new(), Vec::new());
-    render("```py\nx = 1\n```\n", &ctx, &mut out, &mut missing);
+    let (_, missing) = rendered("```py\nx = 1\n```\n");
     assert_eq!(missing.len(), 1);
     assert_eq!(missing[0].lang, "py");
     assert_eq!(missing[0].code, "x = 1");
