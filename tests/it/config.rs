@@ -196,6 +196,23 @@ fn theme_comes_from_the_flag_then_ui_then_the_top_level_key() {
 }
 
 #[test]
+fn ui_panes_is_read_and_a_wrong_value_is_named() {
+    use claw_tui::config::Panes;
+    let s = Case::new("[ui]\npanes = \"hide\"\n").resolve(&[]).unwrap();
+    assert_eq!(s.file.ui.panes, Some(Panes::Hide));
+    assert_eq!(Case::new("").resolve(&[]).unwrap().file.ui.panes, None);
+    let err = Case::new("[ui]\npanes = \"sometimes\"\n")
+        .resolve(&[])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("line 2"), "{err}");
+    assert!(
+        err.contains("sometimes") && err.contains("auto") && err.contains("hide"),
+        "names the value and the choices: {err}"
+    );
+}
+
+#[test]
 fn ui_mouse_is_read_and_unknown_ui_keys_are_named() {
     let s = Case::new("[ui]\nmouse = false\n").resolve(&[]).unwrap();
     assert_eq!(s.file.ui.mouse, Some(false));

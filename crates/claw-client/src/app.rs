@@ -32,7 +32,7 @@ use super::chat::{CardInfo, Chat, ChatFrame};
 use super::composer::Composer;
 use super::dashboard::Dashboard;
 use super::highlight::HighlightStore;
-use super::layout::{self, Areas, Focus};
+use super::layout::{self, Areas, Focus, PaneMode, Side};
 use super::msg::{Effect, Msg};
 use super::overlay::{Overlay, Overlays};
 use super::part::{HINT, Handled, Intent};
@@ -84,6 +84,8 @@ pub struct AppConfig {
     pub tool_execution: ToolExecution,
     /// Whether the mouse is captured at start.
     pub mouse_capture: bool,
+    /// Whether the tool tree and the dashboard show (`[ui] panes`).
+    pub panes: PaneMode,
     /// Time zone for clock times; `None`: the system's local time.
     pub time_zone: Option<chrono::FixedOffset>,
     /// Skills, instructions files and custom commands found at start.
@@ -117,6 +119,7 @@ impl AppConfig {
             thinking: ThinkingLevel::Off,
             tool_execution: ToolExecution::Parallel,
             mouse_capture: true,
+            panes: PaneMode::Auto,
             time_zone: None,
             user_files: UserFiles::default(),
             plan: false,
@@ -152,6 +155,8 @@ pub struct App {
     highlights: HighlightStore,
     session: SessionState,
     mouse_capture: bool,
+    /// Whether the side panes show (the setting, then the toggle key).
+    panes: PaneMode,
     last_steer: Option<Instant>,
     last_cancel: Option<Instant>,
     /// Spinner frame.
@@ -216,6 +221,7 @@ impl App {
             size: Rect::new(0, 0, 80, 24),
             focus: Focus::Composer,
             mouse_capture: config.mouse_capture,
+            panes: config.panes,
             last_steer: None,
             last_cancel: None,
             spinner: 0,
@@ -288,10 +294,15 @@ impl App {
     fn expand_card(&mut self, id: &str) -> Handled {
         let expanded = self.chat.toggle_expanded(id);
         let handled = self.refresh_card(id);
-        let what = if expanded {
-            "all output shown"
-        } else {
-            "output folded"
+        let diff = matches!(
+            self.chat.card(id).map(|c| &c.body),
+            Some(crate::chat::CardBody::Diff { .. })
+        );
+        let what = match (diff, expanded) {
+            (true, true) => "the whole diff shown",
+            (true, false) => "diff folded",
+            (false, true) => "all output shown",
+            (false, false) => "output folded",
         };
         handled.and(self.hint(what, HINT))
     }
@@ -470,7 +481,20 @@ impl App {
     /// can differ from the last size `update` saw for one frame after a resize).
     pub fn areas_in(&self, size: Rect) -> Areas {
         let composer_rows = self.composer.rows(size.width.saturating_sub(2));
-        layout::areas(size, self.status.queue_rows(), composer_rows, self.focus)
+        let side = self.side(size.width);
+        layout::areas(
+            size,
+            self.status.queue_rows(),
+            composer_rows,
+            self.focus,
+            side,
+        )
+    }
+
+    /// Where the side panes go in a terminal `width` columns wide.
+    fn side(&self, width: u16) -> Side {
+        let busy = !self.tools.calls().is_empty() || self.dashboard.has_rows();
+        self.panes.side(width, busy)
     }
 
     /// Rows of the chat's text area.

@@ -72,6 +72,16 @@ impl Dashboard {
         &self.subagents
     }
 
+    /// Whether there is anything to show besides the MCP servers (which `/status` lists
+    /// too): a subagent, a cron job, a client attached from elsewhere (the session's own
+    /// terminal does not count), results waiting in other sessions.
+    pub fn has_rows(&self) -> bool {
+        !(self.subagents.is_empty()
+            && self.cron.is_empty()
+            && self.attached.iter().all(|c| c.kind == "terminal")
+            && self.elsewhere.is_empty())
+    }
+
     /// Whether a subagent is working (the spinner turns, times count up).
     pub fn busy(&self) -> bool {
         self.subagents

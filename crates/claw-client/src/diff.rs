@@ -11,7 +11,7 @@ use super::msg::{HighlightRequest, HighlightedCode};
 use super::wrap::{StyledLine, WrapKind, clean, wrap};
 use crate::theme::{Theme, Token};
 use claw_tools::fs::{ChangeKind, FileChange, LineKind};
-use ratatui::style::Modifier;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 /// A hunk longer than this many lines is folded.
@@ -144,7 +144,7 @@ pub fn diff_lines(
                 LineKind::Context => (" ", Token::Dim),
             };
             let gutter = format!("{} {} │", number(line.old, old_w), number(line.new, new_w));
-            let spans = match (line.kind, highlighted.and_then(|h| h.get(this))) {
+            let mut spans = match (line.kind, highlighted.and_then(|h| h.get(this))) {
                 (LineKind::Removed, _) => {
                     vec![Span::styled(clean(&line.text), theme.fg(Token::Error))]
                 }
@@ -160,11 +160,20 @@ pub fn diff_lines(
                 }
             };
             let pad = " ".repeat(old_w + new_w + 2);
+            let mut sign = Span::styled(format!("{sign} "), theme.fg(token));
+            // Shaded where the theme gives a background: the sign and the text.
+            let shade = match line.kind {
+                LineKind::Added => theme.diff_bg(true),
+                LineKind::Removed => theme.diff_bg(false),
+                LineKind::Context => None,
+            };
+            if let Some(bg) = shade {
+                let shaded = Style::default().bg(bg);
+                sign = sign.patch_style(shaded);
+                spans = spans.into_iter().map(|s| s.patch_style(shaded)).collect();
+            }
             out.push(StyledLine {
-                first_prefix: vec![
-                    Span::styled(gutter, theme.dim()),
-                    Span::styled(format!("{sign} "), theme.fg(token)),
-                ],
+                first_prefix: vec![Span::styled(gutter, theme.dim()), sign],
                 rest_prefix: vec![Span::styled(format!("{pad}│  "), theme.dim())],
                 spans,
                 wrap: WrapKind::Char,
@@ -197,6 +206,21 @@ mod tests {
         assert_eq!(language("a/b.test.py"), Some("py"));
         assert_eq!(language("Makefile"), None);
         assert_eq!(language(".bashrc"), None);
+    }
+
+    #[test]
+    fn added_and_removed_lines_are_shaded_where_the_theme_says() {
+        let change =
+            FileChange::between("x.txt", Some(b"old\nsame\n"), Some(b"new\nsame\n"), false);
+        let theme = Theme::fallback();
+        let lines = diff_lines(&change, &theme, None, false);
+        let bg = |i: usize| lines[i].spans[0].style.bg;
+        assert_eq!(bg(1), theme.diff_bg(false), "the removed line");
+        assert_eq!(bg(2), theme.diff_bg(true), "the added line");
+        assert_eq!(bg(3), None, "context is not shaded");
+        assert!(theme.diff_bg(true).is_some());
+        let plain = diff_lines(&change, &theme.without_color(), None, false);
+        assert_eq!(plain[2].spans[0].style.bg, None);
     }
 
     #[test]

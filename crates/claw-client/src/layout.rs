@@ -5,6 +5,9 @@ use ratatui::layout::{Constraint, Direction, Layout, Rect};
 
 /// Below this width the side panes fold into tabs.
 pub const NARROW_WIDTH: u16 = 100;
+/// Below this width the side panes, when they show by themselves (`panes = "auto"`), are
+/// tabs: the chat keeps the full width that tables and code need.
+pub const AUTO_BESIDE_WIDTH: u16 = 140;
 /// Smallest usable terminal.
 pub const MIN_WIDTH: u16 = 40;
 /// Smallest usable terminal.
@@ -56,6 +59,56 @@ impl Tab {
     }
 }
 
+/// Whether the tool tree and the dashboard show, as the user chose (`[ui] panes`, the
+/// toggle key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PaneMode {
+    /// Shown when there is something in them (a tool call, a subagent, a cron job, a
+    /// client attached): beside the chat on a wide terminal, as tabs otherwise.
+    #[default]
+    Auto,
+    /// Always shown: beside the chat, or as tabs on a narrow terminal.
+    Shown,
+    /// Never shown: the chat has the whole width.
+    Hidden,
+}
+
+impl PaneMode {
+    /// Where the side panes go in a terminal `width` columns wide, `busy` saying whether
+    /// they have anything to show.
+    pub fn side(self, width: u16, busy: bool) -> Side {
+        match self {
+            PaneMode::Hidden => Side::Off,
+            PaneMode::Auto if !busy => Side::Off,
+            PaneMode::Auto if width < AUTO_BESIDE_WIDTH => Side::Tabs,
+            _ if width < NARROW_WIDTH => Side::Tabs,
+            _ => Side::Beside,
+        }
+    }
+}
+
+impl From<claw_runtime::config::Panes> for PaneMode {
+    fn from(setting: claw_runtime::config::Panes) -> Self {
+        use claw_runtime::config::Panes;
+        match setting {
+            Panes::Auto => PaneMode::Auto,
+            Panes::Show => PaneMode::Shown,
+            Panes::Hide => PaneMode::Hidden,
+        }
+    }
+}
+
+/// Where the side panes go in one frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Beside the chat, sharing the width.
+    Beside,
+    /// One pane at a time behind a tab bar; the chat has the full width.
+    Tabs,
+    /// Not shown: the chat has the full width and no tab bar.
+    Off,
+}
+
 /// The areas of one frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Areas {
@@ -77,9 +130,10 @@ pub struct Areas {
     pub too_small: bool,
 }
 
-/// Lays out a `size` terminal with `queue_rows` queued messages and a composer of
-/// `composer_rows` text rows.
-pub fn areas(size: Rect, queue_rows: u16, composer_rows: u16, focus: Focus) -> Areas {
+/// Lays out a `size` terminal with `queue_rows` queued messages, a composer of
+/// `composer_rows` text rows and the side panes at `side` (the focused pane is the tab
+/// shown; with the panes off, the chat).
+pub fn areas(size: Rect, queue_rows: u16, composer_rows: u16, focus: Focus, side: Side) -> Areas {
     if size.width < MIN_WIDTH || size.height < MIN_HEIGHT {
         return Areas {
             too_small: true,
@@ -105,7 +159,11 @@ pub fn areas(size: Rect, queue_rows: u16, composer_rows: u16, focus: Focus) -> A
         status,
         ..Areas::default()
     };
-    if size.width < NARROW_WIDTH {
+    if side == Side::Off {
+        out.chat = Some(main);
+        return out;
+    }
+    if side == Side::Tabs {
         let [tabs, pane] = Layout::default()
             .direction(Direction::Vertical)
             .constraints([Constraint::Length(1), Constraint::Min(1)])
@@ -148,15 +206,37 @@ mod tests {
 
     #[test]
     fn wide_narrow_and_too_small() {
-        let wide = areas(Rect::new(0, 0, 120, 40), 0, 1, Focus::Composer);
+        let wide = areas(
+            Rect::new(0, 0, 120, 40),
+            0,
+            1,
+            Focus::Composer,
+            Side::Beside,
+        );
         assert!(wide.chat.is_some() && wide.tree.is_some() && wide.dashboard.is_some());
         assert_eq!(wide.chat.unwrap().width, 72);
         assert_eq!(wide.status.y, 39);
-        let narrow = areas(Rect::new(0, 0, 80, 24), 2, 3, Focus::Tree);
+        let narrow = areas(Rect::new(0, 0, 80, 24), 2, 3, Focus::Tree, Side::Tabs);
         assert!(narrow.tabs.is_some() && narrow.tree.is_some() && narrow.chat.is_none());
         assert_eq!(narrow.queue.height, 2);
-        assert!(areas(Rect::new(0, 0, 39, 20), 0, 1, Focus::Composer).too_small);
-        assert!(areas(Rect::new(0, 0, 80, 9), 0, 1, Focus::Composer).too_small);
+        let off = areas(Rect::new(0, 0, 120, 40), 0, 1, Focus::Composer, Side::Off);
+        assert_eq!(off.chat.unwrap().width, 120);
+        assert!(off.tabs.is_none() && off.tree.is_none() && off.dashboard.is_none());
+        let small = |w, h| areas(Rect::new(0, 0, w, h), 0, 1, Focus::Composer, Side::Off);
+        assert!(small(39, 20).too_small);
+        assert!(small(80, 9).too_small);
         assert_eq!(Focus::Composer.cycle(false), Focus::Dashboard);
+    }
+
+    #[test]
+    fn the_panes_show_by_themselves_when_there_is_something_and_room() {
+        use PaneMode::*;
+        assert_eq!(Auto.side(200, false), Side::Off);
+        assert_eq!(Auto.side(200, true), Side::Beside);
+        assert_eq!(Auto.side(139, true), Side::Tabs);
+        assert_eq!(Auto.side(80, true), Side::Tabs);
+        assert_eq!(Shown.side(120, false), Side::Beside);
+        assert_eq!(Shown.side(99, false), Side::Tabs);
+        assert_eq!(Hidden.side(200, true), Side::Off);
     }
 }

@@ -45,6 +45,10 @@ pub const TOKENS: [&str; 19] = [
     "status_fg",
 ];
 
+/// Colours a theme may give or leave out (an older theme file stays valid): the
+/// background of added and of removed lines in a diff.
+pub const OPTIONAL_TOKENS: [&str; 2] = ["diff_added_bg", "diff_removed_bg"];
+
 /// A resolved theme: a colour per token and the syntect theme name.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Theme {
@@ -55,6 +59,8 @@ pub struct Theme {
     /// Whether colours are off (`NO_COLOR`).
     pub no_color: bool,
     colors: [Color; TOKENS.len()],
+    /// The optional colours, in the order of [`OPTIONAL_TOKENS`].
+    optional: [Option<Color>; OPTIONAL_TOKENS.len()],
 }
 
 /// A semantic colour token.
@@ -97,6 +103,7 @@ impl Theme {
             syntax_theme: String::new(),
             no_color: true,
             colors: [Color::Reset; TOKENS.len()],
+            optional: [None; OPTIONAL_TOKENS.len()],
         })
     }
 
@@ -151,7 +158,7 @@ impl Theme {
         }
         let colors_table = colors_table.ok_or_else(|| invalid(ThemeFileError::MissingColors))?;
         for key in colors_table.keys() {
-            if !TOKENS.contains(&key.as_str()) {
+            if !TOKENS.contains(&key.as_str()) && !OPTIONAL_TOKENS.contains(&key.as_str()) {
                 return Err(invalid(ThemeFileError::UnknownToken { key: key.clone() }));
             }
         }
@@ -163,11 +170,21 @@ impl Theme {
             *slot = parse_color(value)
                 .map_err(|source| invalid(ThemeFileError::BadColor { token, source }))?;
         }
+        let mut optional = [None; OPTIONAL_TOKENS.len()];
+        for (slot, token) in optional.iter_mut().zip(OPTIONAL_TOKENS) {
+            if let Some(value) = colors_table.get(token) {
+                *slot = Some(
+                    parse_color(value)
+                        .map_err(|source| invalid(ThemeFileError::BadColor { token, source }))?,
+                );
+            }
+        }
         Ok(Theme {
             name: name.unwrap_or_else(|| source_name.to_owned()),
             syntax_theme: syntax_theme.unwrap_or_else(|| "base16-ocean.dark".into()),
             no_color: false,
             colors,
+            optional,
         })
     }
 
@@ -176,7 +193,13 @@ impl Theme {
         self.no_color = true;
         self.syntax_theme.clear();
         self.colors = [Color::Reset; TOKENS.len()];
+        self.optional = [None; OPTIONAL_TOKENS.len()];
         self
+    }
+
+    /// The background of an added (`true`) or removed diff line, if the theme shades them.
+    pub fn diff_bg(&self, added: bool) -> Option<Color> {
+        self.optional[usize::from(!added)]
     }
 
     /// The colour of a token (`Reset` with `NO_COLOR`).
@@ -328,6 +351,30 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("`name`"), "{err}");
+    }
+
+    #[test]
+    fn diff_shading_is_optional_and_checked() {
+        let dark = BUILTIN_THEMES[0].1;
+        let theme = Theme::parse(dark, "dark").unwrap();
+        assert_eq!(theme.diff_bg(true), Some(Color::Rgb(0x26, 0x33, 0x2a)));
+        assert_eq!(theme.diff_bg(false), Some(Color::Rgb(0x3b, 0x26, 0x28)));
+        // A theme file written before the shading existed stays valid, unshaded.
+        let older: String = dark
+            .lines()
+            .filter(|l| !l.starts_with("diff_"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let theme = Theme::parse(&older, "older").unwrap();
+        assert_eq!(theme.diff_bg(true), None);
+        assert_eq!(theme.diff_bg(false), None);
+        let bad = dark.replace(
+            "diff_added_bg = \"#26332a\"",
+            "diff_added_bg = \"greenish\"",
+        );
+        let err = Theme::parse(&bad, "bad").unwrap_err().to_string();
+        assert!(err.contains("diff_added_bg"), "{err}");
+        assert_eq!(Theme::fallback().without_color().diff_bg(true), None);
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub use acp::AcpSection;
 pub use compaction::CompactionSection;
 pub use flags::Flags;
 pub use provider::{Api, CompatConfig, PriceConfig, ProviderEntry, ProviderSpec};
-pub use ui::UiSection;
+pub use ui::{Panes, UiSection};
 
 pub use crate::llm::demo::DEMO_MODEL;
 
@@ -95,7 +95,7 @@ pub struct FileConfig {
     pub provider: Option<String>,
     /// Colour theme (older spelling of `[ui] theme`).
     pub theme: Option<String>,
-    /// `[ui]`: theme and mouse capture.
+    /// `[ui]`: theme, mouse capture and the side panes.
     #[serde(default)]
     pub ui: UiSection,
     /// `[keys]`: action = key or list of keys, checked when the file is read.

@@ -52,10 +52,12 @@ pub enum Action {
     ScrollBottom,
     /// Open the request inspector (the session's LLM requests).
     Inspect,
+    /// Show or hide the tool tree and the dashboard beside the chat.
+    TogglePanes,
 }
 
 /// Every action with its config name and a description for the help overlay.
-pub const ACTIONS: [(Action, &str, &str); 20] = [
+pub const ACTIONS: [(Action, &str, &str); 21] = [
     (
         Action::Submit,
         "submit",
@@ -120,6 +122,11 @@ pub const ACTIONS: [(Action, &str, &str); 20] = [
         "inspect",
         "the request inspector: what each LLM request sent",
     ),
+    (
+        Action::TogglePanes,
+        "toggle_panes",
+        "show/hide the tool calls and dashboard panes",
+    ),
 ];
 
 /// The bindings: for each action, the chords that trigger it.
@@ -160,6 +167,7 @@ impl Default for KeyMap {
             (Action::Find, vec![c(K::Char('f'), CTRL)]),
             (Action::ScrollBottom, vec![c(K::End, CTRL)]),
             (Action::Inspect, vec![c(K::F(3), NONE)]),
+            (Action::TogglePanes, vec![c(K::F(4), NONE)]),
         ];
         Self { bindings }
     }

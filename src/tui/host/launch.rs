@@ -76,6 +76,7 @@ pub(crate) fn app_config(settings: &Settings, model: String) -> color_eyre::Resu
     config.thinking = settings.thinking;
     config.tool_execution = settings.tool_execution;
     config.mouse_capture = settings.file.ui.mouse.unwrap_or(true);
+    config.panes = settings.file.ui.panes.unwrap_or_default().into();
     Ok(config)
 }
 

@@ -104,6 +104,8 @@ fn the_binary_replays_a_recorded_client_session() {
 #[test]
 fn the_dashboard_replays_the_cron_jobs_a_session_made() {
     let sandbox = Sandbox::new();
+    // The dashboard beside the chat (at 120 columns it would be a tab).
+    sandbox.write_config("[ui]\npanes = \"show\"\n");
     let root = sandbox.dir.path();
     let mut live = Tui::demo(root, "0", &[]);
     live.wait_text("Welcome to claw-tui");

@@ -17,12 +17,14 @@ pub fn epoch() -> SystemTime {
 }
 
 /// The configuration of the TUI tests: the demo provider, a 200k context window, a
-/// fixed workspace and UTC clock times.
+/// fixed workspace, UTC clock times and the side panes always shown (the tests of
+/// `panes = "auto"` set it themselves).
 pub fn config() -> AppConfig {
     AppConfig {
         context_window: Some(200_000),
         workspace: "~/project".into(),
         time_zone: chrono::FixedOffset::east_opt(0),
+        panes: claw_tui::tui::layout::PaneMode::Shown,
         ..AppConfig::new("demo", "demo (offline)")
     }
 }

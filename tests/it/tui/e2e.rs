@@ -38,7 +38,8 @@ fn prompt_stream_tool_call_steer_interrupt_and_quit() {
     let mut tui = start(&sandbox, "6", &[]);
     tui.wait_text("Welcome to claw-tui");
     tui.wait_for("the idle state", idle);
-    assert!(tui.text().contains("Tools") && tui.text().contains("Dashboard"));
+    // Nothing for the side panes to show yet: the chat has the whole width.
+    assert!(!tui.text().contains("Dashboard"), "{}", tui.text());
 
     // A prompt that makes the demo model call list_dir: the call shows in the tree and
     // its result comes back in the chat.
@@ -49,7 +50,11 @@ fn prompt_stream_tool_call_steer_interrupt_and_quit() {
     });
     assert!(
         screen.contains("✓ list_dir"),
-        "the tree shows the finished call:\n{screen}"
+        "the card shows the finished call:\n{screen}"
+    );
+    assert!(
+        screen.contains("(Tab switches)"),
+        "with a call made, the panes are tabs at 120 columns:\n{screen}"
     );
     assert!(
         screen.contains("notes.txt"),
@@ -133,10 +138,14 @@ fn narrow_and_tiny_terminals_and_history_across_runs() {
 
     let root = sandbox.dir.path();
     let mut narrow = Tui::in_sandbox(root, &["--provider", "demo"], &[], (80, 24));
-    narrow.wait_text("(Tab switches)");
+    narrow.wait_text("Welcome to claw-tui");
     // The history of the first run is there: Up recalls it.
     narrow.send("\x1b[A");
     narrow.wait_text("read notes.txt");
+    // No call yet in this run: the chat has the whole width, no tab bar, until F4.
+    assert!(!narrow.text().contains("(Tab switches)"));
+    narrow.send("\x1bOS");
+    narrow.wait_text("(Tab switches)");
     // Tab moves the focus through the panes; in the narrow layout the tab follows it.
     narrow.send("\t\t");
     narrow.wait_text("No tool calls yet.");

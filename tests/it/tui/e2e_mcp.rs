@@ -23,6 +23,9 @@ fn write_project(sandbox: &Sandbox, log: &Path, extra_arg: Option<&str>) {
     std::fs::write(sandbox.workspace().join(".mcp.json"), project.to_string()).unwrap();
 }
 
+/// The key that shows the side panes (xterm's F4).
+const F4: &str = "\x1bOS";
+
 fn start(sandbox: &Sandbox) -> Tui {
     Tui::in_sandbox(
         sandbox.dir.path(),
@@ -48,8 +51,9 @@ fn the_trust_question_is_asked_once_per_workspace_and_file() {
         "nothing started before the answer"
     );
     tui.send("y");
-    // Tab three times focuses the dashboard, where the server shows up ready.
-    tui.send("\t\t\t");
+    // F4 shows the dashboard (MCP servers alone do not bring it up), where the server
+    // shows up ready.
+    tui.send(F4);
     tui.wait_text("proj  ready · 10 tools");
     assert!(log_lines(&log).iter().any(|l| l.starts_with("start ")));
     tui.send("\x04");
@@ -62,7 +66,7 @@ fn the_trust_question_is_asked_once_per_workspace_and_file() {
     // Remembered: no question, the server starts by itself.
     let mut tui = start(&sandbox);
     tui.wait_text("Welcome to claw-tui");
-    tui.send("\t\t\t");
+    tui.send(F4);
     tui.wait_text("proj  ready · 10 tools");
     assert!(!tui.text().contains("Trust what runs outside the sandbox?"));
     tui.send("\x04");
@@ -75,7 +79,7 @@ fn the_trust_question_is_asked_once_per_workspace_and_file() {
     tui.wait_text("Trust what runs outside the sandbox?");
     tui.wait_text("--changed");
     tui.send("n");
-    tui.send("\t\t\t");
+    tui.send(F4);
     tui.wait_text("proj  not trusted");
     tui.send("\x04");
     tui.wait_exit();
@@ -112,7 +116,7 @@ fn three_servers_neither_delay_the_first_frame_nor_write_on_the_screen() {
 
     let mut tui = start(&sandbox);
     tui.wait_text("Welcome to claw-tui");
-    tui.send("\t\t\t");
+    tui.send(F4);
     tui.wait_text("quiet  ready · 10 tools");
     tui.wait_text("noisy  ready · 10 tools");
     // It never answers: every frame so far was drawn while it was starting.

@@ -24,11 +24,12 @@ fn a_command_card_shows_live_lines_with_a_timer_then_the_exit_code() {
         status_line(s).contains("running tools")
             && text.lines().any(|l| l.starts_with("│    │ line 2"))
     });
+    // The chat has the whole width (the panes are tabs at 120 columns).
     let chat_part: String = running
         .lines()
-        .map(|l| l.chars().take(72).collect::<String>())
         .find(|l| l.contains("exec for i in"))
-        .unwrap();
+        .unwrap()
+        .to_owned();
     let header = chat_part.clone();
     assert!(
         chat_part.trim_end_matches('│').trim_end().ends_with('s') && chat_part.contains(" · "),
@@ -166,6 +167,8 @@ fn find_jumps_to_matches_in_the_transcript() {
 fn a_subagents_calls_come_back_under_its_spawn_after_a_resume() {
     let sandbox = Sandbox::new();
     std::fs::write(sandbox.workspace().join("notes.txt"), "x").unwrap();
+    // The tree beside the chat, so both show at once.
+    sandbox.write_config("[ui]\npanes = \"show\"\n");
     let root = sandbox.dir.path();
     let tui = Tui::demo(root, "0", &[]);
     tui.wait_text("Welcome to claw-tui");

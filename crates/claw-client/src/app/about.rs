@@ -37,6 +37,7 @@ impl App {
                 format!("{}: newline", key(Action::Newline)),
                 "!cmd: shell".into(),
                 format!("{}: find", key(Action::Find)),
+                format!("{}: {}", key(Action::TogglePanes), self.panes_word()),
             ],
             Focus::Chat if self.viewing_subagent().is_some() => vec![
                 "read-only".into(),
@@ -77,6 +78,15 @@ impl App {
             ],
         };
         items
+    }
+
+    /// What the panes key would do now.
+    fn panes_word(&self) -> &'static str {
+        if self.side(self.size.width) == crate::layout::Side::Off {
+            "show panes"
+        } else {
+            "hide panes"
+        }
     }
 
     /// The rows of `/status`.

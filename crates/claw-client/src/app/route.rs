@@ -9,7 +9,7 @@ use crate::part::HINT;
 /// How long the hint about a steering message stays (it has more to say).
 const STEER_HINT: std::time::Duration = std::time::Duration::from_secs(6);
 use crate::chat::EntryKind;
-use crate::layout::Focus;
+use crate::layout::{Focus, PaneMode, Side};
 use crate::msg::{Effect, Msg, QueuedText};
 use crate::overlay::Overlay;
 use crate::part::Handled;
@@ -258,6 +258,7 @@ impl App {
             return Handled::changed();
         }
         let height = self.chat_height();
+        self.settle_focus();
         let handled = match self.focus {
             Focus::Composer => self.composer.handle_key(&key, action),
             Focus::Chat => self
@@ -304,7 +305,14 @@ impl App {
             // In the composer, Shift+Tab switches plan mode; elsewhere it moves focus back.
             Action::FocusPrev if self.focus == Focus::Composer => self.cycle_mode(),
             Action::FocusNext | Action::FocusPrev => {
-                self.focus = self.focus.cycle(action == Action::FocusNext);
+                let forward = action == Action::FocusNext;
+                self.focus = self.focus.cycle(forward);
+                if self.side(self.size.width) == Side::Off {
+                    // Panes that are not shown take no turn.
+                    while matches!(self.focus, Focus::Tree | Focus::Dashboard) {
+                        self.focus = self.focus.cycle(forward);
+                    }
+                }
                 if self.focus != Focus::Chat {
                     self.subagents.close();
                 }
@@ -362,7 +370,35 @@ impl App {
                 self.hint(format!("mouse capture {state}"), HINT)
                     .with(Effect::SetMouseCapture(self.mouse_capture))
             }
+            Action::TogglePanes => self.toggle_panes(),
             Action::Submit | Action::Newline | Action::Quit => Handled::ignored(),
+        }
+    }
+
+    /// The side panes key: hides the panes when they show, shows them when they do not.
+    fn toggle_panes(&mut self) -> Handled {
+        let shown = self.side(self.size.width) != Side::Off;
+        self.panes = if shown {
+            PaneMode::Hidden
+        } else {
+            PaneMode::Shown
+        };
+        self.settle_focus();
+        let key = self.keymap.label(Action::TogglePanes);
+        let text = if shown {
+            format!("tool calls and dashboard hidden · {key} shows them")
+        } else {
+            format!("tool calls and dashboard shown · {key} hides them")
+        };
+        self.hint(text, HINT)
+    }
+
+    /// A pane that is not shown loses the focus to the composer.
+    fn settle_focus(&mut self) {
+        if matches!(self.focus, Focus::Tree | Focus::Dashboard)
+            && self.side(self.size.width) == Side::Off
+        {
+            self.focus = Focus::Composer;
         }
     }
 

@@ -1,10 +1,12 @@
 //! A tool call's card in the chat: a header line (status, tool, arguments, time) and a
 //! body below it. The body of a command is its output (the last lines while it runs
 //! and once it ended, all of them when expanded) with a footer for the exit code and
-//! the line count; a failed or interrupted call shows why. Another kind of body (a file
-//! change's diff) is one more [`CardBody`] variant with its own `body_lines` arm.
+//! the line count; a failed or interrupted call shows why; a file change shows its diff
+//! (the first lines, all of them when expanded).
 
 use super::entry::RenderCtx;
+use crate::diff;
+use crate::msg::HighlightRequest;
 use crate::theme::Token;
 use crate::tool_tree::{CallNode, CallStatus};
 use crate::widgets::{format_duration, spinner};
@@ -18,6 +20,11 @@ use std::time::{Duration, Instant};
 
 /// Output lines a collapsed card shows.
 pub const CARD_LINES: usize = 5;
+/// A diff of at most this many lines is shown whole on its card; a longer one is folded
+/// to its first [`DIFF_CARD_LINES`].
+pub const DIFF_CARD_MAX: usize = 16;
+/// Lines a folded diff shows on its card.
+pub const DIFF_CARD_LINES: usize = 12;
 
 /// What the chat shows for one tool call's card.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +62,15 @@ pub enum CardBody {
     /// What the user must know of a call that succeeded (a file change that cannot
     /// be undone).
     Warning(String),
+    /// The change a file tool made, as a diff.
+    Diff {
+        /// The change (shared with the tree's result, not copied per frame).
+        change: Arc<FileChange>,
+        /// Whether every line is shown.
+        expanded: bool,
+        /// What the user must know besides (a change that cannot be undone).
+        warning: Option<String>,
+    },
 }
 
 impl CardInfo {
@@ -80,14 +96,27 @@ impl CardInfo {
                 .and_then(|r| r.content().lines().map(str::trim).find(|l| !l.is_empty()))
                 .unwrap_or_default();
             CardBody::Reason(clip(first, 200))
-        } else if let Some(note) = node.result.as_ref().and_then(|r| {
-            r.details()
-                .get(claw_tools::fs::NOT_UNDOABLE)
-                .and_then(serde_json::Value::as_str)
-        }) {
-            CardBody::Warning(clip(note, 200))
         } else {
-            CardBody::Empty
+            let warning = node.result.as_ref().and_then(|r| {
+                r.details()
+                    .get(claw_tools::fs::NOT_UNDOABLE)
+                    .and_then(serde_json::Value::as_str)
+                    .map(|note| clip(note, 200))
+            });
+            let change = node
+                .result
+                .as_ref()
+                .and_then(|r| FileChange::from_details(r.details()))
+                .filter(|c| c.omitted.is_none() && !c.hunks.is_empty());
+            match (change, warning) {
+                (Some(change), warning) => CardBody::Diff {
+                    change: Arc::new(change),
+                    expanded,
+                    warning,
+                },
+                (None, Some(note)) => CardBody::Warning(note),
+                (None, None) => CardBody::Empty,
+            }
         };
         Self {
             status: node.status,
@@ -117,9 +146,17 @@ impl CardInfo {
                 expanded,
                 ..
             } => *expanded || *total > lines.len(),
+            CardBody::Diff {
+                change, expanded, ..
+            } => *expanded || diff_rows(change) > DIFF_CARD_MAX,
             _ => false,
         }
     }
+}
+
+/// The lines of a change's diff: a header per hunk and its lines.
+fn diff_rows(change: &FileChange) -> usize {
+    change.hunks.iter().map(|h| 1 + h.lines.len()).sum()
 }
 
 /// The lines of the card of call `id`.
@@ -129,6 +166,7 @@ pub(super) fn card_lines(
     args: &serde_json::Value,
     ctx: &RenderCtx<'_>,
     out: &mut Vec<StyledLine>,
+    missing: &mut Vec<HighlightRequest>,
 ) {
     let theme = ctx.theme;
     let info = ctx.cards.get(id);
@@ -207,7 +245,7 @@ pub(super) fn card_lines(
     });
     if let Some(info) = info {
         let start = out.len();
-        body_lines(info, ctx, out);
+        body_lines(info, ctx, out, missing);
         for line in &mut out[start..] {
             line.anchor = anchor.clone();
         }
@@ -215,7 +253,12 @@ pub(super) fn card_lines(
 }
 
 /// The body of a card, below its header.
-fn body_lines(info: &CardInfo, ctx: &RenderCtx<'_>, out: &mut Vec<StyledLine>) {
+fn body_lines(
+    info: &CardInfo,
+    ctx: &RenderCtx<'_>,
+    out: &mut Vec<StyledLine>,
+    missing: &mut Vec<HighlightRequest>,
+) {
     let theme = ctx.theme;
     let gutter = |text: &str, style: Style| StyledLine {
         spans: vec![Span::styled(clean(text), style)],
@@ -239,12 +282,17 @@ fn body_lines(info: &CardInfo, ctx: &RenderCtx<'_>, out: &mut Vec<StyledLine>) {
                 ..StyledLine::default()
             });
         }
-        CardBody::Warning(note) => out.push(StyledLine {
-            spans: vec![Span::styled(clean(note), theme.fg(Token::Warning))],
-            first_prefix: vec![Span::styled("    └ ", theme.dim())],
-            rest_prefix: vec![Span::raw("      ")],
-            ..StyledLine::default()
-        }),
+        CardBody::Warning(note) => out.push(warning_line(note, ctx)),
+        CardBody::Diff {
+            change,
+            expanded,
+            warning,
+        } => {
+            diff_body(change, *expanded, ctx, out, missing);
+            if let Some(note) = warning {
+                out.push(warning_line(note, ctx));
+            }
+        }
         CardBody::Output {
             lines,
             total,
@@ -292,4 +340,64 @@ fn body_lines(info: &CardInfo, ctx: &RenderCtx<'_>, out: &mut Vec<StyledLine>) {
             });
         }
     }
+}
+
+/// The line under a card that says what the user must know of a change.
+fn warning_line(note: &str, ctx: &RenderCtx<'_>) -> StyledLine {
+    StyledLine {
+        spans: vec![Span::styled(clean(note), ctx.theme.fg(Token::Warning))],
+        first_prefix: vec![Span::styled("    └ ", ctx.theme.dim())],
+        rest_prefix: vec![Span::raw("      ")],
+        ..StyledLine::default()
+    }
+}
+
+/// A change's diff under its card, as `/diff` draws it (line numbers, signs, colours,
+/// the file's highlighting once it arrived); a long one folded to its first lines with
+/// the key that shows the rest.
+fn diff_body(
+    change: &FileChange,
+    expanded: bool,
+    ctx: &RenderCtx<'_>,
+    out: &mut Vec<StyledLine>,
+    missing: &mut Vec<HighlightRequest>,
+) {
+    let theme = ctx.theme;
+    let highlighted = diff::highlighted(change, theme, ctx.highlights);
+    if highlighted.is_none()
+        && let Some(request) = diff::highlight_request(change, theme)
+    {
+        missing.push(request);
+    }
+    let lines = diff::diff_lines(change, theme, highlighted, false);
+    let total = lines.len();
+    let shown = if expanded || total <= DIFF_CARD_MAX {
+        total
+    } else {
+        DIFF_CARD_LINES
+    };
+    let indent = [Span::raw("    ")];
+    out.extend(
+        lines
+            .into_iter()
+            .take(shown)
+            .map(|line| line.nested(&indent, &indent)),
+    );
+    let footer = if shown < total {
+        format!(
+            "{} more lines · {}: show all",
+            total - shown,
+            ctx.expand_key
+        )
+    } else if total > DIFF_CARD_MAX {
+        format!("{}: fold", ctx.expand_key)
+    } else {
+        return;
+    };
+    out.push(StyledLine {
+        spans: vec![Span::styled(footer, theme.dim())],
+        first_prefix: vec![Span::styled("    └ ", theme.dim())],
+        rest_prefix: vec![Span::raw("      ")],
+        ..StyledLine::default()
+    });
 }

@@ -153,7 +153,7 @@ pub(super) fn render_block_part(
             markdown::render(&text[start..end], &md, out, missing);
         }
         Block::Thinking { thinking, .. } => thinking_lines(thinking, ctx, out),
-        Block::ToolCall { id, name, args } => card_lines(id, name, args, ctx, out),
+        Block::ToolCall { id, name, args } => card_lines(id, name, args, ctx, out, missing),
     }
 }
 
@@ -228,7 +228,8 @@ pub(super) fn shell_lines(
 ) {
     let name = if keep { "!" } else { "!!" };
     let args = serde_json::json!({ "command": command });
-    card_lines(id, name, &args, ctx, out);
+    // A command's card has no diff, so nothing to highlight.
+    card_lines(id, name, &args, ctx, out, &mut Vec::new());
     let pending = ctx.cards.get(id).is_none_or(CardInfo::is_pending);
     let fate = match (keep, pending) {
         (true, true) => "its output will go with your next message",

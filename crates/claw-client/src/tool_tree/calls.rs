@@ -81,6 +81,11 @@ impl CallTree {
         self.open_turn = None;
     }
 
+    /// Whether no call was made yet.
+    pub fn is_empty(&self) -> bool {
+        self.turns.is_empty()
+    }
+
     /// The session's turn count.
     pub fn turn_count(&self) -> u32 {
         self.turn_counter

@@ -14,6 +14,24 @@ pub struct UiSection {
     /// Capture the mouse at start (wheel scrolling); `false` leaves text selection to
     /// the terminal.
     pub mouse: Option<bool>,
+    /// The tool calls and dashboard panes: `"auto"` (when they have something to show
+    /// and the terminal is wide), `"show"` (always) or `"hide"` (the toggle key shows
+    /// them).
+    pub panes: Option<Panes>,
+}
+
+/// `[ui] panes`: when the tool calls and dashboard panes show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Panes {
+    /// When they have something to show: beside the chat on a wide terminal, as tabs
+    /// on a narrower one.
+    #[default]
+    Auto,
+    /// Always.
+    Show,
+    /// Never until the toggle key shows them.
+    Hide,
 }
 
 /// Rejects unknown actions, bad keys and clashes in `[keys]` when the file is read (so
