@@ -4,6 +4,7 @@
 
 mod card;
 mod compaction;
+mod drag;
 mod draw;
 mod entry;
 mod find;
@@ -13,6 +14,7 @@ mod select;
 mod transcript;
 
 pub use card::{CARD_LINES, CardBody, CardInfo};
+pub use drag::Cell;
 pub(crate) use draw::ChatView;
 pub use entry::EntryKind;
 pub use find::{Find, FindMatch};
@@ -76,6 +78,8 @@ pub struct Chat {
     height: usize,
     /// The view jumped to the top: the entries not laid out yet are, at the next frame.
     reveal_all: bool,
+    /// Text selected with the mouse.
+    drag: Option<drag::Drag>,
 }
 
 impl Default for Chat {
@@ -98,6 +102,7 @@ impl Default for Chat {
             find: None,
             height: 1,
             reveal_all: false,
+            drag: None,
         }
     }
 }
@@ -374,6 +379,7 @@ impl Chat {
         self.expanded.clear();
         self.selected = None;
         self.find = None;
+        self.drag = None;
         self.streaming = None;
         self.unshown = None;
         self.compacting = None;

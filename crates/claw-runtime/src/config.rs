@@ -175,6 +175,9 @@ pub struct Settings {
     pub max_turns: u32,
     /// Colour theme name.
     pub theme: String,
+    /// Whether `--theme` or a config file named the theme; otherwise the client picks
+    /// light or dark by the terminal's background.
+    pub theme_chosen: bool,
     /// Approve tool calls that would ask.
     pub yes: bool,
     /// Start the workspace's `.mcp.json` servers without asking (`--trust-project-mcp`).
@@ -343,6 +346,7 @@ pub fn resolve(
             .or_else(|| file.ui.theme.clone())
             .or_else(|| file.theme.clone())
             .unwrap_or_else(|| "dark".into()),
+        theme_chosen: flags.theme.is_some() || file.ui.theme.is_some() || file.theme.is_some(),
         yes: flags.yes,
         trust_project_mcp: flags.trust_project_mcp,
         plan: flags.plan,

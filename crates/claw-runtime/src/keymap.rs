@@ -99,7 +99,7 @@ pub const ACTIONS: [(Action, &str, &str); 21] = [
     (
         Action::ToggleMouse,
         "toggle_mouse",
-        "mouse capture on/off (off: select text)",
+        "mouse capture on/off (off: the terminal selects text)",
     ),
     (
         Action::InterruptTool,

@@ -35,11 +35,13 @@ const QUIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 /// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
 /// for the user to fix before the client starts.
 pub(crate) fn app_config(settings: &Settings, model: String) -> color_eyre::Result<AppConfig> {
-    let theme = Theme::load(
-        &settings.theme,
-        user_theme_dir(&settings.config_path).as_deref(),
-    )
-    .map_err(|e| eyre!(e))?;
+    let name = if settings.theme_chosen {
+        settings.theme.as_str()
+    } else {
+        super::palette::fitting_theme()
+    };
+    let theme = Theme::load(name, user_theme_dir(&settings.config_path).as_deref())
+        .map_err(|e| eyre!(e))?;
     let theme = if no_color_requested(std::env::var("NO_COLOR").ok().as_deref()) {
         theme.without_color()
     } else {

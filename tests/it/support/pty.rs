@@ -16,7 +16,12 @@ pub const DEADLINE: Duration = Duration::from_secs(30);
 struct Shared {
     parser: vt100::Parser,
     closed: bool,
+    /// How many background-colour queries (OSC 11) the program wrote.
+    background_queries: usize,
 }
+
+/// The question a program asks to learn the terminal's background colour.
+const BACKGROUND_QUERY: &[u8] = b"\x1b]11;?";
 
 /// A running binary on a pseudo-terminal.
 pub struct Tui {
@@ -115,6 +120,9 @@ impl Tui {
             cmd.env_remove(var);
         }
         cmd.env("TERM", "xterm-256color");
+        // A dark background said up front, so the client does not ask the terminal
+        // (which this harness does not answer); the tests of that question set it.
+        cmd.env("COLORFGBG", "15;0");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -130,6 +138,7 @@ impl Tui {
                     0,
                 ),
                 closed: false,
+                background_queries: 0,
             }),
             Condvar::new(),
         ));
@@ -164,6 +173,10 @@ impl Tui {
                     return;
                 }
                 s.parser.process(&buf[..n]);
+                s.background_queries += buf[..n]
+                    .windows(BACKGROUND_QUERY.len())
+                    .filter(|w| *w == BACKGROUND_QUERY)
+                    .count();
                 cvar.notify_all();
             }
         });
@@ -214,6 +227,28 @@ impl Tui {
     pub fn send(&mut self, bytes: &str) {
         self.writer.write_all(bytes.as_bytes()).unwrap();
         self.writer.flush().unwrap();
+    }
+
+    /// Waits until the program asked for the terminal's background colour.
+    pub fn wait_background_query(&self) {
+        let (lock, cvar) = &*self.shared;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut s = lock.lock().unwrap_or_else(|p| p.into_inner());
+        while s.background_queries == 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(!left.is_zero(), "no background query (OSC 11) was written");
+            s = cvar
+                .wait_timeout(s, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    /// What `read` makes of the screen as it is now (its colours, say).
+    pub fn with_screen<R>(&self, read: impl FnOnce(&vt100::Screen) -> R) -> R {
+        let (lock, _) = &*self.shared;
+        let s = lock.lock().unwrap_or_else(|p| p.into_inner());
+        read(s.parser.screen())
     }
 
     /// The screen as text.

@@ -193,3 +193,54 @@ fn a_subagents_calls_come_back_under_its_spawn_after_a_resume() {
     );
     tui.quit();
 }
+
+/// The background of the status bar's first cell.
+fn status_background(tui: &Tui) -> vt100::Color {
+    tui.wait_for("the status bar", |s| status_line(s).contains("idle"));
+    tui.with_screen(|screen| {
+        let last = screen.size().0.get() - 1;
+        screen.cell(last, 1).unwrap().bgcolor()
+    })
+}
+
+/// With no theme set, the client fits the terminal's background: light when
+/// `COLORFGBG` or the terminal's answer to the background query (OSC 11) says light,
+/// dark when it says dark or does not answer.
+#[test]
+fn with_no_theme_set_the_terminals_background_picks_light_or_dark() {
+    const LIGHT_STATUS: vt100::Color = vt100::Color::Rgb(0xea, 0xec, 0xef);
+    const DARK_STATUS: vt100::Color = vt100::Color::Rgb(0x2b, 0x30, 0x3b);
+    let sandbox = Sandbox::new();
+    let root = sandbox.dir.path();
+    let start =
+        |env: &[(&str, &str)]| Tui::in_sandbox(root, &["--provider", "demo"], env, (100, 30));
+
+    let tui = start(&[("COLORFGBG", "0;15")]);
+    assert_eq!(status_background(&tui), LIGHT_STATUS);
+    tui.quit();
+
+    // No COLORFGBG: the client asks; the terminal answers white, then sends the DA1
+    // reply every terminal sends.
+    let mut tui = start(&[("COLORFGBG", "")]);
+    tui.wait_background_query();
+    tui.send("\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22c");
+    assert_eq!(status_background(&tui), LIGHT_STATUS);
+    tui.quit();
+
+    let mut tui = start(&[("COLORFGBG", "")]);
+    tui.wait_background_query();
+    tui.send("\x1b]11;rgb:1c1c/1c1c/1c1c\x1b\\\x1b[?62;22c");
+    assert_eq!(status_background(&tui), DARK_STATUS);
+    tui.quit();
+
+    // Nobody answers: dark, once the short wait is over.
+    let tui = start(&[("COLORFGBG", "")]);
+    assert_eq!(status_background(&tui), DARK_STATUS);
+    tui.quit();
+
+    // A theme in the config file is kept whatever the background.
+    sandbox.write_config("[ui]\ntheme = \"dark\"\n");
+    let tui = start(&[("COLORFGBG", "0;15")]);
+    assert_eq!(status_background(&tui), DARK_STATUS);
+    tui.quit();
+}

@@ -8,15 +8,18 @@ use crate::part::HINT;
 
 /// How long the hint about a steering message stays (it has more to say).
 const STEER_HINT: std::time::Duration = std::time::Duration::from_secs(6);
+use crate::chat::Cell;
 use crate::chat::EntryKind;
-use crate::layout::{Focus, PaneMode, Side};
+use crate::layout::{self, Focus, PaneMode, Side};
 use crate::msg::{Effect, Msg, QueuedText};
 use crate::overlay::Overlay;
 use crate::part::Handled;
 use claw_agent::NoticeLevel;
 use claw_runtime::keymap::Action;
 use claw_tools::exec::ApprovalDecision;
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 use ratatui::layout::{Position, Rect};
 
 /// A notification's first line, shortened for a one-line note: `Cron job "build"
@@ -200,7 +203,7 @@ impl App {
                 let down = match mouse.kind {
                     MouseEventKind::ScrollUp => false,
                     MouseEventKind::ScrollDown => true,
-                    _ => return Handled::ignored(),
+                    _ => return self.drag(mouse),
                 };
                 let at = Position::new(mouse.column, mouse.row);
                 if self.areas().tree.is_some_and(|a| a.contains(at)) {
@@ -217,10 +220,62 @@ impl App {
         }
     }
 
+    /// The left button in the chat: press, drag and release select text and copy it;
+    /// dragging past the top or the bottom scrolls.
+    fn drag(&mut self, mouse: MouseEvent) -> Handled {
+        let Some(text_area) = self.areas().chat.map(layout::inner) else {
+            return Handled::ignored();
+        };
+        let height = self.chat_height();
+        let chat = self.subagents.chat_mut(&mut self.chat);
+        // Past the edges the selection reaches the first or last row, one more each
+        // move as the view scrolls.
+        let bottom = text_area.y + height as u16;
+        let scroll = if mouse.row < text_area.y {
+            -1
+        } else if mouse.row >= bottom {
+            1
+        } else {
+            0
+        };
+        let cell = |chat: &crate::chat::Chat| {
+            let y = mouse.row.clamp(text_area.y, bottom.saturating_sub(1)) - text_area.y;
+            let x = mouse
+                .column
+                .saturating_sub(text_area.x)
+                .min(text_area.width.saturating_sub(1));
+            Cell {
+                row: chat.top(height) + usize::from(y),
+                column: usize::from(x),
+            }
+        };
+        match mouse.kind {
+            MouseEventKind::Down(MouseButton::Left) => {
+                let at = Position::new(mouse.column, mouse.row);
+                if !text_area.contains(at) || mouse.row >= bottom {
+                    return Handled::ignored();
+                }
+                chat.drag_start(cell(chat))
+            }
+            MouseEventKind::Drag(MouseButton::Left) => {
+                if scroll != 0 {
+                    chat.scroll_by(scroll, height);
+                }
+                chat.drag_to(cell(chat))
+            }
+            MouseEventKind::Up(MouseButton::Left) => chat.drag_end(),
+            _ => Handled::ignored(),
+        }
+    }
+
     /// A key goes, in this order, to the approval prompt, the open overlay, the global
     /// actions and the focused part; the first that takes it ends the routing. A printable
     /// key that the focused pane does not use is typed into the composer.
     fn key(&mut self, key: KeyEvent) -> Handled {
+        // A key ends a mouse selection (its text was copied when the button came up).
+        if self.subagents.chat_mut(&mut self.chat).drag_clear() {
+            self.redraw = true;
+        }
         let action = self.keymap.action(&key);
         if action != Some(Action::Interrupt) {
             // Only Esc right after Esc is a double press; anything typed between ends it.

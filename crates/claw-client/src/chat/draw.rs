@@ -50,6 +50,7 @@ impl Chat {
                     text_area.width,
                 );
             }
+            self.draw_drag(text_area, top, buf, theme);
             self.draw_selection(text_area, top, buf, theme);
             self.draw_matches(text_area, top, buf, theme);
         }

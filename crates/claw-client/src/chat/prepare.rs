@@ -54,6 +54,9 @@ impl Chat {
         if let Some(find) = &mut self.find {
             find.shift(revealed);
         }
+        if let Some(drag) = &mut self.drag {
+            drag.shift(revealed);
+        }
         let total = self.transcript.total_rows();
         if total > self.last_total_rows + revealed && !self.scroll.follow {
             self.scroll.unseen = true;
