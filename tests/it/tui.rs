@@ -36,6 +36,7 @@ mod ux_background;
 mod ux_cards;
 mod ux_diff_cards;
 mod ux_markdown;
+mod ux_mcp_cards;
 mod ux_mouse;
 mod ux_nav;
 mod ux_panes;

@@ -86,6 +86,9 @@ pub struct AppConfig {
     pub mouse_capture: bool,
     /// Whether the tool tree and the dashboard show (`[ui] panes`).
     pub panes: PaneMode,
+    /// Whether the terminal tells Shift+Enter from Enter (the keys line offers another
+    /// newline key when it does not).
+    pub shift_enter: bool,
     /// Time zone for clock times; `None`: the system's local time.
     pub time_zone: Option<chrono::FixedOffset>,
     /// Skills, instructions files and custom commands found at start.
@@ -120,6 +123,7 @@ impl AppConfig {
             tool_execution: ToolExecution::Parallel,
             mouse_capture: true,
             panes: PaneMode::Auto,
+            shift_enter: true,
             time_zone: None,
             user_files: UserFiles::default(),
             plan: false,
@@ -157,6 +161,8 @@ pub struct App {
     mouse_capture: bool,
     /// Whether the side panes show (the setting, then the toggle key).
     panes: PaneMode,
+    /// Whether the terminal tells Shift+Enter from Enter.
+    shift_enter: bool,
     last_steer: Option<Instant>,
     last_cancel: Option<Instant>,
     /// Spinner frame.
@@ -222,6 +228,7 @@ impl App {
             focus: Focus::Composer,
             mouse_capture: config.mouse_capture,
             panes: config.panes,
+            shift_enter: config.shift_enter,
             last_steer: None,
             last_cancel: None,
             spinner: 0,

@@ -28,6 +28,8 @@ pub struct Dashboard {
     cron: Vec<CronRow>,
     /// MCP servers in configuration order, as last reported.
     mcp: Vec<claw_runtime::mcp::McpServerInfo>,
+    /// Servers whose failure to start the chat was told about (once each).
+    mcp_failures_told: Vec<String>,
     pending_notifications: usize,
     /// Results recorded in other sessions since start: session id and how many.
     elsewhere: Vec<(String, usize)>,
@@ -59,6 +61,7 @@ impl Dashboard {
             seen: Vec::new(),
             cron: Vec::new(),
             mcp: Vec::new(),
+            mcp_failures_told: Vec::new(),
             pending_notifications: 0,
             elsewhere: Vec::new(),
             attached: Vec::new(),
@@ -145,6 +148,26 @@ impl Dashboard {
     /// The MCP servers, as last reported.
     pub fn mcp_servers(&self) -> &[claw_runtime::mcp::McpServerInfo] {
         &self.mcp
+    }
+
+    /// What the chat says of `server`'s report: that it failed to start and why, the
+    /// first time it does (its retries are the dashboard's to show).
+    pub(crate) fn mcp_failure_to_tell(
+        &mut self,
+        server: &claw_runtime::mcp::McpServerInfo,
+    ) -> Option<String> {
+        let claw_runtime::mcp::McpServerState::Failed { reason, .. } = &server.state else {
+            return None;
+        };
+        if self.mcp_failures_told.contains(&server.name) {
+            return None;
+        }
+        self.mcp_failures_told.push(server.name.clone());
+        Some(format!(
+            "MCP server {} failed to start: {} — its tools are not offered (/status lists the servers)",
+            server.name,
+            claw_text::clip(reason.trim(), 300)
+        ))
     }
 
     /// One MCP server changed: replaced by name, or added.

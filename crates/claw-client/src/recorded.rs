@@ -90,6 +90,14 @@ impl CallResult {
         }
     }
 
+    /// The images the result carries (an MCP tool's screenshots, say).
+    pub fn images(&self) -> &[claw_agent::ImageData] {
+        match self {
+            CallResult::Live(r) => &r.images,
+            CallResult::Recorded(r) => r.tool_result().map_or(&[], |m| m.images.as_slice()),
+        }
+    }
+
     /// Whether the call failed.
     pub fn is_error(&self) -> bool {
         match self {

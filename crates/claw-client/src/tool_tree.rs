@@ -7,7 +7,7 @@ mod node;
 
 pub use calls::{CallTree, TreeRow};
 pub(crate) use node::pretty_json;
-pub use node::{CallNode, CallStatus};
+pub use node::{CallNode, CallStatus, Progress, tool_label};
 
 use super::part::{Handled, Intent};
 use super::widgets::{format_duration, pane_frame, put_line, spinner};
@@ -240,7 +240,7 @@ impl ToolTree {
                     Span::raw(indent(*depth)),
                     Span::styled(format!("{symbol} "), theme.fg(token)),
                     Span::styled(
-                        node.name.clone(),
+                        node.label().into_owned(),
                         theme.fg(Token::Tool).add_modifier(Modifier::BOLD),
                     ),
                 ];

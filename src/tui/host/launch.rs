@@ -57,6 +57,7 @@ pub(crate) fn app_config(settings: &Settings, model: String) -> color_eyre::Resu
         }
     }
     let mut config = AppConfig::new(settings.provider.name.clone(), model);
+    config.shift_enter = super::terminal::tells_shift_enter_apart();
     config.theme = theme;
     config.keymap = keymap;
     config.models = models;

@@ -22,6 +22,11 @@ struct Shared {
 
 /// The question a program asks to learn the terminal's background colour.
 const BACKGROUND_QUERY: &[u8] = b"\x1b]11;?";
+/// The primary device attributes request (DA1), which every terminal answers: programs
+/// send it after a question a terminal may not know, to stop waiting when it comes back.
+const DA1_QUERY: &[u8] = b"\x1b[c";
+/// What this terminal answers to DA1 (a VT220 with ANSI colour, as xterm says).
+const DA1_ANSWER: &[u8] = b"\x1b[?62;22c";
 
 /// A running binary on a pseudo-terminal.
 pub struct Tui {
@@ -68,6 +73,18 @@ impl Tui {
     /// workspace, data, state and config dirs; `EDITOR=true`), `env` added last so it
     /// can override, in a terminal of `size` (columns, rows).
     pub fn in_sandbox(root: &Path, args: &[&str], env: &[(&str, &str)], size: (u16, u16)) -> Tui {
+        Tui::in_sandbox_answering(root, args, env, size, None)
+    }
+
+    /// As [`Tui::in_sandbox`], in a terminal that answers the background query (OSC 11)
+    /// with `background` (`rgb:ffff/ffff/ffff`), when given.
+    pub fn in_sandbox_answering(
+        root: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        size: (u16, u16),
+        background: Option<&str>,
+    ) -> Tui {
         let config = root.join("config/config.toml");
         let workspace = root.join("ws");
         let dir = |name: &str| root.join(name).display().to_string();
@@ -86,7 +103,8 @@ impl Tui {
             ("EDITOR", "true"),
         ];
         all_env.extend_from_slice(env);
-        Tui::spawn(&all_args, &all_env, &workspace, size.0, size.1)
+        let program = env!("CARGO_BIN_EXE_claw-tui");
+        Tui::spawn_answering(program, &all_args, &all_env, &workspace, size, background)
     }
 
     /// Starts the binary with `args` and `env` in a `cols`×`rows` terminal.
@@ -101,8 +119,22 @@ impl Tui {
         args: &[&str],
         env: &[(&str, &str)],
         cwd: &Path,
-        (cols, rows): (u16, u16),
+        size: (u16, u16),
     ) -> Tui {
+        Tui::spawn_answering(program, args, env, cwd, size, None)
+    }
+
+    /// As [`Tui::spawn_program`]; the terminal answers the background query with
+    /// `background` when given (it always answers DA1).
+    pub fn spawn_answering(
+        program: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        cwd: &Path,
+        (cols, rows): (u16, u16),
+        background: Option<&str>,
+    ) -> Tui {
+        let background_answer = background.map(|b| format!("\x1b]11;{b}\x1b\\").into_bytes());
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -173,10 +205,19 @@ impl Tui {
                     return;
                 }
                 s.parser.process(&buf[..n]);
-                s.background_queries += buf[..n]
+                let asked = buf[..n]
                     .windows(BACKGROUND_QUERY.len())
                     .filter(|w| *w == BACKGROUND_QUERY)
                     .count();
+                s.background_queries += asked;
+                // Answered as a terminal does (writing to the master side is typing),
+                // in the order asked: the background before DA1.
+                if let Some(answer) = background_answer.as_deref().filter(|_| asked > 0) {
+                    let _ = nix::unistd::write(&watched, answer);
+                }
+                if buf[..n].windows(DA1_QUERY.len()).any(|w| w == DA1_QUERY) {
+                    let _ = nix::unistd::write(&watched, DA1_ANSWER);
+                }
                 cvar.notify_all();
             }
         });

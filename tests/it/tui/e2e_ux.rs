@@ -212,35 +212,55 @@ fn with_no_theme_set_the_terminals_background_picks_light_or_dark() {
     const DARK_STATUS: vt100::Color = vt100::Color::Rgb(0x2b, 0x30, 0x3b);
     let sandbox = Sandbox::new();
     let root = sandbox.dir.path();
-    let start =
-        |env: &[(&str, &str)]| Tui::in_sandbox(root, &["--provider", "demo"], env, (100, 30));
+    let start = |env: &[(&str, &str)], background: Option<&str>| {
+        Tui::in_sandbox_answering(root, &["--provider", "demo"], env, (100, 30), background)
+    };
 
-    let tui = start(&[("COLORFGBG", "0;15")]);
+    let tui = start(&[("COLORFGBG", "0;15")], None);
     assert_eq!(status_background(&tui), LIGHT_STATUS);
     tui.quit();
 
-    // No COLORFGBG: the client asks; the terminal answers white, then sends the DA1
-    // reply every terminal sends.
-    let mut tui = start(&[("COLORFGBG", "")]);
+    // No COLORFGBG: the client asks, and the terminal answers white (then DA1).
+    let tui = start(&[("COLORFGBG", "")], Some("rgb:ffff/ffff/ffff"));
     tui.wait_background_query();
-    tui.send("\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22c");
     assert_eq!(status_background(&tui), LIGHT_STATUS);
     tui.quit();
 
-    let mut tui = start(&[("COLORFGBG", "")]);
-    tui.wait_background_query();
-    tui.send("\x1b]11;rgb:1c1c/1c1c/1c1c\x1b\\\x1b[?62;22c");
+    let tui = start(&[("COLORFGBG", "")], Some("rgb:1c1c/1c1c/1c1c"));
     assert_eq!(status_background(&tui), DARK_STATUS);
     tui.quit();
 
-    // Nobody answers: dark, once the short wait is over.
-    let tui = start(&[("COLORFGBG", "")]);
+    // The terminal does not know the question (it answers only DA1): dark.
+    let tui = start(&[("COLORFGBG", "")], None);
+    tui.wait_background_query();
     assert_eq!(status_background(&tui), DARK_STATUS);
     tui.quit();
 
     // A theme in the config file is kept whatever the background.
     sandbox.write_config("[ui]\ntheme = \"dark\"\n");
-    let tui = start(&[("COLORFGBG", "0;15")]);
+    let tui = start(&[("COLORFGBG", "0;15")], None);
     assert_eq!(status_background(&tui), DARK_STATUS);
+    tui.quit();
+}
+
+/// The terminal of these tests answers DA1 but not the kitty keyboard protocol's
+/// question, as tmux and xterm do: the keys line offers Alt+Enter for a new line, and
+/// Alt+Enter makes one.
+#[test]
+fn without_the_kitty_protocol_the_keys_line_offers_alt_enter() {
+    let sandbox = Sandbox::new();
+    let mut tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    tui.wait_text("Alt+Enter: newline");
+    assert!(!tui.text().contains("Shift+Enter"), "{}", tui.text());
+    tui.send("first\x1b\rsecond");
+    tui.wait_text("second");
+    let text = tui.text();
+    assert!(
+        text.lines().any(|l| l.contains("first")) && !text.contains("› first"),
+        "a new line, not a sent message: {text}"
+    );
+    // Ctrl+C clears the message, so Ctrl+D quits.
+    tui.send("\x03");
+    tui.wait_for("the empty composer", |s| !s.contents().contains("second"));
     tui.quit();
 }

@@ -120,3 +120,20 @@ fn the_help_names_the_panes_key() {
         "{help}"
     );
 }
+
+/// Where the terminal cannot tell Shift+Enter from Enter (tmux by default, xterm, most
+/// terminals without the kitty keyboard protocol) the keys line offers Alt+Enter instead
+/// of promising a key that would send the message.
+#[test]
+fn the_keys_line_promises_shift_enter_only_where_the_terminal_sends_it() {
+    let mut app = sized(120, 40);
+    assert!(screen(&mut app).join("\n").contains("Shift+Enter: newline"));
+    let mut app = App::new(AppConfig {
+        shift_enter: false,
+        ..config()
+    });
+    app.update(Msg::Term(crossterm::event::Event::Resize(120, 40)));
+    let shown = screen(&mut app).join("\n");
+    assert!(shown.contains("Alt+Enter: newline"), "{shown}");
+    assert!(!shown.contains("Shift+Enter"), "{shown}");
+}

@@ -29,12 +29,12 @@ impl App {
                     "{}: send (the shell output goes with it)",
                     key(Action::Submit)
                 ),
-                format!("{}: newline", key(Action::Newline)),
+                format!("{}: newline", self.newline_key()),
                 "!!cmd: shell, output not sent".into(),
             ],
             Focus::Composer => vec![
                 format!("{}: send", key(Action::Submit)),
-                format!("{}: newline", key(Action::Newline)),
+                format!("{}: newline", self.newline_key()),
                 "!cmd: shell".into(),
                 format!("{}: find", key(Action::Find)),
                 format!("{}: {}", key(Action::TogglePanes), self.panes_word()),
@@ -78,6 +78,20 @@ impl App {
             ],
         };
         items
+    }
+
+    /// The first newline key the terminal can send: Shift+Enter only where the terminal
+    /// tells it from Enter (elsewhere it sends Enter, and the message would go).
+    fn newline_key(&self) -> String {
+        self.keymap
+            .chords(Action::Newline)
+            .iter()
+            .find(|c| {
+                self.shift_enter
+                    || !(c.code == crossterm::event::KeyCode::Enter
+                        && c.modifiers.contains(crossterm::event::KeyModifiers::SHIFT))
+            })
+            .map_or_else(|| "unbound".into(), claw_runtime::keymap::KeyChord::label)
     }
 
     /// What the panes key would do now.

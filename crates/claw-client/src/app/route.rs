@@ -65,7 +65,14 @@ impl App {
             Msg::CronJobs(rows) => self.dashboard.set_cron(rows),
             Msg::CronChanges { changed, removed } => self.dashboard.change_cron(changed, &removed),
             Msg::PendingNotifications(n) => self.dashboard.set_pending(n),
-            Msg::McpServer(server) => self.dashboard.update_mcp(server),
+            Msg::McpServer(server) => {
+                let failure = self.dashboard.mcp_failure_to_tell(&server);
+                let handled = self.dashboard.update_mcp(server);
+                match failure {
+                    Some(text) => handled.and(self.chat.notice(NoticeLevel::Warning, text)),
+                    None => handled,
+                }
+            }
             Msg::AskTrust(request) => self.overlays.ask_trust(request),
             Msg::Parked {
                 session_id,

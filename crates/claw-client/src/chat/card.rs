@@ -39,6 +39,8 @@ pub struct CardInfo {
     pub body: CardBody,
     /// Lines added and removed, for a call that changed a file (`+3 −1`).
     pub change: Option<(usize, usize)>,
+    /// The progress a running call reports (`▰▰▰▱▱▱ 3/6`).
+    pub progress: Option<String>,
 }
 
 /// The part of a card below its header.
@@ -76,7 +78,30 @@ pub enum CardBody {
 impl CardInfo {
     /// The card state of a tree node; `expanded` shows all of a command's output.
     pub fn of(node: &CallNode, expanded: bool) -> Self {
-        let body = if node.is_command() && node.status != CallStatus::Skipped {
+        let body = if node.is_mcp() && node.status == CallStatus::Done {
+            // An MCP tool's result is its output: its text, and a chip per image.
+            let mut all: Vec<String> = node
+                .output_lines()
+                .iter()
+                .map(|l| (*l).to_owned())
+                .collect();
+            if let Some(result) = &node.result {
+                all.extend(result.images().iter().map(claw_agent::ImageData::chip));
+            }
+            let total = all.len();
+            let skip = if expanded {
+                0
+            } else {
+                total.saturating_sub(CARD_LINES)
+            };
+            all.drain(..skip);
+            CardBody::Output {
+                lines: all,
+                total,
+                exit_code: None,
+                expanded,
+            }
+        } else if node.is_command() && node.status != CallStatus::Skipped {
             let all = node.output_lines();
             let skip = if expanded {
                 0
@@ -129,6 +154,10 @@ impl CardInfo {
                 .and_then(|r| FileChange::from_details(r.details()))
                 .filter(|c| c.omitted.is_none())
                 .map(|c| (c.added, c.removed)),
+            progress: node
+                .progress
+                .as_ref()
+                .map(crate::tool_tree::Progress::label),
         }
     }
 
@@ -172,6 +201,7 @@ pub(super) fn card_lines(
     let info = ctx.cards.get(id);
     let status = info.map_or(CallStatus::Queued, |i| i.status);
     let (symbol, token) = status.symbol();
+    let name = crate::tool_tree::tool_label(name);
     let symbol = if status == CallStatus::Running {
         spinner(ctx.spinner)
     } else {
@@ -184,6 +214,9 @@ pub(super) fn card_lines(
     let mut tail = Vec::new();
     if let Some(word) = status.word().filter(|_| status != CallStatus::Queued) {
         tail.push(word.to_owned());
+    }
+    if let Some(progress) = info.and_then(|i| i.progress.as_deref()) {
+        tail.push(progress.to_owned());
     }
     if let Some(d) = elapsed.filter(|_| status != CallStatus::Skipped) {
         tail.push(format_duration(d));
@@ -206,7 +239,7 @@ pub(super) fn card_lines(
         .map_or(0, |(a, r)| str_width(a) + str_width(r));
     // One row: the arguments give way so the status, the counts and the timer stay in
     // view.
-    let fixed = 2 + str_width(symbol) + 1 + str_width(name) + 1 + change_width + str_width(&tail);
+    let fixed = 2 + str_width(symbol) + 1 + str_width(&name) + 1 + change_width + str_width(&tail);
     let room = usize::from(ctx.width).saturating_sub(fixed);
     let summary = if str_width(&summary) > room {
         clip(&summary, room.max(2))
@@ -216,7 +249,7 @@ pub(super) fn card_lines(
     let mut spans = vec![
         Span::styled(format!("{symbol} "), theme.fg(token)),
         Span::styled(
-            name.to_owned(),
+            name.into_owned(),
             theme.fg(Token::Tool).add_modifier(Modifier::BOLD),
         ),
     ];

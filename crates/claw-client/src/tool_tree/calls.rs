@@ -307,7 +307,7 @@ impl CallTree {
             .filter(|t| !t.shell)
             .flat_map(|t| &t.calls)
             .filter(|n| n.status == CallStatus::Running)
-            .map(|n| n.name.clone())
+            .map(|n| n.label().into_owned())
             .collect()
     }
 
@@ -356,6 +356,12 @@ impl CallTree {
                         rows.push(TreeRow::Live {
                             depth,
                             text: line.clone(),
+                        });
+                    }
+                    if let Some(progress) = &node.progress {
+                        rows.push(TreeRow::Live {
+                            depth,
+                            text: progress.label(),
                         });
                     }
                 } else {

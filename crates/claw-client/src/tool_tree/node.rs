@@ -7,6 +7,7 @@ use claw_agent::{Interruption, SKIPPED_FOR_ABORT, SKIPPED_FOR_STEERING, ToolResu
 use claw_text::summarize_args;
 use claw_tools::pipeline::CANCELLED_WHILE_ASKING;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -52,6 +53,76 @@ impl CallStatus {
             CallStatus::Queued => Some("queued"),
             CallStatus::Running | CallStatus::Done => None,
         }
+    }
+}
+
+/// How a tool is named to people: an MCP tool's registry name `mcp__server__tool` as
+/// `server · tool`; any other name as it is.
+pub fn tool_label(name: &str) -> Cow<'_, str> {
+    match name
+        .strip_prefix(claw_runtime::mcp::names::PREFIX)
+        .and_then(|rest| rest.split_once("__"))
+    {
+        Some((server, tool)) if !server.is_empty() && !tool.is_empty() => {
+            Cow::Owned(format!("{server} · {tool}"))
+        }
+        _ => Cow::Borrowed(name),
+    }
+}
+
+/// The progress a long call reports (an MCP server's progress notifications).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// Work done so far.
+    pub done: f64,
+    /// The whole work, when the server knows it.
+    pub total: Option<f64>,
+    /// What the server says it is doing.
+    pub message: Option<String>,
+}
+
+impl Progress {
+    /// The progress a `tool_execution_update` partial reports, if it is one.
+    fn of(partial: &Value) -> Option<Progress> {
+        let map = partial.as_object()?;
+        Some(Progress {
+            done: map.get("progress")?.as_f64()?,
+            total: map.get("total").and_then(Value::as_f64),
+            message: map
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        })
+    }
+
+    /// `▰▰▰▱▱▱ 3/6 · indexing`, or `3 · indexing` when the total is unknown.
+    pub fn label(&self) -> String {
+        const CELLS: usize = 6;
+        let number = |n: f64| {
+            if n.fract() == 0.0 && n.abs() < 1e15 {
+                format!("{}", n as i64)
+            } else {
+                format!("{n:.1}")
+            }
+        };
+        let mut label = match self.total.filter(|t| *t > 0.0) {
+            Some(total) => {
+                let filled = ((self.done / total).clamp(0.0, 1.0) * CELLS as f64).round() as usize;
+                format!(
+                    "{}{} {}/{}",
+                    "▰".repeat(filled),
+                    "▱".repeat(CELLS - filled),
+                    number(self.done),
+                    number(total)
+                )
+            }
+            None => number(self.done),
+        };
+        if let Some(message) = self.message.as_deref().filter(|m| !m.trim().is_empty()) {
+            label.push_str(" · ");
+            label.push_str(message.trim());
+        }
+        label
     }
 }
 
@@ -102,6 +173,8 @@ pub struct CallNode {
     pub result: Option<CallResult>,
     /// Calls made by the subagent this call spawned.
     pub children: Vec<CallNode>,
+    /// The progress it last reported, while it runs.
+    pub progress: Option<Progress>,
 }
 
 impl CallNode {
@@ -118,7 +191,18 @@ impl CallNode {
             live_total: 0,
             result: None,
             children: Vec::new(),
+            progress: None,
         }
+    }
+
+    /// How the call's tool is named to people ([`tool_label`]).
+    pub fn label(&self) -> Cow<'_, str> {
+        tool_label(&self.name)
+    }
+
+    /// Whether the call is an MCP server's tool.
+    pub fn is_mcp(&self) -> bool {
+        self.name.starts_with(claw_runtime::mcp::names::PREFIX)
     }
 
     /// The tree's one line under a finished call: what the tool did, where the tool
@@ -192,6 +276,9 @@ impl CallNode {
             return self.live.iter().map(String::as_str).collect();
         };
         let mut lines: Vec<&str> = result.content().lines().collect();
+        while lines.last().is_some_and(|l| l.trim().is_empty()) {
+            lines.pop();
+        }
         if self.is_command() {
             while lines
                 .last()
@@ -254,6 +341,10 @@ impl CallNode {
                 self.live_total += 1;
             }
         };
+        if let Some(progress) = Progress::of(partial) {
+            self.progress = Some(progress);
+            return;
+        }
         match partial {
             Value::String(s) => add(s, ""),
             Value::Object(map) if map.contains_key("stdout") || map.contains_key("stderr") => {
@@ -276,6 +367,7 @@ impl CallNode {
     }
 
     pub(super) fn finish_with(&mut self, result: CallResult, now: Instant) {
+        self.progress = None;
         self.status = status_of(&result);
         self.duration = self.started.map(|s| now.saturating_duration_since(s));
         self.result = Some(result);
