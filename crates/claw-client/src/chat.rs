@@ -80,6 +80,8 @@ pub struct Chat {
     reveal_all: bool,
     /// Text selected with the mouse.
     drag: Option<drag::Drag>,
+    /// The retry line counting down now, while its wait lasts.
+    retry_entry: Option<usize>,
 }
 
 impl Default for Chat {
@@ -103,6 +105,7 @@ impl Default for Chat {
             height: 1,
             reveal_all: false,
             drag: None,
+            retry_entry: None,
         }
     }
 }
@@ -126,6 +129,27 @@ impl Chat {
     /// The text of the last answer, for `/copy`.
     pub fn last_answer(&self) -> Option<String> {
         self.transcript.last_answer()
+    }
+
+    /// Whether the conversation ends in an answer that failed (what `/retry` sends
+    /// again); notices and retry lines after it do not count.
+    pub fn ends_in_failure(&self) -> bool {
+        self.transcript
+            .entries()
+            .iter()
+            .rev()
+            .find_map(|e| match &e.kind {
+                EntryKind::Assistant(a) => Some(a.stop_reason == claw_agent::StopReason::Error),
+                EntryKind::Recorded(r) => Some(
+                    r.assistant()
+                        .is_some_and(|a| a.stop_reason == claw_agent::StopReason::Error),
+                ),
+                EntryKind::User(_) | EntryKind::Shell { .. } | EntryKind::Compacted { .. } => {
+                    Some(false)
+                }
+                _ => None,
+            })
+            .unwrap_or(false)
     }
 
     /// Whether the call's card shows all of its output.
@@ -334,6 +358,10 @@ impl Chat {
     /// Time passed: cards of running calls show a new elapsed time and spinner frame.
     pub(crate) fn tick(&mut self) -> bool {
         let mut any = false;
+        if let Some(entry) = self.retry_entry {
+            self.transcript.invalidate(entry);
+            any = true;
+        }
         for (id, card) in &self.cards {
             if card.status == crate::tool_tree::CallStatus::Running
                 && let Some(&entry) = self.call_entries.get(id)
@@ -343,6 +371,42 @@ impl Chat {
             }
         }
         any
+    }
+
+    /// A failed request waits to be retried: its line counts down until
+    /// [`Chat::retry_began`].
+    pub(crate) fn retry_waits(&mut self, kind: EntryKind) -> Handled {
+        let entry = self.transcript.push(kind);
+        self.retry_entry = Some(entry);
+        Handled::changed()
+    }
+
+    /// The retry's wait is over (the request went again, or the run ended): its line
+    /// stops counting.
+    pub(crate) fn retry_began(&mut self) {
+        let Some(index) = self.retry_entry.take() else {
+            return;
+        };
+        let Some(EntryKind::Retry {
+            attempt,
+            max_attempts,
+            delay_ms,
+            reason,
+            since,
+            ..
+        }) = self.transcript.entries().get(index).map(|e| e.kind.clone())
+        else {
+            return;
+        };
+        let done = EntryKind::Retry {
+            attempt,
+            max_attempts,
+            delay_ms,
+            reason,
+            since,
+            live: false,
+        };
+        self.transcript.replace(index, done);
     }
 
     /// Shows a card for a call the chat learnt of outside an answer (a `!command`):
@@ -380,6 +444,7 @@ impl Chat {
         self.selected = None;
         self.find = None;
         self.drag = None;
+        self.retry_entry = None;
         self.streaming = None;
         self.unshown = None;
         self.compacting = None;

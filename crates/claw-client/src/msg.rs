@@ -198,6 +198,8 @@ pub enum Effect {
     SetTheme(String),
     /// Compact the history now, keeping what the text says (`/compact [focus]`).
     Compact(Option<String>),
+    /// Send the request that failed again (`/retry`).
+    Retry,
     /// Switch, list or open sessions (see [`crate::sessions`]).
     Sessions(crate::sessions::Effect),
     /// Answer an approval request.

@@ -7,7 +7,7 @@ pub use error::SlashError;
 use claw_agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 21] = [
+pub const COMMANDS: [(&str, &str, &str); 22] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -39,6 +39,11 @@ pub const COMMANDS: [(&str, &str, &str); 21] = [
         "/mcp",
         "",
         "MCP servers, their tools and what their definitions cost",
+    ),
+    (
+        "/retry",
+        "",
+        "send the request that failed again (after an error)",
     ),
     (
         "/compact",
@@ -141,6 +146,8 @@ pub enum Command {
     Status,
     /// Compact the history now; the text says what the summary should keep.
     Compact(Option<String>),
+    /// Send the request that failed again.
+    Retry,
     /// Plan mode on or off.
     Plan,
     /// Undo the last turn's file changes.
@@ -214,6 +221,7 @@ pub fn parse(text: &str) -> Option<Result<Command, SlashError>> {
         "/theme" => Ok(Command::Theme(arg.to_owned())),
         "/status" => Ok(Command::Status),
         "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
+        "/retry" => Ok(Command::Retry),
         "/plan" => Ok(Command::Plan),
         "/undo" => Ok(Command::Undo),
         "/rewind" => Ok(Command::Rewind),

@@ -19,6 +19,11 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
     /// Upper bound of a wait asked for by the server (`retry-after`).
     pub max_retry_after: Duration,
+    /// Retries of a rate-limited request (HTTP 429): more than of a failure, since a
+    /// rate limit passes with time (a burst of parallel agents hits it for minutes).
+    pub rate_limit_retries: u32,
+    /// The most a rate-limited request waits in all before it is given up.
+    pub rate_limit_budget: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -28,6 +33,8 @@ impl Default for RetryPolicy {
             base_delay: Duration::from_secs(1),
             max_delay: Duration::from_secs(30),
             max_retry_after: Duration::from_secs(60),
+            rate_limit_retries: 10,
+            rate_limit_budget: Duration::from_secs(5 * 60),
         }
     }
 }
@@ -52,6 +59,32 @@ impl RetryPolicy {
         let backoff = self.base_delay.saturating_mul(factor).min(self.max_delay);
         let jitter = backoff.mul_f64(fastrand::f64() * 0.25);
         backoff + jitter
+    }
+
+    /// Whether retry `attempt` (1-based) may wait `delay` more, `waited` having been
+    /// waited already: within the retries of its kind (a rate limit has more), and for a
+    /// rate limit within its budget of time.
+    pub fn allows(
+        &self,
+        attempt: u32,
+        rate_limited: bool,
+        waited: Duration,
+        delay: Duration,
+    ) -> bool {
+        if rate_limited {
+            attempt <= self.rate_limit_retries && waited + delay <= self.rate_limit_budget
+        } else {
+            attempt <= self.max_retries
+        }
+    }
+
+    /// How many retries a failure of this kind gets at most.
+    pub fn retries_for(&self, rate_limited: bool) -> u32 {
+        if rate_limited {
+            self.rate_limit_retries
+        } else {
+            self.max_retries
+        }
     }
 }
 

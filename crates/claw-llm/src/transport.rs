@@ -224,6 +224,8 @@ struct Call<D> {
     /// When the whole call must be over.
     deadline: Instant,
     retries: u32,
+    /// How long this call has waited between retries so far.
+    waited: Duration,
     started: bool,
     /// Whether any event arrived in the current body (keep-alives do not count).
     got_event: bool,
@@ -246,6 +248,7 @@ impl<D: Decoder> Call<D> {
             cancel,
             deadline: Instant::now() + limits.request_timeout,
             retries: 0,
+            waited: Duration::ZERO,
             started: false,
             got_event: false,
             queue: Out::with_capacity(16),
@@ -328,7 +331,7 @@ impl<D: Decoder> Call<D> {
                     let reason = retry_reason(&e);
                     let url = redact_url(&request.target.url);
                     let detail = describe(&e);
-                    self.retry_or_fail(reason, None, |_, retries| {
+                    self.retry_or_fail(reason, None, false, |_, retries| {
                         format!(
                             "Could not reach {url} ({detail}){}. Check that the server is \
                              running, the base URL is right and the network is up, then try \
@@ -384,22 +387,27 @@ impl<D: Decoder> Call<D> {
         self.fail(message, StopReason::Error);
     }
 
+    /// Retries after `wait` (the server's, else the backoff) when the policy allows one
+    /// more for a failure of this kind (`rate_limited`: HTTP 429), else fails with
+    /// `final_message`.
     fn retry_or_fail(
         &mut self,
         reason: String,
         wait: Option<Duration>,
+        rate_limited: bool,
         final_message: impl FnOnce(&str, u32) -> String,
     ) {
         let policy = self.limits.retry;
-        if self.request.is_none() || self.retries >= policy.max_retries {
+        let attempt = self.retries + 1;
+        let delay = policy.delay(attempt, wait);
+        if self.request.is_none() || !policy.allows(attempt, rate_limited, self.waited, delay) {
             let message = final_message(&reason, self.retries);
             return self.fail(message, StopReason::Error);
         }
-        let attempt = self.retries + 1;
-        let delay = policy.delay(attempt, wait);
+        self.waited += delay;
         self.queue.push_back(LlmEvent::RetryStart {
             attempt,
-            max_attempts: policy.max_retries,
+            max_attempts: policy.retries_for(rate_limited),
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             reason,
         });

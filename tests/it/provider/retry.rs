@@ -43,8 +43,8 @@ async fn rate_limit_then_success_honours_retry_after() {
     let (starts, ends) = retries(&events);
     assert_eq!(starts.len(), 1);
     let (attempt, max, delay, reason) = &starts[0];
-    // `retry-after: 0` replaces the 10 ms backoff.
-    assert_eq!((*attempt, *max, *delay), (1, 3, 0));
+    // `retry-after: 0` replaces the 10 ms backoff; a rate limit gets 10 retries.
+    assert_eq!((*attempt, *max, *delay), (1, 10, 0));
     assert!(
         reason.contains("429") && reason.contains("slow down"),
         "{reason}"
@@ -57,6 +57,54 @@ async fn rate_limit_then_success_honours_retry_after() {
     assert_eq!(events.iter().filter(|e| **e == LlmEvent::Start).count(), 1);
     assert_eq!(done(&events).text(), "fine");
     assert_eq!(server.requests().len(), 2);
+}
+
+/// A storm of 429s outlasts the three retries a failure gets: a rate limit gets ten,
+/// within a budget of time, and then the error says how many were tried.
+#[tokio::test]
+async fn a_rate_limit_storm_is_waited_out_within_its_budget() {
+    let limited = || Scripted::json(429, json!({"error": {"message": "rate limited"}}));
+    let mut script: Vec<Scripted> = (0..6).map(|_| limited()).collect();
+    script.push(Scripted::sse(oai::text_reply(&["through"])));
+    let server = FakeLlm::start(script).await;
+    let events =
+        collect(openai(&server).stream(request("gpt-4o", "x"), CancellationToken::new())).await;
+    let (starts, ends) = retries(&events);
+    assert_eq!(starts.len(), 6, "more than the 3 retries of a failure");
+    assert!(starts.iter().all(|s| s.1 == 10), "{starts:?}");
+    assert_eq!(ends.len(), 6);
+    assert_eq!(done(&events).text(), "through");
+
+    // A budget of time runs out before the retries do.
+    let server = FakeLlm::start((0..12).map(|_| limited()).collect()).await;
+    let mut config = openai_config(&server);
+    config.remote.retry = RetryPolicy {
+        rate_limit_budget: Duration::from_millis(35),
+        ..fast_retry()
+    };
+    let provider = OpenAiProvider::new(config).unwrap();
+    let events = collect(provider.stream(request("gpt-4o", "x"), CancellationToken::new())).await;
+    let (starts, _) = retries(&events);
+    assert!(
+        (1..10).contains(&starts.len()),
+        "stopped by the budget, not the count: {}",
+        starts.len()
+    );
+    let (_, error) = failed(&events);
+    assert!(error.contains("rate-limited"), "{error}");
+    assert_eq!(server.requests().len(), starts.len() + 1);
+}
+
+/// Other failures keep their three retries.
+#[tokio::test]
+async fn a_failing_server_still_gets_three_retries() {
+    let server = FakeLlm::start((0..6).map(|_| unavailable_503()).collect()).await;
+    let events =
+        collect(openai(&server).stream(request("gpt-4o", "x"), CancellationToken::new())).await;
+    let (starts, _) = retries(&events);
+    assert_eq!(starts.len(), 3);
+    assert!(starts.iter().all(|s| s.1 == 3));
+    assert_eq!(server.requests().len(), 4);
 }
 
 #[tokio::test]

@@ -95,3 +95,43 @@ fn stream_slow_tool_steer_into_the_next_request_interrupt_and_quit() {
     let (code, alternate, cursor_hidden) = tui.wait_exit();
     assert_eq!((code, alternate, cursor_hidden), (0, false, false));
 }
+
+/// A rate limit waits with a countdown in the chat; a final failure says `/retry`, and
+/// `/retry` sends the same request again (without the failed answer), which answers.
+#[test]
+fn a_rate_limit_counts_down_and_retry_sends_the_failed_request_again() {
+    let sandbox = Sandbox::new();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let limited =
+        Scripted::json(429, json!({"error": {"message": "slow down"}})).header("retry-after", "2");
+    let refused = Scripted::json(400, json!({"error": {"message": "upstream hiccup"}}));
+    let answer = Scripted::sse(text_reply(&["Recovered ", "after the retry."]));
+    let server = runtime.block_on(FakeLlm::start(vec![limited, refused, answer]));
+
+    let mut tui = Tui::openai_at(sandbox.dir.path(), &server.url(), &[]);
+    tui.wait_text("Welcome to claw-tui");
+    tui.send("hello there\r");
+    tui.wait_text("↻ retry 1/10 in 2s · Esc cancels: HTTP 429");
+    let failed = tui.wait_for("the final failure", |s| {
+        s.contents().contains("upstream hiccup") && idle(s)
+    });
+    assert!(
+        failed.contains("/retry sends the request again"),
+        "{failed}"
+    );
+    assert!(
+        failed.contains("↻ retry 1/10 in 2.0s"),
+        "the wait is over: {failed}"
+    );
+    tui.send("/retry\r");
+    tui.wait_for("the answer", |s| {
+        s.contents().contains("Recovered after the retry.") && idle(s)
+    });
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    // The same request as the first: the prompt once, no failed answer in between.
+    let texts = requests[2].body["messages"].to_string();
+    assert_eq!(texts.matches("hello there").count(), 1, "{texts}");
+    assert!(!texts.contains("upstream hiccup"), "{texts}");
+    tui.quit();
+}

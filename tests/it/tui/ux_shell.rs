@@ -262,6 +262,88 @@ fn retries_and_the_final_failure_read_in_the_order_they_happened() {
         1,
         "said once:\n{shown}"
     );
-    assert!(shown.contains("Your conversation is kept."), "{shown}");
+    assert!(
+        shown.contains("Your conversation is kept; /retry sends the request again."),
+        "{shown}"
+    );
     insta::assert_snapshot!("retries_in_order_120x40", draw(&mut app).backend());
+}
+
+/// A retry's wait counts down on its line (Esc cancels it) and stops counting when the
+/// request goes again; `/retry` after a failure asks for the request again, and says why
+/// not when the last answer did not fail or a run is going on.
+#[test]
+fn a_retry_counts_down_and_retry_only_follows_a_failure() {
+    let mut app = sized(120, 40);
+    let clock = Clock::new(&mut app);
+    run_start(&clock, &mut app, "hello");
+    let retry = AgentEvent::AutoRetryStart {
+        attempt: 1,
+        max_attempts: 10,
+        delay_ms: 30_000,
+        reason: "HTTP 429: slow down".into(),
+    };
+    clock.at(&mut app, 0, agent(retry));
+    let shown = screen(&mut app).join("\n");
+    assert!(
+        shown.contains("↻ retry 1/10 in 30s · Esc cancels: HTTP 429"),
+        "{shown}"
+    );
+    clock.at(&mut app, 10_000, Msg::Tick);
+    let shown = screen(&mut app).join("\n");
+    assert!(
+        shown.contains("↻ retry 1/10 in 20s · Esc cancels"),
+        "{shown}"
+    );
+    clock.at(
+        &mut app,
+        30_000,
+        agent(AgentEvent::AutoRetryEnd { attempt: 1 }),
+    );
+    let shown = screen(&mut app).join("\n");
+    assert!(shown.contains("↻ retry 1/10 in 30.0s: HTTP 429"), "{shown}");
+
+    // While the run goes on, /retry says the run retries by itself.
+    typed(&mut app, "/retry");
+    let effects = app.update(key(KeyCode::Enter));
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Retry)));
+    assert!(screen(&mut app).join("\n").contains("A run is active"));
+
+    let failed = AssistantMessage {
+        stop_reason: StopReason::Error,
+        error_message: Some("HTTP 400: upstream hiccup".into()),
+        ..AssistantMessage::default()
+    };
+    clock.at(
+        &mut app,
+        31_000,
+        agent(AgentEvent::MessageStart {
+            message: Message::Assistant(AssistantMessage::default()),
+        }),
+    );
+    clock.at(
+        &mut app,
+        31_000,
+        agent(AgentEvent::MessageEnd {
+            message: Message::Assistant(failed),
+        }),
+    );
+    run_end(&clock, &mut app, 31_000);
+    typed(&mut app, "/retry");
+    let effects = app.update(key(KeyCode::Enter));
+    assert!(
+        effects.iter().any(|e| matches!(e, Effect::Retry)),
+        "{effects:?}"
+    );
+
+    // After an answer that did not fail there is nothing to retry.
+    let mut app = sized(120, 40);
+    let clock = Clock::new(&mut app);
+    run_start(&clock, &mut app, "hello");
+    answer(&clock, &mut app, 10, vec![text("Hi.")], StopReason::Stop);
+    run_end(&clock, &mut app, 20);
+    typed(&mut app, "/retry");
+    let effects = app.update(key(KeyCode::Enter));
+    assert!(!effects.iter().any(|e| matches!(e, Effect::Retry)));
+    assert!(screen(&mut app).join("\n").contains("Nothing to retry"));
 }

@@ -13,6 +13,7 @@ impl App {
             AgentEvent::AgentStart => self.status.run_started(),
             AgentEvent::AgentEnd { messages } => {
                 let interrupted = self.status.run_ended();
+                self.chat.retry_began();
                 self.run_ended_in_mode();
                 self.tools.settle();
                 let mut handled = Handled::changed();
@@ -74,14 +75,19 @@ impl App {
                 reason,
             } => {
                 self.status.set_retrying(true);
-                return self.chat.push(EntryKind::Retry {
+                return self.chat.retry_waits(EntryKind::Retry {
                     attempt,
                     max_attempts,
                     delay_ms,
                     reason,
+                    since: self.now,
+                    live: true,
                 });
             }
-            AgentEvent::AutoRetryEnd { .. } => self.status.set_retrying(false),
+            AgentEvent::AutoRetryEnd { .. } => {
+                self.status.set_retrying(false);
+                self.chat.retry_began();
+            }
             AgentEvent::SettingUpdate { key, value } => {
                 if let Some(model) = self.status.setting(&key, value) {
                     self.composer.set_current_model(model);

@@ -205,6 +205,7 @@ impl App {
             Command::Theme(name) => Handled::changed().with(Effect::SetTheme(name)),
             Command::Status => self.overlays.push(Overlay::Status { scroll: 0 }),
             Command::Compact(focus) => self.compact(focus),
+            Command::Retry => self.retry(),
             Command::Skills => self.list_skills(),
             Command::Export => Handled::changed().with(Effect::ExportHtml {
                 session: self.session.id.clone(),

@@ -254,6 +254,28 @@ impl App {
         Handled::changed().with(Effect::Compact(focus))
     }
 
+    /// `/retry`: the request that failed goes again (the agent continues from the
+    /// history without the failed answer); only while idle after a failure.
+    pub(super) fn retry(&mut self) -> Handled {
+        if self.session.switching {
+            return Handled::changed();
+        }
+        if self.status.running() {
+            return self.chat.notice(
+                NoticeLevel::Warning,
+                "A run is active: it retries failed requests on its own (Esc stops it).",
+            );
+        }
+        if !self.chat.ends_in_failure() {
+            return self.chat.notice(
+                NoticeLevel::Info,
+                "Nothing to retry: the last answer did not fail. Send a message instead.",
+            );
+        }
+        self.chat.follow();
+        Handled::changed().with(Effect::Retry)
+    }
+
     /// `/new`, refused while a run is active like any switch.
     pub(super) fn new_session(&mut self) -> Handled {
         if self.session.switching {

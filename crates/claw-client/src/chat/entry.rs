@@ -16,7 +16,7 @@ use claw_tools::message::OutboundMessage;
 use ratatui::style::Modifier;
 use ratatui::text::Span;
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Everything entry rendering reads besides the entry.
 pub(super) struct RenderCtx<'a> {
@@ -97,6 +97,10 @@ pub enum EntryKind {
         delay_ms: u64,
         /// Why the previous attempt failed.
         reason: String,
+        /// When the wait began (the line counts down from it while `live`).
+        since: Instant,
+        /// Whether the wait is going on now.
+        live: bool,
     },
 }
 
@@ -203,9 +207,9 @@ pub(super) fn ending_lines(message: &AssistantMessage, theme: &Theme, out: &mut 
             // advice is said once: most provider errors already end with what to do.
             if !message.is_context_overflow() {
                 let advice = if why.to_lowercase().contains("try again") {
-                    "  Your conversation is kept."
+                    "  Your conversation is kept; /retry sends the request again."
                 } else {
-                    "  Your conversation is kept: send a message to try again."
+                    "  Your conversation is kept: /retry sends the request again, or send a message."
                 };
                 out.push(StyledLine::plain(advice, theme.dim()));
             }
@@ -245,7 +249,8 @@ fn interrupted_line(theme: &Theme) -> StyledLine {
 }
 
 /// Renders a non-assistant entry.
-pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<StyledLine>) {
+pub(super) fn render_simple(kind: &EntryKind, ctx: &RenderCtx<'_>, out: &mut Vec<StyledLine>) {
+    let theme = ctx.theme;
     match kind {
         EntryKind::User(text) => user_lines(text, theme, out),
         EntryKind::Notice(level, text) => {
@@ -274,10 +279,22 @@ pub(super) fn render_simple(kind: &EntryKind, theme: &Theme, out: &mut Vec<Style
             max_attempts,
             delay_ms,
             reason,
+            since,
+            live,
         } => {
+            // Counts down while the wait lasts (the chat redraws it every second); once
+            // over, it says how long the wait was.
+            let end = *since + Duration::from_millis(*delay_ms);
+            let left = end.saturating_duration_since(ctx.now);
+            let when = if !*live {
+                format!("in {:.1}s", *delay_ms as f64 / 1000.0)
+            } else if left.is_zero() {
+                "now".to_owned()
+            } else {
+                format!("in {}s · Esc cancels", left.as_secs_f64().ceil() as u64)
+            };
             let text = format!(
-                "↻ retry {attempt}/{max_attempts} in {:.1}s: {}",
-                *delay_ms as f64 / 1000.0,
+                "↻ retry {attempt}/{max_attempts} {when}: {}",
                 clip(reason.lines().next().unwrap_or_default(), 200)
             );
             out.push(hanging(

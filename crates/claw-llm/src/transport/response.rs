@@ -111,7 +111,7 @@ impl<D: Decoder> Call<D> {
             return self.fail(message, StopReason::Error);
         }
         let provider = target.provider;
-        self.retry_or_fail(reason, wait, |reason, retries| {
+        self.retry_or_fail(reason, wait, status == 429, |reason, retries| {
             format!(
                 "{provider} {what} ({reason}){}. Wait a little, then send a message to try \
                  again.",
@@ -147,7 +147,7 @@ impl<D: Decoder> Call<D> {
                             && !self.decoder.has_content() =>
                     {
                         drop(body);
-                        self.retry_or_fail(failure.message, None, |reason, retries| {
+                        self.retry_or_fail(failure.message, None, false, |reason, retries| {
                             format!(
                                 "{reason}{}. Wait a little, then send a message to try again.",
                                 after_retries(retries)
@@ -199,7 +199,7 @@ impl<D: Decoder> Call<D> {
         if !self.decoder.has_content() && self.request.is_some() {
             let reason = format!("the stream broke before any content: {detail}");
             let provider = self.provider().to_owned();
-            self.retry_or_fail(reason, None, |reason, retries| {
+            self.retry_or_fail(reason, None, false, |reason, retries| {
                 format!(
                     "{provider} failed: {reason}{}. Send a message to try again.",
                     after_retries(retries)

@@ -170,6 +170,19 @@ impl Supervisor {
         Ok(())
     }
 
+    /// Sends the request that failed again (`/retry`): the main agent continues from its
+    /// history, which ends in the failed answer (left out of the request). Fails with
+    /// `Busy` while a run is active, and when there is nothing to continue.
+    pub fn retry(&self) -> Result<(), AgentError> {
+        let inner = &self.inner;
+        let _runtime = inner.runtime.enter();
+        let mut state = inner.lock();
+        inner.agent.continue_run()?;
+        // The user acted: what waits may go after this run.
+        state.held = false;
+        Ok(())
+    }
+
     /// Delivers a notification: at once when idle, else after the active run ends.
     pub fn notify(&self, message: InboundMessage) {
         self.inner.notify(message);

@@ -59,6 +59,7 @@ pub fn sort(effect: Effect) -> Action {
         Effect::LoadImages { .. } => unavailable("sending images"),
         Effect::AttachSkills { .. } => unavailable("attaching skills ($name)"),
         Effect::ExportHtml { .. } => unavailable("/export"),
+        Effect::Retry => unavailable("/retry"),
         Effect::Suspend => unavailable("suspending (Ctrl+Z)"),
         Effect::OpenEditor(_) => unavailable("the external editor (Ctrl+G)"),
         Effect::ListFiles => Action::Nothing,

@@ -141,6 +141,13 @@ impl Runtime {
                     let _ = tx.send(Msg::ThemeLoaded(loaded.map(Box::new)));
                 });
             }
+            Effect::Retry => {
+                if let Err(e) = self.supervisor.retry() {
+                    let why = format!("Cannot retry: {e}");
+                    self.pending
+                        .push_back(Msg::Notice(NoticeLevel::Warning, why));
+                }
+            }
             Effect::Compact(focus) => {
                 if let Err(e) = self.supervisor.compact(focus) {
                     let why = format!("Cannot compact now: {e}");

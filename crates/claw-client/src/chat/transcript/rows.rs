@@ -149,7 +149,7 @@ impl Entry {
             kind @ EntryKind::Compacted { .. } => {
                 compacted_lines(kind, ctx, &mut lines, &mut missing);
             }
-            other => render_simple(other, ctx.theme, &mut lines),
+            other => render_simple(other, ctx, &mut lines),
         }
         wrap_anchored(&lines, width, &mut rows.head, &mut rows.head_anchors);
         self.dirty = Dirty::Clean;
