@@ -363,6 +363,11 @@ pub fn run_command(cli: &Cli, command: &Command, settings: &Settings) -> color_e
                     .as_deref()
                     .unwrap_or("(no prompt)")
                     .replace('\n', " ");
+                // A name given with `/name` comes first.
+                let prompt = match &s.name {
+                    Some(name) => format!("[{name}] {prompt}"),
+                    None => prompt,
+                };
                 let damaged = match s.damaged_lines {
                     0 => String::new(),
                     1 => "  (1 damaged line)".to_owned(),

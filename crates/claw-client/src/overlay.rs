@@ -145,7 +145,9 @@ impl Overlays {
             }
             return Handled::changed();
         }
-        if action == Some(Action::Interrupt) || key.code == KeyCode::Char('q') {
+        // In the session picker `q` is typed into the filter.
+        let types = matches!(top, Overlay::Sessions { .. });
+        if action == Some(Action::Interrupt) || (key.code == KeyCode::Char('q') && !types) {
             self.stack.pop();
             return Handled::changed();
         }
@@ -212,10 +214,19 @@ impl Overlays {
                 }
                 Handled::changed()
             }
-            Overlay::Sessions { rows, selected } => {
+            Overlay::Sessions {
+                rows,
+                selected,
+                query,
+            } => {
                 // The rows the picker shows: the screen less its borders and header.
                 let page = usize::from(screen.height.saturating_sub(3).max(1));
-                match sessions::picker_key(rows, selected, key.code, page, current) {
+                let picker = sessions::Picker {
+                    rows,
+                    selected,
+                    query,
+                };
+                match sessions::picker_key(picker, key, page, current) {
                     PickerKey::Stay(handled) => handled,
                     PickerKey::Close(handled) => {
                         self.stack.pop();
@@ -316,11 +327,15 @@ impl Overlays {
                     "y/Enter: cancel it · any other key: let it run",
                 ),
                 Overlay::Status { scroll } => status::draw(area, buf, theme, view.status, *scroll),
-                Overlay::Sessions { rows, selected } => sessions::draw_picker(
+                Overlay::Sessions {
+                    rows,
+                    selected,
+                    query,
+                } => sessions::draw_picker(
                     area,
                     buf,
                     theme,
-                    (rows, *selected),
+                    (rows, *selected, query),
                     view.session_id,
                     view.wall,
                 ),

@@ -56,6 +56,14 @@ pub enum Effect {
     ListChoices,
     /// The chat shows the loaded session: notifications waiting for it may start now.
     Ready,
+    /// Name the session in this file (`/name`; an empty name removes it), answered with
+    /// a notice.
+    Name {
+        /// The session file.
+        path: PathBuf,
+        /// The name.
+        name: String,
+    },
 }
 
 /// A session the client switched to.
@@ -101,4 +109,8 @@ pub struct SessionRow {
     pub message_count: usize,
     /// Results (subagents, cron) waiting to be delivered when it is opened.
     pub waiting: usize,
+    /// The name given with `/name`.
+    pub name: Option<String>,
+    /// Its last prompt and answer, for the picker's preview.
+    pub last: claw_runtime::session::LastExchange,
 }

@@ -7,7 +7,7 @@ pub use error::SlashError;
 use claw_agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 22] = [
+pub const COMMANDS: [(&str, &str, &str); 23] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -92,6 +92,11 @@ pub const COMMANDS: [(&str, &str, &str); 22] = [
     ),
     ("/new", "", "start a fresh session"),
     (
+        "/name",
+        "[NAME]",
+        "name this session (the picker shows and finds it)",
+    ),
+    (
         "/sessions",
         "[ID]",
         "continue an earlier session of this workspace (or ID)",
@@ -148,6 +153,8 @@ pub enum Command {
     Compact(Option<String>),
     /// Send the request that failed again.
     Retry,
+    /// Name the session (empty: remove its name).
+    Name(String),
     /// Plan mode on or off.
     Plan,
     /// Undo the last turn's file changes.
@@ -222,6 +229,7 @@ pub fn parse(text: &str) -> Option<Result<Command, SlashError>> {
         "/status" => Ok(Command::Status),
         "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
         "/retry" => Ok(Command::Retry),
+        "/name" => Ok(Command::Name(arg.to_owned())),
         "/plan" => Ok(Command::Plan),
         "/undo" => Ok(Command::Undo),
         "/rewind" => Ok(Command::Rewind),

@@ -21,7 +21,9 @@ pub mod images;
 mod inbox;
 mod list;
 mod load;
+pub mod name;
 mod open;
+mod preview;
 mod record;
 mod repair;
 mod route;
@@ -40,6 +42,7 @@ pub use list::{
 };
 pub use load::{RecentMessages, SessionData, load, load_recent};
 pub use open::{OpenedSession, SessionChoice, open_session};
+pub use preview::LastExchange;
 pub use record::{record_events, record_events_with};
 pub use route::{SessionRouter, inbox_path, record_undelivered};
 pub use service::{Entered, Resume, SaveWatch, SessionService, SessionTarget, SwitchError};

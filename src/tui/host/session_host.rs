@@ -25,6 +25,8 @@ enum Request {
     OpenById(String),
     /// Switch to this one.
     Switch(SessionTarget),
+    /// Name the session in this file.
+    Name(std::path::PathBuf, String),
     /// The chat shows the session.
     Ready,
     /// Close the session; answered once it is closed.
@@ -62,12 +64,19 @@ impl SessionHost {
             sessions::Effect::List => self.list(),
             sessions::Effect::ListChoices => self.list_choices(),
             sessions::Effect::Ready => self.ready(),
+            sessions::Effect::Name { path, name } => self.name(path, name),
         }
     }
 
     /// Lists the workspace's sessions into the picker.
     pub fn list(&self) {
         let _ = self.requests.send(Request::List);
+    }
+
+    /// Names the session in `path` (its side file `<session>.name`, in claw-tui's own
+    /// data dir); the chat hears how it went.
+    fn name(&self, path: std::path::PathBuf, name: String) {
+        let _ = self.requests.send(Request::Name(path, name));
     }
 
     /// Lists the workspace's sessions for `/sessions ID` completion.
@@ -131,6 +140,12 @@ async fn serve(
 ) {
     while let Some(request) = requests.recv().await {
         match request {
+            Request::Name(path, name) => {
+                let tx = tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let _ = tx.send(named(&path, &name));
+                });
+            }
             Request::List => match service.list().await {
                 Some(sessions) => {
                     let _ = tx.send(Msg::Sessions(sessions::Msg::List(
@@ -313,6 +328,20 @@ fn loaded_from(
     }
 }
 
+/// What the chat says once `/name` wrote (or removed) the session's name.
+fn named(path: &std::path::Path, name: &str) -> Msg {
+    match crate::session::name::write_name(path, name) {
+        Ok(kept) if kept.is_empty() => {
+            Msg::Notice(NoticeLevel::Info, "The session's name is removed.".into())
+        }
+        Ok(kept) => Msg::Notice(
+            NoticeLevel::Info,
+            format!("Session named \"{kept}\" (the /sessions picker shows and finds it)."),
+        ),
+        Err(e) => Msg::Notice(NoticeLevel::Error, format!("Cannot name the session: {e}")),
+    }
+}
+
 fn row(s: session::SessionSummary) -> SessionRow {
     SessionRow {
         id: s.id,
@@ -322,6 +351,8 @@ fn row(s: session::SessionSummary) -> SessionRow {
         first_prompt: s.first_prompt,
         message_count: s.message_count,
         waiting: s.waiting,
+        name: s.name,
+        last: s.last_exchange,
     }
 }
 

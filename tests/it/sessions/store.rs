@@ -367,3 +367,54 @@ async fn notifications_that_arrived_join_the_last_pending_list_written() {
     let listed = session::list_sessions(data.path(), ws.path());
     assert_eq!(listed[0].waiting, 3);
 }
+
+/// The listing gives each session its `/name` (a side file, the session untouched) and
+/// its last exchange: the last prompt and the text of the answer after it, clipped.
+#[tokio::test]
+async fn the_listing_has_the_name_and_the_last_exchange() {
+    use claw_tui::agent::{AssistantMessage, Block};
+    let data = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let writer = SessionWriter::create(data.path(), ws.path(), "demo", "m").unwrap();
+    let answer = |text: &str| {
+        Message::Assistant(AssistantMessage {
+            content: vec![Block::Text { text: text.into() }],
+            ..AssistantMessage::default()
+        })
+    };
+    let long = "x".repeat(1000);
+    for (t, message) in [
+        Message::user("first question"),
+        answer("first answer"),
+        Message::user("second question"),
+        answer(&long),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        writer.append(&Entry::Message {
+            timestamp: t as u64 + 1,
+            message,
+        });
+    }
+    let path = writer.path().to_path_buf();
+    writer.close().await;
+    let before = std::fs::read(&path).unwrap();
+    let kept = session::name::write_name(&path, "parser rewrite").unwrap();
+    assert_eq!(kept, "parser rewrite");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the session file is not touched"
+    );
+
+    let listed = session::list_sessions(data.path(), ws.path());
+    let s = &listed[0];
+    assert_eq!(s.name.as_deref(), Some("parser rewrite"));
+    assert_eq!(s.first_prompt.as_deref(), Some("first question"));
+    assert_eq!(s.last_exchange.prompt.as_deref(), Some("second question"));
+    let answer = s.last_exchange.answer.as_deref().unwrap();
+    assert!(answer.starts_with("xxx") && answer.ends_with('…') && answer.chars().count() < 300);
+    // The session still loads as it was.
+    assert_eq!(session::load(&path).unwrap().messages.len(), 4);
+}

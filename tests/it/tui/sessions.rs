@@ -148,6 +148,8 @@ fn rows() -> Vec<SessionRow> {
         first_prompt: prompt.map(str::to_owned),
         message_count: count,
         waiting: 0,
+        name: None,
+        last: Default::default(),
     };
     vec![
         row("aaaa1111bbbb2222", 0, Some("current work"), 4),
@@ -280,5 +282,83 @@ fn input_waits_while_a_switch_is_under_way() {
     assert!(
         app.update(key(KeyCode::Enter))
             .contains(&Effect::Prompt("hello".into()))
+    );
+}
+
+/// The picker filters as you type (id, name, first or last prompt), shows a session's
+/// name before its first prompt and the highlighted one's last exchange below.
+#[test]
+fn the_picker_filters_as_you_type_and_previews_the_last_exchange() {
+    use claw_tui::session::LastExchange;
+    let mut app = app();
+    let mut listed = rows();
+    listed[1].name = Some("parser rewrite".into());
+    listed[1].last = LastExchange {
+        prompt: Some("and the quoted strings?".into()),
+        answer: Some("They are handled in lexer.rs now.".into()),
+    };
+    app.update(Msg::Sessions(sessions::Msg::List(listed.clone())));
+    app.update(key(KeyCode::Down));
+    let shown = screen(&mut app).join("\n");
+    assert!(shown.contains("Sessions (3) · type to filter"), "{shown}");
+    assert!(
+        shown.contains("parser rewrite · fix the parser please"),
+        "{shown}"
+    );
+    assert!(shown.contains("› and the quoted strings?"), "{shown}");
+    assert!(
+        shown.contains("They are handled in lexer.rs now."),
+        "{shown}"
+    );
+    insta::assert_snapshot!("session_picker_preview", draw(&mut app).backend());
+
+    // Typing filters: `q` is typed, not a close.
+    typed(&mut app, "quoted");
+    let shown = screen(&mut app).join("\n");
+    assert!(shown.contains("Sessions: \"quoted\" (1 of 3)"), "{shown}");
+    assert!(!shown.contains("current work"), "{shown}");
+    assert_eq!(
+        app.update(key(KeyCode::Enter)),
+        [Effect::Sessions(sessions::Effect::Open {
+            path: PathBuf::from("/data/cccc3333dddd4444.jsonl"),
+            fork: false
+        })]
+    );
+
+    // No match says so; Backspace edits the filter; a name matches.
+    app.update(Msg::Sessions(sessions::Msg::List(listed)));
+    typed(&mut app, "zzz");
+    assert!(screen(&mut app).join("\n").contains("no session matches"));
+    for _ in 0..3 {
+        app.update(key(KeyCode::Backspace));
+    }
+    typed(&mut app, "REWRITE");
+    let shown = screen(&mut app).join("\n");
+    assert!(
+        shown.contains("(1 of 3)") && shown.contains("parser rewrite"),
+        "{shown}"
+    );
+}
+
+/// `/name` asks for the session shown to be named; without sessions it says so.
+#[test]
+fn name_names_the_session_shown() {
+    let mut app = app();
+    app.update(Msg::Sessions(sessions::Msg::Loaded(Box::new(
+        LoadedSession {
+            id: Some("aaaa1111bbbb2222".into()),
+            path: Some(PathBuf::from("/data/aaaa1111bbbb2222.jsonl")),
+            quiet: true,
+            ..LoadedSession::default()
+        },
+    ))));
+    typed(&mut app, "/name parser rewrite");
+    let effects = app.update(key(KeyCode::Enter));
+    assert!(
+        effects.contains(&Effect::Sessions(sessions::Effect::Name {
+            path: PathBuf::from("/data/aaaa1111bbbb2222.jsonl"),
+            name: "parser rewrite".into(),
+        })),
+        "{effects:?}"
     );
 }

@@ -90,6 +90,8 @@ fn work_for_another_session_is_a_quiet_line_and_a_count_per_session() {
         first_prompt: Some("check the build every minute".into()),
         message_count: 4,
         waiting,
+        name: None,
+        last: Default::default(),
     };
     app.update(Msg::Sessions(sessions::Msg::List(vec![
         row("9f9f0000aaaa1111", 0),

@@ -206,6 +206,7 @@ impl App {
             Command::Status => self.overlays.push(Overlay::Status { scroll: 0 }),
             Command::Compact(focus) => self.compact(focus),
             Command::Retry => self.retry(),
+            Command::Name(name) => self.name_session(name),
             Command::Skills => self.list_skills(),
             Command::Export => Handled::changed().with(Effect::ExportHtml {
                 session: self.session.id.clone(),

@@ -198,7 +198,11 @@ impl App {
             .iter()
             .position(|r| Some(&r.id) != self.session.id.as_ref())
             .unwrap_or(0);
-        self.overlays.replace(Overlay::Sessions { rows, selected })
+        self.overlays.replace(Overlay::Sessions {
+            rows,
+            selected,
+            query: String::new(),
+        })
     }
 
     /// Switching while a run is active would tear its history apart: refused.
@@ -274,6 +278,19 @@ impl App {
         }
         self.chat.follow();
         Handled::changed().with(Effect::Retry)
+    }
+
+    /// `/name NAME`: names the session shown (empty: removes its name).
+    pub(super) fn name_session(&mut self, name: String) -> Handled {
+        match self.session.path.clone() {
+            Some(path) => {
+                Handled::changed().with(Effect::Sessions(sessions::Effect::Name { path, name }))
+            }
+            None => self.chat.notice(
+                NoticeLevel::Info,
+                "Sessions are off in this run (--no-session): there is nothing to name.",
+            ),
+        }
     }
 
     /// `/new`, refused while a run is active like any switch.

@@ -33,8 +33,10 @@ pub enum Overlay {
     Sessions {
         /// The sessions, most recent first.
         rows: Vec<SessionRow>,
-        /// The highlighted row.
+        /// The highlighted row, among those the filter lets through.
         selected: usize,
+        /// What was typed to filter them (id, name or prompt).
+        query: String,
     },
     /// `/mcp`: the MCP servers, their states and tools.
     Mcp {

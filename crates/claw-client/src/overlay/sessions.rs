@@ -6,7 +6,7 @@ use crate::theme::{Theme, Token};
 use crate::widgets::{centered, dialog};
 use crate::wrap::{clean, str_width};
 use claw_agent::NoticeLevel;
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -23,26 +23,75 @@ pub(super) enum PickerKey {
     Close(Handled),
 }
 
-/// Keys in the picker: move, Enter opens; `page` is the rows it shows, `current` the
-/// session shown now.
+/// The picker's state, as the overlay holds it.
+pub(super) struct Picker<'a> {
+    /// Every session, most recent first.
+    pub rows: &'a [SessionRow],
+    /// The highlighted row among those shown.
+    pub selected: &'a mut usize,
+    /// The filter typed so far.
+    pub query: &'a mut String,
+}
+
+/// The rows `query` lets through (all when it is empty): those whose id, name, first
+/// or last prompt holds it, in any letter case.
+pub(super) fn matching<'a>(rows: &'a [SessionRow], query: &str) -> Vec<&'a SessionRow> {
+    let needle = query.trim().to_lowercase();
+    if needle.is_empty() {
+        return rows.iter().collect();
+    }
+    let holds = |text: Option<&str>| text.is_some_and(|t| t.to_lowercase().contains(&needle));
+    rows.iter()
+        .filter(|r| {
+            r.id.starts_with(&needle)
+                || holds(r.name.as_deref())
+                || holds(r.first_prompt.as_deref())
+                || holds(r.last.prompt.as_deref())
+        })
+        .collect()
+}
+
+/// Keys in the picker: typing filters, arrows move, Enter opens; `page` is the rows it
+/// shows, `current` the session shown now.
 pub(super) fn picker_key(
-    rows: &[SessionRow],
-    selected: &mut usize,
-    code: KeyCode,
+    picker: Picker<'_>,
+    key: &KeyEvent,
     page: usize,
     current: Option<&str>,
 ) -> PickerKey {
-    let last = rows.len().saturating_sub(1);
-    *selected = match code {
-        KeyCode::Up | KeyCode::Char('k') => selected.saturating_sub(1),
-        KeyCode::Down | KeyCode::Char('j') => (*selected + 1).min(last),
+    let Picker {
+        rows,
+        selected,
+        query,
+    } = picker;
+    let typed = !key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    match key.code {
+        KeyCode::Char(c) if typed => {
+            query.push(c);
+            *selected = 0;
+            return PickerKey::Stay(Handled::changed());
+        }
+        KeyCode::Backspace => {
+            query.pop();
+            *selected = 0;
+            return PickerKey::Stay(Handled::changed());
+        }
+        _ => {}
+    }
+    let shown = matching(rows, query);
+    let last = shown.len().saturating_sub(1);
+    *selected = match key.code {
+        KeyCode::Up => selected.saturating_sub(1),
+        KeyCode::Down => (*selected + 1).min(last),
         KeyCode::PageUp => selected.saturating_sub(page),
         KeyCode::PageDown => (*selected + page).min(last),
         KeyCode::Home => 0,
         KeyCode::End => last,
         KeyCode::Enter => {
-            let Some(row) = rows.get(*selected) else {
-                return PickerKey::Close(Handled::changed());
+            let Some(row) = shown.get(*selected) else {
+                return PickerKey::Stay(Handled::unchanged());
             };
             let chosen = if Some(row.id.as_str()) == current {
                 Intent::Notice(NoticeLevel::Info, "That is the current session.".into())
@@ -54,7 +103,7 @@ pub(super) fn picker_key(
             };
             return PickerKey::Close(Handled::changed().ask(chosen));
         }
-        // Esc, q and Ctrl+C close the picker before it gets here.
+        // Esc and Ctrl+C close the picker before it gets here.
         _ => return PickerKey::Stay(Handled::unchanged()),
     };
     PickerKey::Stay(Handled::changed())
@@ -82,76 +131,154 @@ pub fn ago(now: SystemTime, at: SystemTime) -> String {
     }
 }
 
-/// Draws the picker: one row per session, the highlighted one kept in view; `current`
-/// (the session shown now) is marked.
+/// Rows the preview of the highlighted session takes under the list.
+const PREVIEW_ROWS: u16 = 3;
+
+/// Draws the picker: one row per session the filter lets through (its name, else its
+/// first prompt), the highlighted one kept in view, `current` (the session shown now)
+/// marked, and under them the highlighted session's last exchange.
 pub(super) fn draw_picker(
     area: Rect,
     buf: &mut Buffer,
     theme: &Theme,
-    (rows, selected): (&[SessionRow], usize),
+    (rows, selected, query): (&[SessionRow], usize, &str),
     current: Option<&str>,
     now: SystemTime,
 ) {
-    let height = (rows.len() as u16).saturating_add(3).min(area.height);
+    let shown = matching(rows, query);
+    let listed = shown.len().max(1) as u16;
+    let height = listed.saturating_add(3 + PREVIEW_ROWS).min(area.height);
     let rect = centered(area, 80, height);
     let waiting = rows.iter().filter(|r| r.waiting > 0).count();
-    let title = if waiting > 0 {
-        format!(
-            " Sessions ({}) · ◆ results waiting in {waiting} · Enter opens · Esc closes ",
-            rows.len()
-        )
+    let mut title = if query.is_empty() {
+        format!(" Sessions ({}) · type to filter", rows.len())
     } else {
-        format!(" Sessions ({}) · Enter opens · Esc closes ", rows.len())
+        format!(" Sessions: \"{query}\" ({} of {})", shown.len(), rows.len())
     };
+    if waiting > 0 {
+        title.push_str(&format!(" · ◆ results waiting in {waiting}"));
+    }
+    title.push_str(" · Enter opens · Esc closes ");
     let body = dialog(theme, rect, title, buf);
     if body.height == 0 || body.width == 0 {
         return;
     }
-    let visible = usize::from(body.height.saturating_sub(1)).max(1);
+    let preview_rows = if body.height > PREVIEW_ROWS + 2 {
+        PREVIEW_ROWS
+    } else {
+        0
+    };
+    let visible = usize::from(body.height.saturating_sub(1 + preview_rows)).max(1);
     let top = selected.saturating_sub(visible - 1);
     let header = Line::from(Span::styled(
         format!(
-            "  {:<8} {:<13} {:>5}  first prompt",
+            "  {:<8} {:<13} {:>5}  name or first prompt",
             "id", "last active", "msgs"
         ),
         theme.dim(),
     ));
     buf.set_line(body.x, body.y, &header, body.width);
-    for (i, row) in rows.iter().enumerate().skip(top).take(visible) {
-        let marker = if current == Some(row.id.as_str()) {
-            "● "
-        } else if row.waiting > 0 {
-            "◆ "
-        } else {
-            "  "
-        };
-        let mut prompt = row.first_prompt.as_deref().map_or_else(
-            || "(no prompt yet)".to_owned(),
-            |p| clean(p).replace('\n', " "),
-        );
-        if row.waiting > 0 && current != Some(row.id.as_str()) {
-            prompt = format!("{} waiting · {prompt}", row.waiting);
-        }
-        let fixed = format!(
-            "{marker}{:<8} {:<13} {:>5}  ",
-            &row.id[..row.id.len().min(8)],
-            ago(now, row.last_activity),
-            row.message_count
-        );
-        let room = usize::from(body.width).saturating_sub(str_width(&fixed));
-        let prompt: String = prompt.chars().take(room).collect();
-        let style = if i == selected {
-            theme.selection().add_modifier(Modifier::BOLD)
-        } else {
-            theme.text()
-        };
-        let line = Line::from(vec![
-            Span::styled(fixed, style),
-            Span::styled(prompt, if i == selected { style } else { theme.dim() }),
-        ]);
+    if shown.is_empty() {
+        let none = Line::from(Span::styled(
+            "  no session matches (Backspace edits the filter)",
+            theme.dim(),
+        ));
+        buf.set_line(body.x, body.y + 1, &none, body.width);
+    }
+    for (i, row) in shown.iter().enumerate().skip(top).take(visible) {
         let y = body.y + 1 + (i - top) as u16;
-        buf.set_style(Rect::new(body.x, y, body.width, 1), style);
-        buf.set_line(body.x, y, &line, body.width);
+        draw_row(buf, theme, body, y, (row, i == selected), current, now);
+    }
+    if let Some(row) = shown.get(selected).filter(|_| preview_rows > 0) {
+        let y = body.y + body.height - preview_rows;
+        draw_preview(
+            buf,
+            theme,
+            Rect::new(body.x, y, body.width, preview_rows),
+            row,
+        );
+    }
+}
+
+/// One session's row: marker, id, age, messages, then its name (bold) or first prompt.
+fn draw_row(
+    buf: &mut Buffer,
+    theme: &Theme,
+    body: Rect,
+    y: u16,
+    (row, highlighted): (&SessionRow, bool),
+    current: Option<&str>,
+    now: SystemTime,
+) {
+    let marker = if current == Some(row.id.as_str()) {
+        "● "
+    } else if row.waiting > 0 {
+        "◆ "
+    } else {
+        "  "
+    };
+    let mut prompt = row.first_prompt.as_deref().map_or_else(
+        || "(no prompt yet)".to_owned(),
+        |p| clean(p).replace('\n', " "),
+    );
+    if row.waiting > 0 && current != Some(row.id.as_str()) {
+        prompt = format!("{} waiting · {prompt}", row.waiting);
+    }
+    let fixed = format!(
+        "{marker}{:<8} {:<13} {:>5}  ",
+        &row.id[..row.id.len().min(8)],
+        ago(now, row.last_activity),
+        row.message_count
+    );
+    let style = if highlighted {
+        theme.selection().add_modifier(Modifier::BOLD)
+    } else {
+        theme.text()
+    };
+    let rest = if highlighted { style } else { theme.dim() };
+    let mut room = usize::from(body.width).saturating_sub(str_width(&fixed));
+    let mut spans = vec![Span::styled(fixed, style)];
+    if let Some(name) = &row.name {
+        let name: String = clean(name).chars().take(room).collect();
+        room = room.saturating_sub(str_width(&name) + 3);
+        spans.push(Span::styled(name, style.add_modifier(Modifier::BOLD)));
+        if room > 0 {
+            spans.push(Span::styled(" · ", rest));
+        }
+    }
+    spans.push(Span::styled(
+        prompt.chars().take(room).collect::<String>(),
+        rest,
+    ));
+    buf.set_style(Rect::new(body.x, y, body.width, 1), style);
+    buf.set_line(body.x, y, &Line::from(spans), body.width);
+}
+
+/// The highlighted session's last exchange: a rule, its last prompt, its last answer.
+fn draw_preview(buf: &mut Buffer, theme: &Theme, area: Rect, row: &SessionRow) {
+    let one_line = |text: &str| clean(text).split_whitespace().collect::<Vec<_>>().join(" ");
+    let rule = "─".repeat(usize::from(area.width));
+    buf.set_line(
+        area.x,
+        area.y,
+        &Line::from(Span::styled(rule, theme.dim())),
+        area.width,
+    );
+    let prompt = row.last.prompt.as_deref().map_or_else(
+        || "(no prompt yet)".to_owned(),
+        |p| format!("› {}", one_line(p)),
+    );
+    let answer = row
+        .last
+        .answer
+        .as_deref()
+        .map_or_else(|| "(no answer yet)".to_owned(), one_line);
+    let lines = [
+        Line::from(Span::styled(prompt, theme.fg(Token::User))),
+        Line::from(Span::styled(answer, theme.dim())),
+    ];
+    for (i, line) in lines.iter().enumerate().take(usize::from(area.height) - 1) {
+        buf.set_line(area.x, area.y + 1 + i as u16, line, area.width);
     }
 }
 

@@ -5,6 +5,7 @@
 use super::fast::{LineKind, is_whole_record, line_kind, parse_line};
 use super::file::{created_from_name, id_from_name, is_session_file, sessions_dir};
 use super::inbox::read_lines;
+use super::preview::{ExchangePlaces, LastExchange, Role};
 use super::route::inbox_path;
 use super::{Entry, Header, SessionError};
 use crate::agent::Message;
@@ -31,6 +32,10 @@ pub struct SessionSummary {
     pub damaged_lines: usize,
     /// Notifications waiting for it (its latest pending list and its inbox's newer lines).
     pub waiting: usize,
+    /// The name given with `/name`.
+    pub name: Option<String>,
+    /// The last exchange: the last prompt and the last answer's text, each clipped.
+    pub last_exchange: LastExchange,
 }
 
 /// The sessions of a workspace, most recently active first. A damaged file is listed
@@ -151,6 +156,7 @@ enum Seen {
     Message {
         timestamp: u64,
         prompt: Option<String>,
+        role: Role,
     },
     Activity(u64),
     /// The conversation was taken back to its first `messages` messages.
@@ -177,15 +183,21 @@ enum Seen {
 /// role), unless `prompt` asks for the text of a user message.
 fn see(line: &[u8], prompt: bool) -> Seen {
     if line_kind(line) == Some(LineKind::Message) && !prompt {
-        return glance_message(line).map_or(Seen::Damaged, |timestamp| Seen::Message {
+        return glance_message(line).map_or(Seen::Damaged, |(timestamp, role)| Seen::Message {
             timestamp,
             prompt: None,
+            role,
         });
     }
     match parse_line(line) {
         Ok(Entry::Header(h)) => Seen::Header(h),
         Ok(Entry::Message { timestamp, message }) => Seen::Message {
             timestamp,
+            role: match &message {
+                Message::User(_) => Role::User,
+                Message::Assistant(_) => Role::Assistant,
+                _ => Role::Other,
+            },
             prompt: match message {
                 Message::User(u) => Some(u.content),
                 _ => None,
@@ -224,7 +236,7 @@ fn see(line: &[u8], prompt: bool) -> Seen {
 
 /// The timestamp of a message line, read without building the message; `None` when
 /// its role is not one this build knows (then `load` skips it as damaged too).
-fn glance_message(line: &[u8]) -> Option<u64> {
+fn glance_message(line: &[u8]) -> Option<(u64, super::preview::Role)> {
     #[derive(serde::Deserialize)]
     struct Glance {
         timestamp: u64,
@@ -245,8 +257,14 @@ fn glance_message(line: &[u8]) -> Option<u64> {
     }
     let glance = serde_json::from_slice::<Glance>(line).ok()?;
     // Parsing it is the check: any known role will do.
-    let _known: KnownRole = glance.message.role;
-    Some(glance.timestamp)
+    let role = match glance.message.role {
+        KnownRole::User => super::preview::Role::User,
+        KnownRole::Assistant => super::preview::Role::Assistant,
+        KnownRole::ToolResult | KnownRole::Notification | KnownRole::Notice => {
+            super::preview::Role::Other
+        }
+    };
+    Some((glance.timestamp, role))
 }
 
 /// One pass over a file: each line's kind, and in full only the header and the lines
@@ -262,10 +280,16 @@ fn summarize(path: &Path) -> Option<SessionSummary> {
         message_count: 0,
         damaged_lines: 0,
         waiting: 0,
+        name: super::name::read_name(path),
+        last_exchange: LastExchange::default(),
     };
     let mut inbox_offset = 0;
+    let mut places = ExchangePlaces::default();
     let (mut header, mut readable, mut line) = (false, false, Vec::new());
+    let mut offset = 0u64;
     while reader.read_until(b'\n', &mut line).ok()? > 0 {
+        let at = offset;
+        offset += line.len() as u64;
         let text = line.trim_ascii();
         // A torn last line is not counted (the next resume cuts it off); a whole record
         // that only lacks its newline is.
@@ -279,7 +303,12 @@ fn summarize(path: &Path) -> Option<SessionSummary> {
                     summary.created = h.created;
                     summary.last_activity = summary.last_activity.max(h.created);
                 }
-                Seen::Message { timestamp, prompt } => {
+                Seen::Message {
+                    timestamp,
+                    prompt,
+                    role,
+                } => {
+                    places.saw(role, at, line.len());
                     summary.last_activity = timestamp;
                     summary.message_count += 1;
                     if summary.first_prompt.is_none() {
@@ -293,6 +322,9 @@ fn summarize(path: &Path) -> Option<SessionSummary> {
                 } => {
                     summary.last_activity = timestamp;
                     summary.message_count = summary.message_count.min(messages);
+                    // Which messages went is not known here: no preview rather than a
+                    // wrong one, until the next exchange.
+                    places = ExchangePlaces::default();
                     // Taken back to before the first prompt: the next one is the first.
                     if messages == 0 {
                         summary.first_prompt = None;
@@ -315,6 +347,7 @@ fn summarize(path: &Path) -> Option<SessionSummary> {
     if !header {
         summary.created = created_from_name(path).unwrap_or(0);
     }
+    summary.last_exchange = places.read(path);
     if let Ok((newer, _, _)) = read_lines(&inbox_path(path), inbox_offset) {
         summary.waiting += newer.len();
     }

@@ -70,6 +70,7 @@ pub fn sort(effect: Effect) -> Action {
         Effect::Shell(_) => unavailable("!commands"),
         // The app is ready for the session it was given: nothing to release here.
         Effect::Sessions(crate::tui::sessions::Effect::Ready) => Action::Nothing,
+        Effect::Sessions(crate::tui::sessions::Effect::Name { .. }) => unavailable("/name"),
         Effect::Sessions(_) => unavailable("switching sessions"),
         Effect::Inspector(_) => unavailable("the request inspector"),
         Effect::Checkpoints(_) => unavailable("/undo, /rewind and /diff"),
