@@ -14,7 +14,10 @@ What it does, per run:
      screen, and reports the lag after the server wrote its last byte, the CPU of the
      process tree (utime+stime of the binary, its threads and descendants, from /proc)
      from Enter to that moment, and `wchar` (/proc/PID/io) over the same span;
-  6. peak RSS (VmHWM), total wchar, and idle CPU over 5 s after the reply.
+  6. peak RSS (VmHWM), total wchar, and idle CPU over 5 s after the reply;
+  7. key echo, in a pseudo-terminal of its own (so it is timed to the byte, not to
+     tmux's polling): from writing a key to the first output holding it, with the client
+     idle and while the 20,000-token answer streams; the median of 10 keys each.
 
 Usage (not part of CI: it needs tmux and the shipped build, and takes ~15 s a run):
   CARGO_TARGET_DIR=/tmp/rel cargo build --profile dist
@@ -34,6 +37,7 @@ import os
 import re
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -60,7 +64,12 @@ TARGETS = {
     "peak_rss_mb": 30,
     "wchar_mb": 0.5,
     "idle_cpu_s": 0.01,
+    "key_echo_idle_ms": 16,
+    "key_echo_streaming_ms": 16,
 }
+# Characters typed for the echo: none of them is in the streamed answer, so the first
+# output holding one is the composer showing it.
+ECHO_KEYS = "¤§¶µ¿¡×÷þð"
 
 CODE = {
     "rust": """use std::collections::HashMap;
@@ -388,14 +397,7 @@ def one_run(binary, extra_env, tokens, mcp=""):
         dirs = {k: os.path.join(tmp, k) for k in ("home", "config", "data", "state", "cache", "ws")}
         for d in dirs.values():
             os.makedirs(d)
-        os.makedirs(os.path.join(dirs["config"], "claw-tui"))
-        config = os.path.join(dirs["config"], "claw-tui", "config.toml")
-        with open(config, "w") as f:
-            f.write(
-                'provider = "openai"\n\n[providers.openai]\n'
-                f'base_url = "{server.url}"\nmodel = "measure"\napi_key_env = "MEASURE_KEY"\n'
-                + mcp
-            )
+        write_config(dirs, server, mcp)
         env = {
             "HOME": dirs["home"], "XDG_CONFIG_HOME": dirs["config"],
             "XDG_DATA_HOME": dirs["data"], "XDG_STATE_HOME": dirs["state"],
@@ -473,6 +475,78 @@ def one_run(binary, extra_env, tokens, mcp=""):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def write_config(dirs, server, mcp):
+    """The config file of a run: provider `openai` on the fake server."""
+    os.makedirs(os.path.join(dirs["config"], "claw-tui"), exist_ok=True)
+    config = os.path.join(dirs["config"], "claw-tui", "config.toml")
+    with open(config, "w") as f:
+        f.write(
+            'provider = "openai"\n\n[providers.openai]\n'
+            f'base_url = "{server.url}"\nmodel = "measure"\napi_key_env = "MEASURE_KEY"\n'
+            + mcp
+        )
+
+
+def echo_run(binary, extra_env, tokens):
+    """Key echo, idle and while the answer streams (medians of 10 keys), in a
+    pseudo-terminal of its own: each time runs from writing the key to the first output
+    holding it."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from resume_rig import PtyClient  # noqa: E402
+    server = FakeServer(tokens)
+    tmp = tempfile.mkdtemp(prefix="claw-echo-")
+    client = None
+    try:
+        dirs = {k: os.path.join(tmp, k) for k in ("home", "config", "data", "state", "cache", "ws")}
+        for d in dirs.values():
+            os.makedirs(d)
+        write_config(dirs, server, "")
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": dirs["home"],
+            "XDG_CONFIG_HOME": dirs["config"], "XDG_DATA_HOME": dirs["data"],
+            "XDG_STATE_HOME": dirs["state"], "XDG_CACHE_HOME": dirs["cache"],
+            "MEASURE_KEY": "sk-measure", "COLORFGBG": "15;0", **extra_env,
+        }
+        client = PtyClient([binary, "--workspace", dirs["ws"]], env, WIDTH, HEIGHT)
+        client.wait_text("idle")
+        client.wait_quiet()
+
+        def echo(key):
+            index = client.mark()
+            sent = time.perf_counter()
+            client.send(key.encode())
+            shown = client.wait_text(key, since=index, timeout=10)
+            return (shown - sent) * 1000
+
+        idle = []
+        for key in ECHO_KEYS:
+            client.wait_quiet(quiet=0.2)
+            idle.append(echo(key))
+        # Clear the composer (Ctrl+C), then stream and type while it streams.
+        client.send(b"\x03")
+        client.wait_quiet(quiet=0.2)
+        client.send(b"write the long answer\r")
+        while server.started_at is None:
+            time.sleep(0.005)
+        streaming = []
+        for key in ECHO_KEYS:
+            if server.finished_at is not None:
+                break
+            streaming.append(echo(key))
+            time.sleep(0.05)
+        return {
+            "key_echo_idle_ms": round(statistics.median(idle), 1),
+            "key_echo_streaming_ms": round(statistics.median(streaming), 1)
+            if streaming else None,
+        }
+    finally:
+        if client is not None:
+            client.send(b"\x03\x03")
+            client.close()
+        server.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", default="/tmp/rel/dist/claw-tui", help="the shipped (dist) binary")
@@ -508,6 +582,7 @@ def main():
     runs = []
     for n in range(args.runs):
         result = one_run(os.path.abspath(args.bin), extra, tokens, mcp)
+        result.update(echo_run(os.path.abspath(args.bin), extra, tokens))
         runs.append(result)
         print(json.dumps(result) if args.json else f"run {n + 1}: {result}", flush=True)
     print(f"\n{'figure':<24}{'min':>10}{'max':>10}{'target':>10}")
