@@ -92,8 +92,8 @@ fn the_slash_popup_describes_commands_and_completes_arguments() {
     // Narrower, a description too long for the popup is cut with a sign that it was.
     resize(&mut app, 60, 24);
     let screen = format!("{:?}", draw(&mut app).backend());
-    let sessions_row = screen.lines().find(|l| l.contains("/sessions")).unwrap();
-    assert!(sessions_row.contains('…'), "{sessions_row}");
+    let copy_row = screen.lines().find(|l| l.contains("/copy")).unwrap();
+    assert!(copy_row.contains('…'), "{copy_row}");
     resize(&mut app, 120, 40);
 
     app.update(key(KeyCode::Backspace));
