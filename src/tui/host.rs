@@ -18,6 +18,7 @@ mod inbox;
 mod inspector;
 pub mod launch;
 pub mod model_list;
+mod origins;
 pub mod palette;
 pub mod remote;
 mod runtime;

@@ -40,6 +40,7 @@ mod ux_mcp_cards;
 mod ux_mouse;
 mod ux_nav;
 mod ux_panes;
+mod ux_settings;
 mod ux_shell;
 mod ux_status;
 mod ux_steer;

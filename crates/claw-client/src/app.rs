@@ -17,6 +17,7 @@ mod inspect;
 mod quit;
 mod route;
 mod sessions;
+mod settings;
 mod shell;
 mod subagents;
 mod user_files;
@@ -89,6 +90,8 @@ pub struct AppConfig {
     /// Whether the terminal tells Shift+Enter from Enter (the keys line offers another
     /// newline key when it does not).
     pub shift_enter: bool,
+    /// The config file and where each setting came from (`/settings`, `/status`).
+    pub config_info: crate::settings::ConfigInfo,
     /// Time zone for clock times; `None`: the system's local time.
     pub time_zone: Option<chrono::FixedOffset>,
     /// Skills, instructions files and custom commands found at start.
@@ -124,6 +127,7 @@ impl AppConfig {
             mouse_capture: true,
             panes: PaneMode::Auto,
             shift_enter: true,
+            config_info: crate::settings::ConfigInfo::default(),
             time_zone: None,
             user_files: UserFiles::default(),
             plan: false,
@@ -163,6 +167,8 @@ pub struct App {
     panes: PaneMode,
     /// Whether the terminal tells Shift+Enter from Enter.
     shift_enter: bool,
+    /// The config file and the settings' origins.
+    config_info: crate::settings::ConfigInfo,
     last_steer: Option<Instant>,
     last_cancel: Option<Instant>,
     /// Spinner frame.
@@ -229,6 +235,7 @@ impl App {
             mouse_capture: config.mouse_capture,
             panes: config.panes,
             shift_enter: config.shift_enter,
+            config_info: config.config_info,
             last_steer: None,
             last_cancel: None,
             spinner: 0,
@@ -294,6 +301,7 @@ impl App {
             Intent::ExpandCard(id) => self.expand_card(&id),
             Intent::OpenSubagent(id) => self.open_subagent(id),
             Intent::CopyOutput(id) => self.copy_output(&id),
+            Intent::SaveSettings => self.save_settings(),
         }
     }
 

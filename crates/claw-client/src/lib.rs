@@ -29,6 +29,7 @@ mod part;
 pub mod recorded;
 pub mod reports;
 pub mod sessions;
+pub mod settings;
 pub mod shell;
 pub mod slash;
 pub mod status;

@@ -43,6 +43,8 @@ pub enum Msg {
     PendingNotifications(usize),
     /// An MCP server's state or tools changed (added, or replaced by name).
     McpServer(claw_runtime::mcp::McpServerInfo),
+    /// The settings were saved (the keys written), or why not.
+    SettingsSaved(Result<Vec<String>, String>),
     /// Something outside the sandbox waits for the user's trust: the workspace's
     /// `.mcp.json` servers, or workspace files hooks and servers run that are new or
     /// changed.
@@ -200,6 +202,14 @@ pub enum Effect {
     Compact(Option<String>),
     /// Send the request that failed again (`/retry`).
     Retry,
+    /// Save these settings into the config file at `path` (answered with
+    /// `Msg::SettingsSaved`).
+    SaveSettings {
+        /// The config file.
+        path: std::path::PathBuf,
+        /// What to write.
+        settings: Vec<claw_runtime::config::save::SavedSetting>,
+    },
     /// Switch, list or open sessions (see [`crate::sessions`]).
     Sessions(crate::sessions::Effect),
     /// Answer an approval request.

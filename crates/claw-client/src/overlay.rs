@@ -57,7 +57,7 @@ pub(crate) struct OverlayView<'a> {
     pub session_id: Option<&'a str>,
     /// The MCP servers `/mcp` lists.
     pub mcp: &'a [claw_runtime::mcp::McpServerInfo],
-    /// What `/status` lists.
+    /// What `/status` (or `/settings`) lists.
     pub status: &'a [StatusRow],
 }
 
@@ -155,6 +155,9 @@ impl Overlays {
             self.stack.pop();
             return Handled::changed().ask(Intent::Cancel);
         }
+        if matches!(top, Overlay::Settings { .. }) && key.code == KeyCode::Char('s') {
+            return Handled::changed().ask(Intent::SaveSettings);
+        }
         if matches!(top, Overlay::Detail { .. } | Overlay::SessionDiff { .. })
             && key.code == KeyCode::Char('f')
         {
@@ -193,6 +196,7 @@ impl Overlays {
             | Overlay::Detail { scroll, .. }
             | Overlay::Mcp { scroll }
             | Overlay::SessionDiff { scroll, .. }
+            | Overlay::Settings { scroll }
             | Overlay::Status { scroll } => {
                 let page = screen.height.saturating_sub(8).max(1);
                 *scroll = match key.code {
@@ -326,7 +330,20 @@ impl Overlays {
                     ),
                     "y/Enter: cancel it · any other key: let it run",
                 ),
-                Overlay::Status { scroll } => status::draw(area, buf, theme, view.status, *scroll),
+                Overlay::Status { scroll } => status::draw(
+                    area,
+                    buf,
+                    theme,
+                    (" Status · Esc closes ", view.status),
+                    *scroll,
+                ),
+                Overlay::Settings { scroll } => status::draw(
+                    area,
+                    buf,
+                    theme,
+                    (" Settings · s saves · Esc closes ", view.status),
+                    *scroll,
+                ),
                 Overlay::Sessions {
                     rows,
                     selected,

@@ -113,4 +113,6 @@ pub enum Intent {
     CopyOutput(String),
     /// Show this subagent's conversation in the chat pane (read-only).
     OpenSubagent(String),
+    /// Save the settings changed in the client into the config file (`/settings`, `s`).
+    SaveSettings,
 }

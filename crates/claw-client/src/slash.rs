@@ -7,7 +7,7 @@ pub use error::SlashError;
 use claw_agent::{QueueMode, ThinkingLevel, ToolExecution};
 
 /// Every command: name, argument synopsis, what it does.
-pub const COMMANDS: [(&str, &str, &str); 23] = [
+pub const COMMANDS: [(&str, &str, &str); 24] = [
     ("/help", "", "keys and commands"),
     ("/model", "NAME", "use another model from the next run on"),
     (
@@ -59,6 +59,11 @@ pub const COMMANDS: [(&str, &str, &str); 23] = [
         "/status",
         "",
         "provider, model, context, usage, queues, sandbox, session",
+    ),
+    (
+        "/settings",
+        "",
+        "the settings, where each came from; s saves changes",
     ),
     (
         "/plan",
@@ -155,6 +160,8 @@ pub enum Command {
     Retry,
     /// Name the session (empty: remove its name).
     Name(String),
+    /// Show the settings and where each came from.
+    Settings,
     /// Plan mode on or off.
     Plan,
     /// Undo the last turn's file changes.
@@ -230,6 +237,7 @@ pub fn parse(text: &str) -> Option<Result<Command, SlashError>> {
         "/compact" => Ok(Command::Compact((!arg.is_empty()).then(|| arg.to_owned()))),
         "/retry" => Ok(Command::Retry),
         "/name" => Ok(Command::Name(arg.to_owned())),
+        "/settings" => Ok(Command::Settings),
         "/plan" => Ok(Command::Plan),
         "/undo" => Ok(Command::Undo),
         "/rewind" => Ok(Command::Rewind),

@@ -15,6 +15,7 @@ mod acp;
 mod compaction;
 mod flags;
 mod provider;
+pub mod save;
 mod ui;
 pub use acp::AcpSection;
 pub use compaction::CompactionSection;

@@ -80,6 +80,7 @@ pub(crate) fn app_config(settings: &Settings, model: String) -> color_eyre::Resu
     config.tool_execution = settings.tool_execution;
     config.mouse_capture = settings.file.ui.mouse.unwrap_or(true);
     config.panes = settings.file.ui.panes.unwrap_or_default().into();
+    config.config_info = super::origins::config_info(settings, name, &config.model);
     Ok(config)
 }
 

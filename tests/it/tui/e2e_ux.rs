@@ -264,3 +264,38 @@ fn without_the_kitty_protocol_the_keys_line_offers_alt_enter() {
     tui.wait_for("the empty composer", |s| !s.contents().contains("second"));
     tui.quit();
 }
+
+/// `/theme light`, then `/settings` and `s`: the config file gets `theme = "light"` under
+/// `[ui]`, its comments kept, and the next start uses it.
+#[test]
+fn a_theme_chosen_in_the_client_is_saved_to_the_config_file() {
+    let sandbox = Sandbox::new();
+    let before = "# my claw-tui settings\n[ui]\nmouse = true   # wheel scrolling\n";
+    sandbox.write_config(before);
+    let mut tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    tui.wait_text("Welcome to claw-tui");
+    tui.send("/theme light\r");
+    tui.wait_for("the light theme", |s| {
+        let last = s.size().0.get() - 1;
+        s.cell(last, 1).map(|c| c.bgcolor()) == Some(vt100::Color::Rgb(0xea, 0xec, 0xef))
+    });
+    tui.send("/settings\r");
+    tui.wait_text("changed here, not saved");
+    tui.send("s");
+    tui.wait_text("Saved theme to");
+    let after = std::fs::read_to_string(sandbox.config_path()).unwrap();
+    assert_eq!(
+        after,
+        "# my claw-tui settings\n[ui]\nmouse = true   # wheel scrolling\ntheme = \"light\"\n"
+    );
+    tui.send("\x1b");
+    tui.wait_for("the settings closed", |s| !s.contents().contains("s saves"));
+    tui.quit();
+    let tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    tui.wait_for("the light theme again", |s| {
+        status_line(s).contains("idle")
+            && s.cell(s.size().0.get() - 1, 1).map(|c| c.bgcolor())
+                == Some(vt100::Color::Rgb(0xea, 0xec, 0xef))
+    });
+    tui.quit();
+}

@@ -113,6 +113,8 @@ impl App {
             StatusRow::new(label, value)
         }
         let mut rows = vec![
+            row("Config", ""),
+            self.config_file_row(),
             row("Model", ""),
             row("provider", s.provider()),
             row("model", s.model()),

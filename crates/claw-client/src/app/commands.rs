@@ -207,6 +207,7 @@ impl App {
             Command::Compact(focus) => self.compact(focus),
             Command::Retry => self.retry(),
             Command::Name(name) => self.name_session(name),
+            Command::Settings => self.open_settings(),
             Command::Skills => self.list_skills(),
             Command::Export => Handled::changed().with(Effect::ExportHtml {
                 session: self.session.id.clone(),

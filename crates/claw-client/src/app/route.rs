@@ -65,6 +65,7 @@ impl App {
             Msg::CronJobs(rows) => self.dashboard.set_cron(rows),
             Msg::CronChanges { changed, removed } => self.dashboard.change_cron(changed, &removed),
             Msg::PendingNotifications(n) => self.dashboard.set_pending(n),
+            Msg::SettingsSaved(outcome) => self.settings_saved(outcome),
             Msg::McpServer(server) => {
                 let failure = self.dashboard.mcp_failure_to_tell(&server);
                 let handled = self.dashboard.update_mcp(server);

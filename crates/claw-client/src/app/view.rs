@@ -90,13 +90,10 @@ fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         .draw(areas.status, buf, theme, tools_running, app.spinner);
     app.composer
         .draw_completion(areas.composer, buf, theme, composer.focused);
-    let status = if matches!(
-        app.overlays.top(),
-        Some(crate::overlay::Overlay::Status { .. })
-    ) {
-        app.status_rows()
-    } else {
-        Vec::new()
+    let status = match app.overlays.top() {
+        Some(crate::overlay::Overlay::Status { .. }) => app.status_rows(),
+        Some(crate::overlay::Overlay::Settings { .. }) => app.settings_rows(),
+        _ => Vec::new(),
     };
     let overlays = OverlayView {
         status: &status,

@@ -38,6 +38,11 @@ pub enum Overlay {
         /// What was typed to filter them (id, name or prompt).
         query: String,
     },
+    /// `/settings`: the settings, where each came from, and `s` to save what changed.
+    Settings {
+        /// First row shown.
+        scroll: u16,
+    },
     /// `/mcp`: the MCP servers, their states and tools.
     Mcp {
         /// First row shown.

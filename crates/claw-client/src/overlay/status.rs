@@ -32,8 +32,15 @@ impl StatusRow {
     }
 }
 
-/// Draws the rows from row `scroll` on.
-pub(super) fn draw(area: Rect, buf: &mut Buffer, theme: &Theme, rows: &[StatusRow], scroll: u16) {
+/// Draws the rows from row `scroll` on, in a dialog called `title` (`/settings` draws
+/// its rows this way too).
+pub(super) fn draw(
+    area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+    (title, rows): (&str, &[StatusRow]),
+    scroll: u16,
+) {
     // Sized to the rows as they wrap at the dialog's width.
     let inner_width = centered(area, 80, 1).width.saturating_sub(2);
     let head = theme.fg(Token::Accent).add_modifier(Modifier::BOLD);
@@ -61,7 +68,7 @@ pub(super) fn draw(area: Rect, buf: &mut Buffer, theme: &Theme, rows: &[StatusRo
         .saturating_add(2)
         .min(area.height);
     let rect = centered(area, 80, height);
-    let body = dialog(theme, rect, " Status · Esc closes ".into(), buf);
+    let body = dialog(theme, rect, title.into(), buf);
     let max = wrapped.len().saturating_sub(usize::from(body.height));
     scrolled(&wrapped, body, scroll, buf);
     if usize::from(scroll) < max {

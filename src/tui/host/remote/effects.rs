@@ -60,6 +60,7 @@ pub fn sort(effect: Effect) -> Action {
         Effect::AttachSkills { .. } => unavailable("attaching skills ($name)"),
         Effect::ExportHtml { .. } => unavailable("/export"),
         Effect::Retry => unavailable("/retry"),
+        Effect::SaveSettings { .. } => unavailable("saving settings"),
         Effect::Suspend => unavailable("suspending (Ctrl+Z)"),
         Effect::OpenEditor(_) => unavailable("the external editor (Ctrl+G)"),
         Effect::ListFiles => Action::Nothing,

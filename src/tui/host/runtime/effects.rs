@@ -141,6 +141,16 @@ impl Runtime {
                     let _ = tx.send(Msg::ThemeLoaded(loaded.map(Box::new)));
                 });
             }
+            Effect::SaveSettings { path, settings } => {
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let keys = settings.iter().map(|s| s.key.clone()).collect();
+                    let outcome = crate::config::save::save_settings(&path, &settings)
+                        .map(|()| keys)
+                        .map_err(|e| e.to_string());
+                    let _ = tx.send(Msg::SettingsSaved(outcome));
+                });
+            }
             Effect::Retry => {
                 if let Err(e) = self.supervisor.retry() {
                     let why = format!("Cannot retry: {e}");
