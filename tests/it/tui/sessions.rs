@@ -362,3 +362,28 @@ fn name_names_the_session_shown() {
         "{effects:?}"
     );
 }
+
+/// The preview shows a model's answer: its escape sequences never reach the screen.
+#[test]
+fn the_preview_cannot_write_escape_sequences() {
+    let mut app = app();
+    let mut listed = rows();
+    listed[0].last = claw_tui::session::LastExchange {
+        prompt: Some("hi".into()),
+        answer: Some("done\u{1b}]52;c;cm0gLXJmIH4=\u{7} \u{1b}[2J".into()),
+    };
+    app.update(Msg::Sessions(sessions::Msg::List(listed)));
+    let terminal = draw(&mut app);
+    let cells: String = terminal
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(|c| c.symbol())
+        .collect();
+    assert!(
+        !cells.contains('\u{1b}') && !cells.contains('\u{7}'),
+        "{cells}"
+    );
+    assert!(cells.contains("done"), "{cells}");
+}

@@ -256,7 +256,7 @@ fn draw_row(
 
 /// The highlighted session's last exchange: a rule, its last prompt, its last answer.
 fn draw_preview(buf: &mut Buffer, theme: &Theme, area: Rect, row: &SessionRow) {
-    let one_line = |text: &str| clean(text).split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line = |text: &str| claw_text::one_line(&clean(text), usize::from(area.width));
     let rule = "─".repeat(usize::from(area.width));
     buf.set_line(
         area.x,

@@ -88,10 +88,11 @@ impl Progress {
         Some(Progress {
             done: map.get("progress")?.as_f64()?,
             total: map.get("total").and_then(Value::as_f64),
+            // A server's words: no escape sequence of its reaches the screen, and one line.
             message: map
                 .get("message")
                 .and_then(Value::as_str)
-                .map(str::to_owned),
+                .map(|m| claw_text::one_line(&crate::wrap::clean(m), 80)),
         })
     }
 

@@ -75,19 +75,11 @@ impl ExchangePlaces {
                 _ => return None,
             };
             let text = text.trim();
-            (!text.is_empty()).then(|| clip(text))
+            (!text.is_empty()).then(|| claw_text::clip(text, PREVIEW_CHARS))
         };
         LastExchange {
             prompt: text_at(self.prompt),
             answer: text_at(self.answer),
         }
     }
-}
-
-fn clip(text: &str) -> String {
-    let mut kept: String = text.chars().take(PREVIEW_CHARS).collect();
-    if kept.len() < text.len() {
-        kept.push('…');
-    }
-    kept
 }
