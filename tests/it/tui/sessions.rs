@@ -316,6 +316,10 @@ fn the_picker_filters_as_you_type_and_previews_the_last_exchange() {
     typed(&mut app, "quoted");
     let shown = screen(&mut app).join("\n");
     assert!(shown.contains("Sessions: \"quoted\" (1 of 3)"), "{shown}");
+    assert!(
+        shown.contains("They are handled in lexer.rs now."),
+        "one match keeps its preview: {shown}"
+    );
     assert!(!shown.contains("current work"), "{shown}");
     assert_eq!(
         app.update(key(KeyCode::Enter)),

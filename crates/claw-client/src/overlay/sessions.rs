@@ -163,7 +163,8 @@ pub(super) fn draw_picker(
     if body.height == 0 || body.width == 0 {
         return;
     }
-    let preview_rows = if body.height > PREVIEW_ROWS + 2 {
+    // The header, at least one row, then the preview.
+    let preview_rows = if body.height >= PREVIEW_ROWS + 2 {
         PREVIEW_ROWS
     } else {
         0
