@@ -534,6 +534,10 @@ def echo_run(binary, extra_env, tokens):
                 break
             streaming.append(echo(key))
             time.sleep(0.05)
+        # Let the answer finish: a client that quits mid-stream cuts the server off.
+        deadline = time.perf_counter() + 30
+        while server.finished_at is None and time.perf_counter() < deadline:
+            time.sleep(0.01)
         return {
             "key_echo_idle_ms": round(statistics.median(idle), 1),
             "key_echo_streaming_ms": round(statistics.median(streaming), 1)
