@@ -378,13 +378,7 @@ fn the_preview_cannot_write_escape_sequences() {
     };
     app.update(Msg::Sessions(sessions::Msg::List(listed)));
     let terminal = draw(&mut app);
-    let cells: String = terminal
-        .backend()
-        .buffer()
-        .content()
-        .iter()
-        .map(|c| c.symbol())
-        .collect();
+    let cells = screen_text(&terminal);
     assert!(
         !cells.contains('\u{1b}') && !cells.contains('\u{7}'),
         "{cells}"

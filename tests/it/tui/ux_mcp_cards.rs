@@ -134,13 +134,7 @@ fn a_progress_message_cannot_write_escape_sequences() {
     };
     clock.at(&mut app, 20, agent(update));
     let terminal = draw(&mut app);
-    let cells: String = terminal
-        .backend()
-        .buffer()
-        .content()
-        .iter()
-        .map(|c| c.symbol())
-        .collect();
+    let cells = screen_text(&terminal);
     assert!(
         !cells.contains('\u{1b}') && !cells.contains('\u{7}'),
         "{cells}"
