@@ -49,14 +49,13 @@ impl PumpHandle {
     ) -> Self {
         let (requests, received) = mpsc::unbounded_channel();
         let (seen, events) = agent.subscribe_counted();
-        let (out, _) = broadcast::channel(LAG_LIMIT);
         let pump = Pump {
             agent: agent.clone(),
             events,
             seen,
             runtime,
             cron,
-            out,
+            out: None,
             requests: received,
         };
         tokio::spawn(pump.run());
@@ -83,7 +82,10 @@ struct Pump {
     seen: u64,
     runtime: mpsc::UnboundedReceiver<RuntimeEvent>,
     cron: Option<watch::Receiver<Vec<CronJobInfo>>>,
-    out: broadcast::Sender<Line>,
+    /// The buffer every client reads from, made when the first client joins: a session
+    /// nobody attaches to (most of them) neither holds its `LAG_LIMIT` slots (0.3 MB)
+    /// nor writes its events as JSON for no reader.
+    out: Option<broadcast::Sender<Line>>,
     requests: mpsc::UnboundedReceiver<Request>,
 }
 
@@ -132,19 +134,31 @@ impl Pump {
             self.seen += 1;
             self.send_json(&event);
         }
-        let lines = self.out.subscribe();
+        let lines = self
+            .out
+            .get_or_insert_with(|| broadcast::channel(LAG_LIMIT).0)
+            .subscribe();
         let _ = reply.send(Joined { state, lines });
     }
 
+    /// The sender while some client is attached: a line sent with no receiver is
+    /// dropped by the channel anyway, so it is not made at all.
+    fn listened(&self) -> Option<&broadcast::Sender<Line>> {
+        self.out.as_ref().filter(|out| out.receiver_count() > 0)
+    }
+
     fn send_json(&self, value: &impl serde::Serialize) {
-        if let Some(line) = crate::session::event_json(value) {
-            self.send(Line::from(line));
+        if let Some(out) = self.listened()
+            && let Some(line) = crate::session::event_json(value)
+        {
+            let _ = out.send(Line::from(line));
         }
     }
 
     fn send(&self, line: Line) {
-        // No client attached: nobody to send to, which is not an error.
-        let _ = self.out.send(line);
+        if let Some(out) = self.listened() {
+            let _ = out.send(line);
+        }
     }
 }
 
