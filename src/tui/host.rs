@@ -7,6 +7,7 @@
 //! `Effect`s it returns.
 
 pub mod adapt;
+pub mod app_config;
 mod attach;
 pub mod background;
 mod checkpoints;
@@ -20,6 +21,7 @@ pub mod launch;
 pub mod model_list;
 mod origins;
 pub mod palette;
+mod probe;
 pub mod remote;
 mod runtime;
 mod session_host;

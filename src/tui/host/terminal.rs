@@ -82,12 +82,11 @@ pub fn enter(mouse: bool) -> io::Result<()> {
 }
 
 /// Whether the terminal can tell Shift+Enter from Enter: only through the kitty keyboard
-/// protocol `enter` asks for (asked here, and answered within a round trip by any
-/// terminal, which answers the DA1 request sent after it). xterm's modifyOtherKeys is
-/// not asked for: the key reader does not decode its `CSI 27;2;13~` form, and with it
-/// on, Ctrl keys would arrive in that form too and stop working.
+/// protocol `enter` asks for (asked by `probe`, with a bounded wait). xterm's
+/// modifyOtherKeys is not asked for: the key reader does not decode its `CSI 27;2;13~`
+/// form, and with it on, Ctrl keys would arrive in that form too and stop working.
 pub fn tells_shift_enter_apart() -> bool {
-    crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false)
+    super::probe::kitty_keyboard()
 }
 
 /// Undoes `enter`; safe to call more than once and from a panic hook. A write that

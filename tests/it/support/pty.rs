@@ -27,6 +27,33 @@ const BACKGROUND_QUERY: &[u8] = b"\x1b]11;?";
 const DA1_QUERY: &[u8] = b"\x1b[c";
 /// What this terminal answers to DA1 (a VT220 with ANSI colour, as xterm says).
 const DA1_ANSWER: &[u8] = b"\x1b[?62;22c";
+/// The kitty keyboard protocol's question: which of its flags are on.
+const KITTY_QUERY: &[u8] = b"\x1b[?u";
+/// The answer of a terminal that speaks the protocol (no flags on yet).
+const KITTY_ANSWER: &[u8] = b"\x1b[?0u";
+
+/// Which of a program's questions the terminal answers, and how.
+#[derive(Clone, Debug)]
+pub struct Answers {
+    /// The background colour (OSC 11), as `rgb:ffff/ffff/ffff`; `None`: not answered.
+    pub background: Option<String>,
+    /// Device attributes (DA1), which nearly every terminal answers.
+    pub da1: bool,
+    /// The kitty keyboard protocol's flags (kitty, foot, WezTerm, Ghostty do; tmux and
+    /// xterm do not).
+    pub kitty: bool,
+}
+
+impl Default for Answers {
+    /// As tmux and xterm: DA1 only.
+    fn default() -> Self {
+        Self {
+            background: None,
+            da1: true,
+            kitty: false,
+        }
+    }
+}
 
 /// A running binary on a pseudo-terminal.
 pub struct Tui {
@@ -73,17 +100,16 @@ impl Tui {
     /// workspace, data, state and config dirs; `EDITOR=true`), `env` added last so it
     /// can override, in a terminal of `size` (columns, rows).
     pub fn in_sandbox(root: &Path, args: &[&str], env: &[(&str, &str)], size: (u16, u16)) -> Tui {
-        Tui::in_sandbox_answering(root, args, env, size, None)
+        Tui::in_sandbox_answering(root, args, env, size, &Answers::default())
     }
 
-    /// As [`Tui::in_sandbox`], in a terminal that answers the background query (OSC 11)
-    /// with `background` (`rgb:ffff/ffff/ffff`), when given.
+    /// As [`Tui::in_sandbox`], in a terminal that answers the questions `answers` says.
     pub fn in_sandbox_answering(
         root: &Path,
         args: &[&str],
         env: &[(&str, &str)],
         size: (u16, u16),
-        background: Option<&str>,
+        answers: &Answers,
     ) -> Tui {
         let config = root.join("config/config.toml");
         let workspace = root.join("ws");
@@ -104,7 +130,7 @@ impl Tui {
         ];
         all_env.extend_from_slice(env);
         let program = env!("CARGO_BIN_EXE_claw-tui");
-        Tui::spawn_answering(program, &all_args, &all_env, &workspace, size, background)
+        Tui::spawn_answering(program, &all_args, &all_env, &workspace, size, answers)
     }
 
     /// Starts the binary with `args` and `env` in a `cols`×`rows` terminal.
@@ -121,20 +147,24 @@ impl Tui {
         cwd: &Path,
         size: (u16, u16),
     ) -> Tui {
-        Tui::spawn_answering(program, args, env, cwd, size, None)
+        Tui::spawn_answering(program, args, env, cwd, size, &Answers::default())
     }
 
-    /// As [`Tui::spawn_program`]; the terminal answers the background query with
-    /// `background` when given (it always answers DA1).
+    /// As [`Tui::spawn_program`], in a terminal that answers the questions `answers`
+    /// says.
     pub fn spawn_answering(
         program: &str,
         args: &[&str],
         env: &[(&str, &str)],
         cwd: &Path,
         (cols, rows): (u16, u16),
-        background: Option<&str>,
+        answers: &Answers,
     ) -> Tui {
-        let background_answer = background.map(|b| format!("\x1b]11;{b}\x1b\\").into_bytes());
+        let background_answer = answers
+            .background
+            .as_ref()
+            .map(|b| format!("\x1b]11;{b}\x1b\\").into_bytes());
+        let (da1, kitty) = (answers.da1, answers.kitty);
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -211,11 +241,15 @@ impl Tui {
                     .count();
                 s.background_queries += asked;
                 // Answered as a terminal does (writing to the master side is typing),
-                // in the order asked: the background before DA1.
+                // in the order asked: the background or the keyboard flags before DA1.
+                let holds = |query: &[u8]| buf[..n].windows(query.len()).any(|w| w == query);
                 if let Some(answer) = background_answer.as_deref().filter(|_| asked > 0) {
                     let _ = nix::unistd::write(&watched, answer);
                 }
-                if buf[..n].windows(DA1_QUERY.len()).any(|w| w == DA1_QUERY) {
+                if kitty && holds(KITTY_QUERY) {
+                    let _ = nix::unistd::write(&watched, KITTY_ANSWER);
+                }
+                if da1 && holds(DA1_QUERY) {
                     let _ = nix::unistd::write(&watched, DA1_ANSWER);
                 }
                 cvar.notify_all();

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::bin::Sandbox;
-use crate::support::pty::{Tui, status_line};
+use crate::support::pty::{Answers, Tui, status_line};
 
 fn idle(screen: &vt100::Screen) -> bool {
     status_line(screen).contains("idle")
@@ -213,7 +213,11 @@ fn with_no_theme_set_the_terminals_background_picks_light_or_dark() {
     let sandbox = Sandbox::new();
     let root = sandbox.dir.path();
     let start = |env: &[(&str, &str)], background: Option<&str>| {
-        Tui::in_sandbox_answering(root, &["--provider", "demo"], env, (100, 30), background)
+        let answers = Answers {
+            background: background.map(str::to_owned),
+            ..Answers::default()
+        };
+        Tui::in_sandbox_answering(root, &["--provider", "demo"], env, (100, 30), &answers)
     };
 
     let tui = start(&[("COLORFGBG", "0;15")], None);
@@ -249,10 +253,16 @@ fn with_no_theme_set_the_terminals_background_picks_light_or_dark() {
 #[test]
 fn without_the_kitty_protocol_the_keys_line_offers_alt_enter() {
     let sandbox = Sandbox::new();
-    let mut tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    let tui = Tui::demo(sandbox.dir.path(), "0", &[]);
     tui.wait_text("Alt+Enter: newline");
     assert!(!tui.text().contains("Shift+Enter"), "{}", tui.text());
-    tui.send("first\x1b\rsecond");
+    makes_a_new_line(tui, "\x1b\r");
+}
+
+/// Types `first`, the newline key `newline`, then `second`: both lines stay in the
+/// composer (nothing is sent), and the client quits cleanly after.
+fn makes_a_new_line(mut tui: Tui, newline: &str) {
+    tui.send(&format!("first{newline}second"));
     tui.wait_text("second");
     let text = tui.text();
     assert!(
@@ -262,6 +272,46 @@ fn without_the_kitty_protocol_the_keys_line_offers_alt_enter() {
     // Ctrl+C clears the message, so Ctrl+D quits.
     tui.send("\x03");
     tui.wait_for("the empty composer", |s| !s.contents().contains("second"));
+    tui.quit();
+}
+
+/// A terminal that speaks the kitty keyboard protocol tells Shift+Enter apart: the keys
+/// line promises it, and Shift+Enter (`CSI 13;2u`) makes a new line.
+#[test]
+fn with_the_kitty_protocol_the_keys_line_offers_shift_enter() {
+    let sandbox = Sandbox::new();
+    let answers = Answers {
+        kitty: true,
+        ..Answers::default()
+    };
+    let tui = Tui::in_sandbox_answering(
+        sandbox.dir.path(),
+        &["--provider", "demo"],
+        &[],
+        (120, 30),
+        &answers,
+    );
+    tui.wait_text("Shift+Enter: newline");
+    makes_a_new_line(tui, "\x1b[13;2u");
+}
+
+/// A terminal that answers no question at all (not even DA1) still gets the client,
+/// after the probes' bounded waits, with the newline key every terminal sends offered.
+#[test]
+fn a_terminal_that_answers_nothing_still_starts() {
+    let sandbox = Sandbox::new();
+    let answers = Answers {
+        da1: false,
+        ..Answers::default()
+    };
+    let tui = Tui::in_sandbox_answering(
+        sandbox.dir.path(),
+        &["--provider", "demo"],
+        &[],
+        (120, 30),
+        &answers,
+    );
+    tui.wait_text("Alt+Enter: newline");
     tui.quit();
 }
 
