@@ -41,7 +41,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from resume_rig import ANSWER, FakeServer, PtyClient, cpu_ms, throwaway_env, vm_hwm_mb, write_session  # noqa: E402
+from resume_rig import (ANSWER, FakeServer, PtyClient, cpu_ms, throwaway_env, vm_hwm_mb,  # noqa: E402
+                        warn_stale_order, write_session)
 
 RSS_FACTOR = 3.0
 NEXT_REQUEST_MS = 500
@@ -157,6 +158,7 @@ def main():
     if not os.access(TIME, os.X_OK):
         sys.exit(f"{TIME} (GNU time) is needed to measure a child's own peak RSS: apt install time")
     bin_path = os.path.abspath(args.bin)
+    warn_stale_order(bin_path)
     root, ws, env = sandbox()
     server = FakeServer()
     rows = []

@@ -577,6 +577,9 @@ def main():
         sys.exit(f"measure_tui: {args.bin} is not an executable: build it with "
                  "`CARGO_TARGET_DIR=/tmp/rel cargo build --profile dist` or pass --bin")
     extra = dict(kv.split("=", 1) for kv in args.env)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from resume_rig import warn_stale_order  # noqa: E402
+    warn_stale_order(os.path.abspath(args.bin))
     load = os.getloadavg()[0]
     if load > 0.5:
         # Timings (startup, lag, CPU) on a busy 2-core machine come out worse; RSS and

@@ -9,6 +9,7 @@ import os
 import re
 import struct
 import subprocess
+import sys
 import termios
 import threading
 import time
@@ -179,11 +180,24 @@ class PtyClient:
             except OSError:
                 data = b""
             now = time.perf_counter()
+            self._answer(data)
             with self.cond:
                 self.chunks.append((now, data))
                 self.cond.notify_all()
             if not data:
                 return
+
+    def _answer(self, data):
+        """Answers the client's questions as a terminal does: its background colour
+        (OSC 11, black) and the device attributes (DA1) every terminal answers, so the
+        start is timed as in one and not by the client's timeouts."""
+        try:
+            if b"\x1b]11;?" in data:
+                os.write(self.master, b"\x1b]11;rgb:0000/0000/0000\x1b\\")
+            if b"\x1b[c" in data:
+                os.write(self.master, b"\x1b[?62;22c")
+        except OSError:
+            pass
 
     def text_since(self, index):
         """What was written from chunk `index` on, escape sequences removed."""
@@ -198,12 +212,15 @@ class PtyClient:
     def wait_text(self, needle, since=0, timeout=120):
         deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
-            if needle in self.text_since(since):
+            # Spaces are compared away: a frame skips the cells that stay blank, so a
+            # shown "a b" can be written as "ab" with a cursor move between.
+            if needle.replace(" ", "") in self.text_since(since).replace(" ", ""):
                 with self.cond:
                     return self.chunks[-1][0]
             with self.cond:
                 self.cond.wait(0.005)
-        raise TimeoutError(f"the client never showed {needle!r}")
+        tail = self.text_since(since)[-1500:]
+        raise TimeoutError(f"the client never showed {needle!r}; the last output: {tail!r}")
 
     def wait_quiet(self, quiet=0.3, timeout=60):
         """Waits until nothing visible was written for `quiet` seconds (an idle client
@@ -261,3 +278,33 @@ def cpu_ms(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+ORDER_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "symbol-order.txt")
+
+
+def order_coverage(bin_path):
+    """The share of scripts/symbol-order.txt's names that `bin_path` defines. The names
+    carry each crate's disambiguator, which changes with the crate's dependencies: after
+    a dependency is added or bumped the list no longer matches, the functions a session
+    runs are scattered again, and the resident code grows by megabytes."""
+    out = subprocess.run(["nm", "--defined-only", bin_path], capture_output=True, text=True,
+                         check=True).stdout
+    defined = {p[2] for p in (row.split() for row in out.splitlines()) if len(p) == 3}
+    with open(ORDER_FILE) as f:
+        listed = [line.strip() for line in f if line.strip()]
+    return sum(name in defined for name in listed) / max(len(listed), 1)
+
+
+def warn_stale_order(bin_path):
+    """Says on stderr when the binary was linked with a stale function order: memory
+    figures measured with it read high."""
+    try:
+        share = order_coverage(bin_path)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"note: cannot check the function order of {bin_path}: {e}", file=sys.stderr)
+        return
+    if share < 0.8:
+        print(f"warning: only {share:.0%} of scripts/symbol-order.txt is in {bin_path}: the order "
+              "is stale (run scripts/make_symbol_order.py, then build the dist profile again); "
+              "resident memory reads megabytes high", file=sys.stderr)
