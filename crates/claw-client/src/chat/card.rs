@@ -41,6 +41,9 @@ pub struct CardInfo {
     pub change: Option<(usize, usize)>,
     /// The progress a running call reports (`▰▰▰▱▱▱ 3/6`).
     pub progress: Option<String>,
+    /// What a finished call did, where nothing below the header says it: a read's
+    /// `17 lines` or `lines 5–9 of 40`, a listing's `12 entries`.
+    pub outcome: Option<String>,
 }
 
 /// The part of a card below its header.
@@ -158,7 +161,18 @@ impl CardInfo {
                 .progress
                 .as_ref()
                 .map(crate::tool_tree::Progress::label),
+            outcome: None,
         }
+        .with_outcome(node)
+    }
+
+    /// Adds the outcome of a finished call whose card would otherwise say nothing of it.
+    fn with_outcome(mut self, node: &CallNode) -> Self {
+        let silent = self.body == CardBody::Empty && self.change.is_none();
+        if silent && self.status == CallStatus::Done {
+            self.outcome = node.outcome();
+        }
+        self
     }
 
     /// Whether the card still shows the call queued or running.
@@ -217,6 +231,9 @@ pub(super) fn card_lines(
     }
     if let Some(progress) = info.and_then(|i| i.progress.as_deref()) {
         tail.push(progress.to_owned());
+    }
+    if let Some(outcome) = info.and_then(|i| i.outcome.as_deref()) {
+        tail.push(clean(outcome));
     }
     if let Some(d) = elapsed.filter(|_| status != CallStatus::Skipped) {
         tail.push(format_duration(d));
