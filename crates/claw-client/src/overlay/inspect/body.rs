@@ -232,8 +232,19 @@ fn describe(text: &str) -> String {
     .iter()
     .find_map(|key| string_after(text, key))
     .unwrap_or_default();
-    let preview: String = preview.chars().take(60).collect();
-    format!("{kind}{name} {:?}", preview.replace("\\n", " "))
+    // The JSON string decoded once and shown as text: escaping it again for the row
+    // made a tool call's arguments (JSON inside a string) read `{\\\"path\\\":…`.
+    let preview = serde_json::from_str::<String>(&format!("\"{preview}\""))
+        .unwrap_or(preview)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let preview: String = preview
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(60)
+        .collect();
+    format!("{kind}{name} “{preview}”")
 }
 
 /// The (still escaped) text of the first string that follows `key` in `raw`.
@@ -356,5 +367,20 @@ mod tests {
         );
         let long = format!("\"{}\"", "x".repeat(400));
         assert_eq!(pretty(&long, 0).len(), 3);
+    }
+
+    #[test]
+    fn an_element_is_described_with_its_text_decoded_once() {
+        // An OpenAI tool call: its arguments are JSON inside a string.
+        let call = r#"{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"read_file","arguments":"{\"path\":\"src/a.rs\"}"}}],"content":"I will \"read\" it\nnow"}"#;
+        assert_eq!(
+            describe(call),
+            "assistant read_file “I will \"read\" it now”"
+        );
+        let result = r#"{"type":"function_call_output","output":"{\"ok\":true}\t\u001b[31m"}"#;
+        assert_eq!(
+            describe(result),
+            "function_call_output “{\"ok\":true} [31m”"
+        );
     }
 }
