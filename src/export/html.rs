@@ -1,18 +1,36 @@
 //! A session as one HTML file: the conversation in order with Markdown rendered and
-//! code highlighted, tool calls as collapsible cards (arguments, result, diff),
-//! thinking collapsed, subagent runs nested in the card of the `spawn` call that started
-//! them (the subagent's own calls, from the session's `.subagents` side file, then its
-//! report), and the session's usage and cost.
+//! code highlighted, each message with its time (UTC); an outline of the turns at the
+//! top, each user message one line linking to its `#turn-N`; steers and follow-ups
+//! badged as such; tool calls as collapsible cards whose summary line names the tool,
+//! its argument (path, command) and what came of it (`17 lines`, `+2 −0`, `exit 1`, the
+//! error) as the client's tool tree words them, the body keeping arguments, result and
+//! diff; thinking collapsed; subagent runs nested in the card of the `spawn` call that
+//! started them (the subagent's own calls, from the session's `.subagents` side file,
+//! then its report); and the session's usage and cost, worded as the client words it
+//! (`cost n/a` while the model's prices are unknown).
+//!
+//! Search is the browser's own find-in-page, without script: everything that tells a
+//! turn or a call apart (prompts, tool names, paths, commands, outcomes) is on lines
+//! that stay visible when the cards are closed, and Chromium also opens a closed card
+//! whose body matches. A script (a filter box) was weighed and left out: the page
+//! promises to run nothing at all, which a reader can check by the absence of any
+//! `<script>`, and the outline and find already take one to any turn or call.
 //!
 //! Self-contained and inert: the styles are inline, nothing is fetched, and the page
 //! carries a Content-Security-Policy that allows no script at all, on top of escaping
 //! every piece of text from the session.
 
+mod cards;
+mod outline;
+mod queued;
+
 use super::markdown::{Highlighter, escape, render};
-use crate::agent::ToolResult;
-use crate::agent::{Block, Message, NotificationMessage, ToolResultMessage, Usage};
+use crate::agent::{
+    Block, Message, NotificationMessage, QueueKind, ToolResult, ToolResultMessage, Usage,
+};
 use crate::session::{SessionData, SubagentCall};
-use serde_json::Value;
+use cards::{SubagentRun, tool_card};
+use outline::{Clock, badge, full_stamp, full_text};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -39,6 +57,8 @@ impl Default for HtmlOptions {
 
 /// The session as one HTML document; `subagent_calls` are its subagents' calls
 /// (`session::read_subagent_calls`), each shown under the `spawn` call that started it.
+/// Which user messages were steers and follow-ups is read from the session file at
+/// `data.path` (its `queue` lines); without the file none is marked.
 pub fn to_html(
     data: &SessionData,
     subagent_calls: &[SubagentCall],
@@ -54,24 +74,39 @@ pub fn to_html(
         })
         .collect();
     let nested = subagent_reports(&data.messages);
+    let kinds = queued::queue_kinds(data);
     let title = format!("claw-tui session {}", data.id());
     let mut body = String::new();
     header(&mut body, data);
+    outline::outline(&mut body, &data.messages, &kinds);
     body.push_str("<main id=\"conversation\">\n");
-    for message in &data.messages {
+    let mut clock = Clock::default();
+    let mut turn = 0;
+    for (index, message) in data.messages.iter().enumerate() {
         match message {
             Message::User(u) => {
+                turn += 1;
+                let kind = kinds.get(&index).copied();
+                let class = match kind {
+                    Some(QueueKind::Steering) => " steer",
+                    Some(QueueKind::FollowUp) => " follow-up",
+                    None => "",
+                };
                 let _ = writeln!(
                     body,
-                    "<section class=\"message user\" data-role=\"user\"><h2>User</h2>\
-                     <div class=\"content\">{}</div></section>",
+                    "<section class=\"message user{class}\" data-role=\"user\" id=\"turn-{turn}\">\
+                     <h2>User {} {}</h2><div class=\"content\">{}</div></section>",
+                    badge(kind),
+                    clock.stamp(u.timestamp),
                     render(&u.content, &highlighter)
                 );
             }
             Message::Assistant(a) => {
-                body.push_str(
+                let _ = writeln!(
+                    body,
                     "<section class=\"message assistant\" data-role=\"assistant\">\
-                     <h2>Assistant</h2>\n",
+                     <h2>Assistant {}</h2>",
+                    clock.stamp(a.timestamp)
                 );
                 for block in &a.content {
                     match block {
@@ -100,9 +135,11 @@ pub fn to_html(
                                 .iter()
                                 .filter(|c| &c.parent_call_id == id)
                                 .collect();
-                            let result = results.get(id.as_str()).copied().map(|r| Outcome {
-                                content: &r.content,
-                                details: &r.details,
+                            // The images stay out: the card shows text.
+                            let result = results.get(id.as_str()).map(|r| ToolResult {
+                                content: r.content.clone(),
+                                images: Vec::new(),
+                                details: r.details.clone(),
                                 is_error: r.is_error,
                             });
                             let run = SubagentRun {
@@ -133,7 +170,7 @@ pub fn to_html(
                 let _ = writeln!(
                     body,
                     "<section class=\"message {class}\" data-role=\"notification\">\
-                     <details{}><summary>{} ({})</summary><div class=\"content\">{}</div>\
+                     <details{}><summary>{} ({}) {}</summary><div class=\"content\">{}</div>\
                      </details></section>",
                     if subagent { "" } else { " open" },
                     if subagent {
@@ -142,13 +179,21 @@ pub fn to_html(
                         "Notification"
                     },
                     escape(&n.source),
+                    clock.stamp(n.timestamp),
                     render(&n.content, &highlighter)
                 );
             }
+            // A status line: its time is a tooltip, so that the line is only its words.
             Message::Notice(n) => {
+                let time = full_text(n.timestamp);
+                let title = if time.is_empty() {
+                    String::new()
+                } else {
+                    format!(" title=\"{time}\"")
+                };
                 let _ = writeln!(
                     body,
-                    "<p class=\"notice\" data-role=\"notice\">{}</p>",
+                    "<p class=\"notice\" data-role=\"notice\"{title}>{}</p>",
                     escape(&n.text)
                 );
             }
@@ -167,14 +212,14 @@ pub fn to_html(
 fn header(out: &mut String, data: &SessionData) {
     let mut usage = Usage::default();
     let mut turns = 0;
+    let mut models: Vec<&str> = Vec::new();
     for message in &data.messages {
         if let Message::Assistant(a) = message {
             turns += 1;
-            usage.input += a.usage.input;
-            usage.output += a.usage.output;
-            usage.cache_read += a.usage.cache_read;
-            usage.cache_write += a.usage.cache_write;
-            usage.cost += a.usage.cost;
+            usage.add(&a.usage);
+            if !models.contains(&a.model.as_str()) {
+                models.push(&a.model);
+            }
         }
     }
     out.push_str("<header>\n");
@@ -188,14 +233,41 @@ fn header(out: &mut String, data: &SessionData) {
         ] {
             let _ = writeln!(out, "<dt>{term}</dt><dd>{}</dd>", escape(value));
         }
+        let started = full_stamp(h.created);
+        if !started.is_empty() {
+            let _ = writeln!(out, "<dt>Started</dt><dd>{started}</dd>");
+        }
+        if models.is_empty() {
+            models.push(&h.model);
+        }
     }
     let _ = writeln!(
         out,
         "<dt>Usage</dt><dd id=\"usage\">{turns} answers · {} input · {} output · {} cache \
-         read · {} cache write tokens · ${:.4}</dd>",
-        usage.input, usage.output, usage.cache_read, usage.cache_write, usage.cost
+         read · {} cache write tokens · {}</dd>",
+        usage.input,
+        usage.output,
+        usage.cache_read,
+        usage.cache_write,
+        cost_text(usage.cost, &models)
     );
     out.push_str("</dl>\n</header>\n");
+}
+
+/// The cost as the client's status bar words it (`Status::cost_text`): dollars when
+/// known, `cost n/a` while the prices are unknown. Known as the client knows it: a call
+/// was priced, or every model that answered is the free offline demo or has built-in
+/// prices. (Prices from the configuration are not the export's to read: they show as
+/// a cost above zero.)
+fn cost_text(cost: f64, models: &[&str]) -> String {
+    let priced = |model: &&str| {
+        *model == crate::config::DEMO_MODEL || crate::llm::pricing::known_prices(model).is_some()
+    };
+    if cost > 0.0 || (!models.is_empty() && models.iter().all(priced)) {
+        format!("${cost:.4}")
+    } else {
+        "cost n/a".to_owned()
+    }
 }
 
 /// Each subagent's report and the spawn call that started it: the report names the
@@ -224,135 +296,4 @@ fn subagent_reports(messages: &[Message]) -> Vec<(String, &NotificationMessage)>
             _ => None,
         })
         .collect()
-}
-
-/// What a tool call returned, from the session or from a subagent's side file.
-struct Outcome<'a> {
-    content: &'a str,
-    details: &'a Value,
-    is_error: bool,
-}
-
-impl<'a> From<&'a ToolResult> for Outcome<'a> {
-    fn from(r: &'a ToolResult) -> Self {
-        Self {
-            content: &r.content,
-            details: &r.details,
-            is_error: r.is_error,
-        }
-    }
-}
-
-/// What the subagents a `spawn` call started did: their calls, oldest first, and their
-/// reports (empty for any other call).
-struct SubagentRun<'a> {
-    calls: &'a [&'a SubagentCall],
-    reports: &'a [&'a NotificationMessage],
-}
-
-const NO_RUN: SubagentRun<'static> = SubagentRun {
-    calls: &[],
-    reports: &[],
-};
-
-fn tool_card(
-    out: &mut String,
-    name: &str,
-    args: &Value,
-    result: Option<Outcome<'_>>,
-    run: &SubagentRun<'_>,
-    highlighter: &Highlighter,
-) {
-    let status = match &result {
-        Some(r) if r.is_error => "error",
-        Some(_) => "done",
-        None => "no result",
-    };
-    let args = serde_json::to_string_pretty(args).unwrap_or_default();
-    let _ = write!(
-        out,
-        "<details class=\"tool {}\"><summary><span class=\"tool-name\">{}</span> \
-         <span class=\"status\">{status}</span></summary>\
-         <h3>Arguments</h3><pre class=\"args\">{}</pre>",
-        status.replace(' ', "-"),
-        escape(name),
-        escape(&args)
-    );
-    if let Some(r) = &result {
-        let _ = write!(
-            out,
-            "<h3>Result</h3><pre class=\"result\">{}</pre>",
-            escape(r.content)
-        );
-        diff(out, r.details);
-    }
-    if !run.calls.is_empty() {
-        out.push_str(
-            "<div class=\"subagent-calls\" data-role=\"subagent-calls\"><h3>Subagent calls</h3>\n",
-        );
-        for call in run.calls {
-            let _ = write!(
-                out,
-                "<div class=\"subagent-call\" data-subagent=\"{}\">",
-                escape(&call.subagent_id)
-            );
-            let outcome = Some(Outcome::from(&call.result));
-            tool_card(
-                out,
-                &call.tool_name,
-                &call.args,
-                outcome,
-                &NO_RUN,
-                highlighter,
-            );
-            out.push_str("</div>");
-        }
-        out.push_str("</div>");
-    }
-    for report in run.reports {
-        let _ = write!(
-            out,
-            "<details class=\"subagent\" data-role=\"subagent\"><summary>Subagent run</summary>\
-             <div class=\"content\">{}</div></details>",
-            render(&report.content, highlighter)
-        );
-    }
-    out.push_str("</details>\n");
-}
-
-/// The change a file tool made: the structured hunks when there are, else the
-/// unified diff text.
-fn diff(out: &mut String, details: &Value) {
-    let mut lines: Vec<(&str, String)> = Vec::new();
-    if let Some(hunks) = details["change"]["hunks"].as_array() {
-        for hunk in hunks {
-            for line in hunk["lines"].as_array().into_iter().flatten() {
-                let text = line["text"].as_str().unwrap_or_default();
-                let (class, mark) = match line["kind"].as_str() {
-                    Some("added") => ("add", '+'),
-                    Some("removed") => ("del", '-'),
-                    _ => ("ctx", ' '),
-                };
-                lines.push((class, format!("{mark}{text}")));
-            }
-        }
-    } else if let Some(text) = details["diff"].as_str() {
-        for line in text.lines() {
-            let class = match line.chars().next() {
-                Some('+') if !line.starts_with("+++") => "add",
-                Some('-') if !line.starts_with("---") => "del",
-                Some('@') => "hunk",
-                _ => "ctx",
-            };
-            lines.push((class, line.to_owned()));
-        }
-    }
-    if lines.is_empty() {
-        return;
-    }
-    out.push_str("<h3>Diff</h3><pre class=\"diff\">");
-    for (class, text) in lines {
-        let _ = writeln!(out, "<span class=\"{class}\">{}</span>", escape(&text));
-    }
-    out.push_str("</pre>");
 }

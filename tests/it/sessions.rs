@@ -6,6 +6,7 @@ mod crash;
 mod damage;
 mod damage_cli;
 pub mod export_html;
+mod export_html_turns;
 mod export_subagents;
 mod full_disk;
 mod images;

@@ -7,7 +7,7 @@ mod node;
 
 pub use calls::{CallTree, TreeRow};
 pub(crate) use node::pretty_json;
-pub use node::{CallNode, CallStatus, Progress, tool_label};
+pub use node::{CallNode, CallStatus, Progress, status_of, tool_label};
 
 use super::part::{Handled, Intent};
 use super::widgets::{format_duration, pane_frame, put_line, spinner};

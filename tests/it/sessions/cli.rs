@@ -92,7 +92,7 @@ fn print_mode_writes_a_session_and_continue_resumes_it() {
         .unwrap()
         .text()
         .collect();
-    assert!(card.starts_with("list_dir done"), "{card}");
+    assert!(card.starts_with("✓ list_dir . 0 entries"), "{card}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The HTML export: its structure (snapshot of the element outline), the escaping of
 //! hostile content (script tags, event handlers, javascript: links, raw HTML, images),
-//! and the page in a real browser (tests/it/interop/browser.rs).
+//! and the page in a real browser (tests/it/interop/browser.rs). The cards' summaries,
+//! the outline, times, badges and cost wording: export_html_turns.rs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use claw_tui::agent::Message;
@@ -200,7 +201,8 @@ fn hostile_content_is_text_never_markup() {
         !attributes.iter().any(|(n, _)| n.starts_with("on")),
         "{attributes:?}"
     );
-    let hrefs: Vec<&str> = select(&doc, "a[href]")
+    // The content's own links (the outline's are the page's).
+    let hrefs: Vec<&str> = select(&doc, "main a[href]")
         .iter()
         .map(|a| a.value().attr("href").unwrap())
         .collect();

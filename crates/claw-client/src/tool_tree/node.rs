@@ -375,8 +375,9 @@ impl CallNode {
     }
 }
 
-/// Where a call is once it has `result`.
-pub(super) fn status_of(result: &CallResult) -> CallStatus {
+/// Where a call is once it has `result`: skipped, interrupted, failed or done, by the
+/// markers the agent and the tools put in a result (the export words its cards by it too).
+pub fn status_of(result: &CallResult) -> CallStatus {
     let (content, details) = (result.content(), result.details());
     let cancelled = details.get("cancelled") == Some(&serde_json::Value::Bool(true));
     if content == SKIPPED_FOR_STEERING || content == SKIPPED_FOR_ABORT {
