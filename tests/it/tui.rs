@@ -8,6 +8,7 @@ mod completion_files;
 mod e2e;
 mod e2e_cache;
 mod e2e_compaction;
+mod e2e_demo_agents;
 mod e2e_job_control;
 mod e2e_llm;
 mod e2e_mcp;

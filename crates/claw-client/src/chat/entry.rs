@@ -263,8 +263,12 @@ pub(super) fn render_simple(kind: &EntryKind, ctx: &RenderCtx<'_>, out: &mut Vec
         }
         EntryKind::Notification { source, text } => {
             let head = theme.fg(Token::Notify).add_modifier(Modifier::BOLD);
-            out.push(StyledLine::plain(format!("◆ {source} notification"), head));
-            prefixed_text("│ ", text, theme.fg(Token::Notify), out);
+            let (title, body) = notification_parts(text);
+            let title = title.map_or_else(|| format!("{source} notification"), clean);
+            out.push(StyledLine::plain(format!("◆ {title}"), head));
+            if !body.is_empty() {
+                prefixed_text("│ ", body, theme.fg(Token::Notify), out);
+            }
         }
         EntryKind::Outbound(m) => {
             let head = theme.fg(Token::Message).add_modifier(Modifier::BOLD);
@@ -441,5 +445,46 @@ fn prefixed_text(
             wrap: WrapKind::Word,
             ..StyledLine::default()
         });
+    }
+}
+
+/// A notification as the model reads it, split for the chat: the envelope's
+/// `[SYSTEM NOTIFICATION]` line is for the model and is dropped; a bracketed first line
+/// (`[Subagent "Task 1" (subagent-1) completed]`) is the title; the rest is the body.
+fn notification_parts(text: &str) -> (Option<&str>, &str) {
+    let text = text
+        .strip_prefix(claw_agent::convert::NOTIFICATION_PREFIX)
+        .map_or(text, |rest| rest.trim_start_matches(['\r', '\n']));
+    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    match first
+        .trim_end()
+        .strip_prefix('[')
+        .and_then(|f| f.strip_suffix(']'))
+    {
+        Some(title) if !title.trim().is_empty() => (Some(title), rest.trim_end()),
+        _ => (None, text.trim_end()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::notification_parts;
+
+    #[test]
+    fn a_notification_shows_its_header_as_the_title_without_the_envelope() {
+        let text = "[SYSTEM NOTIFICATION]\n[Subagent \"Task 1\" (subagent-1) completed]\nREADME.md has 120 lines.\n";
+        assert_eq!(
+            notification_parts(text),
+            (
+                Some("Subagent \"Task 1\" (subagent-1) completed"),
+                "README.md has 120 lines."
+            )
+        );
+        // Without a bracketed header the whole text is the body, under its source.
+        assert_eq!(
+            notification_parts("[SYSTEM NOTIFICATION]\nplain text"),
+            (None, "plain text")
+        );
+        assert_eq!(notification_parts("[]\nx"), (None, "[]\nx"));
     }
 }
