@@ -12,7 +12,7 @@ pub mod host;
 
 // The host's names as the rest of the program knows them (the launcher, the replay
 // screen, the tools that ask for approval).
+pub(crate) use host::app_config::app_config;
 pub use host::background::Background;
-pub(crate) use host::launch::app_config;
 pub use host::launch::launch;
 pub use host::{Approvals, Inbox, MsgSender, adapt, terminal};

@@ -11,6 +11,7 @@ mod about;
 mod agent;
 mod checkpoints;
 mod commands;
+mod config;
 mod control;
 mod farewell;
 mod inspect;
@@ -19,10 +20,12 @@ mod route;
 mod sessions;
 mod settings;
 mod shell;
+mod steer;
 mod subagents;
 mod user_files;
 mod view;
 
+pub use config::AppConfig;
 pub use farewell::{Farewell, farewell};
 pub(crate) use inspect::inspect_requests;
 pub use user_files::UserFiles;
@@ -40,7 +43,6 @@ use super::part::{HINT, Handled, Intent};
 use super::status::{Status, StatusConfig};
 use super::tool_tree::ToolTree;
 use crate::theme::Theme;
-use claw_agent::{ThinkingLevel, ToolExecution};
 use claw_runtime::keymap::KeyMap;
 use ratatui::layout::Rect;
 use std::time::{Duration, Instant, SystemTime};
@@ -48,92 +50,6 @@ use std::time::{Duration, Instant, SystemTime};
 /// A second press of Esc within this long after a steer does not interrupt; a second
 /// Ctrl+C within this long quits.
 pub const DOUBLE_PRESS: Duration = Duration::from_secs(1);
-
-/// What the app is configured with at start.
-#[derive(Clone, Debug)]
-pub struct AppConfig {
-    /// Colours.
-    pub theme: Theme,
-    /// Key bindings.
-    pub keymap: KeyMap,
-    /// Provider name, for the status bar.
-    pub provider: String,
-    /// Model id.
-    pub model: String,
-    /// Model names offered by `/model` completion.
-    pub models: Vec<String>,
-    /// The provider's configured context window; `None`: the built-in table's for the
-    /// model.
-    pub context_window: Option<u64>,
-    /// Models whose prices the configuration gives (others: the built-in list).
-    pub priced_models: Vec<String>,
-    /// The model costs nothing (the offline demo).
-    pub offline: bool,
-    /// The provider's base URL, for `/status` (`None`: the API's default).
-    pub base_url: Option<String>,
-    /// How commands are sandboxed, in words, for `/status`.
-    pub sandbox: String,
-    /// The theme names `/theme` offers.
-    pub themes: Vec<String>,
-    /// `[compaction]` (the `ctx` figure warns above its threshold).
-    pub compaction: claw_agent::CompactionSettings,
-    /// The workspace as shown (home shortened to `~`).
-    pub workspace: String,
-    /// Thinking level at start.
-    pub thinking: ThinkingLevel,
-    /// Tool execution mode at start.
-    pub tool_execution: ToolExecution,
-    /// Whether the mouse is captured at start.
-    pub mouse_capture: bool,
-    /// Whether the tool tree and the dashboard show (`[ui] panes`).
-    pub panes: PaneMode,
-    /// Whether the terminal tells Shift+Enter from Enter (the keys line offers another
-    /// newline key when it does not).
-    pub shift_enter: bool,
-    /// The config file and where each setting came from (`/settings`, `/status`).
-    pub config_info: crate::settings::ConfigInfo,
-    /// Time zone for clock times; `None`: the system's local time.
-    pub time_zone: Option<chrono::FixedOffset>,
-    /// Skills, instructions files and custom commands found at start.
-    pub user_files: UserFiles,
-    /// Whether the main agent starts in plan mode (`--plan`).
-    pub plan: bool,
-}
-
-impl AppConfig {
-    /// The configuration of a client for `model` of `provider`: the built-in dark theme,
-    /// the default keys, mouse capture on, local time, and nothing else known yet (the
-    /// launcher fills in what the settings say).
-    pub fn new(provider: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            theme: Theme::fallback(),
-            keymap: KeyMap::default(),
-            provider: provider.into(),
-            model: model.into(),
-            models: Vec::new(),
-            context_window: None,
-            priced_models: Vec::new(),
-            offline: false,
-            base_url: None,
-            sandbox: String::new(),
-            themes: crate::theme::BUILTIN_THEMES
-                .iter()
-                .map(|(name, _)| (*name).to_owned())
-                .collect(),
-            compaction: claw_agent::CompactionSettings::default(),
-            workspace: String::new(),
-            thinking: ThinkingLevel::Off,
-            tool_execution: ToolExecution::Parallel,
-            mouse_capture: true,
-            panes: PaneMode::Auto,
-            shift_enter: true,
-            config_info: crate::settings::ConfigInfo::default(),
-            time_zone: None,
-            user_files: UserFiles::default(),
-            plan: false,
-        }
-    }
-}
 
 /// The session shown, and whether a switch to another one is under way.
 #[derive(Clone, Debug, Default)]
@@ -222,6 +138,7 @@ impl App {
                 workspace: config.workspace,
                 thinking: config.thinking,
                 tool_execution: config.tool_execution,
+                queue_modes: config.queue_modes,
                 plan: config.plan,
             }),
             overlays: Overlays::default(),

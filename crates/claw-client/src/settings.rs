@@ -5,7 +5,7 @@
 
 use crate::layout::PaneMode;
 use crate::overlay::StatusRow;
-use claw_agent::{ThinkingLevel, ToolExecution};
+use claw_agent::{QueueMode, ThinkingLevel, ToolExecution};
 use claw_runtime::config::save::{SavedSetting, SettingValue};
 use std::path::PathBuf;
 
@@ -49,6 +49,10 @@ pub struct Choices {
     pub thinking: ThinkingLevel,
     /// How a message's tool calls run.
     pub tool_execution: ToolExecution,
+    /// How the steering queue is taken.
+    pub steering_mode: QueueMode,
+    /// How the follow-up queue is taken.
+    pub follow_up_mode: QueueMode,
 }
 
 /// Where each of [`Choices`] came from.
@@ -66,6 +70,10 @@ pub struct Origins {
     pub thinking: Origin,
     /// Of the tool execution mode.
     pub tool_execution: Origin,
+    /// Of the steering queue's mode.
+    pub steering_mode: Origin,
+    /// Of the follow-up queue's mode.
+    pub follow_up_mode: Origin,
 }
 
 /// What the client knows of its configuration: the file, what it started with and from
@@ -157,6 +165,20 @@ impl ConfigInfo {
                 now: text(now.tool_execution),
                 changed: now.tool_execution != s.tool_execution,
                 origin: o.tool_execution,
+            },
+            Row {
+                table: agent(),
+                key: "steering_mode",
+                now: text(now.steering_mode),
+                changed: now.steering_mode != s.steering_mode,
+                origin: o.steering_mode,
+            },
+            Row {
+                table: agent(),
+                key: "follow_up_mode",
+                now: text(now.follow_up_mode),
+                changed: now.follow_up_mode != s.follow_up_mode,
+                origin: o.follow_up_mode,
             },
         ]
     }
@@ -294,5 +316,24 @@ mod tests {
         assert!(after("[agent]", "thinking = off   (default)"), "{shown:?}");
         info.saved(&now);
         assert!(info.changed(&now).is_empty());
+        // The queue modes (`/steering all`, `/followup all`) are saved like the rest.
+        let queued = Choices {
+            steering_mode: QueueMode::All,
+            ..now.clone()
+        };
+        let changed = info.changed(&queued);
+        assert_eq!(changed.len(), 1);
+        assert_eq!(
+            (changed[0].table.as_slice(), changed[0].key.as_str()),
+            (["agent".to_owned()].as_slice(), "steering_mode")
+        );
+        assert_eq!(changed[0].value, SettingValue::Text("all".into()));
+        let shown = info.view_rows(&queued);
+        assert!(
+            shown
+                .iter()
+                .any(|r| r.label == "follow_up_mode" && r.value == "one-at-a-time   (default)"),
+            "{shown:?}"
+        );
     }
 }

@@ -86,6 +86,8 @@ pub(crate) struct StatusConfig {
     pub thinking: ThinkingLevel,
     /// Tool execution mode.
     pub tool_execution: ToolExecution,
+    /// How the steering and follow-up queues are taken.
+    pub queue_modes: (QueueMode, QueueMode),
     /// Whether the agent starts in plan mode.
     pub plan: bool,
 }
@@ -109,8 +111,8 @@ impl Status {
             totals: Totals::default(),
             queued_steering: Vec::new(),
             queued_follow_up: Vec::new(),
-            steering_mode: QueueMode::OneAtATime,
-            follow_up_mode: QueueMode::OneAtATime,
+            steering_mode: config.queue_modes.0,
+            follow_up_mode: config.queue_modes.1,
             tool_execution: config.tool_execution,
             thinking: config.thinking,
             mode: if config.plan {

@@ -2,7 +2,9 @@
 //!
 //! Precedence is flags > environment > file > defaults.
 
-use crate::agent::{CompactionSettings, DEFAULT_MAX_TURNS, ThinkingLevel, ToolExecution};
+use crate::agent::{
+    CompactionSettings, DEFAULT_MAX_TURNS, QueueMode, ThinkingLevel, ToolExecution,
+};
 use crate::mcp::McpSection;
 use crate::tools::ToolsConfig;
 use crate::tools::exec::ExecConfig;
@@ -78,6 +80,10 @@ pub struct AgentSection {
     pub max_turns: Option<u32>,
     /// `sequential` or `parallel`.
     pub tool_execution: Option<ToolExecution>,
+    /// How many steering messages one tool boundary takes: `one-at-a-time` or `all`.
+    pub steering_mode: Option<QueueMode>,
+    /// How many follow-up messages one stop takes: `one-at-a-time` or `all`.
+    pub follow_up_mode: Option<QueueMode>,
     /// Thinking level.
     pub thinking: Option<ThinkingLevel>,
     /// Extra instructions appended to the system prompt.
@@ -172,6 +178,10 @@ pub struct Settings {
     pub thinking: ThinkingLevel,
     /// Tool execution mode.
     pub tool_execution: ToolExecution,
+    /// How the steering queue is taken.
+    pub steering_mode: QueueMode,
+    /// How the follow-up queue is taken.
+    pub follow_up_mode: QueueMode,
     /// Turn limit per run.
     pub max_turns: u32,
     /// Colour theme name.
@@ -337,6 +347,8 @@ pub fn resolve(
             .tool_execution
             .or(file.agent.tool_execution)
             .unwrap_or_default(),
+        steering_mode: file.agent.steering_mode.unwrap_or_default(),
+        follow_up_mode: file.agent.follow_up_mode.unwrap_or_default(),
         max_turns: flags
             .max_turns
             .or(file.agent.max_turns)

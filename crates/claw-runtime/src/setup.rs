@@ -2,7 +2,7 @@
 //! agent's tools) with the user's hooks, the checkpoints of file changes, subagents, the
 //! main agent, its plan-mode switch and the supervisor that owns it.
 
-use crate::agent::Agent;
+use crate::agent::{Agent, QueueKind};
 use crate::checkpoint::Checkpoints;
 use crate::config::{Api, DEMO_MODEL, ProviderSpec, Settings};
 use crate::hooks::{HookStage, Hooks};
@@ -136,6 +136,8 @@ fn configure_main_agent(
 ) {
     agent.set_thinking_level(settings.thinking);
     agent.set_tool_execution(settings.tool_execution);
+    agent.set_queue_mode(QueueKind::Steering, settings.steering_mode);
+    agent.set_queue_mode(QueueKind::FollowUp, settings.follow_up_mode);
     agent.set_max_turns(settings.max_turns);
     agent.configure(|c| {
         c.compaction = settings.compaction.clone();

@@ -2,7 +2,7 @@
 //! theme and keys first (errors before the screen is taken), then the terminal, the
 //! runtime loop, and a clean exit.
 
-use super::adapt::{ProjectMcp, RuntimeControls, cron_rows, display_path, trust_question};
+use super::adapt::{ProjectMcp, RuntimeControls, cron_rows, trust_question};
 use super::background::Background;
 use super::session_host::{SessionHost, first_session, forward_saving};
 use super::subagent_log::SubagentLog;
@@ -11,19 +11,16 @@ use crate::agent::{Agent, NoticeLevel};
 use crate::cli::Cli;
 use crate::config::Settings;
 use crate::exit::{EXIT_OK, EXIT_RUN_FAILED, ExitFailure};
-use crate::keymap::KeyMap;
 use crate::runtime::cron::CronJobInfo;
 use crate::runtime::{RuntimeEvent, Supervisor, SwitchHold};
 use crate::session::{OpenedSession, SaveWatch, SessionService, SideLogReport};
 use crate::setup::Controls;
-use crate::theme::{Theme, no_color_requested, user_theme_dir};
 use crate::tools::policy::ToolPolicy;
 use crate::tui::msg::{Effect, Msg};
 use crate::tui::sessions::{self, LoadedSession};
 use crate::tui::{App, AppConfig};
 use color_eyre::eyre::{bail, eyre};
 use crossterm::event::Event;
-use std::path::Path;
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::sync::watch;
@@ -31,128 +28,6 @@ use tokio::sync::watch;
 /// How long quitting waits for an interrupted run to settle, so its last messages are
 /// recorded (a tool that ignores cancellation is not waited for).
 const QUIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
-/// for the user to fix before the client starts.
-pub(crate) fn app_config(settings: &Settings, model: String) -> color_eyre::Result<AppConfig> {
-    let name = if settings.theme_chosen {
-        settings.theme.as_str()
-    } else {
-        super::palette::fitting_theme()
-    };
-    let theme = Theme::load(name, user_theme_dir(&settings.config_path).as_deref())
-        .map_err(|e| eyre!(e))?;
-    let theme = if no_color_requested(std::env::var("NO_COLOR").ok().as_deref()) {
-        theme.without_color()
-    } else {
-        theme
-    };
-    let keymap = KeyMap::from_table(&settings.file.keys).map_err(|e| eyre!(e))?;
-    let mut models: Vec<String> = vec![model.clone()];
-    for entry in settings.file.providers.values() {
-        if let Some(m) = &entry.model
-            && !models.contains(m)
-        {
-            models.push(m.clone());
-        }
-    }
-    let mut config = AppConfig::new(settings.provider.name.clone(), model);
-    config.shift_enter = super::terminal::tells_shift_enter_apart();
-    config.theme = theme;
-    config.keymap = keymap;
-    config.models = models;
-    config.context_window = settings.provider.context_window;
-    if settings.provider.prices.is_some() {
-        config.priced_models = vec![settings.provider.model.clone()];
-    }
-    config.offline = settings.provider.api == crate::config::Api::Demo;
-    // Shown in /status: without the credentials a base URL may carry.
-    config.base_url = settings
-        .provider
-        .base_url
-        .as_deref()
-        .map(crate::llm::tap::redact_url);
-    config.sandbox = sandbox_words(&settings.file.exec);
-    config.themes = theme_names(user_theme_dir(&settings.config_path).as_deref());
-    config.compaction = settings.compaction.clone();
-    config.workspace = display_path(&settings.workspace);
-    config.thinking = settings.thinking;
-    config.tool_execution = settings.tool_execution;
-    config.mouse_capture = settings.file.ui.mouse.unwrap_or(true);
-    config.panes = settings.file.ui.panes.unwrap_or_default().into();
-    config.config_info = super::origins::config_info(settings, name, &config.model);
-    Ok(config)
-}
-
-/// The custom commands of the settings' workspace beside the skills and instructions
-/// files the runtime found; a command file named like a built-in is not used.
-fn user_files(
-    settings: &Settings,
-    context: Arc<crate::runtime::context::ProjectContext>,
-) -> crate::tui::UserFiles {
-    let builtin: Vec<&str> = crate::tui::slash::COMMANDS
-        .iter()
-        .map(|(name, _, _)| name.trim_start_matches('/'))
-        .chain(["exit"])
-        .collect();
-    let config_dir = crate::setup::config_dir(settings);
-    let commands = crate::commands::discover_commands(
-        &settings.workspace,
-        &config_dir,
-        crate::runtime::context::home_dir().as_deref(),
-        &builtin,
-    );
-    crate::tui::UserFiles {
-        context,
-        commands: Arc::new(commands),
-    }
-}
-
-/// How commands are sandboxed, as `/status` says it.
-fn sandbox_words(exec: &crate::tools::exec::ExecConfig) -> String {
-    use crate::tools::exec::{NetworkMode, SandboxMode};
-    let mut words = vec![
-        match exec.sandbox {
-            SandboxMode::WorkspaceWrite => "workspace-write (Landlock)",
-            SandboxMode::Off => "off (no Landlock, no namespaces)",
-        }
-        .to_owned(),
-    ];
-    if exec.sandbox == SandboxMode::WorkspaceWrite {
-        words.push(match exec.network {
-            NetworkMode::Allow => "network allowed".to_owned(),
-            NetworkMode::Deny => "network denied".to_owned(),
-        });
-        if exec.pid_namespace {
-            words.push("own pid namespace".to_owned());
-        }
-    }
-    let approval = serde_json::to_value(exec.approval)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    words.push(format!("approval {approval}"));
-    words.join(" · ")
-}
-
-/// The built-in themes and the user's theme files (`themes/NAME.toml`), for `/theme`.
-fn theme_names(user_dir: Option<&Path>) -> Vec<String> {
-    let mut names: Vec<String> = crate::theme::BUILTIN_THEMES
-        .iter()
-        .map(|(name, _)| (*name).to_owned())
-        .collect();
-    let files = user_dir.and_then(|dir| std::fs::read_dir(dir).ok());
-    for entry in files.into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "toml")
-            && let Some(stem) = path.file_stem().and_then(|s| s.to_str())
-            && !names.iter().any(|n| n == stem)
-        {
-            names.push(stem.to_owned());
-        }
-    }
-    names
-}
 
 /// Forwards the runtime's events and cron job lists into the inbox.
 /// Subagents' finished calls are kept beside the session that started them.
@@ -217,10 +92,10 @@ pub fn launch(
             Arc::new(|_| {}),
             shared.approver(cli.yes),
         )?;
-        let mut config = app_config(settings, main.agent.state().model.clone())?;
+        let mut config = super::app_config::app_config(settings, main.agent.state().model.clone())?;
         let mut warnings = settings.warnings.clone();
         warnings.extend(main.warnings.iter().cloned());
-        config.user_files = user_files(settings, main.context.clone());
+        config.user_files = super::app_config::user_files(settings, main.context.clone());
         for warning in &config.user_files.commands.warnings {
             tracing::warn!("{warning}");
         }

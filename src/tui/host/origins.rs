@@ -49,6 +49,8 @@ pub fn config_info(settings: &Settings, theme: &str, model: &str) -> ConfigInfo 
             model: model.to_owned(),
             thinking: settings.thinking,
             tool_execution: settings.tool_execution,
+            steering_mode: settings.steering_mode,
+            follow_up_mode: settings.follow_up_mode,
         },
         origins: Origins {
             theme: theme_origin,
@@ -63,6 +65,8 @@ pub fn config_info(settings: &Settings, theme: &str, model: &str) -> ConfigInfo 
                 file.agent.tool_execution.is_some(),
                 settings.tool_execution != Default::default(),
             ),
+            steering_mode: from_file(file.agent.steering_mode.is_some()),
+            follow_up_mode: from_file(file.agent.follow_up_mode.is_some()),
         },
     }
 }

@@ -66,7 +66,7 @@ async fn run(settings: &Settings, socket: &Path) -> color_eyre::Result<i32> {
         .map_err(|e| eyre!("cannot attach through {}: {e}", socket.display()))?;
     let mut stop = crate::signals::StopSignals::install()
         .map_err(|e| eyre!("cannot take over the stop signals: {e}"))?;
-    let mut config = super::launch::app_config(settings, first.model.clone())?;
+    let mut config = super::app_config::app_config(settings, first.model.clone())?;
     config.provider = first.provider.clone();
     config.workspace = first.workspace.clone();
     terminal::install_panic_hook();

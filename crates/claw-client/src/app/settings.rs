@@ -18,6 +18,8 @@ impl App {
             model: self.status.model().to_owned(),
             thinking: self.status.thinking(),
             tool_execution: self.status.tool_execution(),
+            steering_mode: self.status.queue_modes().0,
+            follow_up_mode: self.status.queue_modes().1,
         }
     }
 
