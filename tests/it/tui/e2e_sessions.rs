@@ -102,8 +102,12 @@ fn the_client_records_resumes_starts_new_and_picks_sessions() {
     // Most recent first: "hello" is on top, the first session below it.
     tui.send("\x1b[B");
     tui.send("\r");
+    // The picker gone too: a frame is read as it arrives, and one half drawn can show
+    // the resumed chat above the picker's last rows.
     let screen = tui.wait_for("the picked session", |s| {
-        s.contents().contains("Resumed session") && s.contents().contains("› read notes.txt")
+        s.contents().contains("Resumed session")
+            && s.contents().contains("› read notes.txt")
+            && !s.contents().contains("name or first prompt")
     });
     assert!(!screen.contains("› hello"), "{screen}");
     tui.quit();
