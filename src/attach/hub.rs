@@ -203,6 +203,12 @@ impl Hub {
         self.pump.join().await
     }
 
+    /// The hub's own lines only (presence, approvals answered), for the hosting
+    /// terminal, which has the agent's events first hand.
+    pub async fn watch(&self) -> Option<tokio::sync::broadcast::Receiver<Line>> {
+        self.pump.watch().await
+    }
+
     /// What a joining client is given before the live lines: the conversation so far,
     /// the answer being streamed, the queues, the background work, the approvals that
     /// wait, and who else is attached.

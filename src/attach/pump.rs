@@ -15,6 +15,8 @@ pub type Line = Arc<str>;
 
 /// How many lines a client may fall behind before it is told and resynchronised.
 pub const LAG_LIMIT: usize = 8192;
+/// How many of the hub's own lines a watcher may fall behind (they are rare).
+const SAID_LIMIT: usize = 64;
 
 /// What a joining client gets: the state up to a point, and every line after it.
 pub struct Joined {
@@ -30,6 +32,8 @@ pub enum Request {
     Join(oneshot::Sender<Joined>),
     /// A line of the hub's own, in the common order.
     Say(Line),
+    /// A watcher of the hub's own lines only (presence, approvals answered).
+    Watch(oneshot::Sender<broadcast::Receiver<Line>>),
 }
 
 /// The handle to a running pump.
@@ -56,6 +60,7 @@ impl PumpHandle {
             runtime,
             cron,
             out: None,
+            said: broadcast::channel(SAID_LIMIT).0,
             requests: received,
         };
         tokio::spawn(pump.run());
@@ -67,6 +72,16 @@ impl PumpHandle {
         let (reply, joined) = oneshot::channel();
         self.requests.send(Request::Join(reply)).ok()?;
         joined.await.ok()
+    }
+
+    /// The hub's own lines from here on (who attached or left, who answered an
+    /// approval), without the agent's events: the hosting terminal takes those from
+    /// the agent itself, and a watcher of all lines would make the pump write every
+    /// event as JSON for nobody. `None` when the pump stopped.
+    pub async fn watch(&self) -> Option<broadcast::Receiver<Line>> {
+        let (reply, watcher) = oneshot::channel();
+        self.requests.send(Request::Watch(reply)).ok()?;
+        watcher.await.ok()
     }
 
     /// Sends `line` to every client, ordered with the events.
@@ -86,6 +101,8 @@ struct Pump {
     /// nobody attaches to (most of them) neither holds its `LAG_LIMIT` slots (0.3 MB)
     /// nor writes its events as JSON for no reader.
     out: Option<broadcast::Sender<Line>>,
+    /// The hub's own lines for the watchers of those only.
+    said: broadcast::Sender<Line>,
     requests: mpsc::UnboundedReceiver<Request>,
 }
 
@@ -97,7 +114,14 @@ impl Pump {
                 biased;
                 request = self.requests.recv() => match request {
                     Some(Request::Join(reply)) => self.join(reply).await,
-                    Some(Request::Say(line)) => self.send(line),
+                    Some(Request::Say(line)) => {
+                        // Nobody watching is not an error.
+                        let _ = self.said.send(line.clone());
+                        self.send(line);
+                    }
+                    Some(Request::Watch(reply)) => {
+                        let _ = reply.send(self.said.subscribe());
+                    }
                     None => return,
                 },
                 event = self.events.recv() => match event {

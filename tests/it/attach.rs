@@ -3,5 +3,6 @@
 
 mod clients;
 mod hostile;
+mod pump;
 mod security;
 mod terminal;

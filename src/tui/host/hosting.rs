@@ -203,10 +203,9 @@ fn end_for_everyone(others: usize) -> bool {
 /// Takes the hub's own lines (who attached or left, who answered an approval) into the
 /// app; this terminal's events come from the agent itself.
 async fn watch_others(hub: &Arc<Hub>, me: u64, tx: MsgSender) {
-    let Some(joined) = hub.join().await else {
+    let Some(mut lines) = hub.watch().await else {
         return;
     };
-    let mut lines = joined.lines;
     let hub = hub.clone();
     tokio::spawn(async move {
         loop {
