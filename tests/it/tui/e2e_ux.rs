@@ -259,6 +259,12 @@ fn without_the_kitty_protocol_the_keys_line_offers_alt_enter() {
     makes_a_new_line(tui, "\x1b\r");
 }
 
+/// The demo in a 120×30 terminal that answers the questions `answers` says.
+fn demo_answering(sandbox: &Sandbox, answers: Answers) -> Tui {
+    let root = sandbox.dir.path();
+    Tui::in_sandbox_answering(root, &["--provider", "demo"], &[], (120, 30), &answers)
+}
+
 /// Types `first`, the newline key `newline`, then `second`: both lines stay in the
 /// composer (nothing is sent), and the client quits cleanly after.
 fn makes_a_new_line(mut tui: Tui, newline: &str) {
@@ -280,16 +286,12 @@ fn makes_a_new_line(mut tui: Tui, newline: &str) {
 #[test]
 fn with_the_kitty_protocol_the_keys_line_offers_shift_enter() {
     let sandbox = Sandbox::new();
-    let answers = Answers {
-        kitty: true,
-        ..Answers::default()
-    };
-    let tui = Tui::in_sandbox_answering(
-        sandbox.dir.path(),
-        &["--provider", "demo"],
-        &[],
-        (120, 30),
-        &answers,
+    let tui = demo_answering(
+        &sandbox,
+        Answers {
+            kitty: true,
+            ..Answers::default()
+        },
     );
     tui.wait_text("Shift+Enter: newline");
     makes_a_new_line(tui, "\x1b[13;2u");
@@ -300,16 +302,12 @@ fn with_the_kitty_protocol_the_keys_line_offers_shift_enter() {
 #[test]
 fn a_terminal_that_answers_nothing_still_starts() {
     let sandbox = Sandbox::new();
-    let answers = Answers {
-        da1: false,
-        ..Answers::default()
-    };
-    let tui = Tui::in_sandbox_answering(
-        sandbox.dir.path(),
-        &["--provider", "demo"],
-        &[],
-        (120, 30),
-        &answers,
+    let tui = demo_answering(
+        &sandbox,
+        Answers {
+            da1: false,
+            ..Answers::default()
+        },
     );
     tui.wait_text("Alt+Enter: newline");
     tui.quit();
