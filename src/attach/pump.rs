@@ -15,8 +15,9 @@ pub type Line = Arc<str>;
 
 /// How many lines a client may fall behind before it is told and resynchronised.
 pub const LAG_LIMIT: usize = 8192;
-/// How many of the hub's own lines a watcher may fall behind (they are rare).
-const SAID_LIMIT: usize = 64;
+/// How many of the hub's own lines a watcher may fall behind: they are few (presence,
+/// approvals asked and answered), but a message's parallel calls can each ask at once.
+const SAID_LIMIT: usize = 1024;
 
 /// What a joining client gets: the state up to a point, and every line after it.
 pub struct Joined {
@@ -166,12 +167,20 @@ impl Pump {
     }
 
     /// The sender while some client is attached: a line sent with no receiver is
-    /// dropped by the channel anyway, so it is not made at all.
-    fn listened(&self) -> Option<&broadcast::Sender<Line>> {
-        self.out.as_ref().filter(|out| out.receiver_count() > 0)
+    /// dropped by the channel anyway, so it is not made at all. Once the last client
+    /// has left, the buffer goes too (the next join makes a new one).
+    fn listened(&mut self) -> Option<&broadcast::Sender<Line>> {
+        if self
+            .out
+            .as_ref()
+            .is_some_and(|out| out.receiver_count() == 0)
+        {
+            self.out = None;
+        }
+        self.out.as_ref()
     }
 
-    fn send_json(&self, value: &impl serde::Serialize) {
+    fn send_json(&mut self, value: &impl serde::Serialize) {
         if let Some(out) = self.listened()
             && let Some(line) = crate::session::event_json(value)
         {
@@ -179,7 +188,7 @@ impl Pump {
         }
     }
 
-    fn send(&self, line: Line) {
+    fn send(&mut self, line: Line) {
         if let Some(out) = self.listened() {
             let _ = out.send(line);
         }

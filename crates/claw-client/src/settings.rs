@@ -220,7 +220,7 @@ impl ConfigInfo {
             if changed > 0 {
                 "s saves what changed here into the config file (its comments kept) · Esc closes"
             } else {
-                "Nothing changed here: /theme, /model, /thinking, /tools, F4 and F12 change settings"
+                "Nothing changed here: /theme, /model, /thinking, /tools, /steering, /followup, F4 and F12 change settings"
             },
             "",
         ));
@@ -240,21 +240,35 @@ impl ConfigInfo {
             .collect()
     }
 
-    /// The settings were saved: they are what the client starts with from now on.
+    /// The settings were saved: what changed is now the config file's, and all of them
+    /// are what the client starts with from now on.
     pub fn saved(&mut self, now: &Choices) {
+        let (s, file) = (&self.started, &mut self.origins);
+        for (changed, origin) in [
+            (now.theme != s.theme, &mut file.theme),
+            (now.panes != s.panes, &mut file.panes),
+            (now.mouse != s.mouse, &mut file.mouse),
+            (now.model != s.model, &mut file.model),
+            (now.thinking != s.thinking, &mut file.thinking),
+            (
+                now.tool_execution != s.tool_execution,
+                &mut file.tool_execution,
+            ),
+            (
+                now.steering_mode != s.steering_mode,
+                &mut file.steering_mode,
+            ),
+            (
+                now.follow_up_mode != s.follow_up_mode,
+                &mut file.follow_up_mode,
+            ),
+        ] {
+            if changed {
+                *origin = Origin::ConfigFile;
+            }
+        }
         self.started = now.clone();
         self.found = true;
-        let file = &mut self.origins;
-        for origin in [
-            &mut file.theme,
-            &mut file.panes,
-            &mut file.mouse,
-            &mut file.model,
-            &mut file.thinking,
-            &mut file.tool_execution,
-        ] {
-            *origin = Origin::ConfigFile;
-        }
     }
 }
 
@@ -335,5 +349,20 @@ mod tests {
                 .any(|r| r.label == "follow_up_mode" && r.value == "one-at-a-time   (default)"),
             "{shown:?}"
         );
+        // Saved: the changed one is the file's now; the others keep where they came from.
+        info.saved(&queued);
+        let shown = info.view_rows(&queued);
+        let row = |label: &str| {
+            shown
+                .iter()
+                .find(|r| r.label == label)
+                .map(|r| r.value.clone())
+        };
+        assert_eq!(row("steering_mode").as_deref(), Some("all   (config file)"));
+        assert_eq!(
+            row("follow_up_mode").as_deref(),
+            Some("one-at-a-time   (default)")
+        );
+        assert_eq!(row("thinking").as_deref(), Some("off   (default)"));
     }
 }

@@ -26,6 +26,10 @@ struct Line {
     /// A `rewind` line's count of the messages that remain.
     #[serde(default)]
     messages: usize,
+    /// A `message` line's message: parsed, so that a line the loader skips as damaged
+    /// (it does not parse) is skipped here too and the count stays in step.
+    #[serde(default)]
+    message: Option<Message>,
 }
 
 /// A text that appeared in a queue: its kind, and when the queue listed it.
@@ -84,7 +88,7 @@ pub(super) fn queue_kinds(data: &SessionData) -> HashMap<usize, QueueKind> {
                 }
                 pending = now;
             }
-            "message" => {
+            "message" if line.message.is_some() => {
                 if let Some(Message::User(user)) = data.messages.get(next)
                     // A message is made when it is typed, before its queue lists it; one
                     // made later (the same words sent again as a prompt) was not queued.

@@ -211,8 +211,12 @@ async fn watch_others(hub: &Arc<Hub>, me: u64, tx: MsgSender) {
         loop {
             let line = match lines.recv().await {
                 Ok(line) => line,
-                // Only presence and answers matter here: what was skipped is in `hub`.
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                // Only presence and answers matter here; falling this far behind means
+                // the runtime was starved, and a missed line is worth a trace.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!("the terminal missed {n} of the hub's lines");
+                    continue;
+                }
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             };
             let Some(msgs) = hub_line(&line, me, &hub) else {

@@ -57,71 +57,110 @@ fn ask() -> std::io::Result<Option<Answer>> {
     answer
 }
 
+/// Reads until the DA1 answer, which comes last: reading less would leave it in the
+/// input, echoed once raw mode is off and taken for typed keys.
 fn read_answer(tty: &mut std::fs::File) -> std::io::Result<Option<Answer>> {
     let deadline = Instant::now() + PROBE_TIMEOUT;
     let mut seen = Vec::new();
     loop {
-        if let Some(answer) = scan(&seen) {
-            return Ok(Some(answer));
+        let found = scan(&seen);
+        if found.da1 {
+            return Ok(Some(if found.flags {
+                Answer::Flags
+            } else {
+                Answer::Attributes
+            }));
         }
+        // Without DA1 by the deadline, the flags alone still say the protocol is there.
+        let on_time = found.flags.then_some(Answer::Flags);
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Ok(None);
+            return Ok(on_time);
         }
         let millis = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
         let mut fds = [PollFd::new(tty.as_fd(), PollFlags::POLLIN)];
         match poll(&mut fds, PollTimeout::from(millis)) {
-            Ok(0) => return Ok(None),
+            Ok(0) => return Ok(on_time),
             Ok(_) => {}
             Err(nix::errno::Errno::EINTR) => continue,
             Err(e) => return Err(e.into()),
         }
         let mut chunk = [0u8; 256];
         match tty.read(&mut chunk)? {
-            0 => return Ok(None),
+            0 => return Ok(on_time),
             n => seen.extend_from_slice(&chunk[..n]),
         }
     }
 }
 
-/// The first answer in `bytes`: `CSI ? flags u` or `CSI ? … c`, whichever comes first.
-fn scan(bytes: &[u8]) -> Option<Answer> {
+/// Which answers some bytes hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Found {
+    /// The protocol's flags, `CSI ? flags u`.
+    flags: bool,
+    /// The device attributes, `CSI ? … c`.
+    da1: bool,
+}
+
+/// The answers in `bytes`; an unfinished sequence at the end is not one yet.
+fn scan(bytes: &[u8]) -> Found {
+    let mut found = Found::default();
     let mut rest = bytes;
     while let Some(start) = rest.windows(3).position(|w| w == b"\x1b[?") {
         let body = &rest[start + 3..];
-        let end = body
+        let Some(end) = body
             .iter()
-            .position(|b| !(b.is_ascii_digit() || *b == b';'))?;
+            .position(|b| !(b.is_ascii_digit() || *b == b';'))
+        else {
+            break;
+        };
         match body[end] {
-            b'u' => return Some(Answer::Flags),
-            b'c' => return Some(Answer::Attributes),
-            _ => rest = &body[end..],
+            b'u' => found.flags = true,
+            b'c' => found.da1 = true,
+            _ => {}
         }
+        rest = &body[end..];
     }
-    None
+    found
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const BOTH: Found = Found {
+        flags: true,
+        da1: true,
+    };
+
     #[test]
     fn the_flags_before_da1_mean_the_protocol() {
-        assert_eq!(scan(b"\x1b[?1u\x1b[?62;22c"), Some(Answer::Flags));
-        assert_eq!(scan(b"\x1b[?0u"), Some(Answer::Flags));
+        assert_eq!(scan(b"\x1b[?1u\x1b[?62;22c"), BOTH);
+        // The flags without DA1 yet: the reading goes on until DA1 (or the deadline).
+        let flags_only = scan(b"\x1b[?0u");
+        assert!(flags_only.flags && !flags_only.da1);
     }
 
     #[test]
     fn da1_alone_means_no_protocol() {
-        assert_eq!(scan(b"\x1b[?62;22c"), Some(Answer::Attributes));
-        assert_eq!(scan(b"\x1b[?6c"), Some(Answer::Attributes));
+        let da1 = Found {
+            flags: false,
+            da1: true,
+        };
+        assert_eq!(scan(b"\x1b[?62;22c"), da1);
+        assert_eq!(scan(b"\x1b[?6c"), da1);
     }
 
     #[test]
     fn partial_or_foreign_bytes_wait_for_more() {
-        assert_eq!(scan(b""), None);
-        assert_eq!(scan(b"\x1b[?62;2"), None);
-        // A typed key and an unrelated report before the answer are skipped.
-        assert_eq!(scan(b"x\x1b[?1049h\x1b[?1u"), Some(Answer::Flags));
+        assert_eq!(scan(b""), Found::default());
+        assert_eq!(scan(b"\x1b[?62;2"), Found::default());
+        let flags = Found {
+            flags: true,
+            da1: false,
+        };
+        assert_eq!(scan(b"\x1b[?1u\x1b[?62"), flags);
+        // A typed key and an unrelated report before the answers are skipped.
+        assert_eq!(scan(b"x\x1b[?1049h\x1b[?1u\x1b[?62;22c"), BOTH);
     }
 }

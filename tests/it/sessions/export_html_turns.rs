@@ -250,3 +250,23 @@ async fn hostile_text_in_summaries_outline_and_badged_turns_stays_text() {
     assert_eq!(text(&select(&doc, "p.notice")[0]), EVIL);
     assert!(text(&select(&doc, "#usage")[0]).ends_with("cost n/a"));
 }
+
+/// A damaged message line (the loader skips it) does not move the badges: the export
+/// counts the message lines as the loader does.
+#[tokio::test]
+async fn a_damaged_message_line_leaves_the_badges_on_their_messages() {
+    let (data, _dir) = recorded_session().await;
+    let file = std::fs::read_to_string(&data.path).unwrap();
+    // A broken message line before every other line of the file but the first.
+    let (head, rest) = file.split_once('\n').unwrap();
+    let damaged = r#"{"type":"message","timestamp":1,"message":{"role":"user","content":42}}"#;
+    std::fs::write(&data.path, format!("{head}\n{damaged}\n{rest}")).unwrap();
+    let data = load(&data.path).unwrap();
+    let html = to_html(&data, &[], &HtmlOptions::default());
+    let doc = Html::parse_document(&html);
+    let badges: Vec<Vec<String>> = select(&doc, "main > section.user")
+        .iter()
+        .map(|s| select_in(*s, "h2 .badge").iter().map(text).collect())
+        .collect();
+    assert_eq!(badges, [vec![], vec!["steer"], vec!["follow-up"]], "{html}");
+}
