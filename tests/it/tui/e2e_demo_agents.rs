@@ -1,7 +1,8 @@
 //! The offline demo model's subagents and cron jobs in the real client (pty): a spawned
 //! subagent does a real job with a tool and its one-line report comes back as a
 //! notification with a one-line answer; a cron job's fires get one line each and
-//! `stop` ends the job; the help lists every command.
+//! `stop` ends the job; the help lists every command; a read's and a listing's card say
+//! what the call did.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::bin::Sandbox;
@@ -114,5 +115,34 @@ fn the_help_lists_every_demo_command() {
     ] {
         assert!(screen.contains(command), "{command:?} missing:\n{screen}");
     }
+    tui.quit();
+}
+
+/// A read's and a listing's card in the chat say what the call did, in the Tools pane's
+/// words: the lines read, the entries listed.
+#[test]
+fn the_cards_of_a_read_and_a_listing_say_what_they_did() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.workspace().join("notes.txt"), "one\ntwo\nthree\n").unwrap();
+    std::fs::write(sandbox.workspace().join("todo.md"), "- a\n").unwrap();
+    let mut tui = start(&sandbox, 40);
+
+    tui.send("read notes.txt\r");
+    tui.wait_for("the read's card", |s| {
+        s.contents().contains("✓ read_file notes.txt · 3 lines") && idle(s)
+    });
+    tui.send("list files\r");
+    let screen = tui.wait_for("the listing's card", |s| {
+        s.contents().contains("entries · ") && idle(s)
+    });
+    // Whatever else the workspace holds (the two files at least), the count is its own.
+    let entries = std::fs::read_dir(sandbox.workspace()).unwrap().count();
+    assert!(entries >= 2);
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("✓ list_dir") && l.contains(&format!("{entries} entries"))),
+        "{entries} entries:\n{screen}"
+    );
     tui.quit();
 }
