@@ -552,12 +552,15 @@ def echo_run(binary, extra_env, tokens):
 
 
 def main():
+    global TOKENS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", default="/tmp/rel/dist/claw-tui", help="the shipped (dist) binary")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--env", action="append", default=[], metavar="K=V",
                         help="extra environment for the binary (repeatable)")
     parser.add_argument("--json", action="store_true", help="print each run as JSON")
+    parser.add_argument("--tokens", type=int, default=20_000,
+                        help="tokens in the streamed answer (default 20,000)")
     parser.add_argument("--mcp-servers", type=int, default=0, metavar="N",
                         help="configure N stdio MCP servers (they connect after the first frame)")
     parser.add_argument("--mcp-command", default="target/release/examples/mcp_fixture",
@@ -565,6 +568,7 @@ def main():
     parser.add_argument("--config", default="", metavar="TOML",
                         help="more config file text, e.g. '[session]\\nrecord_events = false'")
     args = parser.parse_args()
+    TOKENS = args.tokens
     mcp = "\n" + args.config.replace("\\n", "\n") + "\n" if args.config else ""
     if args.mcp_servers:
         if not os.access(args.mcp_command, os.X_OK):
