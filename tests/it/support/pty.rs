@@ -18,6 +18,38 @@ struct Shared {
     closed: bool,
     /// How many background-colour queries (OSC 11) the program wrote.
     background_queries: usize,
+    /// Inside a synchronized update (`?2026h` seen, `?2026l` not yet): the frame is
+    /// half written, and a terminal that knows the mode would not show it.
+    in_sync: bool,
+    /// The last bytes read, so that a mode switch split between two reads is seen.
+    tail: Vec<u8>,
+}
+
+/// The start and the end of a synchronized update (xterm's mode 2026).
+const SYNC_BEGIN: &[u8] = b"\x1b[?2026h";
+const SYNC_END: &[u8] = b"\x1b[?2026l";
+
+impl Shared {
+    /// Follows the synchronized-update switches in `bytes`: the last one decides.
+    fn track_sync(&mut self, bytes: &[u8]) {
+        let mut seen = std::mem::take(&mut self.tail);
+        seen.extend_from_slice(bytes);
+        let last = |marker: &[u8]| seen.windows(marker.len()).rposition(|w| w == marker);
+        match (last(SYNC_BEGIN), last(SYNC_END)) {
+            (Some(b), Some(e)) => self.in_sync = b > e,
+            (Some(_), None) => self.in_sync = true,
+            (None, Some(_)) => self.in_sync = false,
+            (None, None) => {}
+        }
+        let keep = seen.len().saturating_sub(SYNC_BEGIN.len() - 1);
+        self.tail = seen.split_off(keep);
+    }
+
+    /// The screen as a terminal that honours synchronized updates shows it: `None`
+    /// while a frame is half written (unless the program is gone).
+    fn shown(&self) -> Option<&vt100::Screen> {
+        (!self.in_sync || self.closed).then(|| self.parser.screen())
+    }
 }
 
 /// The question a program asks to learn the terminal's background colour.
@@ -201,6 +233,8 @@ impl Tui {
                 ),
                 closed: false,
                 background_queries: 0,
+                in_sync: false,
+                tail: Vec::new(),
             }),
             Condvar::new(),
         ));
@@ -235,6 +269,7 @@ impl Tui {
                     return;
                 }
                 s.parser.process(&buf[..n]);
+                s.track_sync(&buf[..n]);
                 let asked = buf[..n]
                     .windows(BACKGROUND_QUERY.len())
                     .filter(|w| *w == BACKGROUND_QUERY)
@@ -337,8 +372,8 @@ impl Tui {
         let (lock, cvar) = &*self.shared;
         let mut s = lock.lock().unwrap();
         loop {
-            if pred(s.parser.screen()) {
-                return s.parser.screen().contents();
+            if let Some(screen) = s.shown().filter(|screen| pred(screen)) {
+                return screen.contents();
             }
             let now = Instant::now();
             if now >= deadline || s.closed {

@@ -103,13 +103,15 @@ fn the_client_records_resumes_starts_new_and_picks_sessions() {
     tui.send("\x1b[B");
     tui.send("\r");
     // The picker gone too: a frame is read as it arrives, and one half drawn can show
-    // the resumed chat above the picker's last rows.
-    let screen = tui.wait_for("the picked session", |s| {
+    // the resumed chat above the picker's last rows — its preview of the highlighted
+    // session's last prompt among them. So the wait is for the whole frame: the first
+    // session and none of the second; opening the wrong one times out with its screen.
+    tui.wait_for("the picked session, and only it", |s| {
         s.contents().contains("Resumed session")
             && s.contents().contains("› read notes.txt")
             && !s.contents().contains("name or first prompt")
+            && !s.contents().contains("› hello")
     });
-    assert!(!screen.contains("› hello"), "{screen}");
     tui.quit();
 }
 
