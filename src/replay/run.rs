@@ -6,12 +6,12 @@
 use super::screen::{Control, Replay};
 use crate::signals::StopSignals;
 use crate::tui::highlight::Highlighter;
+use crate::tui::host::input::TermInput;
 use crate::tui::terminal::Term;
 use crate::tui::{Effect, Msg};
-use crossterm::event::{Event, EventStream};
+use crossterm::event::Event;
 use crossterm::execute;
 use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
-use futures::StreamExt;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -26,7 +26,7 @@ pub async fn serve(
     term: &mut Term,
     stop: &mut StopSignals,
 ) -> std::io::Result<Option<i32>> {
-    let mut input = EventStream::new();
+    let mut input = TermInput::open()?;
     let (tx, mut highlighted) = mpsc::unbounded_channel::<Msg>();
     let mut highlighter = Highlighter::default();
     let mut dirty = true;

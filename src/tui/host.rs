@@ -16,6 +16,7 @@ mod export_file;
 pub mod history;
 mod hosting;
 mod inbox;
+pub mod input;
 mod inspector;
 pub mod launch;
 pub mod model_list;

@@ -7,6 +7,7 @@
 mod effects;
 mod lines;
 
+use super::input::TermInput;
 use super::terminal::{self, Term};
 use crate::agent::NoticeLevel;
 use crate::config::Settings;
@@ -15,11 +16,10 @@ use crate::tui::highlight::Highlighter;
 use crate::tui::msg::{Effect, Msg};
 use crate::tui::{App, view};
 use color_eyre::eyre::{bail, eyre};
-use crossterm::event::{Event, EventStream};
+use crossterm::event::Event;
 use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
 use effects::Action;
-use futures::StreamExt;
 use lines::Me;
 use std::path::Path;
 use std::time::Duration;
@@ -195,7 +195,10 @@ impl Client {
         lines: &mut tokio::io::Lines<BufReader<tokio::net::unix::OwnedReadHalf>>,
         stop: &mut crate::signals::StopSignals,
     ) -> Ended {
-        let mut input = EventStream::new();
+        let mut input = match TermInput::open() {
+            Ok(input) => input,
+            Err(e) => return Ended::Lost(format!("the terminal cannot be read: {e}")),
+        };
         let mut last_draw = Instant::now();
         let mut last_tick = Instant::now();
         if let Err(e) = self.draw(term) {

@@ -7,6 +7,7 @@ mod effects;
 
 use super::Approvals;
 use super::background::Background;
+use super::input::TermInput;
 use super::session_host::SessionHost;
 use super::terminal::{self, Term};
 use crate::agent::{Agent, AgentEvent};
@@ -17,10 +18,9 @@ use crate::tools::policy::ToolPolicy;
 use crate::tui::highlight::Highlighter;
 use crate::tui::msg::Msg;
 use crate::tui::{App, view};
-use crossterm::event::{Event, EventStream};
+use crossterm::event::Event;
 use crossterm::terminal::{BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate};
 use crossterm::{execute, queue};
-use futures::StreamExt;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -259,7 +259,7 @@ impl Runtime {
         inbox: &mut UnboundedReceiver<Msg>,
         stop: &mut StopSignals,
     ) -> std::io::Result<Exit> {
-        let mut input = EventStream::new();
+        let mut input = TermInput::open()?;
         let mut last_tick = Instant::now();
         self.draw(app, term)?;
         self.background.first_frame();

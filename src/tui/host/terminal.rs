@@ -60,9 +60,22 @@ fn note_hangup(error: &io::Error) {
 /// Whether the mouse is captured (restored after suspend and the editor).
 static MOUSE: AtomicBool = AtomicBool::new(false);
 
+/// xterm's modifyOtherKeys at level 1: keys with modifiers that would otherwise send
+/// the same bytes as without (Shift+Enter, Ctrl+Enter, Alt+Enter) come as
+/// `CSI 27;mods;key~`, which `input` decodes; Ctrl+letter keys keep their control
+/// bytes. xterm and tmux (with `extended-keys` on) answer it; the kitty protocol, where
+/// the terminal has both, takes precedence; other terminals ignore it.
+struct ModifyOtherKeys(bool);
+
+impl crossterm::Command for ModifyOtherKeys {
+    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        f.write_str(if self.0 { "\x1b[>4;1m" } else { "\x1b[>4;0m" })
+    }
+}
+
 /// Switches to raw mode and the alternate screen, with bracketed paste, unambiguous
-/// key codes (so Shift+Enter can be told apart where the terminal supports it) and,
-/// when asked, mouse capture.
+/// key codes (the kitty protocol and xterm's modifyOtherKeys, so Shift+Enter can be
+/// told apart where the terminal supports either) and, when asked, mouse capture.
 pub fn enter(mouse: bool) -> io::Result<()> {
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
@@ -73,6 +86,7 @@ pub fn enter(mouse: bool) -> io::Result<()> {
         EnterAlternateScreen,
         EnableBracketedPaste,
         PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES),
+        ModifyOtherKeys(true),
         cursor::Hide
     )?;
     if mouse {
@@ -81,10 +95,11 @@ pub fn enter(mouse: bool) -> io::Result<()> {
     Ok(())
 }
 
-/// Whether the terminal can tell Shift+Enter from Enter: only through the kitty keyboard
-/// protocol `enter` asks for (asked by `probe`, with a bounded wait). xterm's
-/// modifyOtherKeys is not asked for: the key reader does not decode its `CSI 27;2;13~`
-/// form, and with it on, Ctrl keys would arrive in that form too and stop working.
+/// Whether the terminal is known at start to tell Shift+Enter from Enter: when it
+/// speaks the kitty keyboard protocol (asked by `probe`, with a bounded wait). Whether
+/// modifyOtherKeys reaches the client cannot be asked (tmux answers for itself, not for
+/// its `extended-keys` option), so there the client learns it from the first
+/// Shift+Enter that arrives as one.
 pub fn tells_shift_enter_apart() -> bool {
     super::probe::kitty_keyboard()
 }
@@ -100,7 +115,8 @@ pub fn leave() {
     if MOUSE.load(Ordering::SeqCst) {
         let _ = execute!(out, DisableMouseCapture).inspect_err(note_hangup);
     }
-    let _ = execute!(out, PopKeyboardEnhancementFlags).inspect_err(note_hangup);
+    let _ =
+        execute!(out, ModifyOtherKeys(false), PopKeyboardEnhancementFlags).inspect_err(note_hangup);
     let _ = execute!(out, DisableBracketedPaste).inspect_err(note_hangup);
     let _ = execute!(out, LeaveAlternateScreen, cursor::Show).inspect_err(note_hangup);
     let _ = disable_raw_mode();

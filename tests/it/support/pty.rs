@@ -23,14 +23,23 @@ struct Shared {
     in_sync: bool,
     /// The last bytes read, so that a mode switch split between two reads is seen.
     tail: Vec<u8>,
+    /// Whether xterm's modifyOtherKeys is on (`CSI >4;1m` or `;2m` last, not `;0m`).
+    modify_other_keys: bool,
 }
 
 /// The start and the end of a synchronized update (xterm's mode 2026).
 const SYNC_BEGIN: &[u8] = b"\x1b[?2026h";
 const SYNC_END: &[u8] = b"\x1b[?2026l";
+/// xterm's modifyOtherKeys switched on (levels 1 and 2) and off.
+const MODIFY_OTHER_KEYS: [(&[u8], bool); 3] = [
+    (b"\x1b[>4;1m", true),
+    (b"\x1b[>4;2m", true),
+    (b"\x1b[>4;0m", false),
+];
 
 impl Shared {
-    /// Follows the synchronized-update switches in `bytes`: the last one decides.
+    /// Follows the synchronized-update and modifyOtherKeys switches in `bytes`: the
+    /// last one of each decides.
     fn track_sync(&mut self, bytes: &[u8]) {
         let mut seen = std::mem::take(&mut self.tail);
         seen.extend_from_slice(bytes);
@@ -40,6 +49,13 @@ impl Shared {
             (Some(_), None) => self.in_sync = true,
             (None, Some(_)) => self.in_sync = false,
             (None, None) => {}
+        }
+        let last_switch = MODIFY_OTHER_KEYS
+            .iter()
+            .filter_map(|(marker, on)| Some((last(marker)?, *on)))
+            .max_by_key(|(at, _)| *at);
+        if let Some((_, on)) = last_switch {
+            self.modify_other_keys = on;
         }
         let keep = seen.len().saturating_sub(SYNC_BEGIN.len() - 1);
         self.tail = seen.split_off(keep);
@@ -235,6 +251,7 @@ impl Tui {
                 background_queries: 0,
                 in_sync: false,
                 tail: Vec::new(),
+                modify_other_keys: false,
             }),
             Condvar::new(),
         ));
@@ -418,7 +435,7 @@ impl Tui {
 
     /// The terminal as the program left it after [`Tui::wait_exit`]: whether it is still
     /// in raw mode (no line editing, no echo), and whether the screen still reports the
-    /// mouse or takes bracketed paste.
+    /// mouse, takes bracketed paste or has modifyOtherKeys on.
     pub fn modes_left(&self) -> LeftModes {
         use nix::sys::termios::{LocalFlags, tcgetattr};
         let fd = self.master.as_ref().and_then(|m| m.as_raw_fd()).unwrap();
@@ -432,6 +449,7 @@ impl Tui {
                 .contains(LocalFlags::ICANON | LocalFlags::ECHO),
             mouse: screen.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
             bracketed_paste: screen.bracketed_paste(),
+            modify_other_keys: s.modify_other_keys,
         }
     }
 
@@ -450,6 +468,8 @@ pub struct LeftModes {
     pub mouse: bool,
     /// Bracketed paste still on.
     pub bracketed_paste: bool,
+    /// xterm's modifyOtherKeys still on.
+    pub modify_other_keys: bool,
 }
 
 impl Drop for Tui {

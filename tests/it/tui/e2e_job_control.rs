@@ -89,6 +89,7 @@ fn given_back(sh: &Tui, when: &str) {
         raw: false,
         mouse: false,
         bracketed_paste: false,
+        modify_other_keys: false,
     };
     assert_eq!(sh.modes_left(), none, "{when}: {}", sh.text());
 }
@@ -109,6 +110,7 @@ fn foreground_again(sh: &mut Tui, typed: &str) {
         raw: true,
         mouse: true,
         bracketed_paste: true,
+        modify_other_keys: true,
     };
     assert_eq!(sh.modes_left(), all, "the client's modes are back");
     sh.send(typed);

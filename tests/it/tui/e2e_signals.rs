@@ -22,7 +22,8 @@ fn stopped_mid_answer(signal: Signal) {
         LeftModes {
             raw: true,
             mouse: true,
-            bracketed_paste: true
+            bracketed_paste: true,
+            modify_other_keys: true,
         }
     );
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(tui.pid()), signal).unwrap();
@@ -38,7 +39,8 @@ fn stopped_mid_answer(signal: Signal) {
         LeftModes {
             raw: false,
             mouse: false,
-            bracketed_paste: false
+            bracketed_paste: false,
+            modify_other_keys: false,
         },
         "{signal}: the terminal's modes are given back"
     );

@@ -259,6 +259,39 @@ fn without_the_kitty_protocol_the_keys_line_offers_alt_enter() {
     makes_a_new_line(tui, "\x1b\r");
 }
 
+/// xterm, and tmux with `extended-keys on`, send Shift+Enter as modifyOtherKeys'
+/// `CSI 27;2;13~` once asked: the client asks, decodes it as a new line, and from then
+/// on the keys line offers Shift+Enter (the start could not know the terminal would).
+/// Leaving gives the terminal its keys back.
+#[test]
+fn modify_other_keys_shift_enter_makes_a_new_line_and_is_then_offered() {
+    let sandbox = Sandbox::new();
+    let mut tui = Tui::demo(sandbox.dir.path(), "0", &[]);
+    tui.wait_text("Alt+Enter: newline");
+    assert!(
+        tui.modes_left().modify_other_keys,
+        "modifyOtherKeys was asked for"
+    );
+    tui.send("first\x1b[27;2;13~second");
+    let screen = tui.wait_for("the second line and the key offered", |s| {
+        s.contents().contains("second") && s.contents().contains("Shift+Enter: newline")
+    });
+    assert!(
+        screen.lines().any(|l| l.contains("first")) && !screen.contains("› first"),
+        "a new line, not a sent message: {screen}"
+    );
+    // Level 1 leaves Ctrl+letter keys as control bytes: Ctrl+C clears the composer.
+    tui.send("\x03");
+    tui.wait_for("the empty composer", |s| !s.contents().contains("second"));
+    tui.send("\x04");
+    let (code, alternate, _) = tui.wait_exit();
+    assert_eq!((code, alternate), (0, false));
+    assert!(
+        !tui.modes_left().modify_other_keys,
+        "modifyOtherKeys is switched off"
+    );
+}
+
 /// The demo in a 120×30 terminal that answers the questions `answers` says.
 fn demo_answering(sandbox: &Sandbox, answers: Answers) -> Tui {
     let root = sandbox.dir.path();

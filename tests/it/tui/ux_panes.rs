@@ -9,7 +9,7 @@ use crate::support::tui::*;
 use claw_tui::agent::StopReason;
 use claw_tui::tui::layout::{Focus, PaneMode};
 use claw_tui::tui::{App, AppConfig, Msg};
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyModifiers};
 use serde_json::json;
 
 /// An app with `panes = "auto"` of the given size.
@@ -136,4 +136,11 @@ fn the_keys_line_promises_shift_enter_only_where_the_terminal_sends_it() {
     let shown = screen(&mut app).join("\n");
     assert!(shown.contains("Alt+Enter: newline"), "{shown}");
     assert!(!shown.contains("Shift+Enter"), "{shown}");
+    // A Shift+Enter that arrives as one (modifyOtherKeys through tmux) shows the
+    // terminal tells them apart after all; a plain Enter shows nothing.
+    app.update(key(KeyCode::Enter));
+    assert!(!screen(&mut app).join("\n").contains("Shift+Enter"));
+    app.update(with(KeyCode::Enter, KeyModifiers::SHIFT));
+    let shown = screen(&mut app).join("\n");
+    assert!(shown.contains("Shift+Enter: newline"), "{shown}");
 }

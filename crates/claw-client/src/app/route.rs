@@ -172,6 +172,20 @@ impl App {
         Handled::changed()
     }
 
+    /// A Shift+Enter that arrived as one shows the terminal tells it from Enter (what
+    /// the start could not always know: modifyOtherKeys through tmux), so the keys line
+    /// may offer it from now on.
+    fn learn_shift_enter(&mut self, key: &KeyEvent) -> Handled {
+        if self.shift_enter
+            || key.code != KeyCode::Enter
+            || !key.modifiers.contains(KeyModifiers::SHIFT)
+        {
+            return Handled::unchanged();
+        }
+        self.shift_enter = true;
+        Handled::changed()
+    }
+
     fn terminal_event(&mut self, event: Event) -> Handled {
         match event {
             Event::Key(key) if key.kind == KeyEventKind::Release => Handled::ignored(),
@@ -182,7 +196,7 @@ impl App {
                 } else {
                     self.end_quit_window()
                 };
-                ended.and(self.key(key))
+                ended.and(self.learn_shift_enter(&key)).and(self.key(key))
             }
             Event::Paste(text) => {
                 let ended = self.end_quit_window();
