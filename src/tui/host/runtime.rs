@@ -200,16 +200,12 @@ impl Runtime {
         app: &mut App,
         term: &mut Term,
     ) -> std::io::Result<()> {
-        // Input is suspended while another program has the terminal: the stream
-        // is not polled until it is back, and its reader thread reads the terminal
-        // only for a poll that found nothing, while the last poll delivered the
-        // key that asked for this. So every key typed meanwhile goes to that
-        // program, and the same stream resumes afterwards. (Dropping it and
-        // starting a fresh one would leave the old one's wake-up behind, which
-        // can make the new reader miss the next keys.) After a SIGTSTP from outside
-        // a poll may be waiting; its thread stops with the process, and a read from
-        // the background would only stop it again (SIGTTIN), so the keys stay the
-        // shell's until the client is in the foreground again.
+        // Input is suspended while another program has the terminal: the terminal
+        // is read only while `input.next()` is awaited, and it is not until the
+        // terminal is back, so every key typed meanwhile goes to that program. After
+        // a SIGTSTP from outside, a read from the background would only stop the
+        // process again (SIGTTIN), so the keys stay the shell's until the client is
+        // in the foreground again.
         self.hand_over(handover).await;
         // `Terminal::clear` would ask the terminal for the cursor position and wait
         // for the answer; clearing directly and drawing an empty frame resets
