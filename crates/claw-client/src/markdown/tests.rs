@@ -123,3 +123,30 @@ fn single_line_breaks_are_kept_in_paragraphs_lists_and_quotes() {
         ]
     );
 }
+
+#[test]
+fn headings_one_to_three_stand_out_from_body_text_each_its_own_way() {
+    let (out, _) = rendered("# One\n\n## Two\n\n### Three\n\nbody\n");
+    let style_of = |text: &str| {
+        out.iter()
+            .flat_map(|l| l.spans.iter())
+            .find(|s| s.content.as_ref() == text)
+            .map(|s| s.style)
+            .unwrap_or_else(|| panic!("{text} not rendered"))
+    };
+    let accent = Theme::fallback().fg(Token::Accent).fg;
+    let (one, two, three, body) = (
+        style_of("One"),
+        style_of("Two"),
+        style_of("Three"),
+        style_of("body"),
+    );
+    for heading in [one, two, three] {
+        assert_eq!(heading.fg, accent, "{heading:?}");
+        assert!(heading.add_modifier.contains(Modifier::BOLD), "{heading:?}");
+    }
+    assert!(one.add_modifier.contains(Modifier::UNDERLINED));
+    assert!(three.add_modifier.contains(Modifier::ITALIC));
+    assert!(one != two && two != three, "three levels told apart");
+    assert!(!body.add_modifier.contains(Modifier::BOLD) && body.fg != accent);
+}

@@ -46,9 +46,6 @@ fn sequence(bytes: &[u8]) -> Step {
         return Step::Took(2 + end, None);
     }
     let taken = 2 + end + 1;
-    if &bytes[..taken] == PASTE_START {
-        return paste(bytes);
-    }
     let params = &body[..end];
     if params.iter().any(|b| (0x20..=0x2f).contains(b)) {
         // An intermediate byte (`$` in `CSI ? 2026 ; 2 $ y`): a terminal's report.
@@ -57,17 +54,38 @@ fn sequence(bytes: &[u8]) -> Step {
     Step::Took(taken, decode(params, last))
 }
 
-/// The text between `ESC [200~` and `ESC [201~`, once the end has arrived.
-fn paste(bytes: &[u8]) -> Step {
+/// Where a bracketed paste stands.
+pub(super) enum Paste {
+    /// Complete: its length in bytes, markers included, and the pasted text.
+    Done(usize, Event),
+    /// The end has not arrived; the text up to this many bytes holds no end marker.
+    Open(usize),
+}
+
+/// A bracketed paste at the start of `bytes`, if they start one.
+pub(super) fn starts_paste(bytes: &[u8]) -> bool {
+    bytes.starts_with(PASTE_START)
+}
+
+/// The paste at the start of `bytes`: its text between `ESC [200~` and `ESC [201~`.
+/// `searched` bytes of the text were looked through before, so a paste arriving in
+/// many reads is searched once, not once per read.
+pub(super) fn paste(bytes: &[u8], searched: usize) -> Paste {
     let text = &bytes[PASTE_START.len()..];
-    match text.windows(PASTE_END.len()).position(|w| w == PASTE_END) {
-        Some(end) => Step::Took(
-            PASTE_START.len() + end + PASTE_END.len(),
-            Some(Event::Paste(
-                String::from_utf8_lossy(&text[..end]).into_owned(),
-            )),
-        ),
-        None => Step::Wait,
+    let from = searched.saturating_sub(PASTE_END.len() - 1);
+    match text[from..]
+        .windows(PASTE_END.len())
+        .position(|w| w == PASTE_END)
+    {
+        Some(at) => {
+            let end = from + at;
+            let pasted = String::from_utf8_lossy(&text[..end]).into_owned();
+            Paste::Done(
+                PASTE_START.len() + end + PASTE_END.len(),
+                Event::Paste(pasted),
+            )
+        }
+        None => Paste::Open(text.len()),
     }
 }
 

@@ -27,6 +27,8 @@ pub(super) enum Step {
 #[derive(Debug, Default)]
 pub struct Decoder {
     pending: Vec<u8>,
+    /// How much of an unfinished paste's text was searched for its end already.
+    paste_searched: usize,
 }
 
 impl Decoder {
@@ -38,7 +40,22 @@ impl Decoder {
         let mut events = Vec::new();
         let mut at = 0;
         while at < self.pending.len() {
-            match step(&self.pending[at..], more) {
+            let rest = &self.pending[at..];
+            if csi::starts_paste(rest) {
+                match csi::paste(rest, self.paste_searched) {
+                    csi::Paste::Done(n, event) => {
+                        events.push(event);
+                        at += n;
+                        self.paste_searched = 0;
+                        continue;
+                    }
+                    csi::Paste::Open(searched) => {
+                        self.paste_searched = searched;
+                        break;
+                    }
+                }
+            }
+            match step(rest, more) {
                 Step::Took(n, event) => {
                     events.extend(event);
                     at += n.max(1);

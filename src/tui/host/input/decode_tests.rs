@@ -227,3 +227,20 @@ fn broken_sequences_are_skipped_without_losing_what_follows() {
     // Unknown final bytes and modifyOtherKeys without its code are nothing.
     assert_eq!(all(b"\x1b[5x\x1b[27;2~"), []);
 }
+
+#[test]
+fn a_paste_read_in_many_pieces_is_searched_once_and_an_end_split_between_reads_is_found() {
+    let mut d = Decoder::default();
+    assert!(d.feed(b"\x1b[200~", false).is_empty());
+    for _ in 0..1000 {
+        assert!(d.feed(&[b'x'; 4096], false).is_empty());
+    }
+    // The end marker split between two reads.
+    assert!(d.feed(b"\x1b[20", false).is_empty());
+    let events = d.feed(b"1~q", false);
+    let [Event::Paste(text), key] = events.as_slice() else {
+        panic!("{events:?}");
+    };
+    assert_eq!(text.len(), 4096 * 1000);
+    assert_eq!(*key, plain(KeyCode::Char('q')));
+}
