@@ -25,6 +25,7 @@ pub mod png_bomb;
 pub mod poll;
 pub mod pty;
 pub mod reading;
+pub mod readme;
 pub mod rpc;
 pub mod runs;
 pub mod runtime;

@@ -7,21 +7,26 @@
 
 mod csi;
 mod decode;
+mod escape;
 mod kitty;
 mod mouse;
 
 pub use decode::Decoder;
 
 use crossterm::event::Event;
-use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read};
-use std::os::fd::AsFd;
+use std::io::{self, IsTerminal, Read};
 use std::os::unix::fs::OpenOptionsExt;
+use std::time::Duration;
 use tokio::io::Interest;
 use tokio::io::unix::AsyncFd;
 use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio::time::{Instant, sleep_until};
+
+/// How long the rest of a sequence may take after its Esc before the Esc is taken for
+/// the key: a terminal writes a sequence at once, but a slow link may split it.
+const SEQUENCE_GAP: Duration = Duration::from_millis(25);
 
 /// The controlling terminal's keys, mouse, pastes, focus changes and resizes.
 pub struct TermInput {
@@ -29,16 +34,32 @@ pub struct TermInput {
     decoder: Decoder,
     ready: VecDeque<Event>,
     resized: Signal,
+    /// When bytes held for the rest of a sequence are decoded as they are.
+    flush_at: Option<Instant>,
 }
 
 impl TermInput {
-    /// Opens the controlling terminal for reading, on its own open file (so that
-    /// reading without blocking does not make writes to the shared one fail).
+    /// Opens the terminal for reading, on an open file of its own (so that reading
+    /// without blocking does not make writes to the shared one fail): the controlling
+    /// terminal, or else standard input when that is a terminal (a process started
+    /// without one, by `setsid`). A failure is said as such, never as a hang-up, so the
+    /// terminal's modes are still given back.
     pub fn open() -> io::Result<Self> {
-        let tty = OpenOptions::new()
-            .read(true)
-            .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
-            .open("/dev/tty")?;
+        let open = |path: &str| {
+            OpenOptions::new()
+                .read(true)
+                .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+                .open(path)
+        };
+        let tty = open("/dev/tty")
+            .or_else(|e| {
+                if std::io::stdin().is_terminal() {
+                    open("/proc/self/fd/0")
+                } else {
+                    Err(e)
+                }
+            })
+            .map_err(|e| io::Error::other(format!("cannot read the terminal: {e}")))?;
         // SAFETY: a `File` owns its descriptor and gives the same one for its whole
         // life, which the `AsyncFd` holding it bounds.
         let tty = unsafe { AsyncFd::register_with_interest(tty, Interest::READABLE) }?;
@@ -47,6 +68,7 @@ impl TermInput {
             decoder: Decoder::default(),
             ready: VecDeque::new(),
             resized: signal(SignalKind::window_change())?,
+            flush_at: None,
         })
     }
 
@@ -57,6 +79,10 @@ impl TermInput {
             if let Some(event) = self.ready.pop_front() {
                 return Some(Ok(event));
             }
+            // A deadline kept across calls: the loop drops this future whenever another
+            // of its branches wins (every streamed token), and a timer started afresh
+            // each time would never run out while an answer streams.
+            let flush_at = self.flush_at;
             tokio::select! {
                 guard = self.tty.readable() => {
                     let mut guard = match guard {
@@ -68,8 +94,11 @@ impl TermInput {
                         Err(_would_block) => continue,
                         Ok(Ok(0)) => return None,
                         Ok(Ok(n)) => {
-                            let more = waiting(self.tty.get_ref());
-                            self.ready.extend(self.decoder.feed(&buf[..n], more));
+                            self.ready.extend(self.decoder.feed(&buf[..n], true));
+                            self.flush_at = self
+                                .decoder
+                                .undecided()
+                                .then(|| Instant::now() + SEQUENCE_GAP);
                         }
                         Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                         // A hung-up terminal reads as EIO: its input has ended.
@@ -77,18 +106,17 @@ impl TermInput {
                         Ok(Err(e)) => return Some(Err(e)),
                     }
                 }
-                _ = self.resized.recv() => match crossterm::terminal::size() {
+                Some(()) = self.resized.recv() => match crossterm::terminal::size() {
                     Ok((cols, rows)) => self.ready.push_back(Event::Resize(cols, rows)),
                     Err(e) => tracing::debug!("the new terminal size is unknown: {e}"),
                 },
+                // Nothing more came: a lone Esc is the key, `ESC [` Alt+[.
+                () = sleep_until(flush_at.unwrap_or_else(Instant::now)), if flush_at.is_some() => {
+                    self.ready.extend(self.decoder.feed(&[], false));
+                    // Still undecided (a long paste under way): wait for its bytes.
+                    self.flush_at = None;
+                }
             }
         }
     }
-}
-
-/// Whether more input is already waiting to be read (an Esc followed at once by more
-/// bytes starts a sequence; an Esc alone is the key).
-fn waiting(tty: &File) -> bool {
-    let mut fds = [PollFd::new(tty.as_fd(), PollFlags::POLLIN)];
-    poll(&mut fds, PollTimeout::ZERO).is_ok_and(|n| n > 0)
 }

@@ -8,7 +8,8 @@ use crossterm::event::{
     KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode,
+    enable_raw_mode,
 };
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
@@ -69,7 +70,9 @@ struct ModifyOtherKeys(bool);
 
 impl crossterm::Command for ModifyOtherKeys {
     fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
-        f.write_str(if self.0 { "\x1b[>4;1m" } else { "\x1b[>4;0m" })
+        // Off is `CSI >4m`: back to the terminal's own setting (an xterm configured
+        // with modifyOtherKeys keeps it), which tmux reads as off.
+        f.write_str(if self.0 { "\x1b[>4;1m" } else { "\x1b[>4m" })
     }
 }
 
@@ -111,7 +114,9 @@ pub fn leave() {
         return;
     }
     let mut out = io::stdout();
-    // Best effort: each step is tried even if an earlier one failed.
+    // Best effort: each step is tried even if an earlier one failed. A frame cut off
+    // (a panic while drawing) would leave the terminal holding its output back.
+    let _ = execute!(out, EndSynchronizedUpdate).inspect_err(note_hangup);
     if MOUSE.load(Ordering::SeqCst) {
         let _ = execute!(out, DisableMouseCapture).inspect_err(note_hangup);
     }

@@ -7,38 +7,10 @@
 
 use crate::support::bin::{Sandbox, run};
 use crate::support::control::Rig;
+use crate::support::readme::block;
 use crate::support::{Reply, sent_results};
 use serde_json::{Value, json};
 use std::path::Path;
-
-/// The fenced blocks of the README, as (info string, text).
-fn readme_blocks() -> Vec<(String, String)> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let mut blocks = Vec::new();
-    let mut current: Option<(String, String)> = None;
-    for line in readme.lines() {
-        match (&mut current, line.strip_prefix("```")) {
-            (None, Some(info)) => current = Some((info.trim().to_owned(), String::new())),
-            (Some(_), Some(_)) => blocks.extend(current.take()),
-            (Some((_, text)), None) => {
-                text.push_str(line);
-                text.push('\n');
-            }
-            (None, None) => {}
-        }
-    }
-    blocks
-}
-
-/// The README block of kind `info` that mentions `needle`.
-fn block(info: &str, needle: &str) -> String {
-    readme_blocks()
-        .into_iter()
-        .find(|(i, text)| i == info && text.contains(needle))
-        .map(|(_, text)| text)
-        .unwrap_or_else(|| panic!("the README has no {info} block with {needle}"))
-}
 
 /// Where the README keeps the hook scripts: the config dir's `hooks/`.
 const README_HOOKS: &str = "${XDG_CONFIG_HOME:-$HOME/.config}/claw-tui/hooks";

@@ -31,11 +31,14 @@ struct Shared {
 const SYNC_BEGIN: &[u8] = b"\x1b[?2026h";
 const SYNC_END: &[u8] = b"\x1b[?2026l";
 /// xterm's modifyOtherKeys switched on (levels 1 and 2) and off.
-const MODIFY_OTHER_KEYS: [(&[u8], bool); 3] = [
+const MODIFY_OTHER_KEYS: [(&[u8], bool); 4] = [
     (b"\x1b[>4;1m", true),
     (b"\x1b[>4;2m", true),
     (b"\x1b[>4;0m", false),
+    (b"\x1b[>4m", false),
 ];
+/// Leaving the alternate screen: whatever frame was open is over.
+const ALTERNATE_OFF: &[u8] = b"\x1b[?1049l";
 
 impl Shared {
     /// Follows the synchronized-update and modifyOtherKeys switches in `bytes`: the
@@ -44,7 +47,11 @@ impl Shared {
         let mut seen = std::mem::take(&mut self.tail);
         seen.extend_from_slice(bytes);
         let last = |marker: &[u8]| seen.windows(marker.len()).rposition(|w| w == marker);
-        match (last(SYNC_BEGIN), last(SYNC_END)) {
+        let end = [last(SYNC_END), last(ALTERNATE_OFF)]
+            .into_iter()
+            .flatten()
+            .max();
+        match (last(SYNC_BEGIN), end) {
             (Some(b), Some(e)) => self.in_sync = b > e,
             (Some(_), None) => self.in_sync = true,
             (None, Some(_)) => self.in_sync = false,
@@ -395,8 +402,10 @@ impl Tui {
             let now = Instant::now();
             if now >= deadline || s.closed {
                 panic!(
-                    "timed out waiting for {what} (closed: {}); screen:\n{}",
+                    "timed out waiting for {what} (closed: {}, inside a frame: {}); \
+                     screen:\n{}",
                     s.closed,
+                    s.in_sync,
                     s.parser.screen().contents()
                 );
             }

@@ -7,10 +7,10 @@
 //! mouse, bracketed paste, focus) and yields crossterm's event types, so nothing above
 //! the host notices the change.
 
-use super::csi;
+use super::{csi, escape};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
-const ESC: u8 = 0x1b;
+pub(super) const ESC: u8 = 0x1b;
 
 /// Where the bytes read so far stand.
 #[derive(Debug, PartialEq)]
@@ -33,8 +33,8 @@ pub struct Decoder {
 
 impl Decoder {
     /// Decodes `bytes` after what an earlier read left unfinished. `more` says whether
-    /// more input is already waiting: without it, a lone Esc is the Esc key (and an
-    /// Alt+`[` or Alt+`O` is that key), not the start of a sequence.
+    /// more input may still come for it: without it, a lone Esc is the Esc key (and an
+    /// Alt+`[`, Alt+`O` or Alt+`]` is that key), not the start of a sequence.
     pub fn feed(&mut self, bytes: &[u8], more: bool) -> Vec<Event> {
         self.pending.extend_from_slice(bytes);
         let mut events = Vec::new();
@@ -66,6 +66,11 @@ impl Decoder {
         self.pending.drain(..at);
         events
     }
+
+    /// Whether bytes are held waiting for the rest of a sequence.
+    pub fn undecided(&self) -> bool {
+        !self.pending.is_empty()
+    }
 }
 
 /// Decodes the event at the start of `bytes` (never empty).
@@ -73,41 +78,35 @@ pub(super) fn step(bytes: &[u8], more: bool) -> Step {
     match bytes {
         [ESC] if more => Step::Wait,
         [ESC] => key_step(1, KeyCode::Esc, KeyModifiers::NONE),
+        // rxvt and PuTTY send Alt with a key that has a sequence as Esc and that
+        // sequence (Alt+Up: `ESC ESC [ A`).
+        [ESC, ESC, b'[' | b'O', ..] => with_alt(step(&bytes[1..], more)),
         // Two Esc presses read together are two Esc keys.
         [ESC, ESC, ..] => key_step(1, KeyCode::Esc, KeyModifiers::NONE),
         [ESC, b'[', ..] => csi::step(bytes, more),
-        [ESC, b'O'] if more => Step::Wait,
-        [ESC, b'O', last, ..] if b"ABCDHFPQRS".contains(last) => ss3(*last),
-        [ESC, rest @ ..] => match step(rest, more) {
-            Step::Took(n, Some(Event::Key(mut key))) => {
-                key.modifiers |= KeyModifiers::ALT;
-                Step::Took(n + 1, Some(Event::Key(key)))
-            }
-            Step::Took(n, other) => Step::Took(n + 1, other),
-            Step::Wait => Step::Wait,
-        },
+        [ESC, b'O', ..] => escape::ss3(bytes, more),
+        [ESC, b']', ..] => escape::osc(bytes, more),
+        [ESC, rest @ ..] => with_alt(step(rest, more)),
         [first, ..] if *first < 0x20 || *first == 0x7f => control(*first),
         _ => utf8(bytes),
+    }
+}
+
+/// The step of what follows an Esc, as one more byte, and with Alt if it is a key.
+pub(super) fn with_alt(step: Step) -> Step {
+    match step {
+        Step::Took(n, Some(Event::Key(mut key))) => {
+            key.modifiers |= KeyModifiers::ALT;
+            Step::Took(n + 1, Some(Event::Key(key)))
+        }
+        Step::Took(n, other) => Step::Took(n + 1, other),
+        Step::Wait => Step::Wait,
     }
 }
 
 /// One key of `n` bytes.
 pub(super) fn key_step(n: usize, code: KeyCode, modifiers: KeyModifiers) -> Step {
     Step::Took(n, Some(Event::Key(KeyEvent::new(code, modifiers))))
-}
-
-/// `ESC O x`: the cursor keys in application mode, and F1–F4.
-fn ss3(last: u8) -> Step {
-    let code = match last {
-        b'A' => KeyCode::Up,
-        b'B' => KeyCode::Down,
-        b'C' => KeyCode::Right,
-        b'D' => KeyCode::Left,
-        b'H' => KeyCode::Home,
-        b'F' => KeyCode::End,
-        f => KeyCode::F(f - b'P' + 1),
-    };
-    key_step(3, code, KeyModifiers::NONE)
 }
 
 /// A C0 control byte or DEL. In raw mode the terminal sends `\r` for Enter; `\n` is
@@ -140,6 +139,14 @@ fn utf8(bytes: &[u8]) -> Step {
         0xf0..=0xf7 => 4,
         _ => return Step::Took(1, None),
     };
+    // A byte that cannot continue the character ends it at once, rather than holding
+    // the keys after it back until enough bytes came.
+    if bytes[1..len.min(bytes.len())]
+        .iter()
+        .any(|b| !(0x80..=0xbf).contains(b))
+    {
+        return Step::Took(1, None);
+    }
     if bytes.len() < len {
         return Step::Wait;
     }

@@ -244,3 +244,67 @@ fn a_paste_read_in_many_pieces_is_searched_once_and_an_end_split_between_reads_i
     assert_eq!(text.len(), 4096 * 1000);
     assert_eq!(*key, plain(KeyCode::Char('q')));
 }
+
+#[test]
+fn ss3_forms_of_other_terminals() {
+    // urxvt's Ctrl+arrows, a modifier in SS3 form, the keypad in application mode.
+    assert_eq!(
+        all(b"\x1bOa\x1bOd"),
+        [k(KeyCode::Up, CTRL), k(KeyCode::Left, CTRL)]
+    );
+    assert_eq!(all(b"\x1bO5C"), [k(KeyCode::Right, CTRL)]);
+    let keypad = |code| {
+        Event::Key(KeyEvent::new_with_kind_and_state(
+            code,
+            KeyModifiers::NONE,
+            KeyEventKind::Press,
+            KeyEventState::KEYPAD,
+        ))
+    };
+    assert_eq!(
+        all(b"\x1bOM\x1bOp"),
+        [keypad(KeyCode::Enter), keypad(KeyCode::Char('0'))]
+    );
+    // An unknown letter after `ESC O` is Alt+O and that letter, typed fast.
+    assert_eq!(
+        all(b"\x1bOz"),
+        [
+            k(KeyCode::Char('O'), ALT | SHIFT),
+            plain(KeyCode::Char('z'))
+        ]
+    );
+    // rxvt's and PuTTY's Alt with a key that has a sequence.
+    assert_eq!(all(b"\x1b\x1b[A"), [k(KeyCode::Up, ALT)]);
+}
+
+#[test]
+fn a_late_string_answer_is_skipped_whole_and_alt_bracket_stays_a_key() {
+    // The background colour's answer after its question gave up: with BEL (which
+    // would otherwise be Ctrl+G, the editor key) or ST, then what was typed.
+    assert_eq!(
+        all(b"\x1b]11;rgb:ffff/ffff/ffff\x07a\x1b]11;rgb:0/0/0\x1b\\b"),
+        [plain(KeyCode::Char('a')), plain(KeyCode::Char('b'))]
+    );
+    assert_eq!(all(b"\x1b]"), [k(KeyCode::Char(']'), ALT)]);
+    // Split between reads, it is waited for.
+    let mut d = Decoder::default();
+    assert!(d.feed(b"\x1b]11;rgb:1", true).is_empty());
+    assert_eq!(d.feed(b"/2/3\x07x", true), [plain(KeyCode::Char('x'))]);
+}
+
+#[test]
+fn a_byte_that_cannot_continue_a_character_does_not_hold_the_next_key_back() {
+    // A Latin-1 é (0xe9) then Enter: Enter at once, not after two more bytes.
+    assert_eq!(all(b"\xe9\r"), [plain(KeyCode::Enter)]);
+}
+
+#[test]
+fn an_undecided_esc_waits_for_more_and_is_the_key_when_nothing_came() {
+    let mut d = Decoder::default();
+    assert!(d.feed(b"\x1b", true).is_empty());
+    assert!(d.undecided());
+    assert_eq!(d.feed(&[], false), [plain(KeyCode::Esc)]);
+    assert!(!d.undecided());
+    assert!(d.feed(b"\x1b[", true).is_empty());
+    assert_eq!(d.feed(&[], false), [k(KeyCode::Char('['), ALT)]);
+}

@@ -13,8 +13,8 @@ pub(super) fn sgr(numbers: &[u32], released: bool) -> Option<Event> {
 
 /// An X10 report: each of the three bytes is its number plus 32.
 pub(super) fn x10(code: u8, x: u8, y: u8) -> Option<Event> {
-    let [code, x, y] = [code, x, y].map(|b| u32::from(b.saturating_sub(32)));
-    event(code, x, y, false)
+    let [code, x, y] = [code, x, y].map(|b| b.checked_sub(32).map(u32::from));
+    event(code?, x?, y?, false)
 }
 
 /// A urxvt report: the button code plus 32, then column and row.
