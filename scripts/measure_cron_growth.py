@@ -132,6 +132,9 @@ def measure(bin_path, jobs, every, spread, warmup, minutes):
             "HOME": tmp,
         })
         write_jobs(env["XDG_DATA_HOME"], workspace, jobs, every, spread)
+        # --config must name a file that exists.
+        os.makedirs(os.path.join(tmp, "config"), exist_ok=True)
+        open(os.path.join(tmp, "config", "config.toml"), "a").close()
         child = subprocess.Popen(
             [bin_path, "--mode", "rpc", "--provider", "demo", "--workspace", workspace,
              "--config", os.path.join(tmp, "config", "config.toml")],

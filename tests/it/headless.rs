@@ -15,4 +15,5 @@ mod rpc;
 mod rpc_input;
 mod rpc_usage;
 mod signals;
+mod stdin_context;
 mod subagent_approval;

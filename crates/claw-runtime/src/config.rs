@@ -303,6 +303,16 @@ pub fn resolve(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Settings, ConfigError> {
     let (default_config, data_dir, state_dir) = default_paths();
+    // The default file may well not exist (defaults then); a file named on the command
+    // line must: a typo would otherwise run on defaults and say nothing.
+    if let Some(named) = flags.config.as_deref().filter(|path| !path.exists()) {
+        return Err(ConfigError::Invalid(format!(
+            "config file {} does not exist (--config names a file to read; without it, \
+             {} is read when it exists)",
+            named.display(),
+            default_config.display()
+        )));
+    }
     let config_path = flags.config.clone().unwrap_or(default_config);
     let mut file = load_file(&config_path)?;
     file.exec.validate().map_err(|e| {

@@ -26,6 +26,8 @@ impl Sandbox {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("ws")).unwrap();
         std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        // The binary is given this file with --config, which must exist.
+        std::fs::write(dir.path().join("config/config.toml"), "").unwrap();
         Self { dir }
     }
 

@@ -167,6 +167,11 @@ impl Tui {
         answers: &Answers,
     ) -> Tui {
         let config = root.join("config/config.toml");
+        // --config must name a file that exists.
+        if !config.exists() {
+            std::fs::create_dir_all(root.join("config")).unwrap();
+            std::fs::write(&config, "").unwrap();
+        }
         let workspace = root.join("ws");
         let dir = |name: &str| root.join(name).display().to_string();
         let (data, state, xdg_config) = (dir("data"), dir("state"), dir("config"));
