@@ -126,6 +126,26 @@ fn named_provider_entry_with_custom_key_env() {
     assert_eq!(s.provider.compat.max_completion_tokens, Some(true));
 }
 
+/// A variable named for the key and not set: the server is still used without a key
+/// (a local one needs none), and the start says so once.
+#[test]
+fn an_api_key_env_naming_an_unset_variable_warns() {
+    let case = Case::new(
+        "provider = \"gateway\"\n[providers.gateway]\napi = \"anthropic\"\nbase_url = \"http://127.0.0.1:4000\"\napi_key_env = \"GATEWAY_KEY\"\n",
+    );
+    let s = case.resolve(&[]).unwrap();
+    assert_eq!(s.provider.api_key, None);
+    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+    assert!(
+        s.warnings[0]
+            .contains("[providers.gateway] api_key_env names GATEWAY_KEY, which is not set"),
+        "{:?}",
+        s.warnings
+    );
+    let set = case.env("GATEWAY_KEY", "gk").resolve(&[]).unwrap();
+    assert!(set.warnings.is_empty(), "{:?}", set.warnings);
+}
+
 #[test]
 fn custom_base_url_needs_no_key_but_the_default_url_does() {
     let case = Case::new("");

@@ -8,6 +8,7 @@ mod escapes;
 mod image_budget;
 mod own_files;
 mod print;
+mod provider_names;
 mod readme_start;
 mod request_timeout;
 mod responses;

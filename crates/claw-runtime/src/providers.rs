@@ -79,6 +79,9 @@ fn apply(remote: &mut RemoteSettings, spec: &ProviderSpec, idle: u64, request: u
     remote.cache = spec.cache;
     if let Some(url) = &spec.base_url {
         remote.base_url = url.clone();
+        // Another server than the vendor's own (a gateway speaking its format, a local
+        // model): errors name the config entry and the host, not the vendor.
+        remote.name = server_name(&spec.name, url);
     }
     remote.prices = spec
         .prices
@@ -92,6 +95,15 @@ fn apply(remote: &mut RemoteSettings, spec: &ProviderSpec, idle: u64, request: u
             BTreeMap::from([(spec.model.clone(), prices)])
         })
         .unwrap_or_default();
+}
+
+/// How errors name the provider entry `name` served at `url`: `litellm (localhost:4000)`.
+fn server_name(name: &str, url: &str) -> String {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host = after_scheme.split('/').next().unwrap_or(after_scheme);
+    // A user:password@ part of the URL is no one's business in an error line.
+    let host = host.rsplit_once('@').map_or(host, |(_, host)| host);
+    format!("{name} ({host})")
 }
 
 /// The base compat settings with the user's overrides.
@@ -158,5 +170,22 @@ mod tests {
         .unwrap();
         assert!(matches!(vllm, WireConfig::Responses(_)));
         assert_eq!(vllm.remote().base_url, "http://localhost:8000/v1");
+    }
+
+    #[test]
+    fn another_server_is_named_by_its_entry_and_host_and_the_vendor_by_its_name() {
+        let vendor = wire_config(&spec(Api::Anthropic, None), 1, 1).unwrap();
+        assert_eq!(vendor.remote().name, "Anthropic");
+        let mut gateway = spec(Api::Anthropic, Some("http://localhost:4000"));
+        gateway.name = "litellm".into();
+        let gateway = wire_config(&gateway, 1, 1).unwrap();
+        assert_eq!(gateway.remote().name, "litellm (localhost:4000)");
+        let with_login = spec(Api::Openai, Some("https://user:pw@proxy.example/v1"));
+        let named = wire_config(&with_login, 1, 1)
+            .unwrap()
+            .remote()
+            .name
+            .clone();
+        assert_eq!(named, "openai (proxy.example)");
     }
 }

@@ -192,10 +192,20 @@ pub(super) fn resolve_provider(
                 format!("api_key in [providers.{name}] of {}", config_path.display()),
             )
         }
-        (_, None, None) => (
-            None,
-            format!("the environment variable {key_var} (not set)"),
-        ),
+        (_, None, None) => {
+            // A server reached without a key (a local one) is fine, but a variable
+            // named for it in the config and not set is a mistake worth a word.
+            if let Some(var) = entry.api_key_env.as_deref() {
+                warnings.push(format!(
+                    "[providers.{name}] api_key_env names {var}, which is not set: requests \
+                     go without a key"
+                ));
+            }
+            (
+                None,
+                format!("the environment variable {key_var} (not set)"),
+            )
+        }
     };
     let base_url = flags
         .base_url
