@@ -179,6 +179,16 @@ pub fn server_access(settings: &Settings, plan: &McpPlan, trust: Trust) -> Serve
     .with_project_env(plan.project_env.clone())
 }
 
+/// A description's first line with words, trimmed: servers often begin one with a
+/// newline (a template's indentation), which would show an empty description.
+fn first_line(description: &str) -> &str {
+    description
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or_default()
+}
+
 /// `claw-tui mcp list`: connects to every server that may start, prints each with its
 /// state and tools, and stops them. Exit code 1 when an enabled server failed.
 pub async fn list(settings: &Settings) -> i32 {
@@ -245,7 +255,7 @@ pub async fn list(settings: &Settings) -> i32 {
             );
         }
         for tool in &server.tools {
-            let description = tool.description.lines().next().unwrap_or_default();
+            let description = first_line(&tool.description);
             println!(
                 "  {}  (~{} tokens)  {}",
                 visible(&tool.name),
@@ -258,5 +268,20 @@ pub async fn list(settings: &Settings) -> i32 {
         crate::exit::EXIT_RUN_FAILED
     } else {
         crate::exit::EXIT_OK
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_line;
+
+    #[test]
+    fn a_description_shows_its_first_line_with_words() {
+        assert_eq!(
+            first_line("\n    Reads a file.\n    More."),
+            "Reads a file."
+        );
+        assert_eq!(first_line("One line"), "One line");
+        assert_eq!(first_line(" \n\n"), "");
     }
 }
