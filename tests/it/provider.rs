@@ -11,3 +11,4 @@ mod openai;
 mod responses;
 mod retry;
 mod streamed;
+mod whole_answers;

@@ -21,6 +21,7 @@ pub mod sections;
 pub mod sse;
 pub mod tap;
 mod transport;
+mod whole;
 
 pub use anthropic::AnthropicConfig;
 pub use error::{KeyError, ModelsError, SetupError};

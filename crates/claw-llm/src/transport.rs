@@ -78,6 +78,11 @@ pub(crate) trait Decoder: Send + 'static {
     }
     /// Forgets everything, before a retry.
     fn reset(&mut self);
+    /// A complete JSON answer sent where a stream was asked for, as the events a stream
+    /// would have carried (see `whole`); `None`: not an answer this format knows whole.
+    fn whole(&self, _body: &str) -> Option<Vec<Event>> {
+        None
+    }
 }
 
 /// The JSON of an event whose data names its own type; a malformed one is a fatal
@@ -115,6 +120,9 @@ impl Decoder for Box<dyn Decoder> {
     }
     fn reset(&mut self) {
         (**self).reset();
+    }
+    fn whole(&self, body: &str) -> Option<Vec<Event>> {
+        (**self).whole(body)
     }
 }
 

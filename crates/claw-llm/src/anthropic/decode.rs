@@ -270,6 +270,10 @@ impl AnthropicDecoder {
 }
 
 impl Decoder for AnthropicDecoder {
+    fn whole(&self, body: &str) -> Option<Vec<Event>> {
+        crate::whole::anthropic_message(body)
+    }
+
     fn event(&mut self, event: &Event, out: &mut Out) -> Result<Flow, Failure> {
         let data = event.data.as_str();
         let tagged;

@@ -261,6 +261,10 @@ impl OpenAiDecoder {
 }
 
 impl Decoder for OpenAiDecoder {
+    fn whole(&self, body: &str) -> Option<Vec<Event>> {
+        crate::whole::chat_completion(body)
+    }
+
     fn event(&mut self, event: &Event, out: &mut Out) -> Result<Flow, Failure> {
         let data = event.data.trim_ascii();
         if data == "[DONE]" {

@@ -54,10 +54,31 @@ impl<D: Decoder> Call<D> {
                 let Some(body) = self.read_text(response).await else {
                     return;
                 };
+                if let Some(events) = self.decoder.whole(&body) {
+                    return self.decode_whole(events);
+                }
                 let message = not_a_stream(self.provider(), declared, &kind, &body);
                 self.fail(message, StopReason::Error);
             }
             None => self.start_body(response),
+        }
+    }
+
+    /// Decodes the events of a whole answer (see `Decoder::whole`) as a stream's.
+    fn decode_whole(&mut self, events: Vec<crate::sse::Event>) {
+        self.got_event = true;
+        for event in &events {
+            match self.decoder.event(event, &mut self.queue) {
+                Ok(Flow::More) => {}
+                Ok(Flow::Finished(message)) => return self.finish(message),
+                Err(failure) => {
+                    return self.fail_as(failure.message, StopReason::Error, failure.kind);
+                }
+            }
+        }
+        match self.decoder.end_of_stream() {
+            Some(message) => self.finish(message),
+            None => self.cut(Some("the whole answer ended without its end".into())),
         }
     }
 
