@@ -2,6 +2,7 @@
 
 mod anthropic;
 mod anthropic_turns;
+mod cache_key_refused;
 mod caching;
 mod explained;
 mod failures;

@@ -31,6 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
+mod fallback;
 mod send;
 mod shared;
 
@@ -239,6 +240,8 @@ pub struct RemoteProvider {
     /// Shared with the bodies being written from it.
     config: Arc<WireConfig>,
     client: reqwest::Client,
+    /// Set once the server refused the prompt-cache key.
+    cache_key_refused: fallback::CacheKeyRefused,
 }
 
 /// The provider for the Anthropic Messages API.
@@ -264,6 +267,7 @@ impl RemoteProvider {
         Ok(Self {
             config: Arc::new(config),
             client,
+            cache_key_refused: fallback::CacheKeyRefused::default(),
         })
     }
 
@@ -288,9 +292,7 @@ impl RemoteProvider {
     /// The prompt-cache key sent with `request` (before its images are prepared), when
     /// caching is on.
     fn cache_key(&self, request: &LlmRequest) -> Option<String> {
-        self.config
-            .remote()
-            .cache
+        (self.config.remote().cache && !self.cache_key_refused.is_set())
             .then(|| cache_key(request))
             .flatten()
     }
@@ -364,13 +366,22 @@ impl Provider for RemoteProvider {
         self.send(request, cancel, origin.get::<RequestOrigin>())
     }
 
+    /// The agent's calls: sent once more without the prompt-cache key when the server
+    /// refuses it (see `fallback`).
     fn stream_shared(
         &self,
         request: Arc<SharedRequest>,
         cancel: CancellationToken,
         origin: Option<&CallOrigin>,
     ) -> LlmStream {
-        self.send_shared(request, cancel, origin.and_then(CallOrigin::get))
+        let origin = origin.and_then(CallOrigin::get::<RequestOrigin>).cloned();
+        if self.cache_key(request.request()).is_none() {
+            return self.send_shared(request, cancel, origin.as_ref());
+        }
+        let first = self.send_shared(request.clone(), cancel.clone(), origin.as_ref());
+        self.falling_back(first, move |provider| {
+            provider.send_shared(request, cancel, origin.as_ref())
+        })
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<String>, ModelListError>> {
