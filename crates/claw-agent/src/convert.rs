@@ -150,6 +150,9 @@ fn already_sane(messages: &[LlmMessage<'_>]) -> bool {
     open.iter().all(|id| answered.contains(id))
 }
 
+/// How [`unanswered_note`] begins (a scripted model strips the note by it).
+pub const UNANSWERED_NOTE_START: &str = "[The previous message got no complete answer: ";
+
 /// The note put before the next user message when `failed`, the answer to the one
 /// before, is dropped: `[The previous message got no complete answer: <why>]`.
 pub fn unanswered_note(failed: &AssistantMessage) -> String {
@@ -162,7 +165,7 @@ pub fn unanswered_note(failed: &AssistantMessage) -> String {
             StopReason::Aborted => "it was interrupted",
             _ => "the request failed",
         });
-    format!("[The previous message got no complete answer: {why}.]")
+    format!("{UNANSWERED_NOTE_START}{why}.]")
 }
 
 fn close_open_calls(

@@ -60,13 +60,22 @@ impl Work {
 impl Command {
     /// The command `text` asks for, if it is one of the demo's phrases.
     pub(super) fn parse(text: &str) -> Option<Command> {
+        // After an interrupted answer the agent puts a note before the next prompt:
+        // the prompt is what follows it.
         let text = text.trim();
+        let text = match text.strip_prefix(claw_agent::convert::UNANSWERED_NOTE_START) {
+            Some(noted) => noted
+                .split_once(".]")
+                .map_or(text, |(_, prompt)| prompt.trim()),
+            None => text,
+        };
         let rest = |prefix: &str| {
             after(text, prefix)
                 .map(|r| r.trim().to_owned())
                 .filter(|r| !r.is_empty())
         };
         if let Some(path) = rest("read ") {
+            let path = unmention(&path);
             return Some(Command::Work(Work::Read { path }));
         }
         if let Some(command) = rest("run ") {
@@ -128,10 +137,12 @@ fn after_word<'a>(text: &'a str, prefixes: &[&str]) -> Option<&'a str> {
 
 /// The place a question or request ends with, without its question mark.
 fn place(text: &str) -> String {
-    text.trim()
-        .trim_end_matches(['?', '!'])
-        .trim_end()
-        .to_owned()
+    unmention(text.trim().trim_end_matches(['?', '!']).trim_end())
+}
+
+/// A path as the client's `@` completion writes it (`@README.md`), without the `@`.
+fn unmention(path: &str) -> String {
+    path.strip_prefix('@').unwrap_or(path).to_owned()
 }
 
 /// `count the lines in PATH`, `how many lines are in PATH`.

@@ -134,6 +134,20 @@ fn phrases_map_to_tool_calls() {
 }
 
 #[test]
+fn a_prompt_after_an_interruption_note_and_an_at_mention_still_parse() {
+    let call = |text: &str| Command::parse(text).map(|c| c.call());
+    let noted =
+        "[The previous message got no complete answer: it was interrupted.]\n\ncount the files";
+    assert_eq!(call(noted), call("count the files"));
+    assert!(call(noted).is_some());
+    assert_eq!(call("read @README.md"), call("read README.md"));
+    assert_eq!(
+        call("count the lines in @src/main.rs"),
+        call("count the lines in src/main.rs")
+    );
+}
+
+#[test]
 fn counting_phrases_keep_the_path_as_typed() {
     let lines = |path: &str| {
         Some(Work::CountLines {
