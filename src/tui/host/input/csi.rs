@@ -1,7 +1,7 @@
 //! `ESC [ …` sequences: keys with modifiers, xterm's modifyOtherKeys, the kitty
 //! keyboard protocol, mouse reports, focus and bracketed paste.
 
-use super::decode::{Step, key_step};
+use super::decode::{Step, cursor_key, key_step, modifiers_of};
 use super::{kitty, mouse};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
 
@@ -108,19 +108,7 @@ impl<'a> Params<'a> {
     /// more than the bit mask).
     fn modifiers(&self, field: usize) -> (KeyModifiers, KeyEventKind, KeyEventState) {
         let mask = self.get(field, 0).unwrap_or(1).saturating_sub(1);
-        let mut modifiers = KeyModifiers::NONE;
-        for (bit, flag) in [
-            (1, KeyModifiers::SHIFT),
-            (2, KeyModifiers::ALT),
-            (4, KeyModifiers::CONTROL),
-            (8, KeyModifiers::SUPER),
-            (16, KeyModifiers::HYPER),
-            (32, KeyModifiers::META),
-        ] {
-            if mask & bit != 0 {
-                modifiers |= flag;
-            }
-        }
+        let modifiers = modifiers_of(mask);
         let mut state = KeyEventState::NONE;
         if mask & 64 != 0 {
             state |= KeyEventState::CAPS_LOCK;
@@ -148,12 +136,7 @@ fn decode(params: &[u8], last: u8) -> Option<Event> {
     }
     let p = Params::new(params);
     let code = match last {
-        b'A' => KeyCode::Up,
-        b'B' => KeyCode::Down,
-        b'C' => KeyCode::Right,
-        b'D' => KeyCode::Left,
-        b'H' => KeyCode::Home,
-        b'F' => KeyCode::End,
+        last if let Some(code) = cursor_key(last) => code,
         b'P' => KeyCode::F(1),
         b'Q' => KeyCode::F(2),
         b'S' => KeyCode::F(4),

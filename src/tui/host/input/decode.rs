@@ -104,6 +104,35 @@ pub(super) fn with_alt(step: Step) -> Step {
     }
 }
 
+/// The cursor and edit keys that CSI and SS3 sequences share a final byte for.
+pub(super) fn cursor_key(last: u8) -> Option<KeyCode> {
+    Some(match last {
+        b'A' => KeyCode::Up,
+        b'B' => KeyCode::Down,
+        b'C' => KeyCode::Right,
+        b'D' => KeyCode::Left,
+        b'H' => KeyCode::Home,
+        b'F' => KeyCode::End,
+        _ => return None,
+    })
+}
+
+/// The modifiers of xterm's bit mask (the parameter minus one): Shift 1, Alt 2,
+/// Ctrl 4, Super 8, Hyper 16, Meta 32.
+pub(super) fn modifiers_of(mask: u32) -> KeyModifiers {
+    [
+        (1, KeyModifiers::SHIFT),
+        (2, KeyModifiers::ALT),
+        (4, KeyModifiers::CONTROL),
+        (8, KeyModifiers::SUPER),
+        (16, KeyModifiers::HYPER),
+        (32, KeyModifiers::META),
+    ]
+    .into_iter()
+    .filter(|(bit, _)| mask & bit != 0)
+    .fold(KeyModifiers::NONE, |all, (_, flag)| all | flag)
+}
+
 /// One key of `n` bytes.
 pub(super) fn key_step(n: usize, code: KeyCode, modifiers: KeyModifiers) -> Step {
     Step::Took(n, Some(Event::Key(KeyEvent::new(code, modifiers))))

@@ -1,7 +1,7 @@
 //! The `ESC` sequences other than CSI: SS3 keys (`ESC O x`) and the terminal's string
 //! answers (`ESC ] … BEL`), which must not be typed into the composer.
 
-use super::decode::{ESC, Step, key_step, with_alt};
+use super::decode::{ESC, Step, cursor_key, key_step, modifiers_of, with_alt};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventState, KeyModifiers};
 
 /// The longest SS3 sequence waited for.
@@ -34,18 +34,9 @@ pub(super) fn ss3(bytes: &[u8], more: bool) -> Step {
     // A modifier, where a terminal sends one, is the last number (`ESC O 5 C`).
     let mask = std::str::from_utf8(&body[..end])
         .ok()
-        .and_then(|p| p.rsplit(';').next()?.parse::<u8>().ok())
+        .and_then(|p| p.rsplit(';').next()?.parse::<u32>().ok())
         .map_or(0, |m| m.saturating_sub(1));
-    let mut modifiers = KeyModifiers::NONE;
-    for (bit, flag) in [
-        (1, KeyModifiers::SHIFT),
-        (2, KeyModifiers::ALT),
-        (4, KeyModifiers::CONTROL),
-    ] {
-        if mask & bit != 0 {
-            modifiers |= flag;
-        }
-    }
+    let mut modifiers = modifiers_of(mask);
     let keypad = |code| {
         Step::Took(
             taken,
@@ -58,12 +49,7 @@ pub(super) fn ss3(bytes: &[u8], more: bool) -> Step {
         )
     };
     let code = match body[end] {
-        b'A' => KeyCode::Up,
-        b'B' => KeyCode::Down,
-        b'C' => KeyCode::Right,
-        b'D' => KeyCode::Left,
-        b'H' => KeyCode::Home,
-        b'F' => KeyCode::End,
+        last if let Some(code) = cursor_key(last) => code,
         f @ b'P'..=b'S' => KeyCode::F(f - b'P' + 1),
         f @ b'a'..=b'd' => {
             modifiers |= KeyModifiers::CONTROL;
