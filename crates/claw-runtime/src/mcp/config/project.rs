@@ -41,10 +41,25 @@ struct ProjectEntry {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    /// Cline's way to keep an entry without starting it.
+    #[serde(default)]
+    disabled: bool,
+    /// Cline's seconds for one request (a tool call here).
+    timeout: Option<u64>,
+    /// Keys other agents read that claw-tui does not (`autoApprove`...): named, never
+    /// silently dropped.
+    #[serde(flatten)]
+    unsupported: BTreeMap<String, serde_json::Value>,
 }
 
 impl ProjectEntry {
+    /// The keys of this entry that are not used, sorted.
+    fn ignored(&self) -> Vec<&str> {
+        self.unsupported.keys().map(String::as_str).collect()
+    }
+
     fn into_config(self) -> Result<ServerConfig, ServerConfigError> {
+        let (disabled, timeout) = (self.disabled, self.timeout);
         let transport = match (self.kind.as_deref(), self.command, self.url) {
             (None | Some("stdio"), Some(command), None) => Transport::Stdio {
                 command,
@@ -66,7 +81,12 @@ impl ProjectEntry {
             }
             _ => return Err(ServerConfigError::EntryNoTransport),
         };
-        Ok(ServerConfig::new(transport))
+        let mut config = ServerConfig::new(transport);
+        config.enabled = !disabled;
+        if let Some(seconds) = timeout {
+            config.tool_timeout_secs = seconds.max(1);
+        }
+        Ok(config)
     }
 }
 
@@ -142,11 +162,20 @@ pub fn read_project_file(workspace: &Path) -> ProjectServers {
     };
     for (name, raw) in file.mcp_servers {
         let config = check_server_name(&name).and_then(|()| {
-            serde_json::from_value::<ProjectEntry>(raw.clone())
-                .map_err(|e| ServerConfigError::EntryShape {
+            let entry = serde_json::from_value::<ProjectEntry>(raw.clone()).map_err(|e| {
+                ServerConfigError::EntryShape {
                     reason: e.to_string(),
-                })?
-                .into_config()
+                }
+            })?;
+            let ignored = entry.ignored();
+            if !ignored.is_empty() {
+                project.problems.push(format!(
+                    "{}: server \"{name}\": {} not supported, ignored",
+                    path.display(),
+                    ignored.join(", ")
+                ));
+            }
+            entry.into_config()
         });
         match config {
             Ok(config) => project.servers.push(ServerSpec {
@@ -252,6 +281,32 @@ mod tests {
         assert!(project.servers.is_empty());
         assert!(
             project.problems[0].contains("line 1"),
+            "{:?}",
+            project.problems
+        );
+    }
+
+    #[test]
+    fn clines_disabled_and_timeout_are_honoured_and_other_keys_named() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = r#"{"mcpServers": {
+            "off": {"command": "npx", "args": ["-y", "x"], "disabled": true},
+            "slow": {"command": "uvx", "args": ["y"], "timeout": 120,
+                     "autoApprove": ["read"], "alwaysAllow": []}
+        }}"#;
+        std::fs::write(dir.path().join(PROJECT_FILE), text).expect("write");
+        let project = read_project_file(dir.path());
+        let config = |name: &str| {
+            let spec = project.servers.iter().find(|s| s.name == name);
+            spec.expect("read").config.clone()
+        };
+        assert!(!config("off").enabled);
+        assert!(config("slow").enabled);
+        assert_eq!(config("slow").tool_timeout_secs, 120);
+        assert_eq!(project.problems.len(), 1, "{:?}", project.problems);
+        assert!(
+            project.problems[0]
+                .contains("server \"slow\": alwaysAllow, autoApprove not supported, ignored"),
             "{:?}",
             project.problems
         );
