@@ -16,6 +16,7 @@ mod rpc_controls;
 mod rpc_input;
 mod rpc_loop;
 pub(crate) mod saving;
+mod stdin;
 
 use crate::signals::{StopSignals, signal_name};
 pub(crate) use launch::wait_for_mcp_before_first_request;

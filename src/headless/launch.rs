@@ -1,7 +1,7 @@
 //! Starting a headless run: prompt, agent, session, mode; and the session subcommands.
 
 use super::rpc::{DEFAULT_MAX_LINE_BYTES, PendingApprovals, RpcOptions, RpcRuntime, serve};
-use super::{run_prompt, saving};
+use super::{run_prompt, saving, stdin};
 use crate::agent::{Agent, UserMessage};
 use crate::cli::{Cli, Command, ExportFormat, McpCommand, Mode};
 use crate::config::Settings;
@@ -14,8 +14,6 @@ use crate::tools::exec::Approver;
 use crate::tools::message::{MessageSender, OutboundMessage};
 use crate::visible::{for_stderr, for_stdout, visible};
 use color_eyre::eyre::{bail, eyre};
-use std::io::Read;
-use std::os::fd::AsFd;
 use std::sync::Arc;
 
 /// What a headless process does with its session.
@@ -297,8 +295,8 @@ fn with_images(prompt: String, paths: &[std::path::PathBuf]) -> color_eyre::Resu
 /// follows the prompt as context, as other command-line agents do.
 fn read_prompt(arg: Option<&str>) -> color_eyre::Result<String> {
     let prompt = match arg {
-        Some("-") => read_stdin("the prompt")?,
-        Some(text) if piped_stdin() => with_context(text, &read_stdin("the context")?),
+        Some("-") => stdin::read("the prompt")?,
+        Some(text) if stdin::piped() => stdin::with_context(text, &stdin::read("the context")?),
         Some(text) => text.to_owned(),
         None => bail!(
             "--print and --mode json need a prompt: claw-tui -p \"PROMPT\" (or -p - to read stdin)"
@@ -308,48 +306,6 @@ fn read_prompt(arg: Option<&str>) -> color_eyre::Result<String> {
         bail!("the prompt is empty");
     }
     Ok(prompt)
-}
-
-/// The most of stdin taken as a prompt or its context: more is refused, not cut.
-const STDIN_LIMIT: u64 = 4 << 20;
-
-/// Whether stdin is a pipe or a file, something written to be read: not a terminal,
-/// and not a device such as `/dev/null`.
-fn piped_stdin() -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    let Ok(stdin) = std::io::stdin().as_fd().try_clone_to_owned() else {
-        return false;
-    };
-    std::fs::File::from(stdin)
-        .metadata()
-        .is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_file())
-}
-
-/// All of stdin as text, `what` naming it in errors.
-fn read_stdin(what: &str) -> color_eyre::Result<String> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .take(STDIN_LIMIT + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| eyre!("cannot read {what} from stdin: {e}"))?;
-    if bytes.len() as u64 > STDIN_LIMIT {
-        bail!(
-            "stdin holds more than {} MiB, too much for {what}: name a file in the prompt \
-             instead, for the agent to read",
-            STDIN_LIMIT >> 20
-        );
-    }
-    String::from_utf8(bytes).map_err(|_| eyre!("{what} on stdin is not UTF-8 text"))
-}
-
-/// The prompt followed by what stdin held, marked as such; the prompt alone when stdin
-/// was empty.
-fn with_context(prompt: &str, stdin: &str) -> String {
-    if stdin.trim().is_empty() {
-        return prompt.to_owned();
-    }
-    let newline = if stdin.ends_with('\n') { "" } else { "\n" };
-    format!("{prompt}\n\n<stdin>\n{stdin}{newline}</stdin>")
 }
 
 /// Runs `claw-tui sessions`, `export`, `mcp list`, `doctor` or `acp` (which resolves

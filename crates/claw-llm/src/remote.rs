@@ -17,21 +17,20 @@ use super::sections::WireFormat;
 use super::sse::{self, DEFAULT_MAX_EVENT_BYTES};
 use super::transport::{self, Decoder, Limits};
 use super::{
-    CallOrigin, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, LlmMessage,
-    LlmRequest, LlmStream, ModelListError, Provider, RequestOrigin, SetupError, SharedRequest,
+    CallOrigin, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, LlmRequest,
+    LlmStream, ModelListError, Provider, RequestOrigin, SetupError, SharedRequest,
 };
 use crate::{KeyError, ModelsError};
 use bytes::Bytes;
 use futures::Stream;
 use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-mod fallback;
+mod cache_key;
 mod send;
 mod shared;
 
@@ -241,7 +240,7 @@ pub struct RemoteProvider {
     config: Arc<WireConfig>,
     client: reqwest::Client,
     /// Set once the server refused the prompt-cache key.
-    cache_key_refused: fallback::CacheKeyRefused,
+    cache_key_refused: cache_key::CacheKeyRefused,
 }
 
 /// The provider for the Anthropic Messages API.
@@ -267,7 +266,7 @@ impl RemoteProvider {
         Ok(Self {
             config: Arc::new(config),
             client,
-            cache_key_refused: fallback::CacheKeyRefused::default(),
+            cache_key_refused: cache_key::CacheKeyRefused::default(),
         })
     }
 
@@ -287,14 +286,6 @@ impl RemoteProvider {
         });
         self.config
             .body(prepared.as_ref().unwrap_or(request), cache_key.as_deref())
-    }
-
-    /// The prompt-cache key sent with `request` (before its images are prepared), when
-    /// caching is on.
-    fn cache_key(&self, request: &LlmRequest) -> Option<String> {
-        (self.config.remote().cache && !self.cache_key_refused.is_set())
-            .then(|| cache_key(request))
-            .flatten()
     }
 
     /// Decodes a raw response body into provider events, exactly as [`Provider::stream`]
@@ -367,7 +358,7 @@ impl Provider for RemoteProvider {
     }
 
     /// The agent's calls: sent once more without the prompt-cache key when the server
-    /// refuses it (see `fallback`).
+    /// refuses it (see `cache_key`).
     fn stream_shared(
         &self,
         request: Arc<SharedRequest>,
@@ -419,25 +410,11 @@ impl RemoteProvider {
     }
 }
 
-/// A prompt-cache key stable for one conversation: a hash of its first user message
-/// (text and time), which every later request of the session starts with, so the
-/// server routes them all to the same cache. `None` before there is a user message.
-fn cache_key(request: &LlmRequest) -> Option<String> {
-    let first = request.messages.iter().find_map(|m| match m {
-        LlmMessage::User(user) => Some(user),
-        _ => None,
-    })?;
-    let mut hash = Sha256::new();
-    hash.update(first.timestamp.to_le_bytes());
-    hash.update(first.content.as_bytes());
-    let digest = hash.finalize();
-    let hex: String = digest.iter().take(12).map(|b| format!("{b:02x}")).collect();
-    Some(format!("claw-{hex}"))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::cache_key::cache_key;
     use super::*;
+    use crate::LlmMessage;
     use claw_agent::{ThinkingLevel, UserMessage};
 
     #[test]

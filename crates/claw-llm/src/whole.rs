@@ -17,10 +17,14 @@ fn event(name: &str, data: &Value) -> Event {
 /// a `message`) as one chunk of deltas, then `[DONE]`.
 pub(crate) fn chat_completion(body: &str) -> Option<Vec<Event>> {
     let mut whole: Map<String, Value> = serde_json::from_str(body).ok()?;
-    let choices = whole.remove("choices")?;
+    let Value::Array(choices) = whole.remove("choices")? else {
+        return None;
+    };
     let mut deltas = Vec::new();
-    for mut choice in choices.as_array()?.iter().cloned() {
-        let choice = choice.as_object_mut()?;
+    for choice in choices {
+        let Value::Object(mut choice) = choice else {
+            return None;
+        };
         let mut message = choice.remove("message")?;
         // A stream's tool call deltas carry their place in the list.
         if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
@@ -29,7 +33,7 @@ pub(crate) fn chat_completion(body: &str) -> Option<Vec<Event>> {
             }
         }
         choice.insert("delta".into(), message);
-        deltas.push(Value::Object(choice.clone()));
+        deltas.push(Value::Object(choice));
     }
     whole.insert("choices".into(), Value::Array(deltas));
     whole.insert("object".into(), json!("chat.completion.chunk"));

@@ -59,7 +59,12 @@ impl TermInput {
                     Err(e)
                 }
             })
-            .map_err(|e| io::Error::other(format!("cannot read the terminal: {e}")))?;
+            .map_err(|e| {
+                io::Error::other(format!(
+                    "cannot read the terminal ({e}): the client needs one; for a run \
+                     without it, use -p \"PROMPT\" or --mode json"
+                ))
+            })?;
         // SAFETY: a `File` owns its descriptor and gives the same one for its whole
         // life, which the `AsyncFd` holding it bounds.
         let tty = unsafe { AsyncFd::register_with_interest(tty, Interest::READABLE) }?;

@@ -1,11 +1,13 @@
-//! A server that refuses the prompt-cache key: LiteLLM answers 400 to
-//! `prompt_cache_key` for model groups backed by Anthropic, and other gateways refuse
-//! unknown fields. The call is sent once more without it, the provider remembers not
-//! to send it again, and the retry line says why, once.
+//! The prompt-cache key: one per conversation, sent where caching is on, and left out
+//! once a server refused it. LiteLLM answers 400 to `prompt_cache_key` for model groups
+//! backed by Anthropic, and other gateways refuse unknown fields: the call is sent once
+//! more without it, the provider remembers not to send it again, and the retry line
+//! says why, once.
 
 use super::RemoteProvider;
-use crate::{LlmEvent, LlmStream};
+use crate::{LlmEvent, LlmMessage, LlmRequest, LlmStream};
 use futures::StreamExt;
+use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -37,6 +39,14 @@ fn refuses_cache_key(event: &LlmEvent) -> bool {
 }
 
 impl RemoteProvider {
+    /// The prompt-cache key sent with `request` (before its images are prepared), when
+    /// caching is on.
+    pub(super) fn cache_key(&self, request: &LlmRequest) -> Option<String> {
+        (self.config.remote().cache && !self.cache_key_refused.is_set())
+            .then(|| cache_key(request))
+            .flatten()
+    }
+
     /// `first`, the call as sent with a cache key; if the server refuses the key, the
     /// call `again` makes once the key is left out (announced as a retry) instead of
     /// the refusal.
@@ -82,4 +92,20 @@ impl RemoteProvider {
             cache_key_refused: self.cache_key_refused.clone(),
         }
     }
+}
+
+/// A prompt-cache key stable for one conversation: a hash of its first user message
+/// (text and time), which every later request of the session starts with, so the
+/// server routes them all to the same cache. `None` before there is a user message.
+pub(super) fn cache_key(request: &LlmRequest) -> Option<String> {
+    let first = request.messages.iter().find_map(|m| match m {
+        LlmMessage::User(user) => Some(user),
+        _ => None,
+    })?;
+    let mut hash = Sha256::new();
+    hash.update(first.timestamp.to_le_bytes());
+    hash.update(first.content.as_bytes());
+    let digest = hash.finalize();
+    let hex: String = digest.iter().take(12).map(|b| format!("{b:02x}")).collect();
+    Some(format!("claw-{hex}"))
 }
