@@ -7,7 +7,7 @@ use claw_tui::runtime::cron::ScheduleError;
 use claw_tui::runtime::cron::schedule::{
     CompiledSchedule, JobSchedule, parse_at, validate, validate_with_local,
 };
-use claw_tui::runtime::cron::zone::Zone;
+use claw_tui::runtime::cron::zone::{Zone, parse_tz};
 use claw_tui::tools::cron::CronSchedule;
 
 fn cron(expr: &str, tz: &str) -> CompiledSchedule {
@@ -206,7 +206,7 @@ fn one_shot_at() {
 
 #[test]
 fn at_times_with_and_without_offsets() {
-    let ny = Zone::Named(chrono_tz::America::New_York);
+    let ny = Zone::Named(parse_tz("America/New_York").unwrap());
     assert_eq!(
         parse_at("2026-03-08T14:30:00+01:00", &ny),
         Ok(utc("2026-03-08T13:30:00Z"))

@@ -9,10 +9,9 @@
 
 use super::expr::parse_cron_expr;
 use super::schedule_error::ScheduleError;
-use super::zone::{Zone, local_zone_name, parse_tz};
+use super::zone::{NamedZone, Zone, local_zone_name, parse_tz};
 use crate::tools::cron::CronSchedule;
 use chrono::{DateTime, Local, LocalResult, NaiveDateTime, TimeZone, Utc};
-use chrono_tz::{GapInfo, Tz};
 use croner::{Cron, JobType};
 use serde::{Deserialize, Serialize};
 
@@ -216,14 +215,10 @@ impl CompiledSchedule {
                 fixed_time,
                 ..
             } => match zone {
-                Zone::Named(tz) => fixed_time
-                    .then(|| next_fixed_time(cron, tz, after))
+                Zone::Named(zone) => fixed_time
+                    .then(|| next_fixed_time(cron, zone, after))
                     .flatten()
-                    .or_else(|| {
-                        cron.find_next_occurrence(&after.with_timezone(tz), false)
-                            .ok()
-                            .map(|t| t.with_timezone(&Utc))
-                    }),
+                    .or_else(|| zone.search(cron, after, false, true)),
                 Zone::Local => cron
                     .find_next_occurrence(&after.with_timezone(&Local), false)
                     .ok()
@@ -361,19 +356,19 @@ pub fn local_text(t: DateTime<Utc>) -> String {
 /// applied here from the gap's bounds. Everything else (`w` in a repeated hour, a gap
 /// ending the next day, a gap over croner's two-hour limit, a search error) goes to
 /// croner. `fast_path_agrees_with_croner_around_dst_changes` holds the two together.
-fn next_fixed_time(cron: &Cron, tz: &Tz, after: DateTime<Utc>) -> Option<DateTime<Utc>> {
-    let wall = after.with_timezone(tz).naive_local();
+fn next_fixed_time(cron: &Cron, zone: &NamedZone, after: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let wall = zone.wall(after)?;
     let w = cron.find_next_occurrence(&wall, false).ok()?;
-    match tz.from_local_datetime(&w) {
-        LocalResult::Single(t) => Some(t.with_timezone(&Utc)),
+    match zone.resolve(&w) {
+        LocalResult::Single(t) => Some(t),
         LocalResult::Ambiguous(..) => None,
         LocalResult::None => {
-            let end = GapInfo::new(&w, tz)?.end?;
-            let steps = (end.naive_local() - w).num_seconds();
-            let croner_rule = end.naive_local().date() == w.date()
+            let (end, end_wall) = zone.gap_end(&w)?;
+            let steps = (end_wall - w).num_seconds();
+            let croner_rule = end_wall.date() == w.date()
                 && (1..=MAX_GAP_WALK_SECONDS).contains(&steps)
                 && end > after;
-            croner_rule.then(|| end.with_timezone(&Utc))
+            croner_rule.then_some(end)
         }
     }
 }
@@ -388,10 +383,7 @@ fn previous(
     inclusive: bool,
 ) -> Option<DateTime<Utc>> {
     match zone {
-        Zone::Named(tz) => cron
-            .find_previous_occurrence(&from.with_timezone(tz), inclusive)
-            .ok()
-            .map(|t| t.with_timezone(&Utc)),
+        Zone::Named(zone) => zone.search(cron, from, inclusive, false),
         Zone::Local => cron
             .find_previous_occurrence(&from.with_timezone(&Local), inclusive)
             .ok()
@@ -458,10 +450,7 @@ mod tests {
                 // Every 17 minutes from 26 hours before the change to 26 hours after.
                 for step in -92..=92 {
                     let after = change + chrono::Duration::seconds(step * 17 * 60 + 13);
-                    let croner = cron
-                        .find_next_occurrence(&after.with_timezone(&tz), false)
-                        .ok()
-                        .map(|t| t.with_timezone(&Utc));
+                    let croner = tz.search(&cron, after, false, true);
                     assert_eq!(
                         compiled.next_after(after),
                         croner,

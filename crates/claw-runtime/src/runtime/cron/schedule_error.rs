@@ -63,7 +63,7 @@ pub enum ScheduleError {
         /// The name as given (trimmed).
         name: String,
         /// Up to three zone names that contain it.
-        similar: Vec<&'static str>,
+        similar: Vec<String>,
     },
     /// A schedule no date matches (e.g. February 30).
     #[error(
@@ -80,7 +80,7 @@ pub enum ScheduleError {
 }
 
 /// Names like the unknown one, or what an IANA name looks like.
-fn zone_hint(similar: &[&str]) -> String {
+fn zone_hint(similar: &[String]) -> String {
     if similar.is_empty() {
         "Use an IANA name such as Europe/Berlin, America/New_York or UTC.".to_owned()
     } else {
