@@ -27,6 +27,7 @@ pub mod manager;
 pub mod names;
 pub mod process_group;
 mod progress;
+mod schema;
 mod server;
 mod tool;
 pub mod trust;

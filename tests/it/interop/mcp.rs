@@ -1,7 +1,7 @@
 //! Interoperability with the official MCP reference servers, which nobody on this
 //! project wrote: `@modelcontextprotocol/server-everything` over stdio and streamable
-//! HTTP and `@modelcontextprotocol/server-filesystem` (pinned in tests/interop-node),
-//! driven through the real runtime.
+//! HTTP, `@modelcontextprotocol/server-filesystem` and `server-memory` (pinned in
+//! tests/interop-node), driven through the real runtime.
 
 use super::reference_server;
 use crate::mcp::setup::{McpEnv, offered};
@@ -211,6 +211,49 @@ async fn server_filesystem_reads_inside_and_refuses_outside() {
         results[1].content.contains("denied") || results[1].content.contains("outside"),
         "{}",
         results[1].content
+    );
+    env.stop().await;
+}
+
+/// The memory server answers each call with its result twice: as JSON text and as
+/// `structuredContent` under a key. The model gets it once.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "interop: needs node and the MCP reference servers (scripts/install-interop.sh; cargo test -- --ignored interop::)"]
+async fn server_memory_results_are_sent_once() {
+    let (node, script) = reference_server("server-memory");
+    let store = tempfile::tempdir().unwrap();
+    let file = store.path().join("memory.jsonl");
+    let table = format!(
+        "{}env = {{ MEMORY_FILE_PATH = {:?} }}\n",
+        stdio_table("memory", &node, &script, &[]),
+        file.display().to_string()
+    );
+    let entities = json!({"entities": [
+        {"name": "Ada Lovelace", "entityType": "person", "observations": ["wrote the first program"]}
+    ]});
+    let env = McpEnv::with_tables(
+        &table,
+        &["memory"],
+        vec![
+            Reply::tool_calls(&[("m1", "mcp__memory__create_entities", entities)]),
+            Reply::text(&["remembered"]),
+        ],
+    )
+    .await;
+    env.run("remember Ada").await;
+    let results = sent_results(&env.provider.requests()[1]);
+    let content = &results[0].content;
+    assert!(!results[0].is_error, "{content}");
+    assert_eq!(
+        content.matches("wrote the first program").count(),
+        1,
+        "{content}"
+    );
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("Ada Lovelace"),
+        "the server stored the entity"
     );
     env.stop().await;
 }

@@ -161,12 +161,19 @@ async fn trust_project_mcp_starts_them() {
     assert!(log_lines(&log).iter().any(|l| l.starts_with("call pid")));
 }
 
+/// How a Node server that throws at start ends its stderr.
+const CRASH: &str = "echo 'Error: missing DATABASE_URL' >&2; \
+                     echo '    at Object.<anonymous> (/srv/index.js:12:11)' >&2; \
+                     echo >&2; echo 'Node.js v22.3.0' >&2; exit 1";
+
 #[test]
 fn mcp_list_connects_and_prints_states_and_tools() {
     let sb = Sandbox::new();
     let log = sb.dir.path().join("fixture.log");
     sb.write_config(&format!(
-        "{}\n[mcp.servers.broken]\ncommand = \"/nonexistent/mcp-server\"\n\n[mcp.servers.off]\ncommand = \"x\"\nenabled = false\n",
+        "{}\n[mcp.servers.broken]\ncommand = \"/nonexistent/mcp-server\"\n\n[mcp.servers.off]\ncommand = \"x\"\nenabled = false\n\
+         [mcp.servers.gone]\nurl = \"http://127.0.0.1:1/mcp\"\n\
+         [mcp.servers.crashes]\ncommand = \"sh\"\nargs = [\"-c\", \"{CRASH}\"]\n",
         stdio_table("fixture", &log, "disabled_tools = [\"crash\"]")
     ));
     let mut cmd = sb.command();
@@ -184,6 +191,16 @@ fn mcp_list_connects_and_prints_states_and_tools() {
         "{stdout}"
     );
     assert!(line("off").contains("disabled"), "{stdout}");
+    // rmcp's words name its Rust types; ours name the cause.
+    assert!(line("gone").contains("failed: "), "{stdout}");
+    assert!(line("gone").contains("while trying to"), "{stdout}");
+    assert!(!line("gone").contains("rmcp::"), "{stdout}");
+    assert!(!line("gone").contains("Transport ["), "{stdout}");
+    // A crash is quoted by its error line, not the runtime's banner after it.
+    assert!(
+        line("crashes").contains("its last words: Error: missing DATABASE_URL"),
+        "{stdout}"
+    );
     assert!(stdout.contains("  mcp__fixture__echo  (~"), "{stdout}");
     assert!(!stdout.contains("mcp__fixture__crash"), "{stdout}");
     // The listing stops what it started.

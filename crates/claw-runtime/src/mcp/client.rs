@@ -35,7 +35,11 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
+mod plain;
+mod stderr_tail;
 mod stdio;
+
+use stderr_tail::StderrTail;
 
 /// The protocol version we ask for: every current server speaks it, and its list-change
 /// notifications need no subscription.
@@ -181,23 +185,29 @@ pub async fn connect(
             let mut child = command.spawn().map_err(spawn_error)?;
             // Stops the group if the handshake fails, times out or is given up.
             let group = GroupGuard::new(child.id());
-            let tail = Arc::new(Mutex::new(None::<String>));
-            if let Some(stderr) = child.stderr.take() {
-                tokio::spawn(log_stderr(server.to_owned(), stderr, tail.clone()));
-            }
+            let tail = StderrTail::default();
+            let reader = child
+                .stderr
+                .take()
+                .map(|stderr| tokio::spawn(log_stderr(server.to_owned(), stderr, tail.clone())));
             let process = InOrder {
                 inner: stdio::StdioTransport::new(child).map_err(spawn_error)?,
                 routes: handler.progress.clone(),
             };
-            let service =
-                handler
-                    .clone()
-                    .serve(process)
-                    .await
-                    .map_err(|e| ConnectError::Handshake {
-                        reason: e.to_string(),
-                        last_words: tail.lock().ok().and_then(|t| t.clone()),
-                    });
+            let service = match handler.clone().serve(process).await {
+                Ok(service) => Ok(service),
+                Err(e) => {
+                    // A server that died at start has usually written why just before:
+                    // let its stderr be read to the end (briefly) before quoting it.
+                    if let Some(reader) = reader {
+                        let _ = tokio::time::timeout(LAST_WORDS_WAIT, reader).await;
+                    }
+                    Err(ConnectError::Handshake {
+                        reason: plain::handshake(&e),
+                        last_words: tail.last_words(),
+                    })
+                }
+            };
             let group = if service.is_ok() {
                 group.disarm()
             } else {
@@ -252,7 +262,7 @@ pub async fn connect(
                     .serve(transport)
                     .await
                     .map_err(|e| ConnectError::Handshake {
-                        reason: e.to_string(),
+                        reason: plain::handshake(&e),
                         last_words: None,
                     });
             (service, None, None)
@@ -288,20 +298,16 @@ pub async fn connect(
     }))
 }
 
-/// Logs each stderr line of server `server`, keeping the last for error messages.
-async fn log_stderr(
-    server: String,
-    stderr: tokio::process::ChildStderr,
-    tail: Arc<Mutex<Option<String>>>,
-) {
+/// How long a failed handshake waits for the server's stderr to end, so that a crash's
+/// last words are read before they are quoted.
+const LAST_WORDS_WAIT: Duration = Duration::from_millis(500);
+
+/// Logs each stderr line of server `server`, keeping the last words for error messages.
+async fn log_stderr(server: String, stderr: tokio::process::ChildStderr, tail: StderrTail) {
     let mut lines = BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         tracing::info!(target: "claw_tui::mcp::stderr", server = %server, "{line}");
-        if !line.trim().is_empty()
-            && let Ok(mut tail) = tail.lock()
-        {
-            *tail = Some(line);
-        }
+        tail.push(&line);
     }
 }
 
@@ -310,7 +316,7 @@ async fn watch_service(
     service: RunningService<RoleClient, Handler>,
     stop: CancellationToken,
     ended: watch::Sender<Option<String>>,
-    stderr_tail: Option<Arc<Mutex<Option<String>>>>,
+    stderr_tail: Option<StderrTail>,
 ) {
     let cancel = service.cancellation_token();
     let waiting = service.waiting();
@@ -322,7 +328,7 @@ async fn watch_service(
             "closed by claw-tui".to_owned()
         }
         quit = &mut waiting => {
-            let last = stderr_tail.and_then(|t| t.lock().ok().and_then(|t| t.clone()));
+            let last = stderr_tail.and_then(|t| t.last_words());
             let base = match quit {
                 Ok(_) => "the server closed the connection".to_owned(),
                 Err(e) => format!("the connection task failed: {e}"),
@@ -345,10 +351,10 @@ impl RmcpConnection {
             ServiceError::McpError(e) => CallError::Server(e.message.to_string()),
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let reason = self.ended.borrow().clone();
-                CallError::Closed(reason.unwrap_or_else(|| error.to_string()))
+                CallError::Closed(reason.unwrap_or_else(|| plain::service(error)))
             }
             ServiceError::Timeout { timeout } => CallError::TimedOut(*timeout),
-            other => CallError::Server(other.to_string()),
+            other => CallError::Server(plain::service(other)),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! the model reads.
 //!
 //! Text parts stay text; `structuredContent` becomes pretty JSON unless a text part
-//! already carries the same value; images become image blocks (scaled like every image
+//! already carries the same value (or its one field's value); images become image blocks (scaled like every image
 //! sent; a model that takes no images gets a note instead when the request is made),
 //! with a line naming each; images that cannot be decoded and audio become a line naming
 //! their type and size; resource links and embedded resources become text with their
@@ -206,9 +206,7 @@ pub fn to_tool_result(result: &CallResult, server: &str, tool: &str) -> ToolResu
     }
     if let Some(structured) = result.structured_content.as_ref() {
         let already_there = result.content.iter().any(|p| match p {
-            Content::Text { text } => {
-                serde_json::from_str::<Value>(text).is_ok_and(|v| v == *structured)
-            }
+            Content::Text { text } => carries(text, structured),
             _ => false,
         });
         if !already_there {
@@ -235,6 +233,22 @@ pub fn to_tool_result(result: &CallResult, server: &str, tool: &str) -> ToolResu
         ToolResult::text(content)
     };
     converted.with_images(images).with_details(details)
+}
+
+/// Whether a text part already carries the structured content: its JSON is the same
+/// value, or the value of the structured object's one field (the memory server sends
+/// the list of entities as text and `{"entities": [...]}` as structured content, and
+/// sending both would double the tokens of every call).
+fn carries(text: &str, structured: &Value) -> bool {
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        return false;
+    };
+    value == *structured
+        || structured
+            .as_object()
+            .filter(|fields| fields.len() == 1)
+            .and_then(|fields| fields.values().next())
+            .is_some_and(|only| *only == value)
 }
 
 #[cfg(test)]
@@ -269,6 +283,23 @@ mod tests {
             "t",
         );
         assert_eq!(both.content, "{\"sum\":3}");
+        // The memory server's shape: the list as text, the list under a key as structure.
+        let memory = to_tool_result(
+            &json!({
+                "content": [{"type": "text", "text": "[\n  {\"name\": \"Ada\", \"entityType\": \"person\"}\n]"}],
+                "structuredContent": {"entities": [{"name": "Ada", "entityType": "person"}]}
+            }),
+            "memory",
+            "create_entities",
+        );
+        assert!(!memory.content.contains("entities"), "{}", memory.content);
+        // Structure that says more than the text is still sent.
+        let more = to_tool_result(
+            &json!({"content": [{"type": "text", "text": "3"}], "structuredContent": {"sum": 3, "of": [1, 2]}}),
+            "s",
+            "t",
+        );
+        assert!(more.content.contains("\"of\""), "{}", more.content);
     }
 
     /// A 1×1 PNG.

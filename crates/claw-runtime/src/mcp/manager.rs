@@ -170,7 +170,7 @@ impl Shared {
                 name.clone(),
                 tool.name.clone(),
                 tool.description.clone(),
-                tool.input_schema.clone(),
+                super::schema::defaults_optional(tool.input_schema.clone()),
             )
             .lenient();
             spec.read_only = tool.read_only;
