@@ -22,6 +22,7 @@ use crate::cli::Mode;
 use crate::config::Settings;
 use crate::exit::{EXIT_OK, ExitFailure};
 use crate::session;
+use crate::tui::colors::Depth;
 use crate::tui::terminal;
 use color_eyre::eyre::{bail, eyre};
 use std::path::PathBuf;
@@ -139,7 +140,8 @@ fn play(path: &std::path::Path, args: &ReplayArgs, settings: &Settings) -> color
             ExitFailure::run_failed(format!("cannot take over the stop signals: {e}"))
         })?;
         terminal::install_panic_hook();
-        let term = terminal::enter(config.mouse_capture).and_then(|()| terminal::terminal());
+        let term = terminal::enter(config.mouse_capture)
+            .and_then(|()| terminal::terminal(Depth::of_terminal(settings.file.ui.colors)));
         let mut term = match term {
             Ok(term) => term,
             Err(e) => {

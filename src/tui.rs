@@ -15,4 +15,4 @@ pub mod host;
 pub(crate) use host::app_config::app_config;
 pub use host::background::Background;
 pub use host::launch::launch;
-pub use host::{Approvals, Inbox, MsgSender, adapt, terminal};
+pub use host::{Approvals, Inbox, MsgSender, adapt, colors, terminal};

@@ -11,6 +11,8 @@ pub mod app_config;
 mod attach;
 pub mod background;
 mod checkpoints;
+mod clipboard;
+pub mod colors;
 mod control;
 mod export_file;
 pub mod history;

@@ -7,6 +7,7 @@ mod compaction;
 mod completion_files;
 mod e2e;
 mod e2e_cache;
+mod e2e_colors;
 mod e2e_compaction;
 mod e2e_demo_agents;
 mod e2e_job_control;

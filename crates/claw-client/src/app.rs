@@ -248,7 +248,7 @@ impl App {
             Some(result) => result.content().to_owned(),
             None => node.live.iter().cloned().collect::<Vec<_>>().join("\n"),
         };
-        self.hint("output copied to the clipboard (OSC 52)", HINT)
+        self.hint("output sent to the clipboard (OSC 52)", HINT)
             .with(Effect::Copy(text))
     }
 

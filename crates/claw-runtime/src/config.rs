@@ -23,7 +23,7 @@ pub use acp::AcpSection;
 pub use compaction::CompactionSection;
 pub use flags::Flags;
 pub use provider::{Api, CompatConfig, PriceConfig, ProviderEntry, ProviderSpec};
-pub use ui::{Panes, UiSection};
+pub use ui::{Colors, Panes, UiSection};
 
 pub use crate::llm::demo::DEMO_MODEL;
 

@@ -15,6 +15,8 @@ use std::sync::Arc;
 /// Theme (with `NO_COLOR`), keys and the rest of the app's configuration; an error is
 /// for the user to fix before the client starts.
 pub(crate) fn app_config(settings: &Settings, model: String) -> color_eyre::Result<AppConfig> {
+    // Before anything is asked of the terminal (its background, its keyboard).
+    refuse_dumb_terminal(std::env::var("TERM").ok().as_deref())?;
     let name = if settings.theme_chosen {
         settings.theme.as_str()
     } else {
@@ -63,6 +65,19 @@ pub(crate) fn app_config(settings: &Settings, model: String) -> color_eyre::Resu
     config.panes = settings.file.ui.panes.unwrap_or_default().into();
     config.config_info = super::origins::config_info(settings, name, &config.model);
     Ok(config)
+}
+
+/// `TERM=dumb` (Emacs' shell buffers, some CI consoles) has no cursor movement, no
+/// alternate screen and no colours: the full-screen client cannot be shown there.
+fn refuse_dumb_terminal(term: Option<&str>) -> color_eyre::Result<()> {
+    if term == Some("dumb") {
+        return Err(eyre!(
+            "TERM=dumb: this terminal cannot show the full-screen client (no cursor \
+             movement, no colours). Use claw-tui -p \"PROMPT\" (or --mode json) for answers \
+             as plain text, or set TERM to your terminal's type (e.g. xterm-256color)."
+        ));
+    }
+    Ok(())
 }
 
 /// The custom commands of the settings' workspace beside the skills and instructions

@@ -4,6 +4,7 @@
 
 use super::adapt::{ProjectMcp, RuntimeControls, cron_rows, trust_question};
 use super::background::Background;
+use super::colors::Depth;
 use super::session_host::{SessionHost, first_session, forward_saving};
 use super::subagent_log::SubagentLog;
 use super::{Inbox, MsgSender, history, runtime, terminal};
@@ -255,7 +256,7 @@ async fn client(
              terminal, or use -p \"PROMPT\" for a one-shot answer."
         );
     }
-    let mut term = match terminal::terminal() {
+    let mut term = match terminal::terminal(Depth::of_terminal(settings.file.ui.colors)) {
         Ok(term) => term,
         Err(e) => {
             terminal::leave();

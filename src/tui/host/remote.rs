@@ -7,6 +7,7 @@
 mod effects;
 mod lines;
 
+use super::colors::Depth;
 use super::input::TermInput;
 use super::terminal::{self, Term};
 use crate::agent::NoticeLevel;
@@ -76,7 +77,7 @@ async fn run(settings: &Settings, socket: &Path) -> color_eyre::Result<i32> {
             "cannot set up the terminal ({e}); attach from an interactive terminal, or use --mode rpc"
         );
     }
-    let mut term = match terminal::terminal() {
+    let mut term = match terminal::terminal(Depth::of_terminal(settings.file.ui.colors)) {
         Ok(term) => term,
         Err(e) => {
             terminal::leave();
@@ -91,6 +92,7 @@ async fn run(settings: &Settings, socket: &Path) -> color_eyre::Result<i32> {
         inbox: mpsc::unbounded_channel(),
         data_dir: settings.data_dir.clone(),
         theme_dir: crate::theme::user_theme_dir(&settings.config_path),
+        clipboard: super::clipboard::Clipboard::default(),
         quit: false,
     };
     if let Ok(size) = term.size() {
@@ -185,6 +187,8 @@ struct Client {
     inbox: (mpsc::UnboundedSender<Msg>, mpsc::UnboundedReceiver<Msg>),
     data_dir: std::path::PathBuf,
     theme_dir: Option<std::path::PathBuf>,
+    /// Copies through the terminal (and whether tmux's needs were said).
+    clipboard: super::clipboard::Clipboard,
     quit: bool,
 }
 
@@ -277,8 +281,13 @@ impl Client {
         match effect {
             Effect::Highlight(request) => self.highlighter.request(request, &tx),
             Effect::Copy(text) => {
-                if let Err(e) = terminal::copy_osc52(term.backend_mut(), &text) {
-                    let _ = tx.send(Msg::Notice(NoticeLevel::Error, format!("cannot copy: {e}")));
+                let in_tmux = super::clipboard::in_tmux();
+                let notice = match self.clipboard.copy(term.backend_mut(), &text, in_tmux) {
+                    Ok(hint) => hint.map(|hint| (NoticeLevel::Info, hint.to_owned())),
+                    Err(e) => Some((NoticeLevel::Error, format!("cannot copy: {e}"))),
+                };
+                if let Some((level, text)) = notice {
+                    let _ = tx.send(Msg::Notice(level, text));
                 }
             }
             Effect::SaveHistory(text) => {

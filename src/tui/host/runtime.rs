@@ -96,6 +96,8 @@ pub(super) struct Runtime {
     theme_dir: Option<PathBuf>,
     /// Cancels the shell commands the user ran (a fresh token after each cancel).
     shells: super::shell::Shells,
+    /// Copies through the terminal (and whether tmux's needs were said).
+    clipboard: super::clipboard::Clipboard,
     agent_events: UnboundedReceiver<AgentEvent>,
     pending: VecDeque<Msg>,
     quit: bool,
@@ -126,6 +128,7 @@ impl Runtime {
             policy: parts.policy,
             theme_dir: crate::theme::user_theme_dir(&settings.config_path),
             shells: super::shell::Shells::default(),
+            clipboard: super::clipboard::Clipboard::default(),
             pending: VecDeque::new(),
             quit: false,
             handover: None,

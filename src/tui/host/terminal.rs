@@ -2,6 +2,7 @@
 //! on the way out, whether by quitting, an error, a panic, a signal, suspending (Ctrl+Z)
 //! or handing the terminal to `$EDITOR`.
 
+use super::colors::{Depth, Fitted};
 use crate::tui::msg::EditorError;
 use crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
@@ -18,8 +19,9 @@ use std::io::{self, BufWriter, Stdout, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The terminal the app draws on; writes are buffered and flushed once per frame.
-pub type Term = Terminal<CrosstermBackend<BufWriter<Screen>>>;
+/// The terminal the app draws on, in the colours it shows; writes are buffered and
+/// flushed once per frame.
+pub type Term = Terminal<Fitted<CrosstermBackend<BufWriter<Screen>>>>;
 
 /// Whether the terminal is in the app's mode (so a panic knows to restore it).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -159,12 +161,11 @@ pub fn set_mouse(on: bool) -> io::Result<()> {
     }
 }
 
-/// Creates the ratatui terminal over buffered stdout.
-pub fn terminal() -> io::Result<Term> {
-    Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(
-        1 << 16,
-        Screen(io::stdout()),
-    )))
+/// Creates the ratatui terminal over buffered stdout, drawing in the colours of `depth`.
+pub fn terminal(depth: Depth) -> io::Result<Term> {
+    tracing::info!("drawing in {}", depth.words());
+    let screen = BufWriter::with_capacity(1 << 16, Screen(io::stdout()));
+    Terminal::new(Fitted::new(CrosstermBackend::new(screen), depth))
 }
 
 /// Restores the terminal before a panic on the UI thread is reported (by color-eyre's
@@ -234,55 +235,4 @@ pub fn edit_externally(text: &str) -> Result<String, EditorError> {
         return Err(EditorError::Failed { editor, status });
     }
     std::fs::read_to_string(file.path()).map_err(failed(EditorError::ReadBack))
-}
-
-/// Writes `text` to the clipboard with OSC 52 (works over SSH in most terminals).
-pub fn copy_osc52(out: &mut impl Write, text: &str) -> io::Result<()> {
-    write!(out, "\u{1b}]52;c;{}\u{7}", base64(text.as_bytes()))?;
-    out.flush()
-}
-
-/// Standard base64 with padding.
-pub fn base64(bytes: &[u8]) -> String {
-    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(TABLE[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_matches_the_rfc_vectors() {
-        for (plain, encoded) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(plain.as_bytes()), encoded);
-        }
-        let mut out = Vec::new();
-        copy_osc52(&mut out, "hi").unwrap();
-        assert_eq!(out, b"\x1b]52;c;aGk=\x07");
-    }
 }

@@ -238,10 +238,16 @@ impl Tui {
             cmd.arg(a);
         }
         cmd.cwd(cwd);
-        for var in super::bin::PROVIDER_ENV.into_iter().chain(["NO_COLOR"]) {
+        for var in super::bin::PROVIDER_ENV
+            .into_iter()
+            .chain(["NO_COLOR", "TMUX"])
+        {
             cmd.env_remove(var);
         }
         cmd.env("TERM", "xterm-256color");
+        // A terminal that says it shows 24-bit colour (as vt100 does); the tests of
+        // fewer colours set their own.
+        cmd.env("COLORTERM", "truecolor");
         // A dark background said up front, so the client does not ask the terminal
         // (which this harness does not answer); the tests of that question set it.
         cmd.env("COLORFGBG", "15;0");
@@ -519,10 +525,14 @@ pub fn run_raw(args: &[&str], env: &[(&str, &str)], cwd: &Path) -> (u32, Vec<u8>
         cmd.arg(a);
     }
     cmd.cwd(cwd);
-    for var in super::bin::PROVIDER_ENV.into_iter().chain(["NO_COLOR"]) {
+    for var in super::bin::PROVIDER_ENV
+        .into_iter()
+        .chain(["NO_COLOR", "TMUX"])
+    {
         cmd.env_remove(var);
     }
     cmd.env("TERM", "xterm-256color");
+    cmd.env("COLORTERM", "truecolor");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -71,7 +71,7 @@ fn dragging_over_a_path_copies_it_and_shows_the_selection() {
     assert_eq!(copied(&effects), Some("src/parser/lexer.rs:118"));
     let shown = screen(&mut app).join("\n");
     assert!(
-        shown.contains("23 characters copied to the clipboard (OSC 52)"),
+        shown.contains("23 characters sent to the clipboard (OSC 52)"),
         "{shown}"
     );
     let terminal = draw(&mut app);

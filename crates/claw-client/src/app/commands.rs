@@ -191,7 +191,7 @@ impl App {
                 };
                 match text {
                     Some(text) => self
-                        .hint("copied to the clipboard (OSC 52)", HINT)
+                        .hint("sent to the clipboard (OSC 52)", HINT)
                         .with(Effect::Copy(text)),
                     None => {
                         let what = if code { "code block" } else { "answer" };

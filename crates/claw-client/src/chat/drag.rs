@@ -107,7 +107,7 @@ impl Chat {
         };
         Handled::changed()
             .ask(Intent::Hint(
-                format!("{what} copied to the clipboard (OSC 52)"),
+                format!("{what} sent to the clipboard (OSC 52)"),
                 HINT,
             ))
             .with(Effect::Copy(text))

@@ -54,7 +54,7 @@ impl Chat {
             KeyCode::Char('c') => match self.picked() {
                 Some(Picked::Code(code)) => Handled::changed()
                     .ask(Intent::Hint(
-                        "code block copied to the clipboard (OSC 52)".into(),
+                        "code block sent to the clipboard (OSC 52)".into(),
                         crate::part::HINT,
                     ))
                     .with(Effect::Copy(code)),

@@ -18,6 +18,27 @@ pub struct UiSection {
     /// and the terminal is wide), `"show"` (always) or `"hide"` (the toggle key shows
     /// them).
     pub panes: Option<Panes>,
+    /// How many colours the terminal shows: `"auto"` (24-bit when `COLORTERM` says so,
+    /// 256 when `TERM` names them, else 16), `"truecolor"`, `"256"` or `"16"`.
+    pub colors: Option<Colors>,
+}
+
+/// `[ui] colors`: the colours the client draws with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum Colors {
+    /// As the terminal says (`COLORTERM`, then `TERM`).
+    #[default]
+    #[serde(rename = "auto")]
+    Auto,
+    /// 24-bit colour.
+    #[serde(rename = "truecolor")]
+    TrueColor,
+    /// The 256 indexed colours.
+    #[serde(rename = "256")]
+    Indexed,
+    /// The 16 ANSI colours.
+    #[serde(rename = "16")]
+    Ansi,
 }
 
 /// `[ui] panes`: when the tool calls and dashboard panes show.

@@ -120,9 +120,14 @@ impl Runtime {
             }
             Effect::Highlight(request) => self.highlighter.request(request, &self.tx),
             Effect::Copy(text) => {
-                if let Err(e) = terminal::copy_osc52(term.backend_mut(), &text) {
-                    self.pending
-                        .push_back(Msg::Notice(NoticeLevel::Error, format!("cannot copy: {e}")));
+                let in_tmux = crate::tui::host::clipboard::in_tmux();
+                match self.clipboard.copy(term.backend_mut(), &text, in_tmux) {
+                    Ok(hint) => self
+                        .pending
+                        .extend(hint.map(|hint| Msg::Notice(NoticeLevel::Info, hint.to_owned()))),
+                    Err(e) => self
+                        .pending
+                        .push_back(Msg::Notice(NoticeLevel::Error, format!("cannot copy: {e}"))),
                 }
             }
             Effect::SetModel(name) => agent.set_model(name),
