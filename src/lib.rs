@@ -20,7 +20,7 @@ pub mod logging;
 pub mod replay;
 pub use claw_runtime::{
     checkpoint, commands, config, exit, front_matter, hooks, inspect, keymap, mcp, providers,
-    runtime, session, setup, trust,
+    runtime, session, setup, trust, typed,
 };
 pub mod signals;
 pub use claw_client::{syntax, theme};

@@ -12,7 +12,7 @@ pub mod host;
 
 // The host's names as the rest of the program knows them (the launcher, the replay
 // screen, the tools that ask for approval).
-pub(crate) use host::app_config::app_config;
+pub(crate) use host::app_config::{app_config, builtin_command_names};
 pub use host::background::Background;
 pub use host::launch::launch;
 pub use host::{Approvals, Inbox, MsgSender, adapt, colors, terminal};

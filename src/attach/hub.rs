@@ -242,6 +242,9 @@ impl Hub {
             controls: &self.runtime.controls,
             mcp: &self.runtime.mcp,
             requests: &self.runtime.requests,
+            // An attached client sends its prompt made already (its command expanded,
+            // its skills attached): made again here, a skill would go twice.
+            prompts: None,
         };
         handle_line(&self.runtime.supervisor, sources, &self.approvals, line).await
     }

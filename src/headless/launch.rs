@@ -5,13 +5,14 @@ use super::{run_prompt, saving, stdin};
 use crate::agent::{Agent, UserMessage};
 use crate::cli::{Cli, Command, ExportFormat, McpCommand, Mode};
 use crate::config::Settings;
-use crate::exit::{EXIT_OK, EXIT_RUN_FAILED};
+use crate::exit::{EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE};
 use crate::images;
 use crate::session::{self, Resume, SessionService, export};
 use crate::setup;
 use crate::signals::StopSignals;
 use crate::tools::exec::Approver;
 use crate::tools::message::{MessageSender, OutboundMessage};
+use crate::typed::PromptFiles;
 use crate::visible::{for_stderr, for_stdout, visible};
 use color_eyre::eyre::{bail, eyre};
 use std::sync::Arc;
@@ -125,21 +126,33 @@ async fn run(cli: &Cli, settings: &Settings, front: Front) -> color_eyre::Result
         }
         saving::report(entered.saving, rpc)
     });
+    let prompts = PromptFiles::find(
+        settings,
+        main.context.clone(),
+        &crate::tui::builtin_command_names(),
+    );
     let code = match (require_mcp(cli, &main.mcp, &mut stop).await, front) {
         (Some(code), _) => code,
-        (None, Front::Prompt(prompt)) => {
-            // `-p` loads the jobs for the cron tool but never fires them.
-            let json = cli.mode == Mode::Json;
-            run_prompt(
-                &main.supervisor,
-                &main.subagents,
-                &mut main.events,
-                prompt,
-                json,
-                &mut stop,
-            )
-            .await
-        }
+        (None, Front::Prompt(mut prompt)) => match prompts.prepare(&prompt.content) {
+            Err(e) => {
+                eprintln!("claw-tui: error: {}", for_stderr(&e.to_string()));
+                EXIT_USAGE
+            }
+            Ok(made) => {
+                prompt.content = made;
+                // `-p` loads the jobs for the cron tool but never fires them.
+                let json = cli.mode == Mode::Json;
+                run_prompt(
+                    &main.supervisor,
+                    &main.subagents,
+                    &mut main.events,
+                    prompt,
+                    json,
+                    &mut stop,
+                )
+                .await
+            }
+        },
         (None, Front::Serve(options)) => {
             main.supervisor.release();
             let scheduler = start_scheduler(&main);
@@ -173,6 +186,7 @@ async fn run(cli: &Cli, settings: &Settings, front: Front) -> color_eyre::Result
                 controls: &main.controls,
                 subagents: &main.subagents,
                 mcp: &main.mcp,
+                prompts: &prompts,
             };
             let code = serve(
                 runtime,

@@ -174,6 +174,9 @@ pub(crate) struct Sources<'a> {
     pub mcp: &'a McpManager,
     /// The session's request log.
     pub requests: &'a crate::llm::RequestTap,
+    /// The custom commands and skills a `prompt` may name (`None`: it comes made, from
+    /// an attached client).
+    pub prompts: Option<&'a crate::typed::PromptFiles>,
 }
 
 /// Runs one command line and returns its response object.
@@ -187,6 +190,7 @@ pub(crate) async fn handle_line(
         controls,
         mcp,
         requests,
+        prompts,
     } = sources;
     let agent = supervisor.agent();
     let value: Value = match serde_json::from_str(line) {
@@ -208,6 +212,10 @@ pub(crate) async fn handle_line(
         // The supervisor runs the prompt hooks, then decides atomically: idle starts a
         // run, busy queues.
         Command::Prompt { content } => {
+            let content = match prompts.map(|p| p.prepare(&content)).transpose() {
+                Ok(made) => made.unwrap_or(content),
+                Err(e) => return failure(Some(&name), e.to_string()),
+            };
             match supervisor
                 .deliver(UserInput::Submit(UserMessage::new(content)))
                 .await

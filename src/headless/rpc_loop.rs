@@ -52,6 +52,8 @@ pub struct RpcRuntime<'a> {
     pub mcp: &'a McpManager,
     /// Where the session's requests are recorded (`get_requests`, `get_request`).
     pub requests: &'a crate::llm::RequestTap,
+    /// The custom commands and skills a `prompt` may name.
+    pub prompts: &'a crate::typed::PromptFiles,
 }
 
 /// Serves RPC commands from `input` until its end or a stop signal; returns the exit
@@ -70,6 +72,7 @@ pub async fn serve(
         subagents,
         mcp,
         requests,
+        prompts,
     } = runtime;
     let agent = supervisor.agent();
     let shared = Shared {
@@ -102,6 +105,7 @@ pub async fn serve(
                     controls,
                     mcp,
                     requests,
+                    prompts: Some(prompts),
                 };
                 write_json_line(&handle_line(supervisor, sources, &approvals, &line).await)
             }

@@ -2,22 +2,32 @@
 //! of the project (from the workspace up to the git root) and in the config dir's
 //! `commands/` and `~/.claude/commands/`, each becoming `/NAME` after its file name.
 //!
-//! Optional front matter gives a `description` and an `argument-hint`; the body is the
-//! prompt sent, with `$ARGUMENTS` and `$1`…`$9` replaced by what the user typed after the
-//! command ([`expand`]).
+//! A file in a subdirectory is namespaced by it, as Claude Code names them:
+//! `frontend/component.md` is `/frontend:component` (three levels deep at most).
+//!
+//! Optional front matter gives a `description` and an `argument-hint` (a string, or a
+//! YAML list as `[path]` reads); the body is the prompt sent, with `$ARGUMENTS` and
+//! `$1`…`$9` replaced by what the user typed after the command ([`expand`]). What
+//! claw-tui does not do with a command file is said, never dropped in silence:
+//! `allowed-tools` and `model` are not honoured (the command runs with the session's
+//! tools and model), and a `` !`cmd` `` context line is not run before the prompt is
+//! sent: it becomes a request that the agent run it, so it goes through exec's sandbox
+//! and approval like any command the agent runs ([`file`]).
 //!
 //! A project's command files are opened beneath the workspace or its git root
 //! (`runtime::context::files`): one that is a symlink leading out, or not a regular
 //! file, is skipped with a warning.
 
 mod expand;
+mod file;
 
 pub use expand::{expand, split_arguments};
 
-use crate::runtime::context::files::{ProjectFiles, text_of};
+use file::{CommandFileError, read_command};
+
+use crate::runtime::context::files::ProjectFiles;
 use crate::runtime::context::project_chain;
 use crate::tools::fs::own::OwnFileError;
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -27,13 +37,14 @@ pub const PROJECT_COMMAND_DIRS: [&str; 2] = [".claw-tui/commands", ".claude/comm
 pub const GLOBAL_COMMANDS_DIR: &str = "commands";
 /// The global command directory shared with Claude Code, relative to the home directory.
 pub const HOME_COMMANDS_DIR: &str = ".claude/commands";
-/// The largest command file read, in bytes; a larger one is skipped with a warning.
-const MAX_COMMAND_BYTES: u64 = 256 * 1024;
+/// How deep subdirectories of a command directory are read (`a/b/c/name.md`).
+const MAX_NAMESPACE_DEPTH: usize = 3;
 
 /// A slash command defined by a Markdown file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CustomCommand {
-    /// The name without the slash (`review` for `review.md`).
+    /// The name without the slash (`review` for `review.md`, `git:pr` for
+    /// `git/pr.md`).
     pub name: String,
     /// The front matter's `description`, else the body's first line.
     pub description: String,
@@ -69,13 +80,6 @@ impl CommandSet {
     pub fn get(&self, name: &str) -> Option<&CustomCommand> {
         self.commands.iter().find(|c| c.name == name)
     }
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct CommandFront {
-    description: Option<String>,
-    #[serde(rename = "argument-hint")]
-    argument_hint: Option<String>,
 }
 
 /// The command directories, nearest first: `.claw-tui/commands` then
@@ -121,10 +125,7 @@ pub fn discover_commands(
     let mut by_name: BTreeMap<String, CustomCommand> = BTreeMap::new();
     let mut shadowed_builtins = Vec::new();
     for (dir, source) in command_dirs(workspace, config_dir, home) {
-        for path in markdown_files(&files, &dir, &mut set.warnings) {
-            let Some(name) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
-                continue;
-            };
+        for (path, name) in markdown_files(&files, &dir, &mut set.warnings) {
             if builtin.contains(&name.as_str()) {
                 if !shadowed_builtins.contains(&name) {
                     set.warnings.push(format!(
@@ -139,7 +140,12 @@ pub fn discover_commands(
                 continue;
             }
             match read_command(&files, &path, &name, &source) {
-                Ok(command) => {
+                Ok((command, notes)) => {
+                    set.warnings.extend(
+                        notes
+                            .into_iter()
+                            .map(|n| format!("{}: {n}", path.display())),
+                    );
                     by_name.insert(name, command);
                 }
                 // A directory named like a command file is not one.
@@ -155,78 +161,50 @@ pub fn discover_commands(
     set
 }
 
-/// The `*.md` names directly in `dir`, sorted; none when it does not exist (a directory
-/// that cannot be listed is a warning).
-fn markdown_files(files: &ProjectFiles, dir: &Path, warnings: &mut Vec<String>) -> Vec<PathBuf> {
-    match files.entries(dir) {
-        Ok(names) => names
-            .unwrap_or_default()
-            .into_iter()
-            .map(|name| dir.join(name))
-            .filter(|p| p.extension().is_some_and(|e| e == "md"))
-            .collect(),
+/// The `*.md` files in `dir` and its subdirectories (up to [`MAX_NAMESPACE_DEPTH`]
+/// deep) with their command names, sorted by path; none when `dir` does not exist (a
+/// directory that cannot be listed is a warning).
+fn markdown_files(
+    files: &ProjectFiles,
+    dir: &Path,
+    warnings: &mut Vec<String>,
+) -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    walk(files, dir, &[], warnings, &mut found);
+    found
+}
+
+fn walk(
+    files: &ProjectFiles,
+    dir: &Path,
+    namespace: &[String],
+    warnings: &mut Vec<String>,
+    found: &mut Vec<(PathBuf, String)>,
+) {
+    let names = match files.entries(dir) {
+        Ok(names) => names.unwrap_or_default(),
         Err(e) => {
             warnings.push(format!("commands are not read: {e}"));
-            Vec::new()
+            return;
+        }
+    };
+    for name in names {
+        let path = dir.join(&name);
+        let name = name.to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_suffix(".md") {
+            let mut full = namespace.to_vec();
+            full.push(stem.to_owned());
+            found.push((path, full.join(":")));
+        } else if !name.starts_with('.') && namespace.len() < MAX_NAMESPACE_DEPTH {
+            // A directory is read as a namespace; a file that is not Markdown lists as
+            // nothing (`entries` on it is an error, not said: it is not a command).
+            if matches!(files.entries(&path), Ok(Some(_))) {
+                let mut inner = namespace.to_vec();
+                inner.push(name);
+                walk(files, &path, &inner, warnings, found);
+            }
         }
     }
-}
-
-/// Why a command file is skipped (the warning names the file first).
-#[derive(Debug, thiserror::Error)]
-enum CommandFileError {
-    /// The file cannot be read, or cannot be used (a symlink leading out of the
-    /// project, not a regular file).
-    #[error("{0}")]
-    Read(#[source] OwnFileError),
-    /// The file went away while the commands were read.
-    #[error("it is gone")]
-    Gone,
-    /// The file is larger than a command may be.
-    #[error("{size} bytes is more than a command file may have ({MAX_COMMAND_BYTES})")]
-    TooLarge {
-        /// Its size.
-        size: u64,
-    },
-    /// Its front matter is not valid YAML.
-    #[error(transparent)]
-    FrontMatter(#[from] crate::front_matter::FrontMatterError),
-}
-
-fn read_command(
-    files: &ProjectFiles,
-    path: &Path,
-    name: &str,
-    source: &str,
-) -> Result<CustomCommand, CommandFileError> {
-    let capped = files
-        .read(path, MAX_COMMAND_BYTES + 1)
-        .map_err(CommandFileError::Read)?
-        .ok_or(CommandFileError::Gone)?;
-    if capped.size > MAX_COMMAND_BYTES {
-        return Err(CommandFileError::TooLarge { size: capped.size });
-    }
-    let text = text_of(capped);
-    let (front, body) = crate::front_matter::parse::<CommandFront>(&text);
-    let front = front?;
-    let nonblank = |v: Option<String>| v.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
-    let body = body.trim().to_owned();
-    let description = nonblank(front.description)
-        .or_else(|| {
-            body.lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())
-                .map(str::to_owned)
-        })
-        .unwrap_or_default();
-    Ok(CustomCommand {
-        name: name.to_owned(),
-        description: crate::text::one_line(&description, 120),
-        argument_hint: nonblank(front.argument_hint),
-        body,
-        path: path.to_path_buf(),
-        source: source.to_owned(),
-    })
 }
 
 #[cfg(test)]
@@ -234,44 +212,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_command_file_too_large_or_with_bad_front_matter_is_skipped_with_the_reason() {
+    fn subdirectories_are_namespaces_and_symlinks_out_are_not_followed() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        let files = ProjectFiles::open(&root);
-        let big = root.join("big.md");
-        std::fs::write(&big, "x".repeat(300 * 1024)).unwrap();
-        let error = read_command(&files, &big, "big", "test").unwrap_err();
-        assert!(
-            matches!(error, CommandFileError::TooLarge { size: 307200 }),
-            "{error:?}"
-        );
+        let ws = root.join("ws");
+        let commands = ws.join(".claude/commands");
+        std::fs::create_dir_all(commands.join("frontend/forms/deep/deeper")).unwrap();
+        std::fs::write(commands.join("review.md"), "Review $1").unwrap();
+        std::fs::write(commands.join("frontend/component.md"), "Make a component").unwrap();
+        std::fs::write(commands.join("frontend/forms/field.md"), "A field").unwrap();
+        std::fs::write(commands.join("frontend/notes.txt"), "not a command").unwrap();
+        std::fs::write(commands.join("frontend/forms/deep/deeper/x.md"), "too deep").unwrap();
+        let outside = root.join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("stolen.md"), "from outside").unwrap();
+        std::os::unix::fs::symlink(&outside, commands.join("linked")).unwrap();
+        let config = root.join("config");
+        let set = discover_commands(&ws, &config, None, &["help"]);
+        let names: Vec<&str> = set.commands.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
-            error.to_string(),
-            "307200 bytes is more than a command file may have (262144)"
+            names,
+            ["frontend:component", "frontend:forms:field", "review"],
+            "{:?}",
+            set.warnings
         );
-        let bad = root.join("bad.md");
-        std::fs::write(&bad, "---\ndescription: [unclosed\n---\nbody").unwrap();
-        let error = read_command(&files, &bad, "bad", "test").unwrap_err();
-        assert!(
-            matches!(error, CommandFileError::FrontMatter(_)),
-            "{error:?}"
-        );
-        assert!(
-            error
-                .to_string()
-                .starts_with("front matter is not valid YAML: "),
-            "{error}"
-        );
-        let error = read_command(&files, &root.join("gone.md"), "gone", "test").unwrap_err();
-        assert!(matches!(error, CommandFileError::Gone), "{error:?}");
-        // A symlink leading out of the project is not read.
-        std::fs::create_dir(root.join("ws")).unwrap();
-        std::os::unix::fs::symlink(&big, root.join("ws/out.md")).unwrap();
-        let files = ProjectFiles::open(&root.join("ws"));
-        let error = read_command(&files, &root.join("ws/out.md"), "out", "test").unwrap_err();
-        assert!(
-            matches!(error, CommandFileError::Read(OwnFileError::Outside { .. })),
-            "{error:?}"
-        );
+        assert!(set.get("frontend:component").is_some());
     }
 }

@@ -28,3 +28,4 @@ pub mod runtime;
 pub mod session;
 pub mod setup;
 pub mod trust;
+pub mod typed;

@@ -8,6 +8,7 @@ use crate::config::Settings;
 use crate::keymap::KeyMap;
 use crate::theme::{Theme, no_color_requested, user_theme_dir};
 use crate::tui::AppConfig;
+use crate::typed::PromptFiles;
 use color_eyre::eyre::eyre;
 use std::path::Path;
 use std::sync::Arc;
@@ -86,22 +87,21 @@ pub(super) fn user_files(
     settings: &Settings,
     context: Arc<crate::runtime::context::ProjectContext>,
 ) -> crate::tui::UserFiles {
-    let builtin: Vec<&str> = crate::tui::slash::COMMANDS
+    let found = PromptFiles::find(settings, context, &builtin_command_names());
+    crate::tui::UserFiles {
+        context: found.context,
+        commands: found.commands,
+    }
+}
+
+/// The client's own command names (without the slash): a custom command of one of
+/// these names is not used, by the client or by any other front-end.
+pub(crate) fn builtin_command_names() -> Vec<&'static str> {
+    crate::tui::slash::COMMANDS
         .iter()
         .map(|(name, _, _)| name.trim_start_matches('/'))
         .chain(["exit"])
-        .collect();
-    let config_dir = crate::setup::config_dir(settings);
-    let commands = crate::commands::discover_commands(
-        &settings.workspace,
-        &config_dir,
-        crate::runtime::context::home_dir().as_deref(),
-        &builtin,
-    );
-    crate::tui::UserFiles {
-        context,
-        commands: Arc::new(commands),
-    }
+        .collect()
 }
 
 /// How commands are sandboxed, as `/status` says it.

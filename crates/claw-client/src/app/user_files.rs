@@ -53,10 +53,7 @@ impl App {
     /// A composer text that names a custom command (`/review src/a.rs`) as the prompt
     /// its file makes; `None` for anything else.
     pub(super) fn custom_command_prompt(&self, text: &str) -> Option<String> {
-        let rest = text.strip_prefix('/')?;
-        let (name, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        let command = self.user_files.commands.get(name)?;
-        Some(command.prompt(arguments))
+        self.user_files.commands.prompt_for(text)
     }
 
     /// Sends `text`, first asking for the skills it mentions to be attached.

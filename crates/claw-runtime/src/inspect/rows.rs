@@ -27,8 +27,7 @@ pub struct RequestRow {
     pub duration_ms: Option<u64>,
     /// The HTTP status, or what became of the call (`in flight`, `aborted`, ...).
     pub status: String,
-    /// The failure, when it failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The failure, when it failed (`null` otherwise, as the RPC docs say).
     pub error: Option<String>,
     /// The body's size in bytes.
     pub bytes: usize,
