@@ -373,3 +373,74 @@ fn project_files_linked_out_of_the_project_are_skipped_with_a_warning() {
     assert!(warnings.contains("evil.md leads outside"), "{warnings}");
     assert!(warnings.contains("fifo.md is a FIFO"), "{warnings}");
 }
+
+/// Claude Code's memory files: `~/.claude/CLAUDE.md`, each project directory's
+/// `CLAUDE.local.md`, and `@path` imports, confined to the project for a project's file.
+#[test]
+fn claude_md_imports_local_files_and_the_home_file_are_read_with_imports_confined() {
+    let l = layout();
+    let home = l._dir.path().join("home");
+    write_creating_dirs(
+        &home.join(".claude/CLAUDE.md"),
+        "Home rules. @~/.claude/extra.md",
+    );
+    write_creating_dirs(&home.join(".claude/extra.md"), "Imported from home.");
+    write_creating_dirs(&home.join(".ssh/id_rsa"), "PRIVATE KEY");
+    write_creating_dirs(&l.workspace.join("CLAUDE.local.md"), "My local notes.");
+    // The workspace's AGENTS.md imports project files, and tries to leave the project.
+    write_creating_dirs(
+        &l.workspace.join("AGENTS.md"),
+        "Read @docs/style.md, @../shared.md and @~/.ssh/id_rsa and @../../../home/.ssh/id_rsa.\n\
+         ```\n@docs/not-an-import.md\n```\n",
+    );
+    write_creating_dirs(
+        &l.workspace.join("docs/style.md"),
+        "Style: terse. @deeper.md",
+    );
+    write_creating_dirs(&l.workspace.join("docs/deeper.md"), "Deeper rule.");
+    write_creating_dirs(&l.repo.join("shared.md"), "Shared in the repo.");
+    let context = ProjectContext::discover(&l.workspace, &l.config, Some(&home), None);
+    let files: Vec<String> = context
+        .instruction_files
+        .iter()
+        .map(|p| {
+            let base = l._dir.path().canonicalize().unwrap();
+            p.strip_prefix(&base)
+                .or_else(|_| p.strip_prefix(l._dir.path()))
+                .unwrap()
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "config/AGENTS.md",
+            "home/.claude/CLAUDE.md",
+            "home/.claude/extra.md",
+            "outside/repo/AGENTS.md",
+            "outside/repo/app/AGENTS.md",
+            "outside/repo/app/docs/style.md",
+            "outside/repo/app/docs/deeper.md",
+            "outside/repo/shared.md",
+            "outside/repo/app/CLAUDE.local.md",
+        ]
+    );
+    let skipped = context.skipped.join("\n");
+    assert_eq!(
+        skipped.matches("outside the project: not read").count(),
+        2,
+        "{skipped}"
+    );
+    let prompt = build_system_prompt_on(date(), &context, &names(&["read_file"]), None);
+    for text in [
+        "Home rules.",
+        "Imported from home.",
+        "My local notes.",
+        "Deeper rule.",
+        "Shared in the repo.",
+    ] {
+        assert!(prompt.contains(text), "{text} missing");
+    }
+    assert!(!prompt.contains("PRIVATE KEY"));
+}

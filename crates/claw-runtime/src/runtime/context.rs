@@ -1,6 +1,8 @@
 //! The main agent's system prompt: a built-in identity, the user's instructions files
-//! (`AGENTS.md`, else `CLAUDE.md`), the workspace memory file and the list of available
-//! skills ([`skills`], within the budget of [`skill_list`]).
+//! (`AGENTS.md`, else `CLAUDE.md`; `~/.claude/CLAUDE.md`; each project directory's
+//! `CLAUDE.local.md`; the files they import with `@path`, see [`imports`]), the
+//! workspace memory file and the list of available skills ([`skills`], within the
+//! budget of [`skill_list`]).
 //!
 //! Every file is optional. A file larger than [`MAX_FILE_BYTES`] is cut there with a
 //! note saying so, so one huge file cannot crowd out the conversation. Project files are
@@ -8,6 +10,7 @@
 //! leading out is skipped with a warning.
 
 pub mod files;
+mod imports;
 pub mod mention;
 pub mod skill_file;
 pub mod skill_list;
@@ -30,6 +33,12 @@ pub const AGENTS_FILE: &str = "AGENTS.md";
 pub const MEMORY_FILE: &str = ".claw-tui/MEMORY.md";
 /// Read from a directory that has no `AGENTS.md`: the file other agents use.
 pub const CLAUDE_FILE: &str = "CLAUDE.md";
+/// A project directory's personal instructions (Claude Code's, usually not committed),
+/// read after the directory's own file.
+pub const CLAUDE_LOCAL_FILE: &str = "CLAUDE.local.md";
+/// The user's instructions for every project, as Claude Code keeps them, relative to
+/// the home directory.
+pub const HOME_CLAUDE_DIR: &str = ".claude";
 
 /// What the prompt is built from, found once per runtime: the instructions files and
 /// the skills that apply to a workspace.
@@ -62,7 +71,7 @@ impl ProjectContext {
         let listing = list_skills(&skills.skills, skill_budget(context_window));
         let files = ProjectFiles::open(workspace);
         let (instruction_files, mut skipped) =
-            find_instruction_files(&files, workspace, config_dir);
+            find_instruction_files(&files, workspace, config_dir, home);
         if let Err(e) = read_prefix(&files, &workspace.join(MEMORY_FILE)) {
             skipped.push(format!("the memory file is not read: {e}"));
         }
@@ -217,44 +226,59 @@ fn identity(date: NaiveDate, workspace: &Path, tool_names: &[String]) -> String 
 }
 
 /// The instructions files that apply, in prompt order: the global one from
-/// `config_dir`, then one per directory from the git root down to the workspace (see
-/// [`project_chain`]). Each directory gives its `AGENTS.md`, or its `CLAUDE.md` when it
-/// has no `AGENTS.md`. Only files that exist and can be used are returned.
+/// `config_dir`, `~/.claude/CLAUDE.md`, then one per directory from the git root down to
+/// the workspace (see [`project_chain`]) followed by that directory's
+/// `CLAUDE.local.md`; each file followed by the files it imports. Each directory gives
+/// its `AGENTS.md`, or its `CLAUDE.md` when it has no `AGENTS.md`. Only files that exist
+/// and can be used are returned. This list leaves the home directory's file out
+/// ([`ProjectContext::discover`] is given the home directory).
 pub fn instruction_files(workspace: &Path, config_dir: &Path) -> Vec<PathBuf> {
-    find_instruction_files(&ProjectFiles::open(workspace), workspace, config_dir).0
+    find_instruction_files(&ProjectFiles::open(workspace), workspace, config_dir, None).0
 }
 
 /// [`instruction_files`], and why each file that is there but cannot be used (a symlink
-/// leading out of the project, a FIFO) was skipped. A skipped `AGENTS.md` still hides
-/// its directory's `CLAUDE.md`.
+/// leading out of the project, a FIFO, an import leading out) was skipped. A skipped
+/// `AGENTS.md` still hides its directory's `CLAUDE.md`.
 fn find_instruction_files(
     files: &ProjectFiles,
     workspace: &Path,
     config_dir: &Path,
+    home: Option<&Path>,
 ) -> (Vec<PathBuf>, Vec<String>) {
-    let mut dirs = vec![config_dir.to_path_buf()];
-    dirs.extend(project_chain(workspace));
-    let mut seen = Vec::new();
-    let mut found = Vec::new();
-    let mut skipped = Vec::new();
-    for dir in &dirs {
-        for name in [AGENTS_FILE, CLAUDE_FILE] {
-            let path = dir.join(name);
-            match files.read(&path, 0) {
-                Ok(None) => continue,
-                Ok(Some(_)) => {
-                    let key = path.canonicalize().unwrap_or_else(|_| path.clone());
-                    if !seen.contains(&key) {
-                        seen.push(key);
-                        found.push(path);
-                    }
-                }
-                Err(e) => skipped.push(format!("an instructions file is not read: {e}")),
+    let mut user_dirs = vec![config_dir.to_path_buf()];
+    user_dirs.extend(home.map(|h| h.join(HOME_CLAUDE_DIR)));
+    let project = project_chain(workspace);
+    let mut found = imports::Imports::default();
+    let consider = |found: &mut imports::Imports, path: PathBuf| -> bool {
+        match files.read(&path, 0) {
+            Ok(None) => false,
+            Ok(Some(_)) => {
+                found.add(files, &path, home);
+                true
             }
-            break;
+            Err(e) => {
+                found
+                    .skipped
+                    .push(format!("an instructions file is not read: {e}"));
+                true
+            }
+        }
+    };
+    for (dir, is_project) in user_dirs
+        .iter()
+        .map(|d| (d, false))
+        .chain(project.iter().map(|d| (d, true)))
+    {
+        for name in [AGENTS_FILE, CLAUDE_FILE] {
+            if consider(&mut found, dir.join(name)) {
+                break;
+            }
+        }
+        if is_project {
+            consider(&mut found, dir.join(CLAUDE_LOCAL_FILE));
         }
     }
-    (found, skipped)
+    (found.found, found.skipped)
 }
 
 /// [`instruction_files`] (kept under its older name).

@@ -64,6 +64,12 @@ impl ProjectFiles {
             .or_else(|| self.top.as_ref().and_then(|top| within(top, path)))
     }
 
+    /// Whether `path` (absolute, without `..`) is in the workspace or the project above
+    /// it: a file the model may have written, opened beneath its tree.
+    pub fn holds(&self, path: &Path) -> bool {
+        self.tree_for(&self.real(path)).is_some()
+    }
+
     /// The first `max` bytes of the file at `path` (absolute) and its size; `Ok(None)`
     /// when there is none. Refused when it leads out of its tree or is not a regular
     /// file.
