@@ -16,3 +16,4 @@ mod schemas;
 pub mod setup;
 mod steering;
 mod trust;
+mod variables;

@@ -268,7 +268,8 @@ impl TryFrom<RawServer> for ServerConfig {
 
 /// Only http(s) URLs are reached.
 fn check_url(url: &str) -> Result<(), ServerConfigError> {
-    if url.starts_with("http://") || url.starts_with("https://") {
+    // `${BASE_URL}/mcp` is known only when the server starts.
+    if url.starts_with("http://") || url.starts_with("https://") || url.starts_with("${") {
         Ok(())
     } else {
         Err(ServerConfigError::UrlScheme { url: url.into() })
@@ -304,7 +305,31 @@ pub struct ServerSpec {
     pub entry: Option<serde_json::Value>,
 }
 
-/// Replaces each `${VAR}` in `value` with `env(VAR)` (empty when unset).
+/// The variable a server's entry may use for the workspace, as Claude Code names it
+/// (`${CLAUDE_PROJECT_DIR:-.}/server.js`); given to project files too.
+pub const PROJECT_DIR_VAR: &str = "CLAUDE_PROJECT_DIR";
+
+/// Each `${VAR}` and `${VAR:-default}` in `text`: the name and the default, in order.
+/// Only the braced forms, as Claude Code reads `.mcp.json`: a bare `$` stays as written.
+pub fn var_refs(text: &str) -> Vec<(&str, Option<&str>)> {
+    let mut refs = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start + 2..].find('}') else {
+            break;
+        };
+        let inside = &rest[start + 2..start + 2 + len];
+        refs.push(match inside.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inside, None),
+        });
+        rest = &rest[start + 3 + len..];
+    }
+    refs
+}
+
+/// Replaces each `${VAR}` in `value` with `env(VAR)` (empty when unset), and each
+/// `${VAR:-default}` with `env(VAR)`, or `default` when that is unset or empty.
 pub fn expand_vars(value: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
@@ -313,12 +338,34 @@ pub fn expand_vars(value: &str, env: &dyn Fn(&str) -> Option<String>) -> String 
             break;
         };
         out.push_str(&rest[..start]);
-        let name = &rest[start + 2..start + 2 + len];
-        out.push_str(&env(name).unwrap_or_default());
+        let inside = &rest[start + 2..start + 2 + len];
+        let value = match inside.split_once(":-") {
+            Some((name, default)) => env(name)
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| default.to_owned()),
+            None => env(inside).unwrap_or_default(),
+        };
+        out.push_str(&value);
         rest = &rest[start + 3 + len..];
     }
     out.push_str(rest);
     out
+}
+
+/// `spec` with the variables of its command, arguments and URL filled by `env` (its
+/// `env` and `headers` are filled when it starts). What runs, and so what the trust
+/// checks, is the expanded command; the entry as written is what the user is shown.
+pub fn expand_launch(mut spec: ServerSpec, env: &dyn Fn(&str) -> Option<String>) -> ServerSpec {
+    match &mut spec.config.transport {
+        Transport::Stdio { command, args, .. } => {
+            *command = expand_vars(command, env);
+            for arg in args.iter_mut() {
+                *arg = expand_vars(arg, env);
+            }
+        }
+        Transport::Http { url, .. } => *url = expand_vars(url, env),
+    }
+    spec
 }
 
 #[cfg(test)]
@@ -400,5 +447,12 @@ mod tests {
         assert_eq!(expand_vars("Bearer ${TOKEN}", &env), "Bearer s3cret");
         assert_eq!(expand_vars("${MISSING}x", &env), "x");
         assert_eq!(expand_vars("plain ${open", &env), "plain ${open");
+        assert_eq!(expand_vars("${TOKEN:-none}", &env), "s3cret");
+        assert_eq!(expand_vars("${MISSING:-.}/server.js", &env), "./server.js");
+        assert_eq!(expand_vars("$TOKEN ${}", &env), "$TOKEN ");
+        assert_eq!(
+            var_refs("${A} and ${B:-x:-y}"),
+            [("A", None), ("B", Some("x:-y"))]
+        );
     }
 }

@@ -69,16 +69,19 @@ impl ServerAccess {
     }
 
     /// How `${VAR}` is looked up for a server from `origin`: a project file gets only
-    /// the variables `[mcp] project_env` allows.
+    /// the variables `[mcp] project_env` allows; every file gets `CLAUDE_PROJECT_DIR`
+    /// (the workspace).
     pub(super) fn lookup_for(&self, origin: Origin) -> EnvLookup {
-        match origin {
-            Origin::User => self.lookup.clone(),
-            Origin::Project => {
-                let lookup = self.lookup.clone();
-                let allowed = self.project_env.clone();
-                Arc::new(move |name| allowed.allows(name).then(|| lookup(name)).flatten())
+        let lookup = self.lookup.clone();
+        let allowed = self.project_env.clone();
+        let workspace = self.workspace.display().to_string();
+        Arc::new(move |name| {
+            if name == super::config::PROJECT_DIR_VAR {
+                return Some(workspace.clone());
             }
-        }
+            let allowed = origin == Origin::User || allowed.allows(name);
+            allowed.then(|| lookup(name)).flatten()
+        })
     }
 }
 

@@ -4,7 +4,7 @@
 //! only: a changed header value, argument or script asks again. The answer is kept in
 //! the data dir's trust file ([`crate::trust::store`]).
 
-use super::config::{ServerSpec, Transport};
+use super::config::{PROJECT_DIR_VAR, ServerSpec, Transport, var_refs};
 use super::manager::Shared;
 use super::server::Server;
 use crate::runtime::mcp_state::McpServerState;
@@ -115,19 +115,6 @@ pub fn fingerprint(spec: &ServerSpec, files: &[PinnedFile]) -> String {
 }
 
 /// Each name `${NAME}` in `text`.
-fn variables(text: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        let Some(len) = rest[start + 2..].find('}') else {
-            break;
-        };
-        names.push(rest[start + 2..start + 2 + len].to_owned());
-        rest = &rest[start + 3 + len..];
-    }
-    names
-}
-
 /// The entry's keys and values as written: `env` and `headers` one line per name.
 fn fields(entry: &Value) -> Vec<(String, String)> {
     let Value::Object(map) = entry else {
@@ -156,17 +143,19 @@ fn fields(entry: &Value) -> Vec<(String, String)> {
 pub fn entry_view(spec: &ServerSpec, workspace: &Path, env: &ProjectEnv) -> ServerEntry {
     let entry = entry_of(spec);
     let fields = fields(&entry);
-    let mut names: Vec<String> = fields.iter().flat_map(|(_, v)| variables(v)).collect();
-    names.sort();
-    names.dedup();
-    let variables = names
+    let mut refs: Vec<(&str, Option<&str>)> =
+        fields.iter().flat_map(|(_, v)| var_refs(v)).collect();
+    refs.sort();
+    refs.dedup();
+    let variables = refs
         .into_iter()
-        .map(|name| {
-            if env.allows(&name) {
-                format!("{name}: from your environment ([mcp] project_env)")
-            } else {
-                format!("{name}: left empty (not in [mcp] project_env)")
+        .map(|(name, default)| match default {
+            _ if name == PROJECT_DIR_VAR => format!("{name}: the workspace path"),
+            _ if env.allows(name) => format!("{name}: from your environment ([mcp] project_env)"),
+            Some(default) => {
+                format!("{name}: not in [mcp] project_env, so its default \"{default}\"")
             }
+            None => format!("{name}: left empty (not in [mcp] project_env)"),
         })
         .collect();
     let files = server_files(spec, workspace);
@@ -246,6 +235,26 @@ mod tests {
             origin: Origin::Project,
             entry: Some(entry),
         }
+    }
+
+    #[test]
+    fn the_trust_question_says_what_each_variable_becomes() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        let env = ProjectEnv::new(&["GITHUB_TOKEN".into()], &[]).0;
+        let entry = json!({"command": "node",
+                           "args": ["${CLAUDE_PROJECT_DIR:-.}/srv.js", "${REGION:-eu}", "${HOME}"],
+                           "env": {"TOKEN": "${GITHUB_TOKEN}"}});
+        let view = entry_view(&project("s", entry), &ws, &env);
+        assert_eq!(
+            view.variables,
+            [
+                "CLAUDE_PROJECT_DIR: the workspace path",
+                "GITHUB_TOKEN: from your environment ([mcp] project_env)",
+                "HOME: left empty (not in [mcp] project_env)",
+                "REGION: not in [mcp] project_env, so its default \"eu\"",
+            ]
+        );
     }
 
     #[test]
