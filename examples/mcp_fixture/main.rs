@@ -269,6 +269,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         content_kinds: args.iter().any(|a| a == "--content-kinds"),
     };
     fixture.note(&format!("start {}", std::process::id()));
+    // A server slow to come up (a first download, a heavy runtime): busy for this long
+    // before it answers anything.
+    if let Some(ms) = value_of("--start-delay-ms").and_then(|v| v.parse().ok()) {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        fixture.note(&format!("up {}", std::process::id()));
+    }
     match value_of("--http") {
         None => {
             let service = fixture.serve(rmcp::transport::stdio()).await?;

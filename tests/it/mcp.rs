@@ -14,6 +14,7 @@ mod policy;
 pub mod processes;
 mod schemas;
 pub mod setup;
+mod start_turns;
 mod steering;
 mod trust;
 mod variables;

@@ -11,7 +11,7 @@ mod project;
 pub use project::{ProjectServers, merge, read_project_file};
 
 /// Seconds a server may take to start when the config gives none.
-pub const DEFAULT_STARTUP_TIMEOUT_SECS: u64 = 10;
+pub const DEFAULT_STARTUP_TIMEOUT_SECS: u64 = 30;
 /// Seconds one tool call may take when the config gives none.
 pub const DEFAULT_TOOL_TIMEOUT_SECS: u64 = 60;
 /// The project file read at the workspace root.
@@ -402,7 +402,7 @@ mod tests {
         let files = &section.servers["files"];
         assert_eq!(files.transport.kind(), "stdio");
         assert!(files.enabled && files.subagents);
-        assert_eq!(files.startup_timeout_secs, 10);
+        assert_eq!(files.startup_timeout_secs, 30);
         assert_eq!(files.tool_timeout_secs, 60);
         let remote = &section.servers["remote"];
         assert_eq!(remote.approval, ApprovalMode::Ask);

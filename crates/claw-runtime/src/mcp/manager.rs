@@ -100,6 +100,16 @@ pub(super) struct Shared {
     tasks: Mutex<Vec<JoinHandle<()>>>,
     /// Whether [`McpManager::start`] ran.
     started: AtomicBool,
+    /// How many servers connect at once ([`concurrent_starts`]): a start waits for its
+    /// turn before its `startup_timeout_secs` begins.
+    pub(super) starts: tokio::sync::Semaphore,
+}
+
+/// How many servers start at once: one per core, two at least. Eight Node servers
+/// started together on two cores each took longer than any timeout; one after another
+/// each is ready in a few seconds.
+pub(super) fn concurrent_starts() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().max(2))
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -252,6 +262,7 @@ impl McpManager {
                 names: Mutex::new(BTreeMap::new()),
                 tasks: Mutex::new(Vec::new()),
                 started: AtomicBool::new(false),
+                starts: tokio::sync::Semaphore::new(concurrent_starts()),
             }),
         };
         // Every server is listed from the start, also those that never change state
@@ -316,13 +327,22 @@ impl McpManager {
     }
 
     /// Waits until every started server is ready or has failed once; each attempt is
-    /// itself bounded by the server's `startup_timeout_secs`.
+    /// itself bounded by the server's `startup_timeout_secs`, counted from its turn to
+    /// start (see [`concurrent_starts`]), so the wait allows for the turns.
     pub async fn wait_started(&self) {
-        for server in &self.shared.servers {
-            let limit = Duration::from_secs(server.spec.config.startup_timeout_secs + 1);
+        let servers = &self.shared.servers;
+        let longest = servers
+            .iter()
+            .map(|s| s.spec.config.startup_timeout_secs)
+            .max()
+            .unwrap_or(0);
+        let rounds = u64::try_from(servers.len().div_ceil(concurrent_starts())).unwrap_or(1);
+        // The attempts time themselves out; the extra second only guards a stuck task.
+        let deadline = tokio::time::Instant::now()
+            + Duration::from_secs(longest.saturating_mul(rounds.max(1)) + 1);
+        for server in servers {
             let mut settled = server.settled();
-            // The attempt times itself out; the extra second only guards a stuck task.
-            let _ = tokio::time::timeout(limit, settled.wait_for(|done| *done)).await;
+            let _ = tokio::time::timeout_at(deadline, settled.wait_for(|done| *done)).await;
         }
     }
 

@@ -238,6 +238,8 @@ async fn open(
         lookup.as_ref(),
         &access.workspace,
     )?;
+    // Its turn first: the timeout is for the server's own start, not for the others'.
+    let _turn = shared.starts.acquire().await;
     let limit = Duration::from_secs(server.spec.config.startup_timeout_secs);
     let attempt = async {
         let connection = client::connect(&server.spec.name, &endpoint, signals).await?;

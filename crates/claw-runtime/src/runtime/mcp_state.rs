@@ -76,7 +76,7 @@ pub struct McpServerInfo {
 
 impl McpServerInfo {
     /// The state in a few words: `starting`, `ready · 12 tools`, `failed: <reason>`,
-    /// `restarting in 8 s`.
+    /// `restarting in 8 s: <reason>` (why it stopped stays in the listing).
     pub fn status_line(&self) -> String {
         match &self.state {
             McpServerState::Disabled => "disabled".to_owned(),
@@ -93,9 +93,10 @@ impl McpServerInfo {
                 Some(secs) => format!("failed: {reason} (retry in {secs} s)"),
                 None => format!("failed: {reason}"),
             },
-            McpServerState::Restarting { retry_in_secs, .. } => {
-                format!("restarting in {retry_in_secs} s")
-            }
+            McpServerState::Restarting {
+                reason,
+                retry_in_secs,
+            } => format!("restarting in {retry_in_secs} s: {reason}"),
             McpServerState::Stopped => "stopped".to_owned(),
         }
     }
@@ -154,7 +155,7 @@ mod tests {
             reason: "exit".into(),
             retry_in_secs: 8,
         };
-        assert_eq!(info(restarting, 3).status_line(), "restarting in 8 s");
+        assert_eq!(info(restarting, 3).status_line(), "restarting in 8 s: exit");
         assert_eq!(info(McpServerState::Ready, 3).definition_tokens(), 30);
     }
 }

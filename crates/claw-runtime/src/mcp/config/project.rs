@@ -46,6 +46,10 @@ struct ProjectEntry {
     disabled: bool,
     /// Cline's seconds for one request (a tool call here).
     timeout: Option<u64>,
+    /// claw-tui's seconds for a start (as `[mcp.servers.NAME]` takes them).
+    startup_timeout_secs: Option<u64>,
+    /// claw-tui's seconds for one tool call.
+    tool_timeout_secs: Option<u64>,
     /// Keys other agents read that claw-tui does not (`autoApprove`...): named, never
     /// silently dropped.
     #[serde(flatten)]
@@ -59,7 +63,8 @@ impl ProjectEntry {
     }
 
     fn into_config(self) -> Result<ServerConfig, ServerConfigError> {
-        let (disabled, timeout) = (self.disabled, self.timeout);
+        let (disabled, timeout) = (self.disabled, self.tool_timeout_secs.or(self.timeout));
+        let startup = self.startup_timeout_secs;
         let transport = match (self.kind.as_deref(), self.command, self.url) {
             (None | Some("stdio"), Some(command), None) => Transport::Stdio {
                 command,
@@ -85,6 +90,9 @@ impl ProjectEntry {
         config.enabled = !disabled;
         if let Some(seconds) = timeout {
             config.tool_timeout_secs = seconds.max(1);
+        }
+        if let Some(seconds) = startup {
+            config.startup_timeout_secs = seconds.max(1);
         }
         Ok(config)
     }
@@ -292,7 +300,9 @@ mod tests {
         let text = r#"{"mcpServers": {
             "off": {"command": "npx", "args": ["-y", "x"], "disabled": true},
             "slow": {"command": "uvx", "args": ["y"], "timeout": 120,
-                     "autoApprove": ["read"], "alwaysAllow": []}
+                     "autoApprove": ["read"], "alwaysAllow": []},
+            "big": {"command": "npx", "args": ["-y", "big"], "startup_timeout_secs": 90,
+                    "tool_timeout_secs": 15}
         }}"#;
         std::fs::write(dir.path().join(PROJECT_FILE), text).expect("write");
         let project = read_project_file(dir.path());
@@ -303,6 +313,9 @@ mod tests {
         assert!(!config("off").enabled);
         assert!(config("slow").enabled);
         assert_eq!(config("slow").tool_timeout_secs, 120);
+        assert_eq!(config("off").startup_timeout_secs, 30, "the default");
+        assert_eq!(config("big").startup_timeout_secs, 90);
+        assert_eq!(config("big").tool_timeout_secs, 15);
         assert_eq!(project.problems.len(), 1, "{:?}", project.problems);
         assert!(
             project.problems[0]
