@@ -131,6 +131,10 @@ async fn run(cli: &Cli, settings: &Settings, front: Front) -> color_eyre::Result
         main.context.clone(),
         &crate::tui::builtin_command_names(),
     );
+    // Command files skipped or read in part, as the client says them in its chat.
+    for warning in &prompts.commands.warnings {
+        say!("claw-tui: warning: {}", for_stderr(warning));
+    }
     let code = match (require_mcp(cli, &main.mcp, &mut stop).await, front) {
         (Some(code), _) => code,
         (None, Front::Prompt(mut prompt)) => match prompts.prepare(&prompt.content) {

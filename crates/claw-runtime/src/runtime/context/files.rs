@@ -65,9 +65,15 @@ impl ProjectFiles {
     }
 
     /// Whether `path` (absolute, without `..`) is in the workspace or the project above
-    /// it: a file the model may have written, opened beneath its tree.
+    /// it (up to the git root), opened beneath its tree.
     pub fn holds(&self, path: &Path) -> bool {
         self.tree_for(&self.real(path)).is_some()
+    }
+
+    /// Whether `path` (absolute, without `..`) is in the workspace itself: a file the
+    /// model may have written.
+    pub fn in_workspace(&self, path: &Path) -> bool {
+        within(&self.workspace, &self.real(path)).is_some()
     }
 
     /// The first `max` bytes of the file at `path` (absolute) and its size; `Ok(None)`

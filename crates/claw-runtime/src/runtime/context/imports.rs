@@ -5,10 +5,12 @@
 //! all. An `@` inside code (a fenced block or a `span`) or inside a word
 //! (`user@example.com`) is not an import.
 //!
-//! The model can write the project's files, so an import in one of them is confined to
-//! the project like the file itself: `@~/.ssh/id_rsa` or `@../../etc/passwd` in a
-//! workspace `CLAUDE.md` is not read, and the user is told. The user's own files (the
-//! config dir's, `~/.claude/CLAUDE.md`) import what they name.
+//! The model can write the workspace, so an import in a workspace file is confined to
+//! the workspace: `@~/.ssh/id_rsa` or `@../../etc/passwd` in a workspace `CLAUDE.md` is
+//! not read, and the user is told, even when the git root above takes in the home
+//! directory (a dotfiles repository). A file above the workspace, up to the git root
+//! (the user's own tree), imports from that tree; the user's own files outside the
+//! project (the config dir's, `~/.claude/CLAUDE.md`) import what they name.
 
 use super::files::{ProjectFiles, text_of};
 use std::path::{Component, Path, PathBuf};
@@ -53,15 +55,29 @@ impl Imports {
         };
         let text = text_of(capped);
         let dir = path.parent().unwrap_or(Path::new("/"));
-        let confined = files.holds(path);
+        let confinement = if files.in_workspace(path) {
+            Some((
+                "the workspace",
+                ProjectFiles::in_workspace as fn(&ProjectFiles, &Path) -> bool,
+            ))
+        } else if files.holds(path) {
+            Some((
+                "the project",
+                ProjectFiles::holds as fn(&ProjectFiles, &Path) -> bool,
+            ))
+        } else {
+            None
+        };
         for token in imported(&text) {
             let Some(target) = resolve(&token, dir, home) else {
                 continue;
             };
-            if confined && !files.holds(&target) {
+            if let Some((place, inside)) = confinement
+                && !inside(files, &target)
+            {
                 self.skipped.push(format!(
-                    "{} imports @{token}, which is outside the project: not read (a \
-                     project's file may import only the project's files)",
+                    "{} imports @{token}, which is outside {place}: not read (a file the \
+                     model can write may import only files beside it)",
                     path.display()
                 ));
                 continue;
