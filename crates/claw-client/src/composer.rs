@@ -168,6 +168,13 @@ impl Composer {
             KeyCode::Down if plain && self.on_last_line() => {
                 self.history_next();
             }
+            // Ctrl+U as in a shell: the line up to the cursor goes. The text area's own
+            // Ctrl+U is undo, which took back one typed character where people expect
+            // the line to go.
+            KeyCode::Char('u') if key.modifiers == KeyModifiers::CONTROL => {
+                self.textarea.delete_line_by_head();
+                self.refresh_completion();
+            }
             KeyCode::Char('?') if plain && self.is_blank() => {
                 handled = handled.ask(Intent::Open(Overlay::Help { scroll: 0 }));
             }

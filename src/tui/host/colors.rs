@@ -126,30 +126,61 @@ fn indexed_rgb(i: u8) -> (u8, u8, u8) {
     (CUBE[i / 36], CUBE[(i / 6) % 6], CUBE[i % 6])
 }
 
-/// The 16 ANSI colours as xterm shows them by default, with their names.
-const ANSI: [(Color, (u8, u8, u8)); 16] = [
-    (Color::Black, (0, 0, 0)),
-    (Color::Red, (205, 0, 0)),
-    (Color::Green, (0, 205, 0)),
-    (Color::Yellow, (205, 205, 0)),
-    (Color::Blue, (0, 0, 238)),
-    (Color::Magenta, (205, 0, 205)),
-    (Color::Cyan, (0, 205, 205)),
-    (Color::Gray, (229, 229, 229)),
-    (Color::DarkGray, (127, 127, 127)),
-    (Color::LightRed, (255, 0, 0)),
-    (Color::LightGreen, (0, 255, 0)),
-    (Color::LightYellow, (255, 255, 0)),
-    (Color::LightBlue, (92, 92, 255)),
-    (Color::LightMagenta, (255, 0, 255)),
-    (Color::LightCyan, (0, 255, 255)),
-    (Color::White, (255, 255, 255)),
-];
-
+/// The ANSI colour for `r, g, b`, by hue rather than by distance: themes use soft
+/// colours (Nord's yellow is #ebcb8b), which are nearer to a grey of xterm's palette
+/// than to its saturated yellow, so the nearest colour would turn every warning grey.
+/// A colour with little chroma is a grey by its lightness; any other keeps its hue
+/// (the six of the palette, each sixty degrees wide) and is bright when it is light.
 fn nearest_ansi(r: u8, g: u8, b: u8) -> Color {
-    ANSI.iter()
-        .min_by_key(|(_, rgb)| distance((r, g, b), *rgb))
-        .map_or(Color::Reset, |(color, _)| *color)
+    let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+    let chroma = max - min;
+    if chroma < GREY_CHROMA {
+        return match (u16::from(max) + u16::from(min)) / 2 {
+            0..64 => Color::Black,
+            64..144 => Color::DarkGray,
+            144..224 => Color::Gray,
+            _ => Color::White,
+        };
+    }
+    let bright = max > BRIGHT_ABOVE;
+    // Sectors centred on the hues: red 330–30, yellow 30–90, green 90–150, ...
+    match ((hue_degrees(r, g, b) + 30.0).rem_euclid(360.0) / 60.0) as u8 {
+        0 if bright => Color::LightRed,
+        0 => Color::Red,
+        1 if bright => Color::LightYellow,
+        1 => Color::Yellow,
+        2 if bright => Color::LightGreen,
+        2 => Color::Green,
+        3 if bright => Color::LightCyan,
+        3 => Color::Cyan,
+        4 if bright => Color::LightBlue,
+        4 => Color::Blue,
+        _ if bright => Color::LightMagenta,
+        _ => Color::Magenta,
+    }
+}
+
+/// Below this chroma (the channels' spread) a colour reads as a grey.
+const GREY_CHROMA: u8 = 32;
+/// A colour whose strongest channel is above this takes the palette's bright variant.
+const BRIGHT_ABOVE: u8 = 160;
+
+/// The hue of `r, g, b` in degrees, 0–360 (red 0, green 120, blue 240).
+fn hue_degrees(r: u8, g: u8, b: u8) -> f32 {
+    let (r, g, b) = (f32::from(r), f32::from(g), f32::from(b));
+    let max = r.max(g).max(b);
+    let chroma = max - r.min(g).min(b);
+    if chroma == 0.0 {
+        return 0.0;
+    }
+    let h = if max == r {
+        ((g - b) / chroma).rem_euclid(6.0)
+    } else if max == g {
+        (b - r) / chroma + 2.0
+    } else {
+        (r - g) / chroma + 4.0
+    };
+    h * 60.0
 }
 
 /// Squared distance, the green channel weighted as the eye weighs it.
@@ -200,7 +231,20 @@ mod tests {
         assert_eq!(nearest_ansi(250, 10, 10), Color::LightRed);
         assert_eq!(nearest_ansi(20, 20, 20), Color::Black);
         assert_eq!(nearest_ansi(120, 120, 130), Color::DarkGray);
-        assert_eq!(nearest_ansi(30, 200, 40), Color::Green);
+        assert_eq!(nearest_ansi(30, 200, 40), Color::LightGreen);
+        assert_eq!(nearest_ansi(20, 120, 30), Color::Green);
+        // The dark theme's soft colours keep their meaning: Nord's yellow, red, green,
+        // blue and frost, and its dim grey.
+        assert_eq!(nearest_ansi(0xeb, 0xcb, 0x8b), Color::LightYellow);
+        assert_eq!(nearest_ansi(0xbf, 0x61, 0x6a), Color::LightRed);
+        assert_eq!(nearest_ansi(0xa3, 0xbe, 0x8c), Color::LightGreen);
+        assert_eq!(nearest_ansi(0x81, 0xa1, 0xc1), Color::LightBlue);
+        assert_eq!(nearest_ansi(0x88, 0xc0, 0xd0), Color::LightCyan);
+        assert_eq!(nearest_ansi(0xb4, 0x8e, 0xad), Color::LightMagenta);
+        // The light theme's darker ones stay dark.
+        assert_eq!(nearest_ansi(0x8a, 0x1c, 0x1c), Color::Red);
+        assert_eq!(nearest_ansi(0x4c, 0x56, 0x6a), Color::DarkGray);
+        assert_eq!(nearest_ansi(0xec, 0xef, 0xf4), Color::White);
     }
 
     #[test]

@@ -48,6 +48,19 @@ fn enter_sends_a_prompt_when_idle_and_a_follow_up_while_running() {
     );
 }
 
+/// Ctrl+U deletes the line up to the cursor, as in a shell (not one typed character,
+/// the text area's undo).
+#[test]
+fn ctrl_u_deletes_to_the_start_of_the_line() {
+    let mut app = app();
+    typed(&mut app, "first");
+    app.update(with(KeyCode::Enter, KeyModifiers::SHIFT));
+    typed(&mut app, "abc def");
+    app.update(key(KeyCode::Left));
+    app.update(ctrl('u'));
+    assert_eq!(app.composer().text(), "first\nf");
+}
+
 #[test]
 fn newline_keys_insert_line_breaks() {
     let mut app = app();

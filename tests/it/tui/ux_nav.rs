@@ -72,6 +72,24 @@ fn clear(app: &mut App) {
     }
 }
 
+/// A popup longer than the room above the composer scrolls with the selection: the
+/// last entry, reached with Up from the first, is on screen, and the title counts.
+#[test]
+fn the_slash_popup_scrolls_to_the_selection() {
+    let mut app = app();
+    resize(&mut app, 80, 24);
+    typed(&mut app, "/");
+    let popup = app.composer().completion().unwrap().clone();
+    let last = popup.items.last().unwrap().clone();
+    let count = popup.items.len();
+    let screen = format!("{:?}", draw(&mut app).backend());
+    assert!(!screen.contains(&format!("{last} ")), "{screen}");
+    app.update(key(KeyCode::Up));
+    let screen = format!("{:?}", draw(&mut app).backend());
+    assert!(screen.contains(&format!(" {last}")), "{screen}");
+    assert!(screen.contains(&format!("{count}/{count}")), "{screen}");
+}
+
 #[test]
 fn the_slash_popup_describes_commands_and_completes_arguments() {
     let mut app = app();

@@ -177,19 +177,33 @@ impl Composer {
             return;
         }
         Clear.render(popup, buf);
+        let rows = usize::from(popup.height - 2);
+        let count = completion.items.len();
+        // The rows scroll with the selection, so an entry past the last row is reached.
+        let first = completion
+            .selected
+            .saturating_sub(rows.saturating_sub(1))
+            .min(count.saturating_sub(rows));
+        let title = if count > rows {
+            format!(" Tab: complete · {}/{count} ", completion.selected + 1)
+        } else {
+            " Tab: complete ".to_owned()
+        };
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme.border(true))
-            .title(Span::styled(" Tab: complete ", theme.dim()));
+            .title(Span::styled(title, theme.dim()));
         let body = block.inner(popup);
         block.render(popup, buf);
-        for (i, item) in completion
+        for (row, (i, item)) in completion
             .items
             .iter()
+            .enumerate()
+            .skip(first)
             .take(usize::from(body.height))
             .enumerate()
         {
-            let y = body.y + i as u16;
+            let y = body.y + row as u16;
             let style = if i == completion.selected {
                 theme.selection().add_modifier(Modifier::BOLD)
             } else {

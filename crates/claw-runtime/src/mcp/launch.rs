@@ -245,6 +245,9 @@ pub async fn list(settings: &Settings) -> i32 {
     manager.start();
     manager.wait_started().await;
     let servers = manager.servers();
+    // A server that failed may be trying again as it is listed: its failure is the news.
+    let failures: std::collections::BTreeMap<String, String> =
+        manager.start_failures().into_iter().collect();
     manager.shutdown().await;
     let mut failed = false;
     for server in &servers {
@@ -252,9 +255,12 @@ pub async fn list(settings: &Settings) -> i32 {
             super::config::Origin::User => "config.toml",
             super::config::Origin::Project => PROJECT_FILE,
         };
-        let status = match &server.state {
+        let status = match (&server.state, failures.get(&server.name)) {
             // This listing stops the servers: no retry follows.
-            McpServerState::Failed { reason, .. } => format!("failed: {reason}"),
+            (McpServerState::Failed { reason, .. }, _)
+            | (McpServerState::Starting | McpServerState::Restarting { .. }, Some(reason)) => {
+                format!("failed: {reason}")
+            }
             _ => server.status_line(),
         };
         let mut line = format!(
@@ -267,7 +273,7 @@ pub async fn list(settings: &Settings) -> i32 {
         if matches!(server.state, McpServerState::Untrusted) {
             line.push_str("; pass --trust-project-mcp to start it");
         }
-        failed |= matches!(server.state, McpServerState::Failed { .. });
+        failed |= status.starts_with("failed: ");
         // Names, descriptions and reasons come from the servers: shown, never obeyed.
         println!("{}", visible(&line));
         if !server.tools.is_empty() {
