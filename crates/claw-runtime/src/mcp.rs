@@ -16,6 +16,7 @@
 //!   `mcp__SERVER__TOOL`, reduced to what providers accept; [`content`]: results as the
 //!   model reads them.
 
+mod access;
 pub mod call_result;
 pub mod client;
 pub mod config;

@@ -2,21 +2,18 @@
 //! registered in the tool policy under stable names, their states reported as runtime
 //! events, and the agents told when the tool list changed.
 
+pub use super::access::{EnvLookup, ServerAccess};
 use super::client::RemoteTool;
 use super::config::{Origin, ServerSpec};
 use super::names::tool_name;
 use super::server::{self, Server};
 use super::tool::McpTool;
-use super::trust::ProjectEnv;
 use crate::agent::ToolSpec;
 use crate::runtime::mcp_state::{McpServerInfo, McpServerState, McpToolInfo};
 use crate::runtime::{RuntimeEvent, RuntimeEventSender};
-use crate::tools::exec::EnvPolicy;
 use crate::tools::large_results::LargeResults;
 use crate::tools::policy::{ToolPolicy, ToolRules};
-use crate::trust::Trust;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -26,64 +23,6 @@ use tokio_util::sync::CancellationToken;
 /// Called after MCP tools were added, changed or removed (to re-equip the agents and
 /// rebuild their system prompts).
 pub type ToolsChanged = Arc<dyn Fn() + Send + Sync>;
-
-/// Looks a variable of claw-tui's own environment up.
-pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
-
-/// What the servers of a process get from claw-tui, and what decides whether they run.
-#[derive(Clone)]
-pub struct ServerAccess {
-    /// The workspace: servers run there unless their `cwd` says otherwise.
-    pub workspace: PathBuf,
-    /// The environment a stdio server starts with (claw-tui's, without secrets).
-    pub base_env: BTreeMap<String, String>,
-    /// Looks a variable of claw-tui's environment up, for `${VAR}` in `env` and headers.
-    pub lookup: EnvLookup,
-    /// Which of those a project file may use.
-    pub project_env: ProjectEnv,
-    /// Whether the workspace files a stdio server runs hold content the user trusted.
-    pub trust: Trust,
-}
-
-impl ServerAccess {
-    /// claw-tui's own environment less what `secrets` calls a secret (as commands get
-    /// it), no variable for project files, and `trust` for `workspace`.
-    pub fn new(workspace: PathBuf, secrets: &EnvPolicy, trust: Trust) -> Self {
-        let base_env = std::env::vars_os()
-            .filter(|(name, _)| !secrets.is_secret(name))
-            .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
-            .collect();
-        Self {
-            workspace,
-            base_env,
-            lookup: Arc::new(|name| std::env::var(name).ok()),
-            project_env: ProjectEnv::default(),
-            trust,
-        }
-    }
-
-    /// This access, with `env` saying which variables a project file may use.
-    pub fn with_project_env(mut self, env: ProjectEnv) -> Self {
-        self.project_env = env;
-        self
-    }
-
-    /// How `${VAR}` is looked up for a server from `origin`: a project file gets only
-    /// the variables `[mcp] project_env` allows; every file gets `CLAUDE_PROJECT_DIR`
-    /// (the workspace).
-    pub(super) fn lookup_for(&self, origin: Origin) -> EnvLookup {
-        let lookup = self.lookup.clone();
-        let allowed = self.project_env.clone();
-        let workspace = self.workspace.display().to_string();
-        Arc::new(move |name| {
-            if name == super::config::PROJECT_DIR_VAR {
-                return Some(workspace.clone());
-            }
-            let allowed = origin == Origin::User || allowed.allows(name);
-            allowed.then(|| lookup(name)).flatten()
-        })
-    }
-}
 
 /// What every server task shares.
 pub(super) struct Shared {
@@ -440,8 +379,9 @@ mod tests {
     use super::*;
     use crate::mcp::config::{ServerConfig, Transport};
     use crate::tools::ToolRegistry;
-    use crate::tools::exec::Approver;
+    use crate::tools::exec::{Approver, EnvPolicy};
     use crate::tools::policy::{AgentRole, PolicyConfig};
+    use crate::trust::Trust;
 
     fn spec(name: &str, origin: Origin) -> ServerSpec {
         ServerSpec {
