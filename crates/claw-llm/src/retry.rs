@@ -118,46 +118,11 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(Duration::from_secs(at.saturating_sub(now)))
 }
 
-/// Seconds since the epoch of an HTTP date such as `Wed, 21 Oct 2015 07:28:00 GMT`.
+/// Seconds since the epoch of an HTTP date such as `Wed, 21 Oct 2015 07:28:00 GMT`
+/// (the `httpdate` crate's reading: IMF-fixdate and the two obsolete forms).
 fn parse_http_date(value: &str) -> Option<u64> {
-    // IMF-fixdate is the only format servers may send (RFC 9110 §5.6.7).
-    let rest = value.split_once(", ").map_or(value, |(_, r)| r);
-    let mut parts = rest.split_whitespace();
-    let day: u64 = parts.next()?.parse().ok()?;
-    let month = match parts.next()? {
-        "Jan" => 1,
-        "Feb" => 2,
-        "Mar" => 3,
-        "Apr" => 4,
-        "May" => 5,
-        "Jun" => 6,
-        "Jul" => 7,
-        "Aug" => 8,
-        "Sep" => 9,
-        "Oct" => 10,
-        "Nov" => 11,
-        "Dec" => 12,
-        _ => return None,
-    };
-    let year: i64 = parts.next()?.parse().ok()?;
-    let mut hms = parts.next()?.split(':').map(|p| p.parse::<u64>().ok());
-    let (h, m, s) = (hms.next()??, hms.next()??, hms.next()??);
-    if parts.next()? != "GMT" || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
-        return None;
-    }
-    let days = u64::try_from(days_from_civil(year, month, day)).ok()?;
-    Some(days * 86_400 + h * 3_600 + m * 60 + s)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: u64, day: u64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = i64::try_from((153 * mp + 2) / 5 + day - 1).unwrap_or(0);
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(UNIX_EPOCH).ok()?.as_secs())
 }
 
 #[cfg(test)]
@@ -192,6 +157,15 @@ mod tests {
     #[test]
     fn http_dates_match_known_epochs() {
         assert_eq!(parse_http_date("Thu, 01 Jan 1970 00:00:00 GMT"), Some(0));
+        // The obsolete forms RFC 9110 says a recipient should still take.
+        assert_eq!(
+            parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"),
+            Some(784_111_777)
+        );
+        assert_eq!(
+            parse_http_date("Sun Nov  6 08:49:37 1994"),
+            Some(784_111_777)
+        );
         assert_eq!(
             parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT"),
             Some(784_111_777)
