@@ -6,7 +6,7 @@ use super::trust::ProjectEnv;
 use crate::tools::exec::EnvPolicy;
 use crate::trust::Trust;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Looks a variable of claw-tui's own environment up.
@@ -56,13 +56,24 @@ impl ServerAccess {
     pub(super) fn lookup_for(&self, origin: Origin) -> EnvLookup {
         let lookup = self.lookup.clone();
         let allowed = self.project_env.clone();
-        let workspace = self.workspace.display().to_string();
-        Arc::new(move |name| {
-            if name == super::config::PROJECT_DIR_VAR {
-                return Some(workspace.clone());
-            }
-            let allowed = origin == Origin::User || allowed.allows(name);
-            allowed.then(|| lookup(name)).flatten()
-        })
+        let workspace = self.workspace.clone();
+        Arc::new(move |name| variable(name, origin, &allowed, &workspace, lookup.as_ref()))
     }
+}
+
+/// The value of `${name}` for a server from `origin`: `CLAUDE_PROJECT_DIR` is the
+/// workspace for every file; anything else comes from `env`, for a project file only
+/// when `[mcp] project_env` allows it.
+pub(super) fn variable(
+    name: &str,
+    origin: Origin,
+    project_env: &ProjectEnv,
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    if name == super::config::PROJECT_DIR_VAR {
+        return Some(workspace.display().to_string());
+    }
+    let allowed = origin == Origin::User || project_env.allows(name);
+    allowed.then(|| env(name)).flatten()
 }

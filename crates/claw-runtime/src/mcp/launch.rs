@@ -1,9 +1,7 @@
 //! Which servers a process starts (the user's, and the project's once trusted), the
 //! warnings about the rest, and `claw-tui mcp list`.
 
-use super::config::{
-    PROJECT_DIR_VAR, PROJECT_FILE, ServerSpec, expand_launch, merge, read_project_file,
-};
+use super::config::{PROJECT_FILE, ServerSpec, expand_launch, merge, read_project_file};
 use super::manager::{McpManager, ServerAccess};
 use super::trust::{ProjectEnv, TrustDecision, entry_view, fingerprints, server_files};
 use crate::config::Settings;
@@ -64,23 +62,6 @@ impl McpPlan {
     }
 }
 
-/// How `${VAR}` in a server's command, arguments and URL is filled: from claw-tui's
-/// environment (a project file: only what `[mcp] project_env` allows), and
-/// `CLAUDE_PROJECT_DIR` as the workspace for every file.
-fn launch_lookup<'a>(
-    origin: super::config::Origin,
-    project_env: &'a ProjectEnv,
-    workspace: &'a std::path::Path,
-) -> impl Fn(&str) -> Option<String> + 'a {
-    move |name: &str| {
-        if name == PROJECT_DIR_VAR {
-            return Some(workspace.display().to_string());
-        }
-        let allowed = origin == super::config::Origin::User || project_env.allows(name);
-        allowed.then(|| std::env::var(name).ok()).flatten()
-    }
-}
-
 /// The variables that hold a provider's API key: never given to a project file.
 pub fn provider_keys(settings: &Settings) -> Vec<String> {
     let mut keys: Vec<String> = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]
@@ -107,7 +88,12 @@ pub fn plan(settings: &Settings) -> McpPlan {
     let (user, project_specs): (Vec<ServerSpec>, Vec<ServerSpec>) = specs
         .into_iter()
         .map(|spec| {
-            let lookup = launch_lookup(spec.origin, &project_env, &settings.workspace);
+            // Filled as the server's env and headers are when it starts (access.rs).
+            let origin = spec.origin;
+            let env = |name: &str| std::env::var(name).ok();
+            let lookup = |name: &str| {
+                super::access::variable(name, origin, &project_env, &settings.workspace, &env)
+            };
             expand_launch(spec, &lookup)
         })
         .partition(|s| s.origin == super::config::Origin::User);
